@@ -1,0 +1,44 @@
+import type { Category, NewCategory } from '../../spec/schemas.js';
+
+/**
+ * The categories the mock holds. Ids are assigned in sequence and never reused, so they stay
+ * unique under any interleaving of requests (the core runs each request to completion).
+ *
+ * @example
+ * const store = new CategoryStore();
+ * store.create({ name: 'dog' }); // { id: 1, name: 'dog' }
+ */
+export class CategoryStore {
+  #items = new Map<number, Category>();
+  #nextId = 1;
+  #listJson: string | null = null;
+
+  create(input: NewCategory): Category {
+    const id = this.#nextId++;
+    // Only the known fields are copied: nothing else a client sent is stored.
+    const category: Category = input.description === undefined ? { id, name: input.name } : { id, name: input.name, description: input.description };
+    this.#items.set(id, category);
+    this.#listJson = null;
+    return category;
+  }
+
+  list(): Category[] {
+    return [...this.#items.values()];
+  }
+
+  /** The list as JSON text, kept until the next change: listing is the hot path. */
+  listJson(): string {
+    this.#listJson ??= JSON.stringify(this.list());
+    return this.#listJson;
+  }
+
+  get size(): number {
+    return this.#items.size;
+  }
+
+  clear(): void {
+    this.#items.clear();
+    this.#nextId = 1;
+    this.#listJson = null;
+  }
+}

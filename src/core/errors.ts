@@ -1,0 +1,54 @@
+/**
+ * The catalogue of errors the mock answers with. Every entry becomes the interface's own Error
+ * body `{code, message, status}`; `code` values are stable (the interface leaves the set open, so
+ * these are the kit's own and are documented in the README).
+ */
+export const errorCatalogue = {
+  body_required: { status: 400, title: 'Request body is required' },
+  malformed_json: { status: 400, title: 'Request body is not valid JSON' },
+  validation_failed: { status: 400, title: 'Request body holds invalid values' },
+  invalid_parameter: { status: 400, title: 'A path or query parameter is invalid' },
+  invalid_prefer: { status: 400, title: 'The Prefer header cannot be honoured' },
+  invalid_control_request: { status: 400, title: 'The control request is invalid' },
+  unauthorized: { status: 401, title: 'API key missing or invalid' },
+  control_forbidden: { status: 403, title: 'The control API refused the caller' },
+  not_found: { status: 404, title: 'No such resource' },
+  method_not_allowed: { status: 405, title: 'Method not allowed on this resource' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Content type not supported' },
+  rate_limited: { status: 429, title: 'Rate limit exceeded' },
+  key_banned: { status: 429, title: 'API key temporarily banned' },
+  internal_error: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** The Error body of the interface (section 2). */
+export interface ErrorBody {
+  code: string;
+  message: string;
+  status: number;
+}
+
+/**
+ * The one error type the core throws; it is turned into a response at one edge (`mock-app.ts`).
+ *
+ * @example throw new HttpError('validation_failed', 'name must be a string', { field: 'name' })
+ */
+export class HttpError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message?: string, headers: Record<string, string> = {}) {
+    super(message ?? errorCatalogue[code].title);
+    this.name = 'HttpError';
+    this.code = code;
+    this.status = errorCatalogue[code].status;
+    this.headers = headers;
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.status };
+  }
+}

@@ -1,0 +1,382 @@
+import type { OpenApiDocument } from '../../spec/openapi-types.js';
+import { NewCategorySchema, type Category, type NewCategory } from '../../spec/schemas.js';
+import { CategoryStore } from './category-store.js';
+import { createVirtualClock, systemClock, type VirtualClock } from './clock.js';
+import { compileSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
+import { handleControlRequest } from './control-api.js';
+import { createDataGenerator } from './data-generator.js';
+import { errorCatalogue, HttpError, type ErrorBody } from './errors.js';
+import { KeyRegistry, maskSecret, type ApiKeyEntry } from './key-registry.js';
+import { demoKeys, parseMockConfig, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
+import { parsePrefer, type Preferences } from './prefer-header.js';
+import { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limiter.js';
+import { decodeJsonBody } from './request-body.js';
+import { RequestLog, type RequestLogEntry } from './request-log.js';
+import { createRouter } from './router.js';
+import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
+
+export interface MockAppOptions {
+  /** The OpenAPI document (parsed) or a spec already compiled with `compileSpec`. */
+  spec: OpenApiDocument | CompiledSpec;
+  /** Configuration; decoded and defaulted with `parseMockConfig`. */
+  config?: MockConfigInput | MockConfig;
+  /** Seed of all fake data. Same seed, same data. Default 1. */
+  seed?: number;
+  /** Base time source; the app wraps it in a virtual clock that the controls can move forward. */
+  clock?: Clock;
+  /** Categories to start with instead of faker-seeded ones (also restored by reset). */
+  initialCategories?: NewCategory[];
+  logger?: Logger;
+}
+
+/** The control functions, the same ones `/__mock/*` serves. */
+export interface MockControls {
+  /** Back to the seeded state: created data, counters, bans and the request log are cleared. */
+  reset(): void;
+  /** Moves the virtual clock forward. */
+  advanceClock(seconds: number): ClockState;
+  clock(): ClockState;
+  /** Adds a key (or changes the plan of an existing one). */
+  addKey(input: { key: string; plan?: string; limits?: Limits }): { entry: ApiKeyEntry; created: boolean };
+  keys(): ApiKeyEntry[];
+  requests(): RequestLogEntry[];
+  categories(): Category[];
+}
+
+export interface ClockState {
+  now: string;
+  epochSeconds: number;
+  offsetSeconds: number;
+}
+
+/**
+ * One mock of the Petstore API: a function from request to response, with all state inside.
+ * Transports (node:http, MSW) only translate. Two apps never share state.
+ *
+ * @example
+ * const app = createMockApp({ spec: await readSpecFile() });
+ * app.handle({ method: 'GET', url: '/v1/categories', headers: { authorization: 'Bearer demo-free' }, body: null });
+ * // { status: 200, headers: { 'X-RateLimit-Limit': '60', ... }, body: '[{"id":1,...}]' }
+ */
+export interface MockApp {
+  handle(request: MockRequest): MockResponse;
+  readonly spec: CompiledSpec;
+  readonly config: MockConfig;
+  readonly basePath: string;
+  readonly clock: VirtualClock;
+  readonly controls: MockControls;
+  /** The keys accepted at start, unmasked, for the startup banner. */
+  readonly startupKeys: { key: string; plan: string; limits: Limits }[];
+}
+
+type OperationHandler = (context: OperationContext) => { status: number; body: unknown; headers?: Record<string, string> };
+
+interface OperationContext {
+  operation: CompiledOperation;
+  body: unknown;
+  pathParams: Record<string, string>;
+}
+
+const corsHeaders = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow',
+};
+
+const statusToCode: Record<number, string> = Object.fromEntries(
+  Object.entries(errorCatalogue)
+    .reverse()
+    .map(([code, entry]) => [entry.status, code]),
+);
+
+export function createMockApp(options: MockAppOptions): MockApp {
+  const spec = isCompiledSpec(options.spec) ? options.spec : compileSpec(options.spec);
+  const config = isDecoded(options.config) ? options.config : parseMockConfig(options.config);
+  const logger = options.logger ?? silentLogger;
+  const seed = options.seed ?? 1;
+  const clock = createVirtualClock(options.clock ?? systemClock);
+  const basePath = spec.basePath;
+  const route = createRouter(spec.operations);
+  const keys = new KeyRegistry();
+  const limiter = new RateLimiter({
+    clock,
+    ban: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
+    maxBuckets: config.maxTrackedClients,
+  });
+  const store = new CategoryStore();
+  const data = createDataGenerator(seed);
+  const log = new RequestLog(config.requestLogSize);
+  const startedAt = clock.now();
+
+  const startupKeys = [...(config.demoKeys ? demoKeys : []), ...config.keys].map((entry) => ({
+    key: entry.key,
+    plan: entry.limits && !entry.plan ? 'custom' : entry.plan!,
+    limits: entry.limits ?? config.plans[entry.plan!]!,
+  }));
+
+  const seedStore = () => {
+    store.clear();
+    data.reset();
+    if (options.initialCategories) {
+      for (const category of options.initialCategories) store.create(NewCategorySchema.parse(category));
+      return;
+    }
+    const schema = spec.componentSchemas.Category;
+    for (let index = 0; index < config.seedCategories; index += 1) {
+      const generated = schema === undefined ? {} : (data.generate(schema, { allOptionals: true }) as Partial<Category>);
+      store.create({ name: typeof generated.name === 'string' ? generated.name : `category-${index + 1}`, ...(typeof generated.description === 'string' ? { description: generated.description } : {}) });
+    }
+  };
+  const seedKeys = () => {
+    keys.clear();
+    for (const entry of startupKeys) keys.set(entry.key, entry.plan, entry.limits);
+  };
+  seedKeys();
+  seedStore();
+
+  const handlers: Record<string, OperationHandler> = {
+    listCategories: () => ({ status: 200, body: new RawJson(store.listJson()) }),
+    createCategory: ({ body }) => {
+      const category = store.create(body as NewCategory);
+      return { status: 201, body: category, headers: { Location: `${basePath}/categories/${category.id}` } };
+    },
+  };
+
+  const deprecationHeaders = new Map<string, Record<string, string>>();
+  for (const operation of spec.operations) {
+    const headers: Record<string, string> = {};
+    if (operation.stability) headers['X-Stability'] = operation.stability;
+    if (operation.deprecated) {
+      const dates = { ...operation.deprecation, ...config.deprecation[operation.operationId] };
+      const deprecatedAt = dates.deprecatedAt ? Date.parse(dates.deprecatedAt) : startedAt;
+      // RFC 9745: Deprecation is a structured-field date, "@" + Unix seconds.
+      headers.Deprecation = `@${Math.floor(deprecatedAt / 1000)}`;
+      // RFC 8594: Sunset is an HTTP-date.
+      if (dates.sunset) headers.Sunset = new Date(Date.parse(dates.sunset)).toUTCString();
+    }
+    deprecationHeaders.set(operation.operationId, headers);
+  }
+
+  function authenticate(header: string | undefined): { entry: ApiKeyEntry; token: string } | { failure: string; token?: string } {
+    if (header === undefined) return { failure: 'Missing API key; send Authorization: Bearer <API_KEY>' };
+    const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
+    if (!match) return { failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
+    if (match[1]!.toLowerCase() !== 'bearer') return { failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>` };
+    const token = match[2]!;
+    const entry = keys.find(token);
+    return entry ? { entry, token } : { failure: 'Invalid API key', token };
+  }
+
+  /** `path` is relative to the base path, or null when the request is outside the API. */
+  function serveApi(request: MockRequest, fullPath: string, path: string | null, query: URLSearchParams): { response: MockResponse; log: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'> } {
+    const auth = authenticate(request.headers.authorization);
+    const entry = 'entry' in auth ? auth.entry : undefined;
+    const clientId = entry ? `key:${entry.id}` : `anon:${request.clientAddress ?? 'local'}`;
+    const decision = limiter.hit(clientId, entry ? entry.limits : config.anonymous);
+    const headers: Record<string, string> = { ...rateLimitHeaders(decision) };
+    let operationId: string | null = null;
+    const logBase = () => ({ operationId, plan: entry?.plan ?? 'anonymous', key: auth.token === undefined ? null : maskSecret(auth.token) });
+
+    try {
+      if (decision.outcome === 'banned') {
+        throw new HttpError('key_banned', `Too many requests after a 429: ${entry ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`);
+      }
+      if (decision.outcome === 'limited') {
+        throw new HttpError('rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`);
+      }
+      if (path === null) throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}; the API is served under ${basePath}`);
+      const match = route(request.method, path);
+      if (match.kind === 'not-found') throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}`);
+      if (match.kind === 'method-not-allowed') {
+        throw new HttpError('method_not_allowed', `${request.method.slice(0, 20)} is not allowed on ${fullPath.slice(0, 200)}; allowed: ${match.allow.join(', ')}`, { Allow: match.allow.join(', ') });
+      }
+      const { operation } = match;
+      operationId = operation.operationId;
+      Object.assign(headers, deprecationHeaders.get(operation.operationId));
+      if (operation.requiresAuth && !entry) throw new HttpError('unauthorized', 'failure' in auth ? auth.failure : 'Invalid API key');
+      if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${config.maxBodyBytes} bytes`);
+
+      const preferences = parsePrefer(request.headers.prefer);
+      const forced = forcedResponse(operation, preferences, decision);
+      if (forced) return { response: finish(forced.status, forced.body, { ...headers, ...forced.headers }), log: logBase() };
+
+      validateParameters(operation, match.pathParams, query);
+      let body: unknown;
+      if (operation.requestBody) {
+        const decoded = decodeJsonBody(request.body, request.headers['content-type'], operation.requestBody.required);
+        if (decoded.present) {
+          const result = operation.requestBody.validator.safeParse(decoded.value);
+          if (!result.success) throw new HttpError('validation_failed', `Invalid request body: ${describeBodyIssues(result.error.issues, decoded.value)}`);
+          body = result.data;
+        }
+      }
+      const handler = handlers[operation.operationId] ?? generatedResponse;
+      const result = handler({ operation, body, pathParams: match.pathParams });
+      return { response: finish(result.status, result.body, { ...headers, ...result.headers }), log: logBase() };
+    } catch (error) {
+      return { response: errorResponse(error, headers), log: logBase() };
+    }
+  }
+
+  function generatedResponse({ operation }: OperationContext): ReturnType<OperationHandler> {
+    const status = operation.successStatus ?? 200;
+    const response = operation.responses.get(status);
+    if (!response) return { status, body: null };
+    const example = response.examples.values().next();
+    if (!example.done) return { status, body: example.value };
+    return { status, body: response.schema === undefined ? null : data.generate(response.schema) };
+  }
+
+  function forcedResponse(operation: CompiledOperation, preferences: Preferences, decision: RateDecision): { status: number; body: unknown; headers: Record<string, string> } | undefined {
+    if (preferences.code === undefined && preferences.example === undefined && !preferences.dynamic) return undefined;
+    const status = preferences.code ?? operation.successStatus ?? 200;
+    const response = operation.responses.get(status);
+    if (!response) {
+      throw new HttpError('invalid_prefer', `Prefer: code=${status} is not declared for ${operation.operationId}; declared: ${[...operation.responses.keys()].join(', ')}`);
+    }
+    const headers: Record<string, string> = {};
+    if (status === 429) {
+      Object.assign(headers, rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0 }));
+    }
+    if (preferences.example !== undefined) {
+      if (!response.examples.has(preferences.example)) {
+        const names = [...response.examples.keys()];
+        throw new HttpError('invalid_prefer', `Prefer: example=${preferences.example.slice(0, 60)} is not an example of ${operation.operationId} ${status}; examples: ${names.length > 0 ? names.join(', ') : 'none'}`);
+      }
+      return { status, body: response.examples.get(preferences.example), headers };
+    }
+    if (status >= 400) {
+      const code = statusToCode[status] ?? 'forced_error';
+      return { status, body: { code, message: `Forced by Prefer: code=${status}`, status } satisfies ErrorBody, headers };
+    }
+    if (preferences.dynamic && response.schema !== undefined) return { status, body: data.generate(response.schema), headers };
+    // The operation's own success status with no example asked for: serve it for real.
+    if (status === operation.successStatus && !preferences.dynamic) return undefined;
+    const example = response.examples.values().next();
+    return { status, body: example.done ? (response.schema === undefined ? null : data.generate(response.schema)) : example.value, headers };
+  }
+
+  function validateParameters(operation: CompiledOperation, pathParams: Record<string, string>, query: URLSearchParams) {
+    for (const parameter of operation.parameters) {
+      const text = parameter.in === 'path' ? pathParams[parameter.name] : (query.get(parameter.name) ?? undefined);
+      if (text === undefined) {
+        if (parameter.required) throw new HttpError('invalid_parameter', `Missing required ${parameter.in} parameter ${parameter.name}`);
+        continue;
+      }
+      const result = parameter.validator.safeParse(parameter.coerce(text));
+      if (!result.success) throw new HttpError('invalid_parameter', `Invalid ${parameter.in} parameter ${parameter.name}: ${result.error.issues[0]?.message ?? 'invalid value'}`);
+    }
+  }
+
+  function finish(status: number, body: unknown, headers: Record<string, string>): MockResponse {
+    const text = body instanceof RawJson ? body.text : body === undefined ? null : JSON.stringify(body);
+    if (text !== null) headers['Content-Type'] = 'application/json';
+    if (config.cors) Object.assign(headers, corsHeaders);
+    return { status, headers, body: text };
+  }
+
+  function errorResponse(error: unknown, headers: Record<string, string>): MockResponse {
+    if (error instanceof HttpError) return finish(error.status, error.toBody(), { ...headers, ...error.headers });
+    logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return finish(500, new HttpError('internal_error', 'The mock failed to handle this request; see its log').toBody(), headers);
+  }
+
+  const controls: MockControls = {
+    reset() {
+      limiter.reset();
+      log.clear();
+      seedKeys();
+      seedStore();
+    },
+    advanceClock(seconds) {
+      clock.advance(seconds * 1000);
+      return controls.clock();
+    },
+    clock() {
+      const now = clock.now();
+      return { now: new Date(now).toISOString(), epochSeconds: Math.floor(now / 1000), offsetSeconds: clock.offset() / 1000 };
+    },
+    addKey(input) {
+      const plan = input.plan ?? 'custom';
+      const limits = input.limits ?? config.plans[plan];
+      if (!limits) throw new HttpError('invalid_control_request', `Unknown plan "${plan.slice(0, 40)}"; known: ${Object.keys(config.plans).join(', ')}`);
+      return keys.set(input.key, plan, limits);
+    },
+    keys: () => keys.list(),
+    requests: () => log.entries(),
+    categories: () => store.list(),
+  };
+
+  const app: MockApp = {
+    spec,
+    config,
+    basePath,
+    clock,
+    controls,
+    startupKeys,
+    handle(request) {
+      let response: MockResponse;
+      let logged: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'>;
+      const questionMark = request.url.indexOf('?');
+      const rawPath = questionMark === -1 ? request.url : request.url.slice(0, questionMark);
+      const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+      try {
+        if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
+          // CORS preflight: browsers send it without credentials, so it is neither authenticated nor counted.
+          return {
+            status: 204,
+            headers: { ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
+            body: null,
+          };
+        }
+        if (path === '/__mock' || path.startsWith('/__mock/')) {
+          response = handleControlRequest(request, path, { controls, config, finish, errorResponse });
+          logged = { operationId: null, plan: 'control', key: null };
+        } else {
+          const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
+          const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
+          ({ response, log: logged } = serveApi(request, path, insideApi ? path.slice(basePath.length) || '/' : null, query));
+        }
+      } catch (error) {
+        response = errorResponse(error, {});
+        logged = { operationId: null, plan: 'anonymous', key: null };
+      }
+      log.add({ time: new Date(clock.now()).toISOString(), method: request.method.slice(0, 20), path: path.slice(0, 300), ...logged, status: response.status, code: errorCodeOf(response) });
+      return response;
+    },
+  };
+  return app;
+}
+
+/** A body that is already JSON text (the cached category list). */
+class RawJson {
+  constructor(readonly text: string) {}
+}
+
+function isCompiledSpec(spec: OpenApiDocument | CompiledSpec): spec is CompiledSpec {
+  return Array.isArray((spec as CompiledSpec).operations) && typeof (spec as CompiledSpec).basePath === 'string';
+}
+
+function isDecoded(config: MockAppOptions['config']): config is MockConfig {
+  return config !== undefined && typeof (config as MockConfig).plans === 'object' && typeof (config as MockConfig).ban?.durationSeconds === 'number' && (config as MockConfig).plans.free !== undefined && typeof (config as MockConfig).maxBodyBytes === 'number';
+}
+
+function errorCodeOf(response: MockResponse): string | null {
+  if (response.status < 400 || response.body === null) return null;
+  const match = /"code":"([^"]{1,64})"/.exec(response.body);
+  return match ? match[1]! : null;
+}
+
+function describeBodyIssues(issues: readonly { path: PropertyKey[]; message: string; code: string }[], value: unknown): string {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return `the body must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
+  }
+  return issues
+    .slice(0, 5)
+    .map((issue) => {
+      const field = issue.path.map(String).join('.') || 'body';
+      const missing = issue.path.length === 1 && !Object.hasOwn(value, issue.path[0] as string);
+      if (missing) return `${field} is required`;
+      return `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,105 @@
+import * as z from 'zod';
+
+/**
+ * Configuration of the mock: plans, keys, the anonymous budget, the ban policy and the limits of
+ * the transport. Everything has a default, so `{}` is a valid configuration. Decoded with zod from
+ * YAML (`--config FILE`), from the control API, or from code.
+ */
+const positiveInt = z.int().positive();
+
+const LimitsSchema = z.strictObject({
+  perMinute: positiveInt,
+  perDay: positiveInt,
+});
+export type Limits = z.infer<typeof LimitsSchema>;
+
+const KeySchema = z
+  .strictObject({
+    key: z.string().min(1).max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+    plan: z.string().min(1).optional(),
+    limits: LimitsSchema.optional(),
+  })
+  .refine((entry) => entry.plan !== undefined || entry.limits !== undefined, { message: 'needs a plan or limits' });
+export type KeyConfig = z.infer<typeof KeySchema>;
+
+const isoDate = z.string().refine((text) => !Number.isNaN(Date.parse(text)), { message: 'must be an ISO 8601 date' });
+
+export const MockConfigSchema = z.strictObject({
+  /** Limits of each plan; merged over the interface's plans (free, pro, business, enterprise). */
+  plans: z.record(z.string().min(1), LimitsSchema).default({}),
+  /** Budget of each client address for requests without a valid key. */
+  anonymous: LimitsSchema.default({ perMinute: 60, perDay: 1_000 }),
+  /** Keys accepted in addition to the demo keys. */
+  keys: z.array(KeySchema).default([]),
+  /** Accept demo-free, demo-pro, demo-business and demo-enterprise. */
+  demoKeys: z.boolean().default(true),
+  ban: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** How many requests a client may send while limited (each answered 429) before it is banned. */
+      threshold: positiveInt.default(10),
+      durationSeconds: positiveInt.default(900),
+    })
+    .default({ enabled: true, threshold: 10, durationSeconds: 900 }),
+  /** Overrides of deprecation dates, by operationId (the spec's `x-deprecation` holds placeholders). */
+  deprecation: z.record(z.string(), z.strictObject({ deprecatedAt: isoDate.optional(), sunset: isoDate.optional() })).default({}),
+  /** How many categories faker seeds at start and after a reset. */
+  seedCategories: z.int().min(0).max(10_000).default(3),
+  maxBodyBytes: positiveInt.max(1024 * 1024 * 1024).default(1024 * 1024),
+  /** Most rate-limit buckets kept at once; the least recently used are dropped past it. */
+  maxTrackedClients: positiveInt.default(10_000),
+  /** How many recent requests `GET /__mock/requests` keeps. */
+  requestLogSize: positiveInt.max(100_000).default(500),
+  /** When set, control requests must send `X-Mock-Control-Token: <token>`. */
+  controlToken: z.string().min(1).optional(),
+  /** Serve the control API to non-loopback clients too. */
+  allowRemoteControl: z.boolean().default(false),
+  cors: z.boolean().default(true),
+});
+
+export type MockConfigInput = z.input<typeof MockConfigSchema>;
+export type MockConfig = z.output<typeof MockConfigSchema>;
+
+/** The plans of the interface (section 8). Enterprise is "custom": generous enough for load tests. */
+export const defaultPlans: Record<string, Limits> = {
+  free: { perMinute: 60, perDay: 1_000 },
+  pro: { perMinute: 300, perDay: 10_000 },
+  business: { perMinute: 1_000, perDay: 100_000 },
+  enterprise: { perMinute: 1_000_000, perDay: 100_000_000 },
+};
+
+export const demoKeys: KeyConfig[] = [
+  { key: 'demo-free', plan: 'free' },
+  { key: 'demo-pro', plan: 'pro' },
+  { key: 'demo-business', plan: 'business' },
+  { key: 'demo-enterprise', plan: 'enterprise' },
+];
+
+/**
+ * Decodes a configuration, or throws one readable error naming every bad field.
+ *
+ * @example parseMockConfig({ plans: { pro: { perMinute: 0 } } })
+ * // Error: Invalid config: plans.pro.perMinute: must be a positive integer ...
+ */
+export function parseMockConfig(input: unknown, source = 'config'): MockConfig {
+  const result = MockConfigSchema.safeParse(input ?? {});
+  if (!result.success) throw new Error(`Failed to load ${source}: ${describeIssues(result.error.issues)}`);
+  const config = result.data;
+  const plans = { ...defaultPlans, ...config.plans };
+  for (const [index, entry] of config.keys.entries()) {
+    if (entry.plan !== undefined && entry.limits === undefined && !plans[entry.plan]) {
+      throw new Error(`Failed to load ${source}: keys.${index}.plan: unknown plan "${entry.plan}" (known: ${Object.keys(plans).join(', ')})`);
+    }
+  }
+  return { ...config, plans };
+}
+
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
+      const text = issue.code === 'too_small' && issue.origin === 'number' ? 'must be a positive integer' : issue.message;
+      return `${where}: ${text}`;
+    })
+    .join('; ');
+}

@@ -1,0 +1,188 @@
+import type { Limits } from './mock-config.js';
+import type { Clock } from './types.js';
+
+const minuteMs = 60_000;
+const dayMs = 86_400_000;
+
+/** What the limiter decided for one request, and what the X-RateLimit-* headers report. */
+export interface RateDecision {
+  outcome: 'allowed' | 'limited' | 'banned';
+  limit: number;
+  remaining: number;
+  /** Unix time in milliseconds when the reported window (or the ban) ends. */
+  resetAtMs: number;
+  /** Whole seconds until `resetAtMs`, at least 1; meaningful when not allowed. */
+  retryAfterSeconds: number;
+}
+
+export interface BanPolicy {
+  enabled: boolean;
+  /** Requests answered 429 in a row after which the next one bans the client. */
+  threshold: number;
+  durationMs: number;
+}
+
+interface Bucket {
+  minuteStart: number;
+  minuteCount: number;
+  dayStart: number;
+  dayCount: number;
+  /** Consecutive requests answered 429 since the client was last allowed. */
+  strikes: number;
+  bannedUntil: number;
+}
+
+/**
+ * Per-client fixed windows of one minute and one day, each starting at the client's first request
+ * after the previous window ended (GitHub-style). A request is allowed only when both windows have
+ * room; allowed requests count in both, refused ones in neither.
+ *
+ * The headers report the window with the fewest requests left (on a tie, the one that resets
+ * later), because that is the one that will refuse the client first.
+ *
+ * Memory is bounded: buckets whose windows and ban have all expired are dropped, and past
+ * `maxBuckets` the least recently seen client is forgotten.
+ *
+ * @example
+ * const limiter = new RateLimiter({ clock, ban: { enabled: true, threshold: 10, durationMs: 900_000 } });
+ * limiter.hit('key:abc', { perMinute: 60, perDay: 1_000 }).outcome; // 'allowed'
+ */
+export class RateLimiter {
+  readonly #clock: Clock;
+  readonly #ban: BanPolicy;
+  readonly #maxBuckets: number;
+  #buckets = new Map<string, Bucket>();
+  #hitsSinceSweep = 0;
+
+  constructor(options: { clock: Clock; ban: BanPolicy; maxBuckets?: number }) {
+    this.#clock = options.clock;
+    this.#ban = options.ban;
+    this.#maxBuckets = options.maxBuckets ?? 10_000;
+  }
+
+  /** Counts one request of `clientId` against `limits` and says whether it may be served. */
+  hit(clientId: string, limits: Limits): RateDecision {
+    const now = this.#clock.now();
+    const bucket = this.#touch(clientId, now);
+
+    if (bucket.bannedUntil > now) return this.#refusal('banned', limits, bucket.bannedUntil, now);
+    if (bucket.bannedUntil !== 0) {
+      bucket.bannedUntil = 0;
+      bucket.strikes = 0;
+    }
+    if (now >= bucket.minuteStart + minuteMs) {
+      bucket.minuteStart = now;
+      bucket.minuteCount = 0;
+    }
+    if (now >= bucket.dayStart + dayMs) {
+      bucket.dayStart = now;
+      bucket.dayCount = 0;
+    }
+
+    const minuteFull = bucket.minuteCount >= limits.perMinute;
+    const dayFull = bucket.dayCount >= limits.perDay;
+    if (minuteFull || dayFull) {
+      bucket.strikes += 1;
+      if (this.#ban.enabled && bucket.strikes > this.#ban.threshold) {
+        bucket.bannedUntil = now + this.#ban.durationMs;
+        return this.#refusal('banned', limits, bucket.bannedUntil, now);
+      }
+      // When both are full the client waits for the later of the two resets.
+      const useDay = dayFull && (!minuteFull || bucket.dayStart + dayMs >= bucket.minuteStart + minuteMs);
+      const resetAtMs = useDay ? bucket.dayStart + dayMs : bucket.minuteStart + minuteMs;
+      return { ...this.#refusal('limited', limits, resetAtMs, now), limit: useDay ? limits.perDay : limits.perMinute };
+    }
+
+    bucket.minuteCount += 1;
+    bucket.dayCount += 1;
+    bucket.strikes = 0;
+    return this.#report(bucket, limits, now, 'allowed');
+  }
+
+  /** What the headers would say for `clientId` now, without counting a request. */
+  peek(clientId: string, limits: Limits): RateDecision {
+    const now = this.#clock.now();
+    const bucket = this.#buckets.get(clientId);
+    if (!bucket) return this.#report(freshBucket(now), limits, now, 'allowed');
+    if (bucket.bannedUntil > now) return this.#refusal('banned', limits, bucket.bannedUntil, now);
+    const view: Bucket = { ...bucket };
+    if (now >= view.minuteStart + minuteMs) Object.assign(view, { minuteStart: now, minuteCount: 0 });
+    if (now >= view.dayStart + dayMs) Object.assign(view, { dayStart: now, dayCount: 0 });
+    return this.#report(view, limits, now, 'allowed');
+  }
+
+  reset(): void {
+    this.#buckets.clear();
+    this.#hitsSinceSweep = 0;
+  }
+
+  /** Number of clients currently tracked. */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  #touch(clientId: string, now: number): Bucket {
+    let bucket = this.#buckets.get(clientId);
+    if (bucket) {
+      // Re-inserting keeps the Map in least-recently-seen order for eviction.
+      this.#buckets.delete(clientId);
+    } else {
+      bucket = freshBucket(now);
+      if (++this.#hitsSinceSweep >= 1024 || this.#buckets.size >= this.#maxBuckets) this.#sweep(now);
+    }
+    this.#buckets.set(clientId, bucket);
+    return bucket;
+  }
+
+  #sweep(now: number): void {
+    this.#hitsSinceSweep = 0;
+    for (const [id, bucket] of this.#buckets) {
+      if (now >= bucket.dayStart + dayMs && now >= bucket.minuteStart + minuteMs && bucket.bannedUntil <= now) this.#buckets.delete(id);
+    }
+    // Still too many live clients: forget the least recently seen ones.
+    for (const id of this.#buckets.keys()) {
+      if (this.#buckets.size < this.#maxBuckets) break;
+      this.#buckets.delete(id);
+    }
+  }
+
+  #report(bucket: Bucket, limits: Limits, now: number, outcome: 'allowed'): RateDecision {
+    const minuteLeft = limits.perMinute - bucket.minuteCount;
+    const dayLeft = limits.perDay - bucket.dayCount;
+    const useDay = dayLeft <= minuteLeft;
+    const resetAtMs = useDay ? bucket.dayStart + dayMs : bucket.minuteStart + minuteMs;
+    return {
+      outcome,
+      limit: useDay ? limits.perDay : limits.perMinute,
+      remaining: Math.max(0, useDay ? dayLeft : minuteLeft),
+      resetAtMs,
+      retryAfterSeconds: secondsUntil(resetAtMs, now),
+    };
+  }
+
+  #refusal(outcome: 'limited' | 'banned', limits: Limits, resetAtMs: number, now: number): RateDecision {
+    return { outcome, limit: Math.min(limits.perMinute, limits.perDay), remaining: 0, resetAtMs, retryAfterSeconds: secondsUntil(resetAtMs, now) };
+  }
+}
+
+function freshBucket(now: number): Bucket {
+  return { minuteStart: now, minuteCount: 0, dayStart: now, dayCount: 0, strikes: 0, bannedUntil: 0 };
+}
+
+function secondsUntil(atMs: number, now: number): number {
+  return Math.max(1, Math.ceil((atMs - now) / 1000));
+}
+
+/**
+ * The X-RateLimit-* headers of a decision (interface section 8), plus Retry-After when refused.
+ * Reset is Unix time in whole seconds, rounded up so a client that waits until it never comes early.
+ */
+export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-RateLimit-Limit': String(decision.limit),
+    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Reset': String(Math.ceil(decision.resetAtMs / 1000)),
+  };
+  if (decision.outcome !== 'allowed') headers['Retry-After'] = String(decision.retryAfterSeconds);
+  return headers;
+}

@@ -1,0 +1,46 @@
+import { HttpError } from './errors.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/** Is this Content-Type JSON (`application/json`, `application/problem+json`, ...) in UTF-8? */
+export function isJsonContentType(contentType: string): boolean {
+  const [essence = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  if (!/^application\/([\w.+-]+\+)?json$/.test(essence)) return false;
+  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
+}
+
+/**
+ * Decodes a JSON request body: no body, a non-JSON content type, bytes that are not UTF-8 and text
+ * that is not JSON each get their own error. `JSON.parse` keeps `__proto__` keys as plain data, and
+ * only validated fields are ever copied out, so hostile keys change nothing.
+ */
+export function decodeJsonBody(body: Uint8Array | null, contentType: string | undefined, required: boolean): { present: false } | { present: true; value: unknown } {
+  if (body === null || body.length === 0) {
+    if (required) throw new HttpError('body_required', 'Invalid request body: a JSON body is required');
+    return { present: false };
+  }
+  if (contentType === undefined || contentType.trim() === '') {
+    throw new HttpError('unsupported_media_type', 'Content-Type is missing; send Content-Type: application/json');
+  }
+  if (!isJsonContentType(contentType)) {
+    throw new HttpError('unsupported_media_type', `Content-Type ${contentType.slice(0, 100)} is not supported; send application/json (UTF-8)`);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    throw new HttpError('malformed_json', 'Invalid request body: it is not valid UTF-8');
+  }
+  if (text.trim() === '') {
+    if (required) throw new HttpError('body_required', 'Invalid request body: a JSON body is required, the body is blank');
+    return { present: false };
+  }
+  try {
+    return { present: true, value: JSON.parse(text) as unknown };
+  } catch (error) {
+    // A RangeError here is nesting deeper than the parser's stack: still just bad input.
+    const detail = error instanceof SyntaxError ? error.message.slice(0, 200) : 'nested too deeply';
+    throw new HttpError('malformed_json', `Invalid request body: malformed JSON (${detail})`);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * Plain-data request and response records of the behaviour core. No Node or DOM types: every
+ * transport (node:http, MSW, a test) translates to and from these.
+ */
+
+/** A request as the core sees it. Header names are lower-case. */
+export interface MockRequest {
+  method: string;
+  /** Path and query, as sent on the request line (for example `/v1/categories?x=1`). */
+  url: string;
+  headers: Readonly<Record<string, string | undefined>>;
+  /** The raw body bytes, or `null` when the request had none. */
+  body: Uint8Array | null;
+  /** Set by the transport when the body was larger than `limits.maxBodyBytes` and was not read. */
+  bodyTooLarge?: boolean;
+  /**
+   * Who is calling, for the anonymous rate-limit budget (an IP address from node:http, a fixed
+   * name in a browser). `undefined` means a local, trusted caller.
+   */
+  clientAddress?: string;
+}
+
+/** A response as the core produces it. Header names are as they go on the wire. */
+export interface MockResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Serialised body (JSON text) or `null` for none. */
+  body: string | null;
+}
+
+/** Time source in milliseconds since the epoch, injected so tests and the virtual clock control it. */
+export interface Clock {
+  now(): number;
+}
+
+/** Minimal logger; the core never writes to the console itself. */
+export interface Logger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+  debug(message: string): void;
+}
+
+export const silentLogger: Logger = {
+  info() {},
+  warn() {},
+  error() {},
+  debug() {},
+};

@@ -1,0 +1,17 @@
+import type { Logger } from '../core/types.js';
+
+/**
+ * The one logger of the CLI: every line carries a prefix; debug lines only when verbose.
+ *
+ * @example createConsoleLogger({ verbose: true }).debug('GET /v1/categories 200')
+ */
+export function createConsoleLogger(options: { prefix?: string; verbose?: boolean; quiet?: boolean } = {}): Logger {
+  const prefix = options.prefix ?? '[petstore-mock]';
+  const write = (stream: NodeJS.WriteStream, message: string) => stream.write(`${prefix} ${message}\n`);
+  return {
+    info: (message) => options.quiet || write(process.stdout, message),
+    warn: (message) => write(process.stderr, `warning: ${message}`),
+    error: (message) => write(process.stderr, `error: ${message}`),
+    debug: (message) => options.verbose && write(process.stdout, message),
+  };
+}

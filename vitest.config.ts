@@ -1,0 +1,47 @@
+import { defineConfig } from 'vitest/config';
+
+// One project per kind of test, so each can be run alone (`vitest run --project unit`).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'mocks/**/*.test.ts', 'spec/**/*.test.ts', 'contract-tests/**/*.test.ts'],
+          exclude: ['**/node_modules/**', 'contract-tests/suite/**'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'contract-kit',
+          include: ['test/contract-kit/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'hardening',
+          include: ['test/hardening/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
