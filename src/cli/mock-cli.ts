@@ -77,7 +77,7 @@ async function main(): Promise<number> {
       ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
       ...(values['allow-remote-control'] ? { allowRemoteControl: true } : {}),
     };
-    mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath: values.spec, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger: values.verbose ? requestLogger(logger) : logger });
+    mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath: values.spec, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
   } catch (error) {
     process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
     return 2;
@@ -99,10 +99,6 @@ async function main(): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   return 0;
-}
-
-function requestLogger(logger: ReturnType<typeof createConsoleLogger>) {
-  return logger;
 }
 
 function parseInteger(text: string, flag: string, min: number, max: number): number | string {

@@ -340,7 +340,9 @@ export function createMockApp(options: MockAppOptions): MockApp {
         response = errorResponse(error, {});
         logged = { operationId: null, plan: 'anonymous', key: null };
       }
-      log.add({ time: new Date(clock.now()).toISOString(), method: request.method.slice(0, 20), path: path.slice(0, 300), ...logged, status: response.status, code: errorCodeOf(response) });
+      const entry: RequestLogEntry = { time: new Date(clock.now()).toISOString(), method: request.method.slice(0, 20), path: path.slice(0, 300), ...logged, status: response.status, code: errorCodeOf(response) };
+      log.add(entry);
+      logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
       return response;
     },
   };
