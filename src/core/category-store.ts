@@ -13,10 +13,10 @@ export class CategoryStore {
   #nextId = 1;
   #listJson: string | null = null;
 
+  /** Stores a category; `input` holds only fields the spec declares (the caller picks them). */
   create(input: NewCategory): Category {
     const id = this.#nextId++;
-    // Only the known fields are copied: nothing else a client sent is stored.
-    const category: Category = input.description === undefined ? { id, name: input.name } : { id, name: input.name, description: input.description };
+    const category: Category = { id, ...input };
     this.#items.set(id, category);
     this.#listJson = null;
     return category;

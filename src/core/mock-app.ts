@@ -5,7 +5,7 @@ import { createVirtualClock, systemClock, type VirtualClock } from './clock.js';
 import { compileSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
 import { handleControlRequest } from './control-api.js';
 import { createDataGenerator } from './data-generator.js';
-import { errorCatalogue, HttpError, type ErrorBody } from './errors.js';
+import { HttpError, type ErrorBody, type ErrorCode } from './errors.js';
 import { KeyRegistry, maskSecret, type ApiKeyEntry } from './key-registry.js';
 import { demoKeys, parseMockConfig, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
@@ -82,11 +82,17 @@ const corsHeaders = {
   'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow',
 };
 
-const statusToCode: Record<number, string> = Object.fromEntries(
-  Object.entries(errorCatalogue)
-    .reverse()
-    .map(([code, entry]) => [entry.status, code]),
-);
+/** The code a forced error status (`Prefer: code=...`) carries: the most typical one of that status. */
+const forcedErrorCodes: Partial<Record<number, ErrorCode>> = {
+  400: 'validation_failed',
+  401: 'unauthorized',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  500: 'internal_error',
+};
 
 export function createMockApp(options: MockAppOptions): MockApp {
   const spec = isCompiledSpec(options.spec) ? options.spec : compileSpec(options.spec);
@@ -135,8 +141,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
 
   const handlers: Record<string, OperationHandler> = {
     listCategories: () => ({ status: 200, body: new RawJson(store.listJson()) }),
-    createCategory: ({ body }) => {
-      const category = store.create(body as NewCategory);
+    createCategory: ({ operation, body }) => {
+      const category = store.create(declaredFields(operation, body) as NewCategory);
       return { status: 201, body: category, headers: { Location: `${basePath}/categories/${category.id}` } };
     },
   };
@@ -245,7 +251,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       return { status, body: response.examples.get(preferences.example), headers };
     }
     if (status >= 400) {
-      const code = statusToCode[status] ?? 'forced_error';
+      const code = forcedErrorCodes[status] ?? 'forced_error';
       return { status, body: { code, message: `Forced by Prefer: code=${status}`, status } satisfies ErrorBody, headers };
     }
     if (preferences.dynamic && response.schema !== undefined) return { status, body: data.generate(response.schema), headers };
@@ -347,6 +353,20 @@ export function createMockApp(options: MockAppOptions): MockApp {
     },
   };
   return app;
+}
+
+/**
+ * The fields of a validated body that the operation's schema declares, and nothing else: what a
+ * client adds beyond the spec (or a hostile `__proto__` key) is never stored.
+ */
+function declaredFields(operation: CompiledOperation, body: unknown): Record<string, unknown> {
+  const schema = operation.requestBody?.schema;
+  const declared = typeof schema === 'object' && schema.properties ? Object.keys(schema.properties) : [];
+  const out: Record<string, unknown> = {};
+  for (const name of declared) {
+    if (name !== 'id' && name !== '__proto__' && Object.hasOwn(body as object, name)) out[name] = (body as Record<string, unknown>)[name];
+  }
+  return out;
 }
 
 /** A body that is already JSON text (the cached category list). */

@@ -1,0 +1,422 @@
+import { describe, expect, it } from 'vitest';
+import type { OpenApiDocument } from '../../spec/openapi-types.js';
+import { call, createTestApp, request, specDocument, testEpochMs } from './test-helpers.js';
+
+const epochSeconds = testEpochMs / 1000;
+
+function expectError(response: ReturnType<typeof call>, status: number, code: string) {
+  expect(response.status).toBe(status);
+  expect(response.headers['Content-Type']).toBe('application/json');
+  expect(response.json).toEqual({ code, message: expect.any(String), status });
+}
+
+function expectRateHeaders(response: ReturnType<typeof call>) {
+  for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) expect(response.headers[name], name).toMatch(/^\d+$/);
+}
+
+function cloneSpec(): OpenApiDocument {
+  return structuredClone(specDocument);
+}
+
+describe('authentication (interface §5)', () => {
+  const app = createTestApp();
+
+  it.each([
+    ['no Authorization header', {}, /Missing API key/],
+    ['another scheme', { authorization: 'Basic ZGVtbzpmcmVl' }, /Unsupported authorization scheme Basic/],
+    ['a scheme without a token', { authorization: 'Bearer' }, /Malformed/],
+    ['a token with spaces', { authorization: 'Bearer demo free' }, /Malformed/],
+    ['an unknown key', { authorization: 'Bearer sk_nope' }, /Invalid API key/],
+  ])('answers 401 with an Error for %s, on every operation', (_, headers, message) => {
+    for (const [method, url] of [['GET', '/v1/categories'], ['POST', '/v1/categories'], ['GET', '/v1/pets/1'], ['GET', '/v1/store/orders']] as const) {
+      const response = call(app, method, url, { headers, json: method === 'POST' ? { name: 'x' } : undefined });
+      expectError(response, 401, 'unauthorized');
+      expect(response.json.message).toMatch(message);
+      expectRateHeaders(response);
+    }
+  });
+
+  it('accepts the scheme word in any case', () => {
+    expect(call(app, 'GET', '/v1/categories', { headers: { authorization: 'bearer demo-pro' } }).status).toBe(200);
+    expect(call(app, 'GET', '/v1/categories', { headers: { authorization: 'BEARER demo-pro' } }).status).toBe(200);
+  });
+
+  it('counts requests without a valid key against the anonymous budget of the client', () => {
+    const local = createTestApp({ config: { anonymous: { perMinute: 2, perDay: 100 } } });
+    expect(call(local, 'GET', '/v1/categories', { clientAddress: '127.0.0.2' }).headers['X-RateLimit-Remaining']).toBe('1');
+    call(local, 'GET', '/v1/categories', { key: 'wrong', clientAddress: '127.0.0.2' });
+    expectError(call(local, 'GET', '/v1/categories', { clientAddress: '127.0.0.2' }), 429, 'rate_limited');
+    expect(call(local, 'GET', '/v1/categories', { clientAddress: '127.0.0.3' }).status).toBe(401);
+  });
+});
+
+describe('createCategory (interface §4)', () => {
+  it('answers 201 with the category, an integer id, a Location, and lists it afterwards', () => {
+    const app = createTestApp({ initialCategories: [] });
+    const created = call(app, 'POST', '/v1/categories', { key: 'demo-free', json: { name: 'dog', description: 'Good boys' } });
+    expect(created.status).toBe(201);
+    expect(created.json).toEqual({ id: 1, name: 'dog', description: 'Good boys' });
+    expect(created.headers.Location).toBe('/v1/categories/1');
+    const second = call(app, 'POST', '/v1/categories', { key: 'demo-free', json: { name: 'cat' } });
+    expect(second.json).toEqual({ id: 2, name: 'cat' });
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).json).toEqual([created.json, second.json]);
+  });
+
+  it('stores only the fields the spec declares', () => {
+    const app = createTestApp({ initialCategories: [] });
+    const created = call(app, 'POST', '/v1/categories', { key: 'demo-free', body: '{"name":"x","id":99,"admin":true,"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}}}', headers: { 'content-type': 'application/json' } });
+    expect(created.json).toEqual({ id: 1, name: 'x' });
+    expect(Object.getPrototypeOf(created.json)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  const bad: [string, { body?: string | Uint8Array; json?: unknown; headers?: Record<string, string> }, string, RegExp][] = [
+    ['no body', { headers: { 'content-type': 'application/json' } }, 'body_required', /body is required/],
+    ['an empty body', { body: '', headers: { 'content-type': 'application/json' } }, 'body_required', /body is required/],
+    ['a blank body', { body: '  \n', headers: { 'content-type': 'application/json' } }, 'body_required', /blank/],
+    ['malformed JSON', { body: '{"name": "dog"', headers: { 'content-type': 'application/json' } }, 'malformed_json', /malformed JSON/],
+    ['invalid UTF-8', { body: new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), headers: { 'content-type': 'application/json' } }, 'malformed_json', /UTF-8/],
+    ['a JSON array', { json: [{ name: 'dog' }] }, 'validation_failed', /must be a JSON object, got an array/],
+    ['a JSON string', { json: 'dog' }, 'validation_failed', /must be a JSON object, got string/],
+    ['JSON null', { body: 'null', headers: { 'content-type': 'application/json' } }, 'validation_failed', /got null/],
+    ['no name', { json: { description: 'x' } }, 'validation_failed', /name is required/],
+    ['a null name', { json: { name: null } }, 'validation_failed', /name: expected string, received null/],
+    ['a numeric name', { json: { name: 5 } }, 'validation_failed', /name: expected string, received number/],
+    ['a non-string description', { json: { name: 'dog', description: ['x'] } }, 'validation_failed', /description: expected string/],
+    ['deeply nested JSON', { body: `{"name":"x","description":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, headers: { 'content-type': 'application/json' } }, 'validation_failed', /description/],
+  ];
+  it.each(bad)('answers 400 with an Error naming the problem for %s', (_, options, code, message) => {
+    const app = createTestApp();
+    const response = call(app, 'POST', '/v1/categories', { key: 'demo-free', ...options });
+    expectError(response, 400, code);
+    expect(response.json.message).toMatch(message);
+    expectRateHeaders(response);
+    expect(app.controls.categories()).toHaveLength(3);
+  });
+
+  it.each([
+    ['text/plain', 'text/plain;charset=UTF-8'],
+    ['form data', 'application/x-www-form-urlencoded'],
+    ['JSON in another charset', 'application/json; charset=iso-8859-1'],
+  ])('answers 415 for %s', (_, contentType) => {
+    const response = call(createTestApp(), 'POST', '/v1/categories', { key: 'demo-free', body: '{"name":"dog"}', headers: { 'content-type': contentType } });
+    expectError(response, 415, 'unsupported_media_type');
+  });
+
+  it('answers 415 for a body without Content-Type', () => {
+    expectError(call(createTestApp(), 'POST', '/v1/categories', { key: 'demo-free', body: '{"name":"dog"}' }), 415, 'unsupported_media_type');
+  });
+
+  it('accepts JSON with a UTF-8 charset and +json types', () => {
+    const app = createTestApp();
+    expect(call(app, 'POST', '/v1/categories', { key: 'demo-free', body: '{"name":"ü"}', headers: { 'content-type': 'application/json; charset=UTF-8' } }).status).toBe(201);
+    expect(call(app, 'POST', '/v1/categories', { key: 'demo-free', body: '{"name":"y"}', headers: { 'content-type': 'application/vnd.petstore+json' } }).status).toBe(201);
+  });
+
+  it('answers 413 when the transport refused an oversized body', () => {
+    const response = createTestApp().handle({ ...request('POST', '/v1/categories', { key: 'demo-free' }), bodyTooLarge: true });
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body!)).toMatchObject({ code: 'payload_too_large', status: 413 });
+    expect(response.headers['X-RateLimit-Remaining']).toBe('59');
+  });
+});
+
+describe('listCategories and seeded data', () => {
+  it('seeds categories with faker, the same for the same seed', () => {
+    const first = call(createTestApp({ seed: 7 }), 'GET', '/v1/categories', { key: 'demo-free' }).json;
+    const again = call(createTestApp({ seed: 7 }), 'GET', '/v1/categories', { key: 'demo-free' }).json;
+    const other = call(createTestApp({ seed: 8 }), 'GET', '/v1/categories', { key: 'demo-free' }).json;
+    expect(first).toEqual(again);
+    expect(first).not.toEqual(other);
+    expect(first).toHaveLength(3);
+    for (const category of first) expect(category).toEqual({ id: expect.any(Number), name: expect.any(String), description: expect.any(String) });
+  });
+});
+
+describe('rate limits (interface §8)', () => {
+  it('puts X-RateLimit-* on every kind of response', () => {
+    const app = createTestApp();
+    const responses = [
+      call(app, 'GET', '/v1/categories', { key: 'demo-pro' }),
+      call(app, 'POST', '/v1/categories', { key: 'demo-pro', json: { name: 'x' } }),
+      call(app, 'POST', '/v1/categories', { key: 'demo-pro', json: {} }),
+      call(app, 'GET', '/v1/categories', { key: 'nope' }),
+      call(app, 'GET', '/v1/nothing', { key: 'demo-pro' }),
+      call(app, 'DELETE', '/v1/categories', { key: 'demo-pro' }),
+      call(app, 'POST', '/v1/categories', { key: 'demo-pro', body: 'x', headers: { 'content-type': 'text/plain' } }),
+      call(app, 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer: 'code=429' } }),
+      call(app, 'GET', '/elsewhere'),
+    ];
+    expect(responses.map((response) => response.status)).toEqual([200, 201, 400, 401, 404, 405, 415, 429, 404]);
+    responses.forEach(expectRateHeaders);
+  });
+
+  it('allows the Free plan 60 requests a minute, then 429 with Retry-After and Remaining 0', () => {
+    const app = createTestApp({ config: { ban: { enabled: false } } });
+    const remaining = Array.from({ length: 60 }, () => Number(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).headers['X-RateLimit-Remaining']));
+    expect(remaining).toEqual(Array.from({ length: 60 }, (_, index) => 59 - index));
+    const limited = call(app, 'GET', '/v1/categories', { key: 'demo-free' });
+    expectError(limited, 429, 'rate_limited');
+    expect(limited.headers).toMatchObject({ 'Retry-After': '60', 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(epochSeconds + 60) });
+    app.controls.advanceClock(30);
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).headers['Retry-After']).toBe('30');
+    app.controls.advanceClock(30);
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' })).toMatchObject({ status: 200, headers: { 'X-RateLimit-Remaining': '59' } });
+  });
+
+  it('enforces the daily limit of the plan and reports it when it is the tighter window', () => {
+    const app = createTestApp({ config: { ban: { enabled: false } } });
+    for (let minute = 0; minute < 17; minute += 1) {
+      for (let index = 0; index < 60; index += 1) if (minute * 60 + index < 1000) call(app, 'GET', '/v1/categories', { key: 'demo-free' });
+      app.controls.advanceClock(60);
+    }
+    const limited = call(app, 'GET', '/v1/categories', { key: 'demo-free' });
+    expectError(limited, 429, 'rate_limited');
+    expect(limited.headers).toMatchObject({ 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(epochSeconds + 86_400), 'Retry-After': String(86_400 - 17 * 60) });
+  });
+
+  it.each([
+    ['demo-pro', 300],
+    ['demo-business', 1000],
+  ])('gives %s its plan limit of %i a minute', (key, limit) => {
+    const app = createTestApp();
+    expect(call(app, 'GET', '/v1/categories', { key }).headers['X-RateLimit-Limit']).toBe(String(limit));
+  });
+
+  it('bans a key that keeps sending after a 429, never serving it a 2xx, and lifts the ban after its duration', () => {
+    const app = createTestApp({ config: { keys: [{ key: 'tiny', limits: { perMinute: 1, perDay: 100 } }], ban: { threshold: 3, durationSeconds: 600 } } });
+    expect(call(app, 'GET', '/v1/categories', { key: 'tiny' }).status).toBe(200);
+    expect([1, 2, 3].map(() => call(app, 'GET', '/v1/categories', { key: 'tiny' }).json.code)).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
+    const banned = call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    expectError(banned, 429, 'key_banned');
+    expect(banned.headers).toMatchObject({ 'Retry-After': '600', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(epochSeconds + 600) });
+    app.controls.advanceClock(120);
+    expect(call(app, 'GET', '/v1/categories', { key: 'tiny', headers: { prefer: 'code=200' } }).json.code).toBe('key_banned');
+    expect(call(app, 'POST', '/v1/categories', { key: 'tiny', json: { name: 'x' } }).status).toBe(429);
+    app.controls.advanceClock(480);
+    expect(call(app, 'GET', '/v1/categories', { key: 'tiny' }).status).toBe(200);
+  });
+});
+
+describe('routing', () => {
+  const app = createTestApp();
+
+  it('answers 404 for unknown paths inside and outside the API', () => {
+    expectError(call(app, 'GET', '/v1/dogs', { key: 'demo-pro' }), 404, 'not_found');
+    const outside = call(app, 'GET', '/categories', { key: 'demo-pro' });
+    expectError(outside, 404, 'not_found');
+    expect(outside.json.message).toMatch(/served under \/v1/);
+  });
+
+  it('answers 405 with Allow for a known path and another method', () => {
+    const response = call(app, 'PUT', '/v1/pets/3', { key: 'demo-pro' });
+    expectError(response, 405, 'method_not_allowed');
+    expect(response.headers.Allow).toBe('GET');
+  });
+
+  it('ignores a trailing slash and the query string', () => {
+    expect(call(app, 'GET', '/v1/categories/?page=2', { key: 'demo-pro' }).status).toBe(200);
+  });
+
+  it('answers a CORS preflight without counting it', () => {
+    const response = app.handle(request('OPTIONS', '/v1/categories', { headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } }));
+    expect(response.status).toBe(204);
+    expect(response.headers).toMatchObject({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'authorization, content-type' });
+    expect(response.headers['X-RateLimit-Limit']).toBeUndefined();
+  });
+});
+
+describe('deprecation (interface §9)', () => {
+  it('marks GET /pets/{petId} with RFC 9745 Deprecation and RFC 8594 Sunset from the spec', () => {
+    const response = call(createTestApp(), 'GET', '/v1/pets/7', { key: 'demo-pro' });
+    expect(response.status).toBe(200);
+    expect(response.headers.Deprecation).toBe(`@${Date.parse('2026-01-01T00:00:00Z') / 1000}`);
+    expect(response.headers.Sunset).toBe('Fri, 31 Dec 2027 23:59:59 GMT');
+  });
+
+  it('takes the dates from the config when given', () => {
+    const app = createTestApp({ config: { deprecation: { getPetById: { deprecatedAt: '2026-06-01T00:00:00Z', sunset: '2026-12-31T00:00:00Z' } } } });
+    const response = call(app, 'GET', '/v1/pets/7', { key: 'demo-pro' });
+    expect(response.headers.Deprecation).toBe(`@${Date.parse('2026-06-01T00:00:00Z') / 1000}`);
+    expect(response.headers.Sunset).toBe('Thu, 31 Dec 2026 00:00:00 GMT');
+  });
+
+  it('sends no deprecation headers on operations that are not deprecated', () => {
+    expect(call(createTestApp(), 'GET', '/v1/categories', { key: 'demo-pro' }).headers.Deprecation).toBeUndefined();
+  });
+});
+
+describe('Prefer (forced responses)', () => {
+  it('forces 429 with Retry-After, Remaining 0 and an Error body', () => {
+    const response = call(createTestApp(), 'POST', '/v1/categories', { key: 'demo-pro', headers: { prefer: 'code=429' }, json: { name: 'x' } });
+    expectError(response, 429, 'rate_limited');
+    expect(response.headers).toMatchObject({ 'Retry-After': '60', 'X-RateLimit-Remaining': '0' });
+  });
+
+  it.each([
+    [401, 'unauthorized'],
+    [400, 'validation_failed'],
+  ])('forces %i with the catalogue error', (status, code) => {
+    const response = call(createTestApp(), 'POST', '/v1/categories', { key: 'demo-pro', headers: { prefer: `code=${status}` }, json: { name: 'x' } });
+    expectError(response, status, code);
+  });
+
+  it('does not store anything for a forced response', () => {
+    const app = createTestApp();
+    call(app, 'POST', '/v1/categories', { key: 'demo-pro', headers: { prefer: 'code=400' }, json: { name: 'x' } });
+    expect(app.controls.categories()).toHaveLength(3);
+  });
+
+  it('picks a named example', () => {
+    const app = createTestApp();
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer: 'example=empty' } }).json).toEqual([]);
+    expect(call(app, 'POST', '/v1/categories', { key: 'demo-pro', headers: { prefer: 'code=400, example=malformedJson' }, json: { name: 'x' } }).json).toMatchObject({ code: 'malformed_json' });
+  });
+
+  it('serves the real state when the forced code is the normal success', () => {
+    const app = createTestApp({ initialCategories: [{ name: 'only' }] });
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer: 'code=200' } }).json).toEqual([{ id: 1, name: 'only' }]);
+  });
+
+  it('generates data from the schema with dynamic=true', () => {
+    const body = call(createTestApp(), 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer: 'dynamic=true' } }).json;
+    expect(Array.isArray(body)).toBe(true);
+  });
+
+  it.each([
+    ['code=418', /code=418 is not declared for listCategories; declared: 200, 401, 429/],
+    ['code=abc', /must be an HTTP status/],
+    ['example=nope', /example=nope is not an example of listCategories 200; examples: default, empty/],
+    ['respond-async', /cannot read/],
+    ['return=minimal', /unknown preference "return"/],
+    ['dynamic=maybe', /dynamic must be true or false/],
+  ])('refuses Prefer: %s with a 400 saying why', (prefer, message) => {
+    const response = call(createTestApp(), 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer } });
+    expectError(response, 400, 'invalid_prefer');
+    expect(response.json.message).toMatch(message);
+  });
+
+  it('still authenticates before forcing', () => {
+    expectError(call(createTestApp(), 'GET', '/v1/categories', { headers: { prefer: 'code=200' } }), 401, 'unauthorized');
+  });
+});
+
+describe('the spec drives the mock', () => {
+  it('serves an operation added to the spec, with data generated from its schema, repeatable under a seed', () => {
+    const spec = cloneSpec();
+    spec.paths!['/toys'] = {
+      get: {
+        operationId: 'listToys',
+        responses: { '200': { description: 'toys', content: { 'application/json': { schema: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'object', required: ['id', 'label'], properties: { id: { type: 'integer' }, label: { type: 'string', 'x-faker': 'commerce.productName' } } } } } } } },
+      },
+    };
+    const first = call(createTestApp({ spec, seed: 5 }), 'GET', '/v1/toys', { key: 'demo-pro' });
+    const again = call(createTestApp({ spec, seed: 5 }), 'GET', '/v1/toys', { key: 'demo-pro' });
+    expect(first.status).toBe(200);
+    expect(first.json).toHaveLength(2);
+    for (const toy of first.json) expect(toy).toEqual({ id: expect.any(Number), label: expect.any(String) });
+    expect(first.json).toEqual(again.json);
+    expectError(call(createTestApp({ spec }), 'GET', '/v1/toys'), 401, 'unauthorized');
+  });
+
+  it('follows a change of the request schema in the spec', () => {
+    const spec = cloneSpec();
+    (spec.components!.schemas!.NewCategory as { required: string[] }).required = ['name', 'description'];
+    const response = call(createTestApp({ spec }), 'POST', '/v1/categories', { key: 'demo-pro', json: { name: 'dog' } });
+    expectError(response, 400, 'validation_failed');
+    expect(response.json.message).toMatch(/description is required/);
+  });
+
+  it('serves public operations (security: []) without a key', () => {
+    const spec = cloneSpec();
+    spec.paths!['/store/orders']!.get!.security = [];
+    expect(call(createTestApp({ spec }), 'GET', '/v1/store/orders').status).toBe(200);
+  });
+
+  it('marks operations with x-stability', () => {
+    const spec = cloneSpec();
+    spec.paths!['/store/orders']!.get!['x-stability'] = 'beta';
+    expect(call(createTestApp({ spec }), 'GET', '/v1/store/orders', { key: 'demo-pro' }).headers['X-Stability']).toBe('beta');
+  });
+
+  it('refuses to start on an x-stability value the interface does not define', () => {
+    const spec = cloneSpec();
+    spec.paths!['/store/orders']!.get!['x-stability'] = 'alpha';
+    expect(() => createTestApp({ spec })).toThrow(/x-stability "alpha"; expected experimental or beta/);
+  });
+});
+
+describe('controls (/__mock)', () => {
+  it('reset brings back the seeded state: data, counters, bans and the log', () => {
+    const app = createTestApp({ config: { keys: [{ key: 'tiny', limits: { perMinute: 1, perDay: 5 } }], ban: { threshold: 1 } } });
+    const seeded = call(app, 'GET', '/v1/categories', { key: 'demo-pro' }).json;
+    call(app, 'POST', '/v1/categories', { key: 'demo-pro', json: { name: 'new' } });
+    call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    expect(call(app, 'GET', '/v1/categories', { key: 'tiny' }).json.code).toBe('key_banned');
+    const reset = call(app, 'POST', '/__mock/reset');
+    expect(reset).toMatchObject({ status: 200, json: { reset: true, categories: 3 } });
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-pro' }).json).toEqual(seeded);
+    expect(call(app, 'GET', '/v1/categories', { key: 'tiny' }).status).toBe(200);
+    expect(app.controls.requests()).toHaveLength(3);
+  });
+
+  it('reads and advances the virtual clock', () => {
+    const app = createTestApp();
+    expect(call(app, 'GET', '/__mock/clock').json).toEqual({ now: '2026-01-01T00:00:00.000Z', epochSeconds, offsetSeconds: 0 });
+    expect(call(app, 'POST', '/__mock/clock', { json: { advanceSeconds: 90 } }).json).toEqual({ now: '2026-01-01T00:01:30.000Z', epochSeconds: epochSeconds + 90, offsetSeconds: 90 });
+  });
+
+  it.each([
+    ['a negative step', { advanceSeconds: -1 }],
+    ['a string', { advanceSeconds: '60' }],
+    ['an unknown field', { advanceSeconds: 1, rewind: true }],
+  ])('refuses to move the clock by %s', (_, json) => {
+    expectError(call(createTestApp(), 'POST', '/__mock/clock', { json }), 400, 'invalid_control_request');
+  });
+
+  it('adds keys with a plan or custom limits and lists them masked', () => {
+    const app = createTestApp();
+    expect(call(app, 'POST', '/__mock/keys', { json: { key: 'team-key-123456', plan: 'business' } })).toMatchObject({ status: 201, json: { key: 'team…(15)', plan: 'business', limits: { perMinute: 1000, perDay: 100_000 } } });
+    expect(call(app, 'POST', '/__mock/keys', { json: { key: 'custom-key-1', limits: { perMinute: 2, perDay: 3 } } }).json).toMatchObject({ plan: 'custom' });
+    expect(call(app, 'GET', '/v1/categories', { key: 'custom-key-1' }).headers['X-RateLimit-Limit']).toBe('2');
+    expect(call(app, 'POST', '/__mock/keys', { json: { key: 'team-key-123456', plan: 'pro' } }).status).toBe(200);
+    const listed = call(app, 'GET', '/__mock/keys').json as { key: string }[];
+    expect(listed.map((entry) => entry.key)).toContain('team…(15)');
+    expect(JSON.stringify(listed)).not.toContain('team-key-123456');
+    expectError(call(app, 'POST', '/__mock/keys', { json: { key: 'k', plan: 'platinum' } }), 400, 'invalid_control_request');
+  });
+
+  it('logs recent requests with keys masked', () => {
+    const app = createTestApp();
+    call(app, 'GET', '/v1/categories', { key: 'demo-business' });
+    call(app, 'GET', '/v1/categories', { key: 'sk_live_secret_value' });
+    const log = call(app, 'GET', '/__mock/requests').json;
+    expect(log).toEqual([
+      { time: '2026-01-01T00:00:00.000Z', method: 'GET', path: '/v1/categories', operationId: 'listCategories', plan: 'business', key: 'demo…(13)', status: 200, code: null },
+      { time: '2026-01-01T00:00:00.000Z', method: 'GET', path: '/v1/categories', operationId: 'listCategories', plan: 'anonymous', key: 'sk_l…(20)', status: 401, code: 'unauthorized' },
+    ]);
+  });
+
+  it('is never counted against rate limits', () => {
+    const app = createTestApp({ config: { anonymous: { perMinute: 1, perDay: 1 } } });
+    for (let index = 0; index < 5; index += 1) expect(call(app, 'GET', '/__mock/clock').status).toBe(200);
+    expect(call(app, 'GET', '/v1/categories').status).toBe(401);
+  });
+
+  it('refuses non-loopback clients unless allowed, and needs the token when one is set', () => {
+    expectError(call(createTestApp(), 'POST', '/__mock/reset', { clientAddress: '10.1.2.3' }), 403, 'control_forbidden');
+    expect(call(createTestApp({ config: { allowRemoteControl: true } }), 'POST', '/__mock/reset', { clientAddress: '10.1.2.3' }).status).toBe(200);
+    expect(call(createTestApp(), 'POST', '/__mock/reset', { clientAddress: '::ffff:127.0.0.1' }).status).toBe(200);
+    const guarded = createTestApp({ config: { controlToken: 's3cret' } });
+    expectError(call(guarded, 'POST', '/__mock/reset'), 403, 'control_forbidden');
+    expectError(call(guarded, 'POST', '/__mock/reset', { headers: { 'x-mock-control-token': 'wrong' } }), 403, 'control_forbidden');
+    expect(call(guarded, 'POST', '/__mock/reset', { headers: { 'x-mock-control-token': 's3cret' } }).status).toBe(200);
+  });
+
+  it('answers unknown controls with 404 and wrong methods with 405', () => {
+    const app = createTestApp();
+    expectError(call(app, 'GET', '/__mock/nothing'), 404, 'not_found');
+    expect(call(app, 'DELETE', '/__mock/clock').headers.Allow).toBe('GET, POST');
+  });
+});

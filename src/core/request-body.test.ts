@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { HttpError } from './errors.js';
+import { decodeJsonBody, isJsonContentType } from './request-body.js';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const codeOf = (run: () => unknown) => {
+  try {
+    run();
+  } catch (error) {
+    return (error as HttpError).code;
+  }
+  return 'no error';
+};
+
+describe('isJsonContentType', () => {
+  it.each([
+    ['application/json', true],
+    ['Application/JSON; charset=utf-8', true],
+    ['application/problem+json', true],
+    ['application/json; charset="UTF-8"', true],
+    ['application/json; charset=latin1', false],
+    ['text/json', false],
+    ['application/jsonx', false],
+    ['multipart/form-data', false],
+  ])('%s -> %s', (type, expected) => {
+    expect(isJsonContentType(type)).toBe(expected);
+  });
+});
+
+describe('decodeJsonBody', () => {
+  it('decodes JSON, keeping __proto__ as a plain key', () => {
+    const decoded = decodeJsonBody(bytes('{"__proto__":{"x":1},"a":1}'), 'application/json', true);
+    expect(decoded).toEqual({ present: true, value: expect.objectContaining({ a: 1 }) });
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('lets an optional body be absent', () => {
+    expect(decodeJsonBody(null, undefined, false)).toEqual({ present: false });
+  });
+
+  it.each([
+    ['no body', null, 'application/json', 'body_required'],
+    ['a missing content type', bytes('{}'), undefined, 'unsupported_media_type'],
+    ['XML', bytes('<a/>'), 'application/xml', 'unsupported_media_type'],
+    ['a BOM-less invalid byte', new Uint8Array([0x22, 0xc3, 0x28, 0x22]), 'application/json', 'malformed_json'],
+    ['truncated JSON', bytes('{"a":'), 'application/json', 'malformed_json'],
+    ['a huge nesting', bytes('['.repeat(1_000_000)), 'application/json', 'malformed_json'],
+  ])('refuses %s', (_, body, type, code) => {
+    expect(codeOf(() => decodeJsonBody(body, type, true))).toBe(code);
+  });
+});
