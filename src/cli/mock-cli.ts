@@ -61,7 +61,7 @@ async function main(): Promise<number> {
     process.stdout.write('petstore-mock 0.1.0 (Petstore interface 1.0.0)\n');
     return 0;
   }
-  const port = parseInteger(values.port ?? process.env.PORT ?? '4010', '--port', 0, 65_535);
+  const port = parseInteger(values.port ?? (process.env.PORT?.trim() || '4010'), values.port === undefined && process.env.PORT?.trim() ? 'PORT' : '--port', 0, 65_535);
   const seed = parseInteger(values.seed ?? '1', '--seed', 0, 2 ** 31 - 1);
   if (typeof port === 'string' || typeof seed === 'string') {
     process.stderr.write(`petstore-mock: ${typeof port === 'string' ? port : seed}\n`);
