@@ -26,7 +26,9 @@ export async function readSpecFile(path: string = defaultSpecPath): Promise<Open
 export function parseSpecText(text: string, source = 'spec'): OpenApiDocument {
   let document: unknown;
   try {
-    document = parse(text, { maxAliasCount: 100 });
+    // JSON is YAML too, but JSON.parse reads it many times faster (the built bins ship JSON).
+    document = text.trimStart().startsWith('{') ? parseJsonOrUndefined(text) : undefined;
+    document ??= parse(text, { maxAliasCount: 100 });
   } catch (error) {
     throw new Error(`Failed to load spec ${source}: ${(error as Error).message.split('\n')[0]}`);
   }
@@ -41,4 +43,13 @@ export function parseSpecText(text: string, source = 'spec'): OpenApiDocument {
     throw new Error(`Failed to load spec ${source}: it has no "paths"`);
   }
   return document as OpenApiDocument;
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // A YAML flow mapping starts with "{" too: let the YAML parser have it.
+    return undefined;
+  }
 }

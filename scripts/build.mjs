@@ -1,0 +1,62 @@
+// Builds the publishable package into dist/: self-contained bins (fast start, no install-time
+// resolution), library entry points that leave dependencies to the consumer, and type declarations.
+import { execFileSync } from 'node:child_process';
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { build } from 'esbuild';
+import { parse } from 'yaml';
+import { fileURLToPath } from 'node:url';
+
+const root = new URL('..', import.meta.url);
+process.chdir(fileURLToPath(root));
+await rm('dist', { recursive: true, force: true });
+
+const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', sourcemap: true, logLevel: 'warning', legalComments: 'none' };
+// Bundled CommonJS dependencies (yaml, undici) need require() in an ES module.
+const requireShim = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/** Points the bins' default spec at the JSON copy written next to them below. */
+const defaultSpecAsJson = {
+  name: 'default-spec-as-json',
+  setup(context) {
+    context.onLoad({ filter: /spec[\\/]load-spec\.ts$/ }, async (args) => ({
+      contents: (await readFile(args.path, 'utf8')).replace("'./petstore.openapi.yaml'", "'./petstore.openapi.json'"),
+      loader: 'ts',
+    }));
+  },
+};
+
+const bins = { 'petstore-mock': 'src/cli/mock-cli.ts' };
+if (existsSync('contract-tests/cli/contract-cli.ts')) bins['petstore-contract'] = 'contract-tests/cli/contract-cli.ts';
+for (const [name, entry] of Object.entries(bins)) {
+  await build({
+    ...common,
+    entryPoints: [entry],
+    outfile: `dist/bin/${name}.js`,
+    // vitest and prism are tools the contract runner starts, not code it can inline.
+    external: ['vitest', 'vitest/*', '@stoplight/prism-cli', 'fsevents', 'lightningcss', 'esbuild'],
+    // Start-up time is a product feature (first response <= 300 ms): less code to parse, and the
+    // default spec read as JSON instead of YAML.
+    minify: true,
+    plugins: [defaultSpecAsJson],
+    // esbuild keeps an entry's own hashbang line first; add one only where the entry has none.
+    banner: { js: (await readFile(entry, 'utf8')).startsWith('#!') ? requireShim : `#!/usr/bin/env node\n${requireShim}` },
+  });
+  await chmod(`dist/bin/${name}.js`, 0o755);
+}
+
+const libraryEntries = { index: 'src/index.ts' };
+for (const [name, entry] of Object.entries({ 'mocks/handlers': 'mocks/handlers.ts', 'mocks/node': 'mocks/node.ts', 'mocks/browser': 'mocks/browser.ts' })) {
+  if (existsSync(entry)) libraryEntries[name] = entry;
+}
+await build({ ...common, entryPoints: libraryEntries, outdir: 'dist', packages: 'external', splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+
+// Every bundle resolves the default spec next to itself (spec/load-spec.ts uses import.meta.url).
+for (const dir of ['dist', 'dist/bin', 'dist/mocks']) {
+  await mkdir(dir, { recursive: true });
+  await copyFile('spec/petstore.openapi.yaml', `${dir}/petstore.openapi.yaml`);
+}
+await writeFile('dist/bin/petstore.openapi.json', JSON.stringify(parse(await readFile('spec/petstore.openapi.yaml', 'utf8'))));
+
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+console.log(`Built dist/: bins ${Object.keys(bins).join(', ')}; entries ${Object.keys(libraryEntries).join(', ')}; types in dist/types`);

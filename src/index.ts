@@ -1,0 +1,25 @@
+/**
+ * petstore-kit: a stateful mock of the Petstore API and the building blocks to embed it.
+ *
+ * @example
+ * import { startMockServer } from 'petstore-kit';
+ * const mock = await startMockServer({ port: 0 });
+ * console.log(mock.baseUrl); // http://127.0.0.1:PORT/v1
+ */
+export { createMockApp } from './core/mock-app.js';
+export type { MockApp, MockAppOptions, MockControls, ClockState } from './core/mock-app.js';
+export { compileSpec } from './core/compiled-spec.js';
+export type { CompiledSpec, CompiledOperation } from './core/compiled-spec.js';
+export { createVirtualClock, createFixedClock, systemClock } from './core/clock.js';
+export type { VirtualClock } from './core/clock.js';
+export { parseMockConfig, defaultPlans, demoKeys } from './core/mock-config.js';
+export type { MockConfig, MockConfigInput, Limits } from './core/mock-config.js';
+export { errorCatalogue, HttpError } from './core/errors.js';
+export type { ErrorCode } from './core/errors.js';
+export type { MockRequest, MockResponse, Clock, Logger } from './core/types.js';
+export { startMockServer, readConfigFile } from './server/start-server.js';
+export type { MockServerOptions, RunningMockServer } from './server/start-server.js';
+export { createNodeListener } from './server/node-adapter.js';
+export { readSpecFile, parseSpecText, defaultSpecPath } from '../spec/load-spec.js';
+export type { OpenApiDocument } from '../spec/openapi-types.js';
+export type { Category, NewCategory, ErrorBody } from '../spec/schemas.js';
