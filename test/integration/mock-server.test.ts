@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
@@ -80,9 +81,8 @@ describe('the mock server over HTTP', () => {
   it('refuses a body over the limit with 413 without reading it, by Content-Length or chunked', async () => {
     const big = Buffer.alloc(200 * 1024, 0x20);
     expectErrorShape(await api('POST', '/categories', { key: 'demo-pro', body: big, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
-    async function* chunks() {
-      for (let index = 0; index < 10; index += 1) yield Buffer.alloc(16 * 1024, 0x20);
-    }
+    // A stream has no Content-Length: the server must stop reading at the limit by itself.
+    const chunks = () => Readable.from(Array.from({ length: 10 }, () => Buffer.alloc(16 * 1024, 0x20)));
     const chunked = await request(`${mock.baseUrl}/categories`, { method: 'POST', headers: { authorization: 'Bearer demo-pro', 'content-type': 'application/json' }, body: chunks() });
     expect(chunked.statusCode).toBe(413);
     expect(await chunked.body.json()).toMatchObject({ code: 'payload_too_large', status: 413 });
