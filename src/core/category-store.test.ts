@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { CategoryStore } from './category-store.js';
+
+describe('CategoryStore', () => {
+  it('assigns increasing ids that are never reused, even after many creations', () => {
+    const store = new CategoryStore();
+    const ids = Array.from({ length: 1_000 }, (_, index) => store.create({ name: `c${index}` }).id);
+    expect(new Set(ids).size).toBe(1_000);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(store.list()).toHaveLength(1_000);
+  });
+
+  it('serves the cached list until the next change', () => {
+    const store = new CategoryStore();
+    store.create({ name: 'a' });
+    const first = store.listJson();
+    expect(store.listJson()).toBe(first);
+    store.create({ name: 'b', description: 'd' });
+    expect(JSON.parse(store.listJson())).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b', description: 'd' }]);
+  });
+
+  it('starts over from id 1 after clear', () => {
+    const store = new CategoryStore();
+    store.create({ name: 'a' });
+    store.clear();
+    expect(store.create({ name: 'b' }).id).toBe(1);
+  });
+});
