@@ -5,6 +5,7 @@ import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promise
 import { existsSync } from 'node:fs';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
+import { bundleSpec } from '../mocks/scripts/bundle-spec.mjs';
 import { fileURLToPath } from 'node:url';
 
 const root = new URL('..', import.meta.url);
@@ -52,11 +53,15 @@ for (const [name, entry] of Object.entries({ 'mocks/handlers': 'mocks/handlers.t
 await build({ ...common, entryPoints: libraryEntries, outdir: 'dist', packages: 'external', splitting: true, chunkNames: 'chunks/[name]-[hash]' });
 
 // Every bundle resolves the default spec next to itself (spec/load-spec.ts uses import.meta.url).
-for (const dir of ['dist', 'dist/bin', 'dist/mocks']) {
+// Split chunks (dist/chunks) hold load-spec.ts too.
+for (const dir of ['dist', 'dist/bin', 'dist/mocks', 'dist/chunks']) {
   await mkdir(dir, { recursive: true });
   await copyFile('spec/petstore.openapi.yaml', `${dir}/petstore.openapi.yaml`);
 }
 await writeFile('dist/bin/petstore.openapi.json', JSON.stringify(parse(await readFile('spec/petstore.openapi.yaml', 'utf8'))));
+
+// The browser gets the spec as data generated from the YAML (never a hand-kept copy): petstore-kit/mocks/spec.
+await bundleSpec({ outDir: 'dist/mocks' });
 
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 console.log(`Built dist/: bins ${Object.keys(bins).join(', ')}; entries ${Object.keys(libraryEntries).join(', ')}; types in dist/types`);

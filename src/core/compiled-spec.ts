@@ -64,6 +64,11 @@ export interface CompiledSpec {
   componentSchemas: Record<string, JsonSchema>;
 }
 
+/** Tells a compiled spec from a parsed OpenAPI document. */
+export function isCompiledSpec(spec: OpenApiDocument | CompiledSpec): spec is CompiledSpec {
+  return Array.isArray((spec as CompiledSpec).operations) && typeof (spec as CompiledSpec).basePath === 'string';
+}
+
 const stabilityLevels = new Set(['experimental', 'beta']);
 
 /**

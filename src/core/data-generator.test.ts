@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { JsonSchema } from '../../spec/openapi-types.js';
 import { createDataGenerator } from './data-generator.js';
 
-const schema = {
+const schema: JsonSchema = {
   type: 'object',
   required: ['name', 'count'],
   properties: { name: { type: 'string', 'x-faker': 'animal.type' }, count: { type: 'integer', minimum: 1, maximum: 9 }, note: { type: 'string', 'x-internal': true } },
-} as const;
+};
 
 describe('createDataGenerator', () => {
   it('generates data that fits the schema, with faker where the spec asks for it', () => {

@@ -2,7 +2,7 @@ import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import { NewCategorySchema, type Category, type NewCategory } from '../../spec/schemas.js';
 import { CategoryStore } from './category-store.js';
 import { createVirtualClock, systemClock, type VirtualClock } from './clock.js';
-import { compileSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
+import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
 import { handleControlRequest } from './control-api.js';
 import { createDataGenerator } from './data-generator.js';
 import { HttpError, type ErrorBody, type ErrorCode } from './errors.js';
@@ -372,10 +372,6 @@ function declaredFields(operation: CompiledOperation, body: unknown): Record<str
 /** A body that is already JSON text (the cached category list). */
 class RawJson {
   constructor(readonly text: string) {}
-}
-
-function isCompiledSpec(spec: OpenApiDocument | CompiledSpec): spec is CompiledSpec {
-  return Array.isArray((spec as CompiledSpec).operations) && typeof (spec as CompiledSpec).basePath === 'string';
 }
 
 function isDecoded(config: MockAppOptions['config']): config is MockConfig {

@@ -11,7 +11,7 @@ export interface MockRequest {
   headers: Readonly<Record<string, string | undefined>>;
   /** The raw body bytes, or `null` when the request had none. */
   body: Uint8Array | null;
-  /** Set by the transport when the body was larger than `limits.maxBodyBytes` and was not read. */
+  /** Set by the transport when the body was larger than `config.maxBodyBytes` and was not read. */
   bodyTooLarge?: boolean;
   /**
    * Who is calling, for the anonymous rate-limit budget (an IP address from node:http, a fixed

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
+import type { NewCategory } from '../../spec/schemas.js';
 import { createMockApp, type MockApp } from '../core/mock-app.js';
 import { parseMockConfig, type MockConfig, type MockConfigInput } from '../core/mock-config.js';
 import { silentLogger, type Clock, type Logger } from '../core/types.js';
@@ -22,6 +23,8 @@ export interface MockServerOptions {
   config?: MockConfigInput | MockConfig;
   seed?: number;
   clock?: Clock;
+  /** Categories to start with instead of faker-seeded ones (also restored by reset). */
+  initialCategories?: NewCategory[];
   logger?: Logger;
   /** Time allowed for a request's headers, then for the whole request (slow clients are dropped). */
   headersTimeoutMs?: number;
@@ -52,7 +55,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const logger = options.logger ?? silentLogger;
   const spec = options.spec ?? (await readSpecFile(options.specPath));
   const config = options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined);
-  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, logger });
+  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger });
   const server = createServer({ headersTimeout: options.headersTimeoutMs ?? 10_000, requestTimeout: options.requestTimeoutMs ?? 30_000, keepAliveTimeout: 5_000 }, createNodeListener(app, logger));
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     // Unparseable HTTP: answer like the API does, in its Error shape, then drop the socket.

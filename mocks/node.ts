@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import type { HttpHandler } from 'msw';
+import { setupServer } from 'msw/node';
+import { defaultSpecPath, parseSpecText } from '../spec/load-spec.js';
+import { createPetstoreHandlers, type MockApp, type MockControls, type PetstoreHandlersOptions } from './handlers.js';
+
+export * from './handlers.js';
+
+export interface PetstoreServerOptions extends Omit<PetstoreHandlersOptions, 'spec'> {
+  /** The spec, parsed or compiled. Default: read from `specPath`. */
+  spec?: PetstoreHandlersOptions['spec'];
+  /** Spec file (YAML or JSON) read when `spec` is not given. Default: the kit's own spec. */
+  specPath?: string;
+}
+
+export interface PetstoreServer {
+  /** MSW's server, not listening yet: call `server.listen()` (MSW's own convention). */
+  server: ReturnType<typeof setupServer>;
+  controls: MockControls;
+  app: MockApp;
+  handlers: HttpHandler[];
+}
+
+/**
+ * The Petstore mock for Node tests: MSW's `setupServer` over `createPetstoreHandlers`. MSW in Node
+ * intercepts the global `fetch` (and node:http / XMLHttpRequest), not undici's own `request`,
+ * `fetch` or `Client` from the `undici` package.
+ *
+ * @example
+ * const { server, controls } = setupPetstoreServer({ seed: 42 });
+ * beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+ * afterEach(() => controls.reset());
+ * afterAll(() => server.close());
+ * // in a test: await fetch('http://localhost/v1/categories', { headers: { authorization: 'Bearer demo-free' } })
+ */
+export function setupPetstoreServer(options: PetstoreServerOptions = {}): PetstoreServer {
+  const { specPath, spec, ...rest } = options;
+  const { handlers, controls, app } = createPetstoreHandlers({ ...rest, spec: spec ?? readSpecFileSync(specPath) });
+  return { server: setupServer(...handlers), controls, app, handlers };
+}
+
+/** Sync so that `setupPetstoreServer()` can run at a module's top level, as MSW setups usually do. */
+function readSpecFileSync(path: string = defaultSpecPath) {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new Error(`Failed to load spec ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  return parseSpecText(text, path);
+}
