@@ -86,7 +86,7 @@ async function main(): Promise<number> {
   logger.info(`Petstore mock (${mock.app.spec.title} ${mock.app.spec.version}) listening on ${mock.baseUrl}`);
   logger.info('API keys (send Authorization: Bearer <key>):');
   for (const entry of mock.app.startupKeys) {
-    logger.info(`  ${entry.key.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`);
+    logger.info(`  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`);
   }
   logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests). Ctrl+C stops.`);
 

@@ -19,6 +19,11 @@ export const errorCatalogue = {
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   key_banned: { status: 429, title: 'API key temporarily banned' },
   internal_error: { status: 500, title: 'Internal error' },
+  // Answered by the HTTP server before a request reaches the core (src/server/protocol-guards.ts).
+  bad_request: { status: 400, title: 'The HTTP request could not be parsed' },
+  request_timeout: { status: 408, title: 'The request took too long to arrive' },
+  expectation_failed: { status: 417, title: 'Only Expect: 100-continue is supported' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

@@ -65,8 +65,8 @@ export interface MockApp {
   readonly basePath: string;
   readonly clock: VirtualClock;
   readonly controls: MockControls;
-  /** The keys accepted at start, unmasked, for the startup banner. */
-  readonly startupKeys: { key: string; plan: string; limits: Limits }[];
+  /** The keys accepted at start; `display` is safe to print (demo keys in full, others masked). */
+  readonly startupKeys: { key: string; display: string; plan: string; limits: Limits }[];
 }
 
 type OperationHandler = (context: OperationContext) => { status: number; body: unknown; headers?: Record<string, string> };
@@ -113,8 +113,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const log = new RequestLog(config.requestLogSize);
   const startedAt = clock.now();
 
+  const demoKeyNames = new Set(demoKeys.map((entry) => entry.key));
   const startupKeys = [...(config.demoKeys ? demoKeys : []), ...config.keys].map((entry) => ({
     key: entry.key,
+    // The demo keys are public (they are in the README); every other key is a secret.
+    display: demoKeyNames.has(entry.key) ? entry.key : maskSecret(entry.key),
     plan: entry.limits && !entry.plan ? 'custom' : entry.plan!,
     limits: entry.limits ?? config.plans[entry.plan!]!,
   }));
@@ -324,7 +327,9 @@ export function createMockApp(options: MockAppOptions): MockApp {
       let logged: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'>;
       const questionMark = request.url.indexOf('?');
       const rawPath = questionMark === -1 ? request.url : request.url.slice(0, questionMark);
-      const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+      let end = rawPath.length;
+      while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
+      const path = rawPath.slice(0, end);
       try {
         if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
           // CORS preflight: browsers send it without credentials, so it is neither authenticated nor counted.

@@ -21,10 +21,12 @@ export function parsePrefer(header: string | undefined): Preferences {
   for (const token of header.split(/[,;]/)) {
     const trimmed = token.trim();
     if (trimmed === '') continue;
-    const match = /^([A-Za-z-]+)\s*=\s*("?)([^"]*)\2$/.exec(trimmed);
-    if (!match) throw new HttpError('invalid_prefer', `Prefer: cannot read "${trimmed.slice(0, 60)}"; supported: ${knownPreferences}`);
-    const name = match[1]!.toLowerCase();
-    const value = match[3]!;
+    const equals = trimmed.indexOf('=');
+    const rawName = equals === -1 ? '' : trimmed.slice(0, equals).trim();
+    let value = equals === -1 ? '' : trimmed.slice(equals + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    if (!/^[A-Za-z-]+$/.test(rawName) || value.includes('"')) throw new HttpError('invalid_prefer', `Prefer: cannot read "${trimmed.slice(0, 60)}"; supported: ${knownPreferences}`);
+    const name = rawName.toLowerCase();
     if (name === 'code') {
       if (!/^[1-5]\d\d$/.test(value)) throw new HttpError('invalid_prefer', `Prefer: code must be an HTTP status (100-599), got "${value.slice(0, 20)}"`);
       preferences.code = Number(value);

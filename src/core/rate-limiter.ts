@@ -30,6 +30,8 @@ interface Bucket {
   /** Consecutive requests answered 429 since the client was last allowed. */
   strikes: number;
   bannedUntil: number;
+  /** When the bucket was last moved to the recent end of the table. */
+  touchedAt: number;
 }
 
 /**
@@ -124,12 +126,16 @@ export class RateLimiter {
   #touch(clientId: string, now: number): Bucket {
     let bucket = this.#buckets.get(clientId);
     if (bucket) {
-      // Re-inserting keeps the Map in least-recently-seen order for eviction.
-      this.#buckets.delete(clientId);
-    } else {
-      bucket = freshBucket(now);
-      if (++this.#hitsSinceSweep >= 1024 || this.#buckets.size >= this.#maxBuckets) this.#sweep(now);
+      if (now - bucket.touchedAt >= 1_000) {
+        bucket.touchedAt = now;
+        this.#buckets.delete(clientId);
+        this.#buckets.set(clientId, bucket);
+      }
+      return bucket;
     }
+    bucket = freshBucket(now);
+    if (++this.#hitsSinceSweep >= 1024) this.#sweep(now);
+    if (this.#buckets.size >= this.#maxBuckets) this.#buckets.delete(this.#buckets.keys().next().value!);
     this.#buckets.set(clientId, bucket);
     return bucket;
   }
@@ -166,7 +172,7 @@ export class RateLimiter {
 }
 
 function freshBucket(now: number): Bucket {
-  return { minuteStart: now, minuteCount: 0, dayStart: now, dayCount: 0, strikes: 0, bannedUntil: 0 };
+  return { minuteStart: now, minuteCount: 0, dayStart: now, dayCount: 0, strikes: 0, bannedUntil: 0, touchedAt: now };
 }
 
 function secondsUntil(atMs: number, now: number): number {

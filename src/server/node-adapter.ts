@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MockApp } from '../core/mock-app.js';
-import type { Logger } from '../core/types.js';
+import type { Logger, MockResponse } from '../core/types.js';
 import { silentLogger } from '../core/types.js';
 
 /**
@@ -10,8 +10,13 @@ import { silentLogger } from '../core/types.js';
  *
  * @example http.createServer(createNodeListener(app)).listen(4010)
  */
-export function createNodeListener(app: MockApp, logger: Logger = silentLogger): (request: IncomingMessage, response: ServerResponse) => void {
+export function createNodeListener(app: MockApp, logger: Logger = silentLogger, options: { isClosing?: () => boolean } = {}): (request: IncomingMessage, response: ServerResponse) => void {
   const maxBodyBytes = app.config.maxBodyBytes;
+  const isClosing = options.isClosing ?? (() => false);
+  const send = (response: ServerResponse, result: MockResponse) => {
+    if (isClosing()) response.shouldKeepAlive = false;
+    write(response, result, logger);
+  };
 
   return (request, response) => {
     request.on('error', () => request.destroy());
@@ -22,11 +27,11 @@ export function createNodeListener(app: MockApp, logger: Logger = silentLogger):
 
     if (declaredLength === undefined && headers['transfer-encoding'] === undefined) {
       // No body on the wire: answer at once, the common case of every GET.
-      send(response, app.handle({ ...base, body: null }), logger);
+      send(response, app.handle({ ...base, body: null }));
       return;
     }
     if (declaredLength !== undefined && declaredLength > maxBodyBytes) {
-      refuseBody(request, response, app.handle({ ...base, body: null, bodyTooLarge: true }), logger);
+      refuseBody(request, response, app.handle({ ...base, body: null, bodyTooLarge: true }), send);
       return;
     }
 
@@ -38,7 +43,7 @@ export function createNodeListener(app: MockApp, logger: Logger = silentLogger):
       received += chunk.length;
       if (received > maxBodyBytes) {
         done = true;
-        refuseBody(request, response, app.handle({ ...base, body: null, bodyTooLarge: true }), logger);
+        refuseBody(request, response, app.handle({ ...base, body: null, bodyTooLarge: true }), send);
         return;
       }
       chunks.push(chunk);
@@ -47,12 +52,12 @@ export function createNodeListener(app: MockApp, logger: Logger = silentLogger):
       if (done) return;
       done = true;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      send(response, app.handle({ ...base, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) }), logger);
+      send(response, app.handle({ ...base, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) }));
     });
   };
 }
 
-function send(response: ServerResponse, result: ReturnType<MockApp['handle']>, logger: Logger): void {
+function write(response: ServerResponse, result: MockResponse, logger: Logger): void {
   if (response.headersSent || response.destroyed) return;
   try {
     if (result.body === null) {
@@ -70,10 +75,10 @@ function send(response: ServerResponse, result: ReturnType<MockApp['handle']>, l
 }
 
 /** Answers (413) without reading the rest of the body, then drops the connection. */
-function refuseBody(request: IncomingMessage, response: ServerResponse, result: ReturnType<MockApp['handle']>, logger: Logger): void {
+function refuseBody(request: IncomingMessage, response: ServerResponse, result: MockResponse, send: (response: ServerResponse, result: MockResponse) => void): void {
   request.pause();
   response.shouldKeepAlive = false;
-  send(response, { ...result, headers: { ...result.headers, Connection: 'close' } }, logger);
+  send(response, { ...result, headers: { ...result.headers, Connection: 'close' } });
   response.once('finish', () => setTimeout(() => request.destroy(), 50).unref());
 }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server as NetServer, type AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
@@ -9,6 +9,7 @@ import { createMockApp, type MockApp } from '../core/mock-app.js';
 import { parseMockConfig, type MockConfig, type MockConfigInput } from '../core/mock-config.js';
 import { silentLogger, type Clock, type Logger } from '../core/types.js';
 import { createNodeListener } from './node-adapter.js';
+import { installProtocolGuards } from './protocol-guards.js';
 
 export interface MockServerOptions {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -56,14 +57,23 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const spec = options.spec ?? (await readSpecFile(options.specPath));
   const config = options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined);
   const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger });
-  const server = createServer({ headersTimeout: options.headersTimeoutMs ?? 10_000, requestTimeout: options.requestTimeoutMs ?? 30_000, keepAliveTimeout: 5_000 }, createNodeListener(app, logger));
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Unparseable HTTP: answer like the API does, in its Error shape, then drop the socket.
-    if (!socket.writable) return socket.destroy();
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const body = JSON.stringify({ code: status === 431 ? 'headers_too_large' : status === 408 ? 'request_timeout' : 'bad_request', message: `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`, status });
-    socket.end(`HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  });
+  const headersTimeout = options.headersTimeoutMs ?? 10_000;
+  const requestTimeout = options.requestTimeoutMs ?? 30_000;
+  let closing = false;
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout: 5_000,
+      // Node checks the timeouts every 30 s by default: a slow client would outlive them by that much.
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 2))),
+      // The API does not care about Host; answering without it beats Node's bodiless 400.
+      requireHostHeader: false,
+    },
+    // Once closing, every answer still to be written says Connection: close, so clients stop sending on it.
+    createNodeListener(app, logger, { isClosing: () => closing }),
+  );
+  installProtocolGuards(server);
   const port = options.port ?? 4010;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
@@ -80,12 +90,16 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     server,
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        closing = true;
         const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();
-        server.close(() => {
+        const sweep = setInterval(() => server.closeIdleConnections(), 250).unref();
+        // node:http's own close() drops idle keep-alive sockets at once, losing a request a client
+        // may just have sent on one; net's close() only stops accepting, and the sweep does the rest.
+        NetServer.prototype.close.call(server, () => {
           clearTimeout(force);
+          clearInterval(sweep);
           resolve();
         });
-        server.closeIdleConnections();
       }),
   };
 }

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { createVirtualClock } from '../../src/core/clock.js';
+import { RateLimiter } from '../../src/core/rate-limiter.js';
+import { createCoreApp, listRequest } from './support/core-app.js';
+
+/**
+ * Hostile input must not cost the server more than its size (issue 6: "impossible to knock
+ * over"). The core is synchronous, so every millisecond one request costs is a millisecond no other
+ * client is served.
+ *
+ * Timing tests are kept robust: the inputs are at the size node:http lets through (16 KiB of
+ * request head), the fastest of two runs is taken, and the bounds sit an order of magnitude
+ * away from both the linear and the quadratic cost, or compare two runs on the same machine.
+ */
+
+/** The fastest of `runs` timings of `work`, in milliseconds: the one least disturbed by GC or a busy neighbour. */
+function fastest(runs: number, work: () => void): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    work();
+    best = Math.min(best, performance.now() - started);
+  }
+  return best;
+}
+
+describe('the cost of hostile input', () => {
+  // A linear pass over 15,000 characters takes microseconds; a quadratic one takes ~100 ms and more.
+  const budgetMs = 25;
+
+  it('answers a path of 15,000 slashes in linear time (the trailing-slash trim must not backtrack)', () => {
+    const app = createCoreApp();
+    const url = `${'/'.repeat(15_000)}x`;
+    const elapsed = fastest(2, () => app.handle({ ...listRequest(), url }));
+    expect(elapsed, `one request took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
+  });
+
+  it('answers a Prefer header of 15,000 spaces in linear time (the Prefer parser must not backtrack)', () => {
+    const app = createCoreApp();
+    const prefer = `code=${' '.repeat(15_000)}"x`;
+    const elapsed = fastest(2, () => app.handle(listRequest({ key: 'demo-enterprise', headers: { prefer } })));
+    expect(elapsed, `one request took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
+  });
+
+  it('answers an Authorization header of 15,000 spaces in linear time', () => {
+    const app = createCoreApp();
+    const authorization = `Bearer ${' '.repeat(15_000)}x y`;
+    const elapsed = fastest(2, () => app.handle(listRequest({ headers: { authorization } })));
+    expect(elapsed, `one request took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
+  });
+});
+
+describe('the cost of many clients in the rate limiter', () => {
+  const limits = { perMinute: 1_000_000_000, perDay: 1_000_000_000 };
+  const noBan = { enabled: false, threshold: 10, durationMs: 1 };
+  const trackedClients = 10_000; // the default maxTrackedClients
+
+  it('counts a request of a known client as fast with 10,000 other clients tracked as with none', () => {
+    const costOfHotClient = (others: number) => {
+      const limiter = new RateLimiter({ clock: createVirtualClock(), ban: noBan, maxBuckets: trackedClients });
+      for (let index = 0; index < others; index += 1) limiter.hit(`other-${index}`, limits);
+      return fastest(2, () => {
+        for (let hit = 0; hit < 10_000; hit += 1) limiter.hit('hot', limits);
+      });
+    };
+    const alone = costOfHotClient(0);
+    const crowded = costOfHotClient(trackedClients - 1);
+    console.log(`[hardening] 10,000 hits of one client: ${alone.toFixed(1)} ms alone, ${crowded.toFixed(1)} ms among ${trackedClients - 1} others`);
+    expect(crowded, `alone ${alone.toFixed(1)} ms, crowded ${crowded.toFixed(1)} ms`).toBeLessThan(Math.max(alone * 3, 10));
+  });
+
+  it('takes in a new client as fast when the table is full (evicting) as when it has room', () => {
+    const costOfNewClients = (maxBuckets: number) => {
+      const limiter = new RateLimiter({ clock: createVirtualClock(), ban: noBan, maxBuckets });
+      for (let index = 0; index < trackedClients; index += 1) limiter.hit(`old-${index}`, limits);
+      let next = 0;
+      return fastest(2, () => {
+        for (let hit = 0; hit < 2_000; hit += 1) limiter.hit(`new-${next++}`, limits);
+      });
+    };
+    const withRoom = costOfNewClients(10_000_000);
+    const full = costOfNewClients(trackedClients);
+    console.log(`[hardening] 2,000 new clients: ${withRoom.toFixed(1)} ms with room, ${full.toFixed(1)} ms into a full table of ${trackedClients}`);
+    expect(full, `with room ${withRoom.toFixed(1)} ms, full ${full.toFixed(1)} ms`).toBeLessThan(Math.max(withRoom * 3, 10));
+  });
+});
