@@ -196,6 +196,15 @@ describe('rate limits (interface §8)', () => {
     app.controls.advanceClock(480);
     expect(call(app, 'GET', '/v1/categories', { key: 'tiny' }).status).toBe(200);
   });
+
+  it('keeps a ban however many anonymous clients come and go', () => {
+    const app = createTestApp({ config: { keys: [{ key: 'tiny', limits: { perMinute: 1, perDay: 100 } }], ban: { threshold: 1 }, maxTrackedClients: 10 } });
+    call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    expect(call(app, 'GET', '/v1/categories', { key: 'tiny' }).json.code).toBe('key_banned');
+    for (let index = 0; index < 100; index += 1) call(app, 'GET', '/v1/categories', { clientAddress: `192.0.2.${index}` });
+    expect(call(app, 'GET', '/v1/categories', { key: 'tiny' }).json.code).toBe('key_banned');
+  });
 });
 
 describe('routing', () => {

@@ -103,11 +103,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const basePath = spec.basePath;
   const route = createRouter(spec.operations);
   const keys = new KeyRegistry();
-  const limiter = new RateLimiter({
-    clock,
-    ban: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
-    maxBuckets: config.maxTrackedClients,
-  });
+  const ban = { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 };
+  // Keys and anonymous clients are tracked apart: only anonymous clients (one per address, so
+  // unbounded in number) are capped, so a flood of addresses can never evict a banned key's record.
+  const keyLimiter = new RateLimiter({ clock, ban, maxBuckets: Number.POSITIVE_INFINITY });
+  const anonymousLimiter = new RateLimiter({ clock, ban, maxBuckets: config.maxTrackedClients });
   const store = new CategoryStore();
   const data = createDataGenerator(seed);
   const log = new RequestLog(config.requestLogSize);
@@ -179,8 +179,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   function serveApi(request: MockRequest, fullPath: string, path: string | null, query: URLSearchParams): { response: MockResponse; log: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'> } {
     const auth = authenticate(request.headers.authorization);
     const entry = 'entry' in auth ? auth.entry : undefined;
-    const clientId = entry ? `key:${entry.id}` : `anon:${request.clientAddress ?? 'local'}`;
-    const decision = limiter.hit(clientId, entry ? entry.limits : config.anonymous);
+    const decision = entry ? keyLimiter.hit(entry.id, entry.limits) : anonymousLimiter.hit(request.clientAddress ?? 'local', config.anonymous);
     const headers: Record<string, string> = { ...rateLimitHeaders(decision) };
     let operationId: string | null = null;
     const logBase = () => ({ operationId, plan: entry?.plan ?? 'anonymous', key: auth.token === undefined ? null : maskSecret(auth.token) });
@@ -291,7 +290,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
 
   const controls: MockControls = {
     reset() {
-      limiter.reset();
+      keyLimiter.reset();
+      anonymousLimiter.reset();
       log.clear();
       seedKeys();
       seedStore();

@@ -46,7 +46,7 @@ export const MockConfigSchema = z.strictObject({
   /** How many categories faker seeds at start and after a reset. */
   seedCategories: z.int().min(0).max(10_000).default(3),
   maxBodyBytes: positiveInt.max(1024 * 1024 * 1024).default(1024 * 1024),
-  /** Most rate-limit buckets kept at once; the least recently used are dropped past it. */
+  /** Most anonymous clients (by address) tracked at once; the least recently seen are dropped past it. */
   maxTrackedClients: positiveInt.default(10_000),
   /** How many recent requests `GET /__mock/requests` keeps. */
   requestLogSize: positiveInt.max(100_000).default(500),
