@@ -227,11 +227,12 @@ describe('routing', () => {
     expect(call(app, 'GET', '/v1/categories/?page=2', { key: 'demo-pro' }).status).toBe(200);
   });
 
-  it('answers a CORS preflight without counting it', () => {
+  it('answers a CORS preflight without counting it, reporting the anonymous budget', () => {
     const response = app.handle(request('OPTIONS', '/v1/categories', { headers: { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } }));
     expect(response.status).toBe(204);
     expect(response.headers).toMatchObject({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'authorization, content-type' });
-    expect(response.headers['X-RateLimit-Limit']).toBeUndefined();
+    expect(response.headers).toMatchObject({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '60' });
+    expect(call(app, 'GET', '/v1/categories').headers['X-RateLimit-Remaining']).toBe('59');
   });
 });
 

@@ -332,10 +332,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const path = rawPath.slice(0, end);
       try {
         if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
-          // CORS preflight: browsers send it without credentials, so it is neither authenticated nor counted.
+          // CORS preflight: browsers send it without credentials, so it is neither authenticated nor
+          // counted; it still reports the caller's anonymous budget, like every response under /v1.
           return {
             status: 204,
-            headers: { ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
+            headers: { ...rateLimitHeaders(anonymousLimiter.peek(request.clientAddress ?? 'local', config.anonymous)), ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
             body: null,
           };
         }

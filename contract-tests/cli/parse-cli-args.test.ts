@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ContractRunError } from '../runner/contract-run-error.js';
+import { parseCliArgs } from './parse-cli-args.js';
+
+describe('parseCliArgs', () => {
+  it('reads every flag', () => {
+    const command = parseCliArgs(
+      ['--base-url', 'http://h/v1', '--api-key', 'k1', '--rate-limit-key', 'k2', '--read-only', '--max-requests', '50', '--max-wait', '1.5', '--reporter', 'junit', '--output', 'out.xml', '--timeout', '3', '--concurrency', '2', '--strict', '--via-prism', '--seed=-9'],
+      {},
+    );
+    expect(command).toEqual({
+      kind: 'run',
+      reporter: 'junit',
+      output: 'out.xml',
+      options: { baseUrl: 'http://h/v1', apiKey: 'k1', rateLimitKey: 'k2', readOnly: true, strict: true, viaPrism: true, maxRequests: 50, maxWaitSeconds: 1.5, timeoutSeconds: 3, concurrency: 2, seed: -9 },
+    });
+  });
+
+  it('falls back to PETSTORE_* variables, flags first', () => {
+    const env = { PETSTORE_BASE_URL: 'http://env/v1', PETSTORE_API_KEY: 'env-key', PETSTORE_RATE_LIMIT_KEY: 'env-limited' };
+    expect(parseCliArgs([], env)).toMatchObject({ options: { baseUrl: 'http://env/v1', apiKey: 'env-key', rateLimitKey: 'env-limited' } });
+    expect(parseCliArgs(['--api-key', 'flag-key'], env)).toMatchObject({ options: { apiKey: 'flag-key' } });
+  });
+
+  it('answers --help and --version before anything else', () => {
+    expect(parseCliArgs(['--help'], {})).toEqual({ kind: 'help' });
+    expect(parseCliArgs(['-h', '--base-url', 'x'], {})).toEqual({ kind: 'help' });
+    expect(parseCliArgs(['--version'], {})).toEqual({ kind: 'version' });
+  });
+
+  it('throws usage errors naming the flag', () => {
+    const usage = (args: string[]) => {
+      try {
+        parseCliArgs(args, {});
+      } catch (error) {
+        expect(error).toBeInstanceOf(ContractRunError);
+        return (error as Error).message;
+      }
+      throw new Error('no usage error');
+    };
+    expect(usage([])).toBe('Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
+    expect(usage(['--base-url', 'http://h'])).toBe('Failed to start: --api-key is required (or set PETSTORE_API_KEY)');
+    expect(usage(['--base-url', 'http://h', '--api-key', 'k', '--reporter', 'xml'])).toContain('--reporter: "xml" is not one of human, junit, json');
+    expect(usage(['--base-url', 'http://h', '--api-key', 'k', '--concurrency', '2.5'])).toContain('--concurrency: "2.5" is not an integer');
+    expect(usage(['--base-url', 'http://h', '--api-key', 'k', 'extra'])).toContain('Failed to read the command line');
+  });
+});

@@ -1,0 +1,129 @@
+import { parseArgs } from 'node:util';
+import { defaults, type ContractOptions } from '../runner/contract-options.js';
+import { ContractRunError } from '../runner/contract-run-error.js';
+
+export type ReporterName = 'human' | 'junit' | 'json';
+
+/** What the command line asks for. */
+export type CliCommand =
+  | { kind: 'help' }
+  | { kind: 'version' }
+  | { kind: 'run'; options: ContractOptions; reporter: ReporterName; output: string | undefined };
+
+export const helpText = `petstore-contract: check that a server conforms to the Petstore service interface, rule by rule.
+
+Usage: petstore-contract --base-url URL --api-key KEY [options]
+       npm run contract -- --base-url URL --api-key KEY [options]
+
+Target:
+  --base-url URL          Base URL including the version prefix, e.g. https://staging.example.com/v1
+                          (env PETSTORE_BASE_URL)
+  --api-key KEY           Key used by the checks (env PETSTORE_API_KEY)
+  --rate-limit-key KEY    A second key the 429 checks may exhaust: the kit reads its
+                          X-RateLimit-Remaining, sends exactly one request more, expects 429 with
+                          Retry-After, then never uses it again (env PETSTORE_RATE_LIMIT_KEY).
+                          Without it the 429 checks are skipped.
+
+Behaviour:
+  --read-only             Send no POST, so nothing can be created; creation and validation
+                          checks are reported SKIP
+  --max-requests N        Most requests the 429 check may send (default ${defaults.maxRequests})
+  --max-wait SECONDS      Most time the run may wait, in total, for rate-limit windows to reset
+                          before reporting the remaining checks inconclusive (default ${defaults.maxWaitSeconds})
+  --timeout SECONDS       Time allowed per request (default ${defaults.timeoutSeconds})
+  --concurrency N         Requests in flight at once (default ${defaults.concurrency})
+  --strict                Failures of operations marked x-stability experimental/beta fail the
+                          run (otherwise they are warnings)
+  --via-prism             Route the checks through Prism's validating proxy
+                          (prism proxy spec/petstore.openapi.yaml URL) and report its violations
+  --seed N                fast-check seed of the property-based checks (default ${defaults.seed})
+
+Report:
+  --reporter NAME         human (default), junit or json
+  --output FILE           Write the report to FILE (a one-line summary still goes to stdout)
+  --help                  Show this help
+  --version               Show the version
+
+Exit codes: 0 the server conforms (no required check failed), 1 a required check failed,
+2 usage error, unreachable server, or the kit could not run.
+
+Created categories are named contract-test-<runId>-...: the interface has no delete operation,
+so this is how to find (and clean up) what a run leaves behind.
+`;
+
+/**
+ * Turns argv (and the PETSTORE_* environment variables as fallbacks) into a command. Throws
+ * `ContractRunError('usage', ...)` naming the bad flag.
+ *
+ * @example parseCliArgs(['--base-url', 'http://127.0.0.1:4010/v1', '--api-key', 'demo-pro'], {})
+ * // { kind: 'run', options: { baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro', ... }, reporter: 'human', output: undefined }
+ */
+export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        'rate-limit-key': { type: 'string' },
+        'read-only': { type: 'boolean' },
+        'max-requests': { type: 'string' },
+        'max-wait': { type: 'string' },
+        reporter: { type: 'string' },
+        output: { type: 'string' },
+        timeout: { type: 'string' },
+        concurrency: { type: 'string' },
+        strict: { type: 'boolean' },
+        'via-prism': { type: 'boolean' },
+        seed: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new ContractRunError('usage', `Failed to read the command line: ${(error as Error).message}`);
+  }
+  if (values.help) return { kind: 'help' };
+  if (values.version) return { kind: 'version' };
+
+  const reporter = values.reporter ?? 'human';
+  if (reporter !== 'human' && reporter !== 'junit' && reporter !== 'json') {
+    throw new ContractRunError('usage', `Failed to use --reporter: ${JSON.stringify(reporter)} is not one of human, junit, json`);
+  }
+  const baseUrl = values['base-url'] ?? nonEmpty(env.PETSTORE_BASE_URL);
+  const apiKey = values['api-key'] ?? nonEmpty(env.PETSTORE_API_KEY);
+  const rateLimitKey = values['rate-limit-key'] ?? nonEmpty(env.PETSTORE_RATE_LIMIT_KEY);
+  if (baseUrl === undefined) throw new ContractRunError('usage', 'Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
+  if (apiKey === undefined) throw new ContractRunError('usage', 'Failed to start: --api-key is required (or set PETSTORE_API_KEY)');
+  const options: ContractOptions = {
+    baseUrl,
+    apiKey,
+    ...(rateLimitKey === undefined ? {} : { rateLimitKey }),
+    readOnly: values['read-only'] ?? false,
+    strict: values.strict ?? false,
+    viaPrism: values['via-prism'] ?? false,
+    ...optionalNumber(values['max-requests'], 'maxRequests', '--max-requests', 'integer'),
+    ...optionalNumber(values['max-wait'], 'maxWaitSeconds', '--max-wait', 'seconds'),
+    ...optionalNumber(values.timeout, 'timeoutSeconds', '--timeout', 'seconds'),
+    ...optionalNumber(values.concurrency, 'concurrency', '--concurrency', 'integer'),
+    ...optionalNumber(values.seed, 'seed', '--seed', 'integer'),
+  };
+  if (values.output === '') throw new ContractRunError('usage', 'Failed to use --output: the file name is empty');
+  return { kind: 'run', options, reporter, output: values.output };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+function optionalNumber<K extends keyof ContractOptions>(text: string | undefined, key: K, flag: string, kind: 'integer' | 'seconds'): Partial<Record<K, number>> {
+  if (text === undefined) return {};
+  const pattern = kind === 'integer' ? /^-?\d+$/ : /^\d+(\.\d+)?$/;
+  if (!pattern.test(text.trim())) {
+    throw new ContractRunError('usage', `Failed to use ${flag}: ${JSON.stringify(text)} is not ${kind === 'integer' ? 'an integer' : 'a number of seconds'}`);
+  }
+  return { [key]: Number(text) } as Partial<Record<K, number>>;
+}

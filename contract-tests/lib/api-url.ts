@@ -1,0 +1,36 @@
+/**
+ * The one place where the suite turns an API path into a URL. The base URL already holds the
+ * version prefix (`/v1`), exactly as the interface's base addresses do, so paths are the spec's
+ * paths (`/categories`), never hard-coded hosts.
+ *
+ * @example apiUrl('http://127.0.0.1:4010/v1', '/categories') // 'http://127.0.0.1:4010/v1/categories'
+ */
+export function apiUrl(baseUrl: string, path: string): string {
+  if (!path.startsWith('/')) throw new Error(`Failed to build a URL for ${path}: API paths start with "/"`);
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+/**
+ * Normalises a base URL given by a user: http(s) only, no query or fragment, no trailing slash.
+ * Throws "Failed to use base URL ...: <reason>" on anything else.
+ *
+ * @example normaliseBaseUrl('http://127.0.0.1:4010/v1/') // 'http://127.0.0.1:4010/v1'
+ */
+export function normaliseBaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`Failed to use base URL ${JSON.stringify(text)}: it is not an absolute URL (example: https://api.example.com/v1)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`Failed to use base URL ${text}: only http and https are supported`);
+  }
+  if (url.search !== '' || url.hash !== '') {
+    throw new Error(`Failed to use base URL ${text}: it must not carry a query or a fragment`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new Error(`Failed to use base URL ${text}: put credentials in --api-key, not in the URL`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}

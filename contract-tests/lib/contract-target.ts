@@ -1,0 +1,63 @@
+import type {} from 'vitest';
+
+/**
+ * Everything the suite needs to know about the server under test, resolved once by the suite's
+ * globalSetup and handed to every check with vitest's `provide`/`inject`. Plain data only: it
+ * crosses from the runner's process into the worker that runs the checks.
+ *
+ * @example
+ * import { inject } from 'vitest';
+ * const target = inject('contractTarget');
+ * target.baseUrl; // 'http://127.0.0.1:4010/v1'
+ */
+export interface ContractTarget {
+  /** Short random id of this run; created data carries it in its name. */
+  runId: string;
+  /** Where the checks send their requests: the server, or Prism's proxy in front of it. No trailing slash. */
+  baseUrl: string;
+  /** The server under test itself. Equal to `baseUrl` unless the run goes through Prism. */
+  directBaseUrl: string;
+  viaPrism: boolean;
+  apiKey: string;
+  /** A second key that the suite may drive into 429; absent when the 429 checks are off. */
+  rateLimitKey: string | undefined;
+  readOnly: boolean;
+  strict: boolean;
+  timeoutMs: number;
+  concurrency: number;
+  /** Most requests the 429 check may send with the rate-limit key. */
+  maxRequests: number;
+  /** Most time the whole run may spend waiting for rate-limit windows. */
+  maxWaitMs: number;
+  /** fast-check seed of the property-based checks. */
+  seed: number;
+  /** How many generated bodies each property-based check sends. */
+  propertyRuns: number;
+  /** Prefix of the name of every category the run creates: `contract-test-<runId>`. */
+  namePrefix: string;
+  /** The OpenAPI document the suite derives its validators from. */
+  specPath: string;
+  /** Rate-limit headers of the main key as the runner's reachability probe saw them. */
+  initialBudget: ObservedBudget | undefined;
+}
+
+/** What one response said about a key's rate budget. */
+export interface ObservedBudget {
+  remaining: string | undefined;
+  reset: string | undefined;
+  receivedAtMs: number;
+}
+
+/** The raw, already validated options the runner provides to the suite's globalSetup. */
+export type ContractSuiteInput = Omit<ContractTarget, 'runId' | 'namePrefix' | 'baseUrl'> & {
+  runId?: string;
+  /** Prism's proxy URL (including any path prefix) when the run goes through Prism. */
+  prismBaseUrl: string | undefined;
+};
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    contractSuiteInput: ContractSuiteInput;
+    contractTarget: ContractTarget;
+  }
+}

@@ -1,0 +1,212 @@
+import { Agent, request } from 'undici';
+import { apiUrl } from './api-url.js';
+import { CheckFailure, InconclusiveError } from './check-errors.js';
+import type { ContractTarget } from './contract-target.js';
+import { evidenceOf, maskHeaders, truncate, type Exchange, type ExchangeResponse, type Identity, type PrismViolation } from './exchange.js';
+import { RateBudget, WaitAllowance } from './rate-budget.js';
+import type { RunState } from './run-state.js';
+import { Semaphore } from './semaphore.js';
+
+/** One request as a check describes it. */
+export interface ApiRequest {
+  operationId: string;
+  method: 'GET' | 'POST';
+  /** Spec path with parameters filled in: `/categories`, `/pets/1`. */
+  path: string;
+  /** The Authorization header value; undefined sends none. */
+  authorization?: string;
+  /** The rate budget this request draws on. */
+  identity: Identity;
+  /** Sent as JSON. */
+  json?: unknown;
+  /** Sent as is (for malformed JSON). */
+  rawBody?: string;
+  /** Default `application/json` when a body is sent. */
+  contentType?: string;
+  /** Send straight to the server even when the run goes through Prism (Prism cannot forward it). */
+  bypassPrism?: boolean;
+}
+
+/** Requests kept in hand before the kit waits for a rate-limit window to reset. */
+const reserve = 2;
+const maxStoredBody = 8_000;
+
+/**
+ * The suite's HTTP client (undici): per-request timeout, a cap on requests in flight, pacing by
+ * the rate-limit headers of each identity, and a record of every exchange in the run state.
+ *
+ * An unprovoked 429 (on any key but the rate-limit key) is recorded, makes the identity wait for
+ * Retry-After, and throws `InconclusiveError` to the check that met it.
+ *
+ * @example
+ * const client = new ContractHttpClient(target, runState(target.runId), console.warn);
+ * const exchange = await client.send('list.ok', { operationId: 'listCategories', method: 'GET', path: '/categories', authorization: `Bearer ${target.apiKey}`, identity: 'main' });
+ */
+export class ContractHttpClient {
+  readonly #target: ContractTarget;
+  readonly #state: RunState;
+  readonly #agent: Agent;
+  readonly #slots: Semaphore;
+  readonly #budgets: Map<Identity, RateBudget>;
+
+  constructor(target: ContractTarget, state: RunState, log: (message: string) => void) {
+    this.#target = target;
+    this.#state = state;
+    this.#agent = new Agent({ connect: { timeout: target.timeoutMs }, headersTimeout: target.timeoutMs, bodyTimeout: target.timeoutMs });
+    this.#slots = new Semaphore(target.concurrency);
+    const allowance = new WaitAllowance(target.maxWaitMs);
+    const budget = (label: string) => new RateBudget({ label, reserve, allowance, log: (message) => log(`petstore-contract: ${message}`) });
+    this.#budgets = new Map([
+      ['main', budget('the main key')],
+      ['anonymous', budget('unauthenticated requests')],
+    ]);
+    const initial = target.initialBudget;
+    if (initial) {
+      this.#budgets.get('main')?.observe({ status: 200, headers: { 'x-ratelimit-remaining': initial.remaining ?? '', 'x-ratelimit-reset': initial.reset ?? '' }, receivedAtMs: initial.receivedAtMs });
+    }
+  }
+
+  /** Sends one request for check `checkId` and records the exchange. */
+  async send(checkId: string, apiRequest: ApiRequest): Promise<Exchange> {
+    if (apiRequest.identity === 'rate-limit' && this.#state.rateLimitKeyStopped) {
+      throw new Error(`Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429 (the interface warns that keys which keep sending get banned)`);
+    }
+    const budget = this.#budgets.get(apiRequest.identity);
+    await this.#slots.acquire();
+    try {
+      if (apiRequest.identity === 'rate-limit' && this.#state.rateLimitKeyStopped) {
+        throw new Error(`Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429`);
+      }
+      await budget?.acquire();
+      try {
+        return await this.#exchange(checkId, apiRequest, budget);
+      } finally {
+        budget?.release();
+      }
+    } finally {
+      this.#slots.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  async #exchange(checkId: string, apiRequest: ApiRequest, budget: RateBudget | undefined): Promise<Exchange> {
+    const bypassedPrism = this.#target.viaPrism && apiRequest.bypassPrism === true;
+    const url = apiUrl(bypassedPrism ? this.#target.directBaseUrl : this.#target.baseUrl, apiRequest.path);
+    const body = apiRequest.rawBody ?? (apiRequest.json === undefined ? undefined : JSON.stringify(apiRequest.json));
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `petstore-contract (run ${this.#target.runId})` };
+    if (apiRequest.authorization !== undefined) headers.authorization = apiRequest.authorization;
+    const contentType = apiRequest.contentType ?? (body === undefined ? undefined : 'application/json');
+    if (contentType !== undefined) headers['content-type'] = contentType;
+
+    const exchange: Exchange = {
+      seq: this.#state.nextSeq++,
+      checkId,
+      operationId: apiRequest.operationId,
+      identity: apiRequest.identity,
+      request: { method: apiRequest.method, url, path: apiRequest.path, headers: maskHeaders(headers), body: body === undefined ? undefined : truncate(body, 2_000) },
+      sentAtMs: Date.now(),
+      receivedAtMs: 0,
+      response: undefined,
+      transportError: undefined,
+      bypassedPrism,
+      answeredByPrism: false,
+      prismViolations: [],
+    };
+    try {
+      const response = await request(url, {
+        method: apiRequest.method,
+        headers,
+        body,
+        dispatcher: this.#agent,
+        signal: AbortSignal.timeout(this.#target.timeoutMs),
+      });
+      const text = await response.body.text();
+      exchange.receivedAtMs = Date.now();
+      exchange.response = toResponse(response.statusCode, response.headers, text);
+    } catch (error) {
+      exchange.receivedAtMs = Date.now();
+      exchange.transportError = describeTransportError(error, this.#target.timeoutMs);
+      this.#state.exchanges.push(exchange);
+      throw new CheckFailure(`Failed to get a response to ${apiRequest.method} ${url}: ${exchange.transportError}`, [evidenceOf(exchange, `no response: ${exchange.transportError}`)]);
+    }
+
+    const response = exchange.response;
+    if (this.#target.viaPrism && !bypassedPrism) exchange.prismViolations = parseViolations(response.headers['sl-violations']);
+    this.#state.exchanges.push(exchange);
+    budget?.observe({ status: response.status, headers: response.headers, receivedAtMs: exchange.receivedAtMs });
+
+    const prismAnswer = this.#target.viaPrism && !bypassedPrism ? prismOwnAnswer(response) : undefined;
+    if (prismAnswer !== undefined) {
+      exchange.answeredByPrism = true;
+      throw new InconclusiveError(`Prism answered ${apiRequest.method} ${apiRequest.path} itself (${prismAnswer}), so the server was not tested by it`);
+    }
+    if (response.status === 429) {
+      if (apiRequest.identity === 'rate-limit') {
+        this.#state.rateLimitKeyStopped = true;
+      } else {
+        throw new InconclusiveError(`rate-limited, inconclusive: ${apiRequest.method} ${apiRequest.path} was answered 429 (Retry-After ${response.headers['retry-after'] ?? 'missing'}) although the kit paced itself by the rate-limit headers`);
+      }
+    }
+    return exchange;
+  }
+}
+
+function toResponse(status: number, rawHeaders: Record<string, string | string[] | undefined>, text: string): ExchangeResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(rawHeaders)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  let hasJson = false;
+  let json: unknown;
+  if (text.trim() !== '') {
+    try {
+      json = JSON.parse(text);
+      hasJson = true;
+    } catch {
+      // Not JSON: the checks that care say so, with the body as evidence.
+    }
+  }
+  return { status, headers, bodyText: truncate(text, maxStoredBody), hasJson, json };
+}
+
+function describeTransportError(error: unknown, timeoutMs: number): string {
+  const name = (error as Error | undefined)?.name;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `no answer within --timeout ${timeoutMs / 1000} s`;
+  }
+  const cause = (error as { cause?: NodeJS.ErrnoException } | undefined)?.cause;
+  const detail = cause?.code ?? code ?? name ?? 'error';
+  return `${detail}: ${(cause ?? (error as Error)).message ?? String(error)}`;
+}
+
+function parseViolations(header: string | undefined): PrismViolation[] {
+  if (header === undefined) return [];
+  try {
+    const parsed = JSON.parse(header) as unknown;
+    if (!Array.isArray(parsed)) return [];
+    return parsed.flatMap((item: unknown) => {
+      if (item === null || typeof item !== 'object') return [];
+      const record = item as Record<string, unknown>;
+      return [{
+        location: Array.isArray(record.location) ? record.location.map(String) : [],
+        severity: typeof record.severity === 'string' ? record.severity : 'Error',
+        ...(typeof record.code === 'string' || typeof record.code === 'number' ? { code: record.code } : {}),
+        message: typeof record.message === 'string' ? record.message : JSON.stringify(item),
+      }];
+    });
+  } catch {
+    return [{ location: [], severity: 'Error', message: `unreadable sl-violations header: ${truncate(header, 200)}` }];
+  }
+}
+
+/** Prism's own problem+json answers (it refused to forward) look like this; undefined for forwarded ones. */
+function prismOwnAnswer(response: ExchangeResponse): string | undefined {
+  if (!(response.headers['content-type'] ?? '').startsWith('application/problem+json') || !response.hasJson) return undefined;
+  const body = response.json as { type?: unknown; title?: unknown };
+  if (typeof body?.type !== 'string' || !body.type.startsWith('https://stoplight.io/prism/errors#')) return undefined;
+  return `${body.type.split('#')[1] ?? body.type}: ${typeof body.title === 'string' ? body.title : ''}`;
+}

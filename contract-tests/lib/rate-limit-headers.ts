@@ -1,0 +1,130 @@
+/**
+ * Reading and judging the rate-limit headers of interface section 8. Pure functions of header
+ * values and clock readings, so every rule is unit-tested without a server.
+ */
+
+export const rateHeaderNames = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
+
+/** One thing wrong with one header of one response. */
+export interface HeaderProblem {
+  header: string;
+  detail: string;
+}
+
+const secondsPerDay = 86_400;
+
+/**
+ * A header value that is a plain non-negative integer in decimal ("60"), or undefined. "60.0",
+ * "-1", "1e3" and " 60" are not, because clients parse these headers with integer parsers.
+ *
+ * @example parseNonNegativeInteger('59') // 59
+ */
+export function parseNonNegativeInteger(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d{1,16}$/.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/**
+ * The names of the section 8 headers a response lacks.
+ *
+ * @example missingRateHeaders({ 'x-ratelimit-limit': '60' }) // ['X-RateLimit-Remaining', 'X-RateLimit-Reset']
+ */
+export function missingRateHeaders(headers: Readonly<Record<string, string>>): string[] {
+  return rateHeaderNames.filter((name) => headers[name] === undefined).map(displayName);
+}
+
+/**
+ * Problems with the values of the headers that are present: each must be a non-negative integer,
+ * and Remaining may not exceed Limit.
+ *
+ * @example rateHeaderValueProblems({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '61', 'x-ratelimit-reset': '1767225600' })
+ * // [{ header: 'X-RateLimit-Remaining', detail: 'is 61, more than X-RateLimit-Limit 60' }]
+ */
+export function rateHeaderValueProblems(headers: Readonly<Record<string, string>>): HeaderProblem[] {
+  const problems: HeaderProblem[] = [];
+  for (const name of rateHeaderNames) {
+    const text = headers[name];
+    if (text !== undefined && parseNonNegativeInteger(text) === undefined) {
+      problems.push({ header: displayName(name), detail: `is ${JSON.stringify(text)}, not a non-negative integer` });
+    }
+  }
+  const limit = parseNonNegativeInteger(headers['x-ratelimit-limit']);
+  const remaining = parseNonNegativeInteger(headers['x-ratelimit-remaining']);
+  if (limit !== undefined && remaining !== undefined && remaining > limit) {
+    problems.push({ header: 'X-RateLimit-Remaining', detail: `is ${remaining}, more than X-RateLimit-Limit ${limit}` });
+  }
+  return problems;
+}
+
+/**
+ * The clock a response's timestamps are judged against: the server's own `Date` header when it
+ * sent one (so client clock skew never fails a server), otherwise the client's clock at receipt.
+ *
+ * @example serverClock({ date: 'Thu, 01 Jan 2026 00:00:00 GMT' }, Date.now()).nowMs // 1767225600000
+ */
+export function serverClock(headers: Readonly<Record<string, string>>, receivedAtMs: number): { nowMs: number; source: 'Date header' | 'local clock' } {
+  const date = headers.date === undefined ? Number.NaN : Date.parse(headers.date);
+  return Number.isFinite(date) ? { nowMs: date, source: 'Date header' } : { nowMs: receivedAtMs, source: 'local clock' };
+}
+
+/**
+ * Judges X-RateLimit-Reset: a Unix timestamp in whole seconds, not in the past and at most a day
+ * ahead (the interface's longest window is a day). Names the usual mistakes (milliseconds, a
+ * delta in seconds) so a failure says how to fix it. Undefined when the value is fine.
+ *
+ * `Date` has a resolution of one second and servers round Reset either way, hence the slack.
+ *
+ * @example resetProblem('1767225600000', 1767225540000, 'Date header')
+ * // { header: 'X-RateLimit-Reset', detail: 'is 1767225600000: milliseconds, not seconds (...)' }
+ */
+export function resetProblem(text: string | undefined, nowMs: number, clockSource: 'Date header' | 'local clock'): HeaderProblem | undefined {
+  if (text === undefined) return undefined;
+  const value = parseNonNegativeInteger(text);
+  if (value === undefined) return undefined; // reported by rateHeaderValueProblems
+  const nowSeconds = nowMs / 1000;
+  const slack = clockSource === 'Date header' ? 2 : 60;
+  const header = 'X-RateLimit-Reset';
+  const when = (seconds: number) => new Date(seconds * 1000).toISOString();
+  if (value > 100_000_000_000) {
+    return { header, detail: `is ${text}: milliseconds, not seconds (as seconds it would be ${when(Math.floor(value / 1000))}); send a Unix timestamp in seconds` };
+  }
+  if (value <= 10 * secondsPerDay) {
+    return { header, detail: `is ${text}: a number of seconds until the reset (a delta), not a Unix timestamp; send the time of the reset in Unix seconds (now is about ${Math.floor(nowSeconds)})` };
+  }
+  if (value < nowSeconds - slack) {
+    return { header, detail: `is ${text} (${when(value)}), in the past (server time ${when(Math.floor(nowSeconds))}, from the ${clockSource})` };
+  }
+  if (value > nowSeconds + secondsPerDay + slack) {
+    return { header, detail: `is ${text} (${when(value)}), more than a day ahead of ${when(Math.floor(nowSeconds))} (from the ${clockSource}); the longest window of the interface is a day` };
+  }
+  return undefined;
+}
+
+/**
+ * Parses Retry-After (RFC 9110 section 10.2.3): a positive number of seconds or an HTTP-date.
+ *
+ * @example parseRetryAfter('42', Date.now()) // { ok: true, delayMs: 42000, form: 'seconds' }
+ */
+export function parseRetryAfter(text: string | undefined, nowMs: number): { ok: true; delayMs: number; form: 'seconds' | 'HTTP-date' } | { ok: false; reason: string } {
+  if (text === undefined) return { ok: false, reason: 'is missing' };
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) {
+    const seconds = Number(trimmed);
+    if (seconds <= 0) return { ok: false, reason: `is ${JSON.stringify(text)}, but a delay must be a positive number of seconds` };
+    return { ok: true, delayMs: seconds * 1000, form: 'seconds' };
+  }
+  // All three HTTP-date forms (IMF-fixdate, RFC 850, asctime) start with a day name.
+  if (/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /.test(trimmed) && Number.isFinite(Date.parse(trimmed))) {
+    return { ok: true, delayMs: Math.max(0, Date.parse(trimmed) - nowMs), form: 'HTTP-date' };
+  }
+  return { ok: false, reason: `is ${JSON.stringify(text)}, neither a positive integer of seconds nor an HTTP-date` };
+}
+
+/** 'x-ratelimit-limit' -> 'X-RateLimit-Limit' */
+export function displayName(name: string): string {
+  return name
+    .split('-')
+    .map((part) => (part === 'ratelimit' ? 'RateLimit' : part.charAt(0).toUpperCase() + part.slice(1)))
+    .join('-');
+}

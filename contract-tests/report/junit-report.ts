@@ -1,0 +1,81 @@
+import type { Evidence } from '../lib/exchange.js';
+import type { CheckResult, ContractReport } from './report-model.js';
+
+/**
+ * The report as JUnit XML, for CI systems: one testsuite per area, one testcase per check, named
+ * by its rule. FAIL is a `<failure>` with the evidence, SKIP a `<skipped>` with the reason; INFO
+ * and WARN pass and carry their text in `<system-out>`, plus a `status` property.
+ *
+ * @example await writeFile('contract.xml', renderJunitReport(report));
+ */
+export function renderJunitReport(report: ContractReport): string {
+  const areas = new Map<string, CheckResult[]>();
+  for (const result of report.results) {
+    const list = areas.get(result.area) ?? [];
+    list.push(result);
+    areas.set(result.area, list);
+  }
+  const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  out.push(
+    `<testsuites name="petstore-contract" tests="${report.summary.total}" failures="${report.summary.FAIL}" errors="0" skipped="${report.summary.SKIP}" time="${seconds(report.durationMs)}" timestamp="${escapeXml(report.startedAt)}">`,
+  );
+  for (const [area, results] of areas) {
+    const failures = results.filter((result) => result.status === 'FAIL').length;
+    const skipped = results.filter((result) => result.status === 'SKIP').length;
+    const time = results.reduce((total, result) => total + result.durationMs, 0);
+    out.push(`  <testsuite name="${escapeXml(area)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${escapeXml(report.startedAt)}">`);
+    out.push('    <properties>');
+    for (const [name, value] of [['baseUrl', report.target.baseUrl], ['runId', report.runId], ['seed', String(report.settings.seed)]] as const) {
+      out.push(`      <property name="${name}" value="${escapeXml(value)}"/>`);
+    }
+    out.push('    </properties>');
+    for (const result of results) out.push(...testCase(result));
+    out.push('  </testsuite>');
+  }
+  out.push('</testsuites>');
+  return `${out.join('\n')}\n`;
+}
+
+function testCase(result: CheckResult): string[] {
+  const name = `${result.rule} ${result.title}${result.operation === undefined ? '' : ` [${result.operation}]`}`;
+  const open = `    <testcase classname="petstore-contract.${escapeXml(result.area)}" name="${escapeXml(name)}" time="${(result.durationMs / 1000).toFixed(3)}">`;
+  const lines = [open, `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/></properties>`];
+  const message = result.message ?? '';
+  switch (result.status) {
+    case 'FAIL':
+      lines.push(`      <failure message="${escapeXml(message)}" type="${escapeXml(result.rule)}">${escapeXml(result.evidence.map(describe).join('\n'))}</failure>`);
+      break;
+    case 'SKIP':
+      lines.push(`      <skipped message="${escapeXml(message)}"/>`);
+      break;
+    case 'INFO':
+    case 'WARN':
+      lines.push(`      <system-out>${escapeXml(`${result.status}: ${message}${result.evidence.length > 0 ? `\n${result.evidence.map(describe).join('\n')}` : ''}`)}</system-out>`);
+      break;
+    default:
+      if (message !== '') lines.push(`      <system-out>${escapeXml(message)}</system-out>`);
+  }
+  lines.push('    </testcase>');
+  return lines;
+}
+
+function describe(evidence: Evidence): string {
+  return `${evidence.request}${evidence.status === undefined ? '' : ` -> ${evidence.status}`}${evidence.header === undefined ? '' : ` header ${evidence.header}`}${evidence.field === undefined ? '' : ` field ${evidence.field}`}${evidence.detail === '' ? '' : `: ${evidence.detail}`}`;
+}
+
+/**
+ * Escapes text for XML attributes and content, and drops characters XML 1.0 cannot carry at all
+ * (a server's body may contain any of them).
+ *
+ * @example escapeXml('a < b & "c"') // 'a &lt; b &amp; &quot;c&quot;'
+ */
+export function escapeXml(text: string): string {
+  return text
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}

@@ -1,0 +1,124 @@
+import { defaultSpecPath } from '../../spec/load-spec.js';
+import { normaliseBaseUrl } from '../lib/api-url.js';
+import { ContractRunError } from './contract-run-error.js';
+
+/**
+ * Options of a contract run, as the CLI flags give them.
+ *
+ * @example
+ * await runContract({ baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro', rateLimitKey: 'demo-free' });
+ */
+export interface ContractOptions {
+  /** Base URL of the server under test, including the version prefix (`/v1`). */
+  baseUrl: string;
+  /** The key most checks use. */
+  apiKey: string;
+  /** A second key the 429 checks may exhaust; without it they are skipped. */
+  rateLimitKey?: string;
+  /** Never send a POST (nothing can be created); creation and validation checks are skipped. Default false. */
+  readOnly?: boolean;
+  /** Most requests the 429 check may send with the rate-limit key. Default 1100. */
+  maxRequests?: number;
+  /** Most seconds the whole run may wait for rate-limit windows. Default 120. */
+  maxWaitSeconds?: number;
+  /** Seconds allowed per request. Default 10. */
+  timeoutSeconds?: number;
+  /** Requests in flight at once. Default 4. */
+  concurrency?: number;
+  /** Failures of experimental/beta operations fail the run instead of warning. Default false. */
+  strict?: boolean;
+  /** Route every request through Prism's validating proxy as a second opinion. Default false. */
+  viaPrism?: boolean;
+  /** fast-check seed. Default 424242. */
+  seed?: number;
+  /** Generated bodies per property-based check. Default 15. */
+  propertyRuns?: number;
+  /** The OpenAPI document to derive validators from. Default: the kit's spec. */
+  specPath?: string;
+  /** Run id (names of created data carry it). Default: random. */
+  runId?: string;
+  /** Where progress messages go (waits, Prism). Default: stderr. */
+  log?: (message: string) => void;
+  /** Aborting cancels the run and stops Prism. */
+  signal?: AbortSignal;
+}
+
+/** Options with every default applied, validated. */
+export interface ResolvedContractOptions {
+  baseUrl: string;
+  apiKey: string;
+  rateLimitKey: string | undefined;
+  readOnly: boolean;
+  maxRequests: number;
+  maxWaitSeconds: number;
+  timeoutSeconds: number;
+  concurrency: number;
+  strict: boolean;
+  viaPrism: boolean;
+  seed: number;
+  propertyRuns: number;
+  specPath: string;
+}
+
+export const defaults = {
+  maxRequests: 1100,
+  maxWaitSeconds: 120,
+  timeoutSeconds: 10,
+  concurrency: 4,
+  seed: 424242,
+  propertyRuns: 15,
+} as const;
+
+/**
+ * Applies defaults and checks every option; throws `ContractRunError('usage', ...)` naming the
+ * option and what is wrong with it.
+ *
+ * @example resolveContractOptions({ baseUrl: 'http://127.0.0.1:4010/v1/', apiKey: 'demo-pro' }).baseUrl // 'http://127.0.0.1:4010/v1'
+ */
+export function resolveContractOptions(options: ContractOptions): ResolvedContractOptions {
+  const usage = (message: string) => new ContractRunError('usage', message);
+  if (typeof options.baseUrl !== 'string' || options.baseUrl.trim() === '') throw usage('Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
+  let baseUrl: string;
+  try {
+    baseUrl = normaliseBaseUrl(options.baseUrl.trim());
+  } catch (error) {
+    throw usage((error as Error).message);
+  }
+  const apiKey = checkKey(options.apiKey, '--api-key', 'PETSTORE_API_KEY');
+  const rateLimitKey = options.rateLimitKey === undefined ? undefined : checkKey(options.rateLimitKey, '--rate-limit-key', 'PETSTORE_RATE_LIMIT_KEY');
+  if (rateLimitKey !== undefined && rateLimitKey === apiKey) {
+    throw usage('Failed to use --rate-limit-key: it must differ from --api-key (the kit drives it into 429 and then stops using it)');
+  }
+  return {
+    baseUrl,
+    apiKey,
+    rateLimitKey,
+    readOnly: options.readOnly ?? false,
+    maxRequests: integerIn(options.maxRequests ?? defaults.maxRequests, '--max-requests', 1, 1_000_000),
+    maxWaitSeconds: numberIn(options.maxWaitSeconds ?? defaults.maxWaitSeconds, '--max-wait', 0, 86_400),
+    timeoutSeconds: numberIn(options.timeoutSeconds ?? defaults.timeoutSeconds, '--timeout', 0.001, 600),
+    concurrency: integerIn(options.concurrency ?? defaults.concurrency, '--concurrency', 1, 64),
+    strict: options.strict ?? false,
+    viaPrism: options.viaPrism ?? false,
+    seed: integerIn(options.seed ?? defaults.seed, '--seed', -(2 ** 31), 2 ** 31 - 1),
+    propertyRuns: integerIn(options.propertyRuns ?? defaults.propertyRuns, 'propertyRuns', 1, 1_000),
+    specPath: options.specPath ?? defaultSpecPath,
+  };
+}
+
+function checkKey(value: string | undefined, flag: string, variable: string): string {
+  if (value === undefined || value === '') throw new ContractRunError('usage', `Failed to start: ${flag} is required (or set ${variable})`);
+  // The key goes into a header: refuse anything that could end it or start another one.
+  if (!/^[\x21-\x7e]+$/.test(value)) throw new ContractRunError('usage', `Failed to use ${flag}: a key must be printable ASCII without spaces`);
+  return value;
+}
+
+function integerIn(value: number, flag: string, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) throw new ContractRunError('usage', `Failed to use ${flag}: ${value} is not an integer from ${min} to ${max}`);
+  return value;
+}
+
+function numberIn(value: number, flag: string, min: number, max: number): number {
+  if (!Number.isFinite(value) || value < min || value > max) throw new ContractRunError('usage', `Failed to use ${flag}: ${value} is not a number of seconds from ${min} to ${max}`);
+  return value;
+}

@@ -1,0 +1,95 @@
+import fc from 'fast-check';
+import { describe } from 'vitest';
+import { claimId, expectCreated, recordId } from '../lib/category-checks.js';
+import { check, type CheckRun } from '../lib/check.js';
+import { assertProperty } from '../lib/property-check.js';
+import { CheckFailure } from '../lib/check-errors.js';
+import { bodyExcerpt, evidenceOf, type Exchange } from '../lib/exchange.js';
+import { expectStatus } from '../lib/expect-response.js';
+import { callOf, createCategory, listCategories } from './operations.js';
+
+/**
+ * Interface section 4, createCategory rule 2: a valid NewCategory is answered 201 with the created
+ * Category and a unique id. Every name starts with `contract-test-<runId>` because the interface
+ * has no delete: whoever runs this against a shared server can find what it left behind.
+ */
+const operation = { operation: createCategory.label, operationId: createCategory.operationId, writes: true };
+
+function create(run: CheckRun, body: { name: string; description?: string }): Promise<Exchange> {
+  return run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body });
+}
+
+describe.concurrent('createCategory (§4)', () => {
+  check({ id: 'create.ok', rule: '§4 createCategory.2', title: '201 + Category echoing name and description, integer id', ...operation }, async (run) => {
+    const sent = { name: run.categoryName('full'), description: `Created by petstore-contract run ${run.target.runId}` };
+    const exchange = await create(run, sent);
+    const created = expectCreated(run.spec, exchange, sent);
+    recordId(run.state.categoryIds, created.id, 'create.ok');
+  });
+
+  check({ id: 'create.name-only', rule: '§4 createCategory.2', title: 'name only (description is optional) -> 201 + Category', ...operation }, async (run) => {
+    const sent = { name: run.categoryName('name-only') };
+    const exchange = await create(run, sent);
+    const created = expectCreated(run.spec, exchange, sent);
+    recordId(run.state.categoryIds, created.id, 'create.name-only');
+  });
+
+  check({ id: 'create.unique-ids-sequential', rule: '§4 createCategory.2', title: 'ids unique across 3 sequential creations', ...operation }, async (run) => {
+    for (let index = 1; index <= 3; index += 1) {
+      const sent = { name: run.categoryName(`sequential-${index}`) };
+      const exchange = await create(run, sent);
+      const created = expectCreated(run.spec, exchange, sent, { echo: false });
+      claimId(run.state.categoryIds, created.id, `create.unique-ids-sequential #${index}`, exchange);
+    }
+  });
+
+  check({ id: 'create.unique-ids-parallel', rule: '§4 createCategory.2', title: 'ids unique across 3 parallel creations', ...operation }, async (run) => {
+    const bodies = [1, 2, 3].map((index) => ({ name: run.categoryName(`parallel-${index}`) }));
+    const exchanges = await Promise.all(bodies.map((body) => create(run, body)));
+    exchanges.forEach((exchange, index) => {
+      const created = expectCreated(run.spec, exchange, bodies[index]!, { echo: false });
+      claimId(run.state.categoryIds, created.id, `create.unique-ids-parallel #${index + 1}`, exchange);
+    });
+  });
+
+  check({ id: 'create.listed', rule: '§4 listCategories', title: 'a created category appears in the list', ...operation }, async (run) => {
+    const sent = { name: run.categoryName('listed'), description: 'Must appear in GET /categories' };
+    const creation = await create(run, sent);
+    const created = expectCreated(run.spec, creation, sent, { echo: false });
+    recordId(run.state.categoryIds, created.id, 'create.listed');
+    const listing = await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
+    const response = expectStatus(listing, 200, 'a valid key');
+    const items = Array.isArray(response.json) ? (response.json as { id?: unknown; name?: unknown }[]) : [];
+    const found = items.find((item) => item !== null && typeof item === 'object' && item.id === created.id);
+    if (found === undefined) {
+      throw new CheckFailure(`category ${created.id} (${sent.name}) was created but GET /categories does not list it`, [
+        evidenceOf(creation, `created id ${created.id}`),
+        evidenceOf(listing, `${items.length} items, none with id ${created.id}: ${bodyExcerpt(listing)}`, { field: 'id' }),
+      ]);
+    }
+    if (found.name !== sent.name) {
+      throw new CheckFailure(`category ${created.id} is listed with name ${JSON.stringify(found.name)}, created as ${JSON.stringify(sent.name)}`, [evidenceOf(listing, `item ${created.id} has name ${JSON.stringify(found.name)}`, { field: 'name' })]);
+    }
+  });
+
+  check(
+    { id: 'create.property', rule: '§4 createCategory.2', title: 'generated valid NewCategory bodies -> 201 echoing them (fast-check)', ...operation },
+    async (run) => {
+      // Names and descriptions with any unicode, bounded in size: the interface shows no length limits.
+      const bodies = fc.record(
+        { suffix: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 24 }), description: fc.string({ unit: 'grapheme', maxLength: 60 }) },
+        { requiredKeys: ['suffix'] },
+      );
+      const runs = Math.max(1, Math.ceil(run.target.propertyRuns / 3));
+      let index = 0;
+      await assertProperty(run, bodies, runs, async ({ suffix, description }) => {
+        index += 1;
+        const sent = { name: `${run.categoryName(`generated-${index}`)}-${suffix}`, ...(description === undefined ? {} : { description }) };
+        const exchange = await create(run, sent);
+        const created = expectCreated(run.spec, exchange, sent);
+        recordId(run.state.categoryIds, created.id, `create.property #${index}`);
+      });
+      run.note(`seed ${run.target.seed}, ${runs} runs`);
+    },
+  );
+});

@@ -1,0 +1,54 @@
+import { describe } from 'vitest';
+import { check } from '../lib/check.js';
+import { CheckFailure } from '../lib/check-errors.js';
+import { bodyExcerpt, evidenceOf } from '../lib/exchange.js';
+import { responseOf } from '../lib/expect-response.js';
+import { callOf, getPetById, listStoreOrders } from './operations.js';
+
+/**
+ * `GET /pets/{petId}` and `GET /store/orders`: the interface shows only that they exist, that they
+ * require the key (section 5.2) and that the first is deprecated with a sunset date (section 9.3).
+ * Their shapes and the form of the deprecation headers are open, so those are INFO, never FAIL.
+ */
+describe('Other operations (§4, §5.2, §9.3)', () => {
+  for (const operation of [getPetById, listStoreOrders]) {
+    check({ id: `auth.valid-key:${operation.operationId}`, rule: '§5.2', title: 'valid Bearer key accepted (not 401)', operation: operation.label, operationId: operation.operationId }, async (run) => {
+      const exchange = await run.send({ ...callOf(operation), authorization: run.bearer(), identity: 'main' });
+      run.state.shared.set(`valid-key:${operation.operationId}`, exchange);
+      const response = responseOf(exchange);
+      if (response.status === 401) {
+        throw new CheckFailure('the valid key was refused with 401', [evidenceOf(exchange, `401 with the key given by --api-key; body ${bodyExcerpt(exchange)}`, { header: 'Authorization' })]);
+      }
+      run.note(`answered ${response.status}`);
+    });
+
+    check({ id: `other.response:${operation.operationId}`, rule: '§4', title: 'response to a valid request (shape not shown by the interface)', operation: operation.label }, async (run) => {
+      const exchange = run.state.shared.get(`valid-key:${operation.operationId}`) ?? run.skip('no response to look at: the request above did not complete');
+      const response = responseOf(exchange);
+      run.info(`${response.status}, Content-Type ${response.headers['content-type'] ?? 'missing'}, body ${bodyExcerpt(exchange, 120)}`);
+    });
+  }
+
+  check({ id: 'other.deprecation:getPetById', rule: '§9.3', title: 'deprecation and sunset headers (their form is not shown)', operation: getPetById.label }, async (run) => {
+    const exchange = run.state.shared.get(`valid-key:${getPetById.operationId}`) ?? run.skip('no response to look at: the request above did not complete');
+    const headers = responseOf(exchange).headers;
+    const notes = [describeDeprecation(headers.deprecation), describeSunset(headers.sunset)];
+    if (headers.link?.includes('deprecation') || headers.link?.includes('sunset')) notes.push(`Link: ${headers.link}`);
+    run.info(notes.join('; '));
+  });
+});
+
+/** What the Deprecation header says; RFC 9745 uses "@<unix seconds>", older drafts "true". */
+function describeDeprecation(value: string | undefined): string {
+  if (value === undefined) return 'no Deprecation header';
+  const match = /^@(-?\d+)$/.exec(value.trim());
+  if (match) return `Deprecation: ${value} (RFC 9745 date ${new Date(Number(match[1]) * 1000).toISOString()})`;
+  return `Deprecation: ${value} (not the RFC 9745 "@<unix seconds>" form)`;
+}
+
+/** What the Sunset header says; RFC 8594 makes it an HTTP-date. */
+function describeSunset(value: string | undefined): string {
+  if (value === undefined) return 'no Sunset header';
+  const time = Date.parse(value);
+  return Number.isFinite(time) ? `Sunset: ${value} (${new Date(time).toISOString()})` : `Sunset: ${value} (not an HTTP-date)`;
+}

@@ -1,0 +1,89 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeKeys, startFakePetstore, type FakePetstore } from './support/fake-petstore.js';
+import { runCli } from './support/run-cli.js';
+
+/** The real command line, in a child process: exit codes 0, 1 and 2, --help, reporters, env fallbacks. */
+describe('petstore-contract command line', () => {
+  let conforming: FakePetstore;
+  let broken: FakePetstore;
+  let outputDir: string;
+  beforeAll(async () => {
+    [conforming, broken] = await Promise.all([startFakePetstore(), startFakePetstore({ faults: ['reset-in-milliseconds'] })]);
+    outputDir = await mkdtemp(join(tmpdir(), 'contract-cli-'));
+  });
+  afterAll(async () => {
+    await Promise.all([conforming?.close(), broken?.close(), rm(outputDir, { recursive: true, force: true })]);
+  });
+
+  const noStackTrace = (text: string) => expect(text).not.toMatch(/^\s+at /m);
+
+  it('--help documents the options and exit codes (exit 0)', async () => {
+    const { code, stdout } = await runCli(['--help']);
+    expect(code).toBe(0);
+    for (const flag of ['--base-url', '--api-key', '--rate-limit-key', '--read-only', '--max-requests', '--max-wait', '--reporter', '--output', '--timeout', '--concurrency', '--strict', '--via-prism', '--seed', 'PETSTORE_BASE_URL', 'Exit codes']) {
+      expect(stdout).toContain(flag);
+    }
+  });
+
+  it('exits 2 with a one-line message on a usage error', async () => {
+    const missing = await runCli([]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('petstore-contract: Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
+    noStackTrace(missing.stderr);
+    const unknown = await runCli(['--base-url', 'http://127.0.0.1:1/v1', '--api-key', 'k', '--nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--nope'");
+    const badNumber = await runCli(['--base-url', 'http://127.0.0.1:1/v1', '--api-key', 'k', '--timeout', 'soon']);
+    expect(badNumber.code).toBe(2);
+    expect(badNumber.stderr).toContain('Failed to use --timeout: "soon" is not a number of seconds');
+  });
+
+  it('exits 2 when the server is unreachable', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { code, stdout, stderr } = await runCli(['--base-url', `http://127.0.0.1:${port}/v1`, '--api-key', 'k']);
+    expect(code).toBe(2);
+    expect(stderr).toContain(`petstore-contract: Failed to reach http://127.0.0.1:${port}/v1: connection refused`);
+    expect(stdout).toBe('');
+    noStackTrace(stderr);
+  });
+
+  it('exits 0 for a conforming server, reads PETSTORE_* variables and writes a JUnit report', async () => {
+    const output = join(outputDir, 'contract.xml');
+    const { code, stdout } = await runCli(['--reporter', 'junit', '--output', output], {
+      PETSTORE_BASE_URL: conforming.baseUrl,
+      PETSTORE_API_KEY: fakeKeys.main,
+      PETSTORE_RATE_LIMIT_KEY: fakeKeys.limited,
+    });
+    expect(code).toBe(0);
+    expect(stdout).toContain(`petstore-contract: ${conforming.baseUrl}: CONFORMS`);
+    const xml = await readFile(output, 'utf8');
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="petstore-contract" tests="\d+" failures="0"/);
+    expect(xml).toContain('name="§8.1 exceeding the limit -&gt; 429 (with --rate-limit-key) [GET /categories]"');
+  });
+
+  it('exits 1 for a broken server and names the rule in the human report', async () => {
+    const { code, stdout } = await runCli(['--base-url', broken.baseUrl, '--api-key', fakeKeys.main]);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/FAIL {2}§8 +X-RateLimit-Reset is a Unix timestamp in seconds in the near future/);
+    expect(stdout).toContain('milliseconds, not seconds');
+    expect(stdout).toContain('Verdict: DOES NOT CONFORM');
+  });
+
+  it('prints a JSON report with --reporter json', async () => {
+    const { code, stdout } = await runCli(['--base-url', broken.baseUrl, '--api-key', fakeKeys.main, '--reporter', 'json', '--seed', '7']);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as { exitCode: number; settings: { seed: number; apiKey: string }; results: { id: string; status: string }[] };
+    expect(report.exitCode).toBe(1);
+    expect(report.settings.seed).toBe(7);
+    expect(report.settings.apiKey).not.toContain(fakeKeys.main);
+    expect(report.results.find((result) => result.id === 'every.rate-reset-seconds')?.status).toBe('FAIL');
+  });
+});

@@ -1,0 +1,112 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readSpecFile } from '../../spec/load-spec.js';
+import { fakeKeys, startFakePetstore, type FakePetstore } from './support/fake-petstore.js';
+import { idsWith, resultOf, runKit } from './support/run-kit.js';
+
+/**
+ * How the kit behaves on a rate-limited, shared server: it paces itself by the headers instead of
+ * provoking 429s, reports what it could not check as inconclusive, sends nothing that creates data
+ * under --read-only, and treats experimental operations as warnings unless --strict.
+ */
+describe('the kit as a good citizen', () => {
+  let server: FakePetstore | undefined;
+  let specDir: string;
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  beforeAll(async () => {
+    specDir = await mkdtemp(join(tmpdir(), 'contract-kit-spec-'));
+  });
+  afterAll(async () => {
+    await rm(specDir, { recursive: true, force: true });
+  });
+
+  const main429s = (fake: FakePetstore) => fake.requests.filter((request) => request.authorization?.includes(fakeKeys.main) && request.status === 429);
+
+  it('waits for X-RateLimit-Reset when the main key runs low, and never provokes a 429', async () => {
+    // 15 requests per one-second window: the suite needs more, so it must wait at least once.
+    server = await startFakePetstore({ mainLimit: 15, windowMs: 1_000 });
+    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, propertyRuns: 3, maxWaitSeconds: 30 });
+    expect(idsWith(run, 'FAIL')).toEqual([]);
+    expect(run.exitCode).toBe(0);
+    expect(run.log.some((line) => /X-RateLimit-Remaining of the main key is \d+ \(reserve 2\); waiting for X-RateLimit-Reset/.test(line))).toBe(true);
+    expect(main429s(server)).toEqual([]);
+    // Nothing but the checks that need a second key or Prism is skipped: the waits let everything run.
+    expect(idsWith(run, 'SKIP').sort()).toEqual(['every.prism', 'rate.429', 'rate.429-body', 'rate.429-headers', 'rate.429-retry-after']);
+  });
+
+  it('reports the checks it cannot afford as inconclusive when the wait would exceed --max-wait', async () => {
+    server = await startFakePetstore({ mainLimit: 10, windowMs: 60_000 });
+    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, maxWaitSeconds: 0 });
+    expect(run.exitCode).toBe(0);
+    expect(idsWith(run, 'FAIL')).toEqual([]);
+    const inconclusive = run.report.results.filter((result) => result.status === 'SKIP' && result.message?.includes('rate budget exhausted'));
+    expect(inconclusive.length).toBeGreaterThan(5);
+    expect(inconclusive[0]!.message).toMatch(/would exceed --max-wait 0 s/);
+    expect(main429s(server)).toEqual([]);
+  });
+
+  it('reports an unprovoked 429 as "rate-limited, inconclusive" for the check it hit, waits Retry-After, and goes on', async () => {
+    server = await startFakePetstore({ faults: ['unprovoked-429-on-orders'] });
+    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, maxWaitSeconds: 10 });
+    expect(run.exitCode).toBe(0);
+    expect(idsWith(run, 'FAIL')).toEqual([]);
+    const hit = resultOf(run, 'auth.valid-key:listStoreOrders');
+    expect(hit.status).toBe('SKIP');
+    expect(hit.message).toMatch(/^rate-limited, inconclusive: GET \/store\/orders was answered 429/);
+    expect(resultOf(run, 'rate.remaining-decreases').status).toBe('PASS');
+    expect(run.log.some((line) => line.includes('was answered 429; waiting for Retry-After'))).toBe(true);
+  });
+
+  it('refuses to exceed a limit that needs more than --max-requests, and says so', async () => {
+    server = await startFakePetstore({ limitedLimit: 50 });
+    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, maxRequests: 10 });
+    expect(run.exitCode).toBe(0);
+    const refused = resultOf(run, 'rate.429');
+    expect(refused.status).toBe('SKIP');
+    expect(refused.message).toBe('refused: exceeding the limit needs 50 more requests (X-RateLimit-Remaining 49), more than --max-requests 10');
+    // One request to read Remaining, then nothing more with that key.
+    expect(server.requests.filter((request) => request.authorization?.includes(fakeKeys.limited))).toHaveLength(1);
+  });
+
+  it('--read-only sends no POST at all', async () => {
+    server = await startFakePetstore();
+    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, readOnly: true });
+    expect(run.exitCode).toBe(0);
+    expect(server.requests.filter((request) => request.method === 'POST')).toEqual([]);
+    expect(idsWith(run, 'PASS').filter((id) => id.startsWith('create.') || id.startsWith('validation.'))).toEqual([]);
+    expect(resultOf(run, 'rate.429').status).toBe('PASS');
+  });
+
+  it('names created data contract-test-<runId>', async () => {
+    server = await startFakePetstore();
+    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, runId: 'fixed01' });
+    expect(run.report.settings.namePrefix).toBe('contract-test-fixed01');
+    const response = await fetch(`${server.baseUrl}/categories`, { headers: { authorization: `Bearer ${fakeKeys.main}` } });
+    const created = ((await response.json()) as { name: string }[]).filter((category) => category.name !== 'dog' && category.name !== 'cat');
+    expect(created.length).toBeGreaterThan(5);
+    for (const category of created) expect(category.name.startsWith('contract-test-fixed01-')).toBe(true);
+  });
+
+  it('makes failures of an x-stability experimental operation warnings, and failures again with --strict', async () => {
+    const spec = await readSpecFile();
+    spec.paths!['/categories']!.get!['x-stability'] = 'experimental';
+    const specPath = join(specDir, 'experimental.json');
+    await writeFile(specPath, JSON.stringify(spec));
+    server = await startFakePetstore({ faults: ['list-wrapped'] });
+
+    const lenient = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, specPath, readOnly: true });
+    expect(lenient.exitCode).toBe(0);
+    expect(resultOf(lenient, 'list.ok').status).toBe('WARN');
+    expect(resultOf(lenient, 'list.ok').message).toContain('listCategories is experimental (x-stability)');
+    expect(resultOf(lenient, 'every.schema').status).toBe('WARN');
+
+    const strict = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, specPath, readOnly: true, strict: true });
+    expect(strict.exitCode).toBe(1);
+    expect(idsWith(strict, 'FAIL').sort()).toEqual(['every.schema', 'list.ok']);
+  });
+});

@@ -1,0 +1,42 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { idsWith, resultOf, runKit } from './support/run-kit.js';
+
+/**
+ * The kit against the project's own mock server (in-process, ephemeral port): it conforms, with
+ * the 429 checks on (through Prism: via-prism.test.ts); and --read-only sends no POST.
+ */
+describe('the kit against our mock server', () => {
+  let mock: RunningMockServer | undefined;
+  afterEach(async () => {
+    await mock?.close(1_000);
+    mock = undefined;
+  });
+
+  it('passes every required check, 429 checks included (exit 0)', async () => {
+    mock = await startMockServer({ port: 0, seed: 1 });
+    const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', rateLimitKey: 'demo-free' });
+    expect(idsWith(run, 'FAIL')).toEqual([]);
+    expect(run.exitCode).toBe(0);
+    for (const id of ['rate.429', 'rate.429-retry-after', 'rate.429-headers', 'rate.remaining-decreases', 'every.rate-reset-seconds', 'every.error-status', 'validation.wrong-types', 'create.unique-ids-parallel']) {
+      expect(resultOf(run, id).status, id).toBe('PASS');
+    }
+    expect(idsWith(run, 'SKIP')).toEqual(['every.prism']);
+    // The 429 came after exactly Remaining + 1 requests, and the key was not used afterwards.
+    const limited = mock.app.controls.requests().filter((entry) => entry.plan === 'free');
+    expect(limited.at(-1)?.status).toBe(429);
+    expect(limited.filter((entry) => entry.status === 429)).toHaveLength(1);
+  });
+
+  it('--read-only sends no POST and reports the creation checks SKIP, not PASS', async () => {
+    mock = await startMockServer({ port: 0, seed: 1 });
+    const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', readOnly: true });
+    expect(run.exitCode).toBe(0);
+    for (const id of ['create.ok', 'create.unique-ids-sequential', 'create.listed', 'validation.missing-name', 'auth.missing-key:createCategory']) {
+      expect(resultOf(run, id).status, id).toBe('SKIP');
+      expect(resultOf(run, id).message).toContain('read-only');
+    }
+    expect(mock.app.controls.requests().filter((entry) => entry.method === 'POST')).toEqual([]);
+    expect(mock.app.controls.categories()).toHaveLength(3);
+  });
+});

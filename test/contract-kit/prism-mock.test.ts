@@ -1,0 +1,45 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrism, type RunningPrism } from '../../contract-tests/runner/prism-process.js';
+import type { CheckStatus } from '../../contract-tests/report/report-model.js';
+import { runKit } from './support/run-kit.js';
+
+/**
+ * The kit against Prism's mock of our own spec (`prism mock spec/petstore.openapi.yaml`): a
+ * server generated from the same document, but stateless, accepting any bearer token and serving
+ * fixed examples. Which checks it passes, and why the others fail, is pinned in
+ * expectations/prism.json (and the README table); a change fails the build until the file is
+ * updated on purpose: UPDATE_CONTRACT_EXPECTATIONS=1 npx vitest run --project contract-kit prism-mock
+ */
+interface Expectations {
+  description: string;
+  checks: Record<string, { status: CheckStatus; why: string }>;
+}
+
+const expectationsPath = fileURLToPath(new URL('./expectations/prism.json', import.meta.url));
+const specPath = fileURLToPath(new URL('../../spec/petstore.openapi.yaml', import.meta.url));
+
+describe("the kit against Prism's mock of our spec", () => {
+  let prism: RunningPrism;
+  beforeAll(async () => {
+    prism = await startPrism({ mode: 'mock', specPath });
+  });
+  afterAll(async () => {
+    await prism?.stop();
+  });
+
+  it('passes and fails exactly the checks pinned in expectations/prism.json', async () => {
+    // Prism serves the spec's paths without the servers' /v1 prefix.
+    const run = await runKit({ baseUrl: prism.url, apiKey: 'any-token', rateLimitKey: 'another-token' });
+    const actual = Object.fromEntries(run.report.results.map((result) => [result.id, result.status]));
+    const expectations = JSON.parse(await readFile(expectationsPath, 'utf8')) as Expectations;
+    if (process.env.UPDATE_CONTRACT_EXPECTATIONS === '1') {
+      const checks = Object.fromEntries(run.report.results.map((result) => [result.id, { status: result.status, why: expectations.checks[result.id]?.why ?? result.message ?? '' }]));
+      await writeFile(expectationsPath, `${JSON.stringify({ ...expectations, checks }, null, 2)}\n`);
+    }
+    const expected = Object.fromEntries(Object.entries(expectations.checks).map(([id, entry]) => [id, entry.status]));
+    expect(actual).toEqual(expected);
+    expect(run.exitCode).toBe(1);
+  });
+});
