@@ -26,3 +26,16 @@ describe('CategoryStore', () => {
     expect(store.create({ name: 'b' }).id).toBe(1);
   });
 });
+
+describe('CategoryStore with a limit', () => {
+  it('drops the oldest category past its limit, keeping ids unique and counting what it dropped', () => {
+    const store = new CategoryStore(3);
+    for (const name of ['a', 'b', 'c', 'd', 'e']) store.create({ name });
+    expect(store.list().map((category) => [category.id, category.name])).toEqual([
+      [3, 'c'],
+      [4, 'd'],
+      [5, 'e'],
+    ]);
+    expect(store.dropped).toBe(2);
+  });
+});

@@ -9,14 +9,26 @@ import type { Category, NewCategory } from '../../spec/schemas.js';
  * store.create({ name: 'dog' }); // { id: 1, name: 'dog' }
  */
 export class CategoryStore {
+  readonly #maxItems: number;
   #items = new Map<number, Category>();
   #nextId = 1;
   #listJson: string | null = null;
+  #dropped = 0;
+
+  /** @param maxItems Most categories kept; past it the oldest is dropped (memory stays bounded under a flood). */
+  constructor(maxItems = Number.POSITIVE_INFINITY) {
+    this.#maxItems = maxItems;
+  }
 
   /** Stores a category; `input` holds only fields the spec declares (the caller picks them). */
   create(input: NewCategory): Category {
     const id = this.#nextId++;
     const category: Category = { id, ...input };
+    if (this.#items.size >= this.#maxItems) {
+      // The Map iterates in insertion order: its first key is the oldest category.
+      this.#items.delete(this.#items.keys().next().value!);
+      this.#dropped += 1;
+    }
     this.#items.set(id, category);
     this.#listJson = null;
     return category;
@@ -36,9 +48,15 @@ export class CategoryStore {
     return this.#items.size;
   }
 
+  /** How many categories were dropped to stay within the limit since the last clear. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
   clear(): void {
     this.#items.clear();
     this.#nextId = 1;
     this.#listJson = null;
+    this.#dropped = 0;
   }
 }

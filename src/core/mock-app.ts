@@ -11,7 +11,7 @@ import { demoKeys, parseMockConfig, type Limits, type MockConfig, type MockConfi
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limiter.js';
 import { decodeJsonBody } from './request-body.js';
-import { RequestLog, type RequestLogEntry } from './request-log.js';
+import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import { createRouter } from './router.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
 
@@ -108,7 +108,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   // unbounded in number) are capped, so a flood of addresses can never evict a banned key's record.
   const keyLimiter = new RateLimiter({ clock, ban, maxBuckets: Number.POSITIVE_INFINITY });
   const anonymousLimiter = new RateLimiter({ clock, ban, maxBuckets: config.maxTrackedClients });
-  const store = new CategoryStore();
+  const store = new CategoryStore(config.maxCategories);
   const data = createDataGenerator(seed);
   const log = new RequestLog(config.requestLogSize);
   const startedAt = clock.now();
@@ -146,6 +146,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     listCategories: () => ({ status: 200, body: new RawJson(store.listJson()) }),
     createCategory: ({ operation, body }) => {
       const category = store.create(declaredFields(operation, body) as NewCategory);
+      if (store.dropped === 1) logger.warn(`More than maxCategories (${config.maxCategories}) categories: the oldest are dropped from now on (POST /__mock/reset starts over)`);
       return { status: 201, body: category, headers: { Location: `${basePath}/categories/${category.id}` } };
     },
   };
@@ -180,9 +181,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
     const auth = authenticate(request.headers.authorization);
     const entry = 'entry' in auth ? auth.entry : undefined;
     const decision = entry ? keyLimiter.hit(entry.id, entry.limits) : anonymousLimiter.hit(request.clientAddress ?? 'local', config.anonymous);
-    const headers: Record<string, string> = { ...rateLimitHeaders(decision) };
+    // Every response gets its own fresh headers object, so the steps below add to it in place.
+    const headers: Record<string, string> = rateLimitHeaders(decision);
     let operationId: string | null = null;
-    const logBase = () => ({ operationId, plan: entry?.plan ?? 'anonymous', key: auth.token === undefined ? null : maskSecret(auth.token) });
+    const logBase = () => ({ operationId, plan: entry?.plan ?? 'anonymous', key: entry ? entry.masked : auth.token === undefined ? null : maskSecret(auth.token) });
 
     try {
       if (decision.outcome === 'banned') {
@@ -205,7 +207,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
 
       const preferences = parsePrefer(request.headers.prefer);
       const forced = forcedResponse(operation, preferences, decision);
-      if (forced) return { response: finish(forced.status, forced.body, { ...headers, ...forced.headers }), log: logBase() };
+      if (forced) return { response: finish(forced.status, forced.body, Object.assign(headers, forced.headers)), log: logBase() };
 
       validateParameters(operation, match.pathParams, query);
       let body: unknown;
@@ -219,7 +221,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       }
       const handler = handlers[operation.operationId] ?? generatedResponse;
       const result = handler({ operation, body, pathParams: match.pathParams });
-      return { response: finish(result.status, result.body, { ...headers, ...result.headers }), log: logBase() };
+      return { response: finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers), log: logBase() };
     } catch (error) {
       return { response: errorResponse(error, headers), log: logBase() };
     }
@@ -283,7 +285,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   }
 
   function errorResponse(error: unknown, headers: Record<string, string>): MockResponse {
-    if (error instanceof HttpError) return finish(error.status, error.toBody(), { ...headers, ...error.headers });
+    if (error instanceof HttpError) return finish(error.status, error.toBody(), Object.assign(headers, error.headers));
     logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return finish(500, new HttpError('internal_error', 'The mock failed to handle this request; see its log').toBody(), headers);
   }
@@ -352,7 +354,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
         response = errorResponse(error, {});
         logged = { operationId: null, plan: 'anonymous', key: null };
       }
-      const entry: RequestLogEntry = { time: new Date(clock.now()).toISOString(), method: request.method.slice(0, 20), path: path.slice(0, 300), ...logged, status: response.status, code: errorCodeOf(response) };
+      const entry: RecordedRequest = { timeMs: clock.now(), method: request.method.slice(0, 20), path: path.slice(0, 300), ...logged, status: response.status, code: errorCodeOf(response) };
       log.add(entry);
       logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
       return response;

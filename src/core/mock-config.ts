@@ -45,6 +45,8 @@ export const MockConfigSchema = z.strictObject({
   deprecation: z.record(z.string(), z.strictObject({ deprecatedAt: isoDate.optional(), sunset: isoDate.optional() })).default({}),
   /** How many categories faker seeds at start and after a reset. */
   seedCategories: z.int().min(0).max(10_000).default(3),
+  /** Most categories kept; creating more drops the oldest, so a POST flood cannot exhaust memory. */
+  maxCategories: positiveInt.max(10_000_000).default(10_000),
   maxBodyBytes: positiveInt.max(1024 * 1024 * 1024).default(1024 * 1024),
   /** Most anonymous clients (by address) tracked at once; the least recently seen are dropped past it. */
   maxTrackedClients: positiveInt.default(10_000),

@@ -12,6 +12,9 @@ export interface RequestLogEntry {
   code: string | null;
 }
 
+/** An entry as recorded: the time stays a number until someone reads the log (the hot path). */
+export type RecordedRequest = Omit<RequestLogEntry, 'time'> & { timeMs: number };
+
 /**
  * A fixed-size ring buffer: the newest `capacity` entries, oldest first. Memory never grows past it.
  *
@@ -19,22 +22,22 @@ export interface RequestLogEntry {
  */
 export class RequestLog {
   readonly #capacity: number;
-  #items: RequestLogEntry[] = [];
+  #items: RecordedRequest[] = [];
   #next = 0;
 
   constructor(capacity: number) {
     this.#capacity = capacity;
   }
 
-  add(entry: RequestLogEntry): void {
+  add(entry: RecordedRequest): void {
     if (this.#items.length < this.#capacity) this.#items.push(entry);
     else this.#items[this.#next] = entry;
     this.#next = (this.#next + 1) % this.#capacity;
   }
 
   entries(): RequestLogEntry[] {
-    if (this.#items.length < this.#capacity) return [...this.#items];
-    return [...this.#items.slice(this.#next), ...this.#items.slice(0, this.#next)];
+    const ordered = this.#items.length < this.#capacity ? this.#items : [...this.#items.slice(this.#next), ...this.#items.slice(0, this.#next)];
+    return ordered.map(({ timeMs, ...entry }) => ({ time: new Date(timeMs).toISOString(), ...entry }));
   }
 
   clear(): void {

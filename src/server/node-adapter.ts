@@ -64,9 +64,10 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
       response.writeHead(result.status, result.headers);
       response.end();
     } else {
-      const bytes = Buffer.from(result.body, 'utf8');
-      response.writeHead(result.status, { ...result.headers, 'Content-Length': String(bytes.length) });
-      response.end(bytes);
+      // A string body goes out in one write with the headers; a Buffer would take two.
+      result.headers['Content-Length'] = String(Buffer.byteLength(result.body, 'utf8'));
+      response.writeHead(result.status, result.headers);
+      response.end(result.body, 'utf8');
     }
   } catch (error) {
     logger.error(`Failed to write a response: ${(error as Error).message}`);

@@ -1,0 +1,157 @@
+import { benchCases, type CaseId } from './cases.js';
+import type { FirstResponseResult } from './first-response.js';
+import type { LoadResult } from './load-generator.js';
+import type { RssSample } from './process-stats.js';
+import { targets, type TargetId } from './targets.js';
+
+/** One measured row: a target, a case and a connection count. */
+export interface Measurement {
+  target: TargetId;
+  caseId: CaseId;
+  connections: number;
+  /** Set when the row could not be measured (the server did not start, autocannon failed, ...). */
+  error?: string;
+  load?: LoadResult;
+  rss?: RssSample;
+  /** Share of responses with the case's expected status (1 = all). */
+  expectedShare?: number;
+  /** CPU seconds the server (with its descendants) used during the measured run. */
+  cpuSeconds?: number;
+  /** Server CPU time per answered request, microseconds: the figure least disturbed by a busy machine. */
+  cpuMicrosPerRequest?: number;
+}
+
+export interface RatioRow {
+  caseId: CaseId;
+  connections: number;
+  mockOverBare?: number;
+  mockOverPrismSilent?: number;
+  mockOverPrismInfo?: number;
+  /** mock p99 / bare p99 (lower is better). */
+  p99OverBare?: number;
+  /** Server CPU per request, mock / bare (lower is better; 1 = as cheap as the ceiling). */
+  cpuPerRequestOverBare?: number;
+}
+
+export interface TargetCheck {
+  name: string;
+  goal: string;
+  measured: string;
+  /** undefined when a figure needed for the check was not measured. */
+  met: boolean | undefined;
+}
+
+const mib = 1024 * 1024;
+
+/** The share of responses that had the expected status. */
+export function expectedShare(load: LoadResult, expectedStatus: number): number {
+  const total = Object.values(load.statusCounts).reduce((sum, count) => sum + count, 0) + load.errors + load.timeouts;
+  return total === 0 ? 0 : (load.statusCounts[String(expectedStatus)] ?? 0) / total;
+}
+
+function find(measurements: readonly Measurement[], target: TargetId, caseId: CaseId, connections: number): Measurement | undefined {
+  const row = measurements.find((entry) => entry.target === target && entry.caseId === caseId && entry.connections === connections);
+  return row?.load ? row : undefined;
+}
+
+function ratio(numerator: number | undefined, denominator: number | undefined): number | undefined {
+  if (numerator === undefined || denominator === undefined || denominator === 0) return undefined;
+  return numerator / denominator;
+}
+
+/** mock/bare, mock/Prism and p99 ratios for every case and connection count measured. */
+export function computeRatios(measurements: readonly Measurement[], caseIds: readonly CaseId[], connections: readonly number[]): RatioRow[] {
+  const rows: RatioRow[] = [];
+  for (const caseId of caseIds) {
+    for (const count of connections) {
+      const rps = (target: TargetId) => find(measurements, target, caseId, count)?.load?.requestsPerSecond;
+      const mock = find(measurements, 'mock', caseId, count)?.load;
+      const bare = find(measurements, 'bare', caseId, count)?.load;
+      rows.push({
+        caseId,
+        connections: count,
+        mockOverBare: ratio(rps('mock'), rps('bare')),
+        mockOverPrismSilent: ratio(rps('mock'), rps('prism-silent')),
+        mockOverPrismInfo: ratio(rps('mock'), rps('prism-info')),
+        // autocannon has 1 ms resolution: a 0 ms p99 is counted as 1 ms so the ratio stays finite.
+        p99OverBare: mock && bare ? mock.latencyP99 / Math.max(bare.latencyP99, 1) : undefined,
+        cpuPerRequestOverBare: ratio(find(measurements, 'mock', caseId, count)?.cpuMicrosPerRequest, find(measurements, 'bare', caseId, count)?.cpuMicrosPerRequest),
+      });
+    }
+  }
+  return rows;
+}
+
+/** The targets of issue 6, judged from the figures. */
+export function checkTargets(measurements: readonly Measurement[], ratios: readonly RatioRow[], firstResponse: Partial<Record<TargetId, FirstResponseResult>>): TargetCheck[] {
+  const at = (caseId: CaseId, connections: number) => ratios.find((row) => row.caseId === caseId && row.connections === connections);
+  const fixed = (value: number | undefined, digits = 2) => (value === undefined ? 'not measured' : `${value.toFixed(digits)} x`);
+  const checks: TargetCheck[] = [];
+  const get100 = at('get', 100);
+  checks.push({ name: 'GET, 100 connections, vs bare', goal: '>= 0.60 x bare', measured: fixed(get100?.mockOverBare), met: get100?.mockOverBare === undefined ? undefined : get100.mockOverBare >= 0.6 });
+  checks.push({ name: 'GET, 100 connections, vs Prism silent', goal: '>= 5 x Prism (silent)', measured: fixed(get100?.mockOverPrismSilent, 1), met: get100?.mockOverPrismSilent === undefined ? undefined : get100.mockOverPrismSilent >= 5 });
+  const post100 = at('post', 100);
+  checks.push({ name: 'POST, 100 connections, vs bare', goal: '>= 0.50 x bare', measured: fixed(post100?.mockOverBare), met: post100?.mockOverBare === undefined ? undefined : post100.mockOverBare >= 0.5 });
+  for (const row of ratios) {
+    if (row.p99OverBare === undefined) continue;
+    const mock = find(measurements, 'mock', row.caseId, row.connections)?.load;
+    const bare = find(measurements, 'bare', row.caseId, row.connections)?.load;
+    checks.push({
+      name: `p99 ${benchCases[row.caseId].label}, ${row.connections} connections`,
+      goal: '<= 2 x bare p99',
+      measured: `${mock?.latencyP99} ms vs ${bare?.latencyP99} ms (${row.p99OverBare.toFixed(2)} x)`,
+      met: row.p99OverBare <= 2,
+    });
+  }
+  const mockRss = measurements.filter((entry) => entry.target === 'mock' && entry.rss && entry.rss.peakRssBytes > 0).map((entry) => entry.rss!.peakRssBytes);
+  const peak = mockRss.length > 0 ? Math.max(...mockRss) : undefined;
+  checks.push({ name: 'Peak RSS of the mock under load', goal: '<= 150 MiB', measured: peak === undefined ? 'not measured' : `${(peak / mib).toFixed(0)} MiB`, met: peak === undefined ? undefined : peak <= 150 * mib });
+  const first = firstResponse.mock?.medianMs;
+  checks.push({ name: 'First response of the mock after spawn', goal: '<= 300 ms', measured: first === undefined ? 'not measured' : `${first.toFixed(0)} ms`, met: first === undefined ? undefined : first <= 300 });
+  return checks;
+}
+
+/** Renders rows as a plain-text table with right-aligned numbers. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) => cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** Header and rows of the main results table. */
+export function measurementRows(measurements: readonly Measurement[]): { header: string[]; rows: string[][] } {
+  const header = ['target', 'case', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'CPU us/req', 'server CPU', 'expected status'];
+  const rows = measurements.map((entry) => {
+    const base = [targets[entry.target].label, benchCases[entry.caseId].label, String(entry.connections)];
+    if (!entry.load) return [...base, 'failed', '', '', '', '', '', (entry.error ?? '').split('\n')[0]!.slice(0, 80)];
+    const share = entry.expectedShare ?? 0;
+    return [
+      ...base,
+      Math.round(entry.load.requestsPerSecond).toLocaleString('en-US'),
+      String(entry.load.latencyP50),
+      String(entry.load.latencyP99),
+      entry.rss && entry.rss.peakRssBytes > 0 ? (entry.rss.peakRssBytes / mib).toFixed(0) : 'n/a',
+      entry.cpuMicrosPerRequest === undefined ? 'n/a' : entry.cpuMicrosPerRequest.toFixed(1),
+      // Cores the server kept busy: near 1.00 means a Node server was saturated (one main thread).
+      entry.cpuSeconds === undefined ? 'n/a' : (entry.cpuSeconds / entry.load.durationSeconds).toFixed(2),
+      share >= 0.999 ? `${(share * 100).toFixed(0)}%` : `${(share * 100).toFixed(1)}% !! ${describeStatuses(entry.load)}`,
+    ];
+  });
+  return { header, rows };
+}
+
+/** Header and rows of the ratios table. */
+export function ratioRows(ratios: readonly RatioRow[]): { header: string[]; rows: string[][] } {
+  const fixed = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
+  return {
+    header: ['case', 'conns', 'mock/bare', 'mock/prism silent', 'mock/prism default', 'p99 mock/bare', 'CPU/req mock/bare'],
+    rows: ratios.map((row) => [benchCases[row.caseId].label, String(row.connections), fixed(row.mockOverBare, 2), fixed(row.mockOverPrismSilent, 1), fixed(row.mockOverPrismInfo, 1), fixed(row.p99OverBare, 2), fixed(row.cpuPerRequestOverBare, 2)]),
+  };
+}
+
+function describeStatuses(load: LoadResult): string {
+  const parts = Object.entries(load.statusCounts).map(([status, count]) => `${status}: ${count}`);
+  if (load.errors > 0) parts.push(`errors: ${load.errors}`);
+  if (load.timeouts > 0) parts.push(`timeouts: ${load.timeouts}`);
+  return parts.join(', ');
+}

@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { CaseId, Dialect } from './cases.js';
+import { startProcess, type ManagedProcess } from './child-processes.js';
+import { waitForAnswer } from './http-probe.js';
+
+/** The servers the bench compares. `prism` on the command line means both Prism modes. */
+export type TargetId = 'mock' | 'bare' | 'prism-info' | 'prism-silent';
+
+export const targetIds: readonly TargetId[] = ['mock', 'bare', 'prism-info', 'prism-silent'];
+
+/** How the mock is started: the built package (`dist/`) when present, else the TypeScript source via tsx. */
+export type MockLaunch = 'dist' | 'src';
+
+export interface LaunchContext {
+  /** Repository root; every path below is relative to it. */
+  root: string;
+  /** The mock's bench config (YAML), see `benchConfigYaml`. */
+  configFile: string;
+  /** The responses the bare server serves (captured from the mock), or undefined for its built-ins. */
+  responsesFile?: string;
+  mockLaunch: MockLaunch;
+}
+
+export interface TargetDefinition {
+  id: TargetId;
+  label: string;
+  dialect: Dialect;
+  command(port: number, caseId: CaseId, context: LaunchContext): { command: string; args: string[] };
+}
+
+const require = createRequire(import.meta.url);
+const mockDist = 'dist/bin/petstore-mock.js';
+
+/** `dist` when `npm run build` has produced the bin, otherwise `src`. */
+export function detectMockLaunch(root: string): MockLaunch {
+  return existsSync(join(root, mockDist)) ? 'dist' : 'src';
+}
+
+function prismCli(): string {
+  return require.resolve('@stoplight/prism-cli/dist/index.js');
+}
+
+export const targets: Record<TargetId, TargetDefinition> = {
+  mock: {
+    id: 'mock',
+    label: 'mock',
+    dialect: 'mock',
+    command: (port, _caseId, context) => {
+      const common = ['--port', String(port), '--host', '127.0.0.1', '--quiet', '--config', context.configFile];
+      return context.mockLaunch === 'dist'
+        ? { command: process.execPath, args: [join(context.root, mockDist), ...common] }
+        : { command: process.execPath, args: ['--import', 'tsx', join(context.root, 'src/cli/mock-cli.ts'), ...common] };
+    },
+  },
+  bare: {
+    id: 'bare',
+    label: 'bare node:http',
+    dialect: 'mock',
+    command: (port, caseId, context) => ({
+      command: process.execPath,
+      args: [join(context.root, 'bench/bare-server.mjs'), '--port', String(port), '--case', caseId, ...(context.responsesFile ? ['--responses', context.responsesFile] : [])],
+    }),
+  },
+  'prism-info': {
+    id: 'prism-info',
+    label: 'prism (default log)',
+    dialect: 'prism',
+    // Default verbosity (info): one log line per request. Its stdout goes to /dev/null, which is
+    // cheaper than a terminal, so this is Prism's best case with logging on.
+    command: (port, _caseId, context) => ({ command: process.execPath, args: [prismCli(), 'mock', join(context.root, 'spec/petstore.openapi.yaml'), '-h', '127.0.0.1', '-p', String(port)] }),
+  },
+  'prism-silent': {
+    id: 'prism-silent',
+    label: 'prism (silent)',
+    dialect: 'prism',
+    // `-v silent` is Prism's fastest mode we found: `--multiprocess` (log processing in a fork)
+    // measured no faster once logging is off, and costs a second process's memory.
+    command: (port, _caseId, context) => ({ command: process.execPath, args: [prismCli(), 'mock', join(context.root, 'spec/petstore.openapi.yaml'), '-h', '127.0.0.1', '-p', String(port), '-v', 'silent'] }),
+  },
+};
+
+/**
+ * Starts one target for one case on `port` and waits until it answers HTTP at all (any status).
+ * Throws, with the process's stderr, when it exits or stays silent for `timeoutMs`.
+ */
+export async function startTarget(target: TargetDefinition, port: number, caseId: CaseId, context: LaunchContext, timeoutMs = 30_000): Promise<ManagedProcess> {
+  const { command, args } = target.command(port, caseId, context);
+  const server = startProcess(command, args, target.label, { cwd: context.root });
+  try {
+    // A path no case uses, without credentials: it never touches a key's budget.
+    await waitForAnswer(port, { method: 'GET', path: '/bench-ready', headers: {} }, { intervalMs: 10, timeoutMs, isAlive: () => server.child.exitCode === null && server.child.signalCode === null });
+  } catch (error) {
+    await server.stop();
+    const stderr = server.stderrTail();
+    throw new Error(`Failed to start ${target.label}: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}`);
+  }
+  return server;
+}

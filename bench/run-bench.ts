@@ -1,0 +1,314 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: load tests our mock, a bare node:http server answering the same bytes (the
+ * ceiling) and Prism (the peer) side by side, with autocannon in a separate process, on 127.0.0.1.
+ * Every (target, case, connections) row runs on a fresh server process: warm-up, then the measured
+ * run while /proc is sampled for the server's RSS. See docs/decisions/004-performance.md.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { benchCases, benchConfigYaml, caseIds, exhaustedKey, type CaseId } from './lib/cases.js';
+import { stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
+import { measureFirstResponse, type FirstResponseResult } from './lib/first-response.js';
+import { findFreePort, probe, type ProbeResponse } from './lib/http-probe.js';
+import { runLoad } from './lib/load-generator.js';
+import { checkTargets, computeRatios, expectedShare, formatTable, measurementRows, ratioRows, type Measurement } from './lib/report.js';
+import { canSampleRss, readCpuSeconds, sampleRss } from './lib/process-stats.js';
+import { detectMockLaunch, startTarget, targetIds, targets, type LaunchContext, type MockLaunch, type TargetId } from './lib/targets.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const help = `npm run bench -- [options]
+
+Load-tests the mock, a bare node:http server (the ceiling) and Prism (the peer), side by side.
+Each row: a fresh server process, a warm-up, then the measured autocannon run (separate process).
+
+Options:
+  --duration S         Seconds per measured run (default 10)
+  --warmup S           Seconds of warm-up load before each run, not measured (default 2)
+  --quick              Short runs for a smoke test (1 s runs, 1 s warm-up, one start-up sample)
+  --targets LIST       Any of mock,bare,prism,prism-info,prism-silent ("prism" = both Prism modes;
+                       default: all)
+  --cases LIST         Any of get,post,401,429 (default: all)
+  --connections LIST   Connection counts (default 10,100)
+  --mock dist|src      Run the mock from the built package or from source via tsx
+                       (default: dist when dist/bin/petstore-mock.js exists)
+  --skip-startup       Do not measure the first response after process start
+  --json FILE          Write every figure to FILE
+  --help               Show this help
+`;
+
+interface BenchOptions {
+  durationSeconds: number;
+  warmupSeconds: number;
+  targets: TargetId[];
+  cases: CaseId[];
+  connections: number[];
+  mockLaunch: MockLaunch;
+  startupAttempts: number;
+  jsonFile?: string;
+}
+
+class UsageError extends Error {}
+
+function parseOptions(argv: string[]): BenchOptions | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        quick: { type: 'boolean' },
+        targets: { type: 'string' },
+        cases: { type: 'string' },
+        connections: { type: 'string' },
+        mock: { type: 'string' },
+        'skip-startup': { type: 'boolean' },
+        json: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return 'help';
+  const integer = (text: string | undefined, flag: string, fallback: number, min: number, max: number) => {
+    if (text === undefined) return fallback;
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
+    return Number(text);
+  };
+  const list = <T extends string>(text: string | undefined, flag: string, known: readonly string[], fallback: readonly T[], aliases: Record<string, T[]> = {}): T[] => {
+    if (text === undefined) return [...fallback];
+    const out: T[] = [];
+    for (const item of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+      const expanded = aliases[item] ?? (known.includes(item) ? [item as T] : undefined);
+      if (!expanded) throw new UsageError(`${flag}: unknown value "${item}" (known: ${[...known, ...Object.keys(aliases)].join(', ')})`);
+      for (const value of expanded) if (!out.includes(value)) out.push(value);
+    }
+    if (out.length === 0) throw new UsageError(`${flag} needs at least one value`);
+    return out;
+  };
+  const quick = values.quick === true;
+  const mock = values.mock ?? detectMockLaunch(root);
+  if (mock !== 'dist' && mock !== 'src') throw new UsageError(`--mock must be dist or src, got "${mock}"`);
+  const connections = (values.connections ?? '10,100').split(',').map((part) => integer(part.trim(), '--connections', 0, 1, 10_000));
+  return {
+    durationSeconds: integer(values.duration, '--duration', quick ? 1 : 10, 1, 600),
+    warmupSeconds: integer(values.warmup, '--warmup', quick ? 1 : 2, 0, 60),
+    targets: list<TargetId>(values.targets, '--targets', targetIds, targetIds, { prism: ['prism-info', 'prism-silent'] }),
+    cases: list<CaseId>(values.cases, '--cases', caseIds, caseIds),
+    connections,
+    mockLaunch: mock,
+    startupAttempts: values['skip-startup'] ? 0 : quick ? 1 : 3,
+    jsonFile: values.json,
+  };
+}
+
+/** Headers node:http writes by itself (or that depend on the body): the bare server sets its own. */
+const transportHeaders = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/**
+ * Asks the mock once per case and keeps status, headers and body, so the bare server answers with
+ * exactly the mock's bytes even after the mock's headers or messages change.
+ */
+async function captureMockResponses(context: LaunchContext, cases: readonly CaseId[]): Promise<Record<string, { status: number; headers: [string, string][]; body: string }>> {
+  const port = await findFreePort();
+  const server = await startTarget(targets.mock, port, 'get', context);
+  try {
+    const captured: Record<string, { status: number; headers: [string, string][]; body: string }> = {};
+    for (const caseId of cases) {
+      const benchCase = benchCases[caseId];
+      if (caseId === '429') await probe(port, benchCase.request('mock'));
+      const response = await probe(port, benchCase.request('mock'));
+      if (response.status !== benchCase.expectedStatus) throw new Error(`${benchCase.label} answered ${response.status}`);
+      captured[caseId] = { status: response.status, headers: response.headers.filter(([name]) => !transportHeaders.has(name.toLowerCase())), body: response.body };
+    }
+    return captured;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Brings a fresh server to the state the case measures and checks it answers as expected. */
+async function prepareCase(port: number, target: TargetId, caseId: CaseId): Promise<ProbeResponse> {
+  const benchCase = benchCases[caseId];
+  const request = benchCase.request(targets[target].dialect);
+  // The mock's bench-exhausted key allows one request: spend it, so every measured one is a 429.
+  if (target === 'mock' && caseId === '429') await probe(port, { method: 'GET', path: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` } });
+  const response = await probe(port, request);
+  if (response.status !== benchCase.expectedStatus) {
+    throw new Error(`Failed to prepare ${benchCase.label} on ${targets[target].label}: answered ${response.status}, expected ${benchCase.expectedStatus}: ${response.body.slice(0, 160)}`);
+  }
+  return response;
+}
+
+async function measureRow(options: BenchOptions, context: LaunchContext, target: TargetId, caseId: CaseId, connections: number): Promise<Measurement> {
+  const row: Measurement = { target, caseId, connections };
+  const benchCase = benchCases[caseId];
+  let server: ManagedProcess | undefined;
+  try {
+    const port = await findFreePort();
+    server = await startTarget(targets[target], port, caseId, context);
+    await prepareCase(port, target, caseId);
+    const request = benchCase.request(targets[target].dialect);
+    const sampler = sampleRss(server.pid);
+    try {
+      if (options.warmupSeconds > 0) await runLoad({ port, request, connections, durationSeconds: options.warmupSeconds });
+      const cpuBefore = readCpuSeconds(server.pid);
+      row.load = await runLoad({ port, request, connections, durationSeconds: options.durationSeconds });
+      row.cpuSeconds = readCpuSeconds(server.pid) - cpuBefore;
+      if (row.load.totalRequests > 0 && row.cpuSeconds > 0) row.cpuMicrosPerRequest = (row.cpuSeconds * 1e6) / row.load.totalRequests;
+    } finally {
+      row.rss = sampler.stop();
+    }
+    row.expectedShare = expectedShare(row.load, benchCase.expectedStatus);
+  } catch (error) {
+    row.error = (error as Error).message;
+  } finally {
+    await server?.stop();
+  }
+  return row;
+}
+
+function describeRow(row: Measurement): string {
+  const name = `${targets[row.target].label}, ${benchCases[row.caseId].label}, ${row.connections} conns`;
+  if (!row.load) return `  ${name}: FAILED: ${row.error}`;
+  const rss = row.rss && row.rss.peakRssBytes > 0 ? `, ${(row.rss.peakRssBytes / 1024 / 1024).toFixed(0)} MiB` : '';
+  const cpu = row.cpuMicrosPerRequest === undefined ? '' : `, ${row.cpuMicrosPerRequest.toFixed(1)} us CPU/req`;
+  return `  ${name}: ${Math.round(row.load.requestsPerSecond).toLocaleString('en-US')} req/s, p50 ${row.load.latencyP50} ms, p99 ${row.load.latencyP99} ms${rss}${cpu}`;
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions | 'help';
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`bench: ${error.message}\nRun npm run bench -- --help for the options.\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (options === 'help') {
+    process.stdout.write(help);
+    return 0;
+  }
+  stopProcessesOnSignals();
+
+  const workDir = mkdtempSync(join(tmpdir(), 'petstore-bench-'));
+  process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
+  const configFile = join(workDir, 'bench-config.yaml');
+  writeFileSync(configFile, benchConfigYaml);
+  const context: LaunchContext = { root, configFile, mockLaunch: options.mockLaunch };
+  const loadBefore = loadavg();
+  const rows = options.targets.length * options.cases.length * options.connections.length;
+  const estimateMinutes = (rows * (options.durationSeconds + options.warmupSeconds + 2)) / 60;
+
+  process.stdout.write(`petstore-kit bench: node ${process.version}, ${cpus().length} CPU(s), load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(`Mock started from ${options.mockLaunch === 'dist' ? 'the built package (node dist/bin/petstore-mock.js)' : 'source (node --import tsx src/cli/mock-cli.ts; run npm run build first to bench the package)'}\n`);
+  process.stdout.write(`${rows} runs of ${options.durationSeconds} s after ${options.warmupSeconds} s of warm-up, connections ${options.connections.join(' and ')}: about ${estimateMinutes.toFixed(1)} min\n`);
+  if (!canSampleRss()) process.stdout.write('No /proc on this system: the RSS column stays empty.\n');
+
+  const measurements: Measurement[] = [];
+  const firstResponse: Partial<Record<TargetId, FirstResponseResult>> = {};
+  try {
+    if (options.targets.includes('bare') && options.targets.includes('mock')) {
+      try {
+        const responsesFile = join(workDir, 'bare-responses.json');
+        writeFileSync(responsesFile, JSON.stringify(await captureMockResponses(context, caseIds)));
+        context.responsesFile = responsesFile;
+        process.stdout.write('Bare server: serving the responses just captured from the mock.\n');
+      } catch (error) {
+        process.stdout.write(`Bare server: serving its built-in copies (failed to capture the mock's responses: ${(error as Error).message.split('\n')[0]})\n`);
+      }
+    }
+
+    if (options.startupAttempts > 0) {
+      process.stdout.write(`\nFirst response after process start (GET categories -> 200, polled every 5 ms, median of ${options.startupAttempts}):\n`);
+      for (const target of options.targets) {
+        try {
+          const result = await measureFirstResponse(targets[target], context, options.startupAttempts);
+          firstResponse[target] = result;
+          process.stdout.write(`  ${targets[target].label.padEnd(20)} ${result.medianMs.toFixed(0).padStart(5)} ms   (${result.attemptsMs.map((ms) => ms.toFixed(0)).join(', ')})\n`);
+        } catch (error) {
+          process.stdout.write(`  ${targets[target].label.padEnd(20)} FAILED: ${(error as Error).message}\n`);
+        }
+      }
+    }
+
+    process.stdout.write('\nLoad:\n');
+    // Targets are interleaved per case so that a burst of load from other work on the machine
+    // hits all of them about equally, rather than one target's whole series.
+    for (const caseId of options.cases) {
+      for (const connections of options.connections) {
+        for (const target of options.targets) {
+          const row = await measureRow(options, context, target, caseId, connections);
+          measurements.push(row);
+          process.stdout.write(`${describeRow(row)}\n`);
+        }
+      }
+    }
+  } finally {
+    await stopAllProcesses();
+  }
+
+  const ratios = computeRatios(measurements, options.cases, options.connections);
+  const checks = checkTargets(measurements, ratios, firstResponse);
+  const loadAfter = loadavg();
+  const table = measurementRows(measurements);
+  const ratioTable = ratioRows(ratios);
+  process.stdout.write(`\n${formatTable(table.header, table.rows)}\n\n${formatTable(ratioTable.header, ratioTable.rows)}\n\nTargets (issue 6):\n`);
+  for (const check of checks) {
+    process.stdout.write(`  ${check.met === undefined ? 'n/a ' : check.met ? 'MET ' : 'MISS'}  ${check.name}: ${check.measured} (goal ${check.goal})\n`);
+  }
+  process.stdout.write(`\nLoad average before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadAfter.map((value) => value.toFixed(2)).join(' ')}: on a shared ${cpus().length}-CPU machine the load generator, the server and other work compete, so treat differences under ~10% as noise.\n`);
+
+  if (options.jsonFile) {
+    const report = {
+      date: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: loadAfter,
+      mockLaunch: options.mockLaunch,
+      durationSeconds: options.durationSeconds,
+      warmupSeconds: options.warmupSeconds,
+      benchConfig: benchConfigYaml,
+      bareResponses: context.responsesFile ? 'captured from the mock' : 'built-in',
+      firstResponse,
+      measurements,
+      ratios,
+      checks,
+    };
+    try {
+      writeFileSync(options.jsonFile, `${JSON.stringify(report, null, 2)}\n`);
+      process.stdout.write(`Figures written to ${options.jsonFile}\n`);
+    } catch (error) {
+      process.stderr.write(`bench: Failed to write ${options.jsonFile}: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  const failed = measurements.filter((row) => !row.load);
+  if (failed.length > 0) {
+    process.stderr.write(`bench: ${failed.length} run(s) failed; see the rows marked FAILED above.\n`);
+    return 1;
+  }
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  async (error: unknown) => {
+    await stopAllProcesses();
+    process.stderr.write(`bench: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);
