@@ -25,8 +25,9 @@ export class CategoryStore {
     const id = this.#nextId++;
     const category: Category = { id, ...input };
     if (this.#items.size >= this.#maxItems) {
-      // The Map iterates in insertion order: its first key is the oldest category.
-      this.#items.delete(this.#items.keys().next().value!);
+      // Ids are handed out in sequence and nothing else deletes, so the oldest is exactly id - max.
+      // (Iterating the Map for its first key would walk every earlier deletion's tombstone.)
+      this.#items.delete(id - this.#maxItems);
       this.#dropped += 1;
     }
     this.#items.set(id, category);

@@ -42,6 +42,8 @@ export interface CompiledRequestBody {
   mediaTypes: string[];
   schema: JsonSchema;
   validator: z.ZodType;
+  /** Top-level properties the schema declares (never `id` or `__proto__`): all a handler may store. */
+  declaredProperties: string[];
 }
 
 export interface CompiledResponse {
@@ -174,7 +176,8 @@ function compileRequestBody(operation: OpenApiOperation, operationId: string): C
   const media = jsonMediaTypes(body.content);
   if (media.length === 0) throw new Error(`Failed to compile spec: ${operationId} has a request body without a JSON media type`);
   const schema = media[0]![1].schema ?? {};
-  return { required: body.required === true, mediaTypes: media.map(([type]) => type), schema, validator: toZod(schema, `${operationId} request body`) };
+  const declaredProperties = typeof schema === 'object' && schema.properties ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__') : [];
+  return { required: body.required === true, mediaTypes: media.map(([type]) => type), schema, validator: toZod(schema, `${operationId} request body`), declaredProperties };
 }
 
 function compileResponses(operation: OpenApiOperation, operationId: string): Map<number, CompiledResponse> {

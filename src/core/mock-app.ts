@@ -163,7 +163,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       // RFC 8594: Sunset is an HTTP-date.
       if (dates.sunset) headers.Sunset = new Date(Date.parse(dates.sunset)).toUTCString();
     }
-    deprecationHeaders.set(operation.operationId, headers);
+    if (Object.keys(headers).length > 0) deprecationHeaders.set(operation.operationId, headers);
   }
 
   function authenticate(header: string | undefined): { entry: ApiKeyEntry; token: string } | { failure: string; token?: string } {
@@ -177,7 +177,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   }
 
   /** `path` is relative to the base path, or null when the request is outside the API. */
-  function serveApi(request: MockRequest, fullPath: string, path: string | null, query: URLSearchParams): { response: MockResponse; log: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'> } {
+  function serveApi(request: MockRequest, fullPath: string, path: string | null, queryString: string): { response: MockResponse; log: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'> } {
     const auth = authenticate(request.headers.authorization);
     const entry = 'entry' in auth ? auth.entry : undefined;
     const decision = entry ? keyLimiter.hit(entry.id, entry.limits) : anonymousLimiter.hit(request.clientAddress ?? 'local', config.anonymous);
@@ -201,15 +201,17 @@ export function createMockApp(options: MockAppOptions): MockApp {
       }
       const { operation } = match;
       operationId = operation.operationId;
-      Object.assign(headers, deprecationHeaders.get(operation.operationId));
+      const operationHeaders = deprecationHeaders.get(operation.operationId);
+      if (operationHeaders) Object.assign(headers, operationHeaders);
       if (operation.requiresAuth && !entry) throw new HttpError('unauthorized', 'failure' in auth ? auth.failure : 'Invalid API key');
       if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${config.maxBodyBytes} bytes`);
 
-      const preferences = parsePrefer(request.headers.prefer);
+      const preferHeader = request.headers.prefer;
+      const preferences = preferHeader === undefined ? noPreferences : parsePrefer(preferHeader);
       const forced = forcedResponse(operation, preferences, decision);
       if (forced) return { response: finish(forced.status, forced.body, Object.assign(headers, forced.headers)), log: logBase() };
 
-      validateParameters(operation, match.pathParams, query);
+      if (operation.parameters.length > 0) validateParameters(operation, match.pathParams, new URLSearchParams(queryString));
       let body: unknown;
       if (operation.requestBody) {
         const decoded = decodeJsonBody(request.body, request.headers['content-type'], operation.requestBody.required);
@@ -347,8 +349,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
           logged = { operationId: null, plan: 'control', key: null };
         } else {
           const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
-          const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
-          ({ response, log: logged } = serveApi(request, path, insideApi ? path.slice(basePath.length) || '/' : null, query));
+          ({ response, log: logged } = serveApi(request, path, insideApi ? path.slice(basePath.length) || '/' : null, questionMark === -1 ? '' : request.url.slice(questionMark + 1)));
         }
       } catch (error) {
         response = errorResponse(error, {});
@@ -356,7 +357,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       }
       const entry: RecordedRequest = { timeMs: clock.now(), method: request.method.slice(0, 20), path: path.slice(0, 300), ...logged, status: response.status, code: errorCodeOf(response) };
       log.add(entry);
-      logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
+      if (logger.verbose) logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
       return response;
     },
   };
@@ -368,14 +369,14 @@ export function createMockApp(options: MockAppOptions): MockApp {
  * client adds beyond the spec (or a hostile `__proto__` key) is never stored.
  */
 function declaredFields(operation: CompiledOperation, body: unknown): Record<string, unknown> {
-  const schema = operation.requestBody?.schema;
-  const declared = typeof schema === 'object' && schema.properties ? Object.keys(schema.properties) : [];
   const out: Record<string, unknown> = {};
-  for (const name of declared) {
-    if (name !== 'id' && name !== '__proto__' && Object.hasOwn(body as object, name)) out[name] = (body as Record<string, unknown>)[name];
+  for (const name of operation.requestBody?.declaredProperties ?? []) {
+    if (Object.hasOwn(body as object, name)) out[name] = (body as Record<string, unknown>)[name];
   }
   return out;
 }
+
+const noPreferences: Preferences = Object.freeze({});
 
 /** A body that is already JSON text (the cached category list). */
 class RawJson {

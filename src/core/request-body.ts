@@ -2,8 +2,20 @@ import { HttpError } from './errors.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+// Clients send the same few Content-Type strings over and over: remember the verdicts (bounded).
+const contentTypeVerdicts = new Map<string, boolean>();
+
 /** Is this Content-Type JSON (`application/json`, `application/problem+json`, ...) in UTF-8? */
 export function isJsonContentType(contentType: string): boolean {
+  let verdict = contentTypeVerdicts.get(contentType);
+  if (verdict === undefined) {
+    verdict = judgeContentType(contentType);
+    if (contentTypeVerdicts.size < 256) contentTypeVerdicts.set(contentType, verdict);
+  }
+  return verdict;
+}
+
+function judgeContentType(contentType: string): boolean {
   const [essence = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
   if (!/^application\/([\w.+-]+\+)?json$/.test(essence)) return false;
   const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice(8).replace(/"/g, '');

@@ -35,6 +35,8 @@ export interface Clock {
 
 /** Minimal logger; the core never writes to the console itself. */
 export interface Logger {
+  /** When false or absent, debug lines are not even formatted (they would be on every request). */
+  readonly verbose?: boolean;
   info(message: string): void;
   warn(message: string): void;
   error(message: string): void;

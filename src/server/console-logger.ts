@@ -9,6 +9,7 @@ export function createConsoleLogger(options: { prefix?: string; verbose?: boolea
   const prefix = options.prefix ?? '[petstore-mock]';
   const write = (stream: NodeJS.WriteStream, message: string) => stream.write(`${prefix} ${message}\n`);
   return {
+    verbose: options.verbose === true,
     info: (message) => options.quiet || write(process.stdout, message),
     warn: (message) => write(process.stderr, `warning: ${message}`),
     error: (message) => write(process.stderr, `error: ${message}`),
