@@ -67,6 +67,11 @@ export interface MockApp {
   readonly controls: MockControls;
   /** The keys accepted at start; `display` is safe to print (demo keys in full, others masked). */
   readonly startupKeys: { key: string; display: string; plan: string; limits: Limits }[];
+  /**
+   * The X-RateLimit-* headers of a client's anonymous budget, without counting a request: for
+   * answers a transport gives before a request reaches the core (unparseable HTTP, say).
+   */
+  anonymousRateLimitHeaders(clientAddress?: string): Record<string, string>;
 }
 
 type OperationHandler = (context: OperationContext) => { status: number; body: unknown; headers?: Record<string, string> };
@@ -326,6 +331,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     clock,
     controls,
     startupKeys,
+    anonymousRateLimitHeaders: (clientAddress) => rateLimitHeaders(anonymousLimiter.peek(clientAddress ?? 'local', config.anonymous)),
     handle(request) {
       let response: MockResponse;
       let logged: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'>;
@@ -340,7 +346,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
           // counted; it still reports the caller's anonymous budget, like every response under /v1.
           return {
             status: 204,
-            headers: { ...rateLimitHeaders(anonymousLimiter.peek(request.clientAddress ?? 'local', config.anonymous)), ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
+            headers: { ...app.anonymousRateLimitHeaders(request.clientAddress), ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
             body: null,
           };
         }

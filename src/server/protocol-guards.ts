@@ -7,7 +7,7 @@ import { errorCatalogue, type ErrorCode } from '../core/errors.js';
  * headers, an unknown `Expect`, `CONNECT`), answered in the API's Error shape from the same
  * catalogue instead of Node's bare status lines, then the socket is dropped.
  */
-export function installProtocolGuards(server: Server): void {
+export function installProtocolGuards(server: Server, rateLimitHeaders: (clientAddress?: string) => Record<string, string>): void {
   // Node reports a bad request again for each further chunk; only the first gets an answer, or the
   // second would destroy the socket before the first answer is flushed.
   const answered = new WeakSet<Duplex>();
@@ -16,25 +16,33 @@ export function installProtocolGuards(server: Server): void {
     if (!socket.writable) return void socket.destroy();
     answered.add(socket);
     const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'bad_request';
-    answerRaw(socket, code, `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`);
+    answerRaw(socket, code, `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`, rateLimitHeaders(remoteAddress(socket)));
   });
-  server.on('checkExpectation', (_request, response) => {
+  server.on('checkExpectation', (request, response) => {
     const body = errorBody('expectation_failed', 'Only Expect: 100-continue is supported');
-    response.writeHead(417, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    response.writeHead(417, { ...rateLimitHeaders(request.socket.remoteAddress), 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
     response.end(body);
   });
-  server.on('connect', (_request, socket: Duplex) => answerRaw(socket, 'method_not_allowed', 'CONNECT is not supported'));
+  server.on('connect', (_request, socket: Duplex) => answerRaw(socket, 'method_not_allowed', 'CONNECT is not supported', rateLimitHeaders(remoteAddress(socket))));
 }
 
 function errorBody(code: ErrorCode, message: string): string {
   return JSON.stringify({ code, message, status: errorCatalogue[code].status });
 }
 
-/** Writes a whole HTTP response on a socket node:http no longer manages, then lets it go. */
-function answerRaw(socket: Duplex, code: ErrorCode, message: string): void {
+function remoteAddress(socket: Duplex): string | undefined {
+  return (socket as Duplex & { remoteAddress?: string }).remoteAddress;
+}
+
+/**
+ * Writes a whole HTTP response on a socket node:http no longer manages, then lets it go. It carries
+ * the client's anonymous X-RateLimit-* like every other answer (the request never got as far as a key).
+ */
+function answerRaw(socket: Duplex, code: ErrorCode, message: string, rateLimitHeaders: Record<string, string>): void {
   const status = errorCatalogue[code].status;
   const body = errorBody(code, message);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const extra = Object.entries(rateLimitHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   // A client still sending its body would keep the socket open: give the answer time to leave.
   setTimeout(() => socket.destroy(), 2_000).unref();
 }

@@ -73,7 +73,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     // Once closing, every answer still to be written says Connection: close, so clients stop sending on it.
     createNodeListener(app, logger, { isClosing: () => closing }),
   );
-  installProtocolGuards(server);
+  installProtocolGuards(server, app.anonymousRateLimitHeaders);
   const port = options.port ?? 4010;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

@@ -128,7 +128,7 @@ describe('the mock server over HTTP', () => {
     expect(await health.body.json()).toEqual({ status: 'ok' });
   });
 
-  it('answers unparseable HTTP with a 400 in the Error shape and stays up', async () => {
+  it('answers unparseable HTTP with a 400 in the Error shape, with rate-limit headers, and stays up', async () => {
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = connect(mock.port, '127.0.0.1', () => socket.write('GET /v1/categories HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
       let data = '';
@@ -137,6 +137,7 @@ describe('the mock server over HTTP', () => {
       socket.on('error', reject);
     });
     expect(raw).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(raw).toMatch(/\r\nX-RateLimit-Limit: 60\r\nX-RateLimit-Remaining: \d+\r\nX-RateLimit-Reset: \d+\r\n/);
     expect(JSON.parse(raw.split('\r\n\r\n')[1]!)).toMatchObject({ code: 'bad_request', status: 400 });
     expect((await api('GET', '/categories', { key: 'demo-pro' })).status).toBe(200);
   });
