@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isoDatePattern } from './mock-config.js';
 import { resolveRefs } from '../../spec/resolve-refs.js';
 import {
   httpMethods,
@@ -113,7 +114,7 @@ export function compileSpec(raw: OpenApiDocument, options: { basePath?: string }
         responses,
         successStatus,
         deprecated: operation.deprecated === true,
-        deprecation: operation['x-deprecation'],
+        deprecation: compileDeprecation(operation, operationId),
         stability: compileStability(operation, operationId),
       });
     }
@@ -135,6 +136,19 @@ function compileStability(operation: OpenApiOperation, operationId: string): Com
     throw new Error(`Failed to compile spec: ${operationId} has x-stability ${JSON.stringify(value)}; expected experimental or beta`);
   }
   return value as 'experimental' | 'beta';
+}
+
+/** The dates of `x-deprecation`, checked: a header must never say "Invalid Date". */
+function compileDeprecation(operation: OpenApiOperation, operationId: string): CompiledOperation['deprecation'] {
+  const extension = operation['x-deprecation'];
+  if (extension === undefined) return undefined;
+  for (const field of ['deprecatedAt', 'sunset'] as const) {
+    const value = extension[field];
+    if (value !== undefined && (typeof value !== 'string' || !isoDatePattern.test(value) || Number.isNaN(Date.parse(value)))) {
+      throw new Error(`Failed to compile spec: ${operationId} has x-deprecation.${field} ${JSON.stringify(value)}; expected an ISO 8601 date`);
+    }
+  }
+  return extension;
 }
 
 /** `/pets/{petId}` -> /^\/pets\/([^/]+)$/ with names ['petId']. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { HttpError } from './errors.js';
 import { constantTimeEqual } from './key-registry.js';
 import type { MockControls } from './mock-app.js';
@@ -31,6 +32,7 @@ export function handleControlRequest(request: MockRequest, path: string, deps: C
   const { controls, config, finish } = deps;
   try {
     assertControlAccess(request, config);
+    if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${config.maxBodyBytes} bytes`);
     const route = `${request.method} ${path}`;
     switch (route) {
       case 'GET /__mock/health':
@@ -69,14 +71,32 @@ export function handleControlRequest(request: MockRequest, path: string, deps: C
 const controlRoutes = ['GET /__mock/health', 'POST /__mock/reset', 'GET /__mock/clock', 'POST /__mock/clock', 'GET /__mock/keys', 'POST /__mock/keys', 'GET /__mock/requests'];
 
 function assertControlAccess(request: MockRequest, config: MockConfig): void {
-  if (!config.allowRemoteControl && request.clientAddress !== undefined && !isLoopback(request.clientAddress)) {
-    throw new HttpError('control_forbidden', 'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)');
+  if (!config.allowRemoteControl && request.clientAddress !== undefined) {
+    if (!isLoopback(request.clientAddress)) {
+      throw new HttpError('control_forbidden', 'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)');
+    }
+    // A page on any website can make the developer's own browser send a simple POST to loopback:
+    // a request that names a foreign Origin is refused (the controls also send no CORS headers).
+    const origin = request.headers.origin;
+    if (origin !== undefined && !isLoopbackOrigin(origin)) {
+      throw new HttpError('control_forbidden', `The control API refuses requests from web pages of other origins (${origin.slice(0, 100)})`);
+    }
   }
   if (config.controlToken !== undefined) {
     const sent = request.headers['x-mock-control-token'];
-    if (sent === undefined || !constantTimeEqual(encoder.encode(sent), encoder.encode(config.controlToken))) {
+    // Digests have one length, so the comparison does not even reveal the token's length.
+    if (sent === undefined || !constantTimeEqual(sha256(encoder.encode(sent)), sha256(encoder.encode(config.controlToken)))) {
       throw new HttpError('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token');
     }
+  }
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const { hostname } = new URL(origin);
+    return hostname === 'localhost' || hostname === '[::1]' || hostname.startsWith('127.');
+  } catch {
+    return false;
   }
 }
 

@@ -251,6 +251,15 @@ describe('deprecation (interface §9)', () => {
     expect(response.headers.Sunset).toBe('Thu, 31 Dec 2026 00:00:00 GMT');
   });
 
+  it('refuses dates it could not put in a header, and overrides for operations that are not deprecated', () => {
+    expect(() => createTestApp({ config: { deprecation: { getPetById: { sunset: 'March 7' } } } })).toThrow(/deprecation\.getPetById\.sunset: must be an ISO 8601 date/);
+    expect(() => createTestApp({ config: { deprecation: { getPetByIdTypo: { sunset: '2027-01-01' } } } })).toThrow(/deprecation\.getPetByIdTypo: no operation has that operationId/);
+    expect(() => createTestApp({ config: { deprecation: { listCategories: { sunset: '2027-01-01' } } } })).toThrow(/not deprecated in the spec/);
+    const spec = cloneSpec();
+    spec.paths!['/pets/{petId}']!.get!['x-deprecation'] = { sunset: 'TBD' };
+    expect(() => createTestApp({ spec })).toThrow(/x-deprecation\.sunset "TBD"; expected an ISO 8601 date/);
+  });
+
   it('sends no deprecation headers on operations that are not deprecated', () => {
     expect(call(createTestApp(), 'GET', '/v1/categories', { key: 'demo-pro' }).headers.Deprecation).toBeUndefined();
   });
@@ -422,6 +431,30 @@ describe('controls (/__mock)', () => {
     expectError(call(guarded, 'POST', '/__mock/reset'), 403, 'control_forbidden');
     expectError(call(guarded, 'POST', '/__mock/reset', { headers: { 'x-mock-control-token': 'wrong' } }), 403, 'control_forbidden');
     expect(call(guarded, 'POST', '/__mock/reset', { headers: { 'x-mock-control-token': 's3cret' } }).status).toBe(200);
+  });
+
+  it('refuses plan names that are not plans, even ones every object has', () => {
+    const app = createTestApp();
+    for (const plan of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+      expectError(call(app, 'POST', '/__mock/keys', { json: { key: `k-${plan}`, plan } }), 400, 'invalid_control_request');
+    }
+    expect(() => createTestApp({ config: { keys: [{ key: 'k', plan: 'valueOf' }] } })).toThrow(/keys\.0\.plan: unknown plan "valueOf"/);
+  });
+
+  it('refuses requests that web pages of other origins make the browser send, and sends no CORS headers', () => {
+    const app = createTestApp();
+    expectError(call(app, 'POST', '/__mock/reset', { clientAddress: '127.0.0.1', headers: { origin: 'https://evil.example' } }), 403, 'control_forbidden');
+    const local = call(app, 'POST', '/__mock/reset', { clientAddress: '127.0.0.1', headers: { origin: 'http://localhost:5173' } });
+    expect(local.status).toBe(200);
+    expect(local.headers['Access-Control-Allow-Origin']).toBeUndefined();
+    const preflight = app.handle(request('OPTIONS', '/__mock/keys', { clientAddress: '127.0.0.1', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } }));
+    expect(preflight.status).not.toBe(204);
+    expect(preflight.headers['Access-Control-Allow-Origin']).toBeUndefined();
+  });
+
+  it('answers an oversized control body with 413', () => {
+    const response = createTestApp().handle({ ...request('POST', '/__mock/keys'), bodyTooLarge: true });
+    expect(response.status).toBe(413);
   });
 
   it('answers unknown controls with 404 and wrong methods with 405', () => {

@@ -7,7 +7,7 @@ import { handleControlRequest } from './control-api.js';
 import { createDataGenerator } from './data-generator.js';
 import { HttpError, type ErrorBody, type ErrorCode } from './errors.js';
 import { KeyRegistry, maskSecret, type ApiKeyEntry } from './key-registry.js';
-import { demoKeys, parseMockConfig, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
+import { demoKeys, isoDatePattern, parseMockConfig, planLimits, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limiter.js';
 import { decodeJsonBody } from './request-body.js';
@@ -124,7 +124,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     // The demo keys are public (they are in the README); every other key is a secret.
     display: demoKeyNames.has(entry.key) ? entry.key : maskSecret(entry.key),
     plan: entry.limits && !entry.plan ? 'custom' : entry.plan!,
-    limits: entry.limits ?? config.plans[entry.plan!]!,
+    limits: entry.limits ?? planLimits(config.plans, entry.plan!)!,
   }));
 
   const seedStore = () => {
@@ -156,6 +156,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
     },
   };
 
+  for (const operationId of Object.keys(config.deprecation)) {
+    const operation = spec.operations.find((candidate) => candidate.operationId === operationId);
+    if (!operation?.deprecated) {
+      throw new Error(`Failed to load config: deprecation.${operationId}: ${operation ? 'that operation is not deprecated in the spec' : 'no operation has that operationId'}`);
+    }
+  }
   const deprecationHeaders = new Map<string, Record<string, string>>();
   for (const operation of spec.operations) {
     const headers: Record<string, string> = {};
@@ -284,17 +290,17 @@ export function createMockApp(options: MockAppOptions): MockApp {
     }
   }
 
-  function finish(status: number, body: unknown, headers: Record<string, string>): MockResponse {
+  function finish(status: number, body: unknown, headers: Record<string, string>, withCors = config.cors): MockResponse {
     const text = body instanceof RawJson ? body.text : body === undefined ? null : JSON.stringify(body);
     if (text !== null) headers['Content-Type'] = 'application/json';
-    if (config.cors) Object.assign(headers, corsHeaders);
+    if (withCors) Object.assign(headers, corsHeaders);
     return { status, headers, body: text };
   }
 
-  function errorResponse(error: unknown, headers: Record<string, string>): MockResponse {
-    if (error instanceof HttpError) return finish(error.status, error.toBody(), Object.assign(headers, error.headers));
+  function errorResponse(error: unknown, headers: Record<string, string>, withCors = config.cors): MockResponse {
+    if (error instanceof HttpError) return finish(error.status, error.toBody(), Object.assign(headers, error.headers), withCors);
     logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return finish(500, new HttpError('internal_error', 'The mock failed to handle this request; see its log').toBody(), headers);
+    return finish(500, new HttpError('internal_error', 'The mock failed to handle this request; see its log').toBody(), headers, withCors);
   }
 
   const controls: MockControls = {
@@ -315,7 +321,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     },
     addKey(input) {
       const plan = input.plan ?? 'custom';
-      const limits = input.limits ?? config.plans[plan];
+      const limits = input.limits ?? planLimits(config.plans, plan);
       if (!limits) throw new HttpError('invalid_control_request', `Unknown plan "${plan.slice(0, 40)}"; known: ${Object.keys(config.plans).join(', ')}`);
       return keys.set(input.key, plan, limits);
     },
@@ -341,7 +347,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
       while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
       const path = rawPath.slice(0, end);
       try {
-        if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
+        if (path === '/__mock' || path.startsWith('/__mock/')) {
+          // No CORS on the controls: other websites must not drive them through the developer's browser.
+          response = handleControlRequest(request, path, { controls, config, finish: (status, body, headers) => finish(status, body, headers, false), errorResponse: (error, headers) => errorResponse(error, headers, false) });
+          logged = { operationId: null, plan: 'control', key: null };
+        } else if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
           // CORS preflight: browsers send it without credentials, so it is neither authenticated nor
           // counted; it still reports the caller's anonymous budget, like every response under /v1.
           return {
@@ -349,10 +359,6 @@ export function createMockApp(options: MockAppOptions): MockApp {
             headers: { ...app.anonymousRateLimitHeaders(request.clientAddress), ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
             body: null,
           };
-        }
-        if (path === '/__mock' || path.startsWith('/__mock/')) {
-          response = handleControlRequest(request, path, { controls, config, finish, errorResponse });
-          logged = { operationId: null, plan: 'control', key: null };
         } else {
           const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
           ({ response, log: logged } = serveApi(request, path, insideApi ? path.slice(basePath.length) || '/' : null, questionMark === -1 ? '' : request.url.slice(questionMark + 1)));

@@ -6,6 +6,8 @@ import * as z from 'zod';
  * YAML (`--config FILE`), from the control API, or from code.
  */
 const positiveInt = z.int().positive();
+// Plan names index a record: keep them to plain words, so "__proto__" or "constructor" can never be one.
+const planName = /^(?!__proto__$|constructor$|prototype$)[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 const LimitsSchema = z.strictObject({
   perMinute: positiveInt,
@@ -16,17 +18,19 @@ export type Limits = z.infer<typeof LimitsSchema>;
 const KeySchema = z
   .strictObject({
     key: z.string().min(1).max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
-    plan: z.string().min(1).optional(),
+    plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
     limits: LimitsSchema.optional(),
   })
   .refine((entry) => entry.plan !== undefined || entry.limits !== undefined, { message: 'needs a plan or limits' });
 export type KeyConfig = z.infer<typeof KeySchema>;
 
-const isoDate = z.string().refine((text) => !Number.isNaN(Date.parse(text)), { message: 'must be an ISO 8601 date' });
+/** ISO 8601 date or date-time (`2027-12-31`, `2027-12-31T23:59:59Z`): what Date.parse reads the same everywhere. */
+export const isoDatePattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const isoDate = z.string().refine((text) => isoDatePattern.test(text) && !Number.isNaN(Date.parse(text)), { message: 'must be an ISO 8601 date, e.g. 2027-12-31T23:59:59Z' });
 
 export const MockConfigSchema = z.strictObject({
   /** Limits of each plan; merged over the interface's plans (free, pro, business, enterprise). */
-  plans: z.record(z.string().min(1), LimitsSchema).default({}),
+  plans: z.record(z.string().regex(planName, 'must be a plan name (letters, digits, - and _)'), LimitsSchema).default({}),
   /** Budget of each client address for requests without a valid key. */
   anonymous: LimitsSchema.default({ perMinute: 60, perDay: 1_000 }),
   /** Keys accepted in addition to the demo keys. */
@@ -89,7 +93,7 @@ export function parseMockConfig(input: unknown, source = 'config'): MockConfig {
   const config = result.data;
   const plans = { ...defaultPlans, ...config.plans };
   for (const [index, entry] of config.keys.entries()) {
-    if (entry.plan !== undefined && entry.limits === undefined && !plans[entry.plan]) {
+    if (entry.plan !== undefined && entry.limits === undefined && planLimits(plans, entry.plan) === undefined) {
       throw new Error(`Failed to load ${source}: keys.${index}.plan: unknown plan "${entry.plan}" (known: ${Object.keys(plans).join(', ')})`);
     }
   }
@@ -104,4 +108,13 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
       return `${where}: ${text}`;
     })
     .join('; ');
+}
+
+/**
+ * The limits of a plan, or undefined. Looks at the plans' own properties only: "toString" is not a plan.
+ *
+ * @example planLimits(config.plans, 'pro') // { perMinute: 300, perDay: 10000 }
+ */
+export function planLimits(plans: Record<string, Limits>, plan: string): Limits | undefined {
+  return Object.hasOwn(plans, plan) ? plans[plan] : undefined;
 }
