@@ -463,3 +463,12 @@ describe('controls (/__mock)', () => {
     expect(call(app, 'DELETE', '/__mock/clock').headers.Allow).toBe('GET, POST');
   });
 });
+
+describe('seeded categories', () => {
+  it('have distinct names where faker offers enough of them', () => {
+    for (const seed of [1, 2, 3, 42]) {
+      const names = createTestApp({ seed, config: { seedCategories: 10 } }).controls.categories().map((category) => category.name);
+      expect(new Set(names).size, `seed ${seed}: ${names.join(', ')}`).toBe(10);
+    }
+  });
+});

@@ -135,9 +135,18 @@ export function createMockApp(options: MockAppOptions): MockApp {
       return;
     }
     const schema = spec.componentSchemas.Category;
+    const names = new Set<string>();
     for (let index = 0; index < config.seedCategories; index += 1) {
-      const generated = schema === undefined ? {} : (data.generate(schema, { allOptionals: true }) as Partial<Category>);
-      store.create({ name: typeof generated.name === 'string' ? generated.name : `category-${index + 1}`, ...(typeof generated.description === 'string' ? { description: generated.description } : {}) });
+      // The interface does not require unique names, but "giraffe" twice in a fresh mock looks like a
+      // bug to whoever reads the list: a few more draws usually find another (still seeded) name.
+      let generated: Partial<Category> = {};
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        generated = schema === undefined ? {} : (data.generate(schema, { allOptionals: true }) as Partial<Category>);
+        if (typeof generated.name !== 'string' || !names.has(generated.name)) break;
+      }
+      const name = typeof generated.name === 'string' ? generated.name : `category-${index + 1}`;
+      names.add(name);
+      store.create({ name, ...(typeof generated.description === 'string' ? { description: generated.description } : {}) });
     }
   };
   const seedKeys = () => {
