@@ -101,7 +101,8 @@ const forcedErrorCodes: Partial<Record<number, ErrorCode>> = {
 
 export function createMockApp(options: MockAppOptions): MockApp {
   const spec = isCompiledSpec(options.spec) ? options.spec : compileSpec(options.spec);
-  const config = isDecoded(options.config) ? options.config : parseMockConfig(options.config);
+  // Decoding is idempotent, so an already decoded config (from readConfigFile) goes through it again safely.
+  const config = parseMockConfig(options.config);
   const logger = options.logger ?? silentLogger;
   const seed = options.seed ?? 1;
   const clock = createVirtualClock(options.clock ?? systemClock);
@@ -402,10 +403,6 @@ const noPreferences: Preferences = Object.freeze({});
 /** A body that is already JSON text (the cached category list). */
 class RawJson {
   constructor(readonly text: string) {}
-}
-
-function isDecoded(config: MockAppOptions['config']): config is MockConfig {
-  return config !== undefined && typeof (config as MockConfig).plans === 'object' && typeof (config as MockConfig).ban?.durationSeconds === 'number' && (config as MockConfig).plans.free !== undefined && typeof (config as MockConfig).maxBodyBytes === 'number';
 }
 
 function errorCodeOf(response: MockResponse): string | null {
