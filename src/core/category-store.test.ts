@@ -29,7 +29,7 @@ describe('CategoryStore', () => {
 
 describe('CategoryStore with a limit', () => {
   it('drops the oldest category past its limit, keeping ids unique and counting what it dropped', () => {
-    const store = new CategoryStore(3);
+    const store = new CategoryStore({ maxCount: 3 });
     for (const name of ['a', 'b', 'c', 'd', 'e']) store.create({ name });
     expect(store.list().map((category) => [category.id, category.name])).toEqual([
       [3, 'c'],

@@ -1,47 +1,85 @@
 import type { Category, NewCategory } from '../../spec/schemas.js';
+import { HttpError } from './errors.js';
+
+/** What the store holds and what its bounds dropped, for `GET /__mock/health`. */
+export interface CategoryStoreStats {
+  count: number;
+  /** Size of the list as `GET /categories` serves it (UTF-8 bytes of its JSON). */
+  bytes: number;
+  maxCount: number;
+  maxBytes: number;
+  /** Categories dropped (oldest first) to stay within the bounds since the last clear. */
+  dropped: number;
+}
 
 /**
- * The categories the mock holds. Ids are assigned in sequence and never reused, so they stay
- * unique under any interleaving of requests (the core runs each request to completion).
+ * The categories the mock holds, bounded in count and in bytes: past either bound the oldest are
+ * dropped, so neither a flood of small categories nor a few huge ones can grow memory, or the list
+ * JSON, without limit (a list past V8's string limit could never be served again). Ids are assigned
+ * in sequence and never reused, so they stay unique under any interleaving of requests (the core
+ * runs each request to completion).
  *
  * @example
- * const store = new CategoryStore();
+ * const store = new CategoryStore({ maxCount: 10_000, maxBytes: 16 * 1024 * 1024 });
  * store.create({ name: 'dog' }); // { id: 1, name: 'dog' }
  */
 export class CategoryStore {
-  readonly #maxItems: number;
-  #items = new Map<number, Category>();
+  readonly #maxCount: number;
+  readonly #maxBytes: number;
+  /** Ids `#oldestId .. #nextId - 1` are all present: only the oldest is ever dropped. */
+  #items = new Map<number, { category: Category; json: string; bytes: number }>();
+  #oldestId = 1;
   #nextId = 1;
+  /** UTF-8 bytes of `[` + the items' JSON joined by `,` + `]`. */
+  #bytes = 2;
   #listJson: string | null = null;
   #dropped = 0;
 
-  /** @param maxItems Most categories kept; past it the oldest is dropped (memory stays bounded under a flood). */
-  constructor(maxItems = Number.POSITIVE_INFINITY) {
-    this.#maxItems = maxItems;
+  /**
+   * @param bounds.maxCount Most categories kept.
+   * @param bounds.maxBytes Most bytes of the served list; a single category larger than that is refused (413).
+   */
+  constructor(bounds: { maxCount?: number; maxBytes?: number } = {}) {
+    this.#maxCount = bounds.maxCount ?? Number.POSITIVE_INFINITY;
+    this.#maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
   }
 
   /** Stores a category; `input` holds only fields the spec declares (the caller picks them). */
   create(input: NewCategory): Category {
-    const id = this.#nextId++;
-    const category: Category = { id, ...input };
-    if (this.#items.size >= this.#maxItems) {
-      // Ids are handed out in sequence and nothing else deletes, so the oldest is exactly id - max.
-      // (Iterating the Map for its first key would walk every earlier deletion's tombstone.)
-      this.#items.delete(id - this.#maxItems);
-      this.#dropped += 1;
+    const category: Category = { id: this.#nextId, ...input };
+    const json = JSON.stringify(category);
+    const bytes = utf8Length(json);
+    // The list is "[" + items + "]" with a comma between items.
+    if (2 + bytes > this.#maxBytes) {
+      throw new HttpError('payload_too_large', `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${this.#maxBytes}) bytes of categories`);
     }
-    this.#items.set(id, category);
+    this.#nextId += 1;
+    while (this.#items.size > 0 && (this.#items.size >= this.#maxCount || this.#bytes + bytes + 1 > this.#maxBytes)) this.#dropOldest();
+    this.#bytes += bytes + (this.#items.size > 0 ? 1 : 0);
+    this.#items.set(category.id, { category, json, bytes });
     this.#listJson = null;
     return category;
   }
 
-  list(): Category[] {
-    return [...this.#items.values()];
+  #dropOldest(): void {
+    const oldest = this.#items.get(this.#oldestId)!;
+    this.#items.delete(this.#oldestId);
+    this.#oldestId += 1;
+    this.#bytes -= oldest.bytes + (this.#items.size > 0 ? 1 : 0);
+    this.#dropped += 1;
   }
 
-  /** The list as JSON text, kept until the next change: listing is the hot path. */
+  list(): Category[] {
+    return Array.from(this.#items.values(), (item) => item.category);
+  }
+
+  /** The list as JSON text, built from each category's own JSON and kept until the next change: listing is the hot path. */
   listJson(): string {
-    this.#listJson ??= JSON.stringify(this.list());
+    if (this.#listJson === null) {
+      const parts: string[] = [];
+      for (const item of this.#items.values()) parts.push(item.json);
+      this.#listJson = `[${parts.join(',')}]`;
+    }
     return this.#listJson;
   }
 
@@ -49,15 +87,37 @@ export class CategoryStore {
     return this.#items.size;
   }
 
-  /** How many categories were dropped to stay within the limit since the last clear. */
+  /** How many categories were dropped to stay within the bounds since the last clear. */
   get dropped(): number {
     return this.#dropped;
   }
 
+  stats(): CategoryStoreStats {
+    return { count: this.#items.size, bytes: this.#bytes, maxCount: this.#maxCount, maxBytes: this.#maxBytes, dropped: this.#dropped };
+  }
+
   clear(): void {
     this.#items.clear();
+    this.#oldestId = 1;
     this.#nextId = 1;
+    this.#bytes = 2;
     this.#listJson = null;
     this.#dropped = 0;
   }
+}
+
+/** UTF-8 length of a string without encoding it (no Buffer: the core runs in browsers too). */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+      // A surrogate pair: 2 UTF-16 units, 4 bytes.
+      bytes += 2;
+      index += 1;
+    } else bytes += 2;
+  }
+  return bytes;
 }

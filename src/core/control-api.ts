@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { HttpError } from './errors.js';
+import { hostRefusal, isLoopbackAddress, originRefusal } from './control-access.js';
 import { constantTimeEqual } from './key-registry.js';
 import type { MockControls } from './mock-app.js';
 import type { MockConfig } from './mock-config.js';
@@ -36,7 +37,7 @@ export function handleControlRequest(request: MockRequest, path: string, deps: C
     const route = `${request.method} ${path}`;
     switch (route) {
       case 'GET /__mock/health':
-        return finish(200, { status: 'ok' }, {});
+        return finish(200, controls.health(), {});
       case 'POST /__mock/reset':
         controls.reset();
         return finish(200, { reset: true, categories: controls.categories().length }, {});
@@ -70,17 +71,29 @@ export function handleControlRequest(request: MockRequest, path: string, deps: C
 
 const controlRoutes = ['GET /__mock/health', 'POST /__mock/reset', 'GET /__mock/clock', 'POST /__mock/clock', 'GET /__mock/keys', 'POST /__mock/keys', 'GET /__mock/requests'];
 
+/** Would the controls serve this caller (address, Host, Origin, token)? Checks only; counts nothing. */
+export function controlAccessAllowed(request: MockRequest, config: MockConfig): boolean {
+  try {
+    assertControlAccess(request, config);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function assertControlAccess(request: MockRequest, config: MockConfig): void {
-  if (!config.allowRemoteControl && request.clientAddress !== undefined) {
-    if (!isLoopback(request.clientAddress)) {
+  // `clientAddress` undefined is a caller in the same process or page (MSW, a test): trusted, and
+  // with no Host to speak of (a browser's fetch never exposes it).
+  if (request.clientAddress !== undefined) {
+    if (!config.allowRemoteControl && !isLoopbackAddress(request.clientAddress)) {
       throw new HttpError('control_forbidden', 'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)');
     }
+    const badHost = hostRefusal(request.headers.host, request.serverAddress, config.allowedHosts);
+    if (badHost !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badHost}`);
     // A page on any website can make the developer's own browser send a simple POST to loopback:
     // a request that names a foreign Origin is refused (the controls also send no CORS headers).
-    const origin = request.headers.origin;
-    if (origin !== undefined && !isLoopbackOrigin(origin)) {
-      throw new HttpError('control_forbidden', `The control API refuses requests from web pages of other origins (${origin.slice(0, 100)})`);
-    }
+    const badOrigin = originRefusal(request.headers.origin, config.allowedHosts);
+    if (badOrigin !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badOrigin}`);
   }
   if (config.controlToken !== undefined) {
     const sent = request.headers['x-mock-control-token'];
@@ -89,19 +102,6 @@ function assertControlAccess(request: MockRequest, config: MockConfig): void {
       throw new HttpError('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token');
     }
   }
-}
-
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    const { hostname } = new URL(origin);
-    return hostname === 'localhost' || hostname === '[::1]' || hostname.startsWith('127.');
-  } catch {
-    return false;
-  }
-}
-
-export function isLoopback(address: string): boolean {
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.') || address === 'localhost';
 }
 
 function decodeControlBody<T>(request: MockRequest, schema: z.ZodType<T>): T {

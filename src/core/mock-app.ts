@@ -1,16 +1,16 @@
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import { NewCategorySchema, type Category, type NewCategory } from '../../spec/schemas.js';
-import { CategoryStore } from './category-store.js';
+import { CategoryStore, type CategoryStoreStats } from './category-store.js';
 import { createVirtualClock, systemClock, type VirtualClock } from './clock.js';
 import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
-import { handleControlRequest } from './control-api.js';
+import { controlAccessAllowed, handleControlRequest } from './control-api.js';
 import { createDataGenerator } from './data-generator.js';
 import { HttpError, type ErrorBody, type ErrorCode } from './errors.js';
 import { KeyRegistry, maskSecret, type ApiKeyEntry } from './key-registry.js';
 import { demoKeys, isoDatePattern, parseMockConfig, planLimits, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limiter.js';
-import { decodeJsonBody } from './request-body.js';
+import { decodeJsonBody, isJsonContentType } from './request-body.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import { createRouter } from './router.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
@@ -41,6 +41,15 @@ export interface MockControls {
   keys(): ApiKeyEntry[];
   requests(): RequestLogEntry[];
   categories(): Category[];
+  /** What `GET /__mock/health` says: readiness, the store's size against its bounds, and what the bounds dropped. */
+  health(): HealthState;
+}
+
+export interface HealthState {
+  status: 'ok';
+  categories: CategoryStoreStats;
+  /** Data dropped by a bound since the last reset, by kind: never silent. */
+  dropped: { categories: number };
 }
 
 export interface ClockState {
@@ -72,6 +81,12 @@ export interface MockApp {
    * answers a transport gives before a request reaches the core (unparseable HTTP, say).
    */
   anonymousRateLimitHeaders(clientAddress?: string): Record<string, string>;
+  /**
+   * Whether the answer to a request depends on its body, judged from its head alone and counting
+   * nothing: false when the head already decides the answer (401, 403, 404, 405, 413, 415, 429).
+   * A transport sends `100 Continue` only when true; otherwise it answers at once, unread.
+   */
+  needsBody(request: MockRequest): boolean;
 }
 
 type OperationHandler = (context: OperationContext) => { status: number; body: unknown; headers?: Record<string, string> };
@@ -114,10 +129,13 @@ export function createMockApp(options: MockAppOptions): MockApp {
   // unbounded in number) are capped, so a flood of addresses can never evict a banned key's record.
   const keyLimiter = new RateLimiter({ clock, ban, maxBuckets: Number.POSITIVE_INFINITY });
   const anonymousLimiter = new RateLimiter({ clock, ban, maxBuckets: config.maxTrackedClients });
-  const store = new CategoryStore(config.maxCategories);
+  const store = new CategoryStore({ maxCount: config.maxCategories, maxBytes: config.maxCategoryBytes });
   const data = createDataGenerator(seed);
   const log = new RequestLog(config.requestLogSize);
   const startedAt = clock.now();
+  // Every time the mock states comes from the one virtual clock, Date included: a client that
+  // judges X-RateLimit-Reset or Retry-After against Date must see them agree after a clock move.
+  const httpDate = new HttpDateCache();
 
   const demoKeyNames = new Set(demoKeys.map((entry) => entry.key));
   const startupKeys = [...(config.demoKeys ? demoKeys : []), ...config.keys].map((entry) => ({
@@ -128,8 +146,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
     limits: entry.limits ?? planLimits(config.plans, entry.plan!)!,
   }));
 
+  let dropsLogged = false;
   const seedStore = () => {
     store.clear();
+    dropsLogged = false;
     data.reset();
     if (options.initialCategories) {
       for (const category of options.initialCategories) store.create(NewCategorySchema.parse(category));
@@ -161,7 +181,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
     listCategories: () => ({ status: 200, body: new RawJson(store.listJson()) }),
     createCategory: ({ operation, body }) => {
       const category = store.create(declaredFields(operation, body) as NewCategory);
-      if (store.dropped === 1) logger.warn(`More than maxCategories (${config.maxCategories}) categories: the oldest are dropped from now on (POST /__mock/reset starts over)`);
+      if (store.dropped > 0 && !dropsLogged) {
+        dropsLogged = true;
+        logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
+      }
       return { status: 201, body: category, headers: { Location: `${basePath}/categories/${category.id}` } };
     },
   };
@@ -301,6 +324,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   }
 
   function finish(status: number, body: unknown, headers: Record<string, string>, withCors = config.cors): MockResponse {
+    headers.Date = httpDate.at(clock.now());
     const text = body instanceof RawJson ? body.text : body === undefined ? null : JSON.stringify(body);
     if (text !== null) headers['Content-Type'] = 'application/json';
     if (withCors) Object.assign(headers, corsHeaders);
@@ -338,7 +362,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
     keys: () => keys.list(),
     requests: () => log.entries(),
     categories: () => store.list(),
+    health: () => ({ status: 'ok', categories: store.stats(), dropped: { categories: store.dropped } }),
   };
+
+  const controlDeps = { controls, config, finish: (status: number, body: unknown, headers: Record<string, string>) => finish(status, body, headers, false), errorResponse: (error: unknown, headers: Record<string, string>) => errorResponse(error, headers, false) };
 
   const app: MockApp = {
     spec,
@@ -347,26 +374,37 @@ export function createMockApp(options: MockAppOptions): MockApp {
     clock,
     controls,
     startupKeys,
+    needsBody(request) {
+      const path = pathOf(request.url);
+      if (path === '/__mock' || path.startsWith('/__mock/')) return !request.bodyTooLarge && controlAccessAllowed(request, config);
+      const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
+      if (!insideApi || request.bodyTooLarge) return false;
+      const match = route(request.method, path.slice(basePath.length) || '/');
+      if (match.kind !== 'operation') return false;
+      const auth = authenticate(request.headers.authorization);
+      if (match.operation.requiresAuth && !('entry' in auth)) return false;
+      const decision = 'entry' in auth ? keyLimiter.peek(auth.entry.id, auth.entry.limits) : anonymousLimiter.peek(request.clientAddress ?? 'local', config.anonymous);
+      if (decision.outcome !== 'allowed' || decision.remaining <= 0) return false;
+      const contentType = request.headers['content-type'];
+      return match.operation.requestBody === undefined || (contentType !== undefined && isJsonContentType(contentType));
+    },
     anonymousRateLimitHeaders: (clientAddress) => rateLimitHeaders(anonymousLimiter.peek(clientAddress ?? 'local', config.anonymous)),
     handle(request) {
       let response: MockResponse;
       let logged: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'>;
       const questionMark = request.url.indexOf('?');
-      const rawPath = questionMark === -1 ? request.url : request.url.slice(0, questionMark);
-      let end = rawPath.length;
-      while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
-      const path = rawPath.slice(0, end);
+      const path = pathOf(request.url);
       try {
         if (path === '/__mock' || path.startsWith('/__mock/')) {
           // No CORS on the controls: other websites must not drive them through the developer's browser.
-          response = handleControlRequest(request, path, { controls, config, finish: (status, body, headers) => finish(status, body, headers, false), errorResponse: (error, headers) => errorResponse(error, headers, false) });
+          response = handleControlRequest(request, path, controlDeps);
           logged = { operationId: null, plan: 'control', key: null };
         } else if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
           // CORS preflight: browsers send it without credentials, so it is neither authenticated nor
           // counted; it still reports the caller's anonymous budget, like every response under /v1.
           return {
             status: 204,
-            headers: { ...app.anonymousRateLimitHeaders(request.clientAddress), ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
+            headers: { Date: httpDate.at(clock.now()), ...app.anonymousRateLimitHeaders(request.clientAddress), ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
             body: null,
           };
         } else {
@@ -399,6 +437,29 @@ function declaredFields(operation: CompiledOperation, body: unknown): Record<str
 }
 
 const noPreferences: Preferences = Object.freeze({});
+
+/** The path of a request target, query and trailing slashes removed. */
+function pathOf(url: string): string {
+  const questionMark = url.indexOf('?');
+  const rawPath = questionMark === -1 ? url : url.slice(0, questionMark);
+  let end = rawPath.length;
+  while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
+  return rawPath.slice(0, end);
+}
+
+/** An HTTP-date (RFC 9110) of a time in ms, formatted once per second of that time. */
+class HttpDateCache {
+  #second = Number.NaN;
+  #text = '';
+  at(ms: number): string {
+    const second = Math.floor(ms / 1000);
+    if (second !== this.#second) {
+      this.#second = second;
+      this.#text = new Date(second * 1000).toUTCString();
+    }
+    return this.#text;
+  }
+}
 
 /** A body that is already JSON text (the cached category list). */
 class RawJson {

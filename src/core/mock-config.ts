@@ -9,6 +9,9 @@ const positiveInt = z.int().positive();
 // Plan names index a record: keep them to plain words, so "__proto__" or "constructor" can never be one.
 const planName = /^(?!__proto__$|constructor$|prototype$)[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+// A host name or IP literal as it appears in a Host header, without a port; a leading dot allows subdomains.
+const hostPattern = /^\.?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$|^\[[0-9A-Fa-f:.]+\]$/;
+
 const LimitsSchema = z.strictObject({
   perMinute: positiveInt,
   perDay: positiveInt,
@@ -51,6 +54,12 @@ export const MockConfigSchema = z.strictObject({
   seedCategories: z.int().min(0).max(10_000).default(3),
   /** Most categories kept; creating more drops the oldest, so a POST flood cannot exhaust memory. */
   maxCategories: positiveInt.max(10_000_000).default(10_000),
+  /**
+   * Most bytes of categories kept (the UTF-8 size of the list `GET /categories` serves); creating
+   * more drops the oldest, so a few huge categories cannot make the list unservable. At most 256 MiB,
+   * well under the longest string JavaScript can build.
+   */
+  maxCategoryBytes: positiveInt.min(1024).max(256 * 1024 * 1024).default(16 * 1024 * 1024),
   maxBodyBytes: positiveInt.max(1024 * 1024 * 1024).default(1024 * 1024),
   /** Most anonymous clients (by address) tracked at once; the least recently seen are dropped past it. */
   maxTrackedClients: positiveInt.default(10_000),
@@ -60,6 +69,11 @@ export const MockConfigSchema = z.strictObject({
   controlToken: z.string().min(1).optional(),
   /** Serve the control API to non-loopback clients too. */
   allowRemoteControl: z.boolean().default(false),
+  /**
+   * Host names (besides loopback names and addresses and the mock's own address) under which the
+   * controls answer; `.example.test` also allows its subdomains; `all` switches the Host check off.
+   */
+  allowedHosts: z.union([z.literal('all'), z.array(z.string().regex(hostPattern, 'must be a host name, e.g. mock.internal or .example.test'))]).default([]),
   cors: z.boolean().default(true),
 });
 
@@ -104,7 +118,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues
     .map((issue) => {
       const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-      const text = issue.code === 'too_small' && issue.origin === 'number' ? 'must be a positive integer' : issue.message;
+      const text = issue.code === 'too_small' && issue.origin === 'number' && Number(issue.minimum) <= 1 ? 'must be a positive integer' : issue.message;
       return `${where}: ${text}`;
     })
     .join('; ');

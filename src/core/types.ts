@@ -18,6 +18,11 @@ export interface MockRequest {
    * name in a browser). `undefined` means a local, trusted caller.
    */
   clientAddress?: string;
+  /**
+   * The local address the connection arrived on (node:http's `socket.localAddress`): the mock's own
+   * address, which a `Host` header may name for the controls. Absent in a browser.
+   */
+  serverAddress?: string;
 }
 
 /** A response as the core produces it. Header names are as they go on the wire. */
