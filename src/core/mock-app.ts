@@ -47,7 +47,7 @@ export interface MockControls {
 
 export interface HealthState {
   status: 'ok';
-  categories: CategoryStoreStats;
+  categories: Omit<CategoryStoreStats, 'dropped'>;
   /** Data dropped by a bound since the last reset, by kind: never silent. */
   dropped: { categories: number };
 }
@@ -362,7 +362,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
     keys: () => keys.list(),
     requests: () => log.entries(),
     categories: () => store.list(),
-    health: () => ({ status: 'ok', categories: store.stats(), dropped: { categories: store.dropped } }),
+    health: () => {
+      const { dropped, ...categories } = store.stats();
+      return { status: 'ok', categories, dropped: { categories: dropped } };
+    },
   };
 
   const controlDeps = { controls, config, finish: (status: number, body: unknown, headers: Record<string, string>) => finish(status, body, headers, false), errorResponse: (error: unknown, headers: Record<string, string>) => errorResponse(error, headers, false) };

@@ -1,60 +1,192 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { MockApp } from '../core/mock-app.js';
-import type { Logger, MockResponse } from '../core/types.js';
+import type { Logger, MockRequest, MockResponse } from '../core/types.js';
 import { silentLogger } from '../core/types.js';
 
 /**
- * The node:http transport: translates an IncomingMessage to a MockRequest, calls the core, writes
- * the MockResponse. No routing, auth or validation here. A body over `maxBodyBytes` is never read
- * into memory: the core answers 413 and the connection is closed.
+ * What the adapter knows of one connection: the requests it has received and not yet executed, in
+ * the order they arrived, and how many executed ones are still to be written.
  *
- * @example http.createServer(createNodeListener(app)).listen(4010)
+ * node:http emits every pipelined request as soon as it is parsed, and a GET is complete at once
+ * while a POST before it is still reading its body: executing on arrival would run them out of
+ * order. So each request waits in its connection's queue until those before it have run; the core
+ * still runs each one to completion.
  */
-export function createNodeListener(app: MockApp, logger: Logger = silentLogger, options: { isClosing?: () => boolean } = {}): (request: IncomingMessage, response: ServerResponse) => void {
+interface Connection {
+  queue: Pending[];
+  /** Executed, and the response not yet finished (or the socket closed). */
+  unanswered: number;
+  /** A response said `Connection: close`: nothing after it is executed, node would never write its answer. */
+  closed: boolean;
+  /** Set by `answerAfterPending`: runs once every executed request is answered. */
+  thenAnswer?: () => void;
+}
+
+interface Pending {
+  incoming: IncomingMessage;
+  response: ServerResponse;
+  /** The request as the core takes it, once its body is read; undefined while reading. */
+  ready?: MockRequest;
+  /** Answered without reading the body (413, or a `100-continue` refused): the connection closes after it. */
+  unread?: boolean;
+}
+
+export interface NodeListenerOptions {
+  /** True once the server is shutting down: answers say `Connection: close` and nothing after them runs. */
+  isClosing?: () => boolean;
+}
+
+/** The node:http listeners of one app: `request` and `checkContinue`, plus the hook the protocol guards use. */
+export interface NodeListeners {
+  onRequest(request: IncomingMessage, response: ServerResponse): void;
+  /** `Expect: 100-continue`: `100 Continue` only when the answer depends on the body. */
+  onCheckContinue(request: IncomingMessage, response: ServerResponse): void;
+  /**
+   * Runs `answer` once every request of `socket` that can still be answered has been (requests whose
+   * body never arrived are dropped unexecuted), and makes sure nothing after them is executed. For an
+   * error that ends a connection (unparseable bytes, a timeout), so the requests pipelined before the
+   * bad bytes are answered before the error, and none is executed unanswered.
+   */
+  answerAfterPending(socket: Socket, answer: () => void): void;
+}
+
+/**
+ * The node:http transport: translates an IncomingMessage to a MockRequest, calls the core, writes
+ * the MockResponse, per connection in the order the requests came. No routing, auth or validation
+ * here. A body over `maxBodyBytes` is never read into memory: the core answers 413 and the
+ * connection is closed.
+ *
+ * @example const listeners = createNodeListeners(app); http.createServer(listeners.onRequest).listen(4010)
+ */
+export function createNodeListeners(app: MockApp, logger: Logger = silentLogger, options: NodeListenerOptions = {}): NodeListeners {
   const maxBodyBytes = app.config.maxBodyBytes;
   const isClosing = options.isClosing ?? (() => false);
-  const send = (response: ServerResponse, result: MockResponse) => {
-    if (isClosing()) response.shouldKeepAlive = false;
-    write(response, result, logger);
+  const connections = new WeakMap<Socket, Connection>();
+
+  const connectionOf = (socket: Socket): Connection => {
+    let connection = connections.get(socket);
+    if (connection === undefined) {
+      connection = { queue: [], unanswered: 0, closed: false };
+      connections.set(socket, connection);
+    }
+    return connection;
   };
 
-  return (request, response) => {
+  const settle = (connection: Connection) => {
+    if (connection.thenAnswer !== undefined && connection.queue.length === 0 && connection.unanswered === 0) {
+      const answer = connection.thenAnswer;
+      connection.thenAnswer = undefined;
+      answer();
+    }
+  };
+
+  /** Executes the requests at the head of the queue whose bodies are in, in order. */
+  const pump = (socket: Socket, connection: Connection) => {
+    while (connection.queue.length > 0 && connection.queue[0]!.ready !== undefined) {
+      const { response, ready, unread } = connection.queue.shift()!;
+      if (connection.closed || response.destroyed || socket.destroyed) continue;
+      const result = app.handle(ready!);
+      connection.unanswered += 1;
+      const answered = () => {
+        connection.unanswered -= 1;
+        settle(connection);
+      };
+      // 'close' follows 'finish', and also comes when the socket dies first: one listener counts both.
+      response.once('close', answered);
+      if (unread || isClosing()) {
+        // The last answer on this connection: node closes it after writing this one.
+        connection.closed = true;
+        response.shouldKeepAlive = false;
+        if (unread) result.headers.Connection = 'close';
+      }
+      write(response, result, logger);
+      // The rest of an unread body may still be arriving: give the answer time to leave, then drop it.
+      if (unread) response.once('finish', () => setTimeout(() => socket.destroy(), 50).unref());
+    }
+    settle(connection);
+  };
+
+  const receive = (request: IncomingMessage, response: ServerResponse, expectsContinue: boolean) => {
     request.on('error', () => request.destroy());
     response.on('error', () => response.destroy());
-    const headers = flattenHeaders(request.headers);
-    const base = { method: request.method ?? 'GET', url: request.url ?? '/', headers, clientAddress: request.socket.remoteAddress ?? 'unknown' };
-    const declaredLength = headers['content-length'] === undefined ? undefined : Number(headers['content-length']);
+    const socket = request.socket;
+    const connection = connectionOf(socket);
+    // After a Connection: close answer, node never writes another one on this socket: run nothing.
+    if (connection.closed || connection.thenAnswer !== undefined) return;
+    const pending: Pending = { incoming: request, response };
+    connection.queue.push(pending);
 
-    if (declaredLength === undefined && headers['transfer-encoding'] === undefined) {
-      // No body on the wire: answer at once, the common case of every GET.
-      send(response, app.handle({ ...base, body: null }));
-      return;
+    const base = toMockRequestHead(request);
+    const declaredLength = base.headers['content-length'] === undefined ? undefined : Number(base.headers['content-length']);
+    const done = (ready: MockRequest, unread = false) => {
+      pending.ready = ready;
+      pending.unread = unread;
+      pump(socket, connection);
+    };
+
+    if (declaredLength !== undefined && declaredLength > maxBodyBytes) return done({ ...base, body: null, bodyTooLarge: true }, true);
+    if (expectsContinue) {
+      // RFC 9110 section 10.1.1: a final answer instead of 100 when the head already decides it.
+      if (!app.needsBody({ ...base, body: null })) return done({ ...base, body: null }, true);
+      response.writeContinue();
     }
-    if (declaredLength !== undefined && declaredLength > maxBodyBytes) {
-      refuseBody(request, response, app.handle({ ...base, body: null, bodyTooLarge: true }), send);
-      return;
-    }
+    if (declaredLength === undefined && base.headers['transfer-encoding'] === undefined) return done({ ...base, body: null });
 
     const chunks: Buffer[] = [];
     let received = 0;
-    let done = false;
+    let finished = false;
     request.on('data', (chunk: Buffer) => {
-      if (done) return;
+      if (finished) return;
       received += chunk.length;
       if (received > maxBodyBytes) {
-        done = true;
-        refuseBody(request, response, app.handle({ ...base, body: null, bodyTooLarge: true }), send);
+        finished = true;
+        request.pause();
+        done({ ...base, body: null, bodyTooLarge: true }, true);
         return;
       }
       chunks.push(chunk);
     });
     request.on('end', () => {
-      if (done) return;
-      done = true;
+      if (finished) return;
+      finished = true;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      send(response, app.handle({ ...base, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) }));
+      done({ ...base, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
     });
   };
+
+  return {
+    onRequest: (request, response) => receive(request, response, false),
+    onCheckContinue: (request, response) => receive(request, response, true),
+    answerAfterPending(socket, answer) {
+      const connection = connectionOf(socket);
+      // A request whose body is not complete now never will be: it and all after it are dropped unexecuted.
+      const firstIncomplete = connection.queue.findIndex((pending) => pending.ready === undefined && !pending.incoming.complete);
+      if (firstIncomplete !== -1) connection.queue.length = firstIncomplete;
+      connection.thenAnswer = answer;
+      pump(socket, connection);
+    },
+  };
+}
+
+/**
+ * The request line and headers as the core takes them. An absolute-form target (RFC 9112 section
+ * 3.2.2, `GET http://host:port/v1/categories`, what a client talking to a proxy sends) is served
+ * like its origin form, and its authority replaces `Host`, as the RFC asks of an origin server.
+ */
+function toMockRequestHead(request: IncomingMessage): Omit<MockRequest, 'body'> {
+  const headers = flattenHeaders(request.headers);
+  let url = request.url ?? '/';
+  if (url.charCodeAt(0) !== 47 && /^https?:\/\//i.test(url)) {
+    try {
+      const parsed = new URL(url);
+      url = `${parsed.pathname}${parsed.search}`;
+      headers.host = parsed.host;
+    } catch {
+      // Not a URL after all: the core answers the target as it came (404).
+    }
+  }
+  return { method: request.method ?? 'GET', url, headers, clientAddress: request.socket.remoteAddress ?? 'unknown', serverAddress: request.socket.localAddress };
 }
 
 function write(response: ServerResponse, result: MockResponse, logger: Logger): void {
@@ -75,14 +207,6 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
   }
 }
 
-/** Answers (413) without reading the rest of the body, then drops the connection. */
-function refuseBody(request: IncomingMessage, response: ServerResponse, result: MockResponse, send: (response: ServerResponse, result: MockResponse) => void): void {
-  request.pause();
-  response.shouldKeepAlive = false;
-  send(response, { ...result, headers: { ...result.headers, Connection: 'close' } });
-  response.once('finish', () => setTimeout(() => request.destroy(), 50).unref());
-}
-
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const name in headers) {
@@ -90,4 +214,13 @@ function flattenHeaders(headers: IncomingMessage['headers']): Record<string, str
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
+}
+
+/**
+ * The `request` listener alone, for callers of the first version.
+ *
+ * @example http.createServer(createNodeListener(app)).listen(4010)
+ */
+export function createNodeListener(app: MockApp, logger: Logger = silentLogger, options: NodeListenerOptions = {}): (request: IncomingMessage, response: ServerResponse) => void {
+  return createNodeListeners(app, logger, options).onRequest;
 }

@@ -1,13 +1,17 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Socket } from 'node:net';
 import { errorCatalogue, type ErrorCode } from '../core/errors.js';
+import type { MockApp } from '../core/mock-app.js';
+import type { NodeListeners } from './node-adapter.js';
 
 /**
  * What node:http answers itself, before a request reaches the core (unparseable HTTP, slow
  * headers, an unknown `Expect`, `CONNECT`), answered in the API's Error shape from the same
  * catalogue instead of Node's bare status lines, then the socket is dropped.
  */
-export function installProtocolGuards(server: Server, rateLimitHeaders: (clientAddress?: string) => Record<string, string>): void {
+export function installProtocolGuards(server: Server, app: Pick<MockApp, 'anonymousRateLimitHeaders' | 'clock'>, listeners: Pick<NodeListeners, 'answerAfterPending'>): void {
+  const headersOf = (clientAddress: string | undefined) => ({ Date: new Date(app.clock.now()).toUTCString(), ...app.anonymousRateLimitHeaders(clientAddress) });
   // Node reports a bad request again for each further chunk; only the first gets an answer, or the
   // second would destroy the socket before the first answer is flushed.
   const answered = new WeakSet<Duplex>();
@@ -16,14 +20,21 @@ export function installProtocolGuards(server: Server, rateLimitHeaders: (clientA
     if (!socket.writable) return void socket.destroy();
     answered.add(socket);
     const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'bad_request';
-    answerRaw(socket, code, `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`, rateLimitHeaders(remoteAddress(socket)));
+    // Requests pipelined before the bad bytes were parsed, and may be running: they are answered
+    // first (or, if their body never came, never run), then the error, then the connection ends.
+    // A client that stops reading cannot hold the socket open past this.
+    setTimeout(() => socket.destroy(), 10_000).unref();
+    listeners.answerAfterPending(socket as Socket, () => {
+      if (socket.writable) answerRaw(socket, code, `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`, headersOf(remoteAddress(socket)));
+      else socket.destroy();
+    });
   });
   server.on('checkExpectation', (request, response) => {
     const body = errorBody('expectation_failed', 'Only Expect: 100-continue is supported');
-    response.writeHead(417, { ...rateLimitHeaders(request.socket.remoteAddress), 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    response.writeHead(417, { ...headersOf(request.socket.remoteAddress), 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
     response.end(body);
   });
-  server.on('connect', (_request, socket: Duplex) => answerRaw(socket, 'method_not_allowed', 'CONNECT is not supported', rateLimitHeaders(remoteAddress(socket))));
+  server.on('connect', (_request, socket: Duplex) => answerRaw(socket, 'method_not_allowed', 'CONNECT is not supported', headersOf(remoteAddress(socket))));
 }
 
 function errorBody(code: ErrorCode, message: string): string {

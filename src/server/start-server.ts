@@ -8,7 +8,7 @@ import type { NewCategory } from '../../spec/schemas.js';
 import { createMockApp, type MockApp } from '../core/mock-app.js';
 import { parseMockConfig, type MockConfig, type MockConfigInput } from '../core/mock-config.js';
 import { silentLogger, type Clock, type Logger } from '../core/types.js';
-import { createNodeListener } from './node-adapter.js';
+import { createNodeListeners } from './node-adapter.js';
 import { installProtocolGuards } from './protocol-guards.js';
 
 export interface MockServerOptions {
@@ -60,6 +60,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   let closing = false;
+  // Once closing, the next answer on each connection says Connection: close and nothing after it runs.
+  const listeners = createNodeListeners(app, logger, { isClosing: () => closing });
   const server = createServer(
     {
       headersTimeout,
@@ -70,10 +72,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       // The API does not care about Host; answering without it beats Node's bodiless 400.
       requireHostHeader: false,
     },
-    // Once closing, every answer still to be written says Connection: close, so clients stop sending on it.
-    createNodeListener(app, logger, { isClosing: () => closing }),
+    listeners.onRequest,
   );
-  installProtocolGuards(server, app.anonymousRateLimitHeaders);
+  server.on('checkContinue', listeners.onCheckContinue);
+  installProtocolGuards(server, app, listeners);
   const port = options.port ?? 4010;
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

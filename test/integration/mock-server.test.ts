@@ -125,7 +125,8 @@ describe('the mock server over HTTP', () => {
     expect(log.at(-1)).toMatchObject({ plan: 'business', key: 'demo…(13)' });
     expect(JSON.stringify(log)).not.toContain('demo-business');
     const health = await request(`${mock.origin}/__mock/health`);
-    expect(await health.body.json()).toEqual({ status: 'ok' });
+    // Readiness, and what the store holds against its bounds; nothing dropped yet.
+    expect(await health.body.json()).toMatchObject({ status: 'ok', categories: { count: 3, maxCount: 10_000, maxBytes: 16 * 1024 * 1024 }, dropped: { categories: 0 } });
   });
 
   it('answers unparseable HTTP with a 400 in the Error shape, with rate-limit headers, and stays up', async () => {
