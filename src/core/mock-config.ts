@@ -115,13 +115,30 @@ export function parseMockConfig(input: unknown, source = 'config'): MockConfig {
 }
 
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((issue) => {
-      const where = issue.path.length > 0 ? issue.path.join('.') : '(root)';
-      const text = issue.code === 'too_small' && issue.origin === 'number' && Number(issue.minimum) <= 1 ? 'must be a positive integer' : issue.message;
-      return `${where}: ${text}`;
-    })
-    .join('; ');
+  // A config file may be huge or not a config at all: a few problems, each with a few keys, never
+  // more than a short escaped excerpt of what the file holds.
+  const shown = issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(describePathSegment).join('.') : '(root)';
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.slice(0, 3).map((key) => quoteShort(key));
+      const more = issue.keys.length > 3 ? ` and ${issue.keys.length - 3} more` : '';
+      return `${where}: Unrecognized key${issue.keys.length === 1 ? '' : 's'}: ${keys.join(', ')}${more}`;
+    }
+    const text = issue.code === 'too_small' && issue.origin === 'number' && Number(issue.minimum) <= 1 ? 'must be a positive integer' : issue.message.slice(0, 200);
+    return `${where}: ${text}`;
+  });
+  if (issues.length > 5) shown.push(`and ${issues.length - 5} more problems`);
+  return shown.join('; ');
+}
+
+/** A key of the input in an error path: plain words as they are, anything else short and escaped. */
+function describePathSegment(segment: PropertyKey): string {
+  const text = String(segment);
+  return /^[A-Za-z0-9_-]{1,40}$/.test(text) ? text : quoteShort(text);
+}
+
+function quoteShort(text: string): string {
+  return JSON.stringify(text.length > 30 ? `${text.slice(0, 30)}…` : text);
 }
 
 /**

@@ -1,15 +1,16 @@
-import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { Server as NetServer, type AddressInfo } from 'node:net';
-import { parse } from 'yaml';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
 import { createMockApp, type MockApp } from '../core/mock-app.js';
 import { parseMockConfig, type MockConfig, type MockConfigInput } from '../core/mock-config.js';
 import { silentLogger, type Clock, type Logger } from '../core/types.js';
+import { readConfigFile } from './config-file.js';
 import { createNodeListeners } from './node-adapter.js';
 import { installProtocolGuards } from './protocol-guards.js';
+
+export { readConfigFile } from './config-file.js';
 
 export interface MockServerOptions {
   /** Port to listen on; 0 picks a free one. Default 4010. */
@@ -106,19 +107,3 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   };
 }
 
-/** Reads a YAML config file; errors name the file and the field. */
-export async function readConfigFile(path: string): Promise<MockConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new Error(`Failed to load config ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-  let document: unknown;
-  try {
-    document = parse(text);
-  } catch (error) {
-    throw new Error(`Failed to load config ${path}: ${(error as Error).message.split('\n')[0]}`);
-  }
-  return parseMockConfig(document ?? {}, `config ${path}`);
-}
