@@ -15,6 +15,7 @@ Options:
   --config FILE            YAML config: plans, keys, ban policy, limits (see README "Configuration")
   --control-token TOKEN    Require X-Mock-Control-Token on /__mock/* controls
   --allow-remote-control   Serve /__mock/* to non-loopback clients too
+  --allowed-hosts NAME     Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any)
   --verbose                Log every request (API keys masked)
   --quiet                  Print nothing but errors
   --help                   Show this help
@@ -41,6 +42,7 @@ async function main(): Promise<number> {
         config: { type: 'string' },
         'control-token': { type: 'string' },
         'allow-remote-control': { type: 'boolean' },
+        'allowed-hosts': { type: 'string', multiple: true },
         verbose: { type: 'boolean' },
         quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -76,6 +78,7 @@ async function main(): Promise<number> {
       ...(fileConfig ?? {}),
       ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
       ...(values['allow-remote-control'] ? { allowRemoteControl: true } : {}),
+      ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], fileConfig?.allowedHosts) } : {}),
     };
     mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath: values.spec, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
   } catch (error) {
@@ -99,6 +102,13 @@ async function main(): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
   return 0;
+}
+
+/** `--allowed-hosts a,b --allowed-hosts c` adds to the config's list; `all` anywhere switches the check off. */
+function allowedHostsOption(flags: string[], fromConfig: 'all' | string[] | undefined): 'all' | string[] {
+  const names = flags.flatMap((flag) => flag.split(',')).map((name) => name.trim()).filter((name) => name !== '');
+  if (fromConfig === 'all' || names.includes('all')) return 'all';
+  return [...(fromConfig ?? []), ...names];
 }
 
 function parseInteger(text: string, flag: string, min: number, max: number): number | string {
