@@ -10,7 +10,7 @@ import { KeyRegistry, maskSecret, type ApiKeyEntry } from './key-registry.js';
 import { demoKeys, isoDatePattern, parseMockConfig, planLimits, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limiter.js';
-import { decodeJsonBody, isJsonContentType } from './request-body.js';
+import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import { createRouter } from './router.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
@@ -258,6 +258,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
       if (operation.parameters.length > 0) validateParameters(operation, match.pathParams, new URLSearchParams(queryString));
       let body: unknown;
       if (operation.requestBody) {
+        // A body the transport did not read (it answers from the head alone) is judged by its head.
+        if (request.bodyUnread) assertJsonContentType(request.headers['content-type']);
         const decoded = decodeJsonBody(request.body, request.headers['content-type'], operation.requestBody.required);
         if (decoded.present) {
           const result = operation.requestBody.validator.safeParse(decoded.value);

@@ -22,6 +22,16 @@ function judgeContentType(contentType: string): boolean {
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 
+/** Throws 415 unless the Content-Type of a body is JSON in UTF-8. */
+export function assertJsonContentType(contentType: string | undefined): void {
+  if (contentType === undefined || contentType.trim() === '') {
+    throw new HttpError('unsupported_media_type', 'Content-Type is missing; send Content-Type: application/json');
+  }
+  if (!isJsonContentType(contentType)) {
+    throw new HttpError('unsupported_media_type', `Content-Type ${contentType.slice(0, 100)} is not supported; send application/json (UTF-8)`);
+  }
+}
+
 /**
  * Decodes a JSON request body: no body, a non-JSON content type, bytes that are not UTF-8 and text
  * that is not JSON each get their own error. `JSON.parse` keeps `__proto__` keys as plain data, and
@@ -32,12 +42,7 @@ export function decodeJsonBody(body: Uint8Array | null, contentType: string | un
     if (required) throw new HttpError('body_required', 'Invalid request body: a JSON body is required');
     return { present: false };
   }
-  if (contentType === undefined || contentType.trim() === '') {
-    throw new HttpError('unsupported_media_type', 'Content-Type is missing; send Content-Type: application/json');
-  }
-  if (!isJsonContentType(contentType)) {
-    throw new HttpError('unsupported_media_type', `Content-Type ${contentType.slice(0, 100)} is not supported; send application/json (UTF-8)`);
-  }
+  assertJsonContentType(contentType);
   let text: string;
   try {
     text = utf8.decode(body);

@@ -14,6 +14,11 @@ export interface MockRequest {
   /** Set by the transport when the body was larger than `config.maxBodyBytes` and was not read. */
   bodyTooLarge?: boolean;
   /**
+   * Set by the transport when a body was announced but not read, because the head alone decides the
+   * answer (`Expect: 100-continue` refused, see `MockApp.needsBody`): the body is judged by its headers.
+   */
+  bodyUnread?: boolean;
+  /**
    * Who is calling, for the anonymous rate-limit budget (an IP address from node:http, a fixed
    * name in a browser). `undefined` means a local, trusted caller.
    */

@@ -128,7 +128,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     if (declaredLength !== undefined && declaredLength > maxBodyBytes) return done({ ...base, body: null, bodyTooLarge: true }, true);
     if (expectsContinue) {
       // RFC 9110 section 10.1.1: a final answer instead of 100 when the head already decides it.
-      if (!app.needsBody({ ...base, body: null })) return done({ ...base, body: null }, true);
+      if (!app.needsBody({ ...base, body: null })) return done({ ...base, body: null, bodyUnread: true }, true);
       response.writeContinue();
     }
     if (declaredLength === undefined && base.headers['transfer-encoding'] === undefined) return done({ ...base, body: null });
