@@ -49,7 +49,7 @@ export interface HealthState {
   status: 'ok';
   categories: Omit<CategoryStoreStats, 'dropped'>;
   /** Data dropped by a bound since the last reset, by kind: never silent. */
-  dropped: { categories: number };
+  dropped: { categories: number; trackedClients: number };
 }
 
 export interface ClockState {
@@ -147,6 +147,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   }));
 
   let dropsLogged = false;
+  let evictionsLogged = false;
   const seedStore = () => {
     store.clear();
     dropsLogged = false;
@@ -225,6 +226,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
     const auth = authenticate(request.headers.authorization);
     const entry = 'entry' in auth ? auth.entry : undefined;
     const decision = entry ? keyLimiter.hit(entry.id, entry.limits) : anonymousLimiter.hit(request.clientAddress ?? 'local', config.anonymous);
+    if (!entry && !evictionsLogged && anonymousLimiter.evicted > 0) {
+      evictionsLogged = true;
+      logger.warn(`More than maxTrackedClients (${config.maxTrackedClients}) anonymous clients: the least recently seen are forgotten from now on (their budgets start over), counted in GET /__mock/health`);
+    }
     // Every response gets its own fresh headers object, so the steps below add to it in place.
     const headers: Record<string, string> = rateLimitHeaders(decision);
     let operationId: string | null = null;
@@ -341,6 +346,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
 
   const controls: MockControls = {
     reset() {
+      evictionsLogged = false;
       keyLimiter.reset();
       anonymousLimiter.reset();
       log.clear();
@@ -366,7 +372,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     categories: () => store.list(),
     health: () => {
       const { dropped, ...categories } = store.stats();
-      return { status: 'ok', categories, dropped: { categories: dropped } };
+      return { status: 'ok', categories, dropped: { categories: dropped, trackedClients: anonymousLimiter.evicted } };
     },
   };
 

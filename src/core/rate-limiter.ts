@@ -53,6 +53,7 @@ export class RateLimiter {
   readonly #clock: Clock;
   readonly #ban: BanPolicy;
   readonly #maxBuckets: number;
+  #evicted = 0;
   #buckets = new Map<string, Bucket>();
   #hitsSinceSweep = 0;
 
@@ -113,7 +114,13 @@ export class RateLimiter {
     return this.#report(view, limits, now, 'allowed');
   }
 
+  /** Live clients forgotten to stay within `maxBuckets` since the last reset (expired ones are not counted). */
+  get evicted(): number {
+    return this.#evicted;
+  }
+
   reset(): void {
+    this.#evicted = 0;
     this.#buckets.clear();
     this.#hitsSinceSweep = 0;
   }
@@ -135,7 +142,10 @@ export class RateLimiter {
     }
     bucket = freshBucket(now);
     if (++this.#hitsSinceSweep >= 1024) this.#sweep(now);
-    if (this.#buckets.size >= this.#maxBuckets) this.#buckets.delete(this.#buckets.keys().next().value!);
+    if (this.#buckets.size >= this.#maxBuckets) {
+      this.#buckets.delete(this.#buckets.keys().next().value!);
+      this.#evicted += 1;
+    }
     this.#buckets.set(clientId, bucket);
     return bucket;
   }
@@ -149,6 +159,7 @@ export class RateLimiter {
     for (const id of this.#buckets.keys()) {
       if (this.#buckets.size < this.#maxBuckets) break;
       this.#buckets.delete(id);
+      this.#evicted += 1;
     }
   }
 

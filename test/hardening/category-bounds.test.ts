@@ -80,4 +80,11 @@ describe('the category store, bounded in bytes', () => {
   it('refuses a maxCategoryBytes past what a string can hold', () => {
     expect(() => app({ maxCategoryBytes: 1024 * 1024 * 1024 })).toThrow(/maxCategoryBytes/);
   });
+
+  it('anonymous clients forgotten past maxTrackedClients are counted in health and logged once too', () => {
+    const { app: mock, logger } = app({ maxTrackedClients: 10 });
+    for (let index = 0; index < 25; index += 1) mock.handle({ method: 'GET', url: '/v1/categories', headers: {}, body: null, clientAddress: `10.0.0.${index}` });
+    expect(JSON.parse(mock.handle(health).body!)).toMatchObject({ dropped: { trackedClients: 15 } });
+    expect(logger.warnings.filter((line) => /maxTrackedClients/.test(line))).toHaveLength(1);
+  });
 });
