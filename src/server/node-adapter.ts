@@ -101,6 +101,8 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
         if (unread) result.headers.Connection = 'close';
       }
       write(response, result, logger);
+      // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
+      if (!response.shouldKeepAlive) connection.closed = true;
       // The rest of an unread body may still be arriving: give the answer time to leave, then drop it.
       if (unread) response.once('finish', () => setTimeout(() => socket.destroy(), 50).unref());
     }

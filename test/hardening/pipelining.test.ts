@@ -86,6 +86,31 @@ describe('requests before malformed bytes are answered, or never run (item 10)',
   });
 });
 
+describe('nothing runs after the answer that closes the connection (items 10, 11)', () => {
+  it("the client's own Connection: close ends what runs: a POST pipelined after it is not executed", async () => {
+    const closing = get().replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n');
+    const responses = await pipelined([closing, post('after-close')]);
+    expect(responses.map((response) => response.status)).toEqual([200]);
+    expect(mock.app.controls.categories().map((category) => category.name)).not.toContain('after-close');
+    expect(mock.app.controls.requests()).toHaveLength(1);
+  });
+
+  it('an HTTP/1.0 request without keep-alive, then a POST: only the first runs', async () => {
+    const responses = await pipelined(['GET /v1/categories HTTP/1.0\r\nAuthorization: Bearer demo-pro\r\n\r\n', post('after-http10')]);
+    expect(responses.map((response) => response.status)).toEqual([200]);
+    expect(mock.app.controls.categories().map((category) => category.name)).not.toContain('after-http10');
+  });
+
+  it('a 413 ends the connection: a POST pipelined after it is not executed', async () => {
+    const tooLarge = `POST /v1/categories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer demo-pro\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n`;
+    const responses = await pipelined([post('before-413'), tooLarge, post('after-413')]);
+    expect(responses.map((response) => response.status)).toEqual([201, 413]);
+    const created = mock.app.controls.categories().map((category) => category.name);
+    expect(created).toContain('before-413');
+    expect(created).not.toContain('after-413');
+  });
+});
+
 describe('absolute-form request targets (item 12)', () => {
   it('are answered like origin-form ones, counted once', async () => {
     const [response] = await pipelined([`GET http://127.0.0.1:${mock.port}/v1/categories HTTP/1.1\r\nHost: 127.0.0.1:${mock.port}\r\nAuthorization: Bearer demo-pro\r\nConnection: close\r\n\r\n`]);
