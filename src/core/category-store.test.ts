@@ -38,4 +38,23 @@ describe('CategoryStore with a limit', () => {
     ]);
     expect(store.dropped).toBe(2);
   });
+
+  it('is bounded in bytes too: the served list never exceeds maxBytes, the oldest go first, stats are exact', () => {
+    const store = new CategoryStore({ maxBytes: 200 });
+    for (let index = 0; index < 20; index += 1) store.create({ name: `é${index}`.padEnd(20, 'x') });
+    const json = store.listJson();
+    const bytes = new TextEncoder().encode(json).byteLength;
+    expect(bytes).toBeLessThanOrEqual(200);
+    expect(store.stats()).toEqual({ count: store.size, bytes, maxCount: Number.POSITIVE_INFINITY, maxBytes: 200, dropped: 20 - store.size });
+    expect(store.list().at(-1)!.id).toBe(20);
+    expect(store.list().map((category) => category.id)).toEqual(Array.from({ length: store.size }, (_, index) => 21 - store.size + index));
+  });
+
+  it('refuses one category larger than the whole byte bound, keeping the rest and the id sequence', () => {
+    const store = new CategoryStore({ maxBytes: 100 });
+    store.create({ name: 'kept' });
+    expect(() => store.create({ name: 'x'.repeat(200) })).toThrow(/maxCategoryBytes/);
+    expect(store.list().map((category) => category.name)).toEqual(['kept']);
+    expect(store.create({ name: 'next' }).id).toBe(2);
+  });
 });
