@@ -1,0 +1,162 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+
+/**
+ * Debian's `redis-server`, run by the tests themselves: bound to 127.0.0.1 on a free ephemeral port,
+ * persistence off, stopped by the test (and, as a last resort, when the test process exits), so no
+ * run leaves a server behind. It can be stopped and started again on the same port (outage tests),
+ * or frozen with SIGSTOP (a Redis that accepts connections and never answers).
+ *
+ * Without `redis-server` on the machine the Redis tests skip with the reason, except under CI=true,
+ * where they fail: CI must test the Redis store (`.ci/run` installs it).
+ *
+ * @example
+ * const redis = await startRedisServer();
+ * const store = await connectRedisStore({ url: redis.url }, options);
+ * await redis.restart();
+ * await redis.stop();
+ */
+export interface RedisServerHandle {
+  readonly port: number;
+  /** `redis://127.0.0.1:PORT/0`. */
+  readonly url: string;
+  /** Stops it (SIGTERM, then SIGKILL after 2 s); resolves when the process is gone. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty (persistence is off). */
+  start(): Promise<void>;
+  restart(): Promise<void>;
+  /** SIGSTOP: connections stay open but nothing is answered, until `resume()`. */
+  pause(): void;
+  resume(): void;
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Where `redis-server` is, or why it cannot be used. */
+export function findRedisServer(): { available: true; version: string } | { available: false; reason: string } {
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8', timeout: 5_000 });
+  if (probe.error || probe.status !== 0) {
+    return { available: false, reason: 'redis-server is not installed (apt-get install redis-server)' };
+  }
+  return { available: true, version: probe.stdout.trim() };
+}
+
+/**
+ * The describe-level gate of every Redis test file: `{ skip: false }`, `{ skip: true, reason }` outside
+ * CI without redis-server, and a thrown error under CI=true without it.
+ */
+export function redisTestGate(): { skip: false } | { skip: true; reason: string } {
+  const found = findRedisServer();
+  if (found.available) return { skip: false };
+  if (process.env.CI === 'true') throw new Error(`Failed to run the Redis store tests under CI: ${found.reason}`);
+  return { skip: true, reason: found.reason };
+}
+
+export async function startRedisServer(): Promise<RedisServerHandle> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  let paused = false;
+
+  const start = async () => {
+    if (child) return;
+    const spawned = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', '--daemonize', 'no'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child = spawned;
+    running.add(spawned);
+    let stderr = '';
+    spawned.stderr!.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-2_000);
+    });
+    spawned.once('exit', () => {
+      running.delete(spawned);
+      if (child === spawned) child = undefined;
+    });
+    const deadline = Date.now() + 10_000;
+    while (!(await answersPing(port))) {
+      if (child !== spawned) throw new Error(`Failed to start redis-server on 127.0.0.1:${port}: it exited (${stderr.trim() || 'no output'})`);
+      if (Date.now() > deadline) {
+        spawned.kill('SIGKILL');
+        throw new Error(`Failed to start redis-server on 127.0.0.1:${port}: no PONG within 10 s`);
+      }
+      await delay(20);
+    }
+  };
+
+  const stop = async () => {
+    const current = child;
+    if (!current) return;
+    if (paused) {
+      current.kill('SIGCONT');
+      paused = false;
+    }
+    const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
+    current.kill('SIGTERM');
+    const forced = setTimeout(() => current.kill('SIGKILL'), 2_000);
+    await exited;
+    clearTimeout(forced);
+  };
+
+  await start();
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}/0`,
+    stop,
+    start,
+    async restart() {
+      await stop();
+      await start();
+    },
+    pause() {
+      if (child && !paused) {
+        child.kill('SIGSTOP');
+        paused = true;
+      }
+    },
+    resume() {
+      if (child && paused) {
+        child.kill('SIGCONT');
+        paused = false;
+      }
+    },
+  };
+}
+
+/** A port the kernel just handed out on 127.0.0.1 (redis-server cannot take port 0 itself). */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** One inline PING over a raw socket: the harness needs no Redis client. */
+function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    let answer = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      answer += chunk.toString();
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'));
+    });
+  });
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
