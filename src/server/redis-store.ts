@@ -278,7 +278,8 @@ return 1
 
 /**
  * The session registry (one key of its own, outside every session's slot). Admits `name` unless
- * `max` other sessions are alive. KEYS[1]: registry. ARGV: name, base, idleMs, max, default.
+ * `max` other sessions are alive, and records when it was last seen (scores never go back: GT).
+ * KEYS[1]: registry. ARGV: name, base, idleMs, max, default.
  */
 const admitScript = `
 local name, base, idle, max = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -291,7 +292,8 @@ if name ~= ARGV[5] and not redis.call('ZSCORE', KEYS[1], name) then
   if named >= max then return 0 end
 end
 redis.call('ZADD', KEYS[1], 'GT', base, name)
-if redis.call('ZSCORE', KEYS[1], name) == false then redis.call('ZADD', KEYS[1], base, name) end
+-- Bounded by maxSessions + 1 entries, and gone once every session has been idle that long.
+redis.call('PEXPIRE', KEYS[1], math.max(idle, 1000))
 return 1
 `;
 
@@ -335,6 +337,8 @@ export const redisStoreScripts: Readonly<Record<keyof typeof scripts, string>> =
 export interface RedisCommander {
   send(args: string[]): Promise<unknown>;
   readonly isReady: boolean;
+  /** Whether `error` is an error reply of Redis (as opposed to a connection or timeout failure). */
+  isReplyError(error: unknown): boolean;
   close(): Promise<void>;
 }
 
@@ -398,10 +402,14 @@ export function resolveRedisOptions(options: RedisStoreOptions): RedisSettings {
 
 type RedisModule = typeof import('redis');
 
-/** node-redis is an optional peer: loaded only when a Redis store is asked for. */
-async function loadRedis(displayUrl: string): Promise<RedisModule> {
+/**
+ * node-redis is an optional peer: loaded only when a Redis store is asked for. `importer` is for tests.
+ *
+ * @example await loadRedisModule('redis://127.0.0.1:6379') // or StoreConfigError: "... run npm install redis"
+ */
+export async function loadRedisModule(displayUrl: string, importer: () => Promise<RedisModule> = () => import('redis')): Promise<RedisModule> {
   try {
-    return await import('redis');
+    return await importer();
   } catch (error) {
     const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' || (error as { code?: string }).code === 'MODULE_NOT_FOUND';
     if (missing) throw new StoreConfigError(`Failed to use the store ${displayUrl}: the Redis client is not installed; run npm install redis`);
@@ -410,7 +418,7 @@ async function loadRedis(displayUrl: string): Promise<RedisModule> {
 }
 
 async function connectCommander(settings: RedisSettings): Promise<RedisCommander> {
-  const redis = await loadRedis(settings.displayUrl);
+  const redis = await loadRedisModule(settings.displayUrl);
   let connectedOnce = false;
   let lastErrorLogAt = 0;
   const client = redis.createClient({
@@ -456,6 +464,7 @@ async function connectCommander(settings: RedisSettings): Promise<RedisCommander
   }
   return {
     send: (args) => client.sendCommand(args),
+    isReplyError: (error) => error instanceof redis.ErrorReply,
     get isReady() {
       return client.isReady;
     },
@@ -689,8 +698,8 @@ class RedisStore implements StateStore {
     } catch (error) {
       if (error instanceof StoreUnavailableError) throw error;
       // A reply error that is not about availability is a bug in a script: the core answers 500.
-      if (error instanceof Error && error.name === 'ErrorReply' && !redisReplyUnavailable.test(error.message)) {
-        throw new Error(`Failed to run a Redis store script: ${error.message}`, { cause: error });
+      if (this.#redis.isReplyError(error) && !redisReplyUnavailable.test((error as Error).message)) {
+        throw new Error(`Failed to run a Redis store script: ${(error as Error).message}`, { cause: error });
       }
       throw new StoreUnavailableError(`The Redis store ${displayUrl} is unavailable: ${describeError(error)}`, retryAfterSeconds, { cause: error });
     } finally {
