@@ -68,18 +68,24 @@ const dayMs = 86_400_000;
 /** Shared prologue of every session script: KEYS[1..5] are the session's meta, keys, categories, id sequence and log. */
 const luaPrologue = `
 local function num(x) return string.format('%.17g', x) end
-local function open_session()
-  if redis.call('EXISTS', KEYS[1]) == 0 then
-    -- A new (or expired) session starts clean, even if a stray key of an old one outlived it.
-    redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-    redis.call('HSET', KEYS[1], 'ep', ARGV[2], 'off', '0', 'sd', '0', 'dr', '0', 'ks', '0')
-  end
+local ttl = tonumber(ARGV[1])
+local session = redis.call('HMGET', KEYS[1], 'off', 'ep')
+if not session[1] then
+  -- A new (or expired) session starts clean, even if a stray key of an old one outlived it.
+  redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+  redis.call('HSET', KEYS[1], 'ep', ARGV[2], 'off', '0', 'sd', '0', 'dr', '0', 'ks', '0')
+  session = { '0', ARGV[2] }
 end
+local offset, epoch = tonumber(session[1]), session[2]
+-- A named session's keys live ttl ms after its last use. Refreshed at most once a second (the meta
+-- key's PTTL tells when it was last done); a key created in between gets its TTL when created.
 local function refresh_ttl()
-  local ttl = tonumber(ARGV[1])
-  if ttl > 0 then
+  if ttl > 0 and redis.call('PTTL', KEYS[1]) < ttl - math.min(1000, math.floor(ttl / 2)) then
     for i = 1, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
   end
+end
+local function expire_new(key)
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
 end
 local function push_category(max, fields)
   local id = redis.call('INCR', KEYS[4])
@@ -99,9 +105,19 @@ local function ensure_seeded(max, seeds_given, first)
   redis.call('DEL', KEYS[3], KEYS[4])
   redis.call('HSET', KEYS[1], 'dr', '0', 'sd', '1')
   for i = first, #ARGV do push_category(max, ARGV[i]) end
+  expire_new(KEYS[3])
+  expire_new(KEYS[4])
   return true
 end
-open_session()
+-- A bucket is one string, "epoch ms mc ds dc st bu hr hf hc la lr": one GET and one SET per request.
+local function read_bucket(key)
+  local raw = redis.call('GET', key)
+  if not raw then return nil end
+  local fields = {}
+  for part in string.gmatch(raw, '%S+') do fields[#fields + 1] = part end
+  if fields[1] ~= epoch then return nil end
+  return fields
+end
 `;
 
 /**
@@ -110,9 +126,7 @@ open_session()
  * ARGV: ttl, nonce, base, digest|'', configKeyJson|'', anonPerMinute, anonPerDay, banEnabled, banThreshold, banMs, historyTtl
  */
 const hitScript = `${luaPrologue}
-local off = tonumber(redis.call('HGET', KEYS[1], 'off'))
-local epoch = redis.call('HGET', KEYS[1], 'ep')
-local now = tonumber(ARGV[3]) + off
+local now = tonumber(ARGV[3]) + offset
 local entry, source = nil, ''
 if ARGV[4] ~= '' then
   local stored = redis.call('HGET', KEYS[2], ARGV[4])
@@ -126,9 +140,9 @@ if entry then
 else
   per_minute, per_day, bucket = tonumber(ARGV[6]), tonumber(ARGV[7]), KEYS[7]
 end
-local f = redis.call('HMGET', bucket, 'ep', 'ms', 'mc', 'ds', 'dc', 'st', 'bu', 'hr', 'hf', 'hc', 'la', 'lr')
+local f = read_bucket(bucket)
 local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr
-if f[1] ~= epoch then
+if not f then
   ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
 else
   ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
@@ -170,11 +184,9 @@ local previous_at, previous_retry = '', ''
 if la >= 0 then previous_at, previous_retry = num(la), num(lr) end
 hr = hr + 1
 if outcome == 'allowed' then hc = 0 else hf = hf + 1; hc = hc + 1; la = now; lr = retry_after end
-redis.call('HSET', bucket, 'ep', epoch, 'ms', num(ms), 'mc', num(mc), 'ds', num(ds), 'dc', num(dc), 'st', num(st), 'bu', num(bu),
-  'hr', num(hr), 'hf', num(hf), 'hc', num(hc), 'la', num(la), 'lr', num(lr))
 -- The bucket lives while a window or the ban runs, and at least as long as the history is kept.
 local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[11]))
-redis.call('PEXPIRE', bucket, keep)
+redis.call('SET', bucket, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', keep)
 refresh_ttl()
 return { outcome, num(limit), num(remaining), num(reset_at), num(retry_after), num(now), source, entry or '',
   num(hr), num(hf), num(hc), previous_at, previous_retry }
@@ -182,12 +194,12 @@ return { outcome, num(limit), num(remaining), num(reset_at), num(retry_after), n
 
 /** RateLimiter.peek of an anonymous address. KEYS[6]: its bucket. ARGV: ttl, nonce, base, perMinute, perDay */
 const peekScript = `${luaPrologue}
-local now = tonumber(ARGV[3]) + tonumber(redis.call('HGET', KEYS[1], 'off'))
+local now = tonumber(ARGV[3]) + offset
 local per_minute, per_day = tonumber(ARGV[4]), tonumber(ARGV[5])
-local f = redis.call('HMGET', KEYS[6], 'ep', 'ms', 'mc', 'ds', 'dc', 'bu')
+local f = read_bucket(KEYS[6])
 local ms, mc, ds, dc, bu = now, 0, now, 0, 0
-if f[1] == redis.call('HGET', KEYS[1], 'ep') then
-  ms, mc, ds, dc, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6])
+if f then
+  ms, mc, ds, dc, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[7])
 end
 refresh_ttl()
 if bu > now then
@@ -210,6 +222,8 @@ const createCategoryScript = `${luaPrologue}
 local max = tonumber(ARGV[3])
 if not ensure_seeded(max, ARGV[5], 6) then return { 'seed' } end
 local json = push_category(max, ARGV[4])
+expire_new(KEYS[3])
+expire_new(KEYS[4])
 refresh_ttl()
 return { json, redis.call('HGET', KEYS[1], 'dr') }
 `;
@@ -227,6 +241,7 @@ local stored = redis.call('HGET', KEYS[2], ARGV[3])
 local position
 if stored then position = string.sub(stored, 1, string.find(stored, '|', 1, true) - 1) else position = redis.call('HINCRBY', KEYS[1], 'ks', 1) end
 redis.call('HSET', KEYS[2], ARGV[3], position .. '|' .. ARGV[4])
+expire_new(KEYS[2])
 refresh_ttl()
 if stored then return 0 else return 1 end
 `;
@@ -239,22 +254,23 @@ return redis.call('HVALS', KEYS[2])
 
 /** ARGV: ttl, nonce, step. Returns the new offset. */
 const advanceClockScript = `${luaPrologue}
-local offset = tonumber(redis.call('HGET', KEYS[1], 'off')) + tonumber(ARGV[3])
-redis.call('HSET', KEYS[1], 'off', num(offset))
+local moved = offset + tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], 'off', num(moved))
 refresh_ttl()
-return num(offset)
+return num(moved)
 `;
 
 /** ARGV: ttl, nonce. */
 const clockOffsetScript = `${luaPrologue}
 refresh_ttl()
-return redis.call('HGET', KEYS[1], 'off')
+return num(offset)
 `;
 
 /** ARGV: ttl, nonce, entryJson, capacity. Newest first in Redis; the log reads it backwards. */
 const appendRequestScript = `${luaPrologue}
 redis.call('LPUSH', KEYS[5], ARGV[3])
 redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[4]) - 1)
+expire_new(KEYS[5])
 refresh_ttl()
 return 1
 `;
@@ -342,6 +358,11 @@ export interface RedisCommander {
   close(): Promise<void>;
 }
 
+interface PendingCall {
+  deadline: number;
+  reject(error: Error): void;
+}
+
 /** Seeds up to this size ride along with every category call; larger ones are sent only when a session needs seeding. */
 const inlineSeedBytes = 4096;
 /** A replica re-registers a session it uses at most this often (base clock); `lastSeenMs` is as precise. */
@@ -425,6 +446,8 @@ async function connectCommander(settings: RedisSettings): Promise<RedisCommander
     url: settings.url,
     // Requests made while Redis is away fail at once (503) instead of waiting in a queue.
     disableOfflineQueue: true,
+    // The store times calls itself, with one timer for all (node-redis would start one per command).
+    commandOptions: { timeout: 0 },
     // A Redis that accepts connections but never answers: the queue stops growing here.
     commandsQueueMaxLength: 10_000,
     socket: {
@@ -454,7 +477,9 @@ async function connectCommander(settings: RedisSettings): Promise<RedisCommander
         timer = setTimeout(() => reject(new Error(`no answer within ${settings.timeoutMs} ms`)), settings.timeoutMs);
       }),
     ]);
-    await client.sendCommand(['PING']);
+    // Loaded once here so the first burst of requests does not all meet NOSCRIPT (EVALSHA falls back to
+    // EVAL on its own after a Redis restart empties the script cache).
+    await Promise.all(Object.values(scripts).map(({ source }) => client.sendCommand(['SCRIPT', 'LOAD', source])));
     connectedOnce = true;
   } catch (error) {
     client.destroy();
@@ -502,6 +527,10 @@ class RedisStore implements StateStore {
   readonly #registryKey: string;
   /** Sessions this replica admitted, with the base time it last wrote them to the registry. Bounded by maxSessions + 1. */
   readonly #admitted = new Map<string, number>();
+  readonly #admitting = new Map<string, Promise<void>>();
+  readonly #inflight = new Set<PendingCall>();
+  readonly #sweepMs: number;
+  #sweeper: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(redis: RedisCommander, settings: RedisSettings, options: StateStoreOptions) {
@@ -511,6 +540,7 @@ class RedisStore implements StateStore {
     this.#seedArgs = options.seedCategories.map((category) => JSON.stringify(category));
     this.#inlineSeeds = this.#seedArgs.reduce((total, seed) => total + seed.length, 0) <= inlineSeedBytes;
     this.#registryKey = `${settings.prefix}sessions`;
+    this.#sweepMs = Math.min(100, Math.max(10, Math.floor(settings.timeoutMs / 4)));
   }
 
   async hit(session: string, input: HitInput): Promise<HitResult> {
@@ -629,6 +659,8 @@ class RedisStore implements StateStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#sweeper);
+    this.#sweep();
     await this.#redis.close();
   }
 
@@ -670,6 +702,16 @@ class RedisStore implements StateStore {
   async #admit(session: string, baseTimeMs: number): Promise<void> {
     const last = this.#admitted.get(session);
     if (last !== undefined && baseTimeMs - last < registryTouchMs && baseTimeMs >= last) return;
+    // Requests that arrive together share one registration instead of each sending its own.
+    let pending = this.#admitting.get(session);
+    if (!pending) {
+      pending = this.#register(session, baseTimeMs).finally(() => this.#admitting.delete(session));
+      this.#admitting.set(session, pending);
+    }
+    await pending;
+  }
+
+  async #register(session: string, baseTimeMs: number): Promise<void> {
     const admitted = await this.#call(scripts.admit, [this.#registryKey], [session, String(baseTimeMs), String(this.options.sessionIdleMs), String(this.options.maxSessions), defaultSessionName]);
     if (Number(admitted) !== 1) throw new TooManySessionsError(this.options.maxSessions);
     this.#admitted.delete(session);
@@ -677,33 +719,52 @@ class RedisStore implements StateStore {
     if (this.#admitted.size > this.options.maxSessions + 1) this.#admitted.delete(this.#admitted.keys().next().value!);
   }
 
-  /** EVALSHA, loading the script on NOSCRIPT; every failure to answer becomes StoreUnavailableError within the timeout. */
-  async #call(which: Script, keys: string[], args: string[]): Promise<unknown> {
+  /**
+   * EVALSHA, loading the script on NOSCRIPT. Every failure to answer becomes StoreUnavailableError
+   * within the timeout: one sweeping timer for all calls in flight (a timer per call was a tenth of
+   * the client's CPU per request), so a call fails between timeoutMs and timeoutMs + sweepMs.
+   */
+  #call(which: Script, keys: string[], args: string[]): Promise<unknown> {
     const { displayUrl, timeoutMs, retryAfterSeconds } = this.#settings;
-    if (!this.#redis.isReady) throw new StoreUnavailableError(`The Redis store ${displayUrl} is unavailable (reconnecting)`, retryAfterSeconds);
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new StoreUnavailableError(`The Redis store ${displayUrl} did not answer within ${timeoutMs} ms`, retryAfterSeconds)), timeoutMs);
+    if (!this.#redis.isReady) return Promise.reject(new StoreUnavailableError(`The Redis store ${displayUrl} is unavailable (reconnecting)`, retryAfterSeconds));
+    const command = ['EVALSHA', which.sha, String(keys.length), ...keys, ...args];
+    return new Promise((resolve, reject) => {
+      const pending: PendingCall = { deadline: performance.now() + timeoutMs, reject };
+      this.#inflight.add(pending);
+      this.#sweeper ??= setInterval(() => this.#sweep(), this.#sweepMs).unref();
+      this.#redis
+        .send(command)
+        .catch((error: unknown) => {
+          if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.#redis.send(['EVAL', which.source, ...command.slice(2)]);
+          throw error;
+        })
+        .then(
+          (reply) => {
+            if (this.#inflight.delete(pending)) resolve(reply);
+          },
+          (error: unknown) => {
+            if (this.#inflight.delete(pending)) reject(this.#failure(error));
+          },
+        );
     });
-    const evaluate = async () => {
-      try {
-        return await this.#redis.send(['EVALSHA', which.sha, String(keys.length), ...keys, ...args]);
-      } catch (error) {
-        if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.#redis.send(['EVAL', which.source, String(keys.length), ...keys, ...args]);
-        throw error;
-      }
-    };
-    try {
-      return await Promise.race([evaluate(), deadline]);
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) throw error;
-      // A reply error that is not about availability is a bug in a script: the core answers 500.
-      if (this.#redis.isReplyError(error) && !redisReplyUnavailable.test((error as Error).message)) {
-        throw new Error(`Failed to run a Redis store script: ${(error as Error).message}`, { cause: error });
-      }
-      throw new StoreUnavailableError(`The Redis store ${displayUrl} is unavailable: ${describeError(error)}`, retryAfterSeconds, { cause: error });
-    } finally {
-      clearTimeout(timer);
+  }
+
+  #failure(error: unknown): Error {
+    const { displayUrl, retryAfterSeconds } = this.#settings;
+    // A reply error that is not about availability is a bug in a script: the core answers 500.
+    if (this.#redis.isReplyError(error) && !redisReplyUnavailable.test((error as Error).message)) {
+      return new Error(`Failed to run a Redis store script: ${(error as Error).message}`, { cause: error });
+    }
+    return new StoreUnavailableError(`The Redis store ${displayUrl} is unavailable: ${describeError(error)}`, retryAfterSeconds, { cause: error });
+  }
+
+  /** Calls are in the set in the order they started, and all have the same timeout: stop at the first still running. */
+  #sweep(): void {
+    const now = performance.now();
+    for (const pending of this.#inflight) {
+      if (pending.deadline > now) break;
+      this.#inflight.delete(pending);
+      pending.reject(new StoreUnavailableError(`The Redis store ${this.#settings.displayUrl} did not answer within ${this.#settings.timeoutMs} ms`, this.#settings.retryAfterSeconds));
     }
   }
 
