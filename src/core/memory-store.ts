@@ -132,7 +132,9 @@ class MemoryStore implements StateStore {
     const decision = key ? session.keyLimiter.hit(key.id, key.limits) : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
     const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
     const history = session.recordHistory(client, key === null, decision);
-    return { nowMs, decision, key: key ? copyEntry(key) : null, client, history };
+    const result: HitResult = { nowMs, decision, key: key ? copyEntry(key) : null, client, history };
+    if (input.withCategories && decision.outcome === 'allowed') result.categoriesJson = session.categories.listJson();
+    return result;
   }
 
   async peekAnonymous(sessionName: string, clientAddress: string, baseTimeMs: number): Promise<RateDecision> {

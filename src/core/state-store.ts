@@ -97,6 +97,11 @@ export interface HitInput {
   keyDigest?: string;
   /** The token's entry among the config and demo keys, if it is one; a run-time key of the session wins. */
   configKey?: ApiKeyEntry;
+  /**
+   * Also read the session's categories (as JSON text) when the request is allowed, in the same round
+   * trip: for `GET /categories`, the hot path. Unused when the request is refused.
+   */
+  withCategories?: boolean;
 }
 
 export interface HitResult {
@@ -108,6 +113,8 @@ export interface HitResult {
   /** The rate-limit client: `k:<key id>` or `a:<address>`. */
   client: string;
   history: ClientHistory;
+  /** With `withCategories` and an allowed request: what `listCategoriesJson` would answer. */
+  categoriesJson?: string;
 }
 
 /**

@@ -123,7 +123,8 @@ end
 /**
  * One request of one client: the same rules as RateLimiter.hit (src/core/rate-limiter.ts), line for line.
  * KEYS[6]: the key's bucket, KEYS[7]: the anonymous address's bucket.
- * ARGV: ttl, nonce, base, digest|'', configKeyJson|'', anonPerMinute, anonPerDay, banEnabled, banThreshold, banMs, historyTtl
+ * ARGV: ttl, nonce, base, digest|'', configKeyJson|'', anonPerMinute, anonPerDay, banEnabled, banThreshold, banMs, historyTtl,
+ *   withCategories, maxCategories, seedsGiven, seeds...
  */
 const hitScript = `${luaPrologue}
 local now = tonumber(ARGV[3]) + offset
@@ -187,9 +188,19 @@ if outcome == 'allowed' then hc = 0 else hf = hf + 1; hc = hc + 1; la = now; lr 
 -- The bucket lives while a window or the ban runs, and at least as long as the history is kept.
 local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[11]))
 redis.call('SET', bucket, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', keep)
+-- GET /categories in the same round trip: the list, when the request is served and the session is seeded
+-- (or its seeds came along); otherwise 'seed' and the caller asks listCategories.
+local listed = ''
+if ARGV[12] == '1' and outcome == 'allowed' then
+  if ensure_seeded(tonumber(ARGV[13]), ARGV[14], 15) then
+    listed = '[' .. table.concat(redis.call('LRANGE', KEYS[3], 0, -1), ',') .. ']'
+  else
+    listed = 'seed'
+  end
+end
 refresh_ttl()
 return { outcome, num(limit), num(remaining), num(reset_at), num(retry_after), num(now), source, entry or '',
-  num(hr), num(hf), num(hc), previous_at, previous_retry }
+  num(hr), num(hf), num(hc), previous_at, previous_retry, listed }
 `;
 
 /** RateLimiter.peek of an anonymous address. KEYS[6]: its bucket. ARGV: ttl, nonce, base, perMinute, perDay */
@@ -556,10 +567,15 @@ class RedisStore implements StateStore {
       String(this.options.ban.threshold),
       String(this.options.ban.durationMs),
       String(this.#historyTtlMs()),
+      ...(input.withCategories ? ['1', String(this.options.maxCategories), ...this.#seeds(this.#inlineSeeds)] : ['0']),
     ])) as string[];
-    const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry] = reply;
+    const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry, listed] = reply;
     const key = source === '' ? null : entryFrom(JSON.parse(entryJson!));
+    let categoriesJson: string | undefined;
+    if (listed === 'seed') categoriesJson = await this.listCategoriesJson(session, input.baseTimeMs);
+    else if (listed !== '') categoriesJson = listed;
     return {
+      ...(categoriesJson === undefined ? {} : { categoriesJson }),
       nowMs: Number(nowMs),
       decision: { outcome: outcome as RateDecision['outcome'], limit: Number(limit), remaining: Number(remaining), resetAtMs: Number(resetAtMs), retryAfterSeconds: Number(retryAfterSeconds) },
       key,

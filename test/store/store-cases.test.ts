@@ -144,6 +144,21 @@ for (const factory of factories) {
       expect((await store.createCategory('default', { name: 'yak' }, t0)).category.id).toBe(3);
     });
 
+    it('reads the categories with the hit when asked, only for an allowed request, whatever the size of the seeds', async () => {
+      const seeds = Array.from({ length: 120 }, (_, index) => ({ name: `seeded-category-with-a-long-name-${index}`, description: 'x'.repeat(40) }));
+      const store = await open({ anonymous: { perMinute: 1, perDay: 100 }, ban: noBan, seedCategories: seeds, maxCategories: 200 });
+      const expected = JSON.stringify(seeds.map((seed, index) => ({ id: index + 1, ...seed })));
+      const first = await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.1', withCategories: true });
+      expect(first.categoriesJson).toBe(expected);
+      const refused = await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.1', withCategories: true });
+      expect(refused.decision.outcome).toBe('limited');
+      expect(refused.categoriesJson).toBeUndefined();
+      expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.2' })).categoriesJson).toBeUndefined();
+      expect((await store.createCategory('other', { name: 'late' }, t0)).category.id).toBe(121);
+      await store.reset('fresh', t0);
+      expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.3', withCategories: true })).categoriesJson).toBe(expected);
+    });
+
     it('keeps the newest requestLogSize log entries, oldest first, with ISO times', async () => {
       const store = await open({ requestLogSize: 2 });
       for (const status of [200, 201, 429]) {
