@@ -32,8 +32,24 @@ export interface RedisServerHandle {
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
+  // The watchdogs stop their servers within half a second of this process being gone; this is faster.
+  for (const child of running) child.kill('SIGTERM');
 });
+
+/**
+ * `sh -c` script: $1 is the test process, the rest are redis-server's arguments. Prints the server's pid,
+ * then waits until either the server or the test process is gone, and stops the server.
+ */
+const watchdogScript = `
+parent=$1; shift
+redis-server "$@" &
+server=$!
+echo "$server"
+trap 'kill "$server" 2>/dev/null; wait "$server"; exit 0' TERM INT
+while kill -0 "$parent" 2>/dev/null && kill -0 "$server" 2>/dev/null; do sleep 0.2; done
+kill "$server" 2>/dev/null
+wait "$server"
+`;
 
 /** Where `redis-server` is, or why it cannot be used. */
 export function findRedisServer(): { available: true; version: string } | { available: false; reason: string } {
@@ -60,16 +76,32 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
   let child: ChildProcess | undefined;
   let paused = false;
 
+  let redisPid = 0;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (redisPid) process.kill(redisPid, name);
+    } catch {
+      // Already gone.
+    }
+  };
+
   const start = async () => {
     if (child) return;
-    const spawned = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', '--daemonize', 'no'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const redisArgs = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', '--daemonize', 'no'];
+    // A watchdog shell: it stops redis-server when the test process is gone, even after a SIGKILL that
+    // leaves no chance to clean up, so no run can leave a server behind.
+    const spawned = spawn('sh', ['-c', watchdogScript, 'redis-watchdog', String(process.pid), ...redisArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = spawned;
     running.add(spawned);
     let stderr = '';
     spawned.stderr!.on('data', (chunk: Buffer) => {
       stderr = (stderr + chunk.toString()).slice(-2_000);
+    });
+    let stdout = '';
+    spawned.stdout!.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const match = /^(\d+)\n/.exec(stdout);
+      if (match) redisPid = Number(match[1]);
     });
     spawned.once('exit', () => {
       running.delete(spawned);
@@ -79,6 +111,7 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
     while (!(await answersPing(port))) {
       if (child !== spawned) throw new Error(`Failed to start redis-server on 127.0.0.1:${port}: it exited (${stderr.trim() || 'no output'})`);
       if (Date.now() > deadline) {
+        signal('SIGKILL');
         spawned.kill('SIGKILL');
         throw new Error(`Failed to start redis-server on 127.0.0.1:${port}: no PONG within 10 s`);
       }
@@ -90,14 +123,18 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
     const current = child;
     if (!current) return;
     if (paused) {
-      current.kill('SIGCONT');
+      signal('SIGCONT');
       paused = false;
     }
     const exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
-    current.kill('SIGTERM');
-    const forced = setTimeout(() => current.kill('SIGKILL'), 2_000);
+    signal('SIGTERM');
+    const forced = setTimeout(() => {
+      signal('SIGKILL');
+      current.kill('SIGKILL');
+    }, 2_000);
     await exited;
     clearTimeout(forced);
+    redisPid = 0;
   };
 
   await start();
@@ -112,13 +149,13 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
     },
     pause() {
       if (child && !paused) {
-        child.kill('SIGSTOP');
+        signal('SIGSTOP');
         paused = true;
       }
     },
     resume() {
       if (child && paused) {
-        child.kill('SIGCONT');
+        signal('SIGCONT');
         paused = false;
       }
     },
