@@ -49,6 +49,8 @@ export interface RedisStoreOptions {
   timeoutMs?: number;
   /** Retry-After (seconds) carried by StoreUnavailableError. Default 2. */
   retryAfterSeconds?: number;
+  /** `url` is one node of a Redis Cluster; the others are discovered. Default false. */
+  cluster?: boolean;
   logger?: Logger;
 }
 
@@ -395,6 +397,7 @@ export async function connectRedisStore(redisOptions: RedisStoreOptions, options
 
 interface RedisSettings {
   url: string;
+  cluster: boolean;
   /** The URL without its password, safe to print. */
   displayUrl: string;
   prefix: string;
@@ -429,7 +432,10 @@ export function resolveRedisOptions(options: RedisStoreOptions): RedisSettings {
   if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1 || retryAfterSeconds > 60) {
     throw new StoreConfigError(`Failed to use the store ${displayUrl}: retryAfterSeconds must be a whole number from 1 to 60`);
   }
-  return { url: options.url, displayUrl, prefix, timeoutMs, retryAfterSeconds, logger: options.logger ?? silentLogger };
+  if (options.cluster && parsed.pathname !== '' && parsed.pathname !== '/' && parsed.pathname !== '/0') {
+    throw new StoreConfigError(`Failed to use the store ${displayUrl}: a Redis Cluster has database 0 only`);
+  }
+  return { url: options.url, cluster: options.cluster ?? false, displayUrl, prefix, timeoutMs, retryAfterSeconds, logger: options.logger ?? silentLogger };
 }
 
 type RedisModule = typeof import('redis');
@@ -449,12 +455,22 @@ export async function loadRedisModule(displayUrl: string, importer: () => Promis
   }
 }
 
+/** What the store uses of a node-redis client or cluster besides sending commands. */
+interface ConnectionHandle {
+  connect(): Promise<unknown>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'ready', listener: () => void): unknown;
+  close(): Promise<void>;
+  destroy(): void;
+  readonly isOpen: boolean;
+  readonly isReady: boolean;
+}
+
 async function connectCommander(settings: RedisSettings): Promise<RedisCommander> {
   const redis = await loadRedisModule(settings.displayUrl);
   let connectedOnce = false;
   let lastErrorLogAt = 0;
-  const client = redis.createClient({
-    url: settings.url,
+  const connection = {
     // Requests made while Redis is away fail at once (503) instead of waiting in a queue.
     disableOfflineQueue: true,
     // The store times calls itself, with one timer for all (node-redis would start one per command).
@@ -467,7 +483,20 @@ async function connectCommander(settings: RedisSettings): Promise<RedisCommander
       // backing off to 1 s so the mock serves again within a second of Redis coming back.
       reconnectStrategy: (retries: number, cause: Error) => (connectedOnce ? Math.min(50 * 2 ** retries, 1_000) : cause),
     },
-  });
+  };
+  // A cluster is found from one of its nodes. Every script's keys share a hash tag, so a cluster sends
+  // each call to the one node that owns the slot of its first key (EVALSHA sha numkeys KEY ...).
+  let client: ConnectionHandle;
+  let send: (args: string[]) => Promise<unknown>;
+  if (settings.cluster) {
+    const cluster = redis.createCluster({ rootNodes: [{ url: settings.url }], defaults: connection, commandOptions: { timeout: 0 } });
+    client = cluster;
+    send = (args) => cluster.sendCommand(args[3], false, args);
+  } else {
+    const single = redis.createClient({ url: settings.url, ...connection });
+    client = single;
+    send = (args) => single.sendCommand(args);
+  }
   client.on('error', (error: Error) => {
     // node-redis reports every failed reconnect; one line per 10 s is enough for whoever watches.
     if (!connectedOnce) return;
@@ -489,17 +518,17 @@ async function connectCommander(settings: RedisSettings): Promise<RedisCommander
       }),
     ]);
     // Loaded once here so the first burst of requests does not all meet NOSCRIPT (EVALSHA falls back to
-    // EVAL on its own after a Redis restart empties the script cache).
-    await Promise.all(Object.values(scripts).map(({ source }) => client.sendCommand(['SCRIPT', 'LOAD', source])));
+    // EVAL on its own after a Redis restart empties the script cache, and on each node of a cluster).
+    if (!settings.cluster) await Promise.all(Object.values(scripts).map(({ source }) => send(['SCRIPT', 'LOAD', source])));
     connectedOnce = true;
   } catch (error) {
     client.destroy();
-    throw new StoreConfigError(`Failed to connect to the store ${settings.displayUrl}: ${describeError(error)}`);
+    throw new StoreConfigError(`Failed to connect to the store ${settings.displayUrl}${settings.cluster ? ' (cluster)' : ''}: ${describeError(error)}`);
   } finally {
     clearTimeout(timer);
   }
   return {
-    send: (args) => client.sendCommand(args),
+    send,
     isReplyError: (error) => error instanceof redis.ErrorReply,
     get isReady() {
       return client.isReady;

@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/core/memory-store.js';
 import type { StateStore, StateStoreOptions } from '../../src/core/state-store.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { redisTestGate, startRedisCluster, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
 import { keyEntry, publicEntry, storeOptions, testEpochMs as t0, uniquePrefix } from './fixtures.js';
 
 const gate = redisTestGate();
@@ -112,4 +113,35 @@ describe('20 concurrent sessions on one store have no effect on each other', () 
       }
     });
   }
+});
+
+describe.skipIf(gate.skip)(`Redis Cluster${gate.skip ? ` (skipped: ${gate.reason})` : ''}`, () => {
+  let cluster: Awaited<ReturnType<typeof startRedisCluster>>;
+  beforeAll(async () => {
+    cluster = await startRedisCluster(3);
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  it('counts atomically through 3 cluster connections and spreads sessions over the nodes', async () => {
+    const prefix = uniquePrefix();
+    const stores = await Promise.all([0, 1, 2].map(() => connectRedisStore({ url: cluster.url, prefix, cluster: true }, storeOptions({ ban: defaultBan, maxSessions: 50 }))));
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 1_000 }, (_, index) => stores[index % 3]!.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: free.digest, configKey: publicEntry(free) })),
+      );
+      expect(results.filter((result) => result.decision.outcome === 'allowed')).toHaveLength(60);
+      const sessions = Array.from({ length: 30 }, (_, index) => `job-${index}`);
+      const created = await Promise.all(sessions.flatMap((session) => [0, 1, 2].map((replica) => stores[replica]!.createCategory(session, { name: 'x' }, t0))));
+      for (const [index, session] of sessions.entries()) {
+        expect(created.slice(index * 3, index * 3 + 3).map((result) => result.category.id).sort(), session).toEqual([3, 4, 5]);
+      }
+      // Each node holds some of the sessions: the cluster spreads them.
+      const holding = cluster.nodes.filter((node) => Number(spawnSync('redis-cli', ['-p', String(node.port), 'dbsize'], { encoding: 'utf8' }).stdout.trim()) > 0);
+      expect(holding.length).toBe(3);
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
 });

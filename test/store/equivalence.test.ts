@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/core/memory-store.js';
 import type { StateStore, StateStoreOptions } from '../../src/core/state-store.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { redisTestGate, startRedisCluster, startRedisServer } from '../support/redis-server.js';
 import { keyEntry, publicEntry, storeOptions, testEpochMs, uniquePrefix } from './fixtures.js';
 
 const gate = redisTestGate();
@@ -102,44 +102,52 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
   }
 }
 
-describe.skipIf(gate.skip)(`memory and Redis stores answer alike${gate.skip ? ` (skipped: ${gate.reason})` : ''}`, () => {
-  let redis: RedisServerHandle;
-  beforeAll(async () => {
-    redis = await startRedisServer();
-  });
-  afterAll(async () => {
-    await redis?.stop();
-  });
+const targets = [
+  { name: 'one Redis', cluster: false, runs: Number(process.env.STORE_PROPERTY_RUNS ?? 150), start: async () => startRedisServer() },
+  // The same scripts on a 3-node Redis Cluster: each call's keys share a hash tag, so no CROSSSLOT, no MOVED loop.
+  { name: 'a Redis Cluster of 3 nodes', cluster: true, runs: Number(process.env.STORE_PROPERTY_RUNS ?? 40), start: async () => startRedisCluster(3) },
+];
 
-  it('gives identical answers to the same random operations, times, sessions, limits and ban policies', async () => {
-    await fc.assert(
-      fc.asyncProperty(world, async (input) => {
-        const options: StateStoreOptions = storeOptions({
-          ban: input.ban,
-          anonymous: input.anonymous,
-          maxCategories: input.maxCategories,
-          requestLogSize: input.requestLogSize,
-          seedCategories: input.seeds,
-          maxSessions: input.maxSessions,
-          // Idle expiry is measured on different clocks (base time in memory, Redis TTL): a separate test.
-          sessionIdleMs: 1e12,
-        });
-        const configKeys = input.configLimits.map((limits, index) => keyEntry(keyNames[index]!, `config-${index}`, limits));
-        const memory = createMemoryStore(options);
-        const onRedis = await connectRedisStore({ url: redis.url, prefix: uniquePrefix() }, options);
-        try {
-          let baseTimeMs = testEpochMs;
-          for (const [step, op] of input.operations.entries()) {
-            if (op.kind === 'time') baseTimeMs += op.ms;
-            const expected = await apply(memory, op, baseTimeMs, configKeys);
-            const actual = await apply(onRedis, op, baseTimeMs, configKeys);
-            expect(actual, `step ${step}: ${JSON.stringify(op)}`).toEqual(expected);
+for (const target of targets) {
+  describe.skipIf(gate.skip)(`the memory store and ${target.name} answer alike${gate.skip ? ` (skipped: ${gate.reason})` : ''}`, () => {
+    let redis: { url: string; stop(): Promise<void> };
+    beforeAll(async () => {
+      redis = await target.start();
+    });
+    afterAll(async () => {
+      await redis?.stop();
+    });
+
+    it('gives identical answers to the same random operations, times, sessions, limits and ban policies', async () => {
+      await fc.assert(
+        fc.asyncProperty(world, async (input) => {
+          const options: StateStoreOptions = storeOptions({
+            ban: input.ban,
+            anonymous: input.anonymous,
+            maxCategories: input.maxCategories,
+            requestLogSize: input.requestLogSize,
+            seedCategories: input.seeds,
+            maxSessions: input.maxSessions,
+            // Idle expiry is measured on different clocks (base time in memory, Redis TTL): a separate test.
+            sessionIdleMs: 1e12,
+          });
+          const configKeys = input.configLimits.map((limits, index) => keyEntry(keyNames[index]!, `config-${index}`, limits));
+          const memory = createMemoryStore(options);
+          const onRedis = await connectRedisStore({ url: redis.url, prefix: uniquePrefix(), cluster: target.cluster }, options);
+          try {
+            let baseTimeMs = testEpochMs;
+            for (const [step, op] of input.operations.entries()) {
+              if (op.kind === 'time') baseTimeMs += op.ms;
+              const expected = await apply(memory, op, baseTimeMs, configKeys);
+              const actual = await apply(onRedis, op, baseTimeMs, configKeys);
+              expect(actual, `step ${step}: ${JSON.stringify(op)}`).toEqual(expected);
+            }
+          } finally {
+            await onRedis.close();
           }
-        } finally {
-          await onRedis.close();
-        }
-      }),
-      { numRuns: Number(process.env.STORE_PROPERTY_RUNS ?? 150) },
-    );
+        }),
+        { numRuns: target.runs },
+      );
+    });
   });
-});
+}

@@ -1,5 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
  * Debian's `redis-server`, run by the tests themselves: bound to 127.0.0.1 on a free ephemeral port,
@@ -71,7 +74,7 @@ export function redisTestGate(): { skip: false } | { skip: true; reason: string 
   return { skip: true, reason: found.reason };
 }
 
-export async function startRedisServer(): Promise<RedisServerHandle> {
+export async function startRedisServer(options: { extraArgs?: string[] } = {}): Promise<RedisServerHandle> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   let paused = false;
@@ -87,7 +90,7 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
 
   const start = async () => {
     if (child) return;
-    const redisArgs = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', '--daemonize', 'no'];
+    const redisArgs = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', '--daemonize', 'no', ...(options.extraArgs ?? [])];
     // A watchdog shell: it stops redis-server when the test process is gone, even after a SIGKILL that
     // leaves no chance to clean up, so no run can leave a server behind.
     const spawned = spawn('sh', ['-c', watchdogScript, 'redis-watchdog', String(process.pid), ...redisArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -160,6 +163,46 @@ export async function startRedisServer(): Promise<RedisServerHandle> {
       }
     },
   };
+}
+
+export interface RedisClusterHandle {
+  readonly nodes: RedisServerHandle[];
+  /** One node's URL: node-redis discovers the others from it. */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A Redis Cluster of `size` masters (no replicas), each a server as above with cluster mode on and its
+ * nodes file in a temporary folder removed at stop; resolves once every node reports cluster_state:ok.
+ *
+ * @example const cluster = await startRedisCluster(); connectRedisStore({ url: cluster.url, cluster: true }, options)
+ */
+export async function startRedisCluster(size = 3): Promise<RedisClusterHandle> {
+  const folder = mkdtempSync(join(tmpdir(), 'petstore-redis-cluster-'));
+  const nodes: RedisServerHandle[] = [];
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+    rmSync(folder, { recursive: true, force: true });
+  };
+  try {
+    for (let index = 0; index < size; index += 1) {
+      nodes.push(await startRedisServer({ extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${index}.conf`, '--dir', folder, '--cluster-node-timeout', '2000'] }));
+    }
+    const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
+    if (create.status !== 0) throw new Error(`Failed to create a Redis Cluster: ${(create.stderr || create.stdout).trim().split('\n').at(-1)}`);
+    const deadline = Date.now() + 20_000;
+    for (const node of nodes) {
+      while (!/cluster_state:ok/.test(spawnSync('redis-cli', ['-p', String(node.port), 'cluster', 'info'], { encoding: 'utf8', timeout: 5_000 }).stdout ?? '')) {
+        if (Date.now() > deadline) throw new Error('Failed to create a Redis Cluster: not ok within 20 s');
+        await delay(100);
+      }
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { nodes, url: nodes[0]!.url, stop };
 }
 
 /** A port the kernel just handed out on 127.0.0.1 (redis-server cannot take port 0 itself). */
