@@ -66,6 +66,12 @@ describe('createMemoryStore', () => {
     expect(await store.listCategoriesJson('default', t0)).toBe('[{"id":1,"name":"dog"}]');
   });
 
+  it('refuses options that are not whole numbers in range, naming the option', () => {
+    expect(() => createMemoryStore(options({ sessionIdleMs: 1.5 }))).toThrow('Invalid store option sessionIdleMs: expected a whole number >= 1, got 1.5');
+    expect(() => createMemoryStore(options({ maxCategories: 0 }))).toThrow(/maxCategories/);
+    expect(() => createMemoryStore(options({ ban: { enabled: true, threshold: Number.NaN, durationMs: 1 } }))).toThrow(/ban\.threshold/);
+  });
+
   it('answers nothing once closed', async () => {
     const store = createMemoryStore(options());
     await store.close();

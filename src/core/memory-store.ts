@@ -5,6 +5,7 @@ import { RateLimiter, type RateDecision } from './rate-limiter.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import {
   assertSessionName,
+  assertStoreOptions,
   defaultSessionName,
   TooManySessionsError,
   type ClientHistory,
@@ -121,6 +122,7 @@ class MemoryStore implements StateStore {
   #closed = false;
 
   constructor(options: StateStoreOptions) {
+    assertStoreOptions(options);
     this.options = { ...options, seedCategories: options.seedCategories.map((category) => ({ ...category })) };
   }
 

@@ -197,6 +197,27 @@ export class TooManySessionsError extends Error {
 }
 
 /**
+ * Throws a RangeError naming the first option that is not a whole number in its range: both stores
+ * check their options the same way (Redis takes them as TTLs and counts).
+ */
+export function assertStoreOptions(options: StateStoreOptions): void {
+  const whole: [string, number, number][] = [
+    ['anonymous.perMinute', options.anonymous.perMinute, 1],
+    ['anonymous.perDay', options.anonymous.perDay, 1],
+    ['ban.threshold', options.ban.threshold, 1],
+    ['ban.durationMs', options.ban.durationMs, 1],
+    ['maxTrackedClients', options.maxTrackedClients, 1],
+    ['maxCategories', options.maxCategories, 1],
+    ['requestLogSize', options.requestLogSize, 1],
+    ['maxSessions', options.maxSessions, 0],
+    ['sessionIdleMs', options.sessionIdleMs, 1],
+  ];
+  for (const [name, value, minimum] of whole) {
+    if (!Number.isSafeInteger(value) || value < minimum) throw new RangeError(`Invalid store option ${name}: expected a whole number >= ${minimum}, got ${String(value)}`);
+  }
+}
+
+/**
  * The store options of a decoded mock config.
  *
  * @example createMemoryStore(storeOptionsFromConfig(config, []))

@@ -6,6 +6,7 @@ import type { RateDecision } from '../core/rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from '../core/request-log.js';
 import {
   assertSessionName,
+  assertStoreOptions,
   defaultSessionName,
   StoreUnavailableError,
   TooManySessionsError,
@@ -83,11 +84,11 @@ local offset, epoch = tonumber(session[1]), session[2]
 -- key's PTTL tells when it was last done); a key created in between gets its TTL when created.
 local function refresh_ttl()
   if ttl > 0 and redis.call('PTTL', KEYS[1]) < ttl - math.min(1000, math.floor(ttl / 2)) then
-    for i = 1, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
+    for i = 1, 5 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
   end
 end
 local function expire_new(key)
-  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+  if ttl > 0 then redis.call('PEXPIRE', key, ARGV[1]) end
 end
 local function push_category(max, fields)
   local id = redis.call('INCR', KEYS[4])
@@ -189,7 +190,7 @@ hr = hr + 1
 if outcome == 'allowed' then hc = 0 else hf = hf + 1; hc = hc + 1; la = now; lr = retry_after end
 -- The bucket lives while a window or the ban runs, and at least as long as the history is kept.
 local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[11]))
-redis.call('SET', bucket, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', keep)
+redis.call('SET', bucket, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
 -- GET /categories in the same round trip: the list, when the request is served and the session is seeded
 -- (or its seeds came along); otherwise 'seed' and the caller asks listCategories.
 local listed = ''
@@ -322,7 +323,7 @@ if name ~= ARGV[5] and not redis.call('ZSCORE', KEYS[1], name) then
 end
 redis.call('ZADD', KEYS[1], 'GT', base, name)
 -- Bounded by maxSessions + 1 entries, and gone once every session has been idle that long.
-redis.call('PEXPIRE', KEYS[1], math.max(idle, 1000))
+redis.call('PEXPIRE', KEYS[1], string.format('%d', math.max(idle, 1000)))
 return 1
 `;
 
@@ -574,6 +575,7 @@ class RedisStore implements StateStore {
   #closed = false;
 
   constructor(redis: RedisCommander, settings: RedisSettings, options: StateStoreOptions) {
+    assertStoreOptions(options);
     this.#redis = redis;
     this.#settings = settings;
     this.options = { ...options, seedCategories: options.seedCategories.map((category) => ({ ...category })) };
