@@ -172,17 +172,21 @@ export function assertSessionName(name: string): void {
 
 /**
  * The store did not answer (down, unreachable, or slower than its timeout). The core answers 503
- * with an Error body of this code and `Retry-After: retryAfterSeconds`.
+ * with an Error body of this code, this message (safe to show a client: it names no host) and
+ * `Retry-After: retryAfterSeconds`, and logs `detail` (which store, what failed).
  */
 export class StoreUnavailableError extends Error {
   readonly code = 'store_unavailable' as const;
   readonly status = 503;
   readonly retryAfterSeconds: number;
+  /** For the log: which store and what failed. */
+  readonly detail: string;
 
-  constructor(message: string, retryAfterSeconds = 1, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(detail: string, retryAfterSeconds = 1, options?: { cause?: unknown }) {
+    super(`The mock's state store is unavailable; retry after ${retryAfterSeconds} seconds`, options);
     this.name = 'StoreUnavailableError';
     this.retryAfterSeconds = retryAfterSeconds;
+    this.detail = detail;
   }
 }
 

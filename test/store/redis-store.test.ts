@@ -113,7 +113,10 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
       for (const result of results) {
         expect(result.status).toBe('rejected');
         expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
-        expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'store_unavailable', status: 503, retryAfterSeconds: 2 });
+        expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'store_unavailable', status: 503, retryAfterSeconds: 2, message: "The mock's state store is unavailable; retry after 2 seconds" });
+        // The host is for the log, never for a client.
+        expect((result as PromiseRejectedResult).reason.message).not.toContain('127.0.0.1');
+        expect((result as PromiseRejectedResult).reason.detail).toMatch(/^The Redis store redis:\/\/127\.0\.0\.1:\d+\/0 is unavailable/);
       }
     } finally {
       await redis.start();
@@ -144,7 +147,10 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
       const elapsed = Date.now() - started;
       expect(elapsed).toBeGreaterThanOrEqual(250);
       expect(elapsed).toBeLessThan(1_500);
-      for (const result of results) expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+      for (const result of results) {
+        expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
+        expect((result as PromiseRejectedResult).reason.detail).toMatch(/did not answer within 300 ms$/);
+      }
     } finally {
       redis.resume();
     }
