@@ -137,6 +137,35 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     expect(answer).toMatchObject({ decision: { outcome: 'allowed' } });
   });
 
+  it('settles every call in flight when Redis goes away under load: an answer or StoreUnavailableError, within the timeout', async () => {
+    const store = await open(uniquePrefix(), { anonymous: { perMinute: 1e8, perDay: 1e8 } }, 500);
+    await store.clockOffset('default', t0);
+    const started = Date.now();
+    // Redis is stopped once 200 answers have come back: the rest are in flight or not yet sent.
+    let answered = 0;
+    let stopping: Promise<void> | undefined;
+    const calls = Array.from({ length: 2_000 }, (_, index) =>
+      store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.2.${index % 100}` }).then((result) => {
+        answered += 1;
+        if (answered === 200) stopping = redis.stop();
+        return result;
+      }),
+    );
+    const results = await Promise.allSettled(calls);
+    await stopping;
+    try {
+      expect(Date.now() - started).toBeLessThan(3_000);
+      for (const result of results) {
+        if (result.status === 'fulfilled') expect(result.value.decision.outcome).toBe('allowed');
+        else expect(result.reason).toBeInstanceOf(StoreUnavailableError);
+      }
+      expect(results.filter((result) => result.status === 'fulfilled').length).toBeGreaterThanOrEqual(200);
+      expect(results.some((result) => result.status === 'rejected')).toBe(true);
+    } finally {
+      await redis.start();
+    }
+  });
+
   it('answers StoreUnavailableError within the timeout when Redis accepts connections but never answers', async () => {
     const store = await open(uniquePrefix(), {}, 300);
     await store.clockOffset('default', t0);
