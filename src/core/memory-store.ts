@@ -135,7 +135,15 @@ class MemoryStore implements StateStore {
     const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
     const history = session.recordHistory(client, key === null, decision);
     const result: HitResult = { nowMs, decision, key: key ? copyEntry(key) : null, client, history };
-    if (input.withCategories && decision.outcome === 'allowed') result.categoriesJson = session.categories.listJson();
+    const operation = input.categories;
+    if (operation && decision.outcome === 'allowed' && (!operation.requiresKey || key !== null)) {
+      if (operation.kind === 'list') {
+        result.categoriesJson = session.categories.listJson();
+      } else {
+        const category = session.categories.create({ ...operation.input });
+        result.created = { category: { ...category }, dropped: session.categories.dropped };
+      }
+    }
     return result;
   }
 

@@ -98,10 +98,12 @@ export interface HitInput {
   /** The token's entry among the config and demo keys, if it is one; a run-time key of the session wins. */
   configKey?: ApiKeyEntry;
   /**
-   * Also read the session's categories (as JSON text) when the request is allowed, in the same round
-   * trip: for `GET /categories`, the hot path. Unused when the request is refused.
+   * The request's category operation, done in the same round trip when the request is allowed (and,
+   * with `requiresKey`, made with a valid key): `list` for `GET /categories`, `create` for a valid
+   * `POST /categories` (the caller has validated the body and checked everything else that could refuse
+   * it). Nothing is done for a refused request.
    */
-  withCategories?: boolean;
+  categories?: { kind: 'list'; requiresKey: boolean } | { kind: 'create'; requiresKey: boolean; input: NewCategory };
 }
 
 export interface HitResult {
@@ -113,8 +115,10 @@ export interface HitResult {
   /** The rate-limit client: `k:<key id>` or `a:<address>`. */
   client: string;
   history: ClientHistory;
-  /** With `withCategories` and an allowed request: what `listCategoriesJson` would answer. */
+  /** After a `list` operation was done: what `listCategoriesJson` would answer. */
   categoriesJson?: string;
+  /** After a `create` operation was done: what `createCategory` would answer. */
+  created?: CreatedCategory;
 }
 
 /**

@@ -127,7 +127,7 @@ end
  * One request of one client: the same rules as RateLimiter.hit (src/core/rate-limiter.ts), line for line.
  * KEYS[6]: the key's bucket, KEYS[7]: the anonymous address's bucket.
  * ARGV: ttl, nonce, base, digest|'', configKeyJson|'', anonPerMinute, anonPerDay, banEnabled, banThreshold, banMs, historyTtl,
- *   withCategories, maxCategories, seedsGiven, seeds...
+ *   categoryOperation ('' | 'list' | 'create'), requiresKey, fieldsJson, maxCategories, seedsGiven, seeds...
  */
 const hitScript = `${luaPrologue}
 local now = tonumber(ARGV[3]) + offset
@@ -191,19 +191,26 @@ if outcome == 'allowed' then hc = 0 else hf = hf + 1; hc = hc + 1; la = now; lr 
 -- The bucket lives while a window or the ban runs, and at least as long as the history is kept.
 local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[11]))
 redis.call('SET', bucket, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
--- GET /categories in the same round trip: the list, when the request is served and the session is seeded
--- (or its seeds came along); otherwise 'seed' and the caller asks listCategories.
-local listed = ''
-if ARGV[12] == '1' and outcome == 'allowed' then
-  if ensure_seeded(tonumber(ARGV[13]), ARGV[14], 15) then
-    listed = '[' .. table.concat(redis.call('LRANGE', KEYS[3], 0, -1), ',') .. ']'
+-- The request's category operation in the same round trip, only when it is served (and, for a create that
+-- needs a key, made with one): 'list' returns the list, 'create' the new category and the dropped count.
+-- A session not seeded yet whose seeds did not come along answers 'seed'; the caller then does it apart.
+local done, dropped = '', ''
+if ARGV[12] ~= '' and outcome == 'allowed' and (ARGV[13] ~= '1' or source ~= '') then
+  local max = tonumber(ARGV[15])
+  if not ensure_seeded(max, ARGV[16], 17) then
+    done = 'seed'
+  elseif ARGV[12] == 'list' then
+    done = '[' .. table.concat(redis.call('LRANGE', KEYS[3], 0, -1), ',') .. ']'
   else
-    listed = 'seed'
+    done = push_category(max, ARGV[14])
+    expire_new(KEYS[3])
+    expire_new(KEYS[4])
+    dropped = redis.call('HGET', KEYS[1], 'dr')
   end
 end
 refresh_ttl()
 return { outcome, num(limit), num(remaining), num(reset_at), num(retry_after), num(now), source, entry or '',
-  num(hr), num(hf), num(hc), previous_at, previous_retry, listed }
+  num(hr), num(hf), num(hc), previous_at, previous_retry, done, dropped }
 `;
 
 /** RateLimiter.peek of an anonymous address. KEYS[6]: its bucket. ARGV: ttl, nonce, base, perMinute, perDay */
@@ -598,15 +605,23 @@ class RedisStore implements StateStore {
       String(this.options.ban.threshold),
       String(this.options.ban.durationMs),
       String(this.#historyTtlMs()),
-      ...(input.withCategories ? ['1', String(this.options.maxCategories), ...this.#seeds(this.#inlineSeeds)] : ['0']),
+      ...this.#categoryArgs(input.categories),
     ])) as string[];
-    const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry, listed] = reply;
+    const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry, done, dropped] = reply;
     const key = source === '' ? null : entryFrom(JSON.parse(entryJson!));
-    let categoriesJson: string | undefined;
-    if (listed === 'seed') categoriesJson = await this.listCategoriesJson(session, input.baseTimeMs);
-    else if (listed !== '') categoriesJson = listed;
+    const extra: Pick<HitResult, 'categoriesJson' | 'created'> = {};
+    const operation = input.categories;
+    if (operation && done === 'seed') {
+      // Seeds too large to ride along with every request: the first operation of the session sends them.
+      if (operation.kind === 'list') extra.categoriesJson = await this.listCategoriesJson(session, input.baseTimeMs);
+      else extra.created = await this.createCategory(session, operation.input, input.baseTimeMs);
+    } else if (operation?.kind === 'list' && done !== '') {
+      extra.categoriesJson = done;
+    } else if (operation?.kind === 'create' && done !== '') {
+      extra.created = { category: JSON.parse(done!) as Category, dropped: Number(dropped) };
+    }
     return {
-      ...(categoriesJson === undefined ? {} : { categoriesJson }),
+      ...extra,
       nowMs: Number(nowMs),
       decision: { outcome: outcome as RateDecision['outcome'], limit: Number(limit), remaining: Number(remaining), resetAtMs: Number(resetAtMs), retryAfterSeconds: Number(retryAfterSeconds) },
       key,
@@ -718,6 +733,12 @@ class RedisStore implements StateStore {
 
   #historyTtlMs(): number {
     return this.options.sessionIdleMs;
+  }
+
+  #categoryArgs(operation: HitInput['categories']): string[] {
+    if (!operation) return [''];
+    const fields = operation.kind === 'create' ? JSON.stringify(operation.input) : '';
+    return [operation.kind, operation.requiresKey ? '1' : '0', fields, String(this.options.maxCategories), ...this.#seeds(this.#inlineSeeds)];
   }
 
   #seeds(withSeeds: boolean): string[] {

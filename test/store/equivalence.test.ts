@@ -14,7 +14,7 @@ const keyNames = ['config-only-key', 'shadowed-key-1', 'runtime-only-key'];
 
 type Operation =
   | { kind: 'time'; ms: number }
-  | { kind: 'hit'; session: string; address: string; key: number | null; withCategories: boolean }
+  | { kind: 'hit'; session: string; address: string; key: number | null; categories: 'none' | 'list' | 'list-keyed' | 'create' | 'create-keyed' }
   | { kind: 'peek'; session: string; address: string }
   | { kind: 'create'; session: string; name: string; description?: string }
   | { kind: 'list'; session: string }
@@ -35,7 +35,7 @@ const boundaryStep = fc.constantFrom(1, 999, 1_000, 1_001, 59_999, 60_000, 60_00
 const smallLimit = fc.integer({ min: 1, max: 6 });
 const operation: fc.Arbitrary<Operation> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('time' as const), ms: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: boundaryStep }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 70_000 }) }) }) },
-  { weight: 14, arbitrary: fc.record({ kind: fc.constant('hit' as const), session, address, key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }), withCategories: fc.boolean() }) },
+  { weight: 14, arbitrary: fc.record({ kind: fc.constant('hit' as const), session, address, key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }), categories: fc.constantFrom('none' as const, 'list' as const, 'list-keyed' as const, 'create' as const, 'create-keyed' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('peek' as const), session, address }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('create' as const), session, name: fc.string({ maxLength: 8 }), description: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) }, { requiredKeys: ['kind', 'session', 'name'] }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('list' as const), session }) },
@@ -69,7 +69,9 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
       case 'hit': {
         const token = op.key === null ? undefined : keyEntry(keyNames[op.key]!, 'x', { perMinute: 1, perDay: 1 });
         const configKey = op.key === null ? undefined : configKeys[op.key];
-        return await store.hit(op.session, { baseTimeMs, clientAddress: op.address, keyDigest: token?.digest, configKey: configKey ? publicEntry(configKey) : undefined, withCategories: op.withCategories });
+        const requiresKey = op.categories.endsWith('-keyed');
+        const categories = op.categories === 'none' ? undefined : op.categories.startsWith('list') ? { kind: 'list' as const, requiresKey } : { kind: 'create' as const, requiresKey, input: { name: `made-by-hit-${baseTimeMs % 997}` } };
+        return await store.hit(op.session, { baseTimeMs, clientAddress: op.address, keyDigest: token?.digest, configKey: configKey ? publicEntry(configKey) : undefined, categories });
       }
       case 'peek':
         return await store.peekAnonymous(op.session, op.address, baseTimeMs);

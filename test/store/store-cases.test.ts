@@ -144,19 +144,35 @@ for (const factory of factories) {
       expect((await store.createCategory('default', { name: 'yak' }, t0)).category.id).toBe(3);
     });
 
-    it('reads the categories with the hit when asked, only for an allowed request, whatever the size of the seeds', async () => {
+    it('lists or creates categories with the hit when asked, only for an allowed request, whatever the size of the seeds', async () => {
       const seeds = Array.from({ length: 120 }, (_, index) => ({ name: `seeded-category-with-a-long-name-${index}`, description: 'x'.repeat(40) }));
       const store = await open({ anonymous: { perMinute: 1, perDay: 100 }, ban: noBan, seedCategories: seeds, maxCategories: 200 });
       const expected = JSON.stringify(seeds.map((seed, index) => ({ id: index + 1, ...seed })));
-      const first = await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.1', withCategories: true });
+      const list = { kind: 'list' as const, requiresKey: false };
+      const first = await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: list });
       expect(first.categoriesJson).toBe(expected);
-      const refused = await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.1', withCategories: true });
+      const refused = await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: list });
       expect(refused.decision.outcome).toBe('limited');
       expect(refused.categoriesJson).toBeUndefined();
       expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.2' })).categoriesJson).toBeUndefined();
-      expect((await store.createCategory('other', { name: 'late' }, t0)).category.id).toBe(121);
+      // Big seeds and a session never used: the create still gets the id after the seeds.
+      const created = await store.hit('other', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: { kind: 'create', requiresKey: false, input: { name: 'late' } } });
+      expect(created.created).toEqual({ category: { id: 121, name: 'late' }, dropped: 0 });
       await store.reset('fresh', t0);
-      expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.3', withCategories: true })).categoriesJson).toBe(expected);
+      expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.3', categories: list })).categoriesJson).toBe(expected);
+    });
+
+    it('creates with the hit only when a key is required and the request has one, and never for a refused request', async () => {
+      const store = await open({ anonymous: { perMinute: 5, perDay: 100 }, ban: noBan });
+      const key = keyEntry('creator-key-1', 'free', { perMinute: 1, perDay: 100 });
+      const create = { kind: 'create' as const, requiresKey: true, input: { name: 'owl', description: 'Birds' } };
+      expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: create })).created).toBeUndefined();
+      const made = await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest, configKey: publicEntry(key), categories: create });
+      expect(made.created).toEqual({ category: { id: 3, name: 'owl', description: 'Birds' }, dropped: 0 });
+      const refused = await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest, configKey: publicEntry(key), categories: create });
+      expect(refused.decision.outcome).toBe('limited');
+      expect(refused.created).toBeUndefined();
+      expect((await store.listCategories('default', t0)).map((category) => category.id)).toEqual([1, 2, 3]);
     });
 
     it('keeps the newest requestLogSize log entries, oldest first, with ISO times', async () => {
