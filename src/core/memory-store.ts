@@ -127,6 +127,7 @@ class MemoryStore implements StateStore {
   }
 
   async hit(sessionName: string, input: HitInput): Promise<HitResult> {
+    if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
     const session = this.#session(sessionName, input.baseTimeMs);
     const nowMs = (session.now = input.baseTimeMs + session.offsetMs);
     const runtime = input.keyDigest === undefined ? undefined : session.keys.get(input.keyDigest);
@@ -168,6 +169,7 @@ class MemoryStore implements StateStore {
   }
 
   async addKey(sessionName: string, key: RuntimeKey, baseTimeMs: number): Promise<{ created: boolean }> {
+    assertRuntimeKey(key);
     const session = this.#session(sessionName, baseTimeMs);
     const created = !session.keys.has(key.digest);
     session.keys.set(key.digest, copyEntry(key));
@@ -249,6 +251,17 @@ class MemoryStore implements StateStore {
 
 function copyEntry({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
   return { masked, plan, limits: { perMinute: limits.perMinute, perDay: limits.perDay }, id };
+}
+
+/** A key's digest: SHA-256 in lower-case hex. */
+export function assertDigest(digest: string): void {
+  if (!/^[0-9a-f]{64}$/.test(digest)) throw new RangeError('Failed to use a key digest: expected 64 lower-case hex digits (SHA-256)');
+}
+
+/** Run-time keys are found by digest and counted under `id`, which must be the digest's first 32 hex digits (as in KeyRegistry). */
+export function assertRuntimeKey(key: RuntimeKey): void {
+  assertDigest(key.digest);
+  if (key.id !== key.digest.slice(0, 32)) throw new RangeError('Failed to add a key: its id must be the first 32 hex digits of its digest');
 }
 
 /** The same rule as the virtual clock's: time never moves backwards, windows never come back to life. */

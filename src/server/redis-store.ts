@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import type { ApiKeyEntry } from '../core/key-registry.js';
-import { assertClockStep, sortSessions } from '../core/memory-store.js';
+import { assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '../core/memory-store.js';
 import type { RateDecision } from '../core/rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from '../core/request-log.js';
 import {
@@ -665,8 +665,7 @@ class RedisStore implements StateStore {
   }
 
   async addKey(session: string, key: RuntimeKey, baseTimeMs: number): Promise<{ created: boolean }> {
-    assertDigest(key.digest);
-    if (key.id !== key.digest.slice(0, 32)) throw new RangeError('Failed to add a key: its id must be the first 32 hex digits of its digest');
+    assertRuntimeKey(key);
     const reply = await this.#run(session, baseTimeMs, scripts.addKey, [], [key.digest, JSON.stringify(entryRecord(key))]);
     return { created: Number(reply) === 1 };
   }
@@ -839,10 +838,6 @@ class RedisStore implements StateStore {
   #assertOpen(): void {
     if (this.#closed) throw new Error('Failed to use the Redis store: it is closed');
   }
-}
-
-function assertDigest(digest: string): void {
-  if (!/^[0-9a-f]{64}$/.test(digest)) throw new RangeError('Failed to use a key digest: expected 64 lower-case hex digits (SHA-256)');
 }
 
 /** The stored form of a key entry: the public fields only (never the key, never the digest). */

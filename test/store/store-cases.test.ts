@@ -239,6 +239,13 @@ for (const factory of factories) {
       expect(await store.listSessions(t0)).toEqual([{ name: 'default', lastSeenMs: null }]);
     });
 
+    it('refuses a digest that is not SHA-256 hex and a run-time key whose id is not its digest prefix', async () => {
+      const store = await open();
+      await expect(store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: 'not-a-digest' })).rejects.toThrow(RangeError);
+      const key = keyEntry('some-key-123', 'free', { perMinute: 1, perDay: 1 });
+      await expect(store.addKey('default', { ...key, id: 'x'.repeat(32) }, t0)).rejects.toThrow('its id must be the first 32 hex digits of its digest');
+    });
+
     it('refuses session names that are not 1-64 plain characters', async () => {
       const store = await open();
       for (const name of ['', '-x', 'a b', 'x{y}', 'x'.repeat(65), 'é']) await expect(store.clockOffset(name, t0)).rejects.toThrow(RangeError);
