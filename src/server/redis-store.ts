@@ -530,7 +530,11 @@ async function connectCommander(settings: RedisSettings): Promise<RedisCommander
     if (!settings.cluster) await Promise.all(Object.values(scripts).map(({ source }) => send(['SCRIPT', 'LOAD', source])));
     connectedOnce = true;
   } catch (error) {
-    client.destroy();
+    try {
+      client.destroy();
+    } catch {
+      // Never opened: nothing to release.
+    }
     throw new StoreConfigError(`Failed to connect to the store ${settings.displayUrl}${settings.cluster ? ' (cluster)' : ''}: ${describeError(error)}`);
   } finally {
     clearTimeout(timer);
