@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createFixedClock } from './clock.js';
 import { createMemoryStore } from './memory-store.js';
 import { RateLimiter } from './rate-limiter.js';
-import { storeOptionsFromConfig, type StateStoreOptions } from './state-store.js';
+import { SessionsConfigSchema, StoreConfigSchema, storeOptionsFromConfig, type StateStoreOptions } from './state-store.js';
 import { parseMockConfig } from './mock-config.js';
 
 const t0 = Date.UTC(2026, 0, 1);
@@ -76,5 +76,20 @@ describe('createMemoryStore', () => {
     const store = createMemoryStore(options());
     await store.close();
     await expect(store.clockOffset('default', t0)).rejects.toThrow('Failed to use the memory store: it is closed');
+  });
+});
+
+describe('the sessions and store config sections', () => {
+  it('default to 100 sessions idle for an hour, and turn seconds into the store options', () => {
+    const sessions = SessionsConfigSchema.parse(undefined);
+    expect(sessions).toEqual({ maxSessions: 100, idleSeconds: 3600 });
+    expect(storeOptionsFromConfig(parseMockConfig({}), [], SessionsConfigSchema.parse({ idleSeconds: 60 }))).toMatchObject({ maxSessions: 100, sessionIdleMs: 60_000 });
+  });
+
+  it('refuse unknown fields and bad values by name', () => {
+    expect(SessionsConfigSchema.safeParse({ max: 3 }).error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['max'] });
+    expect(StoreConfigSchema.safeParse({ url: 'http://x' }).error?.issues[0]?.message).toBe('must be a redis:// or rediss:// URL');
+    expect(StoreConfigSchema.safeParse({ url: 'redis://x:6379/0', prefix: 'a{b}' }).error?.issues[0]?.path).toEqual(['prefix']);
+    expect(StoreConfigSchema.parse({ url: 'redis://x:6379/0', cluster: true })).toEqual({ url: 'redis://x:6379/0', cluster: true });
   });
 });

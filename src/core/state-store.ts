@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import type { ApiKeyEntry } from './key-registry.js';
 import type { Limits } from './mock-config.js';
@@ -160,6 +161,33 @@ export interface SessionInfo {
 
 export const defaultSessionName = 'default';
 
+/**
+ * The `sessions` and `store` sections of the config file, for `MockConfigSchema` to take in when the
+ * store is wired (unknown fields refused by name, like the rest of the config). The URL is only
+ * checked for its scheme here; `connectRedisStore` checks the rest and says what is wrong in one line.
+ *
+ * @example
+ * sessions: { maxSessions: 20, idleSeconds: 1800 }
+ * store: { url: redis://127.0.0.1:6379/0, prefix: "team-mock:", timeoutMs: 2000 }
+ */
+export const SessionsConfigSchema = z
+  .strictObject({
+    /** Most sessions alive at once besides the default one. */
+    maxSessions: z.int().min(0).max(100_000).default(storeDefaults.maxSessions),
+    /** A session not used for this long is forgotten (the default one never is). */
+    idleSeconds: z.int().positive().max(30 * 86_400).default(storeDefaults.sessionIdleMs / 1000),
+  })
+  .default({ maxSessions: storeDefaults.maxSessions, idleSeconds: storeDefaults.sessionIdleMs / 1000 });
+
+export const StoreConfigSchema = z.strictObject({
+  url: z.string().max(2_000).regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
+  prefix: z.string().min(1).max(100).regex(/^[^{}\s]+$/, 'must have no braces or spaces').optional(),
+  timeoutMs: z.int().min(1).max(5_000).optional(),
+  retryAfterSeconds: z.int().min(1).max(60).optional(),
+  cluster: z.boolean().optional(),
+});
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
 /** Session names: what fits in a header, a Redis key and a log line without escaping. */
 export const sessionNamePattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
@@ -233,8 +261,9 @@ export function assertStoreOptions(options: StateStoreOptions): void {
 export function storeOptionsFromConfig(
   config: { anonymous: Limits; ban: { enabled: boolean; threshold: number; durationSeconds: number }; maxTrackedClients: number; maxCategories: number; requestLogSize: number },
   seedCategories: readonly NewCategory[],
-  sessions: { maxSessions?: number; sessionIdleMs?: number } = {},
+  sessions: { maxSessions?: number; sessionIdleMs?: number } | z.output<typeof SessionsConfigSchema> = {},
 ): StateStoreOptions {
+  const idleMs = 'idleSeconds' in sessions ? sessions.idleSeconds * 1000 : sessions.sessionIdleMs;
   return {
     anonymous: { ...config.anonymous },
     ban: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
@@ -243,6 +272,6 @@ export function storeOptionsFromConfig(
     requestLogSize: config.requestLogSize,
     seedCategories: seedCategories.map((category) => ({ ...category })),
     maxSessions: sessions.maxSessions ?? storeDefaults.maxSessions,
-    sessionIdleMs: sessions.sessionIdleMs ?? storeDefaults.sessionIdleMs,
+    sessionIdleMs: idleMs ?? storeDefaults.sessionIdleMs,
   };
 }
