@@ -36,6 +36,15 @@ export default defineConfig({
       },
       {
         test: {
+          // The state stores against a real redis-server that each file starts on a free port.
+          name: 'store',
+          include: ['test/store/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 120_000,

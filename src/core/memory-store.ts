@@ -1,0 +1,275 @@
+import type { Category, NewCategory } from '../../spec/schemas.js';
+import { CategoryStore } from './category-store.js';
+import type { ApiKeyEntry } from './key-registry.js';
+import { RateLimiter, type RateDecision } from './rate-limiter.js';
+import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
+import {
+  assertSessionName,
+  assertStoreOptions,
+  defaultSessionName,
+  TooManySessionsError,
+  type ClientHistory,
+  type CreatedCategory,
+  type HitInput,
+  type HitResult,
+  type RuntimeKey,
+  type SessionInfo,
+  type StateStore,
+  type StateStoreOptions,
+} from './state-store.js';
+
+interface HistoryRecord {
+  requests: number;
+  refusals: number;
+  consecutiveRefusals: number;
+  lastRefusalAtMs: number;
+  lastRetryAfterSeconds: number;
+}
+
+/** One isolated world: the same components the single-process core used, one set per session. */
+class MemorySession {
+  /** The virtual time of the operation in progress: the limiters read it through their clock. */
+  now = 0;
+  offsetMs = 0;
+  lastSeenMs: number;
+  readonly keyLimiter: RateLimiter;
+  readonly anonymousLimiter: RateLimiter;
+  readonly categories: CategoryStore;
+  readonly log: RequestLog;
+  /** Keys added at run time, by digest, in the order they were first added. */
+  readonly keys = new Map<string, ApiKeyEntry>();
+  /** Per client, least recently seen first (re-inserted on every hit). */
+  readonly histories = new Map<string, HistoryRecord>();
+
+  constructor(
+    readonly options: StateStoreOptions,
+    baseTimeMs: number,
+  ) {
+    const clock = { now: () => this.now };
+    // Keys and anonymous clients are tracked apart, as in the single-process core: only anonymous
+    // clients (one per address, so unbounded in number) are capped.
+    this.keyLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: Number.POSITIVE_INFINITY });
+    this.anonymousLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: options.maxTrackedClients });
+    this.categories = new CategoryStore(options.maxCategories);
+    this.log = new RequestLog(options.requestLogSize);
+    this.lastSeenMs = baseTimeMs;
+    this.seed();
+  }
+
+  seed(): void {
+    this.categories.clear();
+    for (const category of this.options.seedCategories) this.categories.create({ ...category });
+  }
+
+  reset(): void {
+    this.keyLimiter.reset();
+    this.anonymousLimiter.reset();
+    this.keys.clear();
+    this.histories.clear();
+    this.log.clear();
+    this.seed();
+  }
+
+  recordHistory(client: string, anonymous: boolean, decision: RateDecision): ClientHistory {
+    let record = this.histories.get(client);
+    if (record) this.histories.delete(client);
+    else record = { requests: 0, refusals: 0, consecutiveRefusals: 0, lastRefusalAtMs: -1, lastRetryAfterSeconds: 0 };
+    const previousRefusal = record.lastRefusalAtMs >= 0 ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds } : null;
+    record.requests += 1;
+    if (decision.outcome === 'allowed') {
+      record.consecutiveRefusals = 0;
+    } else {
+      record.refusals += 1;
+      record.consecutiveRefusals += 1;
+      record.lastRefusalAtMs = this.now;
+      record.lastRetryAfterSeconds = decision.retryAfterSeconds;
+    }
+    this.histories.set(client, record);
+    // Bounded like the anonymous buckets: a flood of addresses forgets the least recently seen.
+    if (anonymous && this.histories.size > this.options.maxTrackedClients) {
+      for (const [id] of this.histories) {
+        if (id.startsWith('a:')) {
+          this.histories.delete(id);
+          break;
+        }
+      }
+    }
+    return { requests: record.requests, refusals: record.refusals, consecutiveRefusals: record.consecutiveRefusals, previousRefusal };
+  }
+}
+
+/**
+ * The in-memory state store: the default, and the only one in the browser bundle. Each session is
+ * the set of components the single-process core always used (RateLimiter, CategoryStore,
+ * RequestLog), so it behaves exactly as the mock did before stores existed; the Redis store is
+ * proven to answer the same (`test/store/equivalence.test.ts`).
+ *
+ * Sessions are bounded: past `maxSessions` a new one is refused, and one unused for `sessionIdleMs`
+ * is forgotten (the default session never is).
+ *
+ * @example
+ * const store = createMemoryStore(storeOptionsFromConfig(parseMockConfig({}), [{ name: 'dog' }]));
+ * await store.createCategory('ci-job-1', { name: 'cat' }, Date.now()); // { category: { id: 2, name: 'cat' }, dropped: 0 }
+ */
+export function createMemoryStore(options: StateStoreOptions): StateStore {
+  return new MemoryStore(options);
+}
+
+class MemoryStore implements StateStore {
+  readonly kind = 'memory' as const;
+  readonly options: Readonly<StateStoreOptions>;
+  readonly #sessions = new Map<string, MemorySession>();
+  #closed = false;
+
+  constructor(options: StateStoreOptions) {
+    assertStoreOptions(options);
+    this.options = { ...options, seedCategories: options.seedCategories.map((category) => ({ ...category })) };
+  }
+
+  async hit(sessionName: string, input: HitInput): Promise<HitResult> {
+    if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
+    const session = this.#session(sessionName, input.baseTimeMs);
+    const nowMs = (session.now = input.baseTimeMs + session.offsetMs);
+    const runtime = input.keyDigest === undefined ? undefined : session.keys.get(input.keyDigest);
+    const key = runtime ?? input.configKey ?? null;
+    const decision = key ? session.keyLimiter.hit(key.id, key.limits) : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
+    const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
+    const history = session.recordHistory(client, key === null, decision);
+    const result: HitResult = { nowMs, decision, key: key ? copyEntry(key) : null, client, history };
+    const operation = input.categories;
+    if (operation && decision.outcome === 'allowed' && (!operation.requiresKey || key !== null)) {
+      if (operation.kind === 'list') {
+        result.categoriesJson = session.categories.listJson();
+      } else {
+        const category = session.categories.create({ ...operation.input });
+        result.created = { category: { ...category }, dropped: session.categories.dropped };
+      }
+    }
+    return result;
+  }
+
+  async peekAnonymous(sessionName: string, clientAddress: string, baseTimeMs: number): Promise<RateDecision> {
+    const session = this.#session(sessionName, baseTimeMs);
+    session.now = baseTimeMs + session.offsetMs;
+    return session.anonymousLimiter.peek(clientAddress, this.options.anonymous);
+  }
+
+  async createCategory(sessionName: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory> {
+    const session = this.#session(sessionName, baseTimeMs);
+    const category = session.categories.create({ ...input });
+    return { category: { ...category }, dropped: session.categories.dropped };
+  }
+
+  async listCategories(sessionName: string, baseTimeMs: number): Promise<Category[]> {
+    return this.#session(sessionName, baseTimeMs).categories.list().map((category) => ({ ...category }));
+  }
+
+  async listCategoriesJson(sessionName: string, baseTimeMs: number): Promise<string> {
+    return this.#session(sessionName, baseTimeMs).categories.listJson();
+  }
+
+  async addKey(sessionName: string, key: RuntimeKey, baseTimeMs: number): Promise<{ created: boolean }> {
+    assertRuntimeKey(key);
+    const session = this.#session(sessionName, baseTimeMs);
+    const created = !session.keys.has(key.digest);
+    session.keys.set(key.digest, copyEntry(key));
+    return { created };
+  }
+
+  async listKeys(sessionName: string, baseTimeMs: number): Promise<ApiKeyEntry[]> {
+    return [...this.#session(sessionName, baseTimeMs).keys.values()].map(copyEntry);
+  }
+
+  async advanceClock(sessionName: string, ms: number, baseTimeMs: number): Promise<number> {
+    assertClockStep(ms);
+    const session = this.#session(sessionName, baseTimeMs);
+    session.offsetMs += ms;
+    return session.offsetMs;
+  }
+
+  async clockOffset(sessionName: string, baseTimeMs: number): Promise<number> {
+    return this.#session(sessionName, baseTimeMs).offsetMs;
+  }
+
+  async appendRequest(sessionName: string, entry: RecordedRequest, baseTimeMs: number): Promise<void> {
+    this.#session(sessionName, baseTimeMs).log.add({ ...entry });
+  }
+
+  async requests(sessionName: string, baseTimeMs: number): Promise<RequestLogEntry[]> {
+    return this.#session(sessionName, baseTimeMs).log.entries();
+  }
+
+  async reset(sessionName: string, baseTimeMs: number): Promise<void> {
+    this.#session(sessionName, baseTimeMs).reset();
+  }
+
+  async listSessions(baseTimeMs: number): Promise<SessionInfo[]> {
+    this.#assertOpen();
+    this.#expireIdle(baseTimeMs);
+    const sessions: SessionInfo[] = [...this.#sessions].map(([name, session]) => ({ name, lastSeenMs: session.lastSeenMs }));
+    if (!this.#sessions.has(defaultSessionName)) sessions.push({ name: defaultSessionName, lastSeenMs: null });
+    return sortSessions(sessions);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#sessions.clear();
+  }
+
+  #session(name: string, baseTimeMs: number): MemorySession {
+    this.#assertOpen();
+    assertSessionName(name);
+    let session = this.#sessions.get(name);
+    if (session && name !== defaultSessionName && baseTimeMs - session.lastSeenMs >= this.options.sessionIdleMs) {
+      // Idle past its expiry: forgotten, exactly as if it had been swept (Redis lets its keys expire).
+      this.#sessions.delete(name);
+      session = undefined;
+    }
+    if (!session) {
+      if (name !== defaultSessionName) {
+        this.#expireIdle(baseTimeMs);
+        const named = this.#sessions.size - (this.#sessions.has(defaultSessionName) ? 1 : 0);
+        if (named >= this.options.maxSessions) throw new TooManySessionsError(this.options.maxSessions);
+      }
+      session = new MemorySession(this.options, baseTimeMs);
+      this.#sessions.set(name, session);
+    }
+    if (baseTimeMs > session.lastSeenMs) session.lastSeenMs = baseTimeMs;
+    return session;
+  }
+
+  #expireIdle(baseTimeMs: number): void {
+    for (const [name, session] of this.#sessions) {
+      if (name !== defaultSessionName && baseTimeMs - session.lastSeenMs >= this.options.sessionIdleMs) this.#sessions.delete(name);
+    }
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new Error('Failed to use the memory store: it is closed');
+  }
+}
+
+function copyEntry({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
+  return { masked, plan, limits: { perMinute: limits.perMinute, perDay: limits.perDay }, id };
+}
+
+/** A key's digest: SHA-256 in lower-case hex. */
+export function assertDigest(digest: string): void {
+  if (!/^[0-9a-f]{64}$/.test(digest)) throw new RangeError('Failed to use a key digest: expected 64 lower-case hex digits (SHA-256)');
+}
+
+/** Run-time keys are found by digest and counted under `id`, which must be the digest's first 32 hex digits (as in KeyRegistry). */
+export function assertRuntimeKey(key: RuntimeKey): void {
+  assertDigest(key.digest);
+  if (key.id !== key.digest.slice(0, 32)) throw new RangeError('Failed to add a key: its id must be the first 32 hex digits of its digest');
+}
+
+/** The same rule as the virtual clock's: time never moves backwards, windows never come back to life. */
+export function assertClockStep(ms: number): void {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new RangeError('Failed to advance the clock: the step must be a finite number >= 0');
+}
+
+/** Most recently seen first; never-used sessions last; ties by name, so every store lists alike. */
+export function sortSessions(sessions: SessionInfo[]): SessionInfo[] {
+  return sessions.sort((a, b) => (b.lastSeenMs ?? -1) - (a.lastSeenMs ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}

@@ -1,0 +1,277 @@
+import * as z from 'zod';
+import type { Category, NewCategory } from '../../spec/schemas.js';
+import type { ApiKeyEntry } from './key-registry.js';
+import type { Limits } from './mock-config.js';
+import type { BanPolicy, RateDecision } from './rate-limiter.js';
+import type { RecordedRequest, RequestLogEntry } from './request-log.js';
+
+/**
+ * The state of the mock that must be shared by replicas and kept apart per session, behind one
+ * asynchronous interface: rate-limit windows, strikes and bans; categories and their id sequence;
+ * the keys added at run time; the virtual clock's offset; the request log; and the sessions
+ * themselves. Two implementations: `createMemoryStore` (the default, and the only one in the browser
+ * bundle) and `createRedisStore` in `src/server/redis-store.ts` (replicas). A property test drives
+ * both with the same operations and asserts the same answers (`test/store/equivalence.test.ts`).
+ *
+ * Every method takes the session first. Times passed in are the caller's base clock in
+ * milliseconds (never the store's clock, never Redis TIME): the store adds the session's virtual
+ * clock offset itself, so one call is enough on the request path, and returns the virtual time it
+ * used. Why asynchronous, and what stays synchronous: docs/decisions/010-state-store.md.
+ *
+ * Browser-safe: no Node types here.
+ *
+ * @example
+ * const store = createMemoryStore(storeOptionsFromConfig(config, seedCategories));
+ * const hit = await store.hit('default', { baseTimeMs: Date.now(), clientAddress: '127.0.0.1', keyDigest, configKey });
+ * hit.decision.outcome; // 'allowed' | 'limited' | 'banned'
+ */
+export interface StateStore {
+  readonly kind: 'memory' | 'redis';
+  readonly options: Readonly<StateStoreOptions>;
+
+  /**
+   * The hot path, one round trip: resolves the client (a key added at run time shadows a config key;
+   * no valid key means the anonymous budget of `clientAddress`), counts one request against its
+   * windows atomically, and returns the decision, the virtual time, the key and the client's history.
+   */
+  hit(session: string, input: HitInput): Promise<HitResult>;
+  /** What the headers of the anonymous budget of `clientAddress` would say, without counting a request. */
+  peekAnonymous(session: string, clientAddress: string, baseTimeMs: number): Promise<RateDecision>;
+
+  /** Stores a category under the next id of the session's sequence (the oldest is dropped past maxCategories). */
+  createCategory(session: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory>;
+  listCategories(session: string, baseTimeMs: number): Promise<Category[]>;
+  /** The list as JSON text (the hot path of `GET /categories`: no parse and re-serialise). */
+  listCategoriesJson(session: string, baseTimeMs: number): Promise<string>;
+
+  /** Adds a key at run time, or changes the plan of one added before. `created` is false when it replaced one. */
+  addKey(session: string, key: RuntimeKey, baseTimeMs: number): Promise<{ created: boolean }>;
+  /** The keys added at run time (config and demo keys live in the app, the same in every session). */
+  listKeys(session: string, baseTimeMs: number): Promise<ApiKeyEntry[]>;
+
+  /** Moves the session's virtual clock forward by `ms` (finite, >= 0); returns the new offset. */
+  advanceClock(session: string, ms: number, baseTimeMs: number): Promise<number>;
+  /** How far the session's virtual clock is ahead of the base clock, in milliseconds. */
+  clockOffset(session: string, baseTimeMs: number): Promise<number>;
+
+  /** Appends to the session's bounded request log (the newest `requestLogSize` entries are kept). */
+  appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): Promise<void>;
+  /** The session's request log, oldest first, as `GET /__mock/requests` serves it. */
+  requests(session: string, baseTimeMs: number): Promise<RequestLogEntry[]>;
+
+  /** Back to the seeded state: counters, bans, histories, run-time keys, the log and categories. The clock stays. */
+  reset(session: string, baseTimeMs: number): Promise<void>;
+  /** The live sessions (the default one always), most recently seen first. */
+  listSessions(baseTimeMs: number): Promise<SessionInfo[]>;
+
+  /** Releases connections; the store answers nothing afterwards. */
+  close(): Promise<void>;
+}
+
+export interface StateStoreOptions {
+  /** Requests without a valid key are counted per client address against these limits. */
+  anonymous: Limits;
+  ban: BanPolicy;
+  /** Most anonymous clients tracked per session in memory (Redis bounds them by TTL instead). */
+  maxTrackedClients: number;
+  maxCategories: number;
+  requestLogSize: number;
+  /** Categories a session starts with, and gets back on reset (ids 1..n). */
+  seedCategories: readonly NewCategory[];
+  /** Most sessions alive at once besides the default one; a new one past it is refused. */
+  maxSessions: number;
+  /** A session not used for this long (base clock) is forgotten. The default session never is. */
+  sessionIdleMs: number;
+}
+
+export const storeDefaults = {
+  maxSessions: 100,
+  sessionIdleMs: 3_600_000,
+} as const;
+
+export interface HitInput {
+  /** The caller's base clock (not virtual): the store adds the session's offset. */
+  baseTimeMs: number;
+  /** Who is calling, for the anonymous budget (`local` for a trusted in-process caller). */
+  clientAddress: string;
+  /** SHA-256 of the bearer token in lower-case hex, when one was sent (`keyDigest` in key-registry terms). */
+  keyDigest?: string;
+  /** The token's entry among the config and demo keys, if it is one; a run-time key of the session wins. */
+  configKey?: ApiKeyEntry;
+  /**
+   * The request's category operation, done in the same round trip when the request is allowed (and,
+   * with `requiresKey`, made with a valid key): `list` for `GET /categories`, `create` for a valid
+   * `POST /categories` (the caller has validated the body and checked everything else that could refuse
+   * it). Nothing is done for a refused request.
+   */
+  categories?: { kind: 'list'; requiresKey: boolean } | { kind: 'create'; requiresKey: boolean; input: NewCategory };
+}
+
+export interface HitResult {
+  /** The virtual time of this request (base + the session's offset). */
+  nowMs: number;
+  decision: RateDecision;
+  /** The key the request was counted against, or null for the anonymous budget. */
+  key: ApiKeyEntry | null;
+  /** The rate-limit client: `k:<key id>` or `a:<address>`. */
+  client: string;
+  history: ClientHistory;
+  /** After a `list` operation was done: what `listCategoriesJson` would answer. */
+  categoriesJson?: string;
+  /** After a `create` operation was done: what `createCategory` would answer. */
+  created?: CreatedCategory;
+}
+
+/**
+ * What the store remembers of a client between requests, beyond its windows: enough for a verdict
+ * engine to judge Retry-After, backoff and hammering (issue 12) without another round trip.
+ * Kept since the session's last reset, bounded like the buckets.
+ */
+export interface ClientHistory {
+  /** Requests counted, this one included. */
+  requests: number;
+  /** Of those, answered 429 (limited or banned). */
+  refusals: number;
+  /** 429s in a row since the client was last served, this one included. */
+  consecutiveRefusals: number;
+  /** The latest 429 before this request, or null: when it was given and the Retry-After it carried. */
+  previousRefusal: { atMs: number; retryAfterSeconds: number } | null;
+}
+
+export interface CreatedCategory {
+  category: Category;
+  /** Categories dropped to stay within maxCategories since the session was seeded. */
+  dropped: number;
+}
+
+/** A key added at run time: the public entry plus the digest it is found by. */
+export interface RuntimeKey extends ApiKeyEntry {
+  /** SHA-256 of the key in lower-case hex. */
+  digest: string;
+}
+
+export interface SessionInfo {
+  name: string;
+  /**
+   * Base-clock time of the session's last use, in milliseconds (Redis: to the second, it is written
+   * at most once a second per replica); null for a default session never used yet.
+   */
+  lastSeenMs: number | null;
+}
+
+export const defaultSessionName = 'default';
+
+/**
+ * The `sessions` and `store` sections of the config file, for `MockConfigSchema` to take in when the
+ * store is wired (unknown fields refused by name, like the rest of the config). The URL is only
+ * checked for its scheme here; `connectRedisStore` checks the rest and says what is wrong in one line.
+ *
+ * @example
+ * sessions: { maxSessions: 20, idleSeconds: 1800 }
+ * store: { url: redis://127.0.0.1:6379/0, prefix: "team-mock:", timeoutMs: 2000 }
+ */
+export const SessionsConfigSchema = z
+  .strictObject({
+    /** Most sessions alive at once besides the default one. */
+    maxSessions: z.int().min(0).max(100_000).default(storeDefaults.maxSessions),
+    /** A session not used for this long is forgotten (the default one never is). */
+    idleSeconds: z.int().positive().max(30 * 86_400).default(storeDefaults.sessionIdleMs / 1000),
+  })
+  .default({ maxSessions: storeDefaults.maxSessions, idleSeconds: storeDefaults.sessionIdleMs / 1000 });
+
+export const StoreConfigSchema = z.strictObject({
+  url: z.string().max(2_000).regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
+  prefix: z.string().min(1).max(100).regex(/^[^{}\s]+$/, 'must have no braces or spaces').optional(),
+  timeoutMs: z.int().min(1).max(5_000).optional(),
+  retryAfterSeconds: z.int().min(1).max(60).optional(),
+  cluster: z.boolean().optional(),
+});
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
+/** Session names: what fits in a header, a Redis key and a log line without escaping. */
+export const sessionNamePattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+
+/**
+ * Throws a RangeError naming the rule when `name` is not a valid session name.
+ *
+ * @example assertSessionName('ci-job-42'); // ok
+ */
+export function assertSessionName(name: string): void {
+  if (!sessionNamePattern.test(name)) {
+    throw new RangeError(`Invalid session name ${JSON.stringify(name.slice(0, 80))}: 1-64 letters, digits, ".", "_", ":" or "-", starting with a letter or digit`);
+  }
+}
+
+/**
+ * The store did not answer (down, unreachable, or slower than its timeout). The core answers 503
+ * with an Error body of this code, this message (safe to show a client: it names no host) and
+ * `Retry-After: retryAfterSeconds`, and logs `detail` (which store, what failed).
+ */
+export class StoreUnavailableError extends Error {
+  readonly code = 'store_unavailable' as const;
+  readonly status = 503;
+  readonly retryAfterSeconds: number;
+  /** For the log: which store and what failed. */
+  readonly detail: string;
+
+  constructor(detail: string, retryAfterSeconds = 1, options?: { cause?: unknown }) {
+    super(`The mock's state store is unavailable; retry after ${retryAfterSeconds} seconds`, options);
+    this.name = 'StoreUnavailableError';
+    this.retryAfterSeconds = retryAfterSeconds;
+    this.detail = detail;
+  }
+}
+
+/** A new session past `maxSessions`. The core answers 429 or 503 with this code; existing sessions are untouched. */
+export class TooManySessionsError extends Error {
+  readonly code = 'too_many_sessions' as const;
+
+  constructor(maxSessions: number) {
+    super(`Too many sessions: ${maxSessions} are alive; reuse one, reset one, or wait for an idle one to expire`);
+    this.name = 'TooManySessionsError';
+  }
+}
+
+/**
+ * Throws a RangeError naming the first option that is not a whole number in its range: both stores
+ * check their options the same way (Redis takes them as TTLs and counts).
+ */
+export function assertStoreOptions(options: StateStoreOptions): void {
+  const whole: [string, number, number][] = [
+    ['anonymous.perMinute', options.anonymous.perMinute, 1],
+    ['anonymous.perDay', options.anonymous.perDay, 1],
+    ['ban.threshold', options.ban.threshold, 1],
+    ['ban.durationMs', options.ban.durationMs, 1],
+    ['maxTrackedClients', options.maxTrackedClients, 1],
+    ['maxCategories', options.maxCategories, 1],
+    ['requestLogSize', options.requestLogSize, 1],
+    ['maxSessions', options.maxSessions, 0],
+    ['sessionIdleMs', options.sessionIdleMs, 1],
+  ];
+  for (const [name, value, minimum] of whole) {
+    if (!Number.isSafeInteger(value) || value < minimum) throw new RangeError(`Invalid store option ${name}: expected a whole number >= ${minimum}, got ${String(value)}`);
+  }
+}
+
+/**
+ * The store options of a decoded mock config.
+ *
+ * @example createMemoryStore(storeOptionsFromConfig(config, []))
+ */
+export function storeOptionsFromConfig(
+  config: { anonymous: Limits; ban: { enabled: boolean; threshold: number; durationSeconds: number }; maxTrackedClients: number; maxCategories: number; requestLogSize: number },
+  seedCategories: readonly NewCategory[],
+  sessions: { maxSessions?: number; sessionIdleMs?: number } | z.output<typeof SessionsConfigSchema> = {},
+): StateStoreOptions {
+  const idleMs = 'idleSeconds' in sessions ? sessions.idleSeconds * 1000 : sessions.sessionIdleMs;
+  return {
+    anonymous: { ...config.anonymous },
+    ban: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
+    maxTrackedClients: config.maxTrackedClients,
+    maxCategories: config.maxCategories,
+    requestLogSize: config.requestLogSize,
+    seedCategories: seedCategories.map((category) => ({ ...category })),
+    maxSessions: sessions.maxSessions ?? storeDefaults.maxSessions,
+    sessionIdleMs: idleMs ?? storeDefaults.sessionIdleMs,
+  };
+}
