@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check } from '../lib/check.js';
+import { defineArea } from '../lib/check.js';
 import { expectError, expectStatus } from '../lib/expect-response.js';
 import { allOperations, callOf, createCategory, listCategories } from './operations.js';
 
@@ -8,7 +7,7 @@ import { allOperations, callOf, createCategory, listCategories } from './operati
  * invalid key is answered 401 with an Error body. Four probes per operation, all unauthenticated,
  * so they draw on the server's anonymous budget: this is the only file that sends such requests.
  */
-describe.concurrent('Authentication (§5)', () => {
+export default defineArea('Authentication (§5)', 'concurrent', (check) => {
   for (const operation of allOperations) {
     const writes = operation === createCategory;
     const probes: { id: string; rule: string; title: string; authorization: (apiKey: string, runId: string) => string | undefined }[] = [

@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check, type CheckRun } from '../lib/check.js';
+import { defineArea, type CheckRun } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf, type Exchange } from '../lib/exchange.js';
 import type { ApiRequest } from '../lib/http-client.js';
@@ -15,7 +14,7 @@ import { callOf, listCategories } from './operations.js';
  */
 const sharedKey = 'rate-limit-429';
 
-describe.sequential('Rate limit exceeded (§8.1, §8.2)', () => {
+export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (check) => {
   check({ id: 'rate.429', rule: '§8.1', title: 'exceeding the limit -> 429 (with --rate-limit-key)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
     const key = run.target.rateLimitKey ?? run.skip('needs --rate-limit-key: a key the kit may drive into 429');
     const request: ApiRequest = { ...callOf(listCategories), authorization: run.bearer(key), identity: 'rate-limit' };
@@ -26,7 +25,7 @@ describe.sequential('Rate limit exceeded (§8.1, §8.2)', () => {
       run.note('the key was already over its limit');
       return;
     }
-    if (first.status === 401) return run.skip('inconclusive: the server refused the rate-limit key with 401; check --rate-limit-key');
+    if (first.status === 401) return run.inconclusive('inconclusive: the server refused the rate-limit key with 401; check --rate-limit-key');
     const remaining = parseNonNegativeInteger(first.headers['x-ratelimit-remaining']);
     if (remaining === undefined) return run.skip('inconclusive: X-RateLimit-Remaining of the rate-limit key is missing or not an integer, so the kit cannot tell how many requests exceed it');
     const needed = remaining + 1;
@@ -37,7 +36,7 @@ describe.sequential('Rate limit exceeded (§8.1, §8.2)', () => {
     if (limited === undefined) {
       const reset = parseNonNegativeInteger(first.headers['x-ratelimit-reset']);
       if (reset !== undefined && Date.now() >= reset * 1000 && reset * 1000 > probe.receivedAtMs) {
-        return run.skip(`inconclusive: the window reset (X-RateLimit-Reset ${reset}) while the kit was sending ${needed} requests`);
+        return run.inconclusive(`inconclusive: the window reset (X-RateLimit-Reset ${reset}) while the kit was sending ${needed} requests`);
       }
       throw new CheckFailure(`no 429 after ${sent} more requests although X-RateLimit-Remaining was ${remaining}`, [
         evidenceOf(probe, `X-RateLimit-Remaining ${remaining}`, { header: 'X-RateLimit-Remaining' }),
@@ -75,7 +74,12 @@ describe.sequential('Rate limit exceeded (§8.1, §8.2)', () => {
 });
 
 function limitedExchange(run: CheckRun): Exchange {
-  return run.state.shared.get(sharedKey) ?? run.skip(run.target.rateLimitKey === undefined ? 'needs --rate-limit-key' : 'no 429 was received (see the check above)');
+  const exchange = run.state.shared.get(sharedKey);
+  if (exchange !== undefined) {
+    run.judged(1);
+    return exchange;
+  }
+  return run.skip(run.target.rateLimitKey === undefined ? 'needs --rate-limit-key' : 'no 429 was received (see the check above)');
 }
 
 /**

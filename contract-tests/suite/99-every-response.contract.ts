@@ -1,5 +1,4 @@
-import { afterAll, describe, inject } from 'vitest';
-import { check, closeClient, isSoft, type CheckRun } from '../lib/check.js';
+import { defineArea, isSoft, type CheckRun } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf, truncate, type Evidence, type Exchange, type ExchangeResponse } from '../lib/exchange.js';
 import { isJsonContentType } from '../lib/expect-response.js';
@@ -24,11 +23,7 @@ interface Violation {
 
 const maxEvidence = 6;
 
-describe.sequential('Every response (§1, §7, §8, spec)', () => {
-  afterAll(async () => {
-    await closeClient(inject('contractTarget').runId);
-  });
-
+export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', (check) => {
   check({ id: 'every.rate-headers-present', rule: '§8', title: 'X-RateLimit-Limit, -Remaining and -Reset on every response' }, async (run) => {
     judge(run, 'responses lack rate-limit headers', answered(run).flatMap(({ exchange, response }) => {
       const missing = missingRateHeaders(response.headers);
@@ -146,6 +141,7 @@ function errors(run: CheckRun): { exchange: Exchange; response: ExchangeResponse
  * beta operations only warn (unless --strict).
  */
 function judge(run: CheckRun, what: string, violations: Violation[], total = answered(run).length): void {
+  run.judged(total);
   const hard = violations.filter((violation) => !isSoft(run, violation.exchange.operationId));
   const shown = (list: Violation[]): Evidence[] => list.slice(0, maxEvidence).map((violation) => evidenceOf(violation.exchange, violation.detail, { ...(violation.header ? { header: violation.header } : {}), ...(violation.field ? { field: violation.field } : {}) }));
   const summary = (list: Violation[]) => {

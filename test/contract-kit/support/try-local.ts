@@ -1,0 +1,10 @@
+import { startFakePetstore, fakeKeys } from '/work/wt-kit/test/contract-kit/support/fake-petstore.js';
+import { runContract } from '/work/wt-kit/contract-tests/runner/run-contract.js';
+import { renderHumanReport } from '/work/wt-kit/contract-tests/report/human-report.js';
+const faults = (process.argv[2] ?? '').split(',').filter(Boolean) as any;
+const s = await startFakePetstore({ faults });
+const t = Date.now();
+const r = await runContract({ baseUrl: s.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, maxWaitSeconds: 0, log: () => {} });
+console.log(renderHumanReport(r.report));
+console.log('ms', Date.now() - t, 'exit', r.exitCode);
+await s.close();
