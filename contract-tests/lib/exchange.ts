@@ -28,6 +28,8 @@ export interface Exchange {
   transportError: string | undefined;
   /** Sent straight to the server although the run goes through Prism (Prism cannot forward it). */
   bypassedPrism: boolean;
+  /** The request is outside what the interface describes: an undeclared 4xx answer to it is information. */
+  offInterface?: boolean;
   /** Prism answered in the server's place (it refused to forward): the server said nothing here. */
   answeredByPrism: boolean;
   /** Prism's `sl-violations` header, when the run goes through Prism. */

@@ -28,6 +28,8 @@ export interface ApiRequest {
   contentType?: string;
   /** Send straight to the server even when the run goes through Prism (Prism cannot forward it). */
   bypassPrism?: boolean;
+  /** The request is outside what the interface describes (a non-JSON media type): which 4xx answers it is open. */
+  offInterface?: boolean;
 }
 
 /** Requests kept in hand before the kit waits for a rate-limit window to reset. */
@@ -150,6 +152,7 @@ export class ContractHttpClient {
       response: undefined,
       transportError: undefined,
       bypassedPrism,
+      offInterface: apiRequest.offInterface === true,
       answeredByPrism: false,
       prismViolations: [],
     };

@@ -22,6 +22,8 @@ export interface RunState {
   created: number;
   /** Requests the main key had sent when the rate-limit key's budget was first read. */
   mainRequestsAtRateLimitStart: number;
+  /** Requests the main key had sent when the 429 check first used the rate-limit key. */
+  mainRequestsAtFirstProbe: number;
   /** Why checks could not run (rate limits, deadline, server gone): the run's INCONCLUSIVE reasons. */
   stoppers: Set<string>;
 }
@@ -36,6 +38,7 @@ export function createRunState(): RunState {
     requestsByIdentity: { main: 0, anonymous: 0, 'rate-limit': 0 },
     created: 0,
     mainRequestsAtRateLimitStart: 0,
+    mainRequestsAtFirstProbe: 0,
     stoppers: new Set(),
   };
 }

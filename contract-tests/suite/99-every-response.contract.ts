@@ -83,6 +83,10 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
         case 'no-schema':
           return [];
         case 'undeclared-status':
+          if (exchange.offInterface && response.status >= 400 && response.status < 500) {
+            notes.push(`${where}: a request outside the interface (a non-JSON media type) answered ${response.status}, a status the spec does not declare`);
+            return [];
+          }
           if (operation.open) {
             notes.push(`${where}: status not declared (the interface does not show this operation's responses)`);
             return [];

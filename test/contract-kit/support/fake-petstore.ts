@@ -69,6 +69,9 @@ export type Fault =
   | 'validation-422'
   | 'no-rate-headers-on-429';
 
+/** Options a fault needs to show (two keys can only be seen sharing a budget when one is not tiny). */
+export const faultOptions: Partial<Record<Fault, FakePetstoreOptions>> = { 'shared-budget': { limitedLimit: 30 } };
+
 /** The faults of issue 9 (the catch-rate set): each breaks one rule of the interface. */
 export const issue9Faults: Fault[] = [
   'html-404', 'empty-405', 'no-rate-headers-on-404', 'error-without-status', 'remaining-lies-high', 'remaining-nonzero-on-429',

@@ -6,12 +6,12 @@
  * Usage: npx tsx test/contract-kit/support/measure-catch-rate.ts
  */
 import { runContract } from '../../../contract-tests/runner/run-contract.js';
-import { fakeKeys, issue9Faults, startFakePetstore } from './fake-petstore.js';
+import { fakeKeys, faultOptions, issue9Faults, startFakePetstore } from './fake-petstore.js';
 
 async function main(): Promise<void> {
   let caught = 0;
   for (const fault of issue9Faults) {
-    const server = await startFakePetstore({ faults: [fault] });
+    const server = await startFakePetstore({ ...faultOptions[fault], faults: [fault] });
     try {
       const run = await runContract({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, propertyRuns: 15, timeoutSeconds: 5, maxWaitSeconds: 0, log: () => {} });
       const failing = run.report.results.filter((result) => result.status === 'FAIL').map((result) => result.id);
