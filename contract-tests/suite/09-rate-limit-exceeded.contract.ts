@@ -22,6 +22,14 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
   check({ id: 'rate.429', rule: '§8.1', title: 'exceeding the limit -> 429 (with --rate-limit-key)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
     const key = run.target.rateLimitKey ?? run.skip('needs --rate-limit-key: a key the kit may drive into 429');
     const request: ApiRequest = { ...callOf(listCategories), authorization: run.bearer(key), identity: 'rate-limit' };
+    const start = run.state.shared.get('rate-limit-start');
+    if (start?.response?.status === 429) {
+      // Refused at its very first request of the run: that 429 is the one to judge, and the key is not used again.
+      run.state.shared.set(sharedKey, start);
+      run.judged(1);
+      run.note('the key was already over its limit at the start of the run');
+      return;
+    }
     run.state.mainRequestsAtFirstProbe = run.state.requestsByIdentity.main;
     const probe = await run.send(request);
     run.state.shared.set(firstProbeKey, probe);
@@ -133,7 +141,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     const after = parseNonNegativeInteger(later.response.headers['x-ratelimit-remaining']);
     const resetMs = (parseNonNegativeInteger(start.response.headers['x-ratelimit-reset']) ?? 0) * 1000;
     if (before === undefined || after === undefined || start.response.status === 429) return run.skip('X-RateLimit-Remaining of the rate-limit key is missing, or it was already over its limit at the start');
-    if (later.sentAtMs >= resetMs - 1_000) return run.inconclusive('inconclusive: the rate-limit key\'s window reset between its two readings');
+    if (resetMs > 864_000_000 && later.sentAtMs >= resetMs - 1_000) return run.inconclusive('inconclusive: the rate-limit key\'s window reset between its two readings');
     const mainSent = run.state.mainRequestsAtFirstProbe - run.state.mainRequestsAtRateLimitStart;
     const unexplained = before - 1 - after;
     if (unexplained <= 0) {
