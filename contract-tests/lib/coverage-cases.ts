@@ -58,9 +58,13 @@ export function deriveBodyCases(schema: JsonSchema, validString: (label: string)
   if (typeof schema !== 'object' || schema === null) return [];
   const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  // Every required property, and every string property (so that a body whose name is an empty
+  // string still carries the run's prefix somewhere and can be found on the server).
   const base = (label: string): Record<string, unknown> => {
     const body: Record<string, unknown> = {};
-    for (const name of required) body[name] = validValue(properties[name] ?? {}, validString(`${label}-${name}`));
+    for (const [name, property] of Object.entries(properties)) {
+      if (required.has(name) || allowedTypes(property)?.has('string')) body[name] = validValue(property, validString(`${label}-${name}`));
+    }
     return body;
   };
   const cases: BodyCase[] = [];
