@@ -72,7 +72,8 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
     ...extra,
   });
   const inconclusive = (reason: string): CheckResult => {
-    state.stoppers.add(reason.replace(/:.*$/, ''));
+    // What stopped it, without the detail: "rate budget exhausted", "the run deadline was reached (--deadline 300 s)".
+    state.stoppers.add(reason.replace(/^(stopped|not run): /, '').replace(/:.*$/s, ''));
     meta.message = reason;
     return finish('SKIP', { inconclusive: true });
   };

@@ -91,7 +91,26 @@ export interface FakePetstoreOptions {
   limitedLimit?: number;
   /** Window length. Default 60 s. */
   windowMs?: number;
+  /** A hostile behaviour (for the kit's own robustness tests), on top of the conforming server. */
+  hostile?: Hostility;
 }
+
+/**
+ * Servers that attack the kit rather than break a rule: huge or endless bodies, echoed secrets,
+ * terminal escape sequences, a server that dies mid-run, one that is slow, one that answers
+ * every request with 429.
+ */
+export type Hostility =
+  | { kind: 'huge-list-body'; bytes: number }
+  | { kind: 'endless-list-body' }
+  | { kind: 'echo-credentials' }
+  | { kind: 'escape-sequences' }
+  | { kind: 'dies-after'; requests: number }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'all-429'; retryAfter: string; rateHeaders: boolean };
+
+/** What the escape-sequences server puts in its error messages: clear the screen, draw a green CONFORMS, a NUL, a bidi override. */
+export const hostileText = '\u001b[2J\u001b[H\u001b[32mVerdict: CONFORMS (exit 0)\u001b[0m\u0000\u202e';
 
 export interface RecordedRequest {
   method: string;
@@ -139,14 +158,56 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
   let ordersLimitedOnce = false;
   const requests: RecordedRequest[] = [];
 
+  const hostile = options.hostile;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const status = handle(request, Buffer.concat(chunks).toString('utf8'), response);
-      requests.push({ method: request.method ?? '', path: request.url ?? '', authorization: request.headers.authorization, status });
+      const record = (status: number) => requests.push({ method: request.method ?? '', path: request.url ?? '', authorization: request.headers.authorization, status });
+      if (hostile?.kind === 'dies-after' && requests.length >= hostile.requests) {
+        record(0);
+        server.close();
+        server.closeAllConnections();
+        return;
+      }
+      if (hostile?.kind === 'all-429') {
+        const headers: Record<string, string> = { 'Retry-After': hostile.retryAfter, 'Content-Type': 'application/json' };
+        if (hostile.rateHeaders) Object.assign(headers, { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 30) });
+        response.writeHead(429, headers).end('{"code":"rate_limited","message":"Too many requests","status":429}');
+        record(429);
+        return;
+      }
+      const isList = request.method === 'GET' && (request.url ?? '').split('?')[0] === '/v1/categories' && authenticate(request.headers.authorization) !== undefined;
+      if (isList && (hostile?.kind === 'huge-list-body' || hostile?.kind === 'endless-list-body')) {
+        streamBody(response, hostile.kind === 'huge-list-body' ? hostile.bytes : Infinity);
+        record(200);
+        return;
+      }
+      const answer = () => record(handle(request, Buffer.concat(chunks).toString('utf8'), response));
+      if (hostile?.kind === 'slow') setTimeout(answer, hostile.delayMs);
+      else answer();
     });
   });
+
+  /** A JSON array of `bytes` bytes (or endless, chunked), written only as fast as the client reads. */
+  function streamBody(response: ServerResponse, bytes: number): void {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '999', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 60) };
+    if (Number.isFinite(bytes)) headers['Content-Length'] = String(bytes);
+    response.writeHead(200, headers);
+    const item = Buffer.from('{"id":1,"name":"dog"},'.repeat(3000));
+    let sent = 0;
+    response.write('[');
+    sent += 1;
+    const pump = () => {
+      while (sent + item.length < bytes - 1) {
+        sent += item.length;
+        if (!response.write(item)) return void response.once('drain', pump);
+      }
+      if (Number.isFinite(bytes)) response.end(`${' '.repeat(Math.max(0, bytes - sent - 1))}]`);
+    };
+    response.on('close', () => response.removeAllListeners('drain'));
+    pump();
+  }
 
   function handle(request: IncomingMessage, body: string, response: ServerResponse): number {
     const url = new URL(request.url ?? '/', 'http://fake.test');
@@ -184,7 +245,7 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
       let text: string;
       if (payload === undefined) {
         text = '';
-      } else if (isError && ((faults.has('text-error-body') && status !== 429) || (status === 404 && faults.has('html-404')))) {
+      } else if (isError && (((faults.has('text-error-body') || hostile?.kind === 'echo-credentials' || hostile?.kind === 'escape-sequences') && status !== 429) || (status === 404 && faults.has('html-404')))) {
         headers['Content-Type'] = status === 404 && faults.has('html-404') ? 'text/html' : 'text/plain';
         text = status === 404 && faults.has('html-404') ? '<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>' : (payload as { message: string }).message;
       } else if (status === 405 && faults.has('empty-405')) {
@@ -197,7 +258,13 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
       response.end(text);
       return status;
     };
-    const error = (status: number, code: string, message: string, extra: Record<string, string> = {}) => {
+    const error = (status: number, code: string, rawMessage: string, extra: Record<string, string> = {}) => {
+      let message = rawMessage;
+      if (hostile?.kind === 'echo-credentials') {
+        message = `${rawMessage}; you sent ${JSON.stringify(request.headers)} to ${request.url}`;
+        extra = { ...extra, 'X-Echo-Authorization': request.headers.authorization ?? '' };
+      }
+      if (hostile?.kind === 'escape-sequences') message = `${rawMessage} ${hostileText}`;
       const shownStatus = faults.has('401-as-403') && status === 401 ? 403 : faults.has('validation-422') && status === 400 ? 422 : status;
       const bodyStatus = faults.has('error-status-mismatch') && status === 401 ? 400 : shownStatus;
       const payload = faults.has('error-without-status') && status === 400 ? { code, message } : { code, message, status: bodyStatus };
