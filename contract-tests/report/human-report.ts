@@ -54,7 +54,7 @@ export function renderHumanReport(report: ContractReport, options: HumanReportOp
 /** One check as one line (the live output prints these as checks finish). */
 export function checkLine(result: CheckResult, colour = false): string {
   const status = result.inconclusive ? 'SKIP' : result.status;
-  return `  ${paint(status.padEnd(4), status, colour)}  ${clean(result.rule).padEnd(ruleWidth)} ${clean(result.title)}${result.operation === undefined ? '' : ` [${clean(result.operation)}]`}${result.cases === undefined ? '' : ` (${result.cases} cases)`}`;
+  return `  ${paint(status.padEnd(4), status, colour)}  ${clean(result.rule).padEnd(ruleWidth)} ${clean(result.title)}${result.operation === undefined ? '' : ` [${clean(result.operation)}]`}${result.cases === undefined ? '' : ` (${result.cases} ${result.cases === 1 ? 'case' : 'cases'})`}`;
 }
 
 /** The verdict line: CONFORMS (exit 0), DOES NOT CONFORM (exit 1) or INCONCLUSIVE (exit 3) and why. */

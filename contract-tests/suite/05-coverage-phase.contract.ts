@@ -42,7 +42,7 @@ export default defineArea('Coverage phase (§1, §4, deterministic)', 'concurren
         const shown = failures.slice(0, 4).map((failure) => `${failure.label} (${failure.problem})`).join('; ');
         throw new CheckFailure(`${failures.length} of ${total} cases answered against the interface: ${shown}${failures.length > 4 ? `; and ${failures.length - 4} more` : ''}`, failures.slice(0, 8).map((failure) => failure.evidence));
       }
-      run.note(`${total} cases${notes.length > 0 ? `; ${[...new Set(notes)].join('; ')}` : ''}`);
+      if (notes.length > 0) run.note([...new Set(notes)].join('; '));
     });
   }
 });
