@@ -68,7 +68,7 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
       if (previous.limit !== next.limit || (previous.resetMs !== undefined && after.sentAtMs >= previous.resetMs - 1_000)) continue;
       compared += 1;
       if (next.remaining >= previous.remaining) {
-        throw new CheckFailure(`${steps[index - 1]!.what} was not counted: X-RateLimit-Remaining went from ${previous.remaining} to ${next.remaining} over it (requests sent one at a time, one window)`, [
+        throw new CheckFailure(`a request was not counted: X-RateLimit-Remaining was ${previous.remaining} after ${steps[index - 1]!.what} and still ${next.remaining} after ${steps[index]!.what} (requests sent one at a time, one window)`, [
           evidenceOf(before, `${steps[index - 1]!.what}: X-RateLimit-Remaining ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
           evidenceOf(after, `next request: X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
         ]);
