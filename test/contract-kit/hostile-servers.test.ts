@@ -99,6 +99,15 @@ describe('the kit against hostile servers', () => {
     expect(run.report.results.length).toBeGreaterThan(50);
   });
 
+  it('a cancelled run (Ctrl-C) still returns its report, INCONCLUSIVE', async () => {
+    server = await startFakePetstore({ hostile: { kind: 'slow', delayMs: 200 } });
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 1_000);
+    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, signal: abort.signal });
+    expect(run.exitCode).toBe(3);
+    expect(run.report.stoppedBy).toContain('the run was cancelled');
+  });
+
   it('never prints the password of a user:password@ base URL', async () => {
     const { code, stderr, stdout } = await runCli(['--base-url', 'http://alice:pa55w0rd-secret@127.0.0.1:1/v1', '--api-key', 'k-123456']);
     expect(code).toBe(2);
