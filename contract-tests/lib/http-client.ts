@@ -193,6 +193,10 @@ export class ContractHttpClient {
       exchange.answeredByPrism = true;
       throw new InconclusiveError(`Prism answered ${apiRequest.method} ${apiRequest.path} itself (${prismAnswer}), so the server was not tested by it`);
     }
+    if (response.truncatedAtBytes !== undefined) {
+      // A body the kit did not read whole cannot be judged either way: neither PASS nor FAIL.
+      throw new InconclusiveError(`body too long: the answer to ${apiRequest.method} ${apiRequest.path} (${response.status}) was longer than --max-body-bytes ${response.truncatedAtBytes}; only that much was read, the rest discarded, not judged (raise --max-body-bytes to judge it)`);
+    }
     if (response.status === 429) {
       if (apiRequest.identity === 'rate-limit') {
         this.#state.rateLimitKeyStopped = true;

@@ -73,7 +73,7 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
 
   check({ id: 'every.schema', rule: 'spec', title: 'every response status and body matches the spec for its operation' }, async (run) => {
     const notes: string[] = [];
-    judge(run, 'responses do not match the spec', answered(run).flatMap(({ exchange, response }): Violation[] => {
+    judge(run, 'responses do not match the spec', wholeBodies(run).flatMap(({ exchange, response }): Violation[] => {
       const operation = run.spec.operations.get(exchange.operationId);
       if (operation === undefined) return [];
       const verdict = validateBody(operation, response.status, response.json, response.hasJson);
@@ -102,7 +102,7 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
           }
           return [{ exchange, detail: `${where}: ${verdict.issues.join('; ')}`, field: verdict.issues[0]?.split(':')[0] ?? '(body)' }];
       }
-    }));
+    }), wholeBodies(run).length);
     if (notes.length > 0) run.note(`information: ${[...new Set(notes)].slice(0, 3).join('; ')}`);
   });
 
@@ -135,9 +135,14 @@ function answered(run: CheckRun): { exchange: Exchange; response: ExchangeRespon
   return run.state.exchanges.flatMap((exchange) => (exchange.response !== undefined && !exchange.answeredByPrism ? [{ exchange, response: exchange.response }] : []));
 }
 
-/** Error responses whose body the interface describes: every status from 400 but 429. */
+/** Error responses whose body the interface describes: every status from 400 but 429 (bodies read whole only). */
 function errors(run: CheckRun): { exchange: Exchange; response: ExchangeResponse }[] {
-  return answered(run).filter(({ response }) => response.status >= 400 && response.status !== 429);
+  return wholeBodies(run).filter(({ response }) => response.status >= 400 && response.status !== 429);
+}
+
+/** Answers whose body was read whole (a body cut at --max-body-bytes is not judged; its check says so). */
+function wholeBodies(run: CheckRun): { exchange: Exchange; response: ExchangeResponse }[] {
+  return answered(run).filter(({ response }) => response.truncatedAtBytes === undefined);
 }
 
 /**

@@ -40,22 +40,24 @@ describe('the kit against hostile servers', () => {
     expect(renderHumanReport(run.report)).toContain('Verdict: INCONCLUSIVE (exit 3): required checks could not run; stopped by');
   });
 
-  it('reads a 100 MB body only up to --max-body-bytes, says so, and keeps memory bounded', async () => {
+  it('reads a 100 MB body only up to --max-body-bytes, says so (INCONCLUSIVE, not a verdict on a body it did not read), and keeps memory bounded', async () => {
     server = await startFakePetstore({ hostile: { kind: 'huge-list-body', bytes: 100 * 1024 * 1024 } });
     const before = process.memoryUsage().rss;
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, readOnly: true, maxBodyBytes: 256 * 1024 });
     expect(process.memoryUsage().rss - before).toBeLessThan(300 * 1024 * 1024);
     const list = resultOf(run, 'list.ok');
-    expect(list.status).toBe('FAIL');
-    expect(JSON.stringify(list.evidence)).toContain('longer than --max-body-bytes 262144');
-    expect(run.exitCode).toBe(1);
+    // A body not read whole is judged neither way: the check is INCONCLUSIVE and says why.
+    expect(list.inconclusive).toBe(true);
+    expect(list.message).toContain('longer than --max-body-bytes 262144; only that much was read, the rest discarded, not judged');
+    expect(run.exitCode).toBe(3);
+    expect(run.report.stoppedBy).toContain('body too long');
   });
 
   it('survives an endless chunked body', async () => {
     server = await startFakePetstore({ hostile: { kind: 'endless-list-body' } });
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, readOnly: true, maxBodyBytes: 64 * 1024 });
-    expect(JSON.stringify(resultOf(run, 'list.ok').evidence)).toContain('only that much was read, the rest discarded');
-    expect(run.exitCode).toBe(1);
+    expect(resultOf(run, 'list.ok').message).toContain('only that much was read, the rest discarded');
+    expect(run.exitCode).toBe(3);
   });
 
   it('masks every secret in every report format even when the server echoes it', async () => {
