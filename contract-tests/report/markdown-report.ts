@@ -51,11 +51,11 @@ export function renderMarkdownReport(report: ContractReport): string {
 export function md(text: string): string {
   return text
     .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/([\\`*_[\]()#!~])/g, '\\$1')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/\|/g, '&#124;')
-    .replace(/([\\`*_[\]()#!~])/g, '\\$1');
+    .replace(/\|/g, '&#124;');
 }
 
 function inline(text: string): string {
