@@ -40,6 +40,29 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
     run.note(`Remaining ${exchanges.map((exchange) => readBudget(exchange).remaining).join(' -> ')}`);
   });
 
+  check({ id: 'rate.reset-steady', rule: '§8', title: 'X-RateLimit-Reset never moves earlier between sequential requests of one key in one window', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+    const exchanges: Exchange[] = [];
+    for (let index = 0; index < 4; index += 1) exchanges.push(await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' }));
+    let compared = 0;
+    for (let index = 1; index < exchanges.length; index += 1) {
+      const previous = readBudget(exchanges[index - 1]!);
+      const next = readBudget(exchanges[index]!);
+      if (previous.resetMs === undefined || next.resetMs === undefined) return run.skip('X-RateLimit-Reset is missing or not a Unix timestamp in seconds (see the §8 header checks)');
+      // Another Limit is another window (the minute and the day); a reset already passed starts a new one.
+      if (previous.limit !== next.limit || exchanges[index]!.sentAtMs >= previous.resetMs - 1_000) continue;
+      compared += 1;
+      // Fixed windows keep their Reset, sliding ones move it later; earlier (beyond 1 s of rounding) is neither.
+      if (next.resetMs < previous.resetMs - 1_000) {
+        throw new CheckFailure(`X-RateLimit-Reset moved earlier, from ${previous.resetMs / 1000} to ${next.resetMs / 1000}, between two sequential requests in one window: the reset the key was promised is not the one it gets`, [
+          evidenceOf(exchanges[index - 1]!, `X-RateLimit-Reset ${previous.resetMs / 1000}`, { header: 'X-RateLimit-Reset' }),
+          evidenceOf(exchanges[index]!, `X-RateLimit-Reset ${next.resetMs / 1000}, earlier than ${previous.resetMs / 1000}`, { header: 'X-RateLimit-Reset' }),
+        ]);
+      }
+    }
+    if (compared === 0) return run.inconclusive('inconclusive: every pair of requests straddled a window reset');
+    run.note(`Reset ${[...new Set(exchanges.map((exchange) => (readBudget(exchange).resetMs ?? 0) / 1000))].join(' -> ')}`);
+  });
+
   check({ id: 'rate.every-request-counts', rule: '§8', title: 'every request spends the budget, whatever its method or outcome (GET, POST 201, POST 400, 404, 405), one request each', operation: '(all of one key)' }, async (run) => {
     const steps: { what: string; request: ApiRequest }[] = [
       { what: 'GET /categories (200)', request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' } },

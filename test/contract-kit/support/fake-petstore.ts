@@ -67,7 +67,8 @@ export type Fault =
   | 'always-429'
   | '401-as-403'
   | 'validation-422'
-  | 'no-rate-headers-on-429';
+  | 'no-rate-headers-on-429'
+  | 'reset-jitters';
 
 /** Options a fault needs to show (two keys can only be seen sharing a budget when one is not tiny). */
 export const faultOptions: Partial<Record<Fault, FakePetstoreOptions>> = { 'shared-budget': { limitedLimit: 30 } };
@@ -238,7 +239,9 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
         const shownRemaining = faults.has('remaining-constant') ? limit - 1 : faults.has('remaining-above-limit') ? limit + 5 : faults.has('remaining-lies-high') ? Math.min(limit, remaining + 3) : status === 429 && faults.has('remaining-nonzero-on-429') ? 3 : remaining;
         headers['X-RateLimit-Limit'] = faults.has('non-integer-rate-headers') ? `${limit}.0` : String(limit);
         headers['X-RateLimit-Remaining'] = String(shownRemaining);
-        headers['X-RateLimit-Reset'] = faults.has('reset-in-milliseconds') ? String(resetSeconds * 1000) : faults.has('reset-as-delta') ? String(Math.max(1, resetSeconds - Math.floor(now / 1000))) : String(resetSeconds);
+        // reset-jitters: every answer names another reset, up to 20 s earlier than the real one.
+        const shownReset = faults.has('reset-jitters') ? resetSeconds - (window.count % 2 === 0 ? 20 : 0) : resetSeconds;
+        headers['X-RateLimit-Reset'] = faults.has('reset-in-milliseconds') ? String(resetSeconds * 1000) : faults.has('reset-as-delta') ? String(Math.max(1, resetSeconds - Math.floor(now / 1000))) : String(shownReset);
       }
       // A request that ends in an error does not spend the budget (after the fact, as such servers do).
       if (faults.has('errors-not-counted') && status >= 400 && status !== 429 && key !== undefined && !over && counted) countedWindow.count -= 1;
