@@ -90,6 +90,8 @@ export interface FakePetstoreOptions {
   mainLimit?: number;
   /** Budget of the rate-limit key per window. Default 5. */
   limitedLimit?: number;
+  /** Budget of requests without a valid key, per client address and window. Default 100. */
+  anonymousLimit?: number;
   /** Window length. Default 60 s. */
   windowMs?: number;
   /** A hostile behaviour (for the kit's own robustness tests), on top of the conforming server. */
@@ -217,7 +219,7 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
     // Never answered; close() drops the connection.
     if (faults.has('orders-never-answer') && key !== undefined && path === '/v1/store/orders') return 0;
     const identity = key === undefined ? `anonymous:${request.socket.remoteAddress}` : faults.has('shared-budget') ? 'shared' : key;
-    const limit = key === undefined ? 100 : (limits[key] ?? 1000);
+    const limit = key === undefined ? (options.anonymousLimit ?? 100) : (limits[key] ?? 1000);
     const now = Date.now();
     let window = windows.get(identity);
     if (!window || now >= window.startMs + windowMs) {
