@@ -48,14 +48,16 @@ export function renderJunitReport(report: ContractReport): string {
 function testCase(result: CheckResult): string[] {
   const name = `${result.rule} ${result.title}${result.operation === undefined ? '' : ` [${result.operation}]`}`;
   const open = `    <testcase classname="petstore-contract.${escapeXml(result.area)}" name="${escapeXml(name)}" time="${(result.durationMs / 1000).toFixed(3)}">`;
-  const lines = [open, `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/></properties>`];
+  const inconclusive = result.inconclusive ? '<property name="inconclusive" value="true"/>' : '';
+  const cases = result.cases === undefined ? '' : `<property name="cases" value="${result.cases}"/>`;
+  const lines = [open, `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/>${inconclusive}${cases}</properties>`];
   const message = result.message ?? '';
   switch (result.status) {
     case 'FAIL':
       lines.push(`      <failure message="${escapeXml(message)}" type="${escapeXml(result.rule)}">${escapeXml(result.evidence.map(describe).join('\n'))}</failure>`);
       break;
     case 'SKIP':
-      lines.push(`      <skipped message="${escapeXml(message)}"/>`);
+      lines.push(`      <skipped message="${escapeXml(`${result.inconclusive ? 'INCONCLUSIVE: ' : ''}${message}`)}"/>`);
       break;
     case 'INFO':
     case 'WARN':
