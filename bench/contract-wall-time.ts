@@ -91,7 +91,7 @@ async function main(): Promise<number> {
     clearTimeout(timer);
     const wallSeconds = (performance.now() - started) / 1000;
     const code = suite.child.exitCode;
-    const outcome = code === null ? `killed (${suite.child.signalCode ?? 'timeout'}) after the ${timeoutSeconds} s limit` : `exit code ${code} (${code === 0 ? 'conforms' : code === 1 ? 'some checks failed' : 'usage error or server unreachable'})`;
+    const outcome = code === null ? `killed (${suite.child.signalCode ?? 'timeout'}) after the ${timeoutSeconds} s limit` : `exit code ${code} (${code === 0 ? 'conforms' : code === 1 ? 'some checks failed' : code === 3 ? 'inconclusive' : 'usage error or server unreachable'})`;
     process.stdout.write(`\nContract suite wall time: ${wallSeconds.toFixed(2)} s, ${outcome}\n`);
     return code ?? 1;
   } finally {

@@ -5,14 +5,14 @@ import { parseCliArgs } from './parse-cli-args.js';
 describe('parseCliArgs', () => {
   it('reads every flag', () => {
     const command = parseCliArgs(
-      ['--base-url', 'http://h/v1', '--api-key', 'k1', '--rate-limit-key', 'k2', '--read-only', '--max-requests', '50', '--max-wait', '1.5', '--reporter', 'junit', '--output', 'out.xml', '--timeout', '3', '--concurrency', '2', '--strict', '--via-prism', '--seed=-9'],
+      ['--base-url', 'http://h/v1', '--api-key', 'k1', '--rate-limit-key', 'k2', '--read-only', '--max-requests', '50', '--max-wait', '1.5', '--reporter', 'junit', '--output', 'out.xml', '--timeout', '3', '--concurrency', '2', '--strict', '--via-prism', '--seed=-9', '-H', 'X-Tenant: acme', '--header', 'X-Session: s1', '--deadline', '90', '--max-body-bytes', '65536', '--create-budget', '5', '--fail-on-skip'],
       {},
     );
     expect(command).toEqual({
       kind: 'run',
       reporter: 'junit',
       output: 'out.xml',
-      options: { baseUrl: 'http://h/v1', apiKey: 'k1', rateLimitKey: 'k2', readOnly: true, strict: true, viaPrism: true, maxRequests: 50, maxWaitSeconds: 1.5, timeoutSeconds: 3, concurrency: 2, seed: -9 },
+      options: { baseUrl: 'http://h/v1', apiKey: 'k1', rateLimitKey: 'k2', readOnly: true, strict: true, viaPrism: true, maxRequests: 50, maxWaitSeconds: 1.5, timeoutSeconds: 3, concurrency: 2, seed: -9, headers: ['X-Tenant: acme', 'X-Session: s1'], deadlineSeconds: 90, maxBodyBytes: 65536, createBudget: 5, failOnSkip: true },
     });
   });
 
@@ -26,6 +26,8 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['--help'], {})).toEqual({ kind: 'help' });
     expect(parseCliArgs(['-h', '--base-url', 'x'], {})).toEqual({ kind: 'help' });
     expect(parseCliArgs(['--version'], {})).toEqual({ kind: 'version' });
+    expect(parseCliArgs(['-v'], {})).toEqual({ kind: 'version' });
+    expect(parseCliArgs(['--base-url', 'http://h/v1', '--api-key', 'k', '--reporter', 'markdown'], {})).toMatchObject({ reporter: 'markdown' });
   });
 
   it('throws usage errors naming the flag', () => {

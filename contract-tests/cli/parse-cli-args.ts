@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { defaults, type ContractOptions } from '../runner/contract-options.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
 
-export type ReporterName = 'human' | 'junit' | 'json';
+export type ReporterName = 'human' | 'junit' | 'json' | 'markdown';
 
 /** What the command line asks for. */
 export type CliCommand =
@@ -37,15 +37,30 @@ Behaviour:
   --via-prism             Route the checks through Prism's validating proxy
                           (prism proxy spec/petstore.openapi.yaml URL) and report its violations
   --seed N                fast-check seed of the property-based checks (default ${defaults.seed})
+  -H, --header 'N: V'     Add a header to every request (repeatable), e.g. a gateway's tenant
+                          header; never overrides a header a check sets. Values of credential-like
+                          names (Authorization, Cookie, *Key*, *Token*, *Session*) are masked.
+  --deadline SECONDS      Whole-run deadline; checks not finished by then are INCONCLUSIVE and
+                          the report is still written (default ${defaults.deadlineSeconds})
+  --max-body-bytes N      Read at most N bytes of a response body, discard the rest; the check
+                          says so (default ${defaults.maxBodyBytes})
+  --create-budget N       Most categories the "list shows all" check may create to cross common
+                          page sizes (default ${defaults.createBudget})
+  --fail-on-skip          A SKIP fails the run (exit 1): proof, not silence
 
 Report:
-  --reporter NAME         human (default), junit or json
+  --reporter NAME         human (default), junit, json or markdown (for CI job summaries)
   --output FILE           Write the report to FILE (a one-line summary still goes to stdout)
   --help                  Show this help
-  --version               Show the version
+  -v, --version           Print "petstore-contract <version>"
 
-Exit codes: 0 the server conforms (no required check failed), 1 a required check failed,
-2 usage error, unreachable server, or the kit could not run.
+Output: each check's line streams to stderr as it finishes (colour on a terminal; NO_COLOR
+turns it off, FORCE_COLOR on); the report goes to stdout or --output.
+
+Exit codes: 0 the server conforms (no required check failed), 1 a required check failed (or a
+SKIP with --fail-on-skip), 2 usage error, unreachable server, or the kit could not run,
+3 INCONCLUSIVE: required checks could not run (rate-limited, deadline, server gone mid-run);
+the report names what stopped them.
 
 Created categories are named contract-test-<runId>-...: the interface has no delete operation,
 so this is how to find (and clean up) what a run leaves behind.
@@ -77,8 +92,13 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
         strict: { type: 'boolean' },
         'via-prism': { type: 'boolean' },
         seed: { type: 'string' },
+        header: { type: 'string', short: 'H', multiple: true },
+        deadline: { type: 'string' },
+        'max-body-bytes': { type: 'string' },
+        'create-budget': { type: 'string' },
+        'fail-on-skip': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
+        version: { type: 'boolean', short: 'v' },
       },
       strict: true,
       allowPositionals: false,
@@ -90,8 +110,8 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   if (values.version) return { kind: 'version' };
 
   const reporter = values.reporter ?? 'human';
-  if (reporter !== 'human' && reporter !== 'junit' && reporter !== 'json') {
-    throw new ContractRunError('usage', `Failed to use --reporter: ${JSON.stringify(reporter)} is not one of human, junit, json`);
+  if (reporter !== 'human' && reporter !== 'junit' && reporter !== 'json' && reporter !== 'markdown') {
+    throw new ContractRunError('usage', `Failed to use --reporter: ${JSON.stringify(reporter)} is not one of human, junit, json, markdown`);
   }
   const baseUrl = values['base-url'] ?? nonEmpty(env.PETSTORE_BASE_URL);
   const apiKey = values['api-key'] ?? nonEmpty(env.PETSTORE_API_KEY);
@@ -110,6 +130,11 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     ...optionalNumber(values.timeout, 'timeoutSeconds', '--timeout', 'seconds'),
     ...optionalNumber(values.concurrency, 'concurrency', '--concurrency', 'integer'),
     ...optionalNumber(values.seed, 'seed', '--seed', 'integer'),
+    ...optionalNumber(values.deadline, 'deadlineSeconds', '--deadline', 'seconds'),
+    ...optionalNumber(values['max-body-bytes'], 'maxBodyBytes', '--max-body-bytes', 'integer'),
+    ...optionalNumber(values['create-budget'], 'createBudget', '--create-budget', 'integer'),
+    ...(values.header === undefined ? {} : { headers: values.header }),
+    failOnSkip: values['fail-on-skip'] ?? false,
   };
   if (values.output === '') throw new ContractRunError('usage', 'Failed to use --output: the file name is empty');
   return { kind: 'run', options, reporter, output: values.output };

@@ -21,8 +21,10 @@ export function normaliseBaseUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`Failed to use base URL ${JSON.stringify(text)}: it is not an absolute URL (example: https://api.example.com/v1)`);
+    throw new Error(`Failed to use base URL ${JSON.stringify(withoutUserinfo(text))}: it is not an absolute URL (example: https://api.example.com/v1)`);
   }
+  // Never print a password given in the URL, whatever else is wrong with it.
+  text = withoutUserinfo(text);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new Error(`Failed to use base URL ${text}: only http and https are supported`);
   }
@@ -33,4 +35,13 @@ export function normaliseBaseUrl(text: string): string {
     throw new Error(`Failed to use base URL ${text}: put credentials in --api-key, not in the URL`);
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/**
+ * The URL text with any `user:password@` replaced by `***@`, for messages.
+ *
+ * @example withoutUserinfo('https://me:s3cret@api.example.com/v1') // 'https://***@api.example.com/v1'
+ */
+export function withoutUserinfo(text: string): string {
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
 }

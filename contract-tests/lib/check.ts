@@ -1,10 +1,8 @@
-import { inject, test } from 'vitest';
-import { CheckFailure, InconclusiveError } from './check-errors.js';
 import type { ContractTarget } from './contract-target.js';
 import type { Evidence, Exchange } from './exchange.js';
-import { ContractHttpClient, type ApiRequest } from './http-client.js';
-import { runState, type RunState } from './run-state.js';
-import { loadSpecModel, type SpecModel } from './spec-model.js';
+import type { ApiRequest } from './http-client.js';
+import type { RunState } from './run-state.js';
+import type { SpecModel } from './spec-model.js';
 
 /** How a check presents itself: the interface rule it comes from, and what it tries. */
 export interface CheckDefinition {
@@ -22,17 +20,21 @@ export interface CheckDefinition {
   writes?: boolean;
 }
 
-/** What a check leaves in its task's meta for the runner's collector. */
-export interface CheckMeta {
-  id: string;
-  rule: string;
-  title: string;
-  operation: string | undefined;
-  area: string;
-  outcome: 'info' | 'warn' | 'inconclusive' | undefined;
-  message: string | undefined;
-  evidence: Evidence[];
-  requests: number;
+/** One check as data: what it is, and the function that runs it. */
+export interface CheckSpec extends CheckDefinition {
+  run: (run: CheckRun) => Promise<void>;
+}
+
+/**
+ * A group of checks the report shows together. `concurrent` areas run their checks side by side
+ * (up to --concurrency); `sequential` ones one after the other, alone, because they read the
+ * rate budget of a key and other traffic would blur it; `exclusive` ones additionally run with
+ * nothing else in flight (see `runChecks`).
+ */
+export interface CheckArea {
+  name: string;
+  mode: 'concurrent' | 'sequential';
+  checks: CheckSpec[];
 }
 
 /** What a check's body works with. */
@@ -40,7 +42,7 @@ export interface CheckRun {
   readonly target: ContractTarget;
   readonly spec: SpecModel;
   readonly state: RunState;
-  /** Sends a request on behalf of this check (paced, timed out, recorded). */
+  /** Sends a request on behalf of this check (paced, timed out, bounded, recorded). */
   send(request: ApiRequest): Promise<Exchange>;
   /** `Bearer <main key>`, or of another key. */
   bearer(key?: string): string;
@@ -52,94 +54,60 @@ export interface CheckRun {
   warn(message: string, evidence?: Evidence[]): void;
   /** A note on a passing check (shown in the report). */
   note(message: string): void;
-  /** Ends the check as SKIP with a reason. */
+  /** Ends the check as SKIP with a reason (a deliberate skip: an option is missing). */
   skip(reason: string): never;
+  /** Ends the check as SKIP because something outside its rule stopped it: the run is INCONCLUSIVE. */
+  inconclusive(reason: string): never;
+  /** Counts the deterministic cases the check tried (shown in the coverage matrix). */
+  cases(count: number): void;
+  /** Counts responses judged without sending (checks over the run's exchanges). */
+  judged(count: number): void;
 }
 
-class SkipCheck extends Error {}
+/** The meta a check leaves for the runner: outcome, message, evidence, counts. */
+export interface CheckMeta {
+  outcome: 'info' | 'warn' | undefined;
+  message: string | undefined;
+  evidence: Evidence[];
+  requests: number;
+  /** Responses this check saw or judged: a PASS needs at least one. */
+  observed: number;
+  cases: number | undefined;
+}
 
-const specModels = new Map<string, Promise<SpecModel>>();
-const clients = new Map<string, ContractHttpClient>();
+/** Thrown by `run.skip()`. */
+export class SkipCheck extends Error {
+  constructor(
+    message: string,
+    readonly inconclusive: boolean,
+  ) {
+    super(message);
+    this.name = 'SkipCheck';
+  }
+}
 
 /**
- * Declares one check as a vitest test named after its rule (`§5.3 missing Authorization -> 401 +
- * Error [GET /categories]`) and turns what happens in it into PASS / FAIL / SKIP / INFO / WARN:
- * a `CheckFailure` fails it (or warns, for an experimental or beta operation without --strict),
- * an `InconclusiveError` skips it with the reason, `run.info()` marks it INFO.
+ * Declares an area of checks as data. The body registers checks with the `check` function it is
+ * given; nothing runs until the runner schedules the area.
  *
  * @example
- * check({ id: 'list.ok', rule: '§4 listCategories', title: '200 + JSON array of Category', operation: 'GET /categories', operationId: 'listCategories' }, async (run) => {
- *   const exchange = await run.send({ operationId: 'listCategories', method: 'GET', path: '/categories', authorization: run.bearer(), identity: 'main' });
- *   expectStatus(exchange, 200);
+ * export default defineArea('listCategories (§4)', 'concurrent', (check) => {
+ *   check({ id: 'list.ok', rule: '§4 listCategories', title: '200 + JSON array', operation: 'GET /categories', operationId: 'listCategories' }, async (run) => {
+ *     const exchange = await run.send({ operationId: 'listCategories', method: 'GET', path: '/categories', authorization: run.bearer(), identity: 'main' });
+ *     expectStatus(exchange, 200);
+ *   });
  * });
  */
-export function check(definition: CheckDefinition, body: (run: CheckRun) => Promise<void>): void {
-  test(checkName(definition), async (context) => {
-    const meta: CheckMeta = {
-      id: definition.id,
-      rule: definition.rule,
-      title: definition.title,
-      operation: definition.operation,
-      area: context.task.suite?.name ?? '',
-      outcome: undefined,
-      message: undefined,
-      evidence: [],
-      requests: 0,
-    };
-    (context.task.meta as { check?: CheckMeta }).check = meta;
-    const target = inject('contractTarget');
-    if (definition.writes && target.readOnly) {
-      meta.message = 'read-only run: this check sends POST requests';
-      context.skip(meta.message);
-    }
-    const spec = await specModelOf(target);
-    const stability = definition.operationId === undefined ? undefined : spec.operations.get(definition.operationId)?.stability;
-    const state = runState(target.runId);
-    const client = clientOf(target, state);
-    const run: CheckRun = {
-      target,
-      spec,
-      state,
-      send: (request) => {
-        meta.requests += 1;
-        return client.send(definition.id, request);
-      },
-      bearer: (key = target.apiKey) => `Bearer ${key}`,
-      categoryName: (label) => `${target.namePrefix}-${label}`,
-      info: (message, evidence = []) => Object.assign(meta, { outcome: 'info', message, evidence }),
-      warn: (message, evidence = []) => Object.assign(meta, { outcome: 'warn', message, evidence }),
-      note: (message) => {
-        meta.message = meta.message === undefined ? message : `${meta.message}; ${message}`;
-      },
-      skip: (reason) => {
-        throw new SkipCheck(reason);
-      },
-    };
-    try {
-      await body(run);
-    } catch (error) {
-      if (error instanceof SkipCheck) {
-        meta.message = error.message;
-        context.skip(error.message);
-      }
-      if (error instanceof InconclusiveError) {
-        Object.assign(meta, { outcome: 'inconclusive', message: error.message });
-        context.skip(error.message);
-      }
-      const failure = error instanceof CheckFailure ? error : new CheckFailure(`Failed to run the check: ${(error as Error).message ?? String(error)}`);
-      meta.message = failure.message;
-      meta.evidence = failure.evidence;
-      if (stability !== undefined && !target.strict) {
-        meta.outcome = 'warn';
-        meta.message = `${definition.operationId} is ${stability} (x-stability), so this is a warning (--strict makes it a failure): ${failure.message}`;
-        return;
-      }
-      throw failure;
-    }
+export function defineArea(name: string, mode: CheckArea['mode'], define: (check: (definition: CheckDefinition, body: (run: CheckRun) => Promise<void>) => void) => void): CheckArea {
+  const checks: CheckSpec[] = [];
+  define((definition, body) => {
+    if (checks.some((existing) => existing.id === definition.id)) throw new Error(`Failed to define check ${definition.id}: the id is used twice in ${name}`);
+    checks.push({ ...definition, run: body });
   });
+  return { name, mode, checks };
 }
 
-/** The test name: the rule first, so every line of every report names it. */
+/** The check's full name: the rule first, so every line of every report names it. */
 export function checkName(definition: Pick<CheckDefinition, 'rule' | 'title' | 'operation'>): string {
   return `${definition.rule} ${definition.title}${definition.operation === undefined ? '' : ` [${definition.operation}]`}`;
 }
@@ -147,30 +115,4 @@ export function checkName(definition: Pick<CheckDefinition, 'rule' | 'title' | '
 /** Is the operation experimental or beta and the run not strict? (For checks that judge many operations.) */
 export function isSoft(run: CheckRun, operationId: string): boolean {
   return !run.target.strict && run.spec.operations.get(operationId)?.stability !== undefined;
-}
-
-function specModelOf(target: ContractTarget): Promise<SpecModel> {
-  let model = specModels.get(target.specPath);
-  if (!model) {
-    model = loadSpecModel(target.specPath);
-    specModels.set(target.specPath, model);
-  }
-  return model;
-}
-
-function clientOf(target: ContractTarget, state: RunState): ContractHttpClient {
-  let client = clients.get(target.runId);
-  if (!client) {
-    // console.warn reaches the runner through vitest's console capture; the runner prints it.
-    client = new ContractHttpClient(target, state, (message) => console.warn(message));
-    clients.set(target.runId, client);
-  }
-  return client;
-}
-
-/** Closes the run's HTTP client (the last check file calls it). */
-export async function closeClient(runId: string): Promise<void> {
-  const client = clients.get(runId);
-  clients.delete(runId);
-  await client?.close();
 }

@@ -1,14 +1,8 @@
-import type {} from 'vitest';
-
 /**
- * Everything the suite needs to know about the server under test, resolved once by the suite's
- * globalSetup and handed to every check with vitest's `provide`/`inject`. Plain data only: it
- * crosses from the runner's process into the worker that runs the checks.
+ * Everything the suite needs to know about the server under test, resolved once by the runner
+ * and handed to every check as `run.target`. Checks never build a host or port themselves.
  *
- * @example
- * import { inject } from 'vitest';
- * const target = inject('contractTarget');
- * target.baseUrl; // 'http://127.0.0.1:4010/v1'
+ * @example run.target.baseUrl; // 'http://127.0.0.1:4010/v1'
  */
 export interface ContractTarget {
   /** Short random id of this run; created data carries it in its name. */
@@ -39,6 +33,12 @@ export interface ContractTarget {
   specPath: string;
   /** Rate-limit headers of the main key as the runner's reachability probe saw them. */
   initialBudget: ObservedBudget | undefined;
+  /** Headers given with -H, added to every request unless the check sets the same name. */
+  extraHeaders: Record<string, string>;
+  /** Most bytes of a response body the kit reads; the rest is discarded (--max-body-bytes). */
+  maxBodyBytes: number;
+  /** Most categories the "all means all" check may create (--create-budget). */
+  createBudget: number;
 }
 
 /** What one response said about a key's rate budget. */
@@ -48,16 +48,3 @@ export interface ObservedBudget {
   receivedAtMs: number;
 }
 
-/** The raw, already validated options the runner provides to the suite's globalSetup. */
-export type ContractSuiteInput = Omit<ContractTarget, 'runId' | 'namePrefix' | 'baseUrl'> & {
-  runId?: string;
-  /** Prism's proxy URL (including any path prefix) when the run goes through Prism. */
-  prismBaseUrl: string | undefined;
-};
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    contractSuiteInput: ContractSuiteInput;
-    contractTarget: ContractTarget;
-  }
-}

@@ -1,4 +1,4 @@
-import { maskAuthorization } from './mask-secret.js';
+import { looksLikeCredentialHeader, maskAuthorization, maskSecret } from './mask-secret.js';
 
 /** Which rate budget a request draws on, as far as the kit can tell. */
 export type Identity = 'main' | 'anonymous' | 'rate-limit';
@@ -28,6 +28,8 @@ export interface Exchange {
   transportError: string | undefined;
   /** Sent straight to the server although the run goes through Prism (Prism cannot forward it). */
   bypassedPrism: boolean;
+  /** The request is outside what the interface describes: an undeclared 4xx answer to it is information. */
+  offInterface?: boolean;
   /** Prism answered in the server's place (it refused to forward): the server said nothing here. */
   answeredByPrism: boolean;
   /** Prism's `sl-violations` header, when the run goes through Prism. */
@@ -43,6 +45,8 @@ export interface ExchangeResponse {
   /** `hasJson` is true when the body parsed as JSON; `json` then holds the value. */
   hasJson: boolean;
   json: unknown;
+  /** Set when the body was longer than --max-body-bytes: only that much was read, the rest discarded. */
+  truncatedAtBytes?: number | undefined;
 }
 
 export interface PrismViolation {
@@ -71,9 +75,10 @@ const maxBodyInEvidence = 160;
 export function describeRequest(exchange: Exchange): string {
   const { method, url, headers, body } = exchange.request;
   const auth = headers.authorization === undefined ? 'no Authorization' : `Authorization: ${headers.authorization}`;
+  const offered = Object.entries(headers).filter(([name]) => name === 'cookie' || (name !== 'authorization' && looksLikeCredentialHeader(name))).map(([name, value]) => `${name}: ${value}`);
   const shownBody = body === undefined ? '' : ` body ${truncate(body, maxBodyInEvidence)}`;
   const via = exchange.bypassedPrism ? ' (sent directly, bypassing Prism)' : '';
-  return `${method} ${url} [${auth}]${shownBody}${via}`;
+  return `${method} ${url} [${[auth, ...offered].join('; ')}]${shownBody}${via}`;
 }
 
 /**
@@ -93,16 +98,17 @@ export function evidenceOf(exchange: Exchange, detail: string, where: { header?:
 /** The body of a response, shortened for a report line. */
 export function bodyExcerpt(exchange: Exchange, length = maxBodyInEvidence): string {
   if (!exchange.response) return '(no response)';
-  return exchange.response.bodyText === '' ? '(empty body)' : truncate(exchange.response.bodyText, length);
+  const cut = exchange.response.truncatedAtBytes === undefined ? '' : ` [body longer than --max-body-bytes ${exchange.response.truncatedAtBytes}: only that much was read, the rest discarded, not judged]`;
+  return exchange.response.bodyText === '' ? `(empty body)${cut}` : `${truncate(exchange.response.bodyText, length)}${cut}`;
 }
 
 export function truncate(text: string, length: number): string {
   return text.length <= length ? text : `${text.slice(0, length)}… (${text.length} chars)`;
 }
 
-/** Headers for the record, with Authorization masked. */
+/** Headers for the record, with credentials masked (Authorization keeps its scheme visible). */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = name === 'authorization' ? maskAuthorization(value) : value;
+  for (const [name, value] of Object.entries(headers)) out[name] = name === 'authorization' ? maskAuthorization(value) : looksLikeCredentialHeader(name) ? maskSecret(value) : value;
   return out;
 }

@@ -10,9 +10,12 @@ import { Semaphore } from './semaphore.js';
 /** One request as a check describes it. */
 export interface ApiRequest {
   operationId: string;
-  method: 'GET' | 'POST';
-  /** Spec path with parameters filled in: `/categories`, `/pets/1`. */
+  /** GET and POST for the operations; other methods for the 405 probes. */
+  method: string;
+  /** Spec path with parameters filled in: `/categories`, `/pets/1`; may carry a query string. */
   path: string;
+  /** More headers for this request (a key offered in a cookie); they win over -H headers. */
+  headers?: Record<string, string>;
   /** The Authorization header value; undefined sends none. */
   authorization?: string;
   /** The rate budget this request draws on. */
@@ -25,11 +28,16 @@ export interface ApiRequest {
   contentType?: string;
   /** Send straight to the server even when the run goes through Prism (Prism cannot forward it). */
   bypassPrism?: boolean;
+  /** The request is outside what the interface describes (a non-JSON media type): which 4xx answers it is open. */
+  offInterface?: boolean;
 }
 
 /** Requests kept in hand before the kit waits for a rate-limit window to reset. */
 const reserve = 2;
 const maxStoredBody = 8_000;
+
+/** Header names the checks set themselves: -H may not set them (it would change what a check tests). */
+export const checkOwnedHeaders = new Set(['authorization', 'content-type', 'content-length', 'host', 'transfer-encoding', 'connection', 'accept', 'user-agent']);
 
 /**
  * The suite's HTTP client (undici): per-request timeout, a cap on requests in flight, pacing by
@@ -49,13 +57,34 @@ export class ContractHttpClient {
   readonly #slots: Semaphore;
   readonly #budgets: Map<Identity, RateBudget>;
 
-  constructor(target: ContractTarget, state: RunState, log: (message: string) => void) {
+  readonly #signal: AbortSignal;
+
+  /**
+   * `signal` aborts at the run's deadline: requests in flight are cut and waits end, so the run
+   * always gets to write its report.
+   */
+  constructor(target: ContractTarget, state: RunState, log: (message: string) => void, signal: AbortSignal = new AbortController().signal) {
     this.#target = target;
     this.#state = state;
+    this.#signal = signal;
     this.#agent = new Agent({ connect: { timeout: target.timeoutMs }, headersTimeout: target.timeoutMs, bodyTimeout: target.timeoutMs });
     this.#slots = new Semaphore(target.concurrency);
     const allowance = new WaitAllowance(target.maxWaitMs);
-    const budget = (label: string) => new RateBudget({ label, reserve, allowance, log: (message) => log(`petstore-contract: ${message}`) });
+    const sleep = (ms: number) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal.aborted) return reject(new InconclusiveError(deadlineReason(signal)));
+        const timer = setTimeout(done, ms);
+        function done() {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        }
+        function onAbort() {
+          clearTimeout(timer);
+          reject(new InconclusiveError(deadlineReason(signal)));
+        }
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    const budget = (label: string) => new RateBudget({ label, reserve, allowance, sleep, log: (message) => log(`petstore-contract: ${message}`) });
     this.#budgets = new Map([
       ['main', budget('the main key')],
       ['anonymous', budget('unauthenticated requests')],
@@ -68,6 +97,7 @@ export class ContractHttpClient {
 
   /** Sends one request for check `checkId` and records the exchange. */
   async send(checkId: string, apiRequest: ApiRequest): Promise<Exchange> {
+    if (this.#signal.aborted) throw new InconclusiveError(deadlineReason(this.#signal));
     if (apiRequest.identity === 'rate-limit' && this.#state.rateLimitKeyStopped) {
       throw new Error(`Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429 (the interface warns that keys which keep sending get banned)`);
     }
@@ -78,6 +108,10 @@ export class ContractHttpClient {
         throw new Error(`Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429`);
       }
       await budget?.acquire();
+      if (this.#signal.aborted) {
+        budget?.release();
+        throw new InconclusiveError(deadlineReason(this.#signal));
+      }
       try {
         return await this.#exchange(checkId, apiRequest, budget);
       } finally {
@@ -96,10 +130,16 @@ export class ContractHttpClient {
     const bypassedPrism = this.#target.viaPrism && apiRequest.bypassPrism === true;
     const url = apiUrl(bypassedPrism ? this.#target.directBaseUrl : this.#target.baseUrl, apiRequest.path);
     const body = apiRequest.rawBody ?? (apiRequest.json === undefined ? undefined : JSON.stringify(apiRequest.json));
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `petstore-contract (run ${this.#target.runId})` };
+    const headers: Record<string, string> = {};
+    // -H headers first: whatever the check sets below wins over them.
+    for (const [name, value] of Object.entries(this.#target.extraHeaders)) headers[name.toLowerCase()] = value;
+    for (const [name, value] of Object.entries(apiRequest.headers ?? {})) headers[name.toLowerCase()] = value;
+    headers.accept = 'application/json';
+    headers['user-agent'] = `petstore-contract (run ${this.#target.runId})`;
     if (apiRequest.authorization !== undefined) headers.authorization = apiRequest.authorization;
     const contentType = apiRequest.contentType ?? (body === undefined ? undefined : 'application/json');
     if (contentType !== undefined) headers['content-type'] = contentType;
+    this.#state.requestsByIdentity[apiRequest.identity] += 1;
 
     const exchange: Exchange = {
       seq: this.#state.nextSeq++,
@@ -112,36 +152,50 @@ export class ContractHttpClient {
       response: undefined,
       transportError: undefined,
       bypassedPrism,
+      offInterface: apiRequest.offInterface === true,
       answeredByPrism: false,
       prismViolations: [],
     };
     try {
       const response = await request(url, {
-        method: apiRequest.method,
+        method: apiRequest.method as 'GET',
         headers,
         body,
         dispatcher: this.#agent,
-        signal: AbortSignal.timeout(this.#target.timeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(this.#target.timeoutMs), this.#signal]),
       });
-      const text = await response.body.text();
+      const read = await readBounded(response.body, this.#target.maxBodyBytes);
       exchange.receivedAtMs = Date.now();
-      exchange.response = toResponse(response.statusCode, response.headers, text);
+      exchange.response = toResponse(response.statusCode, response.headers, read.text, read.truncatedAtBytes);
     } catch (error) {
       exchange.receivedAtMs = Date.now();
+      if (this.#signal.aborted) {
+        exchange.transportError = deadlineReason(this.#signal);
+        this.#state.exchanges.push(exchange);
+        throw new InconclusiveError(exchange.transportError);
+      }
       exchange.transportError = describeTransportError(error, this.#target.timeoutMs);
       this.#state.exchanges.push(exchange);
+      if (isGone(error)) {
+        throw new InconclusiveError(`the server became unreachable mid-run: ${apiRequest.method} ${url}: ${exchange.transportError}`);
+      }
       throw new CheckFailure(`Failed to get a response to ${apiRequest.method} ${url}: ${exchange.transportError}`, [evidenceOf(exchange, `no response: ${exchange.transportError}`)]);
     }
 
     const response = exchange.response;
     if (this.#target.viaPrism && !bypassedPrism) exchange.prismViolations = parseViolations(response.headers['sl-violations']);
     this.#state.exchanges.push(exchange);
+    if (apiRequest.method === 'POST' && response.status === 201) this.#state.created += 1;
     budget?.observe({ status: response.status, headers: response.headers, receivedAtMs: exchange.receivedAtMs });
 
     const prismAnswer = this.#target.viaPrism && !bypassedPrism ? prismOwnAnswer(response) : undefined;
     if (prismAnswer !== undefined) {
       exchange.answeredByPrism = true;
       throw new InconclusiveError(`Prism answered ${apiRequest.method} ${apiRequest.path} itself (${prismAnswer}), so the server was not tested by it`);
+    }
+    if (response.truncatedAtBytes !== undefined) {
+      // A body the kit did not read whole cannot be judged either way: neither PASS nor FAIL.
+      throw new InconclusiveError(`body too long: the answer to ${apiRequest.method} ${apiRequest.path} (${response.status}) was longer than --max-body-bytes ${response.truncatedAtBytes}; only that much was read, the rest discarded, not judged (raise --max-body-bytes to judge it)`);
     }
     if (response.status === 429) {
       if (apiRequest.identity === 'rate-limit') {
@@ -154,14 +208,45 @@ export class ContractHttpClient {
   }
 }
 
-function toResponse(status: number, rawHeaders: Record<string, string | string[] | undefined>, text: string): ExchangeResponse {
+/**
+ * Reads a response body up to `maxBytes` and discards the rest (the connection is dropped), so a
+ * 100 MB or endless chunked body never fills the kit's memory. `truncatedAtBytes` says it was cut.
+ */
+export async function readBounded(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, maxBytes: number): Promise<{ text: string; truncatedAtBytes: number | undefined }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const room = maxBytes - size;
+    if (chunk.length > room) {
+      chunks.push(chunk.subarray(0, Math.max(0, room)));
+      size = maxBytes;
+      body.destroy();
+      return { text: Buffer.concat(chunks).toString('utf8'), truncatedAtBytes: maxBytes };
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), truncatedAtBytes: undefined };
+}
+
+function deadlineReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'the run was stopped';
+}
+
+/** Connection refused or reset: the server is gone, which says nothing about the rule being checked. */
+function isGone(error: unknown): boolean {
+  const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code ?? (error as NodeJS.ErrnoException).code;
+  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
+}
+
+function toResponse(status: number, rawHeaders: Record<string, string | string[] | undefined>, text: string, truncatedAtBytes: number | undefined): ExchangeResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(rawHeaders)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   let hasJson = false;
   let json: unknown;
-  if (text.trim() !== '') {
+  if (text.trim() !== '' && truncatedAtBytes === undefined) {
     try {
       json = JSON.parse(text);
       hasJson = true;
@@ -169,7 +254,7 @@ function toResponse(status: number, rawHeaders: Record<string, string | string[]
       // Not JSON: the checks that care say so, with the body as evidence.
     }
   }
-  return { status, headers, bodyText: truncate(text, maxStoredBody), hasJson, json };
+  return { status, headers, bodyText: truncate(text, maxStoredBody), hasJson, json, truncatedAtBytes };
 }
 
 function describeTransportError(error: unknown, timeoutMs: number): string {

@@ -1,12 +1,11 @@
-import type { Exchange } from './exchange.js';
+import type { Exchange, Identity } from './exchange.js';
 
 /**
  * State one run shares between its checks: every exchange (for the "every response" checks at the
  * end), the category ids seen (for uniqueness), exchanges that later checks read (the 429, the pet
- * response). The suite runs in one worker with `isolate: false`, so all check files see the same
- * instance; it is keyed by run id on `globalThis` so two runs in one process never mix.
+ * response). One object per run, created by the runner: two runs in one process never mix.
  *
- * @example runState(target.runId).exchanges.length
+ * @example const state = createRunState(); state.exchanges.length // 0
  */
 export interface RunState {
   exchanges: Exchange[];
@@ -17,17 +16,29 @@ export interface RunState {
   shared: Map<string, Exchange>;
   /** Set when the rate-limit key got its 429: the kit never uses it again in this run. */
   rateLimitKeyStopped: boolean;
+  /** Requests sent, by the key they drew on. */
+  requestsByIdentity: Record<Identity, number>;
+  /** Categories this run created (201 answers), for the report. */
+  created: number;
+  /** Requests the main key had sent when the rate-limit key's budget was first read. */
+  mainRequestsAtRateLimitStart: number;
+  /** Requests the main key had sent when the 429 check first used the rate-limit key. */
+  mainRequestsAtFirstProbe: number;
+  /** Why checks could not run (rate limits, deadline, server gone): the run's INCONCLUSIVE reasons. */
+  stoppers: Set<string>;
 }
 
-const registryKey = Symbol.for('petstore-contract.run-states');
-
-export function runState(runId: string): RunState {
-  const holder = globalThis as typeof globalThis & { [registryKey]?: Map<string, RunState> };
-  const registry = (holder[registryKey] ??= new Map());
-  let state = registry.get(runId);
-  if (!state) {
-    state = { exchanges: [], nextSeq: 1, categoryIds: new Map(), shared: new Map(), rateLimitKeyStopped: false };
-    registry.set(runId, state);
-  }
-  return state;
+export function createRunState(): RunState {
+  return {
+    exchanges: [],
+    nextSeq: 1,
+    categoryIds: new Map(),
+    shared: new Map(),
+    rateLimitKeyStopped: false,
+    requestsByIdentity: { main: 0, anonymous: 0, 'rate-limit': 0 },
+    created: 0,
+    mainRequestsAtRateLimitStart: 0,
+    mainRequestsAtFirstProbe: 0,
+    stoppers: new Set(),
+  };
 }

@@ -36,7 +36,7 @@ function report(results: CheckResult[]): ContractReport {
 describe('JUnit report', () => {
   it('escapes XML and drops characters XML cannot carry', () => {
     expect(escapeXml(`a < b & "c" 'd' > e`)).toBe('a &lt; b &amp; &quot;c&quot; &apos;d&apos; &gt; e');
-    expect(escapeXml('bell\u0007')).toBe('bell\uFFFD');
+    expect(escapeXml('bell\u0007')).toBe('bell\\x07');
   });
 
   it('turns FAIL into <failure> with evidence, SKIP into <skipped>, INFO into <system-out>', () => {
@@ -51,6 +51,7 @@ describe('JUnit report', () => {
     expect(xml).toContain('<failure message="expected 401, got 200" type="§4 listCategories">GET http://h/v1/categories [no Authorization] -&gt; 200: body &lt;html&gt;</failure>');
     expect(xml).toContain('<skipped message="needs --rate-limit-key"/>');
     expect(xml).toContain('<system-out>INFO: 200, body {}</system-out>');
-    expect(xml.match(/<testsuite /g)).toHaveLength(2);
+    expect(xml.match(/<testsuite /g)).toHaveLength(3);
+    expect(xml).toContain('coverage matrix (rule x operation)');
   });
 });

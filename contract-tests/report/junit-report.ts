@@ -1,4 +1,5 @@
 import type { Evidence } from '../lib/exchange.js';
+import { renderMatrixText } from './human-report.js';
 import type { CheckResult, ContractReport } from './report-model.js';
 
 /**
@@ -23,16 +24,23 @@ export function renderJunitReport(report: ContractReport): string {
   for (const [area, results] of areas) {
     const failures = results.filter((result) => result.status === 'FAIL').length;
     const skipped = results.filter((result) => result.status === 'SKIP').length;
-    const time = results.reduce((total, result) => total + result.durationMs, 0);
+    // Wall time of the area (its checks run side by side), not the sum of its checks' times.
+    const starts = results.map((result) => result.startMs ?? 0);
+    const time = results.some((result) => result.startMs !== undefined) ? Math.max(...results.map((result) => (result.startMs ?? 0) + result.durationMs)) - Math.min(...starts) : results.reduce((total, result) => total + result.durationMs, 0);
     out.push(`  <testsuite name="${escapeXml(area)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${escapeXml(report.startedAt)}">`);
     out.push('    <properties>');
-    for (const [name, value] of [['baseUrl', report.target.baseUrl], ['runId', report.runId], ['seed', String(report.settings.seed)]] as const) {
+    const perKey = Object.entries(report.requestsByKey ?? {}).map(([key, count]) => `${key}: ${count}`).join('; ');
+    for (const [name, value] of [['baseUrl', report.target.baseUrl], ['runId', report.runId], ['seed', String(report.settings.seed)], ['verdict', report.verdict ?? (report.conforms ? 'CONFORMS' : 'DOES NOT CONFORM')], ['requestsByKey', perKey]] as const) {
       out.push(`      <property name="${name}" value="${escapeXml(value)}"/>`);
     }
     out.push('    </properties>');
     for (const result of results) out.push(...testCase(result));
     out.push('  </testsuite>');
   }
+  // The coverage matrix travels as the output of a suite of its own (JUnit has no other free text).
+  out.push(`  <testsuite name="coverage matrix (rule x operation)" tests="0" failures="0" errors="0" skipped="0" time="0.000" timestamp="${escapeXml(report.startedAt)}">`);
+  out.push(`    <system-out>${escapeXml([...renderMatrixText(report), '', `verdict: ${report.verdict ?? (report.conforms ? 'CONFORMS' : 'DOES NOT CONFORM')}${report.stoppedBy ? ` (stopped by ${report.stoppedBy.join('; ')})` : ''}`].join('\n'))}</system-out>`);
+  out.push('  </testsuite>');
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
 }
@@ -40,14 +48,16 @@ export function renderJunitReport(report: ContractReport): string {
 function testCase(result: CheckResult): string[] {
   const name = `${result.rule} ${result.title}${result.operation === undefined ? '' : ` [${result.operation}]`}`;
   const open = `    <testcase classname="petstore-contract.${escapeXml(result.area)}" name="${escapeXml(name)}" time="${(result.durationMs / 1000).toFixed(3)}">`;
-  const lines = [open, `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/></properties>`];
+  const inconclusive = result.inconclusive ? '<property name="inconclusive" value="true"/>' : '';
+  const cases = result.cases === undefined ? '' : `<property name="cases" value="${result.cases}"/>`;
+  const lines = [open, `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/>${inconclusive}${cases}</properties>`];
   const message = result.message ?? '';
   switch (result.status) {
     case 'FAIL':
       lines.push(`      <failure message="${escapeXml(message)}" type="${escapeXml(result.rule)}">${escapeXml(result.evidence.map(describe).join('\n'))}</failure>`);
       break;
     case 'SKIP':
-      lines.push(`      <skipped message="${escapeXml(message)}"/>`);
+      lines.push(`      <skipped message="${escapeXml(`${result.inconclusive ? 'INCONCLUSIVE: ' : ''}${message}`)}"/>`);
       break;
     case 'INFO':
     case 'WARN':
@@ -65,14 +75,18 @@ function describe(evidence: Evidence): string {
 }
 
 /**
- * Escapes text for XML attributes and content, and drops characters XML 1.0 cannot carry at all
- * (a server's body may contain any of them).
+ * Escapes text for XML attributes and content. Characters XML 1.0 cannot carry at all (a
+ * server's body may contain any of them) are written as visible `\xNN` / `\u{NNNN}` text, so
+ * the evidence keeps them.
  *
  * @example escapeXml('a < b & "c"') // 'a &lt; b &amp; &quot;c&quot;'
  */
 export function escapeXml(text: string): string {
   return text
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
+    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (char) => {
+      const code = char.codePointAt(0) ?? 0;
+      return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+    })
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

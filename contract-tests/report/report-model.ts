@@ -19,8 +19,24 @@ export interface CheckResult {
   message: string | undefined;
   evidence: Evidence[];
   requests: number;
+  /** Deterministic cases the check sent (coverage phase), when it counts them. */
+  cases?: number;
+  /** SKIP because something outside the rule stopped it (rate limits, deadline, server gone): the run is INCONCLUSIVE. */
+  inconclusive?: boolean;
+  /** When the check started, in ms after the run started. */
+  startMs?: number;
   durationMs: number;
 }
+
+/** The run's verdict. */
+export type Verdict = 'CONFORMS' | 'DOES NOT CONFORM' | 'INCONCLUSIVE';
+
+/**
+ * Exit codes of petstore-contract: 0 conforms, 1 a required check failed (or a SKIP under
+ * --fail-on-skip), 2 usage error / unreachable server / the kit could not run, 3 inconclusive
+ * (required checks could not run: rate-limited, deadline, server gone mid-run).
+ */
+export const exitCodes = { CONFORMS: 0, 'DOES NOT CONFORM': 1, usage: 2, INCONCLUSIVE: 3 } as const;
 
 export interface ContractReport {
   tool: { name: 'petstore-contract'; version: string };
@@ -41,14 +57,29 @@ export interface ContractReport {
     maxRequests: number;
     maxWaitSeconds: number;
     namePrefix: string;
+    deadlineSeconds?: number;
+    maxBodyBytes?: number;
+    createBudget?: number;
+    failOnSkip?: boolean;
+    /** -H headers, credential values masked. */
+    extraHeaders?: Record<string, string>;
   };
+  /** Requests sent, by the key they drew on (masked), e.g. { 'main key demo…(8)': 120, anonymous: 60 }. */
+  requestsByKey?: Record<string, number>;
+  /** Categories the run created on the server (the interface has no delete). */
+  createdCategories?: number;
+  verdict?: Verdict;
+  /** What stopped required checks, when the verdict is INCONCLUSIVE. */
+  stoppedBy?: string[];
+  /** Tolerance used to judge time (server Date vs. headers). */
+  timeTolerance?: string;
   results: CheckResult[];
   summary: Record<CheckStatus, number> & { total: number; requests: number };
   /** Messages the run printed while it ran (waits for rate-limit windows, Prism). */
   log: string[];
   /** True when no required check failed. */
   conforms: boolean;
-  exitCode: 0 | 1;
+  exitCode: 0 | 1 | 3;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { defaultSpecPath } from '../../spec/load-spec.js';
 import { normaliseBaseUrl } from '../lib/api-url.js';
+import { checkOwnedHeaders } from '../lib/http-client.js';
 import { ContractRunError } from './contract-run-error.js';
 
 /**
@@ -39,6 +40,23 @@ export interface ContractOptions {
   runId?: string;
   /** Where progress messages go (waits, Prism). Default: stderr. */
   log?: (message: string) => void;
+  /** Called with each check's result as it finishes (live output); secrets already masked. */
+  onResult?: (result: import('../report/report-model.js').CheckResult) => void;
+  /**
+   * Extra request headers (`-H 'Name: value'`), added to every request unless a check sets the
+   * same header. Values of credential-like names (Authorization, Cookie, *Key*, *Token*) are secrets.
+   *
+   * @example headers: ['X-Tenant: acme', 'X-Session: abc123']
+   */
+  headers?: readonly string[] | Record<string, string>;
+  /** Most seconds the whole run may take; what has not run by then is INCONCLUSIVE. Default 300. */
+  deadlineSeconds?: number;
+  /** Most bytes of a response body the kit reads; the rest is discarded. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Most categories the "all means all" check may create. Default 60. */
+  createBudget?: number;
+  /** A SKIP fails the run (exit 1): for pipelines that want proof, not silence. Default false. */
+  failOnSkip?: boolean;
   /** Aborting cancels the run and stops Prism. */
   signal?: AbortSignal;
 }
@@ -58,6 +76,11 @@ export interface ResolvedContractOptions {
   seed: number;
   propertyRuns: number;
   specPath: string;
+  extraHeaders: Record<string, string>;
+  deadlineSeconds: number;
+  maxBodyBytes: number;
+  createBudget: number;
+  failOnSkip: boolean;
 }
 
 export const defaults = {
@@ -67,6 +90,9 @@ export const defaults = {
   concurrency: 4,
   seed: 424242,
   propertyRuns: 15,
+  deadlineSeconds: 300,
+  maxBodyBytes: 1_048_576,
+  createBudget: 60,
 } as const;
 
 /**
@@ -103,7 +129,41 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     seed: integerIn(options.seed ?? defaults.seed, '--seed', -(2 ** 31), 2 ** 31 - 1),
     propertyRuns: integerIn(options.propertyRuns ?? defaults.propertyRuns, 'propertyRuns', 1, 1_000),
     specPath: options.specPath ?? defaultSpecPath,
+    extraHeaders: parseHeaders(options.headers ?? []),
+    deadlineSeconds: numberIn(options.deadlineSeconds ?? defaults.deadlineSeconds, '--deadline', 1, 86_400),
+    maxBodyBytes: integerIn(options.maxBodyBytes ?? defaults.maxBodyBytes, '--max-body-bytes', 1_024, 1_073_741_824),
+    createBudget: integerIn(options.createBudget ?? defaults.createBudget, '--create-budget', 0, 10_000),
+    failOnSkip: options.failOnSkip ?? false,
   };
+}
+
+/**
+ * `-H 'Name: value'` lines (or a record) as a header record. Refuses malformed lines, header
+ * names the checks set themselves, and values that could end the header.
+ *
+ * @example parseHeaders(['X-Tenant: acme']) // { 'x-tenant': 'acme' }
+ */
+export function parseHeaders(input: readonly string[] | Record<string, string>): Record<string, string> {
+  const entries: [string, string][] = Array.isArray(input)
+    ? (input as readonly string[]).map((line) => {
+        const colon = line.indexOf(':');
+        if (colon <= 0) throw new ContractRunError('usage', `Failed to use -H ${JSON.stringify(maskAfterColon(line))}: write it as 'Name: value'`);
+        return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
+      })
+    : Object.entries(input as Record<string, string>);
+  const out: Record<string, string> = {};
+  for (const [rawName, value] of entries) {
+    const name = rawName.toLowerCase();
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new ContractRunError('usage', `Failed to use -H ${JSON.stringify(rawName)}: not a valid header name`);
+    if (checkOwnedHeaders.has(name)) throw new ContractRunError('usage', `Failed to use -H ${rawName}: the checks set this header themselves (use --api-key for the key)`);
+    if (/[\r\n\0]/.test(value) || /[^\t\x20-\x7e\x80-\xff]/.test(value)) throw new ContractRunError('usage', `Failed to use -H ${rawName}: the value holds characters a header cannot carry`);
+    out[name] = value;
+  }
+  return out;
+}
+
+function maskAfterColon(line: string): string {
+  return line.length > 12 ? `${line.slice(0, 12)}…` : line;
 }
 
 function checkKey(value: string | undefined, flag: string, variable: string): string {

@@ -10,17 +10,18 @@ import { ContractRunError } from './contract-run-error.js';
  *
  * @example const budget = await probeServer('http://127.0.0.1:4010/v1', 'demo-pro', 10_000);
  */
-export async function probeServer(baseUrl: string, apiKey: string, timeoutMs: number): Promise<ObservedBudget & { status: number }> {
+export async function probeServer(baseUrl: string, apiKey: string, timeoutMs: number, extraHeaders: Record<string, string> = {}): Promise<ObservedBudget & { status: number }> {
   const agent = new Agent({ connect: { timeout: timeoutMs }, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const url = apiUrl(baseUrl, '/categories');
   try {
     const response = await request(url, {
       method: 'GET',
-      headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': 'petstore-contract (reachability probe)' },
+      headers: { ...extraHeaders, authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': 'petstore-contract (reachability probe)' },
       dispatcher: agent,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await response.body.dump();
+    // Headers are all the probe needs: at most 64 KiB of the body is read, the rest dropped.
+    await response.body.dump({ limit: 65_536 }).catch(() => undefined);
     const header = (name: string) => {
       const value = response.headers[name];
       return Array.isArray(value) ? value[0] : value;

@@ -1,33 +1,38 @@
 import { randomBytes } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { createVitest } from 'vitest/node';
-import type { ContractSuiteInput } from '../lib/contract-target.js';
-import { maskSecret } from '../lib/mask-secret.js';
+import type { ContractTarget } from '../lib/contract-target.js';
+import { ContractHttpClient } from '../lib/http-client.js';
+import { createRedactor, looksLikeCredentialHeader, maskSecret, redactDeep } from '../lib/mask-secret.js';
+import { createRunState } from '../lib/run-state.js';
 import { loadSpecModel } from '../lib/spec-model.js';
-import { summarise, type ContractReport } from '../report/report-model.js';
+import { summarise, type CheckResult, type ContractReport, type Verdict } from '../report/report-model.js';
+import { suiteAreas } from '../suite/index.js';
+import { callOf, listCategories } from '../suite/operations.js';
 import { resolveContractOptions, type ContractOptions } from './contract-options.js';
 import { ContractRunError } from './contract-run-error.js';
 import { kitVersion } from './kit-version.js';
 import { startPrism, type RunningPrism } from './prism-process.js';
 import { probeServer } from './preflight.js';
-import { ResultCollector } from './result-collector.js';
-import { suiteVitestConfig } from './suite-config.js';
+import { runChecks } from './run-checks.js';
 
-/** The outcome of a run: the report and the exit code it implies (0 conforms, 1 a required check failed). */
+/** The outcome of a run: the report and the exit code it implies (0 conforms, 1 fails, 3 inconclusive). */
 export interface ContractRun {
   report: ContractReport;
-  exitCode: 0 | 1;
+  exitCode: 0 | 1 | 3;
 }
+
+/** How the kit judges time against the server's `Date` header (stated in every report). */
+export const timeTolerance = 'server Date ± 2 s (Date has 1 s resolution and servers round Reset either way); local clock ± 60 s when the server sends no Date';
 
 /**
  * Runs the contract suite against a server and returns the report. The programmatic face of
- * `petstore-contract`: the CLI is this plus argument parsing and printing.
+ * `petstore-contract`: the CLI is this plus argument parsing and printing. The checks run on the
+ * kit's own scheduler (no test runner), results stream through `onResult` as each check
+ * finishes, and the run always ends with a report by `--deadline`.
  *
- * Throws `ContractRunError` (exit code 2) for bad options, an unreachable server, Prism failing to
- * start, or a suite that could not run; a server that breaks rules is a report with exit code 1.
+ * Throws `ContractRunError` (exit code 2) for bad options, an unreachable server or Prism failing
+ * to start; a server that breaks rules is a report with exit code 1, a run that could not reach a
+ * verdict one with exit code 3. Every secret the kit was given is masked in the report.
  *
  * @example
  * const { report, exitCode } = await runContract({ baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro', rateLimitKey: 'demo-free' });
@@ -35,7 +40,15 @@ export interface ContractRun {
  */
 export async function runContract(options: ContractOptions): Promise<ContractRun> {
   const settings = resolveContractOptions(options);
-  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const secrets = [settings.apiKey, ...(settings.rateLimitKey === undefined ? [] : [settings.rateLimitKey]), ...Object.entries(settings.extraHeaders).filter(([name]) => looksLikeCredentialHeader(name)).map(([, value]) => value)];
+  const redact = createRedactor(secrets);
+  const printLog = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const logLines: string[] = [];
+  const log = (line: string) => {
+    const safe = redact(line);
+    logLines.push(safe);
+    printLog(safe);
+  };
   const runId = options.runId ?? randomBytes(4).toString('hex');
   const started = Date.now();
   try {
@@ -50,23 +63,30 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     throw new ContractRunError('usage', (error as Error).message);
   }
   const timeoutMs = Math.round(settings.timeoutSeconds * 1000);
-  const probe = await probeServer(settings.baseUrl, settings.apiKey, timeoutMs);
+  const deadlineMs = Math.round(settings.deadlineSeconds * 1000);
+  const probe = await probeServer(settings.baseUrl, settings.apiKey, timeoutMs, settings.extraHeaders).catch((error: unknown) => {
+    throw error instanceof ContractRunError ? new ContractRunError(error.kind, redact(error.message)) : error;
+  });
   if (probe.status === 404 && !/\/v\d+$/.test(settings.baseUrl)) {
     log(`petstore-contract: GET ${settings.baseUrl}/categories answered 404; does the base URL lack its version prefix (/v1)?`);
   }
 
   let prism: RunningPrism | undefined;
-  const exitCodeBefore = process.exitCode;
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(() => deadline.abort(`the run deadline was reached (--deadline ${settings.deadlineSeconds} s)`), Math.max(0, deadlineMs - (Date.now() - started)));
+  const onCancel = () => deadline.abort('the run was cancelled');
+  options.signal?.addEventListener('abort', onCancel, { once: true });
+  let client: ContractHttpClient | undefined;
   try {
     if (settings.viaPrism) {
       log(`petstore-contract: starting Prism's validating proxy in front of ${settings.baseUrl}`);
       prism = await startPrism({ mode: 'proxy', specPath: settings.specPath, upstream: settings.baseUrl });
       log(`petstore-contract: Prism listens on ${prism.url}`);
     }
-    const input: ContractSuiteInput = {
+    const target: ContractTarget = {
       runId,
+      baseUrl: prism?.url ?? settings.baseUrl,
       directBaseUrl: settings.baseUrl,
-      prismBaseUrl: prism?.url,
       viaPrism: settings.viaPrism,
       apiKey: settings.apiKey,
       rateLimitKey: settings.rateLimitKey,
@@ -78,19 +98,43 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       maxWaitMs: Math.round(settings.maxWaitSeconds * 1000),
       seed: settings.seed,
       propertyRuns: settings.propertyRuns,
+      namePrefix: `contract-test-${runId}`,
       specPath: settings.specPath,
       initialBudget: { remaining: probe.remaining, reset: probe.reset, receivedAtMs: probe.receivedAtMs },
+      extraHeaders: settings.extraHeaders,
+      maxBodyBytes: settings.maxBodyBytes,
+      createBudget: settings.createBudget,
     };
-    const collector = new ResultCollector(log);
-    const vitestOutput = new TextSink();
-    await runSuite(input, collector, vitestOutput, options.signal);
-    if (options.signal?.aborted) throw new ContractRunError('internal', 'Failed to finish the run: it was cancelled');
-    if (collector.problems.length > 0 || collector.results.length === 0) {
-      const detail = collector.problems.length > 0 ? collector.problems.join('; ') : vitestOutput.tail();
-      throw new ContractRunError('internal', `Failed to run the contract suite: ${detail || 'no check ran'}`);
+    const state = createRunState();
+    client = new ContractHttpClient(target, state, log, deadline.signal);
+    if (settings.rateLimitKey !== undefined) {
+      // The rate-limit key's budget before the main key spends anything: the independent-budget
+      // check compares it with what the key reports later.
+      try {
+        const first = await client.send('rate.independent-budgets', { ...callOf(listCategories), authorization: `Bearer ${settings.rateLimitKey}`, identity: 'rate-limit' });
+        state.shared.set('rate-limit-start', first);
+        state.mainRequestsAtRateLimitStart = state.requestsByIdentity.main;
+      } catch {
+        // The checks that need it say so.
+      }
     }
-    const summary = summarise(collector.results);
-    const conforms = summary.FAIL === 0;
+    const results = await runChecks(suiteAreas, {
+      target,
+      spec,
+      state,
+      client,
+      signal: deadline.signal,
+      checkDeadlineMs: target.maxWaitMs + 20 * timeoutMs,
+      startedAtMs: started,
+      ...(options.onResult ? { onResult: (result: CheckResult) => options.onResult?.(redactDeep(result, redact)) } : {}),
+    });
+    // Cancelled (Ctrl-C): the checks not finished are INCONCLUSIVE ("the run was cancelled"), and the report still comes out.
+    const summary = summarise(results);
+    const inconclusive = results.filter((result) => result.inconclusive);
+    const skipped = results.filter((result) => result.status === 'SKIP');
+    const verdict: Verdict = summary.FAIL > 0 || (settings.failOnSkip && skipped.length > 0) ? 'DOES NOT CONFORM' : inconclusive.length > 0 ? 'INCONCLUSIVE' : 'CONFORMS';
+    const exitCode = verdict === 'CONFORMS' ? 0 : verdict === 'INCONCLUSIVE' ? 3 : 1;
+    const masked = (key: string) => maskSecret(key);
     const report: ContractReport = {
       tool: { name: 'petstore-contract', version: kitVersion },
       runId,
@@ -99,8 +143,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       settings: {
-        apiKey: maskSecret(settings.apiKey),
-        rateLimitKey: settings.rateLimitKey === undefined ? undefined : maskSecret(settings.rateLimitKey),
+        apiKey: masked(settings.apiKey),
+        rateLimitKey: settings.rateLimitKey === undefined ? undefined : masked(settings.rateLimitKey),
         readOnly: settings.readOnly,
         strict: settings.strict,
         seed: settings.seed,
@@ -110,52 +154,33 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         maxRequests: settings.maxRequests,
         maxWaitSeconds: settings.maxWaitSeconds,
         namePrefix: `contract-test-${runId}`,
+        deadlineSeconds: settings.deadlineSeconds,
+        maxBodyBytes: settings.maxBodyBytes,
+        createBudget: settings.createBudget,
+        failOnSkip: settings.failOnSkip,
+        extraHeaders: Object.fromEntries(Object.entries(settings.extraHeaders).map(([name, value]) => [name, looksLikeCredentialHeader(name) ? masked(value) : value])),
       },
-      results: collector.results,
+      requestsByKey: {
+        [`main key ${masked(settings.apiKey)}`]: state.requestsByIdentity.main + 1,
+        'no key (auth probes)': state.requestsByIdentity.anonymous,
+        ...(settings.rateLimitKey === undefined ? {} : { [`rate-limit key ${masked(settings.rateLimitKey)}`]: state.requestsByIdentity['rate-limit'] }),
+      },
+      createdCategories: state.created,
+      results,
       summary,
-      log: collector.log,
-      conforms,
-      exitCode: conforms ? 0 : 1,
+      log: logLines,
+      conforms: verdict === 'CONFORMS',
+      exitCode,
+      verdict,
+      ...(verdict === 'INCONCLUSIVE' ? { stoppedBy: [...state.stoppers] } : {}),
+      timeTolerance,
     };
-    return { report, exitCode: report.exitCode };
+    // Every string of the report, evidence and server bodies included, with the secrets masked.
+    return { report: redactDeep(report, redact), exitCode };
   } finally {
-    // vitest sets process.exitCode when checks fail; the verdict is ours to give, not the suite's.
-    process.exitCode = exitCodeBefore;
+    clearTimeout(deadlineTimer);
+    options.signal?.removeEventListener('abort', onCancel);
+    await client?.close();
     await prism?.stop();
-  }
-}
-
-async function runSuite(input: ContractSuiteInput, collector: ResultCollector, output: TextSink, signal: AbortSignal | undefined): Promise<void> {
-  let vitest;
-  try {
-    // Vite's cache (vitest's results.json) goes to the temp directory, never next to the suite:
-    // an installed kit may live in a read-only node_modules.
-    vitest = await createVitest('test', suiteVitestConfig({ input, reporter: collector }), { cacheDir: join(tmpdir(), 'petstore-contract-vite') }, { stdout: output, stderr: output });
-  } catch (error) {
-    throw new ContractRunError('internal', `Failed to start the contract suite: ${(error as Error).message}`);
-  }
-  const cancel = () => void vitest.cancelCurrentRun('keyboard-input');
-  signal?.addEventListener('abort', cancel, { once: true });
-  try {
-    await vitest.start();
-  } catch (error) {
-    throw new ContractRunError('internal', `Failed to run the contract suite: ${(error as Error).message}${output.tail() ? `\n${output.tail()}` : ''}`);
-  } finally {
-    signal?.removeEventListener('abort', cancel);
-    await vitest.close();
-  }
-}
-
-/** Collects what vitest itself prints (startup errors), to quote it when the suite cannot run. */
-class TextSink extends Writable {
-  #text = '';
-
-  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: () => void): void {
-    this.#text = (this.#text + chunk.toString()).slice(-8_000);
-    callback();
-  }
-
-  tail(): string {
-    return this.#text.replace(/\u001b\[[0-9;]*m/g, '').trim().split('\n').slice(-15).join('\n');
   }
 }

@@ -1,28 +1,58 @@
-import { describe } from 'vitest';
-import { check } from '../lib/check.js';
+import { defineArea } from '../lib/check.js';
 import { expectError, expectStatus } from '../lib/expect-response.js';
 import { allOperations, callOf, createCategory, listCategories } from './operations.js';
 
+interface Probe {
+  id: string;
+  rule: string;
+  title: string;
+  /** The Authorization header to send; undefined sends none; null when the probe cannot apply to this key. */
+  authorization: (apiKey: string, runId: string) => string | undefined | null;
+  query?: (apiKey: string) => string;
+  headers?: (apiKey: string) => Record<string, string>;
+}
+
+function swapCase(text: string): string {
+  return [...text].map((char) => (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase())).join('');
+}
+
 /**
  * Interface section 5: every operation requires `Authorization: Bearer <API_KEY>`; a missing or
- * invalid key is answered 401 with an Error body. Four probes per operation, all unauthenticated,
- * so they draw on the server's anonymous budget: this is the only file that sends such requests.
+ * invalid key is answered 401 with an Error body. Twelve probes per operation (missing, other
+ * scheme, malformed, empty token, near misses of the real key, the key offered in the query,
+ * a cookie or another header), none with valid credentials, so they draw on the server's
+ * anonymous budget: this is the only file that sends such requests.
  */
-describe.concurrent('Authentication (§5)', () => {
+export default defineArea('Authentication (§5)', 'concurrent', (check) => {
   for (const operation of allOperations) {
     const writes = operation === createCategory;
-    const probes: { id: string; rule: string; title: string; authorization: (apiKey: string, runId: string) => string | undefined }[] = [
+    const probes: Probe[] = [
       { id: 'missing-key', rule: '§5.3', title: 'missing Authorization -> 401 + Error', authorization: () => undefined },
       { id: 'invalid-key', rule: '§5.3', title: 'invalid key -> 401 + Error', authorization: (_key, runId) => `Bearer contract-test-${runId}-not-a-key` },
       // The real key under another scheme: a server that takes whatever follows the first space accepts it.
       { id: 'other-scheme', rule: '§5.1', title: 'other scheme (Basic <API_KEY>) -> 401 + Error', authorization: (apiKey) => `Basic ${apiKey}` },
       { id: 'malformed-header', rule: '§5.1', title: 'malformed header (key without "Bearer ") -> 401 + Error', authorization: (apiKey) => apiKey },
+      { id: 'empty-token', rule: '§5.3', title: 'empty token ("Bearer" with no key) -> 401 + Error', authorization: () => 'Bearer' },
+      // Near misses of the real key: what servers that compare keys loosely let through.
+      { id: 'key-plus-one', rule: '§5.3', title: 'near miss: the key plus one character (prefix match) -> 401 + Error', authorization: (apiKey) => `Bearer ${apiKey}0` },
+      { id: 'key-minus-one', rule: '§5.3', title: 'near miss: the key without its last character -> 401 + Error', authorization: (apiKey) => `Bearer ${apiKey.slice(0, -1)}` },
+      { id: 'key-case-changed', rule: '§5.3', title: 'near miss: the key with its letter case swapped -> 401 + Error', authorization: (apiKey) => (swapCase(apiKey) === apiKey ? null : `Bearer ${swapCase(apiKey)}`) },
+      { id: 'key-extra-token', rule: '§5.1', title: 'malformed: "Bearer <API_KEY> <more>" -> 401 + Error', authorization: (apiKey) => `Bearer ${apiKey} ${apiKey}` },
+      // The real key offered anywhere but the Authorization header.
+      { id: 'key-in-query', rule: '§5.1', title: 'key in the query string (api_key, access_token, ...) without Authorization -> 401 + Error', authorization: () => undefined, query: (apiKey) => ['api_key', 'apikey', 'access_token', 'key', 'token'].map((name) => `${name}=${encodeURIComponent(apiKey)}`).join('&') },
+      { id: 'key-in-cookie', rule: '§5.1', title: 'key in a cookie without Authorization -> 401 + Error', authorization: () => undefined, headers: (apiKey) => ({ cookie: ['api_key', 'apikey', 'access_token', 'token', 'key', 'session'].map((name) => `${name}=${apiKey}`).join('; ') }) },
+      { id: 'key-in-other-header', rule: '§5.1', title: 'key in X-API-Key / Api-Key / X-Auth-Token without Authorization -> 401 + Error', authorization: () => undefined, headers: (apiKey) => ({ 'x-api-key': apiKey, 'api-key': apiKey, 'x-auth-token': apiKey, 'x-access-token': apiKey }) },
     ];
     for (const probe of probes) {
       check({ id: `auth.${probe.id}:${operation.operationId}`, rule: probe.rule, title: probe.title, operation: operation.label, operationId: operation.operationId, writes }, async (run) => {
         const authorization = probe.authorization(run.target.apiKey, run.target.runId);
+        if (authorization === null) return run.skip('the key has no letters, so its case cannot be changed');
+        const query = probe.query?.(run.target.apiKey);
+        const call = callOf(operation);
         const exchange = await run.send({
-          ...callOf(operation),
+          ...call,
+          ...(query === undefined ? {} : { path: `${call.path}?${query}` }),
+          ...(probe.headers === undefined ? {} : { headers: probe.headers(run.target.apiKey) }),
           ...(authorization === undefined ? {} : { authorization }),
           identity: 'anonymous',
           // A valid body, so that the credentials are the only thing wrong with the request.

@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check } from '../lib/check.js';
+import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
@@ -7,7 +6,7 @@ import { describeIssues } from '../lib/spec-model.js';
 import { callOf, listCategories } from './operations.js';
 
 /** Interface section 4, listCategories: 200 with a JSON array of Category objects. */
-describe('listCategories (§4)', () => {
+export default defineArea('listCategories (§4)', 'concurrent', (check) => {
   check({ id: 'list.ok', rule: '§4 listCategories', title: '200 + JSON array of valid Category', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
     const exchange = await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
     const response = expectStatus(exchange, 200, 'a valid key');

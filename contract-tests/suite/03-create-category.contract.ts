@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import { describe } from 'vitest';
 import { claimId, expectCreated, recordId } from '../lib/category-checks.js';
-import { check, type CheckRun } from '../lib/check.js';
+import { defineArea, type CheckRun } from '../lib/check.js';
 import { assertProperty } from '../lib/property-check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf, type Exchange } from '../lib/exchange.js';
@@ -19,7 +18,7 @@ function create(run: CheckRun, body: { name: string; description?: string }): Pr
   return run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body });
 }
 
-describe.concurrent('createCategory (§4)', () => {
+export default defineArea('createCategory (§4)', 'concurrent', (check) => {
   check({ id: 'create.ok', rule: '§4 createCategory.2', title: '201 + Category echoing name and description, integer id', ...operation }, async (run) => {
     const sent = { name: run.categoryName('full'), description: `Created by petstore-contract run ${run.target.runId}` };
     const exchange = await create(run, sent);

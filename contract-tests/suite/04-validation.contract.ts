@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check } from '../lib/check.js';
+import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { expectError } from '../lib/expect-response.js';
 import { invalidNewCategories } from '../lib/invalid-bodies.js';
@@ -13,7 +12,7 @@ import { callOf, createCategory } from './operations.js';
  */
 const operation = { operation: createCategory.label, operationId: createCategory.operationId, writes: true };
 
-describe.concurrent('Validation (§4 createCategory.1)', () => {
+export default defineArea('Validation (§4 createCategory.1)', 'concurrent', (check) => {
   check({ id: 'validation.missing-body', rule: '§4 createCategory.1', title: 'missing body -> 400 + Error', ...operation }, async (run) => {
     const exchange = await run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', contentType: 'application/json' });
     expectError(run.spec, exchange, 400, 'a POST without a body');

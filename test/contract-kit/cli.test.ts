@@ -13,7 +13,8 @@ describe('petstore-contract command line', () => {
   let broken: FakePetstore;
   let outputDir: string;
   beforeAll(async () => {
-    [conforming, broken] = await Promise.all([startFakePetstore(), startFakePetstore({ faults: ['reset-in-milliseconds'] })]);
+    // Many runs against one server within a minute: a large anonymous budget keeps the kit from waiting for windows.
+    [conforming, broken] = await Promise.all([startFakePetstore({ anonymousLimit: 100_000 }), startFakePetstore({ faults: ['reset-in-milliseconds'] })]);
     outputDir = await mkdtemp(join(tmpdir(), 'contract-cli-'));
   });
   afterAll(async () => {
@@ -75,6 +76,60 @@ describe('petstore-contract command line', () => {
     expect(stdout).toMatch(/FAIL {2}§8 +X-RateLimit-Reset is a Unix timestamp in seconds in the near future/);
     expect(stdout).toContain('milliseconds, not seconds');
     expect(stdout).toContain('Verdict: DOES NOT CONFORM');
+  });
+
+  it('--version and -v print exactly one line "petstore-contract <version>"', async () => {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const { code, stdout } = await runCli([flag]);
+      expect(code).toBe(0);
+      expect(stdout).toBe(`petstore-contract ${pkg.version}\n`);
+    }
+  });
+
+  it('streams one line per check to stderr as it runs, plain when piped, coloured with FORCE_COLOR, plain with NO_COLOR', async () => {
+    const plain = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'], { NO_COLOR: undefined, FORCE_COLOR: undefined });
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).toMatch(/^ {2}PASS {2}§5\.3 +missing Authorization -> 401 \+ Error \[GET \/categories\]$/m);
+    expect(plain.stderr).not.toContain('\u001b[');
+    const forced = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'], { FORCE_COLOR: '1', NO_COLOR: undefined });
+    expect(forced.stderr).toContain('\u001b[32mPASS\u001b[39m');
+    expect(forced.stdout).not.toContain('\u001b[');
+    const noColor = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'], { FORCE_COLOR: '1', NO_COLOR: '1' });
+    expect(noColor.stderr).not.toContain('\u001b[');
+  });
+
+  it('--fail-on-skip fails a run that skipped checks (exit 1), and the Markdown reporter shows the verdict and the coverage matrix', async () => {
+    const { code, stdout } = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--fail-on-skip', '--reporter', 'markdown']);
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^## ❌ petstore-contract: DOES NOT CONFORM \(exit 1\)$/m);
+    expect(stdout).toContain('### Coverage (rule x operation)');
+    expect(stdout).toMatch(/\| §4 createCategory\.1 \| [^\n]*SKIP \d+ \\\(read-only run/);
+  });
+
+  it('-H adds a header to every request, refuses headers the checks own, and masks credential-like values', async () => {
+    const refused = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '-H', 'Authorization: Bearer x']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('Failed to use -H Authorization: the checks set this header themselves');
+    const malformed = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '-H', 'no colon here']);
+    expect(malformed.code).toBe(2);
+    const before = conforming.requests.length;
+    const { code, stdout } = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '-H', 'X-Tenant: acme', '-H', 'X-Api-Session: s3cr3t-session-value', '--reporter', 'json']);
+    expect(code).toBe(0);
+    expect(stdout).not.toContain('s3cr3t-session-value');
+    expect(conforming.requests.length).toBeGreaterThan(before);
+    expect((JSON.parse(stdout) as { settings: { extraHeaders: Record<string, string> } }).settings.extraHeaders).toEqual({ 'x-tenant': 'acme', 'x-api-session': 's3cr…(20)' });
+  });
+
+  it('the JUnit suite time is the run\'s wall time, not a sum of check times', async () => {
+    const output = join(outputDir, 'wall.xml');
+    const { code } = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'junit', '--output', output]);
+    expect(code).toBe(0);
+    const xml = await readFile(output, 'utf8');
+    const total = Number(/<testsuites [^>]*time="([\d.]+)"/.exec(xml)![1]);
+    const areas = [...xml.matchAll(/<testsuite name="[^"]*" [^>]*time="([\d.]+)"/g)].map((match) => Number(match[1]));
+    // Areas run one after the other: their wall times add up to at most the run's.
+    expect(areas.reduce((sum, time) => sum + time, 0)).toBeLessThanOrEqual(total + 0.01);
   });
 
   it('prints a JSON report with --reporter json', async () => {

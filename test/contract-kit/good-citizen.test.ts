@@ -36,13 +36,15 @@ describe('the kit as a good citizen', () => {
     expect(run.log.some((line) => /X-RateLimit-Remaining of the main key is \d+ \(reserve 2\); waiting for X-RateLimit-Reset/.test(line))).toBe(true);
     expect(main429s(server)).toEqual([]);
     // Nothing but the checks that need a second key or Prism is skipped: the waits let everything run.
-    expect(idsWith(run, 'SKIP').sort()).toEqual(['every.prism', 'rate.429', 'rate.429-body', 'rate.429-headers', 'rate.429-retry-after']);
+    expect(idsWith(run, 'SKIP').sort()).toEqual(['every.prism', 'rate.429', 'rate.429-body', 'rate.429-headers', 'rate.429-only-when-exhausted', 'rate.429-retry-after', 'rate.independent-budgets', 'rate.retry-after-matches-reset']);
   });
 
-  it('reports the checks it cannot afford as inconclusive when the wait would exceed --max-wait', async () => {
+  it('reports the checks it cannot afford as inconclusive when the wait would exceed --max-wait: verdict INCONCLUSIVE, exit 3', async () => {
     server = await startFakePetstore({ mainLimit: 10, windowMs: 60_000 });
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, maxWaitSeconds: 0 });
-    expect(run.exitCode).toBe(0);
+    expect(run.exitCode).toBe(3);
+    expect(run.report.verdict).toBe('INCONCLUSIVE');
+    expect(run.report.stoppedBy).toContain('rate budget exhausted');
     expect(idsWith(run, 'FAIL')).toEqual([]);
     const inconclusive = run.report.results.filter((result) => result.status === 'SKIP' && result.message?.includes('rate budget exhausted'));
     expect(inconclusive.length).toBeGreaterThan(5);
@@ -53,7 +55,9 @@ describe('the kit as a good citizen', () => {
   it('reports an unprovoked 429 as "rate-limited, inconclusive" for the check it hit, waits Retry-After, and goes on', async () => {
     server = await startFakePetstore({ faults: ['unprovoked-429-on-orders'] });
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, maxWaitSeconds: 10 });
-    expect(run.exitCode).toBe(0);
+    // The check it hit could not run: the run cannot say the server conforms.
+    expect(run.exitCode).toBe(3);
+    expect(run.report.stoppedBy).toEqual(['rate-limited, inconclusive']);
     expect(idsWith(run, 'FAIL')).toEqual([]);
     const hit = resultOf(run, 'auth.valid-key:listStoreOrders');
     expect(hit.status).toBe('SKIP');
@@ -68,9 +72,9 @@ describe('the kit as a good citizen', () => {
     expect(run.exitCode).toBe(0);
     const refused = resultOf(run, 'rate.429');
     expect(refused.status).toBe('SKIP');
-    expect(refused.message).toBe('refused: exceeding the limit needs 50 more requests (X-RateLimit-Remaining 49), more than --max-requests 10');
-    // One request to read Remaining, then nothing more with that key.
-    expect(server.requests.filter((request) => request.authorization?.includes(fakeKeys.limited))).toHaveLength(1);
+    expect(refused.message).toBe('refused: exceeding the limit needs 49 more requests (X-RateLimit-Remaining 48), more than --max-requests 10');
+    // One request at the start (its budget before the main key spends anything), one to read Remaining, then nothing more.
+    expect(server.requests.filter((request) => request.authorization?.includes(fakeKeys.limited))).toHaveLength(2);
   });
 
   it('--read-only sends no POST at all', async () => {
@@ -87,9 +91,11 @@ describe('the kit as a good citizen', () => {
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, runId: 'fixed01' });
     expect(run.report.settings.namePrefix).toBe('contract-test-fixed01');
     const response = await fetch(`${server.baseUrl}/categories`, { headers: { authorization: `Bearer ${fakeKeys.main}` } });
-    const created = ((await response.json()) as { name: string }[]).filter((category) => category.name !== 'dog' && category.name !== 'cat');
+    const created = ((await response.json()) as { name: string; description?: string }[]).filter((category) => category.name !== 'dog' && category.name !== 'cat');
     expect(created.length).toBeGreaterThan(5);
-    for (const category of created) expect(category.name.startsWith('contract-test-fixed01-')).toBe(true);
+    // The name carries the prefix, or, when the name itself is the case under test (an empty string), the description does.
+    for (const category of created) expect(category.name.startsWith('contract-test-fixed01-') || category.description?.startsWith('contract-test-fixed01-'), JSON.stringify(category)).toBe(true);
+    expect(run.report.createdCategories).toBe(created.length);
   });
 
   it('makes failures of an x-stability experimental operation warnings, and failures again with --strict', async () => {

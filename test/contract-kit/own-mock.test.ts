@@ -22,10 +22,14 @@ describe('the kit against our mock server', () => {
       expect(resultOf(run, id).status, id).toBe('PASS');
     }
     expect(idsWith(run, 'SKIP')).toEqual(['every.prism']);
+    expect(run.report.verdict).toBe('CONFORMS');
     // The 429 came after exactly Remaining + 1 requests, and the key was not used afterwards.
     const limited = mock.app.controls.requests().filter((entry) => entry.plan === 'free');
     expect(limited.at(-1)?.status).toBe(429);
     expect(limited.filter((entry) => entry.status === 429)).toHaveLength(1);
+    // The free plan allows 60 a minute: its first reading said 59 left, and the key was used for 59 + 2 requests in all.
+    expect(limited).toHaveLength(61);
+    expect(run.report.requestsByKey).toEqual({ 'main key de…(8)': expect.any(Number), 'no key (auth probes)': 48, 'rate-limit key demo…(9)': 61 });
   });
 
   it('--read-only sends no POST and reports the creation checks SKIP, not PASS', async () => {

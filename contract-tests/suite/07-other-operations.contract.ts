@@ -1,5 +1,4 @@
-import { describe } from 'vitest';
-import { check } from '../lib/check.js';
+import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
@@ -10,7 +9,7 @@ import { callOf, getPetById, listStoreOrders } from './operations.js';
  * require the key (section 5.2) and that the first is deprecated with a sunset date (section 9.3).
  * Their shapes and the form of the deprecation headers are open, so those are INFO, never FAIL.
  */
-describe('Other operations (§4, §5.2, §9.3)', () => {
+export default defineArea('Other operations (§4, §5.2, §9.3)', 'sequential', (check) => {
   for (const operation of [getPetById, listStoreOrders]) {
     check({ id: `auth.valid-key:${operation.operationId}`, rule: '§5.2', title: 'valid Bearer key accepted (not 401)', operation: operation.label, operationId: operation.operationId }, async (run) => {
       const exchange = await run.send({ ...callOf(operation), authorization: run.bearer(), identity: 'main' });

@@ -1,0 +1,19 @@
+/**
+ * The contract kit's programmatic entry (`petstore-kit/contract`): run the suite against a server
+ * and render its report in any format.
+ *
+ * @example
+ * import { runContract, renderMarkdownReport } from 'petstore-kit/contract';
+ * const { report, exitCode } = await runContract({ baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro' });
+ * console.log(renderMarkdownReport(report));
+ */
+export { runContract, timeTolerance, type ContractRun } from './runner/run-contract.js';
+export type { ContractOptions } from './runner/contract-options.js';
+export { ContractRunError } from './runner/contract-run-error.js';
+export { renderHumanReport, renderSummaryLine } from './report/human-report.js';
+export { renderJsonReport } from './report/json-report.js';
+export { renderJunitReport } from './report/junit-report.js';
+export { renderMarkdownReport } from './report/markdown-report.js';
+export { coverageMatrix, type CoverageMatrix } from './report/coverage-matrix.js';
+export { exitCodes, type CheckResult, type CheckStatus, type ContractReport, type Verdict } from './report/report-model.js';
+export { kitVersion } from './runner/kit-version.js';

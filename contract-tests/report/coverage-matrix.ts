@@ -1,0 +1,64 @@
+import type { CheckResult, CheckStatus } from './report-model.js';
+
+/** One cell: the checks of one rule on one operation, summed up. */
+export interface MatrixCell {
+  /** The worst status of the cell's checks: FAIL > SKIP > WARN > INFO > PASS. */
+  status: CheckStatus;
+  counts: Partial<Record<CheckStatus, number>>;
+  /** Deterministic cases sent by the cell's checks. */
+  cases: number;
+  /** Why the cell's first SKIP was skipped. */
+  skipReason?: string;
+}
+
+/** Rule x operation: what the run proved, and where it proved nothing. */
+export interface CoverageMatrix {
+  /** Column names: operations as `METHOD /path`, then `(every response)` for checks over all exchanges. */
+  operations: string[];
+  rows: { rule: string; cells: Record<string, MatrixCell> }[];
+}
+
+export const everyResponseColumn = '(every response)';
+const severity: Record<CheckStatus, number> = { FAIL: 4, SKIP: 3, WARN: 2, INFO: 1, PASS: 0 };
+
+/**
+ * Builds the coverage matrix of a run from its results. Rules keep the order in which the suite
+ * first names them; operations the order of first appearance.
+ *
+ * @example coverageMatrix(report.results).rows[0] // { rule: '§5.3', cells: { 'GET /categories': { status: 'PASS', counts: { PASS: 5 }, cases: 0 } } }
+ */
+export function coverageMatrix(results: readonly CheckResult[]): CoverageMatrix {
+  const operations: string[] = [];
+  const rows = new Map<string, Record<string, MatrixCell>>();
+  for (const result of results) {
+    const column = result.operation ?? everyResponseColumn;
+    if (!operations.includes(column)) operations.push(column);
+    const cells = rows.get(result.rule) ?? {};
+    rows.set(result.rule, cells);
+    const cell = (cells[column] ??= { status: result.status, counts: {}, cases: 0 });
+    cell.counts[result.status] = (cell.counts[result.status] ?? 0) + 1;
+    cell.cases += result.cases ?? 0;
+    if (severity[result.status] > severity[cell.status]) cell.status = result.status;
+    if (result.status === 'SKIP' && cell.skipReason === undefined) cell.skipReason = result.message ?? 'skipped';
+  }
+  const ordered = [...operations.filter((name) => name !== everyResponseColumn), ...(operations.includes(everyResponseColumn) ? [everyResponseColumn] : [])];
+  return { operations: ordered, rows: [...rows.entries()].map(([rule, cells]) => ({ rule, cells })) };
+}
+
+/**
+ * A cell as short text: `PASS 4`, `FAIL 1/4`, `SKIP 2 (needs --rate-limit-key)`, plus `· 40 cases`.
+ *
+ * @example describeCell({ status: 'PASS', counts: { PASS: 4 }, cases: 0 }) // 'PASS 4'
+ */
+export function describeCell(cell: MatrixCell | undefined, withReason = true): string {
+  if (cell === undefined) return '-';
+  const total = Object.values(cell.counts).reduce((sum, count) => sum + (count ?? 0), 0);
+  const own = cell.counts[cell.status] ?? 0;
+  const count = own === total ? String(total) : `${own}/${total}`;
+  const reason = withReason && cell.status === 'SKIP' && cell.skipReason !== undefined ? ` (${shorten(cell.skipReason, 48)})` : '';
+  return `${cell.status} ${count}${reason}${cell.cases > 0 ? ` · ${cell.cases} cases` : ''}`;
+}
+
+function shorten(text: string, length: number): string {
+  return text.length <= length ? text : `${text.slice(0, length - 1)}…`;
+}
