@@ -2,7 +2,7 @@ import { bypass } from 'msw';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
-import { setupPetstoreServer } from '../../mocks/node.js';
+import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
 
 // The same request sequence to the node:http server and to the MSW handlers must get the same
 // answers: status, the headers that matter, and the body, byte for byte.
@@ -25,7 +25,7 @@ const msw = setupPetstoreServer({ seed, config, clock: createFixedClock(startMs)
 
 beforeAll(async () => {
   server = await startMockServer({ port: 0, seed, config, clock: createFixedClock(startMs) });
-  msw.server.listen({ onUnhandledRequest: 'error' });
+  msw.server.listen(unhandledRequests('error'));
 });
 
 afterAll(async () => {
