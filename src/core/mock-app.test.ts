@@ -306,13 +306,24 @@ describe('Prefer (forced responses)', () => {
     ['code=418', /code=418 is not declared for listCategories; declared: 200, 401, 429/],
     ['code=abc', /must be an HTTP status/],
     ['example=nope', /example=nope is not an example of listCategories 200; examples: default, empty/],
-    ['respond-async', /cannot read/],
-    ['return=minimal', /unknown preference "return"/],
+    ['cod=429', /unknown preference "cod"/],
+    ['return=minimal, code=abc', /must be an HTTP status/],
     ['dynamic=maybe', /dynamic must be true or false/],
   ])('refuses Prefer: %s with a 400 saying why', (prefer, message) => {
     const response = call(createTestApp(), 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer } });
     expectError(response, 400, 'invalid_prefer');
     expect(response.json.message).toMatch(message);
+  });
+
+  it.each(['return=minimal', 'return=representation', 'respond-async', 'respond-async, wait=5', 'handling=strict'])('ignores Prefer: %s (registered by RFC 7240, not ours) and serves the normal response', (prefer) => {
+    const app = createTestApp();
+    const plain = call(app, 'GET', '/v1/categories', { key: 'demo-pro' });
+    const preferred = call(app, 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer } });
+    expect(preferred.status).toBe(200);
+    expect(preferred.body).toBe(plain.body);
+    const created = call(app, 'POST', '/v1/categories', { key: 'demo-pro', json: { name: 'kept' }, headers: { prefer } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: 'kept' });
   });
 
   it('still authenticates before forcing', () => {
@@ -470,5 +481,46 @@ describe('seeded categories', () => {
       const names = createTestApp({ seed, config: { seedCategories: 10 } }).controls.categories().map((category) => category.name);
       expect(new Set(names).size, `seed ${seed}: ${names.join(', ')}`).toBe(10);
     }
+  });
+});
+
+describe('IETF RateLimit fields (opt-in)', () => {
+  it('are not sent by default: X-RateLimit-* only', () => {
+    const response = call(createTestApp(), 'GET', '/v1/categories', { key: 'demo-free' });
+    expect(response.headers['X-RateLimit-Limit']).toBe('60');
+    expect(response.headers.RateLimit).toBeUndefined();
+    expect(response.headers['RateLimit-Policy']).toBeUndefined();
+  });
+
+  it('are sent next to X-RateLimit-* with rateLimitHeaders: [x-ratelimit, ietf], on success, errors, 429 and preflights, and exposed to CORS', () => {
+    const app = createTestApp({ config: { rateLimitHeaders: ['x-ratelimit', 'ietf'], keys: [{ key: 'tiny', limits: { perMinute: 2, perDay: 50 } }] } });
+    const first = call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    expect(first.headers['X-RateLimit-Remaining']).toBe('1');
+    expect(first.headers['RateLimit-Policy']).toBe('"minute";q=2;w=60, "day";q=50;w=86400');
+    expect(first.headers.RateLimit).toBe('"minute";r=1;t=60, "day";r=49;t=86400');
+    expect(first.headers['Access-Control-Expose-Headers']).toMatch(/X-RateLimit-Limit.*, RateLimit, RateLimit-Policy$/);
+    expect(call(app, 'GET', '/v1/nope', { key: 'tiny' }).headers.RateLimit).toBe('"minute";r=0;t=60, "day";r=48;t=86400');
+    const limited = call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.RateLimit).toBe('"minute";r=0;t=60, "day";r=48;t=86400');
+    const anonymous = call(app, 'GET', '/v1/categories', {});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['RateLimit-Policy']).toMatch(/^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/);
+    const preflight = call(app, 'OPTIONS', '/v1/categories', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.RateLimit).toMatch(/^"minute";r=\d+;t=\d+, "day";r=\d+;t=\d+$/);
+  });
+
+  it('show the reported window spent on a forced 429', () => {
+    const app = createTestApp({ config: { rateLimitHeaders: ['x-ratelimit', 'ietf'] } });
+    const forced = call(app, 'GET', '/v1/categories', { key: 'demo-free', headers: { prefer: 'code=429' } });
+    expect(forced.status).toBe(429);
+    expect(forced.headers['X-RateLimit-Remaining']).toBe('0');
+    expect(forced.headers.RateLimit).toBe('"minute";r=0;t=60, "day";r=999;t=86400');
+  });
+
+  it('refuses a config without x-ratelimit or with an unknown style, naming the field', () => {
+    expect(() => createTestApp({ config: { rateLimitHeaders: ['ietf'] } })).toThrow(/rateLimitHeaders: must include x-ratelimit/);
+    expect(() => createTestApp({ config: { rateLimitHeaders: ['x-ratelimit', 'draft-7'] as never } })).toThrow(/rateLimitHeaders\.1/);
   });
 });

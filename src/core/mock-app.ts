@@ -9,7 +9,7 @@ import { HttpError, type ErrorBody, type ErrorCode } from './errors.js';
 import { KeyRegistry, maskSecret, type ApiKeyEntry } from './key-registry.js';
 import { demoKeys, isoDatePattern, parseMockConfig, planLimits, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
-import { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limiter.js';
+import { ietfRateLimitHeaders, RateLimiter, rateLimitHeaders as xRateLimitHeaders, type RateDecision } from './rate-limiter.js';
 import { decodeJsonBody } from './request-body.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import { createRouter } from './router.js';
@@ -128,6 +128,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const data = createDataGenerator(seed);
   const log = new RequestLog(config.requestLogSize);
   const startedAt = clock.now();
+  // The IETF RateLimit fields are opt-in (config rateLimitHeaders), next to X-RateLimit-*.
+  const ietfFields = config.rateLimitHeaders.includes('ietf');
+  const rateLimitHeaders = (decision: RateDecision): Record<string, string> =>
+    ietfFields ? Object.assign(xRateLimitHeaders(decision), ietfRateLimitHeaders(decision, clock.now())) : xRateLimitHeaders(decision);
+  const cors = ietfFields ? { ...corsHeaders, 'Access-Control-Expose-Headers': `${corsHeaders['Access-Control-Expose-Headers']}, RateLimit, RateLimit-Policy` } : corsHeaders;
 
   const demoKeyNames = new Set(demoKeys.map((entry) => entry.key));
   const startupKeys = [...(config.demoKeys ? demoKeys : []), ...config.keys].map((entry) => ({
@@ -282,7 +287,9 @@ export function createMockApp(options: MockAppOptions): MockApp {
     }
     const headers: Record<string, string> = {};
     if (status === 429) {
-      Object.assign(headers, rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0 }));
+      // The reported window is shown spent, in the IETF fields too.
+      const windows = decision.windows.map((window) => (window.resetAtMs === decision.resetAtMs ? { ...window, remaining: 0 } : window));
+      Object.assign(headers, rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0, windows }));
     }
     if (preferences.example !== undefined) {
       if (!response.examples.has(preferences.example)) {
@@ -317,7 +324,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   function finish(status: number, body: unknown, headers: Record<string, string>, withCors = config.cors): MockResponse {
     const text = body instanceof RawJson ? body.text : body === undefined ? null : JSON.stringify(body);
     if (text !== null) headers['Content-Type'] = 'application/json';
-    if (withCors) Object.assign(headers, corsHeaders);
+    if (withCors) Object.assign(headers, cors);
     return { status, headers, body: text };
   }
 
@@ -394,7 +401,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
           // counted; it still reports the caller's anonymous budget, like every response under /v1.
           return {
             status: 204,
-            headers: { ...app.anonymousRateLimitHeaders(request.clientAddress), ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
+            headers: { ...app.anonymousRateLimitHeaders(request.clientAddress), ...cors, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
             body: null,
           };
         } else {

@@ -61,6 +61,15 @@ export const MockConfigSchema = z.strictObject({
   /** Serve the control API to non-loopback clients too. */
   allowRemoteControl: z.boolean().default(false),
   cors: z.boolean().default(true),
+  /**
+   * Rate-limit fields on responses: `x-ratelimit` (the interface's X-RateLimit-*, always sent) and,
+   * opt-in, `ietf`: RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers).
+   */
+  rateLimitHeaders: z
+    .array(z.enum(['x-ratelimit', 'ietf']))
+    .min(1)
+    .refine((styles) => styles.includes('x-ratelimit'), 'must include x-ratelimit: the interface requires X-RateLimit-* on every response')
+    .default(['x-ratelimit']),
 });
 
 export type MockConfigInput = z.input<typeof MockConfigSchema>;
