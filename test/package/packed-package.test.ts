@@ -132,11 +132,22 @@ describe('the packed package', () => {
     expect(messages.map((message) => `${message.type}: ${formatMessage(message, pkg) ?? message.code}`)).toEqual([]);
   });
 
-  it('ships LICENSE, CHANGELOG.md and README.md, and no source maps of the bins', async () => {
+  it('resolves to types and ESM for every entry point (arethetypeswrong, ESM-only profile)', async () => {
+    // node10 and require() resolutions are out of scope: the package is ESM-only, `engines` >= 20.19.
+    const attw = join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js');
+    const result = await run(process.execPath, [attw, tarball, '--profile', 'esm-only', '--exclude-entrypoints', 'spec/petstore.openapi.yaml', '--format', 'ascii'], { cwd: work }).then(
+      (ok) => ({ code: 0, output: ok.stdout }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toContain('"petstore-kit/mocks/browser"');
+  });
+
+  it('ships LICENSE, CHANGELOG.md and README.md, and no source maps of the bundles', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n');
     for (const file of ['package/LICENSE', 'package/CHANGELOG.md', 'package/README.md', 'package/package.json']) expect(files).toContain(file);
-    expect(files.filter((file) => /^package\/dist\/bin\/.*\.map$/.test(file))).toEqual([]);
+    expect(files.filter((file) => /^package\/dist\/(bin|contract)\/.*\.map$/.test(file))).toEqual([]);
   });
 
   it('petstore-mock --version prints one line: the name and the package version', async () => {
