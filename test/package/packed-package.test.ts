@@ -86,14 +86,34 @@ async function startInstalledMock(): Promise<{ baseUrl: string; stop: () => Prom
   return { baseUrl, stop };
 }
 
+/** The project's files as git sees them; without git (CI's Node 24 leg runs in a plain copy), the tree minus what git ignores. */
+async function sourceFiles(): Promise<string[]> {
+  const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, maxBuffer: 16 * 1024 * 1024 }).then(
+    ({ stdout }) => stdout.split('\0').filter((name) => name !== ''),
+    () => undefined,
+  );
+  if (listed) return listed.filter((name) => existsSync(join(root, name)));
+  const ignored = new Set(['.git', 'node_modules', 'dist', 'test-output', 'coverage']);
+  const walk = async (dir: string): Promise<string[]> => {
+    const out: string[] = [];
+    for (const entry of await readdir(join(root, dir), { withFileTypes: true })) {
+      const path = dir === '' ? entry.name : `${dir}/${entry.name}`;
+      if (ignored.has(entry.name) || path === 'mocks/example/dist') continue;
+      if (entry.isDirectory()) out.push(...(await walk(path)));
+      else if (entry.isFile()) out.push(path);
+    }
+    return out;
+  };
+  return walk('');
+}
+
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'petstore-kit-package-'));
   // Build and pack a copy of the tree (node_modules linked), so the build's `rm -rf dist` never
   // pulls files from under a test that runs at the same time.
   const source = join(work, 'source');
   await mkdir(source);
-  const { stdout: files } = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
-  for (const file of files.split('\0').filter((name) => name !== '' && existsSync(join(root, name)))) {
+  for (const file of await sourceFiles()) {
     await mkdir(dirname(join(source, file)), { recursive: true });
     await copyFile(join(root, file), join(source, file));
   }
