@@ -115,15 +115,9 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 
-  logger.info(`Petstore mock (${mock.app.spec.title} ${mock.app.spec.version}) listening on ${mock.baseUrl}`);
-  logger.info('API keys (send Authorization: Bearer <key>):');
-  for (const entry of mock.app.startupKeys) {
-    logger.info(`  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`);
-  }
-  const watcher = values.watch ? watchSpec(specPath ?? defaultSpecPath, mock.app, logger) : undefined;
-  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests). Ctrl+C stops.`);
-
-  await new Promise<void>((resolve) => {
+  // Signal handlers first: a supervisor (or a test) may send SIGTERM as soon as it reads the banner.
+  let watcher: FSWatcher | undefined;
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info(`${signal}: finishing in-flight requests and stopping`);
       watcher?.close();
@@ -132,6 +126,15 @@ async function main(argv: string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
   });
+
+  logger.info(`Petstore mock (${mock.app.spec.title} ${mock.app.spec.version}) listening on ${mock.baseUrl}`);
+  logger.info('API keys (send Authorization: Bearer <key>):');
+  for (const entry of mock.app.startupKeys) {
+    logger.info(`  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`);
+  }
+  if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger);
+  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests). Ctrl+C stops.`);
+  await stopped;
   return 0;
 }
 

@@ -50,8 +50,15 @@ describe('petstore-mock command line', () => {
     const file = join(dir, 'renamed.yaml');
     await writeFile(file, (await readFile('spec/petstore.openapi.yaml', 'utf8')).replace(/^(\s+title:) .*$/m, '$1 Renamed Petstore'));
     for (const args of [[file, '-p', '0', '-h', '127.0.0.1'], ['--spec', file, '--port', '0', '--host', '127.0.0.1']]) {
-      const { code, stdout } = await runCli(args, { until: /Ctrl\+C stops/ });
-      expect(code, args.join(' ')).toBe(0);
+      let status = 0;
+      const { code, stdout, stderr } = await runCli(args, {
+        until: /Ctrl\+C stops/,
+        onReady: async (output) => {
+          status = (await fetch(`${/listening on (http:\/\/\S+\/v1)/.exec(output)![1]!}/categories`, { headers: { authorization: 'Bearer demo-free' } })).status;
+        },
+      });
+      expect(code, `${args.join(' ')}: ${stderr}`).toBe(0);
+      expect(status).toBe(200);
       expect(stdout).toMatch(/\(Renamed Petstore [^)]*\) listening on http:\/\/127\.0\.0\.1:\d+\/v1/);
     }
   });
