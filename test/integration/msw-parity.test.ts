@@ -18,7 +18,8 @@ import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
 
 const seed = 7;
 const startMs = Date.parse('2026-03-01T12:00:00Z');
-const config = { keys: [{ key: 'sk_parity', plan: 'free' }] };
+// The IETF RateLimit fields are on, so both transports are compared on them too.
+const config = { keys: [{ key: 'sk_parity', plan: 'free' }], rateLimitHeaders: ['x-ratelimit', 'ietf'] as ('x-ratelimit' | 'ietf')[] };
 
 let server: RunningMockServer;
 const msw = setupPetstoreServer({ seed, config, clock: createFixedClock(startMs) });
@@ -46,6 +47,8 @@ const comparedHeaders = [
   'x-ratelimit-limit',
   'x-ratelimit-remaining',
   'x-ratelimit-reset',
+  'ratelimit',
+  'ratelimit-policy',
   'retry-after',
   'location',
   'allow',
@@ -127,6 +130,10 @@ const sequence: Step[] = [
   { ...list, headers: { prefer: 'example=empty' } },
   { ...list, headers: { prefer: 'code=418' } },
   { method: 'POST', path: '/v1/categories', key: 'demo-free', json: { name: 'x' }, headers: { prefer: 'example=nameOnly, code=201' } },
+  // Registered preferences that are not ours are ignored (RFC 7240); ours next to them still count.
+  { ...list, headers: { prefer: 'return=minimal, respond-async, wait=5' } },
+  { method: 'POST', path: '/v1/categories', key: 'demo-free', json: { name: 'y' }, headers: { prefer: 'return=representation' } },
+  { ...list, headers: { prefer: 'handling=lenient, code=429' } },
   // Controls.
   { method: 'GET', path: '/__mock/health' },
   { method: 'GET', path: '/__mock/clock' },
