@@ -524,3 +524,33 @@ describe('IETF RateLimit fields (opt-in)', () => {
     expect(() => createTestApp({ config: { rateLimitHeaders: ['x-ratelimit', 'draft-7'] as never } })).toThrow(/rateLimitHeaders\.1/);
   });
 });
+
+describe('replaceSpec (petstore-mock --watch)', () => {
+  it('serves the new spec and keeps keys, counters, data and the log', () => {
+    const app = createTestApp();
+    app.controls.addKey({ key: 'added-key', plan: 'pro' });
+    expect(call(app, 'POST', '/v1/categories', { key: 'demo-free', json: { name: 'kept' } }).status).toBe(201);
+    const renamed = structuredClone(specDocument) as OpenApiDocument;
+    renamed.info.title = 'Renamed';
+    renamed.servers = [{ url: 'http://127.0.0.1:4010/v2' }];
+    app.replaceSpec(renamed);
+    expect(app.spec.title).toBe('Renamed');
+    expect(app.basePath).toBe('/v2');
+    const listed = call(app, 'GET', '/v2/categories', { key: 'demo-free' });
+    expect(listed.status).toBe(200);
+    expect(listed.json.map((category: { name: string }) => category.name)).toContain('kept');
+    expect(listed.headers['X-RateLimit-Remaining']).toBe('58');
+    expect(call(app, 'GET', '/v2/categories', { key: 'added-key' }).status).toBe(200);
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).status).toBe(404);
+    expect(app.controls.requests().length).toBe(4);
+  });
+
+  it('changes nothing when the new spec cannot be served', () => {
+    const app = createTestApp({ config: { deprecation: { getPetById: { sunset: '2027-12-31T23:59:59Z' } } } });
+    const withoutPets = structuredClone(specDocument) as OpenApiDocument;
+    delete (withoutPets.paths as Record<string, unknown>)['/pets/{petId}'];
+    expect(() => app.replaceSpec(withoutPets)).toThrow(/deprecation\.getPetById: no operation has that operationId/);
+    expect(app.spec.operations.some((operation) => operation.operationId === 'getPetById')).toBe(true);
+    expect(call(app, 'GET', '/v1/pets/1', { key: 'demo-free' }).headers.Sunset).toBe('Fri, 31 Dec 2027 23:59:59 GMT');
+  });
+});
