@@ -45,6 +45,15 @@ export default defineConfig({
       },
       {
         test: {
+          // npm pack + npm install into an empty project: the package as a user gets it.
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 120_000,

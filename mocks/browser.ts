@@ -24,7 +24,7 @@ export interface PetstoreWorker {
  * @example
  * import { petstoreSpec } from 'petstore-kit/mocks/spec';
  * const { worker, controls } = setupPetstoreWorker({ spec: petstoreSpec, seed: 42 });
- * await worker.start({ onUnhandledRequest: 'bypass' });
+ * await worker.start(unhandledRequests('bypass')); // msw 2 and 3; or your major's own option
  * await fetch('/v1/categories', { headers: { authorization: 'Bearer demo-free' } }); // 200, from the worker
  * controls.reset();
  */

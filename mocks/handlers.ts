@@ -15,6 +15,7 @@ export type { MockConfig, MockConfigInput, Limits } from '../src/core/mock-confi
 export type { Clock, Logger } from '../src/core/types.js';
 export { compileSpec } from '../src/core/compiled-spec.js';
 export { createFixedClock, systemClock } from '../src/core/clock.js';
+export { unhandledRequests, type UnhandledRequestStrategy } from './unhandled-requests.js';
 
 export interface PetstoreHandlersOptions extends Omit<MockAppOptions, 'spec'> {
   /**

@@ -23,12 +23,14 @@ export interface PetstoreServer {
 
 /**
  * The Petstore mock for Node tests: MSW's `setupServer` over `createPetstoreHandlers`. MSW in Node
- * intercepts the global `fetch` (and node:http / XMLHttpRequest), not undici's own `request`,
- * `fetch` or `Client` from the `undici` package.
+ * answers the global `fetch`, node:http and XMLHttpRequest. Requests made with the `undici`
+ * package's own API (`request`, `Client`, its `fetch`) are not answered: msw 2 never sees them,
+ * msw 3 sees their sockets but passes them through. To reach a real server from a test that has
+ * MSW listening, send `fetch(bypass(url))` (MSW's own marker) rather than relying on the client.
  *
  * @example
  * const { server, controls } = setupPetstoreServer({ seed: 42 });
- * beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+ * beforeAll(() => server.listen(unhandledRequests('error'))); // or msw 3's { onUnhandledFrame: 'error' }
  * afterEach(() => controls.reset());
  * afterAll(() => server.close());
  * // in a test: await fetch('http://localhost/v1/categories', { headers: { authorization: 'Bearer demo-free' } })

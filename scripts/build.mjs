@@ -7,6 +7,8 @@ import { build } from 'esbuild';
 import { parse } from 'yaml';
 import { bundleSpec } from '../mocks/scripts/bundle-spec.mjs';
 import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url);
 process.chdir(fileURLToPath(root));
@@ -52,9 +54,23 @@ for (const [name, entry] of Object.entries({ 'mocks/handlers': 'mocks/handlers.t
 }
 await build({ ...common, entryPoints: libraryEntries, outdir: 'dist', packages: 'external', splitting: true, chunkNames: 'chunks/[name]-[hash]' });
 
+// petstore-kit/contract: the programmatic contract runner, bundled like the bins (its HTTP client and
+// property-testing library are implementation details, so they need not be runtime dependencies of
+// the package). contract-tests/index.ts is its public entry; until it exists, the runner module.
+const contractEntry = ['contract-tests/index.ts', 'contract-tests/runner/run-contract.ts'].find((file) => existsSync(file));
+if (contractEntry) {
+  await build({
+    ...common,
+    entryPoints: [contractEntry],
+    outfile: 'dist/contract/index.js',
+    external: ['vitest', 'vitest/*', '@stoplight/prism-cli', 'fsevents', 'lightningcss', 'esbuild', 'msw', 'msw/*'],
+    banner: { js: requireShim },
+  });
+}
+
 // Every bundle resolves the default spec next to itself (spec/load-spec.ts uses import.meta.url).
 // Split chunks (dist/chunks) hold load-spec.ts too.
-for (const dir of ['dist', 'dist/bin', 'dist/mocks', 'dist/chunks']) {
+for (const dir of ['dist', 'dist/bin', 'dist/mocks', 'dist/chunks', ...(contractEntry ? ['dist/contract'] : [])]) {
   await mkdir(dir, { recursive: true });
   await copyFile('spec/petstore.openapi.yaml', `${dir}/petstore.openapi.yaml`);
 }
@@ -64,4 +80,17 @@ await writeFile('dist/bin/petstore.openapi.json', JSON.stringify(parse(await rea
 await bundleSpec({ outDir: 'dist/mocks' });
 
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-console.log(`Built dist/: bins ${Object.keys(bins).join(', ')}; entries ${Object.keys(libraryEntries).join(', ')}; types in dist/types`);
+if (contractEntry) {
+  // Declarations of the contract entry and what it imports (not the whole contract-tests tree), and
+  // a stable dist/contract/index.d.ts for package.json's "types" whichever file is the entry.
+  const tsconfig = join(tmpdir(), `petstore-kit-contract-types-${process.pid}.json`);
+  const here = process.cwd();
+  await writeFile(tsconfig, JSON.stringify({ extends: join(here, 'tsconfig.build.json'), compilerOptions: { rootDir: here, outDir: join(here, 'dist/types'), typeRoots: [join(here, 'node_modules/@types')] }, include: [], files: [join(here, contractEntry)] }));
+  try {
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', tsconfig], { stdio: 'inherit' });
+  } finally {
+    await rm(tsconfig, { force: true });
+  }
+  await writeFile('dist/contract/index.d.ts', `export * from '../types/${contractEntry.replace(/\.ts$/, '.js')}';\n`);
+}
+console.log(`Built dist/: bins ${Object.keys(bins).join(', ')}; entries ${Object.keys(libraryEntries).join(', ')}${contractEntry ? `, contract (${contractEntry})` : ''}; types in dist/types`);

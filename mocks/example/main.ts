@@ -1,7 +1,7 @@
 // The example page: a frontend that talks to `/v1` with plain fetch, unaware that a service worker
 // answers. Everything it shows comes from the same core as the node:http mock server.
 import { petstoreSpec } from 'virtual:petstore-spec';
-import { setupPetstoreWorker } from '../browser.js';
+import { setupPetstoreWorker, unhandledRequests } from '../browser.js';
 
 const apiKey = 'demo-free';
 const { worker, controls } = setupPetstoreWorker({ spec: petstoreSpec, seed: 42 });
@@ -107,7 +107,7 @@ element<HTMLButtonElement>('reset').addEventListener('click', () => {
 
 try {
   // quiet: the page is the log. bypass: the page's own files still load from the network.
-  await worker.start({ serviceWorker: { url: './mockServiceWorker.js' }, onUnhandledRequest: 'bypass', quiet: true });
+  await worker.start({ serviceWorker: { url: './mockServiceWorker.js' }, ...unhandledRequests('bypass'), quiet: true });
   status.dataset.state = 'ready';
   status.textContent = 'Mock Service Worker is answering /v1/* in this tab.';
   await refresh();

@@ -1,25 +1,34 @@
 #!/usr/bin/env node
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { defaultSpecPath, readSpecFile } from '../../spec/load-spec.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
+import type { MockApp } from '../core/mock-app.js';
+import type { Logger } from '../core/types.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
 
-Usage: petstore-mock [options]        (npm start -- [options])
+Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
+
+  SPEC                     OpenAPI 3.1 spec to serve, YAML or JSON (default: the kit's own Petstore spec);
+                           --spec FILE says the same
 
 Options:
-  --port N                 Port to listen on (default 4010, or $PORT; 0 picks a free port)
-  --host HOST              Address to bind (default 127.0.0.1)
-  --spec FILE              OpenAPI 3.1 spec to serve (default: the kit's spec/petstore.openapi.yaml)
-  --seed N                 Seed of the fake data; same seed, same data (default 1)
-  --config FILE            YAML config: plans, keys, ban policy, limits (see README "Configuration")
-  --control-token TOKEN    Require X-Mock-Control-Token on /__mock/* controls
-  --allow-remote-control   Serve /__mock/* to non-loopback clients too
-  --allowed-hosts NAME     Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any)
-  --verbose                Log every request (API keys masked)
-  --quiet                  Print nothing but errors
-  --help                   Show this help
-  --version                Show the version
+  -p, --port N             Port to listen on (default 4010, or $PORT; 0 picks a free port)
+  -h, --host HOST          Address to bind (default 127.0.0.1)
+      --seed N             Seed of the fake data; same seed, same data (default 1)
+      --config FILE        YAML config: plans, keys, ban policy, limits (see README "Configuration")
+      --watch              Reload the spec when its file changes; keys, counters, bans and data are kept.
+                           An edit that does not load keeps the previous spec serving
+      --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls
+      --allow-remote-control Serve /__mock/* to non-loopback clients too
+      --allowed-hosts NAME Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any)
+      --verbose            Log every request (API keys masked)
+      --quiet              Print nothing but errors
+      --help               Show this help
+  -v, --version            Print "petstore-mock <version>"
 
 The API is served under /v1 (http://127.0.0.1:4010/v1). Controls, never rate limited:
   POST /__mock/reset                      back to the seeded state
@@ -30,29 +39,43 @@ The API is served under /v1 (http://127.0.0.1:4010/v1). Controls, never rate lim
 Per request: "Prefer: code=429" forces a declared status; "Prefer: example=NAME" picks an example.
 `;
 
-async function main(): Promise<number> {
-  let values;
+/** The package's version, read from its package.json (the same relative path from src/cli and dist/bin). */
+function packageVersion(): string {
   try {
-    ({ values } = parseArgs({
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        spec: { type: 'string' },
-        seed: { type: 'string' },
-        config: { type: 'string' },
-        'control-token': { type: 'string' },
-        'allow-remote-control': { type: 'boolean' },
-        'allowed-hosts': { type: 'string', multiple: true },
-        verbose: { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    if (manifest.name === 'petstore-kit' && typeof manifest.version === 'string') return manifest.version;
+  } catch {
+    // Fall through: a copied bin without its package still answers --version.
+  }
+  return 'unknown';
+}
+
+const options = {
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string', short: 'h' },
+  spec: { type: 'string' },
+  seed: { type: 'string' },
+  config: { type: 'string' },
+  watch: { type: 'boolean' },
+  'control-token': { type: 'string' },
+  'allow-remote-control': { type: 'boolean' },
+  'allowed-hosts': { type: 'string', multiple: true },
+  verbose: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+async function main(argv: string[]): Promise<number> {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
   } catch (error) {
-    process.stderr.write(`petstore-mock: ${(error as Error).message}\nRun petstore-mock --help for the options.\n`);
+    const message = (error as Error).message;
+    // -h is --host, as in Prism; someone typing -h alone most likely wanted the help.
+    const hint = /'-h, --host <value>' argument missing/.test(message) ? ' (-h is --host, as in Prism; --help shows the options)' : '';
+    process.stderr.write(`petstore-mock: ${message}${hint}\nRun petstore-mock --help for the options.\n`);
     return 2;
   }
   if (values.help) {
@@ -60,9 +83,18 @@ async function main(): Promise<number> {
     return 0;
   }
   if (values.version) {
-    process.stdout.write('petstore-mock 0.1.0 (Petstore interface 1.0.0)\n');
+    process.stdout.write(`petstore-mock ${packageVersion()}\n`);
     return 0;
   }
+  if (positionals.length > 1) {
+    process.stderr.write(`petstore-mock: expected at most one spec file, got ${positionals.length}: ${positionals.join(' ')}\nRun petstore-mock --help for the options.\n`);
+    return 2;
+  }
+  if (positionals.length === 1 && values.spec !== undefined && positionals[0] !== values.spec) {
+    process.stderr.write(`petstore-mock: two specs given (${positionals[0]} and --spec ${values.spec}); give one\n`);
+    return 2;
+  }
+  const specPath = positionals[0] ?? values.spec;
   const port = parseInteger(values.port ?? (process.env.PORT?.trim() || '4010'), values.port === undefined && process.env.PORT?.trim() ? 'PORT' : '--port', 0, 65_535);
   const seed = parseInteger(values.seed ?? '1', '--seed', 0, 2 ** 31 - 1);
   if (typeof port === 'string' || typeof seed === 'string') {
@@ -80,27 +112,32 @@ async function main(): Promise<number> {
       ...(values['allow-remote-control'] ? { allowRemoteControl: true } : {}),
       ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], fileConfig?.allowedHosts) } : {}),
     };
-    mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath: values.spec, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
+    mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
   } catch (error) {
     process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
     return 2;
   }
+
+  // Signal handlers first: a supervisor (or a test) may send SIGTERM as soon as it reads the banner.
+  let watcher: FSWatcher | undefined;
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info(`${signal}: finishing in-flight requests and stopping`);
+      watcher?.close();
+      void mock.close().then(resolve);
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
 
   logger.info(`Petstore mock (${mock.app.spec.title} ${mock.app.spec.version}) listening on ${mock.baseUrl}`);
   logger.info('API keys (send Authorization: Bearer <key>):');
   for (const entry of mock.app.startupKeys) {
     logger.info(`  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`);
   }
+  if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger);
   logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests). Ctrl+C stops.`);
-
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info(`${signal}: finishing in-flight requests and stopping`);
-      void mock.close().then(resolve);
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  await stopped;
   return 0;
 }
 
@@ -111,12 +148,43 @@ function allowedHostsOption(flags: string[], fromConfig: 'all' | string[] | unde
   return [...(fromConfig ?? []), ...names];
 }
 
+/**
+ * --watch: reloads the spec into the running app when its file changes. The folder is watched,
+ * not the file, because editors save by writing a new file and renaming it over the old one (a
+ * watch on the old file would go quiet). Changes are debounced: one save is often several events.
+ * A spec that fails to load or compile leaves the previous one serving, with one line saying why.
+ */
+function watchSpec(path: string, app: MockApp, logger: Logger): FSWatcher {
+  const file = resolve(path);
+  const name = basename(file);
+  let timer: NodeJS.Timeout | undefined;
+  let reloading = Promise.resolve();
+  const reload = async () => {
+    try {
+      app.replaceSpec(await readSpecFile(file));
+      logger.info(`Reloaded ${path}: ${app.spec.title} ${app.spec.version}, ${app.spec.operations.length} operations under ${app.basePath}; state kept`);
+    } catch (error) {
+      logger.error(`${(error as Error).message.split('\n')[0]}; still serving the previous spec`);
+    }
+  };
+  const watcher = watch(dirname(file), (_event, changed) => {
+    if (changed !== null && changed !== name) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      reloading = reloading.then(reload);
+    }, 100);
+  });
+  watcher.on('error', (error) => logger.error(`Failed to watch ${path}: ${error.message}; --watch is off`));
+  logger.info(`Watching ${path} for changes`);
+  return watcher;
+}
+
 function parseInteger(text: string, flag: string, min: number, max: number): number | string {
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) return `${flag} must be an integer from ${min} to ${max}, got "${text}"`;
   return Number(text);
 }
 
-main().then(
+main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

@@ -306,13 +306,24 @@ describe('Prefer (forced responses)', () => {
     ['code=418', /code=418 is not declared for listCategories; declared: 200, 401, 429/],
     ['code=abc', /must be an HTTP status/],
     ['example=nope', /example=nope is not an example of listCategories 200; examples: default, empty/],
-    ['respond-async', /cannot read/],
-    ['return=minimal', /unknown preference "return"/],
+    ['cod=429', /unknown preference "cod"/],
+    ['return=minimal, code=abc', /must be an HTTP status/],
     ['dynamic=maybe', /dynamic must be true or false/],
   ])('refuses Prefer: %s with a 400 saying why', (prefer, message) => {
     const response = call(createTestApp(), 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer } });
     expectError(response, 400, 'invalid_prefer');
     expect(response.json.message).toMatch(message);
+  });
+
+  it.each(['return=minimal', 'return=representation', 'respond-async', 'respond-async, wait=5', 'handling=strict'])('ignores Prefer: %s (registered by RFC 7240, not ours) and serves the normal response', (prefer) => {
+    const app = createTestApp();
+    const plain = call(app, 'GET', '/v1/categories', { key: 'demo-pro' });
+    const preferred = call(app, 'GET', '/v1/categories', { key: 'demo-pro', headers: { prefer } });
+    expect(preferred.status).toBe(200);
+    expect(preferred.body).toBe(plain.body);
+    const created = call(app, 'POST', '/v1/categories', { key: 'demo-pro', json: { name: 'kept' }, headers: { prefer } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: 'kept' });
   });
 
   it('still authenticates before forcing', () => {
@@ -470,5 +481,76 @@ describe('seeded categories', () => {
       const names = createTestApp({ seed, config: { seedCategories: 10 } }).controls.categories().map((category) => category.name);
       expect(new Set(names).size, `seed ${seed}: ${names.join(', ')}`).toBe(10);
     }
+  });
+});
+
+describe('IETF RateLimit fields (opt-in)', () => {
+  it('are not sent by default: X-RateLimit-* only', () => {
+    const response = call(createTestApp(), 'GET', '/v1/categories', { key: 'demo-free' });
+    expect(response.headers['X-RateLimit-Limit']).toBe('60');
+    expect(response.headers.RateLimit).toBeUndefined();
+    expect(response.headers['RateLimit-Policy']).toBeUndefined();
+  });
+
+  it('are sent next to X-RateLimit-* with rateLimitHeaders: [x-ratelimit, ietf], on success, errors, 429 and preflights, and exposed to CORS', () => {
+    const app = createTestApp({ config: { rateLimitHeaders: ['x-ratelimit', 'ietf'], keys: [{ key: 'tiny', limits: { perMinute: 2, perDay: 50 } }] } });
+    const first = call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    expect(first.headers['X-RateLimit-Remaining']).toBe('1');
+    expect(first.headers['RateLimit-Policy']).toBe('"minute";q=2;w=60, "day";q=50;w=86400');
+    expect(first.headers.RateLimit).toBe('"minute";r=1;t=60, "day";r=49;t=86400');
+    expect(first.headers['Access-Control-Expose-Headers']).toMatch(/X-RateLimit-Limit.*, RateLimit, RateLimit-Policy$/);
+    expect(call(app, 'GET', '/v1/nope', { key: 'tiny' }).headers.RateLimit).toBe('"minute";r=0;t=60, "day";r=48;t=86400');
+    const limited = call(app, 'GET', '/v1/categories', { key: 'tiny' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.RateLimit).toBe('"minute";r=0;t=60, "day";r=48;t=86400');
+    const anonymous = call(app, 'GET', '/v1/categories', {});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['RateLimit-Policy']).toMatch(/^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/);
+    const preflight = call(app, 'OPTIONS', '/v1/categories', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.RateLimit).toMatch(/^"minute";r=\d+;t=\d+, "day";r=\d+;t=\d+$/);
+  });
+
+  it('show the reported window spent on a forced 429', () => {
+    const app = createTestApp({ config: { rateLimitHeaders: ['x-ratelimit', 'ietf'] } });
+    const forced = call(app, 'GET', '/v1/categories', { key: 'demo-free', headers: { prefer: 'code=429' } });
+    expect(forced.status).toBe(429);
+    expect(forced.headers['X-RateLimit-Remaining']).toBe('0');
+    expect(forced.headers.RateLimit).toBe('"minute";r=0;t=60, "day";r=999;t=86400');
+  });
+
+  it('refuses a config without x-ratelimit or with an unknown style, naming the field', () => {
+    expect(() => createTestApp({ config: { rateLimitHeaders: ['ietf'] } })).toThrow(/rateLimitHeaders: must include x-ratelimit/);
+    expect(() => createTestApp({ config: { rateLimitHeaders: ['x-ratelimit', 'draft-7'] as never } })).toThrow(/rateLimitHeaders\.1/);
+  });
+});
+
+describe('replaceSpec (petstore-mock --watch)', () => {
+  it('serves the new spec and keeps keys, counters, data and the log', () => {
+    const app = createTestApp();
+    app.controls.addKey({ key: 'added-key', plan: 'pro' });
+    expect(call(app, 'POST', '/v1/categories', { key: 'demo-free', json: { name: 'kept' } }).status).toBe(201);
+    const renamed = structuredClone(specDocument) as OpenApiDocument;
+    renamed.info.title = 'Renamed';
+    renamed.servers = [{ url: 'http://127.0.0.1:4010/v2' }];
+    app.replaceSpec(renamed);
+    expect(app.spec.title).toBe('Renamed');
+    expect(app.basePath).toBe('/v2');
+    const listed = call(app, 'GET', '/v2/categories', { key: 'demo-free' });
+    expect(listed.status).toBe(200);
+    expect(listed.json.map((category: { name: string }) => category.name)).toContain('kept');
+    expect(listed.headers['X-RateLimit-Remaining']).toBe('58');
+    expect(call(app, 'GET', '/v2/categories', { key: 'added-key' }).status).toBe(200);
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).status).toBe(404);
+    expect(app.controls.requests().length).toBe(4);
+  });
+
+  it('changes nothing when the new spec cannot be served', () => {
+    const app = createTestApp({ config: { deprecation: { getPetById: { sunset: '2027-12-31T23:59:59Z' } } } });
+    const withoutPets = structuredClone(specDocument) as OpenApiDocument;
+    delete (withoutPets.paths as Record<string, unknown>)['/pets/{petId}'];
+    expect(() => app.replaceSpec(withoutPets)).toThrow(/deprecation\.getPetById: no operation has that operationId/);
+    expect(app.spec.operations.some((operation) => operation.operationId === 'getPetById')).toBe(true);
+    expect(call(app, 'GET', '/v1/pets/1', { key: 'demo-free' }).headers.Sunset).toBe('Fri, 31 Dec 2027 23:59:59 GMT');
   });
 });

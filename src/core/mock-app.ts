@@ -9,7 +9,7 @@ import { HttpError, type ErrorBody, type ErrorCode } from './errors.js';
 import { KeyRegistry, maskSecret, type ApiKeyEntry } from './key-registry.js';
 import { demoKeys, isoDatePattern, parseMockConfig, planLimits, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
-import { RateLimiter, rateLimitHeaders, type RateDecision } from './rate-limiter.js';
+import { ietfRateLimitHeaders, RateLimiter, rateLimitHeaders as xRateLimitHeaders, type RateDecision } from './rate-limiter.js';
 import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import { createRouter } from './router.js';
@@ -77,6 +77,14 @@ export interface MockApp {
   /** The keys accepted at start; `display` is safe to print (demo keys in full, others masked). */
   readonly startupKeys: { key: string; display: string; plan: string; limits: Limits }[];
   /**
+   * Serves another version of the spec from now on and keeps all state: keys, rate-limit counters
+   * and bans, created data, the request log, the clock (`petstore-mock --watch`). Compiles first and
+   * throws (changing nothing) if the new spec cannot be served or the config no longer fits it.
+   *
+   * @example app.replaceSpec(await readSpecFile('spec.yaml'));
+   */
+  replaceSpec(spec: OpenApiDocument | CompiledSpec): void;
+  /**
    * The X-RateLimit-* headers of a client's anonymous budget, without counting a request: for
    * answers a transport gives before a request reaches the core (unparseable HTTP, say).
    */
@@ -115,14 +123,16 @@ const forcedErrorCodes: Partial<Record<number, ErrorCode>> = {
 };
 
 export function createMockApp(options: MockAppOptions): MockApp {
-  const spec = isCompiledSpec(options.spec) ? options.spec : compileSpec(options.spec);
+  // What the spec decides (routes, base path, deprecation headers) is swapped whole by replaceSpec();
+  // everything else below is state that outlives a reload.
+  let spec = isCompiledSpec(options.spec) ? options.spec : compileSpec(options.spec);
   // Decoding is idempotent, so an already decoded config (from readConfigFile) goes through it again safely.
   const config = parseMockConfig(options.config);
   const logger = options.logger ?? silentLogger;
   const seed = options.seed ?? 1;
   const clock = createVirtualClock(options.clock ?? systemClock);
-  const basePath = spec.basePath;
-  const route = createRouter(spec.operations);
+  let basePath = spec.basePath;
+  let route = createRouter(spec.operations);
   const keys = new KeyRegistry();
   const ban = { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 };
   // Keys and anonymous clients are tracked apart: only anonymous clients (one per address, so
@@ -136,6 +146,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
   // Every time the mock states comes from the one virtual clock, Date included: a client that
   // judges X-RateLimit-Reset or Retry-After against Date must see them agree after a clock move.
   const httpDate = new HttpDateCache();
+  // The IETF RateLimit fields are opt-in (config rateLimitHeaders), next to X-RateLimit-*.
+  const ietfFields = config.rateLimitHeaders.includes('ietf');
+  const rateLimitHeaders = (decision: RateDecision): Record<string, string> =>
+    ietfFields ? Object.assign(xRateLimitHeaders(decision), ietfRateLimitHeaders(decision, clock.now())) : xRateLimitHeaders(decision);
+  const cors = ietfFields ? { ...corsHeaders, 'Access-Control-Expose-Headers': `${corsHeaders['Access-Control-Expose-Headers']}, RateLimit, RateLimit-Policy` } : corsHeaders;
 
   const demoKeyNames = new Set(demoKeys.map((entry) => entry.key));
   const startupKeys = [...(config.demoKeys ? demoKeys : []), ...config.keys].map((entry) => ({
@@ -190,26 +205,30 @@ export function createMockApp(options: MockAppOptions): MockApp {
     },
   };
 
-  for (const operationId of Object.keys(config.deprecation)) {
-    const operation = spec.operations.find((candidate) => candidate.operationId === operationId);
-    if (!operation?.deprecated) {
-      throw new Error(`Failed to load config: deprecation.${operationId}: ${operation ? 'that operation is not deprecated in the spec' : 'no operation has that operationId'}`);
+  function deprecationHeadersOf(spec: CompiledSpec): Map<string, Record<string, string>> {
+    for (const operationId of Object.keys(config.deprecation)) {
+      const operation = spec.operations.find((candidate) => candidate.operationId === operationId);
+      if (!operation?.deprecated) {
+        throw new Error(`Failed to load config: deprecation.${operationId}: ${operation ? 'that operation is not deprecated in the spec' : 'no operation has that operationId'}`);
+      }
     }
-  }
-  const deprecationHeaders = new Map<string, Record<string, string>>();
-  for (const operation of spec.operations) {
-    const headers: Record<string, string> = {};
-    if (operation.stability) headers['X-Stability'] = operation.stability;
-    if (operation.deprecated) {
-      const dates = { ...operation.deprecation, ...config.deprecation[operation.operationId] };
-      const deprecatedAt = dates.deprecatedAt ? Date.parse(dates.deprecatedAt) : startedAt;
-      // RFC 9745: Deprecation is a structured-field date, "@" + Unix seconds.
-      headers.Deprecation = `@${Math.floor(deprecatedAt / 1000)}`;
-      // RFC 8594: Sunset is an HTTP-date.
-      if (dates.sunset) headers.Sunset = new Date(Date.parse(dates.sunset)).toUTCString();
+    const byOperation = new Map<string, Record<string, string>>();
+    for (const operation of spec.operations) {
+      const headers: Record<string, string> = {};
+      if (operation.stability) headers['X-Stability'] = operation.stability;
+      if (operation.deprecated) {
+        const dates = { ...operation.deprecation, ...config.deprecation[operation.operationId] };
+        const deprecatedAt = dates.deprecatedAt ? Date.parse(dates.deprecatedAt) : startedAt;
+        // RFC 9745: Deprecation is a structured-field date, "@" + Unix seconds.
+        headers.Deprecation = `@${Math.floor(deprecatedAt / 1000)}`;
+        // RFC 8594: Sunset is an HTTP-date.
+        if (dates.sunset) headers.Sunset = new Date(Date.parse(dates.sunset)).toUTCString();
+      }
+      if (Object.keys(headers).length > 0) byOperation.set(operation.operationId, headers);
     }
-    if (Object.keys(headers).length > 0) deprecationHeaders.set(operation.operationId, headers);
+    return byOperation;
   }
+  let deprecationHeaders = deprecationHeadersOf(spec);
 
   function authenticate(header: string | undefined): { entry: ApiKeyEntry; token: string } | { failure: string; token?: string } {
     if (header === undefined) return { failure: 'Missing API key; send Authorization: Bearer <API_KEY>' };
@@ -298,7 +317,9 @@ export function createMockApp(options: MockAppOptions): MockApp {
     }
     const headers: Record<string, string> = {};
     if (status === 429) {
-      Object.assign(headers, rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0 }));
+      // The reported window is shown spent, in the IETF fields too.
+      const windows = decision.windows.map((window) => (window.resetAtMs === decision.resetAtMs ? { ...window, remaining: 0 } : window));
+      Object.assign(headers, rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0, windows }));
     }
     if (preferences.example !== undefined) {
       if (!response.examples.has(preferences.example)) {
@@ -334,7 +355,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     headers.Date = httpDate.at(clock.now());
     const text = body instanceof RawJson ? body.text : body === undefined ? null : JSON.stringify(body);
     if (text !== null) headers['Content-Type'] = 'application/json';
-    if (withCors) Object.assign(headers, corsHeaders);
+    if (withCors) Object.assign(headers, cors);
     return { status, headers, body: text };
   }
 
@@ -379,9 +400,23 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const controlDeps = { controls, config, finish: (status: number, body: unknown, headers: Record<string, string>) => finish(status, body, headers, false), errorResponse: (error: unknown, headers: Record<string, string>) => errorResponse(error, headers, false) };
 
   const app: MockApp = {
-    spec,
+    get spec() {
+      return spec;
+    },
     config,
-    basePath,
+    get basePath() {
+      return basePath;
+    },
+    replaceSpec(next) {
+      const compiled = isCompiledSpec(next) ? next : compileSpec(next);
+      // Everything that can throw runs before anything is swapped.
+      const nextRoute = createRouter(compiled.operations);
+      const nextDeprecationHeaders = deprecationHeadersOf(compiled);
+      spec = compiled;
+      basePath = compiled.basePath;
+      route = nextRoute;
+      deprecationHeaders = nextDeprecationHeaders;
+    },
     clock,
     controls,
     startupKeys,
@@ -415,7 +450,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
           // counted; it still reports the caller's anonymous budget, like every response under /v1.
           return {
             status: 204,
-            headers: { Date: httpDate.at(clock.now()), ...app.anonymousRateLimitHeaders(request.clientAddress), ...corsHeaders, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
+            headers: { Date: httpDate.at(clock.now()), ...app.anonymousRateLimitHeaders(request.clientAddress), ...cors, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
             body: null,
           };
         } else {

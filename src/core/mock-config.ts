@@ -75,6 +75,15 @@ export const MockConfigSchema = z.strictObject({
    */
   allowedHosts: z.union([z.literal('all'), z.array(z.string().regex(hostPattern, 'must be a host name, e.g. mock.internal or .example.test'))]).default([]),
   cors: z.boolean().default(true),
+  /**
+   * Rate-limit fields on responses: `x-ratelimit` (the interface's X-RateLimit-*, always sent) and,
+   * opt-in, `ietf`: RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers).
+   */
+  rateLimitHeaders: z
+    .array(z.enum(['x-ratelimit', 'ietf']))
+    .min(1)
+    .refine((styles) => styles.includes('x-ratelimit'), 'must include x-ratelimit: the interface requires X-RateLimit-* on every response')
+    .default(['x-ratelimit']),
 });
 
 export type MockConfigInput = z.input<typeof MockConfigSchema>;

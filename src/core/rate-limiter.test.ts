@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFixedClock } from './clock.js';
-import { RateLimiter, rateLimitHeaders } from './rate-limiter.js';
+import { parseList } from 'structured-headers';
+import { ietfRateLimitHeaders, RateLimiter, rateLimitHeaders } from './rate-limiter.js';
 
 const start = Date.UTC(2026, 0, 1);
 const noBan = { enabled: false, threshold: 10, durationMs: 900_000 };
@@ -103,5 +104,48 @@ describe('RateLimiter', () => {
     const limits = { perMinute: 1, perDay: 10 };
     expect(rateLimitHeaders(limiter.hit('a', limits))).toEqual({ 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(start / 1000 + 60) });
     expect(rateLimitHeaders(limiter.hit('a', limits))).toEqual({ 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(start / 1000 + 60), 'Retry-After': '60' });
+  });
+});
+
+/** The IETF fields as a client library reads them: structured-field Lists, item -> parameters. */
+function parseIetf(headers: Record<string, string>) {
+  const read = (value: string) => Object.fromEntries(parseList(value).map(([item, parameters]) => [String(item), Object.fromEntries(parameters)]));
+  // Policy names are sf-strings (draft 11 section 3: the Item value MUST be a String), not tokens.
+  for (const [item] of [...parseList(headers['RateLimit-Policy']!), ...parseList(headers.RateLimit!)]) expect(typeof item).toBe('string');
+  return { policy: read(headers['RateLimit-Policy']!), limit: read(headers.RateLimit!) };
+}
+
+describe('ietfRateLimitHeaders (draft-ietf-httpapi-ratelimit-headers-11)', () => {
+  it('lists both windows as policies (q per w seconds) and service limits (r left, t seconds to go)', () => {
+    const { clock, limiter } = setup();
+    const limits = { perMinute: 60, perDay: 1_000 };
+    limiter.hit('a', limits);
+    clock.advance(30_000);
+    const decision = limiter.hit('a', limits);
+    expect(parseIetf(ietfRateLimitHeaders(decision, clock.now()))).toEqual({
+      policy: { minute: { q: 60, w: 60 }, day: { q: 1_000, w: 86_400 } },
+      limit: { minute: { r: 58, t: 30 }, day: { r: 998, t: 86_370 } },
+    });
+  });
+
+  it('says 0 left in the full window of a limited client, and in both windows, until the ban ends, of a banned one', () => {
+    const { clock, limiter } = setup({ enabled: true, threshold: 1, durationMs: 900_000 });
+    const limits = { perMinute: 2, perDay: 100 };
+    limiter.hit('a', limits);
+    limiter.hit('a', limits);
+    const limited = limiter.hit('a', limits);
+    expect(limited.outcome).toBe('limited');
+    expect(parseIetf(ietfRateLimitHeaders(limited, clock.now())).limit).toEqual({ minute: { r: 0, t: 60 }, day: { r: 98, t: 86_400 } });
+    const banned = limiter.hit('a', limits);
+    expect(banned.outcome).toBe('banned');
+    expect(parseIetf(ietfRateLimitHeaders(banned, clock.now())).limit).toEqual({ minute: { r: 0, t: 900 }, day: { r: 0, t: 900 } });
+    // Retry-After (the ban) is not earlier than the end of the effective windows (draft section 6).
+    expect(rateLimitHeaders(banned)['Retry-After']).toBe('900');
+  });
+
+  it('stays a valid structured field for huge custom limits (at most 15 digits)', () => {
+    const { clock, limiter } = setup();
+    const decision = limiter.hit('a', { perMinute: 10 ** 18, perDay: 10 ** 18 });
+    expect(parseIetf(ietfRateLimitHeaders(decision, clock.now())).policy.minute).toEqual({ q: 999_999_999_999_999, w: 60 });
   });
 });

@@ -13,6 +13,22 @@ export interface RateDecision {
   resetAtMs: number;
   /** Whole seconds until `resetAtMs`, at least 1; meaningful when not allowed. */
   retryAfterSeconds: number;
+  /**
+   * Both windows, not only the one the X-RateLimit-* headers report: the IETF `RateLimit` field
+   * lists a service limit per quota policy.
+   */
+  windows: readonly RateWindow[];
+}
+
+/** One quota policy of a client and where it stands. */
+export interface RateWindow {
+  /** The policy's name in the IETF fields: "minute" or "day". */
+  name: 'minute' | 'day';
+  quota: number;
+  windowSeconds: number;
+  remaining: number;
+  /** Unix time in milliseconds when this window ends (or, for a banned client, the ban). */
+  resetAtMs: number;
 }
 
 export interface BanPolicy {
@@ -68,7 +84,7 @@ export class RateLimiter {
     const now = this.#clock.now();
     const bucket = this.#touch(clientId, now);
 
-    if (bucket.bannedUntil > now) return this.#refusal('banned', limits, bucket.bannedUntil, now);
+    if (bucket.bannedUntil > now) return this.#refusal('banned', limits, bucket.bannedUntil, now, bucket);
     if (bucket.bannedUntil !== 0) {
       bucket.bannedUntil = 0;
       bucket.strikes = 0;
@@ -88,12 +104,12 @@ export class RateLimiter {
       bucket.strikes += 1;
       if (this.#ban.enabled && bucket.strikes > this.#ban.threshold) {
         bucket.bannedUntil = now + this.#ban.durationMs;
-        return this.#refusal('banned', limits, bucket.bannedUntil, now);
+        return this.#refusal('banned', limits, bucket.bannedUntil, now, bucket);
       }
       // When both are full the client waits for the later of the two resets.
       const useDay = dayFull && (!minuteFull || bucket.dayStart + dayMs >= bucket.minuteStart + minuteMs);
       const resetAtMs = useDay ? bucket.dayStart + dayMs : bucket.minuteStart + minuteMs;
-      return { ...this.#refusal('limited', limits, resetAtMs, now), limit: useDay ? limits.perDay : limits.perMinute };
+      return { ...this.#refusal('limited', limits, resetAtMs, now, bucket), limit: useDay ? limits.perDay : limits.perMinute };
     }
 
     bucket.minuteCount += 1;
@@ -107,7 +123,7 @@ export class RateLimiter {
     const now = this.#clock.now();
     const bucket = this.#buckets.get(clientId);
     if (!bucket) return this.#report(freshBucket(now), limits, now, 'allowed');
-    if (bucket.bannedUntil > now) return this.#refusal('banned', limits, bucket.bannedUntil, now);
+    if (bucket.bannedUntil > now) return this.#refusal('banned', limits, bucket.bannedUntil, now, bucket);
     const view: Bucket = { ...bucket };
     if (now >= view.minuteStart + minuteMs) Object.assign(view, { minuteStart: now, minuteCount: 0 });
     if (now >= view.dayStart + dayMs) Object.assign(view, { dayStart: now, dayCount: 0 });
@@ -174,12 +190,23 @@ export class RateLimiter {
       remaining: Math.max(0, useDay ? dayLeft : minuteLeft),
       resetAtMs,
       retryAfterSeconds: secondsUntil(resetAtMs, now),
+      windows: windowsOf(bucket, limits),
     };
   }
 
-  #refusal(outcome: 'limited' | 'banned', limits: Limits, resetAtMs: number, now: number): RateDecision {
-    return { outcome, limit: Math.min(limits.perMinute, limits.perDay), remaining: 0, resetAtMs, retryAfterSeconds: secondsUntil(resetAtMs, now) };
+  #refusal(outcome: 'limited' | 'banned', limits: Limits, resetAtMs: number, now: number, bucket: Bucket): RateDecision {
+    // A banned client has nothing left in either window until the ban ends, whatever its counts say
+    // (so Retry-After, the ban, is also where every effective window ends, as the IETF draft asks).
+    const windows = outcome === 'banned' ? windowsOf(bucket, limits).map((window) => ({ ...window, remaining: 0, resetAtMs })) : windowsOf(bucket, limits);
+    return { outcome, limit: Math.min(limits.perMinute, limits.perDay), remaining: 0, resetAtMs, retryAfterSeconds: secondsUntil(resetAtMs, now), windows };
   }
+}
+
+function windowsOf(bucket: Bucket, limits: Limits): RateWindow[] {
+  return [
+    { name: 'minute', quota: limits.perMinute, windowSeconds: minuteMs / 1000, remaining: Math.max(0, limits.perMinute - bucket.minuteCount), resetAtMs: bucket.minuteStart + minuteMs },
+    { name: 'day', quota: limits.perDay, windowSeconds: dayMs / 1000, remaining: Math.max(0, limits.perDay - bucket.dayCount), resetAtMs: bucket.dayStart + dayMs },
+  ];
 }
 
 function freshBucket(now: number): Bucket {
@@ -202,4 +229,29 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
   };
   if (decision.outcome !== 'allowed') headers['Retry-After'] = String(decision.retryAfterSeconds);
   return headers;
+}
+
+/** Which rate-limit fields responses carry: the interface's X-RateLimit-*, and optionally the IETF ones. */
+export type RateLimitHeaderStyle = 'x-ratelimit' | 'ietf';
+
+/**
+ * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-11),
+ * structured-field Lists with one item per window: the policy is the quota `q` per window `w`
+ * seconds; the service limit is what remains `r` and the seconds `t` until that window ends.
+ * Unlike X-RateLimit-*, which reports the tighter window only, both windows are listed.
+ *
+ * @example
+ * ietfRateLimitHeaders(decision);
+ * // { 'RateLimit-Policy': '"minute";q=60;w=60, "day";q=1000;w=86400', RateLimit: '"minute";r=59;t=60, "day";r=999;t=86400' }
+ */
+export function ietfRateLimitHeaders(decision: RateDecision, nowMs: number): Record<string, string> {
+  return {
+    'RateLimit-Policy': decision.windows.map((window) => `"${window.name}";q=${sfInteger(window.quota)};w=${window.windowSeconds}`).join(', '),
+    RateLimit: decision.windows.map((window) => `"${window.name}";r=${sfInteger(window.remaining)};t=${sfInteger(Math.ceil((window.resetAtMs - nowMs) / 1000))}`).join(', '),
+  };
+}
+
+/** A structured-field Integer has at most 15 digits (RFC 9651 3.3.1) and here is never negative. */
+function sfInteger(value: number): number {
+  return Math.min(999_999_999_999_999, Math.max(0, value));
 }

@@ -1,6 +1,8 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
-import { setupPetstoreServer } from '../../mocks/node.js';
+import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
 
 // Every rule of the interface through MSW's setupServer and the GLOBAL fetch, as a frontend's
 // tests would see it. The clock stands still unless a test moves it, so no test waits.
@@ -15,7 +17,8 @@ const { server, controls } = setupPetstoreServer({
   config: { keys: [{ key: 'tiny-plan-key', limits: { perMinute: 3, perDay: 100 } }] },
 });
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+// Strict on msw 2 and 3 alike (msw 3 renamed the option and ignores the old name).
+beforeAll(() => server.listen(unhandledRequests('error')));
 afterEach(() => controls.reset());
 afterAll(() => server.close());
 
@@ -241,5 +244,27 @@ describe('controls', () => {
     expect(refused).toMatchObject({ status: 400, json: { code: 'invalid_control_request', status: 400 } });
     // Control requests are not API requests: no budget spent, no rate-limit headers.
     expect(refused.headers.get('X-RateLimit-Limit')).toBeNull();
+  });
+});
+
+describe('requests no handler matches', () => {
+  it('are refused, not passed through, on the installed msw major (msw 3 renamed the option)', async () => {
+    // A real server that counts what reaches it: a request MSW let through would be answered by
+    // it, one MSW refused fails with MSW's own "unhandled" error and never arrives.
+    let arrived = 0;
+    const bystander = createServer((_request, response) => {
+      arrived += 1;
+      response.end('passed through');
+    });
+    await new Promise<void>((resolve) => bystander.listen(0, '127.0.0.1', resolve));
+    const { port } = bystander.address() as AddressInfo;
+    const outcome = await fetch(`http://127.0.0.1:${port}/elsewhere`).then(
+      (response) => `answered ${response.status}`,
+      (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message),
+    );
+    await new Promise((resolve) => bystander.close(resolve));
+    expect(arrived).toBe(0);
+    expect(outcome).not.toMatch(/ECONNREFUSED|answered/);
+    expect(outcome).toMatch(/unhandled|onUnhandled|\[MSW\]/i);
   });
 });
