@@ -13,14 +13,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // `petstore-kit/mocks/node` with msw and fetch, `petstore-kit/contract`, and the declarations of
 // `petstore-kit/mocks/browser` for a browser project without @types/node.
 
-/**
- * TODO(lead, after merging the contract-runner rewrite): set to true. On this branch the contract
- * runner still loads vitest at run time, and vitest is (on purpose) only a devDependency, so the
- * contract bin and `petstore-kit/contract` cannot run from a lean install yet. With the rewrite
- * merged they must, and these checks stop being skipped.
- */
-const contractRunnerIsStandalone = false;
-
 /** The lean-install budget of the issue: mock server + MSW handlers, optional peers excluded. */
 const installBudgetBytes = 20 * 1024 * 1024;
 
@@ -255,7 +247,7 @@ export { clock };
     expect(program.filter((file) => file.includes('/@types/node/'))).toEqual([]);
   });
 
-  it.skipIf(!contractRunnerIsStandalone)('petstore-contract --version prints one line, and the bin checks the installed mock', async () => {
+  it('petstore-contract --version prints one line, and the bin checks the installed mock', async () => {
     const { stdout } = await run(process.execPath, [bin('petstore-contract'), '--version'], { cwd: app });
     expect(stdout).toBe(`petstore-contract ${repoPackage.version}\n`);
     const mock = await startInstalledMock();
@@ -274,11 +266,6 @@ export { clock };
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `console.log(JSON.stringify(Object.keys(await import('petstore-kit/contract')).sort()))`], { cwd: app }).catch(
       (error: { stderr: string }) => ({ stdout: JSON.stringify({ error: error.stderr.split('\n').find((line) => /Error/.test(line)) }) }),
     );
-    if (!contractRunnerIsStandalone) {
-      // Until then the module resolves (exports map, files) but loading it needs vitest.
-      expect(stdout).toMatch(/runContract|Cannot find (package|module) 'vitest'/);
-      return;
-    }
     expect(JSON.parse(stdout)).toContain('runContract');
   });
 });
