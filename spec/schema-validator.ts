@@ -35,7 +35,9 @@ function createAjv(): Ajv2020 {
   // strict: false because the audit (schema-keywords.ts) already refused what ajv would skip, and
   // OpenAPI's annotations (example, xml, x-*) are legal there. validateSchema: false because
   // compiling the 2020-12 meta-schema costs ~200 ms of start-up; the audit checks the values.
-  const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: false, verbose: true, addUsedSchema: false, logger: false });
+  // code.optimize: false halves compile time (it matters for specs with hundreds of schemas) and
+  // costs nothing measurable on validation.
+  const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: false, verbose: true, addUsedSchema: false, logger: false, code: { optimize: false } });
   addFormats(ajv);
   return ajv;
 }
