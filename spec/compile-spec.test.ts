@@ -65,6 +65,11 @@ describe('compileSpecDefinition', () => {
     const deepError = validator.safeParse({ name: 'a', children: [{ name: 'b', children: [{ name: 3 }] }] });
     expect(deepError.success).toBe(false);
     expect(deepError.error!.issues[0]!.path).toEqual(['children', 0, 'children', 0, 'name']);
+    let deep: unknown = { name: 'leaf' };
+    for (let level = 0; level < 100_000; level += 1) deep = { name: 'n', children: [deep] };
+    const tooDeep = validator.safeParse(deep);
+    expect(tooDeep.success).toBe(false);
+    expect(tooDeep.error!.issues[0]!.message).toBe('the value is nested too deeply to validate');
   });
 
   it('refuses a document beyond the node budget in one line', () => {

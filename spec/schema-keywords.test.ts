@@ -30,6 +30,7 @@ describe('auditSchemas', () => {
     ['a boolean exclusiveMinimum (3.0 style)', { type: 'number', minimum: 1, exclusiveMinimum: true }, /exclusiveMinimum must be a number, found true \(the boolean form is OpenAPI 3.0\)/],
     ['a schema that is a string', { type: 'object', properties: { a: 'string' } }, /a schema must be an object or a boolean, found string at #\/components\/schemas\/Toy\/properties\/a$/],
     ['an empty anyOf', { anyOf: [] }, /anyOf must be a non-empty list of schemas/],
+    ['a cycle that never nests (left recursion)', { anyOf: [{ $ref: '#/components/schemas/Toy' }, { type: 'string' }] }, /^Failed to compile spec: the schema refers to itself without nesting .* at #\/components\/schemas\/Toy$/],
     ['another dialect', { $schema: 'http://json-schema.org/draft-07/schema#' }, /\$schema "http:\/\/json-schema.org\/draft-07\/schema#" is not supported/],
   ])('refuses %s with one line naming it and where it is', (_, schema, message) => {
     let thrown: Error | undefined;

@@ -92,15 +92,25 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
     }
   }
 
-  const audited = new Set<unknown>();
+  // Schemas applied to the same value as their parent (allOf, $ref, ...): a cycle of those would
+  // make validation recurse forever without ever reading deeper into the value.
+  const audited = new Map<object, string>();
+  const sameValueEdges = new Map<object, object[]>();
   while (schemaStack.length > 0) {
     const { schema, pointer } = schemaStack.pop()!;
     if (typeof schema === 'boolean') continue;
     if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) fail(pointer, `a schema must be an object or a boolean, found ${describe(schema)}`);
-    if (audited.has(schema)) continue;
-    audited.add(schema);
+    if (audited.has(schema as object)) continue;
+    audited.set(schema as object, pointer);
+    const edges: object[] = [];
+    sameValueEdges.set(schema as object, edges);
     for (const [keyword, value] of Object.entries(schema as Record<string, unknown>)) {
       const at = `${pointer}/${escape(keyword)}`;
+      if (sameValueKeywords.has(keyword)) {
+        for (const sub of Array.isArray(value) ? value : keyword === 'dependentSchemas' && isRecord(value) ? Object.values(value) : [value]) {
+          if (sub !== null && typeof sub === 'object') edges.push(sub);
+        }
+      }
       if (keyword.startsWith('x-') || annotationKeywords.has(keyword)) continue;
       const refused = refusedKeywords[keyword];
       if (refused !== undefined) fail(pointer, `keyword "${keyword}" is not supported (${refused})`);
@@ -144,6 +154,7 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
         const targetPointer = localPointer(value as string, pointer);
         const target = nodeAt(source, targetPointer);
         if (target === undefined) fail(pointer, `$ref ${short(value)} points to nothing`);
+        if (target !== null && typeof target === 'object') edges.push(target);
         push(target, targetPointer);
       } else if (schemaMapKeywords.has(keyword)) {
         if (!isRecord(value)) fail(pointer, `${keyword} must be an object of schemas, found ${describe(value)}`);
@@ -160,7 +171,38 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
       }
     }
   }
+  refuseCyclesWithoutNesting(audited, sameValueEdges, fail);
 }
+
+/** Find a cycle among schemas applied to one same value; report where it starts. */
+function refuseCyclesWithoutNesting(audited: Map<object, string>, edges: Map<object, object[]>, fail: (pointer: string, problem: string) => never): void {
+  const state = new Map<object, 'open' | 'done'>();
+  for (const start of audited.keys()) {
+    if (state.has(start)) continue;
+    const stack: { node: object; next: number }[] = [{ node: start, next: 0 }];
+    state.set(start, 'open');
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      const targets = edges.get(frame.node) ?? [];
+      if (frame.next === targets.length) {
+        state.set(frame.node, 'done');
+        stack.pop();
+        continue;
+      }
+      const target = targets[frame.next++]!;
+      const seen = state.get(target);
+      if (seen === 'open') {
+        fail(audited.get(target) ?? '', 'the schema refers to itself without nesting (through $ref, allOf, anyOf, oneOf, not or if/then/else on the same value): no value could be validated against it; recursion must go through properties or items');
+      }
+      if (seen === undefined && audited.has(target)) {
+        state.set(target, 'open');
+        stack.push({ node: target, next: 0 });
+      }
+    }
+  }
+}
+
+const sameValueKeywords = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas']);
 
 const nameMaps = new Set(['properties', 'patternProperties', 'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'content', 'encoding', 'variables', 'paths', 'webhooks', 'examples']);
 

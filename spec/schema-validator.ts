@@ -95,7 +95,17 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
         throw new SpecError(`Failed to compile spec: the schema of ${what} cannot be compiled (${(error as Error).message.split('\n')[0]!.slice(0, 200)})`);
       }
     }
-    if (validate(value)) return;
+    let valid: boolean;
+    try {
+      valid = validate(value) as boolean;
+    } catch (error) {
+      // A recursive schema follows the value down: a value nested deeper than the stack allows is
+      // refused, not a crash.
+      if (!(error instanceof RangeError)) throw error;
+      context.addIssue({ code: 'custom', path: [], message: 'the value is nested too deeply to validate', params: { keyword: 'depth' }, input: value });
+      return;
+    }
+    if (valid) return;
     for (const issue of describeAjvErrors(validate.errors ?? [])) {
       context.addIssue({ code: 'custom', path: issue.path, message: issue.message, params: { keyword: issue.keyword }, input: value });
     }
