@@ -76,18 +76,19 @@ export class SpecError extends Error {
  */
 export function resolveDocument(source: OpenApiDocument, options: ResolveOptions = {}): ResolvedDocument {
   const maxNodes = options.maxNodes ?? defaultMaxSpecNodes;
+  // Counting first is cheap (no allocation): an oversized document is refused in well under a second.
+  if (countNodes(source, maxNodes) > maxNodes) throw tooComplex(maxNodes);
   const resolvedByRaw = new Map<object, unknown>();
   const pointers = new Map<object, string>();
   const filling = new Set<object>();
   const followingRefs = new Set<object>();
   const targets = new Map<string, unknown>();
+  const registered: object[] = [];
   let nodeCount = 0;
 
   const count = (amount: number) => {
     nodeCount += amount;
-    if (nodeCount > maxNodes) {
-      throw new SpecError(`Failed to compile spec: it is too complex to serve (more than ${maxNodes} nodes once references are resolved); split it or remove unused parts`);
-    }
+    if (nodeCount > maxNodes) throw tooComplex(maxNodes);
   };
 
   function visit(raw: unknown, pointer: string, isNameMap: boolean, depth: number): unknown {
@@ -112,9 +113,13 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     resolvedByRaw.set(raw, out);
     pointers.set(out, pointer);
     filling.add(out);
-    for (const [key, value] of Object.entries(raw)) {
+    const isSchemas = pointer === '/components/schemas';
+    for (const key in raw) {
+      if (!Object.hasOwn(raw, key)) continue;
+      const value = (raw as Record<string, unknown>)[key];
       const resolved = !isNameMap && isDataKey(key, value) ? value : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && nameMapKeys.has(key), depth + 1);
       setOwn(out, key, resolved);
+      if (resolved !== null && typeof resolved === 'object' && (isSchemas || (!isNameMap && key === 'schema'))) registered.push(resolved);
     }
     filling.delete(out);
     return out;
@@ -130,6 +135,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     try {
       const targetPointer = localPointer(ref, pointer);
       target = visit(rawAt(targetPointer, ref, pointer), targetPointer, false, depth + 1);
+      if (target !== null && typeof target === 'object') registered.push(target);
     } finally {
       followingRefs.delete(raw);
     }
@@ -142,6 +148,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     const merged: Record<string, unknown> = {};
     resolvedByRaw.set(raw, merged);
     pointers.set(merged, pointer);
+    registered.push(merged);
     if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
       if (filling.has(target)) {
         // The target is still being built (a cycle through this very reference): keep it whole.
@@ -175,6 +182,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
   let document: OpenApiDocument;
   try {
     document = visit(source, '', false, 0) as OpenApiDocument;
+    registered.push(document);
   } catch (error) {
     if (error instanceof RangeError) throw new SpecError(`Failed to compile spec: it is nested too deeply to serve`);
     throw error;
@@ -183,12 +191,15 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     document,
     source,
     nodeCount,
-    pointerOf: (node) => {
-      const origin = originOf(node);
-      return origin?.resolved === resolved ? origin.pointer : undefined;
-    },
+    pointerOf: (node) => (node !== null && typeof node === 'object' ? pointers.get(node) : undefined),
   };
-  for (const [node, pointer] of pointers) origins.set(node, { pointer, resolved });
+  // The global registry holds what callers hand around (the document, schemas of parameters,
+  // bodies and responses, components, reference targets); every other node answers through
+  // pointerOf. Registering every node would cost more than resolving the document.
+  for (const node of registered) {
+    const pointer = pointers.get(node);
+    if (pointer !== undefined) origins.set(node, { pointer, resolved });
+  }
   return resolved;
 }
 
@@ -200,6 +211,32 @@ export function nodeAt(source: unknown, pointer: string): unknown {
     current = (current as Record<string, unknown>)[segment];
   }
   return current;
+}
+
+function tooComplex(maxNodes: number): SpecError {
+  return new SpecError(`Failed to compile spec: it is too complex to serve (more than ${maxNodes} nodes); split it or remove unused parts`);
+}
+
+/** Objects and arrays in a document, counting up to `limit + 1` at most. */
+function countNodes(root: unknown, limit: number): number {
+  let count = 0;
+  const stack: unknown[] = [root];
+  const seen = new Set<object>();
+  while (stack.length > 0 && count <= limit) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    count += 1;
+    if (Array.isArray(node)) {
+      for (const item of node) if (item !== null && typeof item === 'object') stack.push(item);
+    } else {
+      for (const key in node) {
+        const value = (node as Record<string, unknown>)[key];
+        if (value !== null && typeof value === 'object') stack.push(value);
+      }
+    }
+  }
+  return count;
 }
 
 /**
@@ -230,7 +267,7 @@ export function splitPointer(pointer: string): string[] {
 }
 
 export function escapePointer(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+  return segment.includes('~') || segment.includes('/') ? segment.replaceAll('~', '~0').replaceAll('/', '~1') : segment;
 }
 
 /** Short and printable: a reference comes from a file the user may not trust. */

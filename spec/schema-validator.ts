@@ -102,7 +102,7 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
       // A recursive schema follows the value down: a value nested deeper than the stack allows is
       // refused, not a crash.
       if (!(error instanceof RangeError)) throw error;
-      context.addIssue({ code: 'custom', path: [], message: 'the value is nested too deeply to validate', params: { keyword: 'depth' }, input: value });
+      context.addIssue({ code: 'custom', path: [], message: 'nested too deeply to validate', params: { keyword: 'depth' }, input: value });
       return;
     }
     if (valid) return;

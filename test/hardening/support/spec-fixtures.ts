@@ -57,15 +57,15 @@ export function layeredRefsSpec(levels = 10, width = 10): OpenApiDocument {
 }
 
 /**
- * A chain of `length` schemas, each referring twice (through allOf and a property) to the next:
- * 2^length copies once expanded.
+ * A chain of `length` schemas, each referring three times (through allOf and two properties) to
+ * the next: 3^length copies once expanded (18 levels: 387 million).
  */
 export function sharedChainSpec(length = 18): OpenApiDocument {
   const schemas: Record<string, unknown> = {};
   for (let index = 0; index < length; index += 1) {
     schemas[`C${index}`] = index === length - 1
       ? { type: 'object', required: ['leaf'], properties: { leaf: { type: 'integer', minimum: 0 } } }
-      : { allOf: [{ $ref: `#/components/schemas/C${index + 1}` }], properties: { child: { $ref: `#/components/schemas/C${index + 1}` } } };
+      : { allOf: [{ $ref: `#/components/schemas/C${index + 1}` }], properties: { left: { $ref: `#/components/schemas/C${index + 1}` }, right: { $ref: `#/components/schemas/C${index + 1}` } } };
   }
   return specWith({ '/chain': { schema: { $ref: '#/components/schemas/C0' }, requestSchema: { $ref: '#/components/schemas/C0' } } }, schemas);
 }
