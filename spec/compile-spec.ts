@@ -111,14 +111,13 @@ export interface CompileOptions {
 }
 
 const stabilityLevels = new Set(['experimental', 'beta']);
-const definitions = new WeakMap<object, SpecDefinition>();
 
 /**
  * Reads an OpenAPI 3.1 document once: references resolved by sharing (linear in the document,
  * recursion allowed, external references refused), every schema audited (each keyword enforced or
  * the document refused with one line), operations listed with their parameters, bodies, responses,
- * security and extensions. Pure: runs in Node and in browsers. The same document (or its resolved
- * form) compiles once.
+ * security and extensions. Pure: runs in Node and in browsers. A resolved document (`spec.document`)
+ * compiles from the document it came from.
  *
  * @example
  * const spec = compileSpecDefinition(await readSpecFile());
@@ -128,12 +127,8 @@ export function compileSpecDefinition(input: OpenApiDocument, options: CompileOp
   // A resolved document (spec.document) compiles from its source: references are what validators read.
   const origin = originOf(input);
   const source = origin !== undefined && origin.pointer === '' && origin.resolved.document === input ? origin.resolved.source : input;
-  let base = options.maxNodes === undefined ? definitions.get(source) : undefined;
-  if (base === undefined) {
-    base = compileFresh(source, options.maxNodes);
-    if (options.maxNodes === undefined) definitions.set(source, base);
-  }
-  return options.basePath === undefined || options.basePath === base.basePath ? base : { ...base, basePath: options.basePath };
+  const definition = compileFresh(source, options.maxNodes);
+  return options.basePath === undefined ? definition : { ...definition, basePath: options.basePath };
 }
 
 function compileFresh(source: OpenApiDocument, maxNodes: number | undefined): SpecDefinition {
@@ -182,7 +177,8 @@ function compileFresh(source: OpenApiDocument, maxNodes: number | undefined): Sp
   };
 }
 
-const validatorsBySource = new WeakMap<object, ReturnType<typeof createDocumentValidators>>();
+// Per compilation, not per document object: a document edited and compiled again gets fresh validators.
+const validatorsByCompilation = new WeakMap<object, ReturnType<typeof createDocumentValidators>>();
 
 /**
  * The validator of a schema: one of a compiled document validates with that document's
@@ -194,11 +190,10 @@ const validatorsBySource = new WeakMap<object, ReturnType<typeof createDocumentV
 export function validatorOf(schema: JsonSchema, what: string): SchemaValidator {
   const origin = originOf(schema);
   if (origin === undefined) return standaloneValidator(schema, what);
-  const source = origin.resolved.source;
-  let validators = validatorsBySource.get(source);
+  let validators = validatorsByCompilation.get(origin.resolved);
   if (validators === undefined) {
-    validators = createDocumentValidators(source);
-    validatorsBySource.set(source, validators);
+    validators = createDocumentValidators(origin.resolved.source);
+    validatorsByCompilation.set(origin.resolved, validators);
   }
   return validators.at(origin.pointer, what);
 }
