@@ -50,7 +50,7 @@ const maxNesting = 1_000;
 const nameMapKeys = new Set([
   'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'schemas', 'responses', 'parameters',
   'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'content', 'encoding', 'variables',
-  'paths', 'webhooks', 'mapping',
+  'paths', 'webhooks', 'mapping', 'examples',
 ]);
 /** Keys whose values are data (examples, enumerations, extensions): a `$ref` inside them is data too. */
 const dataKeys = new Set(['example', 'enum', 'const', 'default', 'value']);

@@ -35,6 +35,17 @@ describe('resolveRefs', () => {
     expect((resolveRefs(document).components!.schemas!.A as { example: unknown }).example).toEqual({ $ref: 'not a reference' });
   });
 
+  it('resolves a referenced example even when it is named like a keyword ("default", "value")', () => {
+    const document = {
+      ...base,
+      paths: { '/x': { get: { responses: { '200': { description: 'ok', content: { 'application/json': { examples: { default: { $ref: '#/components/examples/One' }, value: { $ref: '#/components/examples/One' } } } } } } } } },
+      components: { examples: { One: { value: 1 } } },
+    } as unknown as OpenApiDocument;
+    const examples = (resolveRefs(document).paths!['/x']!.get!.responses!['200']!.content!['application/json']!.examples!) as Record<string, unknown>;
+    expect(examples.default).toEqual({ value: 1 });
+    expect(examples.value).toEqual({ value: 1 });
+  });
+
   it('keeps a __proto__ key in a document as plain data', () => {
     const document = JSON.parse('{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{},"y":{"__proto__":{"polluted":true}}}') as OpenApiDocument;
     const resolved = resolveRefs(document) as unknown as { y: object };
