@@ -86,7 +86,9 @@ export function standaloneValidator(schema: JsonSchema, what: string): SchemaVal
 
 function lazyValidator(compile: () => ValidateFunction, what: string): SchemaValidator {
   let validate: ValidateFunction | undefined;
-  return z.unknown().superRefine((value, context) => {
+  // check() with issues pushed directly: a third of superRefine's cost on the failure path.
+  return z.unknown().check((context) => {
+    const value = context.value;
     if (validate === undefined) {
       try {
         validate = compile();
@@ -102,12 +104,12 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
       // A recursive schema follows the value down: a value nested deeper than the stack allows is
       // refused, not a crash.
       if (!(error instanceof RangeError)) throw error;
-      context.addIssue({ code: 'custom', path: [], message: 'nested too deeply to validate', params: { keyword: 'depth' }, input: value });
+      context.issues.push({ code: 'custom', path: [], message: 'nested too deeply to validate', params: { keyword: 'depth' }, input: value });
       return;
     }
     if (valid) return;
     for (const issue of describeAjvErrors(validate.errors ?? [])) {
-      context.addIssue({ code: 'custom', path: issue.path, message: issue.message, params: { keyword: issue.keyword }, input: value });
+      context.issues.push({ code: 'custom', path: issue.path, message: issue.message, params: { keyword: issue.keyword }, input: value });
     }
   });
 }
