@@ -114,11 +114,6 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
   });
 }
 
-/** Compiles every validator now (for a check at start, or before timing requests). */
-export function warmUp(validator: SchemaValidator): void {
-  validator.safeParse(undefined);
-}
-
 /**
  * ajv's errors as short issues, worded as users read them ("expected string, received number",
  * "name: required property is missing"), at most five, duplicates dropped. Values from the request
