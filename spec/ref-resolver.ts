@@ -13,8 +13,10 @@ export interface ResolvedDocument {
   /** The document as given, references untouched (what a JSON Schema validator should see). */
   source: OpenApiDocument;
   /**
-   * Where a resolved object comes from in `source`, as a JSON pointer (`/components/schemas/Pet`).
-   * A reference with sibling keywords maps to the reference itself (validators read both).
+   * Where a resolved object comes from in `source`, as a JSON pointer (`/components/schemas/Pet`),
+   * for the document, the schemas of parameters, headers, bodies, responses and components, and
+   * every reference target. A reference with sibling keywords maps to the reference itself
+   * (validators read both).
    */
   pointerOf(node: unknown): string | undefined;
   /** Nodes visited: the measure of the document's complexity that the budget bounds. */
@@ -79,11 +81,15 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
   // Counting first is cheap (no allocation): an oversized document is refused in well under a second.
   if (countNodes(source, maxNodes) > maxNodes) throw tooComplex(maxNodes);
   const resolvedByRaw = new Map<object, unknown>();
-  const pointers = new Map<object, string>();
   const filling = new Set<object>();
   const followingRefs = new Set<object>();
   const targets = new Map<string, unknown>();
-  const registered: object[] = [];
+  // Pointers are kept for what callers hand around (the document, the schemas of parameters, bodies,
+  // responses and components, reference targets), not for every node: that would double the cost.
+  const pointers = new Map<object, string>();
+  const register = (node: unknown, pointer: string) => {
+    if (node !== null && typeof node === 'object' && !pointers.has(node)) pointers.set(node, pointer);
+  };
   let nodeCount = 0;
 
   const count = (amount: number) => {
@@ -103,7 +109,6 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     if (Array.isArray(raw)) {
       const out: unknown[] = [];
       resolvedByRaw.set(raw, out);
-      pointers.set(out, pointer);
       filling.add(out);
       raw.forEach((item, index) => out.push(visit(item, `${pointer}/${index}`, false, depth + 1)));
       filling.delete(out);
@@ -111,7 +116,6 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     }
     const out: Record<string, unknown> = {};
     resolvedByRaw.set(raw, out);
-    pointers.set(out, pointer);
     filling.add(out);
     const isSchemas = pointer === '/components/schemas';
     for (const key in raw) {
@@ -119,7 +123,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
       const value = (raw as Record<string, unknown>)[key];
       const resolved = !isNameMap && isDataKey(key, value) ? value : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && nameMapKeys.has(key), depth + 1);
       setOwn(out, key, resolved);
-      if (resolved !== null && typeof resolved === 'object' && (isSchemas || (!isNameMap && key === 'schema'))) registered.push(resolved);
+      if (isSchemas || (!isNameMap && key === 'schema')) register(resolved, `${pointer}/${escapePointer(key)}`);
     }
     filling.delete(out);
     return out;
@@ -135,7 +139,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     try {
       const targetPointer = localPointer(ref, pointer);
       target = visit(rawAt(targetPointer, ref, pointer), targetPointer, false, depth + 1);
-      if (target !== null && typeof target === 'object') registered.push(target);
+      register(target, targetPointer);
     } finally {
       followingRefs.delete(raw);
     }
@@ -147,8 +151,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     // Sibling keywords of a $ref (3.1): kept, and they win over the target's (summary, description).
     const merged: Record<string, unknown> = {};
     resolvedByRaw.set(raw, merged);
-    pointers.set(merged, pointer);
-    registered.push(merged);
+    register(merged, pointer);
     if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
       if (filling.has(target)) {
         // The target is still being built (a cycle through this very reference): keep it whole.
@@ -182,7 +185,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
   let document: OpenApiDocument;
   try {
     document = visit(source, '', false, 0) as OpenApiDocument;
-    registered.push(document);
+    register(document, '');
   } catch (error) {
     if (error instanceof RangeError) throw new SpecError(`Failed to compile spec: it is nested too deeply to serve`);
     throw error;
@@ -193,13 +196,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     nodeCount,
     pointerOf: (node) => (node !== null && typeof node === 'object' ? pointers.get(node) : undefined),
   };
-  // The global registry holds what callers hand around (the document, schemas of parameters,
-  // bodies and responses, components, reference targets); every other node answers through
-  // pointerOf. Registering every node would cost more than resolving the document.
-  for (const node of registered) {
-    const pointer = pointers.get(node);
-    if (pointer !== undefined) origins.set(node, { pointer, resolved });
-  }
+  for (const [node, pointer] of pointers) origins.set(node, { pointer, resolved });
   return resolved;
 }
 

@@ -264,7 +264,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function escape(segment: string): string {
-  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+  return segment.includes('~') || segment.includes('/') ? segment.replaceAll('~', '~0').replaceAll('/', '~1') : segment;
 }
 
 function describe(value: unknown): string {
