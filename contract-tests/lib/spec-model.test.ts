@@ -8,7 +8,7 @@ describe('validators derived from the spec', async () => {
 
   it('validates Category bodies of createCategory 201', () => {
     expect(validateBody(operation('createCategory'), 201, { id: 4, name: 'dog', description: 'x' }, true)).toEqual({ kind: 'valid', notShown: false });
-    expect(validateBody(operation('createCategory'), 201, { id: '4', name: 'dog' }, true)).toMatchObject({ kind: 'invalid', issues: ['id: expected number, received string'] });
+    expect(validateBody(operation('createCategory'), 201, { id: '4', name: 'dog' }, true)).toMatchObject({ kind: 'invalid', issues: ['id: expected integer, received string'] });
     expect(validateBody(operation('createCategory'), 201, { id: 4.5, name: 'dog' }, true).kind).toBe('invalid');
   });
 
@@ -38,5 +38,18 @@ describe('validators derived from the spec', async () => {
     document.paths!['/categories']!.post!['x-stability'] = 'beta';
     expect(buildSpecModel(document).operations.get('createCategory')?.stability).toBe('beta');
     expect(operation('createCategory').stability).toBeUndefined();
+  });
+});
+
+describe('specs beyond ours', () => {
+  it('validates recursive response schemas and refuses what it cannot check, as the mock does', async () => {
+    const document = await readSpecFile();
+    document.components!.schemas!.Category = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Category' } } } };
+    const spec = buildSpecModel(document);
+    const create = spec.operations.get('createCategory')!;
+    expect(validateBody(create, 201, { id: 1, name: 'a', children: [{ id: 2, name: 'b', children: [] }] }, true).kind).toBe('valid');
+    expect(validateBody(create, 201, { id: 1, name: 'a', children: [{ id: 2, name: 3 }] }, true)).toMatchObject({ kind: 'invalid', issues: ['children.0.name: expected string, received number'] });
+    document.components!.schemas!.Category = { type: 'object', properties: { name: { type: 'string', maxLenght: 3 } } } as never;
+    expect(() => buildSpecModel(document)).toThrow(/^Failed to compile spec: unknown keyword "maxLenght" .* at #\/components\/schemas\/Category\/properties\/name$/);
   });
 });

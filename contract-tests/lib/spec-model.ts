@@ -1,7 +1,7 @@
-import * as z from 'zod';
+import type * as z from 'zod';
+import { compileSpecDefinition, type ResponseDefinition } from '../../spec/compile-spec.js';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { httpMethods, type JsonSchema, type OpenApiDocument, type OpenApiResponse } from '../../spec/openapi-types.js';
-import { resolveRefs } from '../../spec/resolve-refs.js';
+import type { OpenApiDocument } from '../../spec/openapi-types.js';
 
 /** What the suite reads from the spec about one operation. */
 export interface SpecOperation {
@@ -46,8 +46,10 @@ export type BodyVerdict =
 
 /**
  * Loads the OpenAPI document and derives, for each operation, the validators of its response
- * bodies (zod's `fromJSONSchema`), its stability and whether the interface shows its shapes.
- * Throws "Failed to load spec ..." / "Failed to derive validators ..." on a document it cannot use.
+ * bodies, its stability and whether the interface shows its shapes: the kit's view of the reading
+ * shared with the mock (`spec/compile-spec.ts`), so the two cannot drift. Validators are JSON
+ * Schema 2020-12 (ajv) behind zod's `safeParse`, compiled on first use.
+ * Throws "Failed to load spec ..." / "Failed to compile spec ..." on a document it cannot use.
  *
  * @example
  * const spec = await loadSpecModel('spec/petstore.openapi.yaml');
@@ -59,32 +61,29 @@ export async function loadSpecModel(path: string): Promise<SpecModel> {
 
 /** Same as `loadSpecModel`, from a parsed document. */
 export function buildSpecModel(raw: OpenApiDocument): SpecModel {
-  const document = resolveRefs(raw);
+  const definition = compileSpecDefinition(raw);
   const operations = new Map<string, SpecOperation>();
-  for (const [pathTemplate, pathItem] of Object.entries(document.paths ?? {})) {
-    for (const method of httpMethods) {
-      const operation = pathItem[method];
-      if (!operation) continue;
-      const operationId = operation.operationId ?? `${method.toUpperCase()} ${pathTemplate}`;
-      const responses = new Map<string, SpecResponse>();
-      for (const [statusKey, response] of Object.entries(operation.responses ?? {})) {
-        responses.set(statusKey, compileResponse(statusKey, response, `${operationId} ${statusKey}`));
-      }
-      const stability = operation['x-stability'];
-      operations.set(operationId, {
-        operationId,
-        method: method.toUpperCase(),
-        pathTemplate,
-        stability: stability === 'experimental' || stability === 'beta' ? stability : undefined,
-        deprecated: operation.deprecated === true,
-        open: [...responses.entries()].some(([key, response]) => key.startsWith('2') && response.notShown),
-        responses,
-      });
-    }
+  for (const operation of definition.operations) {
+    const responses = new Map<string, SpecResponse>();
+    for (const response of operation.responses) responses.set(response.statusKey, specResponse(response));
+    operations.set(operation.operationId, {
+      operationId: operation.operationId,
+      method: operation.method,
+      pathTemplate: operation.pathTemplate,
+      stability: operation.stability,
+      deprecated: operation.deprecated,
+      open: operation.responses.some((response) => response.statusKey.startsWith('2') && response.notShown),
+      responses,
+    });
   }
-  const errorSchema = document.components?.schemas?.Error;
+  const errorSchema = definition.componentSchemas.Error;
   if (errorSchema === undefined) throw new Error('Failed to derive validators from the spec: components.schemas.Error is missing');
-  return { title: document.info.title, version: document.info.version, operations, errorValidator: toValidator(errorSchema, 'components.schemas.Error') };
+  return { title: definition.title, version: definition.version, operations, errorValidator: definition.validatorFor(errorSchema, 'components.schemas.Error') };
+}
+
+function specResponse(response: ResponseDefinition): SpecResponse {
+  const out = { statusKey: response.statusKey, notShown: response.notShown };
+  return Object.defineProperty(out, 'validator', { enumerable: true, get: () => response.validator }) as SpecResponse;
 }
 
 /**
@@ -107,49 +106,7 @@ export function responseFor(operation: SpecOperation, status: number): SpecRespo
   return operation.responses.get(String(status)) ?? operation.responses.get(`${String(status).charAt(0)}XX`) ?? operation.responses.get('default');
 }
 
-/** zod issues as short "path: message" lines. */
+/** Validation issues as short "path: message" lines. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message.replace(/^Invalid input: /, '')}`);
-}
-
-function compileResponse(statusKey: string, response: OpenApiResponse, where: string): SpecResponse {
-  const media = response.content?.['application/json'];
-  const schema = media?.schema;
-  return {
-    statusKey,
-    validator: schema === undefined ? undefined : toValidator(schema, where),
-    notShown: schema !== undefined && marksNotShown(schema),
-  };
-}
-
-function toValidator(schema: JsonSchema, where: string): z.ZodType {
-  try {
-    return z.fromJSONSchema(stripAnnotations(schema) as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch (error) {
-    throw new Error(`Failed to derive validators from the spec: the schema of ${where} is not supported (${(error as Error).message})`);
-  }
-}
-
-/** Does the schema (or its items) carry `x-not-shown: true`? */
-function marksNotShown(schema: JsonSchema): boolean {
-  if (typeof schema !== 'object' || schema === null) return false;
-  if (schema['x-not-shown'] === true) return true;
-  return schema.items !== undefined && marksNotShown(schema.items);
-}
-
-/** Keywords that only describe data; validators must not see them (zod rejects some). */
-const annotationKeywords = new Set(['example', 'examples', 'description', 'summary', 'title', 'deprecated', 'readOnly', 'writeOnly', 'externalDocs', 'xml', 'discriminator']);
-
-function stripAnnotations(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(stripAnnotations);
-  if (schema === null || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (annotationKeywords.has(key) || key.startsWith('x-')) continue;
-    // Under `properties` the keys are field names ("description" is one), not keywords.
-    out[key] = key === 'properties' && value !== null && typeof value === 'object'
-      ? Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, stripAnnotations(sub)]))
-      : stripAnnotations(value);
-  }
-  return out;
 }

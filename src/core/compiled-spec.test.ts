@@ -46,6 +46,21 @@ describe('compileSpec', () => {
     })).toThrow(/operationId listCategories is used twice/);
     expect(broken((document) => {
       document.components!.schemas!.Loop = { $ref: '#/components/schemas/Loop' };
-    })).toThrow(/refers to itself/);
+    })).toThrow(/refers to itself through references alone/);
+    expect(broken((document) => {
+      document.components!.schemas!.Pet = { $ref: 'pets.yaml#/Pet' };
+    })).toThrow(/^Failed to resolve \$ref pets.yaml#\/Pet at #\/components\/schemas\/Pet: external references/);
+    expect(broken((document) => {
+      (document.components!.schemas!.NewCategory as { properties: Record<string, unknown> }).properties.name = { type: 'string', nullable: true };
+    })).toThrow(/keyword "nullable" is not supported .* at #\/components\/schemas\/NewCategory\/properties\/name$/);
+  });
+
+  it('serves a recursive schema (legal in OpenAPI 3.1)', () => {
+    const document = structuredClone(specDocument);
+    document.components!.schemas!.Category = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' }, parent: { $ref: '#/components/schemas/Category' } } };
+    const compiled = compileSpec(document);
+    const create = compiled.operations.find((operation) => operation.operationId === 'createCategory')!;
+    const list = create.responses.get(201)!.schema as { properties: { parent: unknown } };
+    expect(list.properties.parent).toBe(list);
   });
 });

@@ -1,14 +1,8 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import { isoDatePattern } from './mock-config.js';
-import { resolveRefs } from '../../spec/resolve-refs.js';
-import {
-  httpMethods,
-  type JsonSchema,
-  type OpenApiDocument,
-  type OpenApiMediaType,
-  type OpenApiOperation,
-  type OpenApiParameter,
-} from '../../spec/openapi-types.js';
+import { compileSpecDefinition, validatorOf, type OperationDefinition, type SpecDefinition } from '../../spec/compile-spec.js';
+import type { JsonSchema, OpenApiDocument } from '../../spec/openapi-types.js';
+import { stripAnnotations as stripSchemaAnnotations } from '../../spec/schema-keywords.js';
 
 /** What the mock knows about one operation, read from the spec once at startup. */
 export interface CompiledOperation {
@@ -35,6 +29,7 @@ export interface CompiledParameter {
   required: boolean;
   /** Turns the parameter's text into the type its schema asks for, before validation. */
   coerce: (text: string) => unknown;
+  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`), compiled on first use. */
   validator: z.ZodType;
 }
 
@@ -42,6 +37,7 @@ export interface CompiledRequestBody {
   required: boolean;
   mediaTypes: string[];
   schema: JsonSchema;
+  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`), compiled on first use. */
   validator: z.ZodType;
   /** Top-level properties the schema declares (never `id` or `__proto__`): all a handler may store. */
   declaredProperties: string[];
@@ -49,7 +45,7 @@ export interface CompiledRequestBody {
 
 export interface CompiledResponse {
   status: number;
-  /** JSON schema of the `application/json` body, if the spec gives one. */
+  /** JSON schema of the `application/json` body, if the spec gives one (resolved: may be recursive). */
   schema: JsonSchema | undefined;
   /** Named examples; an unnamed `example` is stored as `default`. */
   examples: Map<string, unknown>;
@@ -62,9 +58,14 @@ export interface CompiledSpec {
   /** Path prefix the API is served under, from the servers' URLs (for example `/v1`). */
   basePath: string;
   operations: CompiledOperation[];
-  /** The dereferenced document, for tools that need more than the compiled view. */
+  /**
+   * The dereferenced document, for tools that need more than the compiled view. References are
+   * shared, not copied: a recursive schema is an object cycle (walk it with a visited set).
+   */
   document: OpenApiDocument;
   componentSchemas: Record<string, JsonSchema>;
+  /** The shared reading of the document (`spec/compile-spec.ts`) this view is built from. */
+  definition: SpecDefinition;
 }
 
 /** Tells a compiled spec from a parsed OpenAPI document. */
@@ -72,83 +73,87 @@ export function isCompiledSpec(spec: OpenApiDocument | CompiledSpec): spec is Co
   return Array.isArray((spec as CompiledSpec).operations) && typeof (spec as CompiledSpec).basePath === 'string';
 }
 
-const stabilityLevels = new Set(['experimental', 'beta']);
-
 /**
- * Compiles a parsed OpenAPI 3.1 document into routes, validators and examples. Pure: runs in
- * Node and in a browser. Throws "Failed to compile spec: ..." on documents it cannot serve.
+ * Compiles a parsed OpenAPI 3.1 document into routes, validators and examples: the mock's view of
+ * the shared reading in `spec/compile-spec.ts`. Pure: runs in Node and in a browser. Throws
+ * "Failed to compile spec: ..." (one line) on documents it cannot serve.
  *
  * @example const spec = compileSpec(await readSpecFile());
  */
 export function compileSpec(raw: OpenApiDocument, options: { basePath?: string } = {}): CompiledSpec {
-  const document = resolveRefs(raw);
-  const globalSecurity = document.security ?? [];
+  const definition = compileSpecDefinition(raw, options);
   const bearerSchemes = new Set(
-    Object.entries(document.components?.securitySchemes ?? {})
-      .filter(([, scheme]) => scheme.type === 'http' && scheme.scheme?.toLowerCase() === 'bearer')
+    Object.entries(definition.document.components?.securitySchemes ?? {})
+      .filter(([, scheme]) => scheme?.type === 'http' && typeof scheme.scheme === 'string' && scheme.scheme.toLowerCase() === 'bearer')
       .map(([name]) => name),
   );
-  const operations: CompiledOperation[] = [];
-  const seenIds = new Set<string>();
-
-  for (const [pathTemplate, pathItem] of Object.entries(document.paths ?? {})) {
-    for (const method of httpMethods) {
-      const operation = pathItem[method];
-      if (!operation) continue;
-      const operationId = operation.operationId ?? `${method} ${pathTemplate}`;
-      if (seenIds.has(operationId)) throw new Error(`Failed to compile spec: operationId ${operationId} is used twice`);
-      seenIds.add(operationId);
-      const security = operation.security ?? globalSecurity;
-      const { pattern, names } = compilePath(pathTemplate);
-      const responses = compileResponses(operation, operationId);
-      const successStatus = [...responses.keys()].filter((s) => s >= 200 && s < 300).sort((a, b) => a - b)[0];
-      operations.push({
-        operationId,
-        method: method.toUpperCase(),
-        pathTemplate,
-        pattern,
-        parameterNames: names,
-        parameters: compileParameters([...(pathItem.parameters ?? []), ...(operation.parameters ?? [])]),
-        requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement).some((name) => bearerSchemes.has(name))),
-        requestBody: compileRequestBody(operation, operationId),
-        responses,
-        successStatus,
-        deprecated: operation.deprecated === true,
-        deprecation: compileDeprecation(operation, operationId),
-        stability: compileStability(operation, operationId),
-      });
-    }
-  }
   return {
-    title: document.info.title,
-    version: document.info.version,
-    basePath: options.basePath ?? basePathOf(document),
-    operations,
-    document,
-    componentSchemas: (document.components?.schemas ?? {}) as Record<string, JsonSchema>,
+    title: definition.title,
+    version: definition.version,
+    basePath: definition.basePath,
+    operations: definition.operations.map((operation) => compileOperation(operation, bearerSchemes)),
+    document: definition.document,
+    componentSchemas: definition.componentSchemas,
+    definition,
   };
 }
 
-function compileStability(operation: OpenApiOperation, operationId: string): CompiledOperation['stability'] {
-  const value = operation['x-stability'];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !stabilityLevels.has(value)) {
-    throw new Error(`Failed to compile spec: ${operationId} has x-stability ${JSON.stringify(value)}; expected experimental or beta`);
+function compileOperation(operation: OperationDefinition, bearerSchemes: Set<string>): CompiledOperation {
+  const { operationId } = operation;
+  const { pattern, names } = compilePath(operation.pathTemplate);
+  const responses = new Map<number, CompiledResponse>();
+  for (const response of operation.responses) {
+    // "default" and "4XX"-style ranges are not concrete statuses a mock can pick.
+    if (response.status === undefined) continue;
+    responses.set(response.status, { status: response.status, schema: response.schema, examples: response.examples, headerNames: response.headers.map((header) => header.name) });
   }
-  return value as 'experimental' | 'beta';
+  if (responses.size === 0) throw new Error(`Failed to compile spec: ${operationId} declares no responses`);
+  const successStatus = [...responses.keys()].filter((status) => status >= 200 && status < 300).sort((a, b) => a - b)[0];
+  const { security } = operation;
+  return {
+    operationId,
+    method: operation.method,
+    pathTemplate: operation.pathTemplate,
+    pattern,
+    parameterNames: names,
+    parameters: operation.parameters
+      .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
+      .map((parameter) => {
+        const compiled = { name: parameter.name, in: parameter.in as 'path' | 'query', required: parameter.required, coerce: coercerFor(parameter.schema ?? {}) };
+        return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => parameter.validator }) as CompiledParameter;
+      }),
+    requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement ?? {}).some((name) => bearerSchemes.has(name))),
+    requestBody: compileRequestBody(operation),
+    responses,
+    successStatus,
+    deprecated: operation.deprecated,
+    deprecation: compileDeprecation(operation),
+    stability: operation.stability,
+  };
+}
+
+function compileRequestBody(operation: OperationDefinition): CompiledRequestBody | undefined {
+  const body = operation.requestBody;
+  if (!body) return undefined;
+  if (body.jsonMediaTypes.length === 0) throw new Error(`Failed to compile spec: ${operation.operationId} has a request body without a JSON media type`);
+  const schema = body.schema ?? {};
+  const declaredProperties = typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__') : [];
+  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, schema, declaredProperties };
+  return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => body.validator }) as CompiledRequestBody;
 }
 
 /** The dates of `x-deprecation`, checked: a header must never say "Invalid Date". */
-function compileDeprecation(operation: OpenApiOperation, operationId: string): CompiledOperation['deprecation'] {
-  const extension = operation['x-deprecation'];
+function compileDeprecation(operation: OperationDefinition): CompiledOperation['deprecation'] {
+  const extension = operation.extensions['x-deprecation'] as { deprecatedAt?: unknown; sunset?: unknown } | undefined;
   if (extension === undefined) return undefined;
+  if (extension === null || typeof extension !== 'object') throw new Error(`Failed to compile spec: ${operation.operationId} has an x-deprecation that is not an object`);
   for (const field of ['deprecatedAt', 'sunset'] as const) {
     const value = extension[field];
     if (value !== undefined && (typeof value !== 'string' || !isoDatePattern.test(value) || Number.isNaN(Date.parse(value)))) {
-      throw new Error(`Failed to compile spec: ${operationId} has x-deprecation.${field} ${JSON.stringify(value)}; expected an ISO 8601 date`);
+      throw new Error(`Failed to compile spec: ${operation.operationId} has x-deprecation.${field} ${JSON.stringify(value)}; expected an ISO 8601 date`);
     }
   }
-  return extension;
+  return extension as CompiledOperation['deprecation'];
 }
 
 /** `/pets/{petId}` -> /^\/pets\/([^/]+)$/ with names ['petId']. */
@@ -162,66 +167,10 @@ function compilePath(template: string): { pattern: RegExp; names: string[] } {
         names.push(name);
         return '([^/]+)';
       }
-      return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+      return part.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
     })
     .join('');
   return { pattern: new RegExp(`^${source}$`), names };
-}
-
-function basePathOf(document: OpenApiDocument): string {
-  const servers = document.servers ?? [];
-  const local = servers.find((server) => /^https?:\/\/(127\.0\.0\.1|localhost)/.test(server.url)) ?? servers[0];
-  if (!local) return '';
-  const url = local.url.replace(/\{([^}]+)\}/g, (_, name: string) => local.variables?.[name]?.default ?? 'placeholder');
-  try {
-    return new URL(url, 'http://placeholder').pathname.replace(/\/+$/, '');
-  } catch {
-    throw new Error(`Failed to compile spec: server URL ${local.url} is not a URL`);
-  }
-}
-
-function jsonMediaTypes(content: Record<string, OpenApiMediaType> | undefined): [string, OpenApiMediaType][] {
-  return Object.entries(content ?? {}).filter(([type]) => /^application\/([\w.+-]+\+)?json$/i.test(type.split(';')[0]!.trim()));
-}
-
-function compileRequestBody(operation: OpenApiOperation, operationId: string): CompiledRequestBody | undefined {
-  const body = operation.requestBody;
-  if (!body) return undefined;
-  const media = jsonMediaTypes(body.content);
-  if (media.length === 0) throw new Error(`Failed to compile spec: ${operationId} has a request body without a JSON media type`);
-  const schema = media[0]![1].schema ?? {};
-  const declaredProperties = typeof schema === 'object' && schema.properties ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__') : [];
-  return { required: body.required === true, mediaTypes: media.map(([type]) => type), schema, validator: toZod(schema, `${operationId} request body`), declaredProperties };
-}
-
-function compileResponses(operation: OpenApiOperation, operationId: string): Map<number, CompiledResponse> {
-  const responses = new Map<number, CompiledResponse>();
-  for (const [statusText, response] of Object.entries(operation.responses ?? {})) {
-    const status = Number(statusText);
-    // "default" and "4XX"-style ranges are not concrete statuses a mock can pick.
-    if (!Number.isInteger(status)) continue;
-    const [, media] = jsonMediaTypes(response.content)[0] ?? [];
-    const examples = new Map<string, unknown>();
-    for (const [name, example] of Object.entries(media?.examples ?? {})) {
-      if (example && 'value' in example) examples.set(name, example.value);
-    }
-    if (media && 'example' in media) examples.set('default', media.example);
-    responses.set(status, { status, schema: media?.schema, examples, headerNames: Object.keys(response.headers ?? {}) });
-  }
-  if (responses.size === 0) throw new Error(`Failed to compile spec: ${operationId} declares no responses`);
-  return responses;
-}
-
-function compileParameters(parameters: OpenApiParameter[]): CompiledParameter[] {
-  return parameters
-    .filter((parameter): parameter is OpenApiParameter & { in: 'path' | 'query' } => parameter.in === 'path' || parameter.in === 'query')
-    .map((parameter) => ({
-      name: parameter.name,
-      in: parameter.in,
-      required: parameter.in === 'path' || parameter.required === true,
-      coerce: coercerFor(parameter.schema ?? {}),
-      validator: toZod(parameter.schema ?? {}, `parameter ${parameter.name}`),
-    }));
 }
 
 /** Parameters arrive as text; numbers and booleans are converted when the text really is one. */
@@ -235,31 +184,18 @@ function coercerFor(schema: JsonSchema): (text: string) => unknown {
   };
 }
 
-/** Keywords that only describe or generate data; they must not reach the validator. */
-const annotationKeywords = new Set(['example', 'examples', 'description', 'summary', 'title', 'deprecated', 'readOnly', 'writeOnly', 'externalDocs', 'xml', 'discriminator']);
-
+/**
+ * A copy of a schema without annotation keywords and `x-*` extensions (field names under
+ * `properties` are kept). Safe on recursive (cyclic) schemas.
+ */
 export function stripAnnotations(schema: JsonSchema): JsonSchema {
-  if (typeof schema !== 'object' || schema === null) return schema;
-  if (Array.isArray(schema)) return schema.map((item) => stripAnnotations(item as JsonSchema)) as unknown as JsonSchema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (annotationKeywords.has(key) || key.startsWith('x-')) continue;
-    if (key === 'properties' && value && typeof value === 'object') {
-      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, stripAnnotations(sub as JsonSchema)]));
-    } else if (value && typeof value === 'object') {
-      out[key] = stripAnnotations(value as JsonSchema);
-    } else {
-      out[key] = value;
-    }
-  }
-  return out as JsonSchema;
+  return stripSchemaAnnotations(schema);
 }
 
-/** Builds a zod validator from a JSON schema (zod 4's `fromJSONSchema`). */
+/**
+ * A validator of a schema: ajv (JSON Schema 2020-12) behind zod's `safeParse`. A schema of a
+ * compiled spec validates with the document's references; another must stand alone.
+ */
 export function toZod(schema: JsonSchema, what: string): z.ZodType {
-  try {
-    return z.fromJSONSchema(stripAnnotations(schema) as Parameters<typeof z.fromJSONSchema>[0]);
-  } catch (error) {
-    throw new Error(`Failed to compile spec: the schema of ${what} is not supported (${(error as Error).message})`);
-  }
+  return validatorOf(schema, what);
 }

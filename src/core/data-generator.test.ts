@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../spec/openapi-types.js';
+import { compileSpecDefinition, validatorOf } from '../../spec/compile-spec.js';
 import { createDataGenerator } from './data-generator.js';
 
 const schema: JsonSchema = {
@@ -31,5 +32,29 @@ describe('createDataGenerator', () => {
     const reference = createDataGenerator(9).generate(schema);
     createDataGenerator(9).generate(schema);
     expect(one.generate(schema)).toEqual(reference);
+  });
+
+  it('generates recursive schemas with a depth bound, and the data is valid', () => {
+    const definition = compileSpecDefinition({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: {},
+      components: {
+        schemas: {
+          Tree: { type: 'object', required: ['name', 'children'], properties: { name: { type: 'string', minLength: 1 }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } } },
+          List: { type: 'object', required: ['value'], properties: { value: { type: 'integer' }, next: { $ref: '#/components/schemas/List' } } },
+          Choice: { anyOf: [{ type: 'array', items: { $ref: '#/components/schemas/Choice' } }, { type: 'string', 'x-faker': 'animal.type' }] },
+        },
+      },
+    });
+    const data = createDataGenerator(4);
+    for (const name of ['Tree', 'List', 'Choice']) {
+      const schema = definition.componentSchemas[name]!;
+      for (const allOptionals of [false, true]) {
+        const value = data.generate(schema, { allOptionals });
+        expect(JSON.stringify(value).length, name).toBeLessThan(100_000);
+        expect(validatorOf(schema, name).safeParse(value).success, `${name}: ${JSON.stringify(value)}`).toBe(true);
+      }
+    }
   });
 });

@@ -1,0 +1,318 @@
+import {
+  httpMethods,
+  type JsonSchema,
+  type OpenApiDocument,
+  type OpenApiHeader,
+  type OpenApiMediaType,
+  type OpenApiOperation,
+  type OpenApiParameter,
+  type OpenApiResponse,
+  type SecurityRequirement,
+} from './openapi-types.js';
+import { originOf, resolveDocument, SpecError, type ResolvedDocument } from './ref-resolver.js';
+import { auditSchemas } from './schema-keywords.js';
+import { createDocumentValidators, knownFormats, standaloneValidator, type SchemaValidator } from './schema-validator.js';
+
+/**
+ * The one reading of an OpenAPI 3.1 document that the mock (`src/core/compiled-spec.ts`) and the
+ * contract kit (`contract-tests/lib/spec-model.ts`) both build on, so the two cannot drift: the
+ * same operations, parameters, bodies, responses, security, extensions and validators.
+ */
+export interface SpecDefinition {
+  title: string;
+  version: string;
+  /** Path prefix the API is served under, from the servers' URLs (for example `/v1`). */
+  basePath: string;
+  /** Every operation, in document order (paths, then methods in `httpMethods` order). */
+  operations: OperationDefinition[];
+  /** The document with references resolved by sharing (recursive schemas are object cycles). */
+  document: OpenApiDocument;
+  /** The document as given (references untouched). */
+  source: OpenApiDocument;
+  /** `components.schemas`, resolved. */
+  componentSchemas: Record<string, JsonSchema>;
+  resolved: ResolvedDocument;
+  /**
+   * The validator of any schema of the document (JSON Schema 2020-12 by ajv, compiled on first
+   * use), or of a schema that stands alone.
+   */
+  validatorFor(schema: JsonSchema, what: string): SchemaValidator;
+}
+
+export interface OperationDefinition {
+  operationId: string;
+  /** Upper case: `GET`, `POST`, ... */
+  method: string;
+  pathTemplate: string;
+  /** Path-level and operation-level parameters, the operation's winning on the same name and location. */
+  parameters: ParameterDefinition[];
+  requestBody: RequestBodyDefinition | undefined;
+  /** Declared responses in document order, keyed as written ('200', '4XX', 'default'). */
+  responses: ResponseDefinition[];
+  /** The security requirements that apply (the operation's, else the document's). */
+  security: SecurityRequirement[];
+  deprecated: boolean;
+  /** `x-stability` (interface section 9); any other value is refused. */
+  stability: 'experimental' | 'beta' | undefined;
+  /** The operation's `x-*` extensions, as written. */
+  extensions: Record<string, unknown>;
+  /** The resolved operation object, for what this view does not name. */
+  operation: OpenApiOperation;
+}
+
+export interface ParameterDefinition {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required: boolean;
+  schema: JsonSchema | undefined;
+  /** Validator of the parameter's value (after conversion from text). */
+  readonly validator: SchemaValidator;
+}
+
+export interface RequestBodyDefinition {
+  required: boolean;
+  /** Every media type the body declares. */
+  mediaTypes: string[];
+  /** The JSON ones (`application/json`, `application/*+json`), in document order. */
+  jsonMediaTypes: string[];
+  /** Schema of the first JSON media type. */
+  schema: JsonSchema | undefined;
+  readonly validator: SchemaValidator | undefined;
+}
+
+export interface ResponseDefinition {
+  /** As written: '200', '4XX', 'default'. */
+  statusKey: string;
+  /** The status as a number when the key is one. */
+  status: number | undefined;
+  description: string | undefined;
+  headers: HeaderDefinition[];
+  mediaTypes: string[];
+  /** Schema of the JSON body (`application/json`, else the first JSON media type). */
+  schema: JsonSchema | undefined;
+  readonly validator: SchemaValidator | undefined;
+  /** Named examples of the JSON body; an unnamed `example` is stored as `default`. */
+  examples: Map<string, unknown>;
+  /** The body schema (or its items) is marked `x-not-shown`: the interface does not show it. */
+  notShown: boolean;
+}
+
+export interface HeaderDefinition {
+  name: string;
+  required: boolean;
+  schema: JsonSchema | undefined;
+}
+
+export interface CompileOptions {
+  /** Serve under this path instead of the one the servers' URLs give. */
+  basePath?: string;
+  /** Node budget of the document (see `resolveDocument`). */
+  maxNodes?: number;
+}
+
+const stabilityLevels = new Set(['experimental', 'beta']);
+
+/**
+ * Reads an OpenAPI 3.1 document once: references resolved by sharing (linear in the document,
+ * recursion allowed, external references refused), every schema audited (each keyword enforced or
+ * the document refused with one line), operations listed with their parameters, bodies, responses,
+ * security and extensions. Pure: runs in Node and in browsers. A resolved document (`spec.document`)
+ * compiles from the document it came from.
+ *
+ * @example
+ * const spec = compileSpecDefinition(await readSpecFile());
+ * spec.operations.map((operation) => operation.operationId); // ['listCategories', 'createCategory', ...]
+ */
+export function compileSpecDefinition(input: OpenApiDocument, options: CompileOptions = {}): SpecDefinition {
+  // A resolved document (spec.document) compiles from its source: references are what validators read.
+  const origin = originOf(input);
+  const source = origin !== undefined && origin.pointer === '' && origin.resolved.document === input ? origin.resolved.source : input;
+  const definition = compileFresh(source, options.maxNodes);
+  return options.basePath === undefined ? definition : { ...definition, basePath: options.basePath };
+}
+
+function compileFresh(source: OpenApiDocument, maxNodes: number | undefined): SpecDefinition {
+  const resolved = resolveDocument(source, maxNodes === undefined ? {} : { maxNodes });
+  auditSchemas(source, knownFormats);
+  const document = resolved.document;
+  const validatorFor = validatorOf;
+
+  const globalSecurity = document.security ?? [];
+  const operations: OperationDefinition[] = [];
+  const seenIds = new Set<string>();
+  for (const [pathTemplate, pathItem] of Object.entries(document.paths ?? {})) {
+    if (pathItem === null || typeof pathItem !== 'object') throw new SpecError(`Failed to compile spec: paths.${pathTemplate.slice(0, 100)} is not an object`);
+    for (const method of httpMethods) {
+      const operation = pathItem[method];
+      if (operation === undefined) continue;
+      if (operation === null || typeof operation !== 'object') throw new SpecError(`Failed to compile spec: ${method} ${pathTemplate.slice(0, 100)} is not an object`);
+      const operationId = typeof operation.operationId === 'string' ? operation.operationId : `${method.toUpperCase()} ${pathTemplate}`;
+      if (seenIds.has(operationId)) throw new SpecError(`Failed to compile spec: operationId ${operationId.slice(0, 100)} is used twice`);
+      seenIds.add(operationId);
+      operations.push({
+        operationId,
+        method: method.toUpperCase(),
+        pathTemplate,
+        parameters: mergeParameters(pathItem.parameters, operation.parameters).map((parameter) => defineParameter(parameter, operationId, validatorFor)),
+        requestBody: defineRequestBody(operation, operationId, validatorFor),
+        responses: Object.entries(operation.responses ?? {}).map(([statusKey, response]) => defineResponse(statusKey, response, `${operationId} ${statusKey}`, validatorFor)),
+        security: operation.security ?? globalSecurity,
+        deprecated: operation.deprecated === true,
+        stability: readStability(operation, operationId),
+        extensions: Object.fromEntries(Object.entries(operation).filter(([key]) => key.startsWith('x-'))),
+        operation,
+      });
+    }
+  }
+  return {
+    title: String(document.info?.title ?? ''),
+    version: String(document.info?.version ?? ''),
+    basePath: basePathOf(document),
+    operations,
+    document,
+    source,
+    componentSchemas: (document.components?.schemas ?? {}) as Record<string, JsonSchema>,
+    resolved,
+    validatorFor,
+  };
+}
+
+// Per compilation, not per document object: a document edited and compiled again gets fresh validators.
+const validatorsByCompilation = new WeakMap<object, ReturnType<typeof createDocumentValidators>>();
+
+/**
+ * The validator of a schema: one of a compiled document validates with that document's
+ * references (ajv reads the document as written, so recursion and sharing cost nothing); any
+ * other must stand alone. Compiled on first use, once per document and schema.
+ *
+ * @example validatorOf(spec.componentSchemas.Category!, 'Category').safeParse({ id: 1, name: 'dog' }).success; // true
+ */
+export function validatorOf(schema: JsonSchema, what: string): SchemaValidator {
+  const origin = originOf(schema);
+  if (origin === undefined) return standaloneValidator(schema, what);
+  let validators = validatorsByCompilation.get(origin.resolved);
+  if (validators === undefined) {
+    validators = createDocumentValidators(origin.resolved.source);
+    validatorsByCompilation.set(origin.resolved, validators);
+  }
+  return validators.at(origin.pointer, what);
+}
+
+function readStability(operation: OpenApiOperation, operationId: string): OperationDefinition['stability'] {
+  const value = operation['x-stability'];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !stabilityLevels.has(value)) {
+    throw new SpecError(`Failed to compile spec: ${operationId} has x-stability ${JSON.stringify(value)?.slice(0, 60)}; expected experimental or beta`);
+  }
+  return value as 'experimental' | 'beta';
+}
+
+function mergeParameters(pathLevel: OpenApiParameter[] | undefined, operationLevel: OpenApiParameter[] | undefined): OpenApiParameter[] {
+  const byKey = new Map<string, OpenApiParameter>();
+  for (const parameter of [...(Array.isArray(pathLevel) ? pathLevel : []), ...(Array.isArray(operationLevel) ? operationLevel : [])]) {
+    if (parameter === null || typeof parameter !== 'object') continue;
+    byKey.set(`${parameter.in} ${parameter.name}`, parameter);
+  }
+  return [...byKey.values()];
+}
+
+type ValidatorFor = SpecDefinition['validatorFor'];
+
+function defineParameter(parameter: OpenApiParameter, operationId: string, validatorFor: ValidatorFor): ParameterDefinition {
+  if (typeof parameter.name !== 'string' || !['path', 'query', 'header', 'cookie'].includes(parameter.in)) {
+    throw new SpecError(`Failed to compile spec: ${operationId} has a parameter without a name or with an unknown "in" (path, query, header or cookie)`);
+  }
+  const schema = parameter.schema ?? jsonSchemaOf(parameter as { content?: Record<string, OpenApiMediaType> });
+  return lazy({
+    name: parameter.name,
+    in: parameter.in,
+    required: parameter.in === 'path' || parameter.required === true,
+    schema,
+  }, 'validator', () => validatorFor(schema ?? {}, `parameter ${parameter.name} of ${operationId}`)) as ParameterDefinition;
+}
+
+function defineRequestBody(operation: OpenApiOperation, operationId: string, validatorFor: ValidatorFor): RequestBodyDefinition | undefined {
+  const body = operation.requestBody;
+  if (body === undefined) return undefined;
+  const media = jsonMedia(body.content);
+  const schema = media[0]?.[1].schema;
+  return lazy({
+    required: body.required === true,
+    mediaTypes: Object.keys(body.content ?? {}),
+    jsonMediaTypes: media.map(([type]) => type),
+    schema,
+  }, 'validator', () => (media.length === 0 ? undefined : validatorFor(schema ?? {}, `${operationId} request body`))) as RequestBodyDefinition;
+}
+
+function defineResponse(statusKey: string, response: OpenApiResponse, where: string, validatorFor: ValidatorFor): ResponseDefinition {
+  const media = jsonMedia(response.content);
+  const [, chosen] = media.find(([type]) => type === 'application/json') ?? media[0] ?? [];
+  const schema = chosen?.schema;
+  const examples = new Map<string, unknown>();
+  for (const [name, example] of Object.entries(chosen?.examples ?? {})) {
+    if (example && typeof example === 'object' && 'value' in example) examples.set(name, example.value);
+  }
+  if (chosen && 'example' in chosen) examples.set('default', chosen.example);
+  const status = /^[1-5]\d\d$/.test(statusKey) ? Number(statusKey) : undefined;
+  return lazy({
+    statusKey,
+    status,
+    description: response.description,
+    headers: Object.entries(response.headers ?? {}).map(([name, header]: [string, OpenApiHeader]) => ({ name, required: header?.required === true, schema: header?.schema })),
+    mediaTypes: Object.keys(response.content ?? {}),
+    schema,
+    examples,
+    notShown: schema !== undefined && marksNotShown(schema),
+  }, 'validator', () => (schema === undefined ? undefined : validatorFor(schema, where))) as ResponseDefinition;
+}
+
+/** JSON media types of a content map (`application/json`, `application/problem+json`, ...), in order. */
+export function jsonMedia(content: Record<string, OpenApiMediaType> | undefined): [string, OpenApiMediaType][] {
+  return Object.entries(content ?? {}).filter(([type]) => /^application\/([\w.+-]+\+)?json$/i.test(type.split(';')[0]!.trim()));
+}
+
+function jsonSchemaOf(parameter: { content?: Record<string, OpenApiMediaType> }): JsonSchema | undefined {
+  return jsonMedia(parameter.content)[0]?.[1].schema;
+}
+
+/** Does the schema (or its items, however deep) carry `x-not-shown: true`? Safe on recursive schemas. */
+function marksNotShown(schema: JsonSchema): boolean {
+  const seen = new Set<object>();
+  let current: JsonSchema | undefined = schema;
+  while (current !== null && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    if (current['x-not-shown'] === true) return true;
+    current = current.items;
+  }
+  return false;
+}
+
+function basePathOf(document: OpenApiDocument): string {
+  const servers = Array.isArray(document.servers) ? document.servers : [];
+  const local = servers.find((server) => typeof server?.url === 'string' && /^https?:\/\/(127\.0\.0\.1|localhost)/.test(server.url)) ?? servers[0];
+  if (!local || typeof local.url !== 'string') return '';
+  const url = local.url.replace(/\{([^}]+)\}/g, (_, name: string) => local.variables?.[name]?.default ?? 'placeholder');
+  try {
+    return new URL(url, 'http://placeholder').pathname.replace(/\/+$/, '');
+  } catch {
+    throw new SpecError(`Failed to compile spec: server URL ${local.url.slice(0, 200)} is not a URL`);
+  }
+}
+
+/** Adds a property computed on first read (and then kept): validators cost nothing until used. */
+function lazy<T extends object, K extends string, V>(target: T, key: K, compute: () => V): T & Readonly<Record<K, V>> {
+  let value: V;
+  let computed = false;
+  Object.defineProperty(target, key, {
+    enumerable: true,
+    configurable: true,
+    get() {
+      if (!computed) {
+        value = compute();
+        computed = true;
+      }
+      return value;
+    },
+  });
+  return target as T & Readonly<Record<K, V>>;
+}

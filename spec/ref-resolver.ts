@@ -1,0 +1,281 @@
+import type { OpenApiDocument } from './openapi-types.js';
+
+/**
+ * An OpenAPI document with its local `$ref`s resolved by sharing: every reference to the same
+ * target is the same object, so resolution costs one visit per node of the document however
+ * often (or however deeply) a definition is reused. A recursive schema (legal in OpenAPI 3.1)
+ * becomes an object cycle: walk `document` with a visited set, never with naive recursion or
+ * `JSON.stringify`.
+ */
+export interface ResolvedDocument {
+  /** The document with references replaced by (shared) targets. */
+  document: OpenApiDocument;
+  /** The document as given, references untouched (what a JSON Schema validator should see). */
+  source: OpenApiDocument;
+  /**
+   * Where a resolved object comes from in `source`, as a JSON pointer (`/components/schemas/Pet`),
+   * for the document, the schemas of parameters, headers, bodies, responses and components, and
+   * every reference target. A reference with sibling keywords maps to the reference itself
+   * (validators read both).
+   */
+  pointerOf(node: unknown): string | undefined;
+  /** Nodes visited: the measure of the document's complexity that the budget bounds. */
+  nodeCount: number;
+}
+
+/** Where each resolved object came from, across documents (objects are immutable facts). */
+const origins = new WeakMap<object, { pointer: string; resolved: ResolvedDocument }>();
+
+/**
+ * The document and JSON pointer a resolved object comes from, if it came from `resolveDocument`.
+ *
+ * @example originOf(spec.document.components.schemas.Category)?.pointer; // '/components/schemas/Category'
+ */
+export function originOf(node: unknown): { pointer: string; resolved: ResolvedDocument } | undefined {
+  return node !== null && typeof node === 'object' ? origins.get(node) : undefined;
+}
+
+export interface ResolveOptions {
+  /** Refuse documents with more nodes than this (after sharing). Default `defaultMaxSpecNodes`. */
+  maxNodes?: number;
+}
+
+/** Generous for any real API (the Petstore spec has about 600 nodes; large public APIs ~200,000). */
+export const defaultMaxSpecNodes = 2_000_000;
+/** Nesting deeper than this is no real API; it would only exhaust the stack. */
+const maxNesting = 1_000;
+
+/**
+ * Keys whose values are named entries (field names, status codes, media types, component names),
+ * not keywords: below them, `example` or `default` is a name like any other.
+ */
+const nameMapKeys = new Set([
+  'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'schemas', 'responses', 'parameters',
+  'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'content', 'encoding', 'variables',
+  'paths', 'webhooks', 'mapping', 'examples',
+]);
+/** Keys whose values are data (examples, enumerations, extensions): a `$ref` inside them is data too. */
+const dataKeys = new Set(['example', 'enum', 'const', 'default', 'value']);
+
+function isDataKey(key: string, value: unknown): boolean {
+  return dataKeys.has(key) || key.startsWith('x-') || (key === 'examples' && Array.isArray(value));
+}
+
+/** Thrown for documents the kit cannot serve; the message is one line, ready for a user. */
+export class SpecError extends Error {
+  override name = 'SpecError';
+}
+
+/**
+ * Resolves every local reference (`#/...`) of the document, sharing what it resolved. External
+ * references (`other.yaml#/Pet`, `https://...`) are refused with a message naming the reference,
+ * as are cycles made of references alone (`A: {$ref: B}, B: {$ref: A}`: nothing to serve) and
+ * documents beyond the node budget.
+ *
+ * @example
+ * const { document, pointerOf } = resolveDocument(parsed);
+ * pointerOf(document.components!.schemas!.Category); // '/components/schemas/Category'
+ */
+export function resolveDocument(source: OpenApiDocument, options: ResolveOptions = {}): ResolvedDocument {
+  const maxNodes = options.maxNodes ?? defaultMaxSpecNodes;
+  // Counting first is cheap (no allocation): an oversized document is refused in well under a second.
+  if (countNodes(source, maxNodes) > maxNodes) throw tooComplex(maxNodes);
+  const resolvedByRaw = new Map<object, unknown>();
+  const filling = new Set<object>();
+  const followingRefs = new Set<object>();
+  const targets = new Map<string, unknown>();
+  // Pointers are kept for what callers hand around (the document, the schemas of parameters, bodies,
+  // responses and components, reference targets), not for every node: that would double the cost.
+  const pointers = new Map<object, string>();
+  const register = (node: unknown, pointer: string) => {
+    if (node !== null && typeof node === 'object' && !pointers.has(node)) pointers.set(node, pointer);
+  };
+  let nodeCount = 0;
+
+  const count = (amount: number) => {
+    nodeCount += amount;
+    if (nodeCount > maxNodes) throw tooComplex(maxNodes);
+  };
+
+  function visit(raw: unknown, pointer: string, isNameMap: boolean, depth: number): unknown {
+    if (raw === null || typeof raw !== 'object') return raw;
+    const done = resolvedByRaw.get(raw);
+    if (done !== undefined) return done;
+    if (depth > maxNesting) throw new SpecError(`Failed to compile spec: it is nested more than ${maxNesting} levels deep (at #${pointer.slice(0, 200)})`);
+    count(1);
+    if (!isNameMap && !Array.isArray(raw) && typeof (raw as Record<string, unknown>).$ref === 'string') {
+      return visitReference(raw as Record<string, unknown>, pointer, depth);
+    }
+    if (Array.isArray(raw)) {
+      const out: unknown[] = [];
+      resolvedByRaw.set(raw, out);
+      filling.add(out);
+      raw.forEach((item, index) => out.push(visit(item, `${pointer}/${index}`, false, depth + 1)));
+      filling.delete(out);
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    resolvedByRaw.set(raw, out);
+    filling.add(out);
+    const isSchemas = pointer === '/components/schemas';
+    for (const key in raw) {
+      if (!Object.hasOwn(raw, key)) continue;
+      const value = (raw as Record<string, unknown>)[key];
+      const resolved = !isNameMap && isDataKey(key, value) ? value : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && nameMapKeys.has(key), depth + 1);
+      setOwn(out, key, resolved);
+      if (isSchemas || (!isNameMap && key === 'schema')) register(resolved, `${pointer}/${escapePointer(key)}`);
+    }
+    filling.delete(out);
+    return out;
+  }
+
+  function visitReference(raw: Record<string, unknown>, pointer: string, depth: number): unknown {
+    const ref = raw.$ref as string;
+    if (followingRefs.has(raw)) {
+      throw new SpecError(`Failed to resolve $ref ${quoteRef(ref)} at #${pointer.slice(0, 200)}: it refers to itself through references alone, with no schema to serve`);
+    }
+    followingRefs.add(raw);
+    let target: unknown;
+    try {
+      const targetPointer = localPointer(ref, pointer);
+      target = visit(rawAt(targetPointer, ref, pointer), targetPointer, false, depth + 1);
+      register(target, targetPointer);
+    } finally {
+      followingRefs.delete(raw);
+    }
+    const siblings = Object.keys(raw).filter((key) => key !== '$ref');
+    if (siblings.length === 0) {
+      resolvedByRaw.set(raw, target);
+      return target;
+    }
+    // Sibling keywords of a $ref (3.1): kept, and they win over the target's (summary, description).
+    const merged: Record<string, unknown> = {};
+    resolvedByRaw.set(raw, merged);
+    register(merged, pointer);
+    if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
+      if (filling.has(target)) {
+        // The target is still being built (a cycle through this very reference): keep it whole.
+        merged.allOf = [target];
+      } else {
+        const entries = Object.entries(target);
+        count(entries.length);
+        for (const [key, value] of entries) setOwn(merged, key, value);
+      }
+    }
+    for (const key of siblings) {
+      const value = raw[key];
+      setOwn(merged, key, isDataKey(key, value) ? value : visit(value, `${pointer}/${escapePointer(key)}`, nameMapKeys.has(key), depth + 1));
+    }
+    return merged;
+  }
+
+  function rawAt(targetPointer: string, ref: string, at: string): unknown {
+    if (targets.has(targetPointer)) return targets.get(targetPointer);
+    let current: unknown = source;
+    for (const segment of splitPointer(targetPointer)) {
+      if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) {
+        throw new SpecError(`Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: nothing at "${segment.slice(0, 100)}"`);
+      }
+      current = (current as Record<string, unknown>)[segment];
+    }
+    targets.set(targetPointer, current);
+    return current;
+  }
+
+  let document: OpenApiDocument;
+  try {
+    document = visit(source, '', false, 0) as OpenApiDocument;
+    register(document, '');
+  } catch (error) {
+    if (error instanceof RangeError) throw new SpecError(`Failed to compile spec: it is nested too deeply to serve`);
+    throw error;
+  }
+  const resolved: ResolvedDocument = {
+    document,
+    source,
+    nodeCount,
+    pointerOf: (node) => (node !== null && typeof node === 'object' ? pointers.get(node) : undefined),
+  };
+  for (const [node, pointer] of pointers) origins.set(node, { pointer, resolved });
+  return resolved;
+}
+
+/** The node of `source` at a JSON pointer, or undefined. */
+export function nodeAt(source: unknown, pointer: string): unknown {
+  let current = source;
+  for (const segment of splitPointer(pointer)) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+function tooComplex(maxNodes: number): SpecError {
+  return new SpecError(`Failed to compile spec: it is too complex to serve (more than ${maxNodes} nodes); split it or remove unused parts`);
+}
+
+/** Objects and arrays in a document, counting up to `limit + 1` at most. */
+function countNodes(root: unknown, limit: number): number {
+  let count = 0;
+  const stack: unknown[] = [root];
+  const seen = new Set<object>();
+  while (stack.length > 0 && count <= limit) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    count += 1;
+    if (Array.isArray(node)) {
+      for (const item of node) if (item !== null && typeof item === 'object') stack.push(item);
+    } else {
+      for (const key in node) {
+        const value = (node as Record<string, unknown>)[key];
+        if (value !== null && typeof value === 'object') stack.push(value);
+      }
+    }
+  }
+  return count;
+}
+
+/**
+ * The JSON pointer of a local reference (`#/components/schemas/Pet` -> `/components/schemas/Pet`);
+ * anything else is refused with one line naming the reference.
+ */
+export function localPointer(ref: string, at: string): string {
+  if (ref === '#') return '';
+  if (ref.startsWith('#/')) return ref.slice(1);
+  if (ref.startsWith('#')) {
+    throw new SpecError(`Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: anchors ($anchor) are not supported; refer by JSON pointer (#/components/schemas/...)`);
+  }
+  throw new SpecError(`Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: external references (other files, URLs) are refused; bundle the spec into one document first (for example: npx @redocly/cli bundle)`);
+}
+
+/** `/components/schemas/a~1b` -> ['components', 'schemas', 'a/b'] (RFC 6901, in a URI fragment). */
+export function splitPointer(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer.slice(1).split('/').map((raw) => {
+    let segment = raw;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      // Not percent-encoded after all: use it as written.
+    }
+    return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+  });
+}
+
+export function escapePointer(segment: string): string {
+  return segment.includes('~') || segment.includes('/') ? segment.replaceAll('~', '~0').replaceAll('/', '~1') : segment;
+}
+
+/** Short and printable: a reference comes from a file the user may not trust. */
+function quoteRef(ref: string): string {
+  const short = ref.length > 200 ? `${ref.slice(0, 200)}...` : ref;
+  // eslint-disable-next-line no-control-regex
+  return short.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // defineProperty keeps a literal "__proto__" key from a hostile document a plain key.
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}

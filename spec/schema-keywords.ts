@@ -1,0 +1,282 @@
+import { localPointer, nodeAt, SpecError } from './ref-resolver.js';
+import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
+
+/**
+ * Which JSON Schema keywords the kit enforces, which it reads as annotations, and which it refuses.
+ * A keyword is never silently ignored: a spec using one the validator would skip is refused at
+ * start with one line naming the keyword and where it is.
+ */
+
+/** Keywords of JSON Schema 2020-12 that the validator (ajv, draft 2020-12 + ajv-formats) asserts. */
+export const enforcedKeywords = new Set([
+  'type', 'enum', 'const',
+  'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
+  'maxLength', 'minLength', 'pattern', 'format',
+  'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'items', 'prefixItems', 'contains', 'unevaluatedItems',
+  'maxProperties', 'minProperties', 'required', 'dependentRequired', 'properties', 'patternProperties', 'additionalProperties',
+  'propertyNames', 'dependentSchemas', 'unevaluatedProperties',
+  'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else',
+  '$ref', '$defs', 'definitions', '$schema',
+]);
+
+/**
+ * Keywords that describe or illustrate data and assert nothing: JSON Schema's meta-data and
+ * content vocabularies (annotations only in 2020-12) and OpenAPI's own schema fields.
+ */
+export const annotationKeywords = new Set([
+  'title', 'description', 'default', 'deprecated', 'readOnly', 'writeOnly', 'examples', '$comment',
+  'contentEncoding', 'contentMediaType', 'contentSchema',
+  'example', 'discriminator', 'xml', 'externalDocs',
+]);
+
+/** Keywords the kit refuses, with what to write instead. */
+const refusedKeywords: Record<string, string> = {
+  nullable: 'it is OpenAPI 3.0; in 3.1 write type: [<type>, "null"]',
+  $id: 'it changes how references resolve, which the mock does not follow; remove it',
+  $anchor: 'refer by JSON pointer (#/components/schemas/...) instead',
+  $dynamicRef: 'dynamic references are not supported; use $ref',
+  $dynamicAnchor: 'dynamic references are not supported; use $ref',
+  $recursiveRef: 'it is draft 2019-09; use $ref',
+  $recursiveAnchor: 'it is draft 2019-09; use $ref',
+  $vocabulary: 'custom vocabularies are not supported',
+  additionalItems: 'it is draft 7; in 2020-12 use prefixItems and items',
+  dependencies: 'it is draft 7; in 2020-12 use dependentRequired or dependentSchemas',
+};
+
+/** The dialects a schema (or the document's jsonSchemaDialect) may declare. */
+const acceptedDialects = new Set([
+  'https://json-schema.org/draft/2020-12/schema',
+  'https://spec.openapis.org/oas/3.1/dialect/base',
+  'https://spec.openapis.org/oas/3.1/dialect/2024-10-25',
+]);
+
+const jsonTypes = new Set(['string', 'number', 'integer', 'boolean', 'null', 'array', 'object']);
+const countKeywords = new Set(['maxLength', 'minLength', 'maxItems', 'minItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties']);
+const boundKeywords = new Set(['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
+const schemaMapKeywords = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const schemaKeywords = new Set(['items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties']);
+const schemaListKeywords = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
+
+/**
+ * Checks every schema of the document (components, parameters, headers, bodies, and whatever a
+ * `$ref` points to): each keyword enforced or an annotation, each value well-formed (the parts
+ * of the 2020-12 meta-schema a validator relies on), each `format` one the validator checks.
+ * Throws a `SpecError` naming the first problem and where it is. Visits each node once.
+ *
+ * @example auditSchemas(document, knownFormats); // throws 'Failed to compile spec: unknown keyword "minimun" at #/components/schemas/Toy/properties/age ...'
+ */
+export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<string>): void {
+  const seen = new Set<object>();
+  const dialect = source.jsonSchemaDialect;
+  if (dialect !== undefined && (typeof dialect !== 'string' || !acceptedDialects.has(dialect))) {
+    throw new SpecError(`Failed to compile spec: jsonSchemaDialect ${short(dialect)} is not supported; use ${[...acceptedDialects][0]}`);
+  }
+  const fail = (pointer: string, problem: string): never => {
+    throw new SpecError(`Failed to compile spec: ${problem} at #${pointer.slice(0, 300)}`);
+  };
+
+  // Explicit stacks, not recursion: a hostile document may nest thousands of levels.
+  const documentStack: { node: unknown; pointer: string; isNameMap: boolean }[] = [{ node: source, pointer: '', isNameMap: false }];
+  const schemaStack: { schema: unknown; pointer: string }[] = [];
+  while (documentStack.length > 0) {
+    const { node, pointer, isNameMap } = documentStack.pop()!;
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    for (const [key, value] of Object.entries(node)) {
+      const at = `${pointer}/${escape(key)}`;
+      if (!isNameMap && (key.startsWith('x-') || key === 'example' || key === 'value' || key === 'enum' || key === 'default' || (key === 'examples' && Array.isArray(value)))) continue;
+      if (!isNameMap && key === 'schema') schemaStack.push({ schema: value, pointer: at });
+      else if (pointer === '/components' && key === 'schemas' && value !== null && typeof value === 'object') {
+        for (const [name, schema] of Object.entries(value)) schemaStack.push({ schema, pointer: `${at}/${escape(name)}` });
+      } else documentStack.push({ node: value, pointer: at, isNameMap: !isNameMap && nameMaps.has(key) });
+    }
+  }
+
+  // Schemas applied to the same value as their parent (allOf, $ref, ...): a cycle of those would
+  // make validation recurse forever without ever reading deeper into the value.
+  const audited = new Map<object, string>();
+  const sameValueEdges = new Map<object, object[]>();
+  while (schemaStack.length > 0) {
+    const { schema, pointer } = schemaStack.pop()!;
+    if (typeof schema === 'boolean') continue;
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) fail(pointer, `a schema must be an object or a boolean, found ${describe(schema)}`);
+    if (audited.has(schema as object)) continue;
+    audited.set(schema as object, pointer);
+    const edges: object[] = [];
+    sameValueEdges.set(schema as object, edges);
+    for (const [keyword, value] of Object.entries(schema as Record<string, unknown>)) {
+      const at = `${pointer}/${escape(keyword)}`;
+      if (sameValueKeywords.has(keyword)) {
+        for (const sub of Array.isArray(value) ? value : keyword === 'dependentSchemas' && isRecord(value) ? Object.values(value) : [value]) {
+          if (sub !== null && typeof sub === 'object') edges.push(sub);
+        }
+      }
+      if (keyword.startsWith('x-') || annotationKeywords.has(keyword)) continue;
+      const refused = refusedKeywords[keyword];
+      if (refused !== undefined) fail(pointer, `keyword "${keyword}" is not supported (${refused})`);
+      if (!enforcedKeywords.has(keyword)) {
+        fail(pointer, `unknown keyword ${short(keyword)} (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...)`);
+      }
+      const push = (sub: unknown, subPointer: string) => schemaStack.push({ schema: sub, pointer: subPointer });
+      if (keyword === 'type') {
+        const types = Array.isArray(value) ? value : [value];
+        if (types.length === 0 || !types.every((type) => typeof type === 'string' && jsonTypes.has(type)) || new Set(types).size !== types.length) {
+          fail(pointer, `type ${short(value)} is not a JSON type or a list of distinct ones (${[...jsonTypes].join(', ')})`);
+        }
+      } else if (countKeywords.has(keyword)) {
+        if (!Number.isInteger(value) || (value as number) < 0) fail(pointer, `${keyword} must be a non-negative integer, found ${short(value)}`);
+      } else if (boundKeywords.has(keyword)) {
+        if (typeof value !== 'number') fail(pointer, `${keyword} must be a number, found ${short(value)}${typeof value === 'boolean' ? ' (the boolean form is OpenAPI 3.0)' : ''}`);
+      } else if (keyword === 'multipleOf') {
+        if (typeof value !== 'number' || value <= 0) fail(pointer, `multipleOf must be a number greater than 0, found ${short(value)}`);
+      } else if (keyword === 'enum') {
+        if (!Array.isArray(value)) fail(pointer, `enum must be an array, found ${describe(value)}`);
+      } else if (keyword === 'uniqueItems') {
+        if (typeof value !== 'boolean') fail(pointer, `uniqueItems must be true or false, found ${short(value)}`);
+      } else if (keyword === 'required') {
+        if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) fail(pointer, `required must be a list of property names, found ${short(value)}`);
+      } else if (keyword === 'dependentRequired') {
+        if (!isRecord(value) || !Object.values(value).every((names) => Array.isArray(names) && names.every((name) => typeof name === 'string'))) {
+          fail(pointer, 'dependentRequired must map property names to lists of property names');
+        }
+      } else if (keyword === 'pattern') {
+        if (typeof value !== 'string') fail(pointer, `pattern must be a string, found ${describe(value)}`);
+        checkPattern(value as string, pointer, fail);
+      } else if (keyword === 'format') {
+        if (typeof value !== 'string') fail(pointer, `format must be a string, found ${describe(value)}`);
+        if (!knownFormats.has(value as string)) {
+          fail(pointer, `format ${short(value)} is not one the mock can check (known: ${[...knownFormats].sort().join(', ')}); remove it or describe the value with pattern`);
+        }
+      } else if (keyword === '$schema') {
+        if (typeof value !== 'string' || !acceptedDialects.has(value.replace(/#$/, ''))) fail(pointer, `$schema ${short(value)} is not supported; schemas of OpenAPI 3.1 are JSON Schema 2020-12`);
+      } else if (keyword === '$ref') {
+        if (typeof value !== 'string') fail(pointer, `$ref must be a string, found ${describe(value)}`);
+        const targetPointer = localPointer(value as string, pointer);
+        const target = nodeAt(source, targetPointer);
+        if (target === undefined) fail(pointer, `$ref ${short(value)} points to nothing`);
+        if (target !== null && typeof target === 'object') edges.push(target);
+        push(target, targetPointer);
+      } else if (schemaMapKeywords.has(keyword)) {
+        if (!isRecord(value)) fail(pointer, `${keyword} must be an object of schemas, found ${describe(value)}`);
+        for (const [name, sub] of Object.entries(value as Record<string, unknown>)) {
+          if (keyword === 'patternProperties') checkPattern(name, at, fail);
+          push(sub, `${at}/${escape(name)}`);
+        }
+      } else if (schemaKeywords.has(keyword)) {
+        if (keyword === 'items' && Array.isArray(value)) fail(pointer, 'items must be a schema (the list form is draft 7; in 2020-12 use prefixItems)');
+        push(value, at);
+      } else if (schemaListKeywords.has(keyword)) {
+        if (!Array.isArray(value) || value.length === 0) fail(pointer, `${keyword} must be a non-empty list of schemas, found ${describe(value)}`);
+        (value as unknown[]).forEach((sub, index) => push(sub, `${at}/${index}`));
+      }
+    }
+  }
+  refuseCyclesWithoutNesting(audited, sameValueEdges, fail);
+}
+
+/** Find a cycle among schemas applied to one same value; report where it starts. */
+function refuseCyclesWithoutNesting(audited: Map<object, string>, edges: Map<object, object[]>, fail: (pointer: string, problem: string) => never): void {
+  const state = new Map<object, 'open' | 'done'>();
+  for (const start of audited.keys()) {
+    if (state.has(start)) continue;
+    const stack: { node: object; next: number }[] = [{ node: start, next: 0 }];
+    state.set(start, 'open');
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1]!;
+      const targets = edges.get(frame.node) ?? [];
+      if (frame.next === targets.length) {
+        state.set(frame.node, 'done');
+        stack.pop();
+        continue;
+      }
+      const target = targets[frame.next++]!;
+      const seen = state.get(target);
+      if (seen === 'open') {
+        fail(audited.get(target) ?? '', 'the schema refers to itself without nesting (through $ref, allOf, anyOf, oneOf, not or if/then/else on the same value): no value could be validated against it; recursion must go through properties or items');
+      }
+      if (seen === undefined && audited.has(target)) {
+        state.set(target, 'open');
+        stack.push({ node: target, next: 0 });
+      }
+    }
+  }
+}
+
+const sameValueKeywords = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas']);
+
+const nameMaps = new Set(['properties', 'patternProperties', 'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'content', 'encoding', 'variables', 'paths', 'webhooks', 'examples']);
+
+function checkPattern(pattern: string, pointer: string, fail: (pointer: string, problem: string) => never): void {
+  try {
+    // The validator compiles patterns as ECMA-262 regular expressions in Unicode mode.
+    new RegExp(pattern, 'u');
+  } catch (error) {
+    fail(pointer, `pattern ${short(pattern)} is not a valid regular expression (${(error as Error).message.slice(0, 120)})`);
+  }
+}
+
+/**
+ * A copy of a schema without annotations and extensions, what validators and generators read.
+ * Under `properties` (and the other maps of schemas) the keys are names, kept whatever they are.
+ * Copes with shared and cyclic (resolved, recursive) schemas: each object is copied once and
+ * cycles are preserved.
+ *
+ * @example stripAnnotations({ type: 'string', description: 'a name', 'x-faker': 'animal.type' }); // { type: 'string' }
+ */
+export function stripAnnotations(schema: JsonSchema, options: { keepFaker?: boolean } = {}): JsonSchema {
+  const copies = new Map<object, unknown>();
+  const copy = (node: unknown, mode: 'schema' | 'map' | 'list'): unknown => {
+    if (node === null || typeof node !== 'object') return node;
+    const done = copies.get(node);
+    if (done !== undefined) return done;
+    if (Array.isArray(node)) {
+      const out: unknown[] = [];
+      copies.set(node, out);
+      for (const item of node) out.push(mode === 'list' ? copy(item, 'schema') : item);
+      return out;
+    }
+    const out: Record<string, unknown> = {};
+    copies.set(node, out);
+    for (const [key, value] of Object.entries(node)) {
+      if (mode === 'map') {
+        define(out, key, copy(value, 'schema'));
+        continue;
+      }
+      if (key === 'x-faker' && options.keepFaker) out.faker = value;
+      if (annotationKeywords.has(key) || key.startsWith('x-')) continue;
+      if (schemaMapKeywords.has(key)) define(out, key, copy(value, 'map'));
+      else if (schemaKeywords.has(key)) define(out, key, copy(value, 'schema'));
+      else if (schemaListKeywords.has(key)) define(out, key, copy(value, 'list'));
+      else define(out, key, value);
+    }
+    return out;
+  };
+  return copy(schema, 'schema') as JsonSchema;
+}
+
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function escape(segment: string): string {
+  return segment.includes('~') || segment.includes('/') ? segment.replaceAll('~', '~0').replaceAll('/', '~1') : segment;
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
+}
+
+function short(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 80 ? `${text.slice(0, 80)}...` : text;
+}

@@ -1,0 +1,196 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import * as ajvFormats from 'ajv-formats';
+import { formatNames } from 'ajv-formats/dist/formats.js';
+import * as z from 'zod';
+import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
+import { SpecError } from './ref-resolver.js';
+import { stripAnnotations } from './schema-keywords.js';
+
+/** The `format`s the validator checks (ajv-formats' full set, OpenAPI's int32/int64/float/double/byte among them). */
+export const knownFormats: ReadonlySet<string> = new Set(formatNames);
+
+/** One problem a validator found: where in the value (`['tags', 0]`) and what, in one short phrase. */
+export interface SchemaIssue {
+  path: (string | number)[];
+  message: string;
+  /** The JSON Schema keyword that failed (`type`, `required`, `pattern`, ...). */
+  keyword: string;
+}
+
+/**
+ * A validator in zod's clothes: `safeParse(value)` answers `{ success, data }` or
+ * `{ success: false, error: { issues } }` like every other zod schema, so callers written for the
+ * zod validators keep working, while the checking is ajv's (JSON Schema 2020-12, every keyword).
+ * The ajv function is compiled on first use, so start-up pays nothing for operations never called.
+ */
+export type SchemaValidator = z.ZodType<unknown, unknown>;
+
+type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
+// ajv-formats is CommonJS: its default export arrives as the function or wrapped once, by loader.
+const formatsExport = ajvFormats as unknown as { default: FormatsPlugin | { default: FormatsPlugin } };
+const addFormats: FormatsPlugin = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport.default.default;
+const rootId = 'urn:petstore-kit:spec';
+
+function createAjv(): Ajv2020 {
+  // strict: false because the audit (schema-keywords.ts) already refused what ajv would skip, and
+  // OpenAPI's annotations (example, xml, x-*) are legal there. validateSchema: false because
+  // compiling the 2020-12 meta-schema costs ~200 ms of start-up; the audit checks the values.
+  // code.optimize: false halves compile time (it matters for specs with hundreds of schemas) and
+  // costs nothing measurable on validation.
+  const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: false, verbose: true, addUsedSchema: false, logger: false, code: { optimize: false } });
+  addFormats(ajv);
+  return ajv;
+}
+
+/**
+ * Validators for the schemas of one document, by JSON pointer: the document is given to ajv as it
+ * is (references untouched), so ajv resolves each `$ref` once and recursive schemas validate as
+ * recursion. Nothing is compiled until a validator is first used.
+ *
+ * @example
+ * const validators = createDocumentValidators(parsed);
+ * validators.at('/components/schemas/Category').safeParse({ id: 1, name: 'dog' }).success; // true
+ */
+export function createDocumentValidators(source: OpenApiDocument): { at(pointer: string, what: string): SchemaValidator } {
+  let ajv: Ajv2020 | undefined;
+  const cache = new Map<string, SchemaValidator>();
+  return {
+    at(pointer, what) {
+      let validator = cache.get(pointer);
+      if (validator === undefined) {
+        validator = lazyValidator(() => {
+          if (ajv === undefined) {
+            ajv = createAjv();
+            ajv.addSchema(source as object, rootId);
+          }
+          const validate = ajv.getSchema(`${rootId}#${pointer.split('/').map((segment) => encodeURIComponent(segment).replace(/%7E/gi, '~')).join('/')}`);
+          if (validate === undefined) throw new SpecError(`Failed to compile spec: the schema of ${what} (#${pointer}) cannot be found`);
+          return validate;
+        }, what);
+        cache.set(pointer, validator);
+      }
+      return validator;
+    },
+  };
+}
+
+/**
+ * A validator for a schema that stands alone (no `$ref`s into a document). Annotations and
+ * extensions are stripped first.
+ *
+ * @example standaloneValidator({ type: 'integer', minimum: 1 }, 'limit').safeParse(0).success; // false
+ */
+export function standaloneValidator(schema: JsonSchema, what: string): SchemaValidator {
+  return lazyValidator(() => createAjv().compile(stripAnnotations(schema) as object | boolean), what);
+}
+
+function lazyValidator(compile: () => ValidateFunction, what: string): SchemaValidator {
+  let validate: ValidateFunction | undefined;
+  // check() with issues pushed directly: a third of superRefine's cost on the failure path.
+  return z.unknown().check((context) => {
+    const value = context.value;
+    if (validate === undefined) {
+      try {
+        validate = compile();
+      } catch (error) {
+        if (error instanceof SpecError) throw error;
+        throw new SpecError(`Failed to compile spec: the schema of ${what} cannot be compiled (${(error as Error).message.split('\n')[0]!.slice(0, 200)})`);
+      }
+    }
+    let valid: boolean;
+    try {
+      valid = validate(value) as boolean;
+    } catch (error) {
+      // A recursive schema follows the value down: a value nested deeper than the stack allows is
+      // refused, not a crash.
+      if (!(error instanceof RangeError)) throw error;
+      context.issues.push({ code: 'custom', path: [], message: 'nested too deeply to validate', params: { keyword: 'depth' }, input: value });
+      return;
+    }
+    if (valid) return;
+    for (const issue of describeAjvErrors(validate.errors ?? [])) {
+      context.issues.push({ code: 'custom', path: issue.path, message: issue.message, params: { keyword: issue.keyword }, input: value });
+    }
+  });
+}
+
+/**
+ * ajv's errors as short issues, worded as users read them ("expected string, received number",
+ * "name: required property is missing"), at most five, duplicates dropped. Values from the request
+ * are never quoted (only their JSON type), so a hostile body cannot fill the message.
+ *
+ * @example describeAjvErrors(validate.errors) // [{ path: ['name'], message: 'expected string, received number', keyword: 'type' }]
+ */
+export function describeAjvErrors(errors: readonly ErrorObject[]): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const path = instancePath(error.instancePath);
+    let message: string;
+    const params = error.params as Record<string, unknown>;
+    switch (error.keyword) {
+      case 'type':
+        message = `expected ${String(params.type).replaceAll(',', ' or ')}, received ${jsonTypeOf(error.data)}`;
+        break;
+      case 'required':
+        path.push(String(params.missingProperty));
+        message = 'required property is missing';
+        break;
+      case 'dependentRequired':
+        path.push(String(params.missingProperty));
+        message = `required property is missing (required when ${String(params.property)} is present)`;
+        break;
+      case 'additionalProperties':
+        path.push(String(params.additionalProperty));
+        message = 'unexpected property (the schema allows no other properties)';
+        break;
+      case 'unevaluatedProperties':
+        path.push(String(params.unevaluatedProperty));
+        message = 'unexpected property (the schema allows no other properties)';
+        break;
+      case 'enum':
+        message = `expected one of ${listValues(params.allowedValues)}`;
+        break;
+      case 'const':
+        message = `expected ${listValues([params.allowedValue])}`;
+        break;
+      case 'format':
+        message = `expected a string in format ${String(params.format)}`;
+        break;
+      case 'false schema':
+        message = 'no value is allowed here';
+        break;
+      default:
+        message = error.message ?? `fails ${error.keyword}`;
+    }
+    const key = `${path.join('\u0000')}\u0001${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ path: path.map((segment) => (typeof segment === 'string' && segment.length > 60 ? `${segment.slice(0, 60)}...` : segment)).slice(0, 12), message, keyword: error.keyword });
+    if (issues.length === 5) break;
+  }
+  return issues;
+}
+
+function instancePath(pointer: string): (string | number)[] {
+  if (pointer === '') return [];
+  return pointer.slice(1).split('/').map((segment) => {
+    const name = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+    return /^(0|[1-9]\d{0,8})$/.test(name) ? Number(name) : name;
+  });
+}
+
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+function listValues(values: unknown): string {
+  const list = Array.isArray(values) ? values : [];
+  const shown = list.slice(0, 10).map((value) => {
+    const text = JSON.stringify(value) ?? String(value);
+    return text.length > 40 ? `${text.slice(0, 40)}...` : text;
+  });
+  return `${shown.join(', ')}${list.length > 10 ? `, ... (${list.length} values)` : ''}`;
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { CompiledOperation } from './compiled-spec.js';
+import { createRouter } from './router.js';
+
+const operation = (method: string, pathTemplate: string): CompiledOperation =>
+  ({ operationId: `${method} ${pathTemplate}`, method, pathTemplate, parameterNames: [...pathTemplate.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!) }) as CompiledOperation;
+
+const route = createRouter([
+  operation('GET', '/categories'),
+  operation('POST', '/categories'),
+  operation('GET', '/pets/{petId}'),
+  operation('DELETE', '/pets/{petId}'),
+  operation('GET', '/pets/mine'),
+  operation('GET', '/pets/{petId}/toys/{toyId}'),
+  operation('PUT', '/pets/{id}/toys/{toyId}'),
+  operation('GET', '/files/{name}.json'),
+  operation('GET', '/a/{x}/c'),
+  operation('GET', '/a/b/{y}'),
+]);
+const matched = (method: string, path: string) => {
+  const match = route(method, path);
+  return match.kind === 'operation' ? [match.operation.operationId, match.pathParams] : match;
+};
+
+describe('createRouter', () => {
+  it('matches literal and templated paths, decoding parameters', () => {
+    expect(matched('GET', '/categories')).toEqual(['GET /categories', {}]);
+    expect(matched('GET', '/pets/7')).toEqual(['GET /pets/{petId}', { petId: '7' }]);
+    expect(matched('GET', '/pets/a%20b')).toEqual(['GET /pets/{petId}', { petId: 'a b' }]);
+    expect(matched('GET', '/pets/%E0%A4%A')).toEqual(['GET /pets/{petId}', { petId: '%E0%A4%A' }]);
+    expect(matched('GET', '/pets/7/toys/9')).toEqual(['GET /pets/{petId}/toys/{toyId}', { petId: '7', toyId: '9' }]);
+    expect(matched('GET', '/files/report.json')).toEqual(['GET /files/{name}.json', { name: 'report' }]);
+  });
+
+  it('prefers a literal path to a template, and of two templates the one written first', () => {
+    expect(matched('GET', '/pets/mine')).toEqual(['GET /pets/mine', {}]);
+    expect(matched('DELETE', '/pets/mine')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+    expect(matched('GET', '/a/b/c')).toEqual(['GET /a/{x}/c', { x: 'b' }]);
+    expect(matched('GET', '/a/b/d')).toEqual(['GET /a/b/{y}', { y: 'd' }]);
+    // Same shape, two spellings: the first template's methods are the path's.
+    expect(matched('PUT', '/pets/1/toys/2')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+  });
+
+  it('answers 405 with the allowed methods, sorted, and 404 for unknown paths', () => {
+    expect(matched('PATCH', '/categories')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'POST'] });
+    expect(matched('POST', '/pets/7')).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET'] });
+    expect(matched('GET', '/pets')).toEqual({ kind: 'not-found' });
+    expect(matched('GET', '/pets/7/toys')).toEqual({ kind: 'not-found' });
+    expect(matched('GET', '/pets//toys/9')).toEqual({ kind: 'not-found' });
+    expect(matched('GET', '/files/report.xml')).toEqual({ kind: 'not-found' });
+    expect(matched('GET', '/categories/extra')).toEqual({ kind: 'not-found' });
+  });
+});
