@@ -1,0 +1,39 @@
+import { dashboardPageHtml, dashboardScriptHash, dashboardStyleHash } from './dashboard-page.generated.js';
+
+/**
+ * The Content-Security-Policy sent with the dashboard page. Nothing loads or runs unless listed:
+ * only the page's own inline script and style, by hash (no 'unsafe-inline', no eval); requests only to
+ * the mock's own origin; pictures only from it or from data: URLs (the timeline SVG); no plugins,
+ * no <base> rewriting, no form posting elsewhere, no framing by another site.
+ *
+ * @example
+ * response.writeHead(200, dashboardPageHeaders);
+ * response.end(dashboardPageHtml);
+ */
+export const dashboardContentSecurityPolicy = [
+  "default-src 'none'",
+  `script-src ${dashboardScriptHash}`,
+  `style-src ${dashboardStyleHash}`,
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Every header the page is served with at `GET /__mock/ui`: the CSP, no caching (a new version of
+ * the kit serves a new page), no MIME sniffing, no referrer, no framing.
+ */
+export const dashboardPageHeaders: Readonly<Record<string, string>> = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Content-Security-Policy': dashboardContentSecurityPolicy,
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'X-Frame-Options': 'DENY',
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
+export { dashboardPageHtml };
