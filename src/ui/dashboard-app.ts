@@ -61,9 +61,9 @@ class DashboardPage {
   private session: string | null = readStorage(SESSION_STORAGE);
   private token: string | null = readStorage(TOKEN_STORAGE);
   private resetArmed = false;
+  private pendingNote: string | null = null;
   private readonly cards = new Map<string, ClientCard>();
   private readonly log: VirtualTable<RecentRequest>;
-  private recentKey = '';
   private filteredKey = '';
   private coverageKey = '';
   private timelineSvg = '';
@@ -212,10 +212,13 @@ class DashboardPage {
     button?.setAttribute('aria-busy', 'true');
     try {
       const answer = await postControl(this.api, name, body);
-      this.announce(done(answer));
+      // Announced together with what the control changed (a ban lifted...), read on the next poll.
+      this.pendingNote = done(answer);
       this.showError(null);
       this.etag = null;
       await this.poll();
+      if (this.pendingNote !== null) this.announce(this.pendingNote);
+      this.pendingNote = null;
     } catch (error) {
       if (error instanceof DashboardCallError && error.code === 'control_forbidden' && this.askForToken(error.message)) return;
       this.showError(error instanceof Error ? error.message : String(error));
@@ -343,7 +346,10 @@ class DashboardPage {
       else if (client.ban === null && old !== undefined && old.ban !== null) news.push(`${client.client} is no longer banned`);
       else if (client.requests.refused429 > 0 && (old === undefined || old.requests.refused429 === 0)) news.push(`${client.client} was refused with 429`);
     }
-    if (news.length > 0) this.announce(news.join('; '));
+    if (news.length === 0) return;
+    if (this.pendingNote !== null) news.unshift(this.pendingNote);
+    this.pendingNote = null;
+    this.announce(news.join('; '));
   }
 
   private render(): void {
@@ -433,7 +439,6 @@ class DashboardPage {
     const recentKey = `${recent.length}:${first?.timeMs}:${last?.timeMs}:${last?.client}`;
     const filteredKey = `${recentKey}|${filter}`;
     if (!filterChanged && filteredKey === this.filteredKey) return;
-    this.recentKey = recentKey;
     this.filteredKey = filteredKey;
     const rows = filter === ''
       ? recent

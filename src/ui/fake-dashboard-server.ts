@@ -224,6 +224,7 @@ export class FakeDashboardServer {
       }
       return this.send(response, 404, errorBody('not_found', `No control at ${url.pathname}`, 404));
     }
+    if (!url.pathname.startsWith('/v1/')) return this.send(response, 404, errorBody('not_found', `No resource at ${url.pathname}; the API is served under /v1`, 404));
     return this.hit(session, request, url.pathname, response);
   }
 
