@@ -1,7 +1,7 @@
 import { formatDuration, formatInstant } from './dashboard-format.js';
 import type { DashboardClient, DashboardWindow, Verdict } from './dashboard-types.js';
 
-const verdictText: Record<Verdict['outcome'], string> = { pass: '✓ pass', fail: '✗ fail', 'not-exercised': '– not exercised', info: 'ℹ info' };
+const verdictText: Record<Verdict['outcome'], string> = { pass: '✓ pass', fail: '✗ fail', 'not-exercised': '– not exercised', info: 'i info' };
 const windowTitle: Record<DashboardWindow['name'], string> = { minute: 'Minute', day: 'Day' };
 
 function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
@@ -101,7 +101,7 @@ export class ClientCard {
       this.ban.dataset.state = 'none';
       this.ban.removeAttribute('title');
     } else {
-      this.ban.textContent = `⛔ Banned · ${formatDuration(client.ban.secondsLeft)} left`;
+      this.ban.textContent = `BANNED · ${formatDuration(client.ban.secondsLeft)} left`;
       this.ban.dataset.state = 'banned';
       this.ban.title = `until ${formatInstant(client.ban.until)} (virtual time)`;
     }

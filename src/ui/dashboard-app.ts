@@ -94,6 +94,7 @@ class DashboardPage {
     resetCancel: byId<HTMLButtonElement>('reset-cancel'),
     clients: byId('clients'),
     clientsCount: byId('clients-count'),
+    clientsEmpty: byId('clients-empty'),
     timelineImage: byId<HTMLImageElement>('timeline-image'),
     timelineEmpty: byId('timeline-empty'),
     logCount: byId('log-count'),
@@ -313,7 +314,7 @@ class DashboardPage {
       paused: '❚❚ Paused',
       hidden: '❚❚ Paused (tab hidden)',
       error: '⚠ Reconnecting',
-      'needs-token': '🔒 Needs the control token',
+      'needs-token': '⚠ Needs the control token',
     };
     this.el.liveState.dataset.state = state;
     this.el.liveState.textContent = text[state];
@@ -355,6 +356,7 @@ class DashboardPage {
   private render(): void {
     const snapshot = this.snapshot;
     this.renderSessions(snapshot);
+    this.el.clientsEmpty.hidden = snapshot !== null;
     if (snapshot === null) return;
     this.el.clockNow.textContent = formatInstant(snapshot.clock.now);
     this.el.clockOffset.textContent = formatOffset(snapshot.clock.offsetSeconds);

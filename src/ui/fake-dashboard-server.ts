@@ -74,6 +74,8 @@ interface ClientState {
 interface SessionState {
   name: string;
   offsetMs: number;
+  /** Virtual time that passed while clients sent requests: each API request takes 250 ms. */
+  trafficMs: number;
   lastSeen: number | null;
   clients: Map<string, ClientState>;
   recent: RecentRequest[];
@@ -92,7 +94,7 @@ function emptySituations(): SessionState['situations'] {
 }
 
 function newSession(name: string): SessionState {
-  return { name, offsetMs: 0, lastSeen: null, clients: new Map(), recent: [], operations: new Map(), situations: emptySituations() };
+  return { name, offsetMs: 0, trafficMs: 0, lastSeen: null, clients: new Map(), recent: [], operations: new Map(), situations: emptySituations() };
 }
 
 function errorBody(code: string, message: string, status: number): string {
@@ -174,7 +176,7 @@ export class FakeDashboardServer {
   }
 
   private now(session: SessionState): number {
-    return startMs + session.offsetMs;
+    return startMs + session.offsetMs + session.trafficMs;
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -264,6 +266,7 @@ export class FakeDashboardServer {
 
   /** One API request: the same counting as the mock's limiter (fixed windows from the first hit). */
   private hit(session: SessionState, request: IncomingMessage, pathname: string, response: ServerResponse): void {
+    session.trafficMs += 250;
     const now = this.now(session);
     session.lastSeen = now;
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];

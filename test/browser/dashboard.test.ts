@@ -136,7 +136,7 @@ it('shows every key with both windows, then a 429 and a ban appear, and advancin
   // Retrying at once past the tolerated refusals: banned, with the time left; a verdict fails.
   await sendTraffic(target.origin, { key: 'demo-free', count: 10 });
   await expect.poll(() => card(tab, 'demo-free').getAttribute('data-banned')).toBe('true');
-  expect(await card(tab, 'demo-free').locator('.ban').textContent()).toMatch(/^⛔ Banned · \d+ min \d\d s left$/);
+  expect(await card(tab, 'demo-free').locator('.ban').textContent()).toMatch(/^BANNED · \d+ min \d\d s left$/);
   expect(await tab.locator('#announcer').textContent()).toMatch(/demo-free is banned for \d+ min/);
   expect(await card(tab, 'demo-free').locator('.verdict[data-rule="no-hammering"]').getAttribute('data-outcome')).toBe('fail');
   expect(await card(tab, 'demo-free').locator('.verdict[data-rule="no-hammering"]').textContent()).toBe('✗ fail');
