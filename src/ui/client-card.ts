@@ -112,6 +112,10 @@ export class ClientCard {
       .map(([status, count]) => `${status} × ${count}`);
     this.counts.textContent = `${total} request${total === 1 ? '' : 's'}${statuses.length > 0 ? ` · ${statuses.join(' · ')}` : ''}${refused429 > 0 ? ` · ${refused429} refused with 429` : ''}`;
 
+    // A configured key with no request yet has nothing to judge: one line instead of its verdicts.
+    this.verdicts.hidden = !client.used;
+    if (!client.used) this.counts.textContent = 'No requests yet: verdicts come with the first one';
+
     // Rebuilt only when a verdict changed, which keeps keyboard focus on a verdict across polls.
     const verdictsKey = JSON.stringify(client.verdicts.map((verdict) => [verdict.rule, verdict.outcome, verdict.evidence.summary]));
     if (verdictsKey !== this.verdictsKey) {

@@ -400,7 +400,9 @@ class DashboardPage {
   private renderClients(snapshot: DashboardSnapshot): void {
     const seen = new Set<string>();
     const ordered: HTMLElement[] = [];
-    for (const client of snapshot.clients) {
+    // Clients with traffic first (in the mock's order), then the configured keys not used yet.
+    const clients = [...snapshot.clients.filter((client) => client.used), ...snapshot.clients.filter((client) => !client.used)];
+    for (const client of clients) {
       seen.add(client.client);
       let card = this.cards.get(client.client);
       if (card === undefined) {

@@ -153,9 +153,14 @@ export class FakeDashboardServer {
     const statuses = [200, 200, 200, 201, 200, 400, 200, 401, 429, 200];
     for (let index = 0; index < count; index++) {
       const status = statuses[index % statuses.length]!;
+      const name = clients[index % clients.length]!;
+      const state = this.clientState(session, name, fakeDemoKeys.find((key) => key.shown === name));
+      state.total++;
+      state.byStatus[String(status)] = (state.byStatus[String(status)] ?? 0) + 1;
+      if (status === 429) state.refused429++;
       session.recent.push({
         timeMs: now - (count - index) * 37,
-        client: clients[index % clients.length]!,
+        client: name,
         method: index % 5 === 3 ? 'POST' : 'GET',
         path: '/v1/categories',
         status,

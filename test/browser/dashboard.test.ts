@@ -92,6 +92,8 @@ async function sendTraffic(baseUrl: string, options: { key?: string; count: numb
 }
 
 async function shot(tab: Page, name: string): Promise<void> {
+  // From the top: a full-page capture of a scrolled page would draw the sticky header mid-page.
+  await tab.evaluate(() => window.scrollTo(0, 0));
   await tab.screenshot({ path: join(outputDir, `dashboard-${name}.png`), fullPage: true });
 }
 
