@@ -18,7 +18,32 @@ const chromiumPath = findChromium();
 const missingReason = 'Chromium is not installed (`command -v chromium` found nothing); install it with `apt-get install -y --no-install-recommends chromium`';
 
 let browser: Browser | undefined;
-const open: { context: BrowserContext; target: FakeDashboardServer; watch: PageWatch }[] = [];
+const open: { context: BrowserContext; target: DashboardTarget; watch: PageWatch }[] = [];
+
+/**
+ * What the steps need from a mock: its origin and a way to stop it. To run them against the real
+ * mock, start `startMockServer` here instead (with the same ban policy: 10 refusals, 900 s) and leave
+ * `fake` undefined; the steps marked fake-only then need traffic instead of a script.
+ */
+interface DashboardTarget {
+  origin: string;
+  close(): Promise<void>;
+  fake: FakeDashboardServer | undefined;
+}
+
+async function startTarget(options: { controlToken?: string } = {}): Promise<DashboardTarget> {
+  const fake = await FakeDashboardServer.start(options);
+  let closed = false;
+  return {
+    origin: fake.origin,
+    fake,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await fake.close();
+    },
+  };
+}
 
 beforeAll(async () => {
   if (!chromiumPath) return;
@@ -48,6 +73,8 @@ interface PageWatch {
   outside: string[];
   errors: string[];
   cspViolations: string[];
+  /** Every request the page made, with its headers, seen from the browser (no server hook needed). */
+  sent: { method: string; url: string; headers: Record<string, string> }[];
 }
 
 function requireBrowser(context: TestContext): void {
@@ -58,22 +85,23 @@ function requireBrowser(context: TestContext): void {
 }
 
 /** Opens the page of `target` in a fresh browser context (its own sessionStorage) on a laptop-sized screen. */
-async function openDashboard(target: FakeDashboardServer): Promise<{ tab: Page; watch: PageWatch }> {
+async function openDashboard(target: DashboardTarget, waitFor: 'live' | 'needs-token' = 'live'): Promise<{ tab: Page; watch: PageWatch }> {
   const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
   const tab = await context.newPage();
-  const watch: PageWatch = { outside: [], errors: [], cspViolations: [] };
+  const watch: PageWatch = { outside: [], errors: [], cspViolations: [], sent: [] };
   open.push({ context, target, watch });
   tab.on('request', (request) => {
     const url = request.url();
     if (url.startsWith('data:')) return;
     if (new URL(url).origin !== target.origin) watch.outside.push(url);
+    watch.sent.push({ method: request.method(), url: url.slice(target.origin.length), headers: request.headers() });
   });
   tab.on('pageerror', (error) => watch.errors.push(error.message));
   tab.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) watch.cspViolations.push(message.text());
   });
   await tab.goto(`${target.origin}/__mock/ui`);
-  await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe('live');
+  await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe(waitFor);
   return { tab, watch };
 }
 
@@ -102,8 +130,8 @@ const gaugeText = (tab: Page, client: string, window: 'minute' | 'day') => card(
 
 it('shows every key with both windows, then a 429 and a ban appear, and advancing the clock refills the window', async (context) => {
   requireBrowser(context);
-  const target = await FakeDashboardServer.start();
-  const { tab } = await openDashboard(target);
+  const target = await startTarget();
+  const { tab, watch } = await openDashboard(target);
 
   // Configured keys appear before their first request: demo keys by name, others masked.
   await expect.poll(() => card(tab, 'demo-free').count()).toBe(1);
@@ -170,18 +198,21 @@ it('shows every key with both windows, then a 429 and a ban appear, and advancin
   expect(await tab.locator('#clock-offset').textContent()).toBe('none');
 
   // Every control call was a same-origin POST to the existing routes with a JSON body.
-  const controls = target.requests.filter((request) => request.method === 'POST');
+  const controls = watch.sent.filter((request) => request.method === 'POST');
   expect(controls.map((request) => request.url)).toEqual(['/__mock/clock', '/__mock/clock', '/__mock/reset']);
+  expect(controls.slice(0, 2).map((request) => request.headers['content-type'])).toEqual(['application/json', 'application/json']);
+  // Only the page, its polls and the controls: nothing else was asked of the mock.
+  expect(new Set(watch.sent.map((request) => request.url.replace(/\?.*$/, '')))).toEqual(new Set(['/__mock/ui', '/__mock/dashboard', '/__mock/clock', '/__mock/reset']));
   // The poll is conditional: an unchanged snapshot comes back as 304 to the page's If-None-Match.
-  expect(target.requests.some((request) => request.url.startsWith('/__mock/dashboard?limit=') && typeof request.headers['if-none-match'] === 'string')).toBe(true);
+  expect(watch.sent.some((request) => request.url === '/__mock/dashboard?limit=10000' && /^"[^"]+"$/.test(request.headers['if-none-match'] ?? ''))).toBe(true);
 });
 
 it('switches sessions with the picker and sends X-Mock-Session with every poll and control', async (context) => {
   requireBrowser(context);
-  const target = await FakeDashboardServer.start();
+  const target = await startTarget();
   await sendTraffic(target.origin, { key: 'demo-pro', count: 5, session: 'ci-job-b' });
   await sendTraffic(target.origin, { key: 'demo-free', count: 2 });
-  const { tab } = await openDashboard(target);
+  const { tab, watch } = await openDashboard(target);
 
   const picker = tab.getByLabel('Session');
   await expect.poll(() => picker.isVisible()).toBe(true);
@@ -192,33 +223,26 @@ it('switches sessions with the picker and sends X-Mock-Session with every poll a
   await picker.selectOption('ci-job-b');
   await expect.poll(() => gaugeText(tab, 'demo-pro', 'minute')).toBe('5 / 300');
   expect(await gaugeText(tab, 'demo-free', 'minute')).toBe('0 / 60');
-  const mark = target.requests.length;
+  const mark = watch.sent.length;
   await tab.getByRole('button', { name: '+1 day' }).click();
   await expect.poll(() => tab.locator('#clock-offset').textContent()).toBe('+1 d 0 h');
   await shot(tab, '06-session-picker');
-  const after = target.requests.slice(mark);
+  const after = watch.sent.slice(mark);
+  expect(after.some((request) => request.url === '/__mock/clock')).toBe(true);
   expect(after.length).toBeGreaterThan(0);
   for (const request of after) expect(request.headers['x-mock-session'], request.url).toBe('ci-job-b');
 
   // The other session's clock did not move.
   await picker.selectOption('default');
   await expect.poll(() => tab.locator('#clock-offset').textContent()).toBe('none');
-  expect(target.requests.at(-1)?.headers['x-mock-session']).toBeUndefined();
+  // The default session is the one the mock answers without the header.
+  expect(watch.sent.at(-1)?.headers['x-mock-session']).toBeUndefined();
 });
 
 it('asks for the control token, keeps it in sessionStorage only and sends it with every call', async (context) => {
   requireBrowser(context);
-  const target = await FakeDashboardServer.start({ controlToken: 's3cret-token' });
-  const contextOptions = { viewport: { width: 1280, height: 800 } };
-  const browserContext = await browser!.newContext(contextOptions);
-  const tab = await browserContext.newPage();
-  const watch: PageWatch = { outside: [], errors: [], cspViolations: [] };
-  open.push({ context: browserContext, target, watch });
-  tab.on('pageerror', (error) => watch.errors.push(error.message));
-  tab.on('request', (request) => {
-    if (!request.url().startsWith('data:') && new URL(request.url()).origin !== target.origin) watch.outside.push(request.url());
-  });
-  await tab.goto(`${target.origin}/__mock/ui`);
+  const target = await startTarget({ controlToken: 's3cret-token' });
+  const { tab, watch } = await openDashboard(target, 'needs-token');
 
   // The page itself needs no token; its first poll is refused, so it asks.
   await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe('needs-token');
@@ -232,20 +256,30 @@ it('asks for the control token, keeps it in sessionStorage only and sends it wit
   await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe('live');
   expect(await tab.locator('#token-form').isVisible()).toBe(false);
   expect(await tab.evaluate(() => [sessionStorage.getItem('petstore-mock.control-token'), localStorage.length, document.cookie])).toEqual(['s3cret-token', 0, '']);
-  const mark = target.requests.length;
+  const mark = watch.sent.length;
   await tab.getByRole('button', { name: '+1 min' }).click();
   await expect.poll(() => tab.locator('#clock-offset').textContent()).toBe('+1 min 00 s');
-  for (const request of target.requests.slice(mark)) expect(request.headers['x-mock-control-token']).toBe('s3cret-token');
+  const withToken = watch.sent.slice(mark);
+  expect(withToken.some((request) => request.url === '/__mock/clock')).toBe(true);
+  for (const request of withToken) expect(request.headers['x-mock-control-token']).toBe('s3cret-token');
+  expect(await tab.locator('#token-input').inputValue()).toBe('');
 
-  // A new tab (a new context) does not inherit it; a changed token is asked for again.
-  target.setControlToken('rotated-token');
+  // Another tab of the same browser does not get it: sessionStorage belongs to one tab.
+  const otherTab = await tab.context().newPage();
+  await otherTab.goto(`${target.origin}/__mock/ui`);
+  await expect.poll(() => otherTab.locator('#live-state').getAttribute('data-state')).toBe('needs-token');
+  await otherTab.close();
+
+  // A wrong token is forgotten and asked for again (fake-only: the real mock's token is fixed at start).
+  if (!target.fake) return;
+  target.fake.setControlToken('rotated-token');
   await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe('needs-token');
   expect(await tab.evaluate(() => sessionStorage.getItem('petstore-mock.control-token'))).toBeNull();
 });
 
 it('is usable from the keyboard: real buttons, visible focus, verdict evidence on focus', async (context) => {
   requireBrowser(context);
-  const target = await FakeDashboardServer.start();
+  const target = await startTarget();
   await sendTraffic(target.origin, { key: 'demo-free', count: 62 });
   const { tab } = await openDashboard(target);
   await expect.poll(() => card(tab, 'demo-free').getAttribute('data-used')).toBe('true');
@@ -300,9 +334,9 @@ it('is usable from the keyboard: real buttons, visible focus, verdict evidence o
 
 it('renders 10,000 log entries in under a second, keeping only the visible rows in the DOM', async (context) => {
   requireBrowser(context);
-  const target = await FakeDashboardServer.start();
+  const target = await startTarget();
   // Fake-only shortcut: 10,000 entries at once (against the real mock, send them as traffic).
-  target.fillRecent(10_000);
+  target.fake?.fillRecent(10_000);
   const { tab } = await openDashboard(target);
   await expect.poll(() => tab.locator('#log-viewport').getAttribute('data-total')).toBe('10000');
   // Measured in the page with performance.now(): JSON decode + DOM update + layout of the snapshot.
@@ -325,13 +359,14 @@ it('renders 10,000 log entries in under a second, keeping only the visible rows 
 
 it('shows one clear line when the mock fails, keeps the last figures and recovers with backoff', async (context) => {
   requireBrowser(context);
-  const target = await FakeDashboardServer.start();
+  const target = await startTarget();
+  if (!target.fake) context.skip('injected failures need the fake dashboard server');
   await sendTraffic(target.origin, { key: 'demo-free', count: 3 });
   const { tab } = await openDashboard(target);
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute')).toBe('3 / 60');
 
   // Fake-only: injected failures of the data endpoint.
-  target.failDashboard('status-500', 2);
+  target.fake!.failDashboard('status-500', 2);
   await sendTraffic(target.origin, { key: 'demo-free', count: 1 });
   await expect.poll(() => tab.locator('#error-line').textContent()).toMatch(/^The mock answered 500 internal_error: Failed to build the dashboard: injected failure\. Retrying in \d+ s; the figures below are from the last answer\.$/);
   expect(await tab.locator('#live-state').getAttribute('data-state')).toBe('error');
@@ -340,7 +375,7 @@ it('shows one clear line when the mock fails, keeps the last figures and recover
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute'), { timeout: 15_000 }).toBe('4 / 60');
   expect(await tab.locator('#error-line').isVisible()).toBe(false);
 
-  target.failDashboard('bad-json', 1);
+  target.fake!.failDashboard('bad-json', 1);
   await sendTraffic(target.origin, { key: 'demo-free', count: 1 });
   await expect.poll(() => tab.locator('#error-line').textContent()).toMatch(/^The mock sent a dashboard that is not valid JSON\. Retrying in/);
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute'), { timeout: 15_000 }).toBe('5 / 60');
@@ -349,8 +384,7 @@ it('shows one clear line when the mock fails, keeps the last figures and recover
   await target.close();
   await expect.poll(() => tab.locator('#error-line').textContent(), { timeout: 15_000 }).toMatch(/^Cannot reach the mock \(Failed to fetch\)\. Retrying in \d+ s/);
   expect(await card(tab, 'demo-free').isVisible()).toBe(true);
-  // Restart a server so the afterEach close has something to close.
-  open[0]!.target = await FakeDashboardServer.start();
+  expect(await tab.locator('#live-state').textContent()).toBe('⚠ Reconnecting');
 });
 
 function findChromium(): string | undefined {
