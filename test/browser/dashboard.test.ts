@@ -332,6 +332,29 @@ it('is usable from the keyboard: real buttons, visible focus, verdict evidence o
   expect(await tab.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.rule)).toBe('retry-after-honoured');
 });
 
+it('stops polling while the tab is hidden and says so, then catches up at once when shown', async (context) => {
+  requireBrowser(context);
+  const target = await startTarget();
+  const { tab, watch } = await openDashboard(target);
+  const polls = () => watch.sent.filter((request) => request.url.startsWith('/__mock/dashboard')).length;
+  // The page sees what a browser reports for a background tab.
+  await tab.evaluate(() => {
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => true });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  expect(await tab.locator('#live-state').textContent()).toBe('❚❚ Paused (tab hidden)');
+  const hiddenAt = polls();
+  await tab.waitForTimeout(2500);
+  expect(polls()).toBe(hiddenAt);
+  await sendTraffic(target.origin, { key: 'demo-free', count: 2 });
+  await tab.evaluate(() => {
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => false });
+    document.dispatchEvent(new Event('visibilitychange'));
+  });
+  await expect.poll(() => gaugeText(tab, 'demo-free', 'minute'), { timeout: 2000 }).toBe('2 / 60');
+  expect(await tab.locator('#live-state').getAttribute('data-state')).toBe('live');
+});
+
 it('renders 10,000 log entries in under a second, keeping only the visible rows in the DOM', async (context) => {
   requireBrowser(context);
   const target = await startTarget();
