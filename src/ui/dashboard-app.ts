@@ -13,6 +13,7 @@ const RECENT_LIMIT = 10_000;
 const ROW_HEIGHT = 24;
 const TOKEN_STORAGE = 'petstore-mock.control-token';
 const SESSION_STORAGE = 'petstore-mock.session';
+const DEFAULT_SESSION_STORAGE = 'petstore-mock.default-session';
 
 function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const found = document.getElementById(id);
@@ -57,7 +58,7 @@ class DashboardPage {
   private userPaused = false;
   private waitingForToken = false;
   /** The session the mock answers without a header; choosing it sends no X-Mock-Session. */
-  private defaultSession: string | null = null;
+  private defaultSession: string | null = readStorage(DEFAULT_SESSION_STORAGE);
   private session: string | null = readStorage(SESSION_STORAGE);
   private token: string | null = readStorage(TOKEN_STORAGE);
   private resetArmed = false;
@@ -331,7 +332,10 @@ class DashboardPage {
 
   private apply(snapshot: DashboardSnapshot): void {
     const previous = this.snapshot;
-    if (this.defaultSession === null && this.session === null) this.defaultSession = snapshot.session;
+    if (this.defaultSession === null && this.session === null) {
+      this.defaultSession = snapshot.session;
+      writeStorage(DEFAULT_SESSION_STORAGE, snapshot.session);
+    }
     this.snapshot = snapshot;
     if (previous !== null && previous.session === snapshot.session) this.announceChanges(previous, snapshot);
     this.render();

@@ -232,6 +232,11 @@ it('switches sessions with the picker and sends X-Mock-Session with every poll a
   expect(after.length).toBeGreaterThan(0);
   for (const request of after) expect(request.headers['x-mock-session'], request.url).toBe('ci-job-b');
 
+  // A reload of the tab stays on the chosen session.
+  await tab.reload();
+  await expect.poll(() => tab.locator('#clock-offset').textContent()).toBe('+1 d 0 h');
+  expect(await picker.inputValue()).toBe('ci-job-b');
+
   // The other session's clock did not move.
   await picker.selectOption('default');
   await expect.poll(() => tab.locator('#clock-offset').textContent()).toBe('none');
