@@ -23,14 +23,16 @@ export const dashboardContentSecurityPolicy = [
 
 /**
  * Every header the page is served with at `GET /__mock/ui`: the CSP, no caching (a new version of
- * the kit serves a new page), no MIME sniffing, no referrer, no framing.
+ * the kit serves a new page), no MIME sniffing, no framing, and a referrer for the mock's own origin
+ * only: `same-origin`, not `no-referrer`, because under `no-referrer` a browser that follows the Fetch
+ * spec (Firefox) sends `Origin: null` with the page's POSTs, which the controls refuse as foreign.
  */
 export const dashboardPageHeaders: Readonly<Record<string, string>> = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy': dashboardContentSecurityPolicy,
   'Cache-Control': 'no-store',
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  'Referrer-Policy': 'same-origin',
   'X-Frame-Options': 'DENY',
   'Cross-Origin-Opener-Policy': 'same-origin',
   'Cross-Origin-Resource-Policy': 'same-origin',

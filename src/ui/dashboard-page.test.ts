@@ -52,6 +52,9 @@ it('the CSP allows exactly the page\'s inline script and style by hash, and conn
   expect(dashboardContentSecurityPolicy).not.toMatch(/unsafe-(inline|eval)/);
   expect(dashboardPageHeaders['Content-Security-Policy']).toBe(dashboardContentSecurityPolicy);
   expect(dashboardPageHeaders['Content-Type']).toBe('text/html; charset=utf-8');
+  // Not no-referrer: with it, spec-following browsers send `Origin: null` on POST and the controls refuse it.
+  expect(dashboardPageHeaders['Referrer-Policy']).toBe('same-origin');
+  expect(dashboardPageHtml).toContain('<meta name="referrer" content="same-origin">');
 });
 
 it('the page script never uses eval, innerHTML or absolute URLs', async () => {

@@ -205,6 +205,12 @@ export class FakeDashboardServer {
       return;
     }
     if (url.pathname.startsWith('/__mock/')) {
+      // As the mock's control access does: a request naming an Origin must name a loopback page
+      // (`null`, which a page with `Referrer-Policy: no-referrer` sends on POST, is foreign).
+      const origin = request.headers.origin;
+      if (origin !== undefined && !isLoopbackOrigin(origin)) {
+        return this.send(response, 403, errorBody('control_forbidden', `The control API refuses this request: Origin ${origin.slice(0, 100)} is not a loopback page`, 403));
+      }
       if (this.controlToken !== undefined && request.headers['x-mock-control-token'] !== this.controlToken) {
         return this.send(response, 403, errorBody('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token', 403));
       }
@@ -411,6 +417,15 @@ export class FakeDashboardServer {
       })),
       situations,
     };
+  }
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(origin);
+    return (protocol === 'http:' || protocol === 'https:') && (hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname));
+  } catch {
+    return false;
   }
 }
 

@@ -43,7 +43,8 @@ export class VirtualTable<Row> {
   setRows(rows: readonly Row[]): void {
     this.rows = rows;
     this.spacer.style.height = `${rows.length * this.options.rowHeight}px`;
-    this.options.viewport.setAttribute('aria-rowcount', String(rows.length + 1));
+    // On the table itself (the viewport sits inside it), counting the header row.
+    (this.options.viewport.closest('[role="table"]') ?? this.options.viewport).setAttribute('aria-rowcount', String(rows.length + 1));
     if (this.followTail) this.options.viewport.scrollTop = this.options.viewport.scrollHeight;
     this.draw(true);
   }
