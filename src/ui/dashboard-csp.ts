@@ -39,3 +39,15 @@ export const dashboardPageHeaders: Readonly<Record<string, string>> = {
 };
 
 export { dashboardPageHtml };
+
+/**
+ * The answer to `GET /__mock/ui`, transport-free like the rest of the core: the page needs no token
+ * (a navigation cannot send one, and the page holds no data), but the route keeps the controls'
+ * loopback, Host and Origin checks.
+ *
+ * @example
+ * const { status, headers, body } = dashboardPageResponse();
+ */
+export function dashboardPageResponse(): { status: 200; headers: Record<string, string>; body: string } {
+  return { status: 200, headers: { ...dashboardPageHeaders }, body: dashboardPageHtml };
+}

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dashboardPageHeaders, dashboardPageHtml } from './dashboard-csp.js';
+import { dashboardPageResponse } from './dashboard-csp.js';
 import { dashboardResponse, parseRecentLimit } from './dashboard-endpoint.js';
 import type { CoverageReport, DashboardClient, DashboardSnapshot, RecentRequest, Situation, Verdict } from './dashboard-types.js';
 
@@ -200,8 +200,9 @@ export class FakeDashboardServer {
     const route = `${request.method} ${url.pathname}`;
 
     if (route === 'GET /__mock/ui') {
-      response.writeHead(200, dashboardPageHeaders);
-      response.end(dashboardPageHtml);
+      const page = dashboardPageResponse();
+      response.writeHead(page.status, page.headers);
+      response.end(page.body);
       return;
     }
     if (url.pathname.startsWith('/__mock/')) {
