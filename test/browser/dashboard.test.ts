@@ -100,7 +100,12 @@ async function openDashboard(target: DashboardTarget, waitFor: 'live' | 'needs-t
   tab.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) watch.cspViolations.push(message.text());
   });
-  await tab.goto(`${target.origin}/__mock/ui`);
+  const response = await tab.goto(`${target.origin}/__mock/ui`);
+  // Served with its strict policy: the page's own script and style by hash, requests to its origin only.
+  const policy = response?.headers()['content-security-policy'] ?? '';
+  expect(policy).toContain("connect-src 'self'");
+  expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
+  expect(policy).not.toContain('unsafe-');
   await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe(waitFor);
   return { tab, watch };
 }
