@@ -12,7 +12,8 @@ export type { TimelineInput } from './lab-types.js';
  *
  * @example renderTimelineSvg({ from, to, clients: [{ client: 'demo-free', plan: 'free', limits, requests, bans: [] }] })
  */
-export function renderTimelineSvg(input: TimelineInput, options: { width?: number } = {}): string {
+export function renderTimelineSvg(input: TimelineInput, options: { width?: number; maxLanes?: number } = {}): string {
+  const maxLanes = options.maxLanes !== undefined && Number.isFinite(options.maxLanes) ? Math.max(1, Math.floor(options.maxLanes)) : 40;
   const width = clamp(Math.round(options.width ?? 1000), 480, 4000);
   const left = 170;
   const right = 20;
@@ -20,7 +21,10 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
   const laneHeight = 90;
   const laneGap = 18;
   const top = input.title ? 58 : 34;
-  const clients = input.clients;
+  // The busiest lanes are drawn (in input order), so thousands of anonymous clients stay a readable picture.
+  const busiest = new Set([...input.clients].map((lane, index) => ({ lane, index })).sort((a, b) => b.lane.requests.length - a.lane.requests.length || a.index - b.index).slice(0, maxLanes).map((entry) => entry.lane));
+  const clients = input.clients.filter((lane) => busiest.has(lane));
+  const hiddenLanes = input.clients.length - clients.length;
   const from = Number.isFinite(input.from) ? input.from : 0;
   const to = Number.isFinite(input.to) && input.to > from ? input.to : from + 60_000;
   const span = to - from;
@@ -34,7 +38,7 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`);
   out.push(`<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`);
   if (input.title) out.push(`<text x="${left}" y="24" font-size="16" font-weight="600" fill="#111827">${escapeXml(input.title)}</text>`);
-  out.push(`<text x="${left}" y="${top - 12}" fill="#4b5563">${escapeXml(`${isoShort(from)} → ${isoShort(to)} (${formatDuration(span)}, ${bins} bins of ${formatDuration(binMs)})`)}</text>`);
+  out.push(`<text x="${left}" y="${top - 12}" fill="#4b5563">${escapeXml(`${isoShort(from)} → ${isoShort(to)} (${formatDuration(span)}, ${bins} bins of ${formatDuration(binMs)})${hiddenLanes > 0 ? `; the ${clients.length} busiest of ${input.clients.length} clients` : ''}`)}</text>`);
 
   if (clients.length === 0) {
     out.push(`<text x="${left}" y="${top + 40}" fill="#6b7280">No requests.</text>`);
@@ -66,7 +70,9 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
       if (end <= start) continue;
       out.push(`<rect x="${fmt(x(start))}" y="${laneTop}" width="${fmt(Math.max(1, x(end) - x(start)))}" height="${laneHeight}" fill="#7c3aed" fill-opacity="0.14"><title>${escapeXml(`banned ${isoShort(ban.fromMs)} → ${isoShort(ban.toMs)}`)}</title></rect>`);
     }
+    // One path per status class and lane (not a rect per bar): the file stays small with many bins.
     const barWidth = plotWidth / bins;
+    const paths = ['', '', '', ''];
     counts.forEach((bin, binIndex) => {
       let stacked = 0;
       for (let statusIndex = 0; statusIndex < 4; statusIndex += 1) {
@@ -75,18 +81,24 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
         const y0 = y(stacked * perMinuteFactor);
         stacked += count;
         const y1 = y(stacked * perMinuteFactor);
-        out.push(`<rect x="${fmt(left + binIndex * barWidth)}" y="${fmt(y1)}" width="${fmt(Math.max(0.5, barWidth - 0.5))}" height="${fmt(Math.max(0.5, y0 - y1))}" fill="${statusColours[statusIndex]}"/>`);
+        const w = fmt(Math.max(0.5, barWidth - 0.5));
+        paths[statusIndex] += `M${fmt(left + binIndex * barWidth)} ${fmt(y1)}h${w}v${fmt(Math.max(0.5, y0 - y1))}h-${w}z`;
       }
+    });
+    paths.forEach((path, statusIndex) => {
+      if (path !== '') out.push(`<path d="${path}" fill="${statusColours[statusIndex]}"/>`);
     });
     if (limit <= scaleMax) {
       const limitY = fmt(y(limit));
       out.push(`<line x1="${left}" y1="${limitY}" x2="${left + plotWidth}" y2="${limitY}" stroke="#111827" stroke-width="1" stroke-dasharray="5 3"/>`);
-      out.push(`<text x="${left + plotWidth - 4}" y="${fmt(y(limit) - 3)}" text-anchor="end" font-size="10" fill="#111827">${escapeXml(`limit ${formatCount(limit)}/min`)}</text>`);
+      out.push(`<text x="${left + plotWidth - 4}" y="${fmt(y(limit) - 3)}" text-anchor="end" font-size="10" fill="#111827" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(`limit ${formatCount(limit)}/min`)}</text>`);
+    } else {
+      out.push(`<text x="${left + plotWidth - 4}" y="${laneTop + 11}" text-anchor="end" font-size="10" fill="#6b7280">${escapeXml(`limit ${formatCount(limit)}/min (above the scale)`)}</text>`);
     }
     out.push(`<text x="${left - 8}" y="${laneTop + 8}" text-anchor="end" font-size="9" fill="#6b7280">${escapeXml(`${formatCount(Math.round(scaleMax))}/min`)}</text>`);
     out.push(`<text x="${left - 8}" y="${laneBottom}" text-anchor="end" font-size="9" fill="#6b7280">0</text>`);
     const total = lane.requests.length;
-    out.push(`<text x="10" y="${laneTop + 30}" font-weight="600" fill="#111827">${escapeXml(truncate(lane.client, 24))}</text>`);
+    out.push(`<text x="10" y="${laneTop + 30}" font-weight="600" fill="#111827">${escapeXml(truncate(lane.client, 22))}</text>`);
     out.push(`<text x="10" y="${laneTop + 46}" fill="#4b5563">${escapeXml(truncate(`${lane.plan} · ${formatCount(lane.limits.perMinute)}/min, ${formatCount(lane.limits.perDay)}/day`, 28))}</text>`);
     out.push(`<text x="10" y="${laneTop + 62}" fill="#4b5563">${escapeXml(`${formatCount(total)} requests${lane.bans.length > 0 ? `, ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}`)}</text>`);
     out.push(`</g>`);
