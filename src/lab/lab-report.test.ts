@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { missingCoverage, parseSituationList } from './coverage.js';
-import { buildLabReport, createLabSessionState, labReportJunit, observeLab, xmlEscape } from './lab-report.js';
+import { buildLabReport, createLabSessionState, expectWellBehaved, labReportJunit, observeLab, xmlEscape } from './lab-report.js';
 import type { LabObservation } from './lab-types.js';
 
 const t0 = Date.UTC(2026, 0, 1);
@@ -76,5 +76,15 @@ describe('JUnit', () => {
     const xml = labReportJunit(reportOf([obs(0, 200, { client: name })]));
     expect(xml).toContain('name="a&lt;b&gt;&amp;&quot;c&apos;\ufffd\ufffd: retry-after-honoured"');
     expect(xmlEscape('😀')).toBe('😀');
+  });
+});
+
+describe('expectWellBehaved', () => {
+  it('throws one error listing failed verdicts and missing situations, and passes a clean report', () => {
+    const bad = reportOf([obs(0, 429), obs(0.5, 429), obs(1, 429)]);
+    expect(() => expectWellBehaved(bad, { minCoverage: ['429', '401'] })).toThrow(/^The mock's report found 3 problems:\n {2}demo-free: retry-after-honoured failed: 2 of 2 requests after a 429 came early.*\n {2}demo-free: backoff-growing failed: .*\n {2}coverage: situation 401 was never served$/);
+    expect(() => expectWellBehaved(reportOf([obs(0, 429), obs(10, 200)]), { minCoverage: ['429'] })).not.toThrow();
+    expect(() => expectWellBehaved(bad, { clients: ['someone else'] })).not.toThrow();
+    expect(() => expectWellBehaved(bad, { minCoverage: ['teapot'] })).toThrow(/Unknown situation "teapot"/);
   });
 });

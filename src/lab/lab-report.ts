@@ -1,5 +1,5 @@
 import { clientVerdicts, createClientJudgeState, observeClient, type ClientJudgeState } from './client-judge.js';
-import { coverageReport, createCoverageState, observeCoverage, type CoverageState } from './coverage.js';
+import { coverageReport, createCoverageState, missingCoverage, observeCoverage, type CoverageState } from './coverage.js';
 import { isoOf, type ClientReport, type LabBanPolicy, type LabClockState, type LabObservation, type LabReport, type Verdict } from './lab-types.js';
 
 /**
@@ -150,3 +150,25 @@ export function xmlEscape(text: string): string {
 }
 
 const xmlEntities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+/**
+ * The vitest-friendly check of a report (the MSW setups and `--min-coverage` use it): throws one
+ * Error listing every failed verdict (client, rule, summary) and every required situation never met;
+ * returns quietly otherwise. Unknown situation names throw too (listing the known ones).
+ *
+ * @example
+ * expectWellBehaved(await mock.report(), { minCoverage: ['429', '401'] });
+ * // Error: The mock's report found 1 problem:
+ * //   demo-free: retry-after-honoured failed: 3 of 3 requests after a 429 came early; ...
+ */
+export function expectWellBehaved(report: LabReport, options: { minCoverage?: readonly string[]; clients?: readonly string[] } = {}): void {
+  const problems: string[] = [];
+  for (const client of report.clients) {
+    if (options.clients && !options.clients.includes(client.client)) continue;
+    for (const verdict of client.verdicts) {
+      if (verdict.outcome === 'fail') problems.push(`${client.client}: ${verdict.rule} failed: ${verdict.evidence.summary}`);
+    }
+  }
+  for (const name of missingCoverage(report, options.minCoverage ?? [])) problems.push(`coverage: situation ${name} was never served`);
+  if (problems.length > 0) throw new Error(`The mock's report found ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.join('\n  ')}`);
+}
