@@ -202,3 +202,20 @@ describe('runReplayCommand', () => {
     expect(io.out).toContain('--default-plan PLAN');
   });
 });
+
+describe('the README walk-through', () => {
+  it('records, exports, replays and draws: test-output/lab-walkthrough.{jsonl,json,svg}', async () => {
+    const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
+    mkdirSync('test-output', { recursive: true });
+    writeFileSync('test-output/lab-walkthrough.jsonl', recordTraffic());
+    const out: string[] = [];
+    const io = { stdout: (text: string) => void out.push(text), stderr: (text: string) => void out.push(text), readFile: async (path: string) => readFileSync(path, 'utf8'), writeFile: async (path: string, text: string) => writeFileSync(path, text) };
+    const status = await runReplayCommand(['test-output/lab-walkthrough.jsonl', '--report', 'test-output/lab-walkthrough.json', '--timeline', 'test-output/lab-walkthrough.svg'], io);
+    expect(out.join('')).toContain('Recorded statuses: ');
+    expect(status).toBe(0);
+    writeFileSync('test-output/lab-walkthrough.txt', out.join(''));
+    const report = JSON.parse(readFileSync('test-output/lab-walkthrough.json', 'utf8'));
+    expect(report.clients.length).toBe(5);
+    expect(readFileSync('test-output/lab-walkthrough.svg', 'utf8')).toContain('Replay of test-output/lab-walkthrough.jsonl');
+  });
+});

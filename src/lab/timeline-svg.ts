@@ -15,7 +15,7 @@ export type { TimelineInput } from './lab-types.js';
 export function renderTimelineSvg(input: TimelineInput, options: { width?: number; maxLanes?: number } = {}): string {
   const maxLanes = options.maxLanes !== undefined && Number.isFinite(options.maxLanes) ? Math.max(1, Math.floor(options.maxLanes)) : 40;
   const width = clamp(Math.round(options.width ?? 1000), 480, 4000);
-  const left = 170;
+  const left = 190;
   const right = 20;
   const plotWidth = width - left - right;
   const laneHeight = 90;
@@ -30,8 +30,11 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
   const span = to - from;
   const bins = Math.max(1, Math.min(Math.floor(plotWidth / 4), 240));
   const binMs = span / bins;
-  // Requests per minute is what the limit line speaks of: the bar height is the bin's count scaled to a minute.
-  const perMinuteFactor = 60_000 / binMs;
+  // The limit line speaks of requests per minute, so a bar is what the limiter saw: the requests of
+  // the minute up to the bin's end (a sliding sum over the bins of that minute), or, when a bin is a
+  // minute or longer, the bin's average per minute. Colours are the status mix of those requests.
+  const binsPerMinute = Math.max(1, Math.round(60_000 / binMs));
+  const perMinuteFactor = binMs >= 60_000 ? 60_000 / binMs : 1;
   const height = top + Math.max(1, clients.length) * (laneHeight + laneGap) + 56;
   const x = (ms: number) => left + ((ms - from) / span) * plotWidth;
   const out: string[] = [];
@@ -53,6 +56,16 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
       const row = counts[bin]!;
       const statusIndex = statusClass(request.status);
       row[statusIndex] = row[statusIndex]! + 1;
+    }
+    if (binsPerMinute > 1) {
+      const running = [0, 0, 0, 0];
+      const raw = counts.map((bin) => [...bin]);
+      counts.forEach((bin, index) => {
+        for (let statusIndex = 0; statusIndex < 4; statusIndex += 1) {
+          running[statusIndex] = running[statusIndex]! + raw[index]![statusIndex]! - (index >= binsPerMinute ? raw[index - binsPerMinute]![statusIndex]! : 0);
+          bin[statusIndex] = running[statusIndex]!;
+        }
+      });
     }
     let peak = 0;
     for (const bin of counts) peak = Math.max(peak, bin[0]! + bin[1]! + bin[2]! + bin[3]!);
@@ -130,7 +143,7 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
   }
   out.push(`<rect x="${legendX}" y="${legendY - 9}" width="10" height="10" fill="#7c3aed" fill-opacity="0.25"/><text x="${legendX + 14}" y="${legendY}" fill="#374151">banned</text>`);
   legendX += 70;
-  out.push(`<line x1="${legendX}" y1="${legendY - 4}" x2="${legendX + 18}" y2="${legendY - 4}" stroke="#111827" stroke-dasharray="5 3"/><text x="${legendX + 22}" y="${legendY}" fill="#374151">per-minute limit (bars: requests per minute)</text>`);
+  out.push(`<line x1="${legendX}" y1="${legendY - 4}" x2="${legendX + 18}" y2="${legendY - 4}" stroke="#111827" stroke-dasharray="5 3"/><text x="${legendX + 22}" y="${legendY}" fill="#374151">per-minute limit (bars: requests in the minute up to then)</text>`);
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
