@@ -219,3 +219,22 @@ describe('the README walk-through', () => {
     expect(readFileSync('test-output/lab-walkthrough.svg', 'utf8')).toContain('Replay of test-output/lab-walkthrough.jsonl');
   });
 });
+
+describe('replay against an asynchronous mock (the core after issue 11)', () => {
+  it('gives the same result as against the synchronous one', async () => {
+    const { createMockApp } = await import('../core/mock-app.js');
+    const { replay } = await import('./replay.js');
+    const requests = parseReplayInput(recordTraffic(), { plans });
+    const run = (asynchronous: boolean) =>
+      replay(requests, {
+        createApp: async (clock) => {
+          const app = createMockApp({ spec: specDocument, config, clock, seed: 1 });
+          return { handle: (mockRequest) => (asynchronous ? Promise.resolve(app.handle(mockRequest)) : app.handle(mockRequest)), addKey: async (input) => app.controls.addKey(input) };
+        },
+        banPolicy: { enabled: true, threshold: 10, durationMs: 900_000 },
+      });
+    const [sync, async] = [await run(false), await run(true)];
+    expect(JSON.stringify(async)).toBe(JSON.stringify(sync));
+    expect(sync.recorded.same).toBe(requests.length);
+  });
+});
