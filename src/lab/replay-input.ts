@@ -64,7 +64,12 @@ export interface ExportLine {
   body: string | null;
 }
 
-export const maxExportBodyBytes = 64 * 1024;
+/**
+ * Bodies kept per exported request (characters). The log is a ring of up to 100,000 entries, so the
+ * integration stores at most this much per entry; a longer body is cut and its replay may differ
+ * (the replay lists every status that differs from the recording).
+ */
+export const maxExportBodyBytes = 2 * 1024;
 
 const encoder = new TextEncoder();
 
