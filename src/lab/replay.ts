@@ -81,6 +81,7 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
   const byStatus: Record<string, number> = {};
   const lanes = new Map<string, { summary: ReplayClientSummary; limits: LabLimits; requests: { atMs: number; status: number }[]; bans: { fromMs: number; toMs: number }[]; banUntil: number }>();
   const seen = new Set<string>();
+  const lastAt = new Map<string, number>();
   const differences: ReplayResult['recorded']['differences'] = [];
   let compared = 0;
   let same = 0;
@@ -116,8 +117,10 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
       limits,
       operation,
       seenBefore: seen.has(request.client),
+      ...(seen.has(request.client) ? { previousAtMs: lastAt.get(request.client)! } : {}),
     });
     seen.add(request.client);
+    lastAt.set(request.client, now);
     observeLab(lab, observation, operation?.pathTemplate);
 
     let lane = lanes.get(request.client);

@@ -11,11 +11,13 @@ describe('windowResetOf (what the core sets LabObservation.windowReset to)', () 
     const clock = createFixedClock(Date.UTC(2026, 0, 1));
     const limiter = new RateLimiter({ clock, ban: { enabled: true, threshold: 10, durationMs: 900_000 } });
     const limits = { perMinute: 60, perDay: 1000 };
-    expect(windowResetOf(limiter.hit('a', limits), clock.now(), 0)).toBe(false);
+    const start = clock.now();
+    expect(windowResetOf(limiter.hit('a', limits), clock.now(), null)).toBe(false);
+    expect(windowResetOf(limiter.hit('a', limits), clock.now(), start)).toBe(false);
     clock.advance(30_000);
-    expect(windowResetOf(limiter.hit('a', limits), clock.now(), 1)).toBe(false);
+    expect(windowResetOf(limiter.hit('a', limits), clock.now(), start)).toBe(false);
     clock.advance(30_000);
-    expect(windowResetOf(limiter.hit('a', limits), clock.now(), 2)).toBe(true);
+    expect(windowResetOf(limiter.hit('a', limits), clock.now(), start + 30_000)).toBe(true);
   });
 });
 
@@ -44,5 +46,24 @@ describe('observeExchange', () => {
     const control = request('POST', '/__mock/reset');
     expect(observeExchange(control, app.handle(control), { ...context, atMs: app.clock.now(), seenBefore: true }).outcome).toBe('other');
     expect(call(app, 'GET', '/v1/categories', { key: 'demo-pro' }).status).toBe(200);
+  });
+});
+
+describe('observationFromHit (the integration path)', () => {
+  it('builds the observation from a store hit with no guessing', async () => {
+    const { observationFromHit } = await import('./response-observer.js');
+    const clock = createFixedClock(Date.UTC(2026, 0, 1));
+    const limiter = new RateLimiter({ clock, ban: { enabled: true, threshold: 10, durationMs: 900_000 } });
+    const limits = { perMinute: 1, perDay: 10 };
+    limiter.hit('k:1', limits);
+    const decision = limiter.hit('k:1', limits);
+    const key = { masked: 'team…(12)', plan: 'custom', limits, id: '1' };
+    const observation = observationFromHit({
+      hit: { nowMs: clock.now(), decision, key, client: 'k:1' }, previousRequestAtMs: clock.now(),
+      method: 'GET', path: '/v1/categories', operationId: 'listCategories', status: 429, forced: true, anonymousLimits: { perMinute: 60, perDay: 1000 },
+    });
+    expect(observation).toEqual({ atMs: clock.now(), client: 'team…(12)', clientId: 'k:1', kind: 'key', plan: 'custom', limits, method: 'GET', path: '/v1/categories', operationId: 'listCategories', status: 429, outcome: 'limited', forced: false, windowReset: false, retryAfterSeconds: 60 });
+    const anonymous = observationFromHit({ hit: { nowMs: clock.now(), decision: limiter.hit('a:10.1.1.1', limits), key: null, client: 'a:10.1.1.1' }, previousRequestAtMs: null, method: 'GET', path: '/v1/pets/1', operationId: 'getPetById', status: 200, forced: false, deprecatedSunset: null, anonymousLimits: { perMinute: 60, perDay: 1000 } });
+    expect(anonymous).toMatchObject({ client: 'anonymous 10.1.1.1', kind: 'anonymous', plan: 'anonymous', deprecated: { sunset: null } });
   });
 });

@@ -1,4 +1,5 @@
 import type { RateDecision } from '../core/rate-limiter.js';
+import type { HitResult } from '../core/state-store.js';
 import type { MockRequest, MockResponse } from '../core/types.js';
 import type { LabLimits, LabObservation } from './lab-types.js';
 
@@ -29,6 +30,8 @@ export function observeExchange(
     operation: { operationId: string } | null;
     /** The client sent a request before this one (a first request always starts fresh windows). */
     seenBefore: boolean;
+    /** When that previous request came, if known: one in the same millisecond shares its windows. */
+    previousAtMs?: number;
   },
 ): LabObservation {
   const path = pathOnly(request.url);
@@ -73,7 +76,7 @@ export function observeExchange(
     const sunsetMs = sunset === undefined ? Number.NaN : Date.parse(sunset);
     observation.deprecated = { sunset: Number.isNaN(sunsetMs) ? null : new Date(sunsetMs).toISOString() };
   }
-  if (context.seenBefore && outcome === 'allowed') {
+  if (context.seenBefore && outcome === 'allowed' && (context.previousAtMs === undefined || context.previousAtMs < context.atMs)) {
     const reset = Number(headers['X-RateLimit-Reset']);
     observation.windowReset = reset === Math.ceil((context.atMs + 60_000) / 1000) || reset === Math.ceil((context.atMs + 86_400_000) / 1000);
   }
@@ -82,11 +85,13 @@ export function observeExchange(
 
 /**
  * Whether a request found a window over and began a new one, from the core's rate decision: what the
- * core sets `LabObservation.windowReset` to. `previousRequests` is the client's count before this one
- * (`HitResult.history.requests - 1`).
+ * core sets `LabObservation.windowReset` to. `previousRequestAtMs` is the client's previous request
+ * (the lab keeps it: `labState.clients[hit.client]?.lastAtMs ?? null`), null for its first.
  */
-export function windowResetOf(decision: Pick<RateDecision, 'outcome' | 'windows'>, nowMs: number, previousRequests: number): boolean {
-  if (previousRequests <= 0 || decision.outcome === 'banned') return false;
+export function windowResetOf(decision: Pick<RateDecision, 'outcome' | 'windows'>, nowMs: number, previousRequestAtMs: number | null): boolean {
+  // A window that began now began with this request only if the client's previous request came
+  // earlier: two requests in the same millisecond share the window the first one opened.
+  if (previousRequestAtMs === null || previousRequestAtMs >= nowMs || decision.outcome === 'banned') return false;
   return decision.windows.some((window) => window.resetAtMs - window.windowSeconds * 1000 === nowMs);
 }
 
@@ -103,4 +108,55 @@ function codeOf(body: string | null): string | null {
 function pathOnly(url: string): string {
   const questionMark = url.indexOf('?');
   return questionMark === -1 ? url : url.slice(0, questionMark);
+}
+
+/**
+ * The observation of a request the core served, from what it holds at the end of the request: the
+ * store's `HitResult` (one round trip, no other), the route and the response. What the integration
+ * calls after each API request (not for the controls or a CORS preflight).
+ *
+ * @example
+ * observeLab(labState, observationFromHit({ hit, method: 'GET', path: '/v1/pets/1', operationId: 'getPetById',
+ *   status: 200, forced: false, deprecatedSunset: '2027-12-31T23:59:59.000Z', anonymousLimits: config.anonymous,
+ *   display: demoKeyNames.has(token) ? token : undefined, previousRequestAtMs: labState.clients[hit.client]?.lastAtMs ?? null }),
+ *   '/pets/{petId}');
+ */
+export function observationFromHit(input: {
+  hit: Pick<HitResult, 'nowMs' | 'decision' | 'key' | 'client'>;
+  method: string;
+  /** Path without the query. */
+  path: string;
+  operationId: string | null;
+  status: number;
+  /** The response came from `Prefer` (forcedResponse returned one). */
+  forced: boolean;
+  /** undefined when the operation is not deprecated; else its sunset (ISO) or null. */
+  deprecatedSunset?: string | null;
+  anonymousLimits: LabLimits;
+  /** How to show a key client (a demo key in full); default the key's mask. */
+  display?: string;
+  /** The client's previous request (`labState.clients[hit.client]?.lastAtMs ?? null`). */
+  previousRequestAtMs: number | null;
+}): LabObservation {
+  const { hit } = input;
+  const key = hit.key;
+  const address = hit.client.startsWith('a:') ? hit.client.slice(2) : hit.client;
+  const observation: LabObservation = {
+    atMs: hit.nowMs,
+    client: key ? (input.display ?? key.masked) : `anonymous ${address}`,
+    clientId: hit.client,
+    kind: key ? 'key' : 'anonymous',
+    plan: key ? key.plan : 'anonymous',
+    limits: key ? key.limits : input.anonymousLimits,
+    method: input.method,
+    path: input.path,
+    operationId: input.operationId,
+    status: input.status,
+    outcome: hit.decision.outcome,
+    forced: input.forced && hit.decision.outcome === 'allowed',
+    windowReset: windowResetOf(hit.decision, hit.nowMs, input.previousRequestAtMs),
+  };
+  if (input.status === 429) observation.retryAfterSeconds = hit.decision.retryAfterSeconds;
+  if (input.deprecatedSunset !== undefined) observation.deprecated = { sunset: input.deprecatedSunset };
+  return observation;
 }

@@ -20,12 +20,12 @@ type RetryPolicy = (attempt: number, retryAfterSeconds: number) => number | null
 function runClient(policy: RetryPolicy, maxRetries = 40): LabReport {
   const app = createTestApp();
   const lab = createLabSessionState();
-  let seen = false;
+  let previousAtMs: number | undefined;
   const send = (url: string, operationId: string) => {
     const mockRequest = request('GET', url, { key: 'demo-free' });
     const response = app.handle(mockRequest);
-    observeLab(lab, observeExchange(mockRequest, response, { atMs: app.clock.now(), client: 'demo-free', kind: 'key', plan: 'free', limits: { perMinute: 60, perDay: 1000 }, operation: { operationId }, seenBefore: seen }));
-    seen = true;
+    observeLab(lab, observeExchange(mockRequest, response, { atMs: app.clock.now(), client: 'demo-free', kind: 'key', plan: 'free', limits: { perMinute: 60, perDay: 1000 }, operation: { operationId }, seenBefore: previousAtMs !== undefined, ...(previousAtMs !== undefined ? { previousAtMs } : {}) }));
+    previousAtMs = app.clock.now();
     return response;
   };
   send('/v1/pets/1', 'getPetById');
@@ -132,6 +132,9 @@ describe('scripted clients against a real in-memory mock', () => {
     expect(report.coverage.situations['429'].met).toBe(true);
     expect(report.coverage.situations.ban.met).toBe(true);
     expect(report.coverage.situations['deprecated-call'].count).toBe(1);
+    // Every request came within the first minute's window, and the ban never lets a window restart.
+    expect(report.coverage.situations['window-reset'].count).toBe(0);
+    expect(runClient((_attempt, retryAfter) => retryAfter * 1000).coverage.situations['window-reset']).toMatchObject({ met: true, count: 1, firstAt: '2026-01-01T00:01:00.500Z' });
     expect(report.coverage.operations.map((operation) => operation.operationId)).toEqual(['getPetById', 'listCategories']);
   });
 });
