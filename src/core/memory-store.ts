@@ -1,5 +1,6 @@
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import { CategoryStore } from './category-store.js';
+import { HttpError } from './errors.js';
 import type { ApiKeyEntry } from './key-registry.js';
 import { RateLimiter, type RateDecision } from './rate-limiter.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
@@ -14,6 +15,7 @@ import {
   type HitResult,
   type RuntimeKey,
   type SessionInfo,
+  type SessionStats,
   type StateStore,
   type StateStoreOptions,
 } from './state-store.js';
@@ -50,7 +52,7 @@ class MemorySession {
     // clients (one per address, so unbounded in number) are capped.
     this.keyLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: Number.POSITIVE_INFINITY });
     this.anonymousLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: options.maxTrackedClients });
-    this.categories = new CategoryStore(options.maxCategories);
+    this.categories = new CategoryStore({ maxCount: options.maxCategories, maxBytes: options.maxCategoryBytes });
     this.log = new RequestLog(options.requestLogSize);
     this.lastSeenMs = baseTimeMs;
     this.seed();
@@ -58,7 +60,14 @@ class MemorySession {
 
   seed(): void {
     this.categories.clear();
-    for (const category of this.options.seedCategories) this.categories.create({ ...category });
+    for (const category of this.options.seedCategories) {
+      // A seed larger than the whole byte bound is skipped (and takes no id), as in the Redis store.
+      try {
+        this.categories.create({ ...category });
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+      }
+    }
   }
 
   reset(): void {
@@ -141,8 +150,14 @@ class MemoryStore implements StateStore {
       if (operation.kind === 'list') {
         result.categoriesJson = session.categories.listJson();
       } else {
-        const category = session.categories.create({ ...operation.input });
-        result.created = { category: { ...category }, dropped: session.categories.dropped };
+        try {
+          const category = session.categories.create({ ...operation.input });
+          result.created = { category: { ...category }, dropped: session.categories.dropped };
+        } catch (error) {
+          // Larger than the whole byte bound: the request was counted, the category is refused (413).
+          if (!(error instanceof HttpError)) throw error;
+          result.categoryRefusal = error;
+        }
       }
     }
     return result;
@@ -197,6 +212,12 @@ class MemoryStore implements StateStore {
 
   async requests(sessionName: string, baseTimeMs: number): Promise<RequestLogEntry[]> {
     return this.#session(sessionName, baseTimeMs).log.entries();
+  }
+
+  async stats(sessionName: string, baseTimeMs: number): Promise<SessionStats> {
+    const session = this.#session(sessionName, baseTimeMs);
+    const { dropped, ...categories } = session.categories.stats();
+    return { categories, dropped: { categories: dropped, trackedClients: session.anonymousLimiter.evicted } };
   }
 
   async reset(sessionName: string, baseTimeMs: number): Promise<void> {

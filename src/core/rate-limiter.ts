@@ -202,7 +202,8 @@ export class RateLimiter {
   }
 }
 
-function windowsOf(bucket: Bucket, limits: Limits): RateWindow[] {
+/** Both windows of a client's counts (the Redis store builds its decisions with it too, so both stores agree). */
+export function windowsOf(bucket: Pick<Bucket, 'minuteStart' | 'minuteCount' | 'dayStart' | 'dayCount'>, limits: Limits): RateWindow[] {
   return [
     { name: 'minute', quota: limits.perMinute, windowSeconds: minuteMs / 1000, remaining: Math.max(0, limits.perMinute - bucket.minuteCount), resetAtMs: bucket.minuteStart + minuteMs },
     { name: 'day', quota: limits.perDay, windowSeconds: dayMs / 1000, remaining: Math.max(0, limits.perDay - bucket.dayCount), resetAtMs: bucket.dayStart + dayMs },

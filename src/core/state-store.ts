@@ -59,6 +59,9 @@ export interface StateStore {
   /** The session's request log, oldest first, as `GET /__mock/requests` serves it. */
   requests(session: string, baseTimeMs: number): Promise<RequestLogEntry[]>;
 
+  /** The session's bounded data against its bounds, and what the bounds dropped since the last reset (`GET /__mock/health`). */
+  stats(session: string, baseTimeMs: number): Promise<SessionStats>;
+
   /** Back to the seeded state: counters, bans, histories, run-time keys, the log and categories. The clock stays. */
   reset(session: string, baseTimeMs: number): Promise<void>;
   /** The live sessions (the default one always), most recently seen first. */
@@ -75,6 +78,8 @@ export interface StateStoreOptions {
   /** Most anonymous clients tracked per session in memory (Redis bounds them by TTL instead). */
   maxTrackedClients: number;
   maxCategories: number;
+  /** Most bytes of a session's category list as served (JSON); the oldest are dropped past it. */
+  maxCategoryBytes: number;
   requestLogSize: number;
   /** Categories a session starts with, and gets back on reset (ids 1..n). */
   seedCategories: readonly NewCategory[];
@@ -120,6 +125,8 @@ export interface HitResult {
   categoriesJson?: string;
   /** After a `create` operation was done: what `createCategory` would answer. */
   created?: CreatedCategory;
+  /** A `create` refused because the category alone is larger than maxCategoryBytes (413); nothing was stored. */
+  categoryRefusal?: Error;
 }
 
 /**
@@ -136,6 +143,12 @@ export interface ClientHistory {
   consecutiveRefusals: number;
   /** The latest 429 before this request, or null: when it was given and the Retry-After it carried. */
   previousRefusal: { atMs: number; retryAfterSeconds: number } | null;
+}
+
+export interface SessionStats {
+  categories: { count: number; bytes: number; maxCount: number; maxBytes: number };
+  /** Dropped by a bound since the session was seeded or reset: categories (oldest first), anonymous clients forgotten (memory only: Redis bounds them by TTL). */
+  dropped: { categories: number; trackedClients: number };
 }
 
 export interface CreatedCategory {
@@ -244,6 +257,7 @@ export function assertStoreOptions(options: StateStoreOptions): void {
     ['ban.durationMs', options.ban.durationMs, 1],
     ['maxTrackedClients', options.maxTrackedClients, 1],
     ['maxCategories', options.maxCategories, 1],
+    ['maxCategoryBytes', options.maxCategoryBytes, 16],
     ['requestLogSize', options.requestLogSize, 1],
     ['maxSessions', options.maxSessions, 0],
     ['sessionIdleMs', options.sessionIdleMs, 1],
@@ -259,7 +273,7 @@ export function assertStoreOptions(options: StateStoreOptions): void {
  * @example createMemoryStore(storeOptionsFromConfig(config, []))
  */
 export function storeOptionsFromConfig(
-  config: { anonymous: Limits; ban: { enabled: boolean; threshold: number; durationSeconds: number }; maxTrackedClients: number; maxCategories: number; requestLogSize: number },
+  config: { anonymous: Limits; ban: { enabled: boolean; threshold: number; durationSeconds: number }; maxTrackedClients: number; maxCategories: number; maxCategoryBytes: number; requestLogSize: number },
   seedCategories: readonly NewCategory[],
   sessions: { maxSessions?: number; sessionIdleMs?: number } | z.output<typeof SessionsConfigSchema> = {},
 ): StateStoreOptions {
@@ -269,6 +283,7 @@ export function storeOptionsFromConfig(
     ban: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
     maxTrackedClients: config.maxTrackedClients,
     maxCategories: config.maxCategories,
+    maxCategoryBytes: config.maxCategoryBytes,
     requestLogSize: config.requestLogSize,
     seedCategories: seedCategories.map((category) => ({ ...category })),
     maxSessions: sessions.maxSessions ?? storeDefaults.maxSessions,

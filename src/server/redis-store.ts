@@ -2,7 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import type { ApiKeyEntry } from '../core/key-registry.js';
 import { assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '../core/memory-store.js';
-import type { RateDecision } from '../core/rate-limiter.js';
+import { HttpError } from '../core/errors.js';
+import type { Limits } from '../core/mock-config.js';
+import { windowsOf, type RateDecision } from '../core/rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from '../core/request-log.js';
 import {
   assertSessionName,
@@ -15,6 +17,7 @@ import {
   type HitResult,
   type RuntimeKey,
   type SessionInfo,
+  type SessionStats,
   type StateStore,
   type StateStoreOptions,
 } from '../core/state-store.js';
@@ -76,7 +79,7 @@ local session = redis.call('HMGET', KEYS[1], 'off', 'ep')
 if not session[1] then
   -- A new (or expired) session starts clean, even if a stray key of an old one outlived it.
   redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-  redis.call('HSET', KEYS[1], 'ep', ARGV[2], 'off', '0', 'sd', '0', 'dr', '0', 'ks', '0')
+  redis.call('HSET', KEYS[1], 'ep', ARGV[2], 'off', '0', 'sd', '0', 'dr', '0', 'ks', '0', 'by', '2')
   session = { '0', ARGV[2] }
 end
 local offset, epoch = tonumber(session[1]), session[2]
@@ -90,24 +93,37 @@ end
 local function expire_new(key)
   if ttl > 0 then redis.call('PEXPIRE', key, ARGV[1]) end
 end
-local function push_category(max, fields)
-  local id = redis.call('INCR', KEYS[4])
+-- CategoryStore.create (src/core/category-store.ts), line for line: bounded in count and in bytes of the
+-- served list ("[" + items joined by "," + "]", UTF-8: a Lua string's length is its byte count). A category
+-- larger than the whole bound is refused (nil and its size) and takes no id.
+local function push_category(max, max_bytes, fields)
+  local id = string.format('%d', tonumber(redis.call('GET', KEYS[4]) or '0') + 1)
   local json
   if fields == '{}' then json = '{"id":' .. id .. '}' else json = '{"id":' .. id .. ',' .. string.sub(fields, 2) end
-  redis.call('RPUSH', KEYS[3], json)
-  if redis.call('LLEN', KEYS[3]) > max then
-    redis.call('LPOP', KEYS[3])
+  local bytes = #json
+  if 2 + bytes > max_bytes then return nil, bytes end
+  redis.call('INCR', KEYS[4])
+  local total = tonumber(redis.call('HGET', KEYS[1], 'by') or '2')
+  local count = redis.call('LLEN', KEYS[3])
+  while count > 0 and (count >= max or total + bytes + 1 > max_bytes) do
+    local old = redis.call('LPOP', KEYS[3])
+    count = count - 1
+    total = total - #old
+    if count > 0 then total = total - 1 end
     redis.call('HINCRBY', KEYS[1], 'dr', 1)
   end
+  if count > 0 then total = total + 1 end
+  redis.call('RPUSH', KEYS[3], json)
+  redis.call('HSET', KEYS[1], 'by', string.format('%d', total + bytes))
   return json
 end
 -- Seeds ARGV[first..] (category JSON without id) unless already seeded; false when they are needed and absent.
-local function ensure_seeded(max, seeds_given, first)
+local function ensure_seeded(max, max_bytes, seeds_given, first)
   if redis.call('HGET', KEYS[1], 'sd') == '1' then return true end
   if seeds_given ~= '1' then return false end
   redis.call('DEL', KEYS[3], KEYS[4])
-  redis.call('HSET', KEYS[1], 'dr', '0', 'sd', '1')
-  for i = first, #ARGV do push_category(max, ARGV[i]) end
+  redis.call('HSET', KEYS[1], 'dr', '0', 'sd', '1', 'by', '2')
+  for i = first, #ARGV do push_category(max, max_bytes, ARGV[i]) end
   expire_new(KEYS[3])
   expire_new(KEYS[4])
   return true
@@ -127,7 +143,9 @@ end
  * One request of one client: the same rules as RateLimiter.hit (src/core/rate-limiter.ts), line for line.
  * KEYS[6]: the key's bucket, KEYS[7]: the anonymous address's bucket.
  * ARGV: ttl, nonce, base, digest|'', configKeyJson|'', anonPerMinute, anonPerDay, banEnabled, banThreshold, banMs, historyTtl,
- *   categoryOperation ('' | 'list' | 'create'), requiresKey, fieldsJson, maxCategories, seedsGiven, seeds...
+ *   categoryOperation ('' | 'list' | 'create'), requiresKey, fieldsJson, maxCategories, maxCategoryBytes, seedsGiven, seeds...
+ * Returns the decision, the bucket's windows (ms mc ds dc, and the limits they were counted against), the key,
+ * the history, and the category operation's result.
  */
 const hitScript = `${luaPrologue}
 local now = tonumber(ARGV[3]) + offset
@@ -196,21 +214,27 @@ redis.call('SET', bucket, table.concat({ epoch, num(ms), num(mc), num(ds), num(d
 -- A session not seeded yet whose seeds did not come along answers 'seed'; the caller then does it apart.
 local done, dropped = '', ''
 if ARGV[12] ~= '' and outcome == 'allowed' and (ARGV[13] ~= '1' or source ~= '') then
-  local max = tonumber(ARGV[15])
-  if not ensure_seeded(max, ARGV[16], 17) then
+  local max, max_bytes = tonumber(ARGV[15]), tonumber(ARGV[16])
+  if not ensure_seeded(max, max_bytes, ARGV[17], 18) then
     done = 'seed'
   elseif ARGV[12] == 'list' then
     done = '[' .. table.concat(redis.call('LRANGE', KEYS[3], 0, -1), ',') .. ']'
   else
-    done = push_category(max, ARGV[14])
-    expire_new(KEYS[3])
-    expire_new(KEYS[4])
-    dropped = redis.call('HGET', KEYS[1], 'dr')
+    local json, size = push_category(max, max_bytes, ARGV[14])
+    if json then
+      done = json
+      expire_new(KEYS[3])
+      expire_new(KEYS[4])
+      dropped = redis.call('HGET', KEYS[1], 'dr')
+    else
+      done, dropped = 'too_large', num(size)
+    end
   end
 end
 refresh_ttl()
 return { outcome, num(limit), num(remaining), num(reset_at), num(retry_after), num(now), source, entry or '',
-  num(hr), num(hf), num(hc), previous_at, previous_retry, done, dropped }
+  num(hr), num(hf), num(hc), previous_at, previous_retry, done, dropped,
+  num(ms), num(mc), num(ds), num(dc), num(per_minute), num(per_day) }
 `;
 
 /** RateLimiter.peek of an anonymous address. KEYS[6]: its bucket. ARGV: ttl, nonce, base, perMinute, perDay */
@@ -224,7 +248,7 @@ if f then
 end
 refresh_ttl()
 if bu > now then
-  return { 'banned', num(math.min(per_minute, per_day)), '0', num(bu), num(math.max(1, math.ceil((bu - now) / 1000))) }
+  return { 'banned', num(math.min(per_minute, per_day)), '0', num(bu), num(math.max(1, math.ceil((bu - now) / 1000))), num(ms), num(mc), num(ds), num(dc) }
 end
 if now >= ms + ${minuteMs} then ms = now; mc = 0 end
 if now >= ds + ${dayMs} then ds = now; dc = 0 end
@@ -235,25 +259,34 @@ if day_left <= minute_left then
 else
   limit, remaining, reset_at = per_minute, math.max(0, minute_left), ms + ${minuteMs}
 end
-return { 'allowed', num(limit), num(remaining), num(reset_at), num(math.max(1, math.ceil((reset_at - now) / 1000))) }
+return { 'allowed', num(limit), num(remaining), num(reset_at), num(math.max(1, math.ceil((reset_at - now) / 1000))), num(ms), num(mc), num(ds), num(dc) }
 `;
 
-/** ARGV: ttl, nonce, maxCategories, fieldsJson, seedsGiven, seeds... Returns the category JSON and the dropped count, or 'seed'. */
+/** ARGV: ttl, nonce, maxCategories, maxCategoryBytes, fieldsJson, seedsGiven, seeds... Returns the category JSON and the dropped count, 'seed', or 'too_large' and the size. */
 const createCategoryScript = `${luaPrologue}
-local max = tonumber(ARGV[3])
-if not ensure_seeded(max, ARGV[5], 6) then return { 'seed' } end
-local json = push_category(max, ARGV[4])
+local max, max_bytes = tonumber(ARGV[3]), tonumber(ARGV[4])
+if not ensure_seeded(max, max_bytes, ARGV[6], 7) then return { 'seed' } end
+local json, size = push_category(max, max_bytes, ARGV[5])
+if not json then return { 'too_large', num(size) } end
 expire_new(KEYS[3])
 expire_new(KEYS[4])
 refresh_ttl()
 return { json, redis.call('HGET', KEYS[1], 'dr') }
 `;
 
-/** ARGV: ttl, nonce, maxCategories, seedsGiven, seeds... Returns the list as JSON text, or 'seed'. */
+/** ARGV: ttl, nonce, maxCategories, maxCategoryBytes, seedsGiven, seeds... Returns the list as JSON text, or 'seed'. */
 const listCategoriesScript = `${luaPrologue}
-if not ensure_seeded(tonumber(ARGV[3]), ARGV[4], 5) then return { 'seed' } end
+if not ensure_seeded(tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], 6) then return { 'seed' } end
 refresh_ttl()
 return { '[' .. table.concat(redis.call('LRANGE', KEYS[3], 0, -1), ',') .. ']' }
+`;
+
+/** ARGV: ttl, nonce, maxCategories, maxCategoryBytes, seedsGiven, seeds... Returns count, bytes, dropped, or 'seed'. */
+const statsScript = `${luaPrologue}
+if not ensure_seeded(tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], 6) then return { 'seed' } end
+refresh_ttl()
+local meta = redis.call('HMGET', KEYS[1], 'by', 'dr')
+return { num(redis.call('LLEN', KEYS[3])), meta[1] or '2', meta[2] or '0' }
 `;
 
 /** ARGV: ttl, nonce, digest, entryJson. A replaced key keeps its place in the list. Returns 1 when created. */
@@ -308,7 +341,7 @@ return redis.call('LRANGE', KEYS[5], 0, -1)
  */
 const resetScript = `${luaPrologue}
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-redis.call('HSET', KEYS[1], 'ep', ARGV[2], 'sd', '0', 'dr', '0', 'ks', '0')
+redis.call('HSET', KEYS[1], 'ep', ARGV[2], 'sd', '0', 'dr', '0', 'ks', '0', 'by', '2')
 refresh_ttl()
 return 1
 `;
@@ -356,6 +389,7 @@ const scripts = {
   peek: script(peekScript),
   createCategory: script(createCategoryScript),
   listCategories: script(listCategoriesScript),
+  stats: script(statsScript),
   addKey: script(addKeyScript),
   listKeys: script(listKeysScript),
   advanceClock: script(advanceClockScript),
@@ -611,9 +645,10 @@ class RedisStore implements StateStore {
       String(this.#historyTtlMs()),
       ...this.#categoryArgs(input.categories),
     ])) as string[];
-    const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry, done, dropped] = reply;
+    const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry, done, dropped, ...bucket] = reply;
     const key = source === '' ? null : entryFrom(JSON.parse(entryJson!));
-    const extra: Pick<HitResult, 'categoriesJson' | 'created'> = {};
+    const limits = { perMinute: Number(bucket[4]), perDay: Number(bucket[5]) };
+    const extra: Pick<HitResult, 'categoriesJson' | 'created' | 'categoryRefusal'> = {};
     const operation = input.categories;
     if (operation && done === 'seed') {
       // Seeds too large to ride along with every request: the first operation of the session sends them.
@@ -621,13 +656,15 @@ class RedisStore implements StateStore {
       else extra.created = await this.createCategory(session, operation.input, input.baseTimeMs);
     } else if (operation?.kind === 'list' && done !== '') {
       extra.categoriesJson = done;
+    } else if (operation?.kind === 'create' && done === 'too_large') {
+      extra.categoryRefusal = tooLargeCategory(Number(dropped), this.options.maxCategoryBytes);
     } else if (operation?.kind === 'create' && done !== '') {
       extra.created = { category: JSON.parse(done!) as Category, dropped: Number(dropped) };
     }
     return {
       ...extra,
       nowMs: Number(nowMs),
-      decision: { outcome: outcome as RateDecision['outcome'], limit: Number(limit), remaining: Number(remaining), resetAtMs: Number(resetAtMs), retryAfterSeconds: Number(retryAfterSeconds) },
+      decision: decisionFrom([outcome!, limit!, remaining!, resetAtMs!, retryAfterSeconds!], bucket, limits),
       key,
       client: key ? `k:${key.id}` : `a:${input.clientAddress}`,
       history: {
@@ -645,15 +682,15 @@ class RedisStore implements StateStore {
       String(this.options.anonymous.perMinute),
       String(this.options.anonymous.perDay),
     ])) as string[];
-    const [outcome, limit, remaining, resetAtMs, retryAfterSeconds] = reply;
-    return { outcome: outcome as RateDecision['outcome'], limit: Number(limit), remaining: Number(remaining), resetAtMs: Number(resetAtMs), retryAfterSeconds: Number(retryAfterSeconds) };
+    return decisionFrom(reply.slice(0, 5), reply.slice(5), this.options.anonymous);
   }
 
   async createCategory(session: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory> {
     const fields = JSON.stringify(input);
-    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.createCategory, [], [String(this.options.maxCategories), fields, ...this.#seeds(withSeeds)]) as Promise<string[]>;
+    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.createCategory, [], [String(this.options.maxCategories), String(this.options.maxCategoryBytes), fields, ...this.#seeds(withSeeds)]) as Promise<string[]>;
     let reply = await attempt(this.#inlineSeeds);
     if (reply[0] === 'seed') reply = await attempt(true);
+    if (reply[0] === 'too_large') throw tooLargeCategory(Number(reply[1]), this.options.maxCategoryBytes);
     return { category: JSON.parse(reply[0]!) as Category, dropped: Number(reply[1]) };
   }
 
@@ -662,10 +699,21 @@ class RedisStore implements StateStore {
   }
 
   async listCategoriesJson(session: string, baseTimeMs: number): Promise<string> {
-    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.listCategories, [], [String(this.options.maxCategories), ...this.#seeds(withSeeds)]) as Promise<string[]>;
+    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.listCategories, [], [String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(withSeeds)]) as Promise<string[]>;
     let reply = await attempt(this.#inlineSeeds);
     if (reply[0] === 'seed') reply = await attempt(true);
     return reply[0]!;
+  }
+
+  async stats(session: string, baseTimeMs: number): Promise<SessionStats> {
+    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.stats, [], [String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(withSeeds)]) as Promise<string[]>;
+    let reply = await attempt(this.#inlineSeeds);
+    if (reply[0] === 'seed') reply = await attempt(true);
+    return {
+      categories: { count: Number(reply[0]), bytes: Number(reply[1]), maxCount: this.options.maxCategories, maxBytes: this.options.maxCategoryBytes },
+      // Anonymous clients are bounded by TTL in Redis, never forgotten early.
+      dropped: { categories: Number(reply[2]), trackedClients: 0 },
+    };
   }
 
   async addKey(session: string, key: RuntimeKey, baseTimeMs: number): Promise<{ created: boolean }> {
@@ -741,7 +789,7 @@ class RedisStore implements StateStore {
   #categoryArgs(operation: HitInput['categories']): string[] {
     if (!operation) return [''];
     const fields = operation.kind === 'create' ? JSON.stringify(operation.input) : '';
-    return [operation.kind, operation.requiresKey ? '1' : '0', fields, String(this.options.maxCategories), ...this.#seeds(this.#inlineSeeds)];
+    return [operation.kind, operation.requiresKey ? '1' : '0', fields, String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(this.#inlineSeeds)];
   }
 
   #seeds(withSeeds: boolean): string[] {
@@ -842,6 +890,21 @@ class RedisStore implements StateStore {
   #assertOpen(): void {
     if (this.#closed) throw new Error('Failed to use the Redis store: it is closed');
   }
+}
+
+/** A decision as the scripts return it: the headline fields, then the bucket's window starts and counts. */
+function decisionFrom(head: readonly string[], bucket: readonly string[], limits: Limits): RateDecision {
+  const outcome = head[0] as RateDecision['outcome'];
+  const resetAtMs = Number(head[3]);
+  const counts = { minuteStart: Number(bucket[0]), minuteCount: Number(bucket[1]), dayStart: Number(bucket[2]), dayCount: Number(bucket[3]) };
+  // A banned client has nothing left in either window until the ban ends (as RateLimiter says).
+  const windows = outcome === 'banned' ? windowsOf(counts, limits).map((window) => ({ ...window, remaining: 0, resetAtMs })) : windowsOf(counts, limits);
+  return { outcome, limit: Number(head[1]), remaining: Number(head[2]), resetAtMs, retryAfterSeconds: Number(head[4]), windows };
+}
+
+/** The error CategoryStore throws for a category larger than the whole byte bound (same words). */
+function tooLargeCategory(bytes: number, maxBytes: number): HttpError {
+  return new HttpError('payload_too_large', `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${maxBytes}) bytes of categories`);
 }
 
 /** The stored form of a key entry: the public fields only (never the key, never the digest). */

@@ -18,6 +18,7 @@ type Operation =
   | { kind: 'peek'; session: string; address: string }
   | { kind: 'create'; session: string; name: string; description?: string }
   | { kind: 'list'; session: string }
+  | { kind: 'stats'; session: string }
   | { kind: 'addKey'; session: string; key: number; perMinute: number; perDay: number }
   | { kind: 'keys'; session: string }
   | { kind: 'advance'; session: string; ms: number }
@@ -39,6 +40,7 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('peek' as const), session, address }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('create' as const), session, name: fc.string({ maxLength: 8 }), description: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) }, { requiredKeys: ['kind', 'session', 'name'] }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('list' as const), session }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('stats' as const), session }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('addKey' as const), session, key: fc.integer({ min: 1, max: 2 }), perMinute: smallLimit, perDay: fc.integer({ min: 1, max: 12 }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('keys' as const), session }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), session, ms: fc.oneof(boundaryStep, fc.integer({ min: 0, max: 120_000 }), fc.double({ min: 0, max: 5_000, noNaN: true })) }) },
@@ -54,6 +56,8 @@ const world = fc.record({
   anonymous: fc.record({ perMinute: smallLimit, perDay: fc.integer({ min: 1, max: 12 }) }),
   configLimits: fc.array(fc.record({ perMinute: smallLimit, perDay: fc.integer({ min: 1, max: 12 }) }), { minLength: 2, maxLength: 2 }),
   maxCategories: fc.integer({ min: 1, max: 6 }),
+  // Small enough that the byte bound drops categories (and refuses one larger than the whole bound) often.
+  maxCategoryBytes: fc.integer({ min: 16, max: 160 }),
   requestLogSize: fc.integer({ min: 1, max: 5 }),
   seeds: fc.array(fc.record({ name: fc.string({ maxLength: 6 }) }), { maxLength: 3 }),
   maxSessions: fc.integer({ min: 1, max: 3 }),
@@ -81,6 +85,8 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
         return [await store.listCategoriesJson(op.session, baseTimeMs), await store.listCategories(op.session, baseTimeMs)];
       case 'addKey':
         return await store.addKey(op.session, keyEntry(keyNames[op.key]!, `plan-${op.perMinute}`, { perMinute: op.perMinute, perDay: op.perDay }), baseTimeMs);
+      case 'stats':
+        return await store.stats(op.session, baseTimeMs);
       case 'keys':
         return await store.listKeys(op.session, baseTimeMs);
       case 'advance':
@@ -100,7 +106,7 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
         return (await store.listSessions(baseTimeMs)).map((entry) => entry.name).sort();
     }
   } catch (error) {
-    return { error: (error as Error).name, code: (error as { code?: string }).code ?? null };
+    return { error: (error as Error).name, code: (error as { code?: string }).code ?? null, message: (error as Error).message };
   }
 }
 
@@ -127,6 +133,7 @@ for (const target of targets) {
             ban: input.ban,
             anonymous: input.anonymous,
             maxCategories: input.maxCategories,
+            maxCategoryBytes: input.maxCategoryBytes,
             requestLogSize: input.requestLogSize,
             seedCategories: input.seeds,
             maxSessions: input.maxSessions,

@@ -13,6 +13,7 @@ export function storeOptions(overrides: Partial<StateStoreOptions> = {}): StateS
     ban: { enabled: true, threshold: 3, durationMs: 120_000 },
     maxTrackedClients: 1_000,
     maxCategories: 50,
+    maxCategoryBytes: 16 * 1024 * 1024,
     requestLogSize: 20,
     seedCategories: [{ name: 'dog' }, { name: 'cat', description: 'Felines' }],
     maxSessions: 20,

@@ -44,17 +44,17 @@ for (const factory of factories) {
     it('allows exactly the per-minute limit, then refuses until the minute is over, to the millisecond', async () => {
       const store = await open({ anonymous: { perMinute: 3, perDay: 100 }, ban: noBan });
       for (let index = 0; index < 3; index += 1) expect((await anonymousHit(store, t0)).decision.outcome).toBe('allowed');
-      expect((await anonymousHit(store, t0)).decision).toEqual({ outcome: 'limited', limit: 3, remaining: 0, resetAtMs: t0 + minute, retryAfterSeconds: 60 });
+      expect((await anonymousHit(store, t0)).decision).toMatchObject({ outcome: 'limited', limit: 3, remaining: 0, resetAtMs: t0 + minute, retryAfterSeconds: 60 });
       expect((await anonymousHit(store, t0 + minute - 1)).decision).toMatchObject({ outcome: 'limited', retryAfterSeconds: 1 });
-      expect((await anonymousHit(store, t0 + minute)).decision).toEqual({ outcome: 'allowed', limit: 3, remaining: 2, resetAtMs: t0 + 2 * minute, retryAfterSeconds: 60 });
+      expect((await anonymousHit(store, t0 + minute)).decision).toMatchObject({ outcome: 'allowed', limit: 3, remaining: 2, resetAtMs: t0 + 2 * minute, retryAfterSeconds: 60 });
     });
 
     it('anchors the day window at the first request and resets it exactly a day later', async () => {
       const store = await open({ anonymous: { perMinute: 10, perDay: 2 }, ban: noBan });
       await anonymousHit(store, t0 + 5);
       await anonymousHit(store, t0 + minute);
-      expect((await anonymousHit(store, t0 + day + 4)).decision).toEqual({ outcome: 'limited', limit: 2, remaining: 0, resetAtMs: t0 + 5 + day, retryAfterSeconds: 1 });
-      expect((await anonymousHit(store, t0 + day + 5)).decision).toEqual({ outcome: 'allowed', limit: 2, remaining: 1, resetAtMs: t0 + 5 + 2 * day, retryAfterSeconds: 86_400 });
+      expect((await anonymousHit(store, t0 + day + 4)).decision).toMatchObject({ outcome: 'limited', limit: 2, remaining: 0, resetAtMs: t0 + 5 + day, retryAfterSeconds: 1 });
+      expect((await anonymousHit(store, t0 + day + 5)).decision).toMatchObject({ outcome: 'allowed', limit: 2, remaining: 1, resetAtMs: t0 + 5 + 2 * day, retryAfterSeconds: 86_400 });
     });
 
     it('reports the window with the fewest requests left, and on a tie the one that resets later', async () => {
@@ -72,7 +72,7 @@ for (const factory of factories) {
       await anonymousHit(store, t0);
       await anonymousHit(store, t0 + day - minute);
       // Minute window from t0 + day - minute, day window from t0: both end at t0 + day.
-      expect((await anonymousHit(store, t0 + day - minute)).decision).toEqual({ outcome: 'limited', limit: 2, remaining: 0, resetAtMs: t0 + day, retryAfterSeconds: 60 });
+      expect((await anonymousHit(store, t0 + day - minute)).decision).toMatchObject({ outcome: 'limited', limit: 2, remaining: 0, resetAtMs: t0 + day, retryAfterSeconds: 60 });
     });
 
     it('counts refused requests in neither window', async () => {
@@ -87,7 +87,12 @@ for (const factory of factories) {
       await anonymousHit(store, t0);
       expect((await anonymousHit(store, t0 + 1)).decision.outcome).toBe('limited');
       expect((await anonymousHit(store, t0 + 2)).decision.outcome).toBe('limited');
-      expect((await anonymousHit(store, t0 + 3)).decision).toEqual({ outcome: 'banned', limit: 1, remaining: 0, resetAtMs: t0 + 3 + 300_000, retryAfterSeconds: 300 });
+      expect((await anonymousHit(store, t0 + 3)).decision).toMatchObject({ outcome: 'banned', limit: 1, remaining: 0, resetAtMs: t0 + 3 + 300_000, retryAfterSeconds: 300 });
+      // Both windows (for the IETF fields) say nothing is left until the ban ends.
+      expect((await anonymousHit(store, t0 + 4)).decision.windows).toEqual([
+        { name: 'minute', quota: 1, windowSeconds: 60, remaining: 0, resetAtMs: t0 + 3 + 300_000 },
+        { name: 'day', quota: 100, windowSeconds: 86_400, remaining: 0, resetAtMs: t0 + 3 + 300_000 },
+      ]);
       expect((await anonymousHit(store, t0 + 3 + 300_000 - 1)).decision).toMatchObject({ outcome: 'banned', retryAfterSeconds: 1 });
       expect((await anonymousHit(store, t0 + 3 + 300_000)).decision.outcome).toBe('allowed');
       // Forgiven: the next 429s start counting from zero again.
@@ -267,7 +272,7 @@ for (const factory of factories) {
 
     it('peeks at an anonymous budget without counting a request', async () => {
       const store = await open({ anonymous: { perMinute: 2, perDay: 100 }, ban: noBan });
-      expect(await store.peekAnonymous('default', '10.0.0.1', t0)).toEqual({ outcome: 'allowed', limit: 2, remaining: 2, resetAtMs: t0 + minute, retryAfterSeconds: 60 });
+      expect(await store.peekAnonymous('default', '10.0.0.1', t0)).toMatchObject({ outcome: 'allowed', limit: 2, remaining: 2, resetAtMs: t0 + minute, retryAfterSeconds: 60 });
       await anonymousHit(store, t0);
       expect(await store.peekAnonymous('default', '10.0.0.1', t0 + 1_000)).toMatchObject({ remaining: 1, resetAtMs: t0 + minute });
       expect((await anonymousHit(store, t0 + 1_000)).decision.remaining).toBe(0);
