@@ -170,16 +170,16 @@ describe('rate limits (interface section 8)', () => {
     const banned = await send('GET', '/categories', { key: 'tiny-plan-key' });
     expectError(banned, 429, 'key_banned', 'Too many requests after a 429: this API key is banned for 900 seconds');
     expect(banned.headers.get('Retry-After')).toBe('900');
-    controls.advanceClock(60);
+    (await controls.advanceClock(60));
     expectError(await send('GET', '/categories', { key: 'tiny-plan-key' }), 429, 'key_banned');
-    controls.advanceClock(840);
+    (await controls.advanceClock(840));
     expect((await send('GET', '/categories', { key: 'tiny-plan-key' })).status).toBe(200);
   });
 
   it('starts a new window when the clock is advanced past the minute', async () => {
     for (let index = 0; index < 3; index += 1) await send('GET', '/categories', { key: 'tiny-plan-key' });
     expect((await send('GET', '/categories', { key: 'tiny-plan-key' })).status).toBe(429);
-    const clock = controls.advanceClock(60);
+    const clock = (await controls.advanceClock(60));
     expect(clock.offsetSeconds).toBeGreaterThanOrEqual(60);
     const again = await send('GET', '/categories', { key: 'tiny-plan-key' });
     expect(again.status).toBe(200);
@@ -206,17 +206,17 @@ describe('Prefer (forced responses)', () => {
 
 describe('controls', () => {
   it('works as functions: addKey, requests, reset', async () => {
-    const { entry, created } = controls.addKey({ key: 'sk_test_from_code', plan: 'pro' });
+    const { entry, created } = (await controls.addKey({ key: 'sk_test_from_code', plan: 'pro' }));
     expect(created).toBe(true);
     expect(entry.masked).not.toContain('from_code');
     const response = await send('POST', '/categories', { key: 'sk_test_from_code', json: { name: 'hamster' } });
     expect(response.status).toBe(201);
     expect(response.headers.get('X-RateLimit-Limit')).toBe('300');
-    expect(controls.requests()).toEqual([expect.objectContaining({ method: 'POST', path: '/v1/categories', operationId: 'createCategory', plan: 'pro', status: 201, code: null })]);
-    expect(controls.categories().map((category) => category.name)).toContain('hamster');
-    controls.reset();
-    expect(controls.categories().map((category) => category.name)).not.toContain('hamster');
-    expect(controls.requests()).toEqual([]);
+    expect((await controls.requests())).toEqual([expect.objectContaining({ method: 'POST', path: '/v1/categories', operationId: 'createCategory', plan: 'pro', status: 201, code: null })]);
+    expect((await controls.categories()).map((category) => category.name)).toContain('hamster');
+    (await controls.reset());
+    expect((await controls.categories()).map((category) => category.name)).not.toContain('hamster');
+    expect((await controls.requests())).toEqual([]);
     expect((await send('GET', '/categories', { key: 'sk_test_from_code' })).status).toBe(401);
   });
 
