@@ -65,9 +65,11 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const spec = options.spec ?? (await readSpecFile(options.specPath));
   const config = parseMockConfig(options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined));
   // Replicas share their state through Redis; one process keeps it in memory.
-  const store =
-    options.store ??
-    (config.store ? await connectRedisStore({ ...config.store, logger }, mockStoreOptions({ spec, config, seed: options.seed, initialCategories: options.initialCategories })) : undefined);
+  // A store this function connected is this function's to close; a given one is the caller's, and the
+  // default memory store stays readable after the close (what was created can still be inspected).
+  const ownedStore =
+    options.store === undefined && config.store ? await connectRedisStore({ ...config.store, logger }, mockStoreOptions({ spec, config, seed: options.seed, initialCategories: options.initialCategories })) : undefined;
+  const store = options.store ?? ownedStore;
   const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger, store });
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
@@ -96,7 +98,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       server.listen(port, host, () => resolve());
     });
   } catch (error) {
-    await app.close().catch(() => {});
+    await ownedStore?.close().catch(() => {});
     throw error;
   }
   const address = server.address() as AddressInfo;
@@ -118,7 +120,8 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           clearTimeout(force);
           clearInterval(sweep);
           // The store last: in-flight requests still needed it.
-          void app.close().catch(() => {}).then(resolve);
+          if (ownedStore) void ownedStore.close().catch(() => {}).then(() => resolve());
+          else resolve();
         });
       }),
   };

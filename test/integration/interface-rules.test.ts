@@ -52,13 +52,17 @@ const transports: Record<string, Transport> = {
     };
   },
   async 'node:http'(store) {
-    const mock = await startMockServer({ port: 0, config: caseConfig, clock: createFixedClock(caseStartMs), seed: 3, store: store ? await store() : undefined });
+    const given = store ? await store() : undefined;
+    const mock = await startMockServer({ port: 0, config: caseConfig, clock: createFixedClock(caseStartMs), seed: 3, store: given });
     return {
       async send(method, path, sent) {
         const { headers, body } = requestParts(sent);
         return received(await fetch(path.startsWith('/__mock') ? `${mock.origin}${path}` : `${mock.baseUrl}${path}`, { method, headers, body }));
       },
-      close: () => mock.close(1_000),
+      close: async () => {
+        await mock.close(1_000);
+        await given?.close();
+      },
     };
   },
   async msw(store) {
