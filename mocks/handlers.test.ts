@@ -52,7 +52,7 @@ describe('which requests the handlers take', () => {
     }
   });
 
-  it('refuses a baseUrl that is not a URL or a path', () => {
+  it('refuses a baseUrl that is not a URL or a path', async () => {
     expect(() => mock({ baseUrl: 'api.petstore.example/v1' })).toThrow('Failed to create the Petstore handlers: baseUrl "api.petstore.example/v1" is neither an absolute URL nor a path starting with /');
   });
 });
@@ -118,10 +118,10 @@ describe('state and controls', () => {
     const second = mock();
     expect(first.controls).toBe(first.app.controls);
     await getResponse(first.handlers, new Request('http://localhost/v1/categories', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"only-in-first"}' }));
-    expect(first.controls.categories().map((category) => category.name)).toContain('only-in-first');
-    expect(second.controls.categories().map((category) => category.name)).not.toContain('only-in-first');
-    first.controls.reset();
-    expect(first.controls.categories()).toEqual(second.controls.categories());
+    expect((await first.controls.categories()).map((category) => category.name)).toContain('only-in-first');
+    expect((await second.controls.categories()).map((category) => category.name)).not.toContain('only-in-first');
+    (await first.controls.reset());
+    expect((await first.controls.categories())).toEqual((await second.controls.categories()));
   });
 
   it('starts from initialCategories when given, and reset restores them', async () => {
@@ -131,8 +131,8 @@ describe('state and controls', () => {
       { id: 1, name: 'dog' },
       { id: 2, name: 'cat', description: 'Cats.' },
     ]);
-    controls.addKey({ key: 'extra', plan: 'free' });
-    controls.reset();
-    expect(controls.keys().map((key) => key.plan)).toEqual(['free', 'pro', 'business', 'enterprise']);
+    (await controls.addKey({ key: 'extra', plan: 'free' }));
+    (await controls.reset());
+    expect((await controls.keys()).map((key) => key.plan)).toEqual(['free', 'pro', 'business', 'enterprise']);
   });
 });

@@ -35,6 +35,14 @@ export interface PetstoreHandlersOptions extends Omit<MockAppOptions, 'spec'> {
    * @example createPetstoreHandlers({ spec, baseUrl: 'https://api.petstore.example/v1' })
    */
   baseUrl?: string;
+  /**
+   * The session (`X-Mock-Session`) requests without that header go to, and that `controls` act on:
+   * an isolated world (counters, bans, categories, ids, log, clock, run-time keys), so parallel test
+   * files or workers sharing one mock never see each other. Default: the default session.
+   *
+   * @example setupPetstoreServer({ session: `worker-${process.env.VITEST_POOL_ID}` })
+   */
+  session?: string;
 }
 
 /**
@@ -64,18 +72,24 @@ export interface PetstoreHandlers {
  * controls.advanceClock(60); // the per-minute window is over
  */
 export function createPetstoreHandlers(options: PetstoreHandlersOptions): PetstoreHandlers {
-  const { baseUrl, spec: specOption, ...appOptions } = options;
+  const { baseUrl, spec: specOption, session, ...appOptions } = options;
   const target = parseBaseUrl(baseUrl);
   const spec = specForBasePath(specOption, target.path);
   const app = createMockApp({ ...appOptions, spec });
+  // Checked now, so a bad name fails where it is written, not on the first request.
+  const controls = session === undefined ? app.controls : app.controlsFor(session);
 
   // One resolver for the API and the controls: the core tells them apart, as it does for node:http.
-  const resolve = async ({ request }: { request: Request }): Promise<Response> => toResponse(app.handle(await toMockRequest(request, app.config.maxBodyBytes)), request.method);
+  const resolve = async ({ request }: { request: Request }): Promise<Response> => {
+    const mockRequest = await toMockRequest(request, app.config.maxBodyBytes);
+    const routed = session === undefined || mockRequest.headers['x-mock-session'] !== undefined ? mockRequest : { ...mockRequest, headers: { ...mockRequest.headers, 'x-mock-session': session } };
+    return toResponse(await app.handle(routed), request.method);
+  };
 
   // RegExp predicates are matched against origin + pathname; they exist in every msw 2.x (custom
   // predicate functions only arrived later), which keeps the peer range wide.
   const handlers = [http.all(target.controlPattern, resolve), http.all(target.apiPattern(app.basePath), resolve)];
-  return { handlers, app, controls: app.controls };
+  return { handlers, app, controls };
 }
 
 /**
@@ -86,7 +100,7 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
  *
  * @example
  * const mockRequest = await toMockRequest(new Request('https://x.test/v1/categories'), app.config.maxBodyBytes);
- * const response = toResponse(app.handle(mockRequest));
+ * const response = toResponse(await app.handle(mockRequest));
  */
 export async function toMockRequest(request: Request, maxBodyBytes: number): Promise<MockRequest> {
   const url = new URL(request.url);

@@ -36,8 +36,9 @@ for (const [name, entry] of Object.entries(bins)) {
     ...common,
     entryPoints: [entry],
     outfile: `dist/bin/${name}.js`,
-    // vitest and prism are tools the contract runner starts, not code it can inline.
-    external: ['vitest', 'vitest/*', '@stoplight/prism-cli', 'fsevents', 'lightningcss', 'esbuild'],
+    // vitest and prism are tools the contract runner starts, not code it can inline. redis (node-redis)
+    // is an optional peer: imported only with --store, from the user's own node_modules, never bundled.
+    external: ['vitest', 'vitest/*', '@stoplight/prism-cli', 'fsevents', 'lightningcss', 'esbuild', 'redis', '@redis/*'],
     // Start-up time is a product feature (first response <= 300 ms): less code to parse, and the
     // default spec read as JSON instead of YAML.
     minify: true,

@@ -6,8 +6,13 @@
  * const mock = await startMockServer({ port: 0 });
  * console.log(mock.baseUrl); // http://127.0.0.1:PORT/v1
  */
-export { createMockApp } from './core/mock-app.js';
-export type { MockApp, MockAppOptions, MockControls, ClockState } from './core/mock-app.js';
+export { createMockApp, mockStoreOptions } from './core/mock-app.js';
+export type { MockApp, MockAppOptions, MockControls, ClockState, HealthState, RequestEvent, RequestObserver } from './core/mock-app.js';
+export { createMemoryStore } from './core/memory-store.js';
+export { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, StoreUnavailableError, TooManySessionsError } from './core/state-store.js';
+export type { StateStore, StateStoreOptions, HitInput, HitResult, ClientHistory, SessionInfo, SessionStats } from './core/state-store.js';
+export { connectRedisStore, StoreConfigError } from './server/redis-store.js';
+export type { RedisStoreOptions } from './server/redis-store.js';
 export { compileSpec } from './core/compiled-spec.js';
 export type { CompiledSpec, CompiledOperation } from './core/compiled-spec.js';
 export { createVirtualClock, createFixedClock, systemClock } from './core/clock.js';

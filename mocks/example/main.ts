@@ -91,15 +91,15 @@ element<HTMLButtonElement>('flood').addEventListener('click', () => {
   })();
 });
 
-element<HTMLButtonElement>('advance').addEventListener('click', () => {
-  const clock = controls.advanceClock(60);
+element<HTMLButtonElement>('advance').addEventListener('click', async () => {
+  const clock = await controls.advanceClock(60);
   limitResult.dataset.status = '';
   limitResult.textContent = `Mock clock moved to ${clock.now}: a new minute window`;
   void refresh();
 });
 
 element<HTMLButtonElement>('reset').addEventListener('click', () => {
-  controls.reset();
+  void controls.reset();
   createResult.textContent = '';
   limitResult.textContent = 'Mock reset: seeded categories, fresh limits';
   void refresh();

@@ -20,6 +20,8 @@ Options:
   -h, --host HOST          Address to bind (default 127.0.0.1)
       --seed N             Seed of the fake data; same seed, same data (default 1)
       --config FILE        YAML config: plans, keys, ban policy, limits (see README "Configuration")
+      --store URL          Keep the state in Redis (redis://HOST:PORT/DB) so several replicas share it;
+                           needs npm install redis (default: in memory, one process)
       --watch              Reload the spec when its file changes; keys, counters, bans and data are kept.
                            An edit that does not load keeps the previous spec serving
       --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls
@@ -36,6 +38,9 @@ The API is served under /v1 (http://127.0.0.1:4010/v1). Controls, never rate lim
   GET  /__mock/keys,  POST /__mock/keys   list / add keys {"key": "k", "plan": "pro"}
   GET  /__mock/requests                   recent requests (keys masked)
   GET  /__mock/health                     readiness
+  GET  /__mock/sessions                   live sessions
+Every request and control acts on the session named by "X-Mock-Session: NAME" (default: the default one):
+isolated counters, bans, categories, clock, keys and log, for parallel CI jobs sharing one mock.
 Per request: "Prefer: code=429" forces a declared status; "Prefer: example=NAME" picks an example.
 `;
 
@@ -56,6 +61,7 @@ const options = {
   spec: { type: 'string' },
   seed: { type: 'string' },
   config: { type: 'string' },
+  store: { type: 'string' },
   watch: { type: 'boolean' },
   'control-token': { type: 'string' },
   'allow-remote-control': { type: 'boolean' },
@@ -111,6 +117,8 @@ async function main(argv: string[]): Promise<number> {
       ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
       ...(values['allow-remote-control'] ? { allowRemoteControl: true } : {}),
       ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], fileConfig?.allowedHosts) } : {}),
+      // --store replaces the config's URL and keeps its other store settings (prefix, timeout).
+      ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
     };
     mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
   } catch (error) {
@@ -136,9 +144,21 @@ async function main(argv: string[]): Promise<number> {
     logger.info(`  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`);
   }
   if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger);
-  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests). Ctrl+C stops.`);
+  logger.info(`State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`);
+  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests, sessions). Ctrl+C stops.`);
   await stopped;
   return 0;
+}
+
+/** A store URL without its password, for the banner. */
+function describeStoreUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'redis';
+  }
 }
 
 /** `--allowed-hosts a,b --allowed-hosts c` adds to the config's list; `all` anywhere switches the check off. */

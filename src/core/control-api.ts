@@ -1,18 +1,71 @@
 import * as z from 'zod';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { HttpError } from './errors.js';
+import type { Category } from '../../spec/schemas.js';
+import type { Authenticator } from './components/auth.js';
 import { hostRefusal, isLoopbackAddress, originRefusal } from './control-access.js';
-import { constantTimeEqual } from './key-registry.js';
-import type { MockControls } from './mock-app.js';
-import type { MockConfig } from './mock-config.js';
+import { HttpError } from './errors.js';
+import { constantTimeEqual, maskSecret, toHex, type ApiKeyEntry } from './key-registry.js';
+import { planLimits, type Limits, type MockConfig } from './mock-config.js';
 import { decodeJsonBody } from './request-body.js';
-import type { MockRequest, MockResponse } from './types.js';
+import type { RequestLogEntry } from './request-log.js';
+import type { SessionInfo, SessionStats, StateStore } from './state-store.js';
+import type { MockRequest } from './types.js';
 
-interface ControlDependencies {
-  controls: MockControls;
+/** The control functions, the same ones `/__mock/*` serves, on one session. */
+export interface MockControls {
+  /** The session these controls act on. */
+  readonly session: string;
+  /** Back to the seeded state: created data, counters, bans, run-time keys and the request log are cleared. The clock stays. */
+  reset(): Promise<void>;
+  /** Moves the session's virtual clock forward. */
+  advanceClock(seconds: number): Promise<ClockState>;
+  clock(): Promise<ClockState>;
+  /** Adds a key to the session (or changes the plan of an existing one). */
+  addKey(input: { key: string; plan?: string; limits?: Limits }): Promise<{ entry: ApiKeyEntry; created: boolean }>;
+  /** The config keys (the same in every session), with the session's run-time changes, then its run-time keys. */
+  keys(): Promise<ApiKeyEntry[]>;
+  requests(): Promise<RequestLogEntry[]>;
+  categories(): Promise<Category[]>;
+  /** What `GET /__mock/health` says: readiness, the session's store against its bounds, and what the bounds dropped. */
+  health(): Promise<HealthState>;
+  /** The live sessions, most recently seen first (the default one always). */
+  sessions(): Promise<SessionInfo[]>;
+}
+
+export interface HealthState extends SessionStats {
+  status: 'ok';
+  session: string;
+  store: 'memory' | 'redis';
+}
+
+export interface ClockState {
+  now: string;
+  epochSeconds: number;
+  offsetSeconds: number;
+}
+
+/** What the controls need of the app. */
+export interface ControlRuntime {
+  store: StateStore;
   config: MockConfig;
-  finish(status: number, body: unknown, headers: Record<string, string>): MockResponse;
-  errorResponse(error: unknown, headers: Record<string, string>): MockResponse;
+  auth: Authenticator;
+  /** The base clock (the store adds the session's offset). */
+  baseNow(): number;
+  /** Called after a session's reset (the app restarts its fake-data sequence). */
+  afterReset(session: string): void;
+}
+
+interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
+  method: 'GET' | 'POST';
+  path: string;
+  /** The function of `MockControls` this route is. */
+  name: Name;
+  /** The input schema (strict: unknown fields refused by name), for HTTP bodies and function calls alike. */
+  input?: z.ZodType;
+  /** Runs the control; `input` is already validated. */
+  run(runtime: ControlRuntime, session: string, input: any): Promise<Awaited<ReturnType<MockControls[Name]>>>;
+  /** The HTTP answer of a result. */
+  http(result: Awaited<ReturnType<MockControls[Name]>>, runtime: ControlRuntime, session: string): Promise<{ status: number; body: unknown }> | { status: number; body: unknown };
 }
 
 const AdvanceClockSchema = z.strictObject({ advanceSeconds: z.number().finite().min(0).max(10 * 365 * 86_400) });
@@ -24,52 +77,170 @@ const AddKeySchema = z.strictObject({
 
 const encoder = new TextEncoder();
 
-/**
- * The control API under `/__mock`: reset, virtual clock, keys, request log, health. Never counted
- * against rate limits; refused to non-loopback clients unless allowed, and guarded by a token when
- * one is configured.
- */
-export function handleControlRequest(request: MockRequest, path: string, deps: ControlDependencies): MockResponse {
-  const { controls, config, finish } = deps;
-  try {
-    assertControlAccess(request, config);
-    if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${config.maxBodyBytes} bytes`);
-    const route = `${request.method} ${path}`;
-    switch (route) {
-      case 'GET /__mock/health':
-        return finish(200, controls.health(), {});
-      case 'POST /__mock/reset':
-        controls.reset();
-        return finish(200, { reset: true, categories: controls.categories().length }, {});
-      case 'GET /__mock/clock':
-        return finish(200, controls.clock(), {});
-      case 'POST /__mock/clock': {
-        const input = decodeControlBody(request, AdvanceClockSchema);
-        return finish(200, controls.advanceClock(input.advanceSeconds), {});
-      }
-      case 'GET /__mock/keys':
-        return finish(200, controls.keys().map(({ masked, plan, limits }) => ({ key: masked, plan, limits })), {});
-      case 'POST /__mock/keys': {
-        const input = decodeControlBody(request, AddKeySchema);
-        const { entry, created } = controls.addKey(input);
-        return finish(created ? 201 : 200, { key: entry.masked, plan: entry.plan, limits: entry.limits }, {});
-      }
-      case 'GET /__mock/requests':
-        return finish(200, controls.requests(), {});
-      default: {
-        const allowed = controlRoutes.filter((entry) => entry.endsWith(` ${path}`)).map((entry) => entry.split(' ')[0]!);
-        if (allowed.length > 0) {
-          throw new HttpError('method_not_allowed', `${request.method.slice(0, 20)} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, { Allow: allowed.join(', ') });
-        }
-        throw new HttpError('not_found', `No control at ${path.slice(0, 200)}; controls: ${controlRoutes.join(', ')}`);
-      }
-    }
-  } catch (error) {
-    return deps.errorResponse(error, {});
-  }
+async function clockOf(runtime: ControlRuntime, session: string): Promise<ClockState> {
+  const base = runtime.baseNow();
+  const offset = await runtime.store.clockOffset(session, base);
+  const now = base + offset;
+  return { now: new Date(now).toISOString(), epochSeconds: Math.floor(now / 1000), offsetSeconds: offset / 1000 };
 }
 
-const controlRoutes = ['GET /__mock/health', 'POST /__mock/reset', 'GET /__mock/clock', 'POST /__mock/clock', 'GET /__mock/keys', 'POST /__mock/keys', 'GET /__mock/requests'];
+const publicKey = ({ masked, plan, limits }: ApiKeyEntry) => ({ key: masked, plan, limits });
+
+/**
+ * The control API as one table: each control's method, path, input schema and handler. HTTP
+ * (`/__mock/*`) and the functions (`app.controls`, `createPetstoreHandlers().controls`) both go
+ * through `runControl`, so an input is validated in one place, with one error.
+ */
+export const controlRoutes = [
+  {
+    method: 'GET',
+    path: '/__mock/health',
+    name: 'health',
+    async run(runtime, session) {
+      const stats = await runtime.store.stats(session, runtime.baseNow());
+      return { status: 'ok' as const, session, store: runtime.store.kind, ...stats };
+    },
+    http: (result) => ({ status: 200, body: result }),
+  } satisfies ControlRoute<'health'>,
+  {
+    method: 'POST',
+    path: '/__mock/reset',
+    name: 'reset',
+    async run(runtime, session) {
+      await runtime.store.reset(session, runtime.baseNow());
+      runtime.afterReset(session);
+    },
+    http: async (_result, runtime, session) => ({ status: 200, body: { reset: true, session, categories: (await runtime.store.stats(session, runtime.baseNow())).categories.count } }),
+  } satisfies ControlRoute<'reset'>,
+  {
+    method: 'GET',
+    path: '/__mock/clock',
+    name: 'clock',
+    run: (runtime, session) => clockOf(runtime, session),
+    http: (result) => ({ status: 200, body: result }),
+  } satisfies ControlRoute<'clock'>,
+  {
+    method: 'POST',
+    path: '/__mock/clock',
+    name: 'advanceClock',
+    input: AdvanceClockSchema,
+    async run(runtime, session, input: z.infer<typeof AdvanceClockSchema>) {
+      await runtime.store.advanceClock(session, input.advanceSeconds * 1000, runtime.baseNow());
+      return clockOf(runtime, session);
+    },
+    http: (result) => ({ status: 200, body: result }),
+  } satisfies ControlRoute<'advanceClock'>,
+  {
+    method: 'GET',
+    path: '/__mock/keys',
+    name: 'keys',
+    async run(runtime, session) {
+      const runtimeKeys = await runtime.store.listKeys(session, runtime.baseNow());
+      const byId = new Map(runtimeKeys.map((entry) => [entry.id, entry]));
+      const listed = runtime.auth.configKeys().map((entry) => {
+        const changed = byId.get(entry.id);
+        byId.delete(entry.id);
+        return changed ?? entry;
+      });
+      return [...listed, ...byId.values()];
+    },
+    http: (result) => ({ status: 200, body: result.map(publicKey) }),
+  } satisfies ControlRoute<'keys'>,
+  {
+    method: 'POST',
+    path: '/__mock/keys',
+    name: 'addKey',
+    input: AddKeySchema,
+    async run(runtime, session, input: z.infer<typeof AddKeySchema>) {
+      const plan = input.plan ?? 'custom';
+      const limits = input.limits ?? planLimits(runtime.config.plans, plan);
+      if (!limits) throw new HttpError('invalid_control_request', `Unknown plan "${plan.slice(0, 40)}"; known: ${Object.keys(runtime.config.plans).join(', ')}`);
+      const digest = toHex(sha256(encoder.encode(input.key)));
+      const entry: ApiKeyEntry = { masked: maskSecret(input.key), plan, limits: { ...limits }, id: digest.slice(0, 32) };
+      const stored = await runtime.store.addKey(session, { ...entry, digest }, runtime.baseNow());
+      // A config key given a new plan in this session is an update, not a new key.
+      return { entry, created: stored.created && runtime.auth.configKey(input.key) === undefined };
+    },
+    http: (result) => ({ status: result.created ? 201 : 200, body: publicKey(result.entry) }),
+  } satisfies ControlRoute<'addKey'>,
+  {
+    method: 'GET',
+    path: '/__mock/requests',
+    name: 'requests',
+    run: (runtime, session) => runtime.store.requests(session, runtime.baseNow()),
+    http: (result) => ({ status: 200, body: result }),
+  } satisfies ControlRoute<'requests'>,
+  {
+    method: 'GET',
+    path: '/__mock/categories',
+    name: 'categories',
+    run: (runtime, session) => runtime.store.listCategories(session, runtime.baseNow()),
+    http: (result) => ({ status: 200, body: result }),
+  } satisfies ControlRoute<'categories'>,
+  {
+    method: 'GET',
+    path: '/__mock/sessions',
+    name: 'sessions',
+    run: (runtime) => runtime.store.listSessions(runtime.baseNow()),
+    http: (result, runtime) => ({
+      status: 200,
+      body: {
+        sessions: result.map(({ name, lastSeenMs }) => ({ name, lastSeen: lastSeenMs === null ? null : new Date(lastSeenMs).toISOString() })),
+        maxSessions: runtime.store.options.maxSessions,
+        idleSeconds: runtime.store.options.sessionIdleMs / 1000,
+      },
+    }),
+  } satisfies ControlRoute<'sessions'>,
+] as const;
+
+type AnyRoute = (typeof controlRoutes)[number];
+const routeList = controlRoutes.map((route) => `${route.method} ${route.path}`);
+
+function validate(route: AnyRoute, input: unknown): unknown {
+  if (!('input' in route) || route.input === undefined) return undefined;
+  const result = route.input.safeParse(input);
+  if (!result.success) {
+    const detail = result.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
+    throw new HttpError('invalid_control_request', `Invalid control request: ${detail}`);
+  }
+  return result.data;
+}
+
+/**
+ * The controls of one session as functions. They throw `HttpError` (`invalid_control_request` for a
+ * bad input, exactly as over HTTP), `StoreUnavailableError` or `TooManySessionsError`.
+ *
+ * @example await createControls(runtime, 'ci-job-7').advanceClock(60)
+ */
+export function createControls(runtime: ControlRuntime, session: string): MockControls {
+  const controls: Record<string, unknown> = { session };
+  for (const route of controlRoutes) {
+    const call = (input?: unknown) => (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
+    // Functions take the input itself; advanceClock keeps its one-number signature.
+    controls[route.name] = route.name === 'advanceClock' ? (seconds: number) => call({ advanceSeconds: seconds }) : call;
+  }
+  return controls as unknown as MockControls;
+}
+
+/**
+ * Serves `/__mock/*` for the caller's session: never counted against rate limits; refused to
+ * non-loopback clients unless allowed, and guarded by a token when one is configured.
+ */
+export async function handleControlRequest(request: MockRequest, path: string, session: string, runtime: ControlRuntime): Promise<{ status: number; body: unknown }> {
+  assertControlAccess(request, runtime.config);
+  if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
+  const route = controlRoutes.find((candidate) => candidate.path === path && candidate.method === request.method);
+  if (!route) {
+    const allowed = controlRoutes.filter((candidate) => candidate.path === path).map((candidate) => candidate.method);
+    if (allowed.length > 0) {
+      throw new HttpError('method_not_allowed', `${request.method.slice(0, 20)} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, { Allow: allowed.join(', ') });
+    }
+    throw new HttpError('not_found', `No control at ${path.slice(0, 200)}; controls: ${routeList.join(', ')}`);
+  }
+  const input = 'input' in route ? decodeControlBody(request) : undefined;
+  const result = await (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
+  return (route.http as (r: unknown, rt: ControlRuntime, s: string) => Promise<{ status: number; body: unknown }> | { status: number; body: unknown })(result, runtime, session);
+}
 
 /** Would the controls serve this caller (address, Host, Origin, token)? Checks only; counts nothing. */
 export function controlAccessAllowed(request: MockRequest, config: MockConfig): boolean {
@@ -104,7 +275,7 @@ function assertControlAccess(request: MockRequest, config: MockConfig): void {
   }
 }
 
-function decodeControlBody<T>(request: MockRequest, schema: z.ZodType<T>): T {
+function decodeControlBody(request: MockRequest): unknown {
   let decoded;
   try {
     decoded = decodeJsonBody(request.body, request.headers['content-type'], true);
@@ -113,10 +284,5 @@ function decodeControlBody<T>(request: MockRequest, schema: z.ZodType<T>): T {
     throw error;
   }
   if (!decoded.present) throw new HttpError('invalid_control_request', 'A JSON body is required');
-  const result = schema.safeParse(decoded.value);
-  if (!result.success) {
-    const detail = result.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
-    throw new HttpError('invalid_control_request', `Invalid control request: ${detail}`);
-  }
-  return result.data;
+  return decoded.value;
 }

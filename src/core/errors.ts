@@ -10,6 +10,7 @@ export const errorCatalogue = {
   invalid_parameter: { status: 400, title: 'A path or query parameter is invalid' },
   invalid_prefer: { status: 400, title: 'The Prefer header cannot be honoured' },
   invalid_control_request: { status: 400, title: 'The control request is invalid' },
+  invalid_session: { status: 400, title: 'The X-Mock-Session header is not a valid session name' },
   unauthorized: { status: 401, title: 'API key missing or invalid' },
   control_forbidden: { status: 403, title: 'The control API refused the caller' },
   not_found: { status: 404, title: 'No such resource' },
@@ -19,6 +20,8 @@ export const errorCatalogue = {
   rate_limited: { status: 429, title: 'Rate limit exceeded' },
   key_banned: { status: 429, title: 'API key temporarily banned' },
   internal_error: { status: 500, title: 'Internal error' },
+  store_unavailable: { status: 503, title: "The mock's state store is unavailable" },
+  too_many_sessions: { status: 503, title: 'Too many sessions are alive' },
   // Answered by the HTTP server before a request reaches the core (src/server/protocol-guards.ts).
   bad_request: { status: 400, title: 'The HTTP request could not be parsed' },
   request_timeout: { status: 408, title: 'The request took too long to arrive' },

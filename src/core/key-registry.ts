@@ -44,6 +44,17 @@ export class KeyRegistry {
     return stored;
   }
 
+  /**
+   * The token's SHA-256 in lower-case hex (what a state store finds run-time keys by) and its entry
+   * among these keys, if any: one digest for both.
+   */
+  lookup(key: string): { digestHex: string; entry: ApiKeyEntry | undefined } {
+    const digest = sha256(encoder.encode(key));
+    const digestHex = toHex(digest);
+    const stored = this.#byDigest.get(digestHex);
+    return { digestHex, entry: stored && constantTimeEqual(stored.digest, digest) ? stored : undefined };
+  }
+
   list(): ApiKeyEntry[] {
     return [...this.#byDigest.values()].map(publicEntry);
   }
@@ -69,7 +80,7 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 const hexDigits = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-function toHex(bytes: Uint8Array): string {
+export function toHex(bytes: Uint8Array): string {
   let out = '';
   for (const byte of bytes) out += hexDigits[byte];
   return out;

@@ -42,6 +42,7 @@ class MemorySession {
   readonly keys = new Map<string, ApiKeyEntry>();
   /** Per client, least recently seen first (re-inserted on every hit). */
   readonly histories = new Map<string, HistoryRecord>();
+  #newHistoriesSinceSweep = 0;
 
   constructor(
     readonly options: StateStoreOptions,
@@ -79,10 +80,29 @@ class MemorySession {
     this.seed();
   }
 
+  #sweepHistories(): void {
+    this.#newHistoriesSinceSweep = 0;
+    for (const id of this.histories.keys()) {
+      const limiter = id.startsWith('a:') ? this.anonymousLimiter : this.keyLimiter;
+      if (!limiter.has(id.slice(2))) this.histories.delete(id);
+    }
+  }
+
   recordHistory(client: string, anonymous: boolean, decision: RateDecision): ClientHistory {
     let record = this.histories.get(client);
-    if (record) this.histories.delete(client);
-    else record = { requests: 0, refusals: 0, consecutiveRefusals: 0, lastRefusalAtMs: -1, lastRetryAfterSeconds: 0 };
+    if (record) {
+      // Only anonymous histories are evicted least-recently-seen first: only they need the re-insert.
+      if (anonymous) {
+        this.histories.delete(client);
+        this.histories.set(client, record);
+      }
+    } else {
+      record = { requests: 0, refusals: 0, consecutiveRefusals: 0, lastRefusalAtMs: -1, lastRetryAfterSeconds: 0 };
+      // A history lives as long as its client's rate-limit record: once the limiter has swept an
+      // expired client, its history goes too (as Redis lets both expire together), so memory returns.
+      if (++this.#newHistoriesSinceSweep >= 1024) this.#sweepHistories();
+      this.histories.set(client, record);
+    }
     const previousRefusal = record.lastRefusalAtMs >= 0 ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds } : null;
     record.requests += 1;
     if (decision.outcome === 'allowed') {
@@ -93,7 +113,6 @@ class MemorySession {
       record.lastRefusalAtMs = this.now;
       record.lastRetryAfterSeconds = decision.retryAfterSeconds;
     }
-    this.histories.set(client, record);
     // Bounded like the anonymous buckets: a flood of addresses forgets the least recently seen.
     if (anonymous && this.histories.size > this.options.maxTrackedClients) {
       for (const [id] of this.histories) {
@@ -145,6 +164,7 @@ class MemoryStore implements StateStore {
     const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
     const history = session.recordHistory(client, key === null, decision);
     const result: HitResult = { nowMs, decision, key: key ? copyEntry(key) : null, client, history };
+    if (!key && session.anonymousLimiter.evicted > 0) result.trackedClientsDropped = session.anonymousLimiter.evicted;
     const operation = input.categories;
     if (operation && decision.outcome === 'allowed' && (!operation.requiresKey || key !== null)) {
       if (operation.kind === 'list') {
@@ -239,8 +259,9 @@ class MemoryStore implements StateStore {
 
   #session(name: string, baseTimeMs: number): MemorySession {
     this.#assertOpen();
-    assertSessionName(name);
     let session = this.#sessions.get(name);
+    // Only a name never seen is checked: every stored one was valid when it was created.
+    if (!session) assertSessionName(name);
     if (session && name !== defaultSessionName && baseTimeMs - session.lastSeenMs >= this.options.sessionIdleMs) {
       // Idle past its expiry: forgotten, exactly as if it had been swept (Redis lets its keys expire).
       this.#sessions.delete(name);

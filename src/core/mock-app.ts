@@ -1,19 +1,26 @@
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
-import { NewCategorySchema, type Category, type NewCategory } from '../../spec/schemas.js';
-import { CategoryStore, type CategoryStoreStats } from './category-store.js';
-import { createVirtualClock, systemClock, type VirtualClock } from './clock.js';
+import type { NewCategory } from '../../spec/schemas.js';
+import { createAuthenticator, type Authenticator, type StartupKey } from './components/auth.js';
+import { forcedResponse, type ForcedResponse } from './components/forced-response.js';
+import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './components/operations.js';
+import { createResponseShaper, type ResponseShaper } from './components/response-shaping.js';
+import { seedCategories } from './components/seeding.js';
+import { systemClock } from './clock.js';
 import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
-import { controlAccessAllowed, handleControlRequest } from './control-api.js';
-import { createDataGenerator } from './data-generator.js';
-import { HttpError, type ErrorBody, type ErrorCode } from './errors.js';
-import { KeyRegistry, maskSecret, type ApiKeyEntry } from './key-registry.js';
-import { demoKeys, isoDatePattern, parseMockConfig, planLimits, type Limits, type MockConfig, type MockConfigInput } from './mock-config.js';
+import { controlAccessAllowed, createControls, handleControlRequest, type ControlRuntime, type MockControls } from './control-api.js';
+import { createDataGenerator, type DataGenerator } from './data-generator.js';
+import { HttpError } from './errors.js';
+import { createMemoryStore } from './memory-store.js';
+import { parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
-import { ietfRateLimitHeaders, RateLimiter, rateLimitHeaders as xRateLimitHeaders, type RateDecision } from './rate-limiter.js';
+import type { RateDecision } from './rate-limiter.js';
 import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
-import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
+import type { RecordedRequest } from './request-log.js';
 import { createRouter } from './router.js';
+import { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, type HitInput, type HitResult, type StateStore, type StateStoreOptions } from './state-store.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
+
+export type { ClockState, HealthState, MockControls } from './control-api.js';
 
 export interface MockAppOptions {
   /** The OpenAPI document (parsed) or a spec already compiled with `compileSpec`. */
@@ -22,187 +29,150 @@ export interface MockAppOptions {
   config?: MockConfigInput | MockConfig;
   /** Seed of all fake data. Same seed, same data. Default 1. */
   seed?: number;
-  /** Base time source; the app wraps it in a virtual clock that the controls can move forward. */
+  /** Base time source; each session's virtual clock is this plus the session's offset (kept in the store). */
   clock?: Clock;
   /** Categories to start with instead of faker-seeded ones (also restored by reset). */
   initialCategories?: NewCategory[];
   logger?: Logger;
+  /**
+   * Where the state lives. Default: a new in-memory store (`createMemoryStore`). Give a Redis store
+   * (`connectRedisStore` in `src/server/redis-store.ts`) to share state between replicas; build its
+   * options with `app`-independent `mockStoreOptions(config, spec, ...)`.
+   */
+  store?: StateStore | ((options: StateStoreOptions) => StateStore);
+  /**
+   * Called once per API request after its response is built (never for controls): the seam for
+   * per-client judgements, coverage and dashboards. Synchronous and cheap, or it slows every request;
+   * an observer that throws is logged and ignored.
+   */
+  observers?: RequestObserver[];
 }
 
-/** The control functions, the same ones `/__mock/*` serves. */
-export interface MockControls {
-  /** Back to the seeded state: created data, counters, bans and the request log are cleared. */
-  reset(): void;
-  /** Moves the virtual clock forward. */
-  advanceClock(seconds: number): ClockState;
-  clock(): ClockState;
-  /** Adds a key (or changes the plan of an existing one). */
-  addKey(input: { key: string; plan?: string; limits?: Limits }): { entry: ApiKeyEntry; created: boolean };
-  keys(): ApiKeyEntry[];
-  requests(): RequestLogEntry[];
-  categories(): Category[];
-  /** What `GET /__mock/health` says: readiness, the store's size against its bounds, and what the bounds dropped. */
-  health(): HealthState;
+/** What an observer sees of one API request. */
+export interface RequestEvent {
+  session: string;
+  /** Virtual time of the session when the request was counted (base time when the store failed). */
+  nowMs: number;
+  request: MockRequest;
+  response: MockResponse;
+  /** The matched operation, or null (404, 405, refused before routing). */
+  operationId: string | null;
+  /** The response was forced with `Prefer` (not organic). */
+  forced: boolean;
+  /** The store's answer (decision, key, client, history); null when the store failed. */
+  hit: HitResult | null;
 }
 
-export interface HealthState {
-  status: 'ok';
-  categories: Omit<CategoryStoreStats, 'dropped'>;
-  /** Data dropped by a bound since the last reset, by kind: never silent. */
-  dropped: { categories: number; trackedClients: number };
-}
-
-export interface ClockState {
-  now: string;
-  epochSeconds: number;
-  offsetSeconds: number;
-}
+export type RequestObserver = (event: RequestEvent) => void;
 
 /**
- * One mock of the Petstore API: a function from request to response, with all state inside.
- * Transports (node:http, MSW) only translate. Two apps never share state.
+ * One mock of the Petstore API: an asynchronous function from request to response. The pipeline
+ * (session, auth, one store round trip, routing, checks, forced responses, operations, shaping) is
+ * here; each step is a component of its own (`src/core/components/*`, `control-api.ts`) and the
+ * state is in a `StateStore`. Transports (node:http, MSW) only translate.
  *
  * @example
  * const app = createMockApp({ spec: await readSpecFile() });
- * app.handle({ method: 'GET', url: '/v1/categories', headers: { authorization: 'Bearer demo-free' }, body: null });
+ * await app.handle({ method: 'GET', url: '/v1/categories', headers: { authorization: 'Bearer demo-free' }, body: null });
  * // { status: 200, headers: { 'X-RateLimit-Limit': '60', ... }, body: '[{"id":1,...}]' }
  */
 export interface MockApp {
-  handle(request: MockRequest): MockResponse;
+  handle(request: MockRequest): Promise<MockResponse>;
   readonly spec: CompiledSpec;
   readonly config: MockConfig;
   readonly basePath: string;
-  readonly clock: VirtualClock;
+  readonly store: StateStore;
+  /** The controls of the default session. */
   readonly controls: MockControls;
+  /** The controls of a named session (the same ones `/__mock/*` serves with `X-Mock-Session`). */
+  controlsFor(session: string): MockControls;
+  /** The base clock (each session's virtual time is this plus its offset). */
+  readonly baseClock: Clock;
   /** The keys accepted at start; `display` is safe to print (demo keys in full, others masked). */
-  readonly startupKeys: { key: string; display: string; plan: string; limits: Limits }[];
+  readonly startupKeys: readonly StartupKey[];
   /**
-   * Serves another version of the spec from now on and keeps all state: keys, rate-limit counters
-   * and bans, created data, the request log, the clock (`petstore-mock --watch`). Compiles first and
-   * throws (changing nothing) if the new spec cannot be served or the config no longer fits it.
-   *
-   * @example app.replaceSpec(await readSpecFile('spec.yaml'));
+   * Serves another version of the spec from now on and keeps all state (`petstore-mock --watch`).
+   * Compiles first and throws (changing nothing) if the new spec cannot be served or the config no
+   * longer fits it.
    */
   replaceSpec(spec: OpenApiDocument | CompiledSpec): void;
   /**
-   * The X-RateLimit-* headers of a client's anonymous budget, without counting a request: for
-   * answers a transport gives before a request reaches the core (unparseable HTTP, say).
+   * Date and the X-RateLimit-* headers of a client's anonymous budget (default session), without
+   * counting a request: for answers a transport gives before a request reaches the core. Never
+   * rejects: without the store, Date alone.
    */
-  anonymousRateLimitHeaders(clientAddress?: string): Record<string, string>;
+  anonymousHead(clientAddress?: string): Promise<Record<string, string>>;
   /**
    * Whether the answer to a request depends on its body, judged from its head alone and counting
-   * nothing: false when the head already decides the answer (401, 403, 404, 405, 413, 415, 429).
-   * A transport sends `100 Continue` only when true; otherwise it answers at once, unread.
+   * nothing: false when the head already decides the answer (401, 403, 404, 405, 413, 415, and an
+   * anonymous client's 429). A transport sends `100 Continue` only when true; otherwise it answers at
+   * once, unread. Resolves true when the store cannot tell (the body is then read and judged).
    */
-  needsBody(request: MockRequest): boolean;
+  needsBody(request: MockRequest): Promise<boolean>;
+  /** Releases the store (Redis connections). */
+  close(): Promise<void>;
 }
 
-type OperationHandler = (context: OperationContext) => { status: number; body: unknown; headers?: Record<string, string> };
-
-interface OperationContext {
-  operation: CompiledOperation;
-  body: unknown;
-  pathParams: Record<string, string>;
+/**
+ * The store options a mock with this config and spec needs (the seed categories included): for
+ * building a store before the app, for example a Redis one.
+ */
+export function mockStoreOptions(options: Pick<MockAppOptions, 'spec' | 'config' | 'seed' | 'initialCategories'>): StateStoreOptions {
+  const spec = isCompiledSpec(options.spec) ? options.spec : compileSpec(options.spec);
+  const config = parseMockConfig(options.config);
+  const seeds = seedCategories(spec, createDataGenerator(options.seed ?? 1), { count: config.seedCategories, initialCategories: options.initialCategories });
+  return storeOptionsFromConfig(config, seeds, config.sessions);
 }
 
-const corsHeaders = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow',
-};
-
-/** The code a forced error status (`Prefer: code=...`) carries: the most typical one of that status. */
-const forcedErrorCodes: Partial<Record<number, ErrorCode>> = {
-  400: 'validation_failed',
-  401: 'unauthorized',
-  404: 'not_found',
-  405: 'method_not_allowed',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limited',
-  500: 'internal_error',
-};
+const sessionHeader = 'x-mock-session';
 
 export function createMockApp(options: MockAppOptions): MockApp {
   // What the spec decides (routes, base path, deprecation headers) is swapped whole by replaceSpec();
-  // everything else below is state that outlives a reload.
+  // everything else outlives a reload.
   let spec = isCompiledSpec(options.spec) ? options.spec : compileSpec(options.spec);
   // Decoding is idempotent, so an already decoded config (from readConfigFile) goes through it again safely.
   const config = parseMockConfig(options.config);
   const logger = options.logger ?? silentLogger;
-  const seed = options.seed ?? 1;
-  const clock = createVirtualClock(options.clock ?? systemClock);
+  const baseClock = options.clock ?? systemClock;
   let basePath = spec.basePath;
   let route = createRouter(spec.operations);
-  const keys = new KeyRegistry();
-  const ban = { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 };
-  // Keys and anonymous clients are tracked apart: only anonymous clients (one per address, so
-  // unbounded in number) are capped, so a flood of addresses can never evict a banned key's record.
-  const keyLimiter = new RateLimiter({ clock, ban, maxBuckets: Number.POSITIVE_INFINITY });
-  const anonymousLimiter = new RateLimiter({ clock, ban, maxBuckets: config.maxTrackedClients });
-  const store = new CategoryStore({ maxCount: config.maxCategories, maxBytes: config.maxCategoryBytes });
-  const data = createDataGenerator(seed);
-  const log = new RequestLog(config.requestLogSize);
-  const startedAt = clock.now();
-  // Every time the mock states comes from the one virtual clock, Date included: a client that
-  // judges X-RateLimit-Reset or Retry-After against Date must see them agree after a clock move.
-  const httpDate = new HttpDateCache();
-  // The IETF RateLimit fields are opt-in (config rateLimitHeaders), next to X-RateLimit-*.
-  const ietfFields = config.rateLimitHeaders.includes('ietf');
-  const rateLimitHeaders = (decision: RateDecision): Record<string, string> =>
-    ietfFields ? Object.assign(xRateLimitHeaders(decision), ietfRateLimitHeaders(decision, clock.now())) : xRateLimitHeaders(decision);
-  const cors = ietfFields ? { ...corsHeaders, 'Access-Control-Expose-Headers': `${corsHeaders['Access-Control-Expose-Headers']}, RateLimit, RateLimit-Policy` } : corsHeaders;
-
-  const demoKeyNames = new Set(demoKeys.map((entry) => entry.key));
-  const startupKeys = [...(config.demoKeys ? demoKeys : []), ...config.keys].map((entry) => ({
-    key: entry.key,
-    // The demo keys are public (they are in the README); every other key is a secret.
-    display: demoKeyNames.has(entry.key) ? entry.key : maskSecret(entry.key),
-    plan: entry.limits && !entry.plan ? 'custom' : entry.plan!,
-    limits: entry.limits ?? planLimits(config.plans, entry.plan!)!,
-  }));
-
+  const data = createDataGenerator(options.seed ?? 1);
+  const seeds = seedCategories(spec, data, { count: config.seedCategories, initialCategories: options.initialCategories });
+  const storeOptions = storeOptionsFromConfig(config, seeds, config.sessions);
+  const store = options.store === undefined ? createMemoryStore(storeOptions) : typeof options.store === 'function' ? options.store(storeOptions) : options.store;
+  const auth: Authenticator = createAuthenticator(config);
+  const shaper: ResponseShaper = createResponseShaper(config, logger);
+  const operations: Readonly<Record<string, StatefulOperation>> = petstoreOperations;
+  const observers = options.observers ?? [];
+  const startedAt = baseClock.now();
   let dropsLogged = false;
   let evictionsLogged = false;
-  const seedStore = () => {
-    store.clear();
-    dropsLogged = false;
-    data.reset();
-    if (options.initialCategories) {
-      for (const category of options.initialCategories) store.create(NewCategorySchema.parse(category));
-      return;
-    }
-    const schema = spec.componentSchemas.Category;
-    const names = new Set<string>();
-    for (let index = 0; index < config.seedCategories; index += 1) {
-      // The interface does not require unique names, but "giraffe" twice in a fresh mock looks like a
-      // bug to whoever reads the list: a few more draws usually find another (still seeded) name.
-      let generated: Partial<Category> = {};
-      for (let attempt = 0; attempt < 5; attempt += 1) {
-        generated = schema === undefined ? {} : (data.generate(schema, { allOptionals: true }) as Partial<Category>);
-        if (typeof generated.name !== 'string' || !names.has(generated.name)) break;
-      }
-      const name = typeof generated.name === 'string' ? generated.name : `category-${index + 1}`;
-      names.add(name);
-      store.create({ name, ...(typeof generated.description === 'string' ? { description: generated.description } : {}) });
-    }
-  };
-  const seedKeys = () => {
-    keys.clear();
-    for (const entry of startupKeys) keys.set(entry.key, entry.plan, entry.limits);
-  };
-  seedKeys();
-  seedStore();
 
-  const handlers: Record<string, OperationHandler> = {
-    listCategories: () => ({ status: 200, body: new RawJson(store.listJson()) }),
-    createCategory: ({ operation, body }) => {
-      const category = store.create(declaredFields(operation, body) as NewCategory);
-      if (store.dropped > 0 && !dropsLogged) {
-        dropsLogged = true;
-        logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
+  const controlRuntime: ControlRuntime = {
+    store,
+    config,
+    auth,
+    baseNow: () => baseClock.now(),
+    afterReset: (session) => {
+      // The fake-data sequence starts over with the default session (it is shared by all sessions).
+      if (session === defaultSessionName) {
+        data.reset();
+        seedCategories(spec, data, { count: config.seedCategories, initialCategories: options.initialCategories });
+        dropsLogged = false;
+        evictionsLogged = false;
       }
-      return { status: 201, body: category, headers: { Location: `${basePath}/categories/${category.id}` } };
     },
+  };
+  const controlsBySession = new Map<string, MockControls>();
+  const controlsFor = (session: string): MockControls => {
+    let controls = controlsBySession.get(session);
+    if (!controls) {
+      controls = createControls(controlRuntime, session);
+      // Bounded like the sessions themselves (a cache: entries are cheap to rebuild).
+      if (controlsBySession.size >= 1_000) controlsBySession.delete(controlsBySession.keys().next().value!);
+      controlsBySession.set(session, controls);
+    }
+    return controls;
   };
 
   function deprecationHeadersOf(spec: CompiledSpec): Map<string, Record<string, string>> {
@@ -230,113 +200,120 @@ export function createMockApp(options: MockAppOptions): MockApp {
   }
   let deprecationHeaders = deprecationHeadersOf(spec);
 
-  function authenticate(header: string | undefined): { entry: ApiKeyEntry; token: string } | { failure: string; token?: string } {
-    if (header === undefined) return { failure: 'Missing API key; send Authorization: Bearer <API_KEY>' };
-    const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
-    if (!match) return { failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
-    if (match[1]!.toLowerCase() !== 'bearer') return { failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>` };
-    const token = match[2]!;
-    const entry = keys.find(token);
-    return entry ? { entry, token } : { failure: 'Invalid API key', token };
+  interface Served {
+    response: MockResponse;
+    operationId: string | null;
+    forced: boolean;
+    hit: HitResult | null;
+    plan: string;
+    key: string | null;
+    nowMs: number;
   }
 
   /** `path` is relative to the base path, or null when the request is outside the API. */
-  function serveApi(request: MockRequest, fullPath: string, path: string | null, queryString: string): { response: MockResponse; log: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'> } {
-    const auth = authenticate(request.headers.authorization);
-    const entry = 'entry' in auth ? auth.entry : undefined;
-    const decision = entry ? keyLimiter.hit(entry.id, entry.limits) : anonymousLimiter.hit(request.clientAddress ?? 'local', config.anonymous);
-    if (!entry && !evictionsLogged && anonymousLimiter.evicted > 0) {
+  async function serveApi(request: MockRequest, session: string, baseTimeMs: number, fullPath: string, path: string | null, queryString: string): Promise<Served> {
+    const credentials = auth.credentials(request.headers.authorization);
+    // Everything that needs no state is judged before the one store round trip; an error found here
+    // is thrown after it, in the interface's order (a 429 still wins over a 400).
+    const match = path === null ? null : route(request.method, path);
+    const operation = match?.kind === 'operation' ? match.operation : undefined;
+    let pureError: unknown;
+    let forced: ForcedResponse | undefined;
+    let body: unknown;
+    let storeWork: HitInput['categories'];
+    if (operation) {
+      try {
+        if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${config.maxBodyBytes} bytes`);
+        const preferHeader = request.headers.prefer;
+        const preferences = preferHeader === undefined ? noPreferences : parsePrefer(preferHeader);
+        forced = forcedResponse(operation, preferences, data);
+        if (!forced) {
+          if (operation.parameters.length > 0) validateParameters(operation, match!.kind === 'operation' ? match!.pathParams : {}, new URLSearchParams(queryString));
+          body = validatedBody(request, operation);
+          storeWork = operations[operation.operationId]?.storeWork(operation, body);
+        }
+      } catch (error) {
+        pureError = error;
+        forced = undefined;
+      }
+    }
+
+    let hit: HitResult;
+    try {
+      hit = await store.hit(session, {
+        baseTimeMs,
+        clientAddress: request.clientAddress ?? 'local',
+        keyDigest: credentials.kind === 'token' ? credentials.digestHex : undefined,
+        configKey: credentials.kind === 'token' ? credentials.configKey : undefined,
+        categories: storeWork,
+      });
+    } catch (error) {
+      return { response: shaper.errorResponse(error, {}, baseTimeMs), operationId: operation?.operationId ?? null, forced: false, hit: null, plan: 'anonymous', key: credentials.kind === 'token' ? auth.masked(credentials.token) : null, nowMs: baseTimeMs };
+    }
+    const { decision, key, nowMs } = hit;
+    if (hit.trackedClientsDropped !== undefined && !evictionsLogged) {
       evictionsLogged = true;
       logger.warn(`More than maxTrackedClients (${config.maxTrackedClients}) anonymous clients: the least recently seen are forgotten from now on (their budgets start over), counted in GET /__mock/health`);
     }
     // Every response gets its own fresh headers object, so the steps below add to it in place.
-    const headers: Record<string, string> = rateLimitHeaders(decision);
-    let operationId: string | null = null;
-    const logBase = () => ({ operationId, plan: entry?.plan ?? 'anonymous', key: entry ? entry.masked : auth.token === undefined ? null : maskSecret(auth.token) });
+    const headers = shaper.rateLimitHeaders(decision, nowMs);
+    const served = (response: MockResponse, isForced = false): Served => ({
+      response,
+      operationId: operation?.operationId ?? null,
+      forced: isForced,
+      hit,
+      plan: key?.plan ?? 'anonymous',
+      key: key ? key.masked : credentials.kind === 'token' ? auth.masked(credentials.token) : null,
+      nowMs,
+    });
 
     try {
       if (decision.outcome === 'banned') {
-        throw new HttpError('key_banned', `Too many requests after a 429: ${entry ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`);
+        throw new HttpError('key_banned', `Too many requests after a 429: ${key ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`);
       }
       if (decision.outcome === 'limited') {
         throw new HttpError('rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`);
       }
-      if (path === null) throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}; the API is served under ${basePath}`);
-      const match = route(request.method, path);
+      if (match === null) throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}; the API is served under ${basePath}`);
       if (match.kind === 'not-found') throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}`);
       if (match.kind === 'method-not-allowed') {
         throw new HttpError('method_not_allowed', `${request.method.slice(0, 20)} is not allowed on ${fullPath.slice(0, 200)}; allowed: ${match.allow.join(', ')}`, { Allow: match.allow.join(', ') });
       }
-      const { operation } = match;
-      operationId = operation.operationId;
-      const operationHeaders = deprecationHeaders.get(operation.operationId);
+      const operationHeaders = deprecationHeaders.get(match.operation.operationId);
       if (operationHeaders) Object.assign(headers, operationHeaders);
-      if (operation.requiresAuth && !entry) throw new HttpError('unauthorized', 'failure' in auth ? auth.failure : 'Invalid API key');
-      if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${config.maxBodyBytes} bytes`);
-
-      const preferHeader = request.headers.prefer;
-      const preferences = preferHeader === undefined ? noPreferences : parsePrefer(preferHeader);
-      const forced = forcedResponse(operation, preferences, decision);
-      if (forced) return { response: finish(forced.status, forced.body, Object.assign(headers, forced.headers)), log: logBase() };
-
-      if (operation.parameters.length > 0) validateParameters(operation, match.pathParams, new URLSearchParams(queryString));
-      let body: unknown;
-      if (operation.requestBody) {
-        // A body the transport did not read (it answers from the head alone) is judged by its head.
-        if (request.bodyUnread) assertJsonContentType(request.headers['content-type']);
-        const decoded = decodeJsonBody(request.body, request.headers['content-type'], operation.requestBody.required);
-        if (decoded.present) {
-          const result = operation.requestBody.validator.safeParse(decoded.value);
-          if (!result.success) throw new HttpError('validation_failed', `Invalid request body: ${describeBodyIssues(result.error.issues, decoded.value)}`);
-          body = result.data;
-        }
+      if (match.operation.requiresAuth && !key) throw new HttpError('unauthorized', credentials.kind === 'none' ? credentials.failure : 'Invalid API key');
+      if (pureError !== undefined) throw pureError;
+      if (forced) {
+        if (forced.status === 429) Object.assign(headers, spentHeaders(decision, nowMs));
+        return served(shaper.finish(forced.status, forced.body(), headers, nowMs), true);
       }
-      const handler = handlers[operation.operationId] ?? generatedResponse;
-      const result = handler({ operation, body, pathParams: match.pathParams });
-      return { response: finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers), log: logBase() };
+      const stateful = operations[match.operation.operationId];
+      const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data }) : generatedResponse({ operation: match.operation, data });
+      if (hit.created && hit.created.dropped > 0 && !dropsLogged) {
+        dropsLogged = true;
+        logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
+      }
+      return served(shaper.finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers, nowMs));
     } catch (error) {
-      return { response: errorResponse(error, headers), log: logBase() };
+      return served(shaper.errorResponse(error, headers, nowMs));
     }
   }
 
-  function generatedResponse({ operation }: OperationContext): ReturnType<OperationHandler> {
-    const status = operation.successStatus ?? 200;
-    const response = operation.responses.get(status);
-    if (!response) return { status, body: null };
-    const example = response.examples.values().next();
-    if (!example.done) return { status, body: example.value };
-    return { status, body: response.schema === undefined ? null : data.generate(response.schema) };
+  /** A forced 429 shows the reported window spent, in the IETF fields too. */
+  function spentHeaders(decision: RateDecision, nowMs: number): Record<string, string> {
+    const windows = decision.windows.map((window) => (window.resetAtMs === decision.resetAtMs ? { ...window, remaining: 0 } : window));
+    return shaper.rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0, windows }, nowMs);
   }
 
-  function forcedResponse(operation: CompiledOperation, preferences: Preferences, decision: RateDecision): { status: number; body: unknown; headers: Record<string, string> } | undefined {
-    if (preferences.code === undefined && preferences.example === undefined && !preferences.dynamic) return undefined;
-    const status = preferences.code ?? operation.successStatus ?? 200;
-    const response = operation.responses.get(status);
-    if (!response) {
-      throw new HttpError('invalid_prefer', `Prefer: code=${status} is not declared for ${operation.operationId}; declared: ${[...operation.responses.keys()].join(', ')}`);
-    }
-    const headers: Record<string, string> = {};
-    if (status === 429) {
-      // The reported window is shown spent, in the IETF fields too.
-      const windows = decision.windows.map((window) => (window.resetAtMs === decision.resetAtMs ? { ...window, remaining: 0 } : window));
-      Object.assign(headers, rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0, windows }));
-    }
-    if (preferences.example !== undefined) {
-      if (!response.examples.has(preferences.example)) {
-        const names = [...response.examples.keys()];
-        throw new HttpError('invalid_prefer', `Prefer: example=${preferences.example.slice(0, 60)} is not an example of ${operation.operationId} ${status}; examples: ${names.length > 0 ? names.join(', ') : 'none'}`);
-      }
-      return { status, body: response.examples.get(preferences.example), headers };
-    }
-    if (status >= 400) {
-      const code = forcedErrorCodes[status] ?? 'forced_error';
-      return { status, body: { code, message: `Forced by Prefer: code=${status}`, status } satisfies ErrorBody, headers };
-    }
-    if (preferences.dynamic && response.schema !== undefined) return { status, body: data.generate(response.schema), headers };
-    // The operation's own success status with no example asked for: serve it for real.
-    if (status === operation.successStatus && !preferences.dynamic) return undefined;
-    const example = response.examples.values().next();
-    return { status, body: example.done ? (response.schema === undefined ? null : data.generate(response.schema)) : example.value, headers };
+  function validatedBody(request: MockRequest, operation: CompiledOperation): unknown {
+    if (!operation.requestBody) return undefined;
+    // A body the transport did not read (it answers from the head alone) is judged by its head.
+    if (request.bodyUnread) assertJsonContentType(request.headers['content-type']);
+    const decoded = decodeJsonBody(request.body, request.headers['content-type'], operation.requestBody.required);
+    if (!decoded.present) return undefined;
+    const result = operation.requestBody.validator.safeParse(decoded.value);
+    if (!result.success) throw new HttpError('validation_failed', `Invalid request body: ${describeBodyIssues(result.error.issues, decoded.value)}`);
+    return result.data;
   }
 
   function validateParameters(operation: CompiledOperation, pathParams: Record<string, string>, query: URLSearchParams) {
@@ -351,53 +328,23 @@ export function createMockApp(options: MockAppOptions): MockApp {
     }
   }
 
-  function finish(status: number, body: unknown, headers: Record<string, string>, withCors = config.cors): MockResponse {
-    headers.Date = httpDate.at(clock.now());
-    const text = body instanceof RawJson ? body.text : body === undefined ? null : JSON.stringify(body);
-    if (text !== null) headers['Content-Type'] = 'application/json';
-    if (withCors) Object.assign(headers, cors);
-    return { status, headers, body: text };
+  /** Date of the session's virtual clock; the base time when the store cannot say. */
+  async function sessionNow(session: string, baseTimeMs: number): Promise<number> {
+    try {
+      return baseTimeMs + (await store.clockOffset(session, baseTimeMs));
+    } catch {
+      return baseTimeMs;
+    }
   }
 
-  function errorResponse(error: unknown, headers: Record<string, string>, withCors = config.cors): MockResponse {
-    if (error instanceof HttpError) return finish(error.status, error.toBody(), Object.assign(headers, error.headers), withCors);
-    logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    return finish(500, new HttpError('internal_error', 'The mock failed to handle this request; see its log').toBody(), headers, withCors);
+  async function anonymousHead(session: string, clientAddress: string | undefined, baseTimeMs: number): Promise<Record<string, string>> {
+    try {
+      const [decision, offset] = await Promise.all([store.peekAnonymous(session, clientAddress ?? 'local', baseTimeMs), store.clockOffset(session, baseTimeMs)]);
+      return { Date: shaper.httpDate(baseTimeMs + offset), ...shaper.rateLimitHeaders(decision, baseTimeMs + offset) };
+    } catch {
+      return { Date: shaper.httpDate(baseTimeMs) };
+    }
   }
-
-  const controls: MockControls = {
-    reset() {
-      evictionsLogged = false;
-      keyLimiter.reset();
-      anonymousLimiter.reset();
-      log.clear();
-      seedKeys();
-      seedStore();
-    },
-    advanceClock(seconds) {
-      clock.advance(seconds * 1000);
-      return controls.clock();
-    },
-    clock() {
-      const now = clock.now();
-      return { now: new Date(now).toISOString(), epochSeconds: Math.floor(now / 1000), offsetSeconds: clock.offset() / 1000 };
-    },
-    addKey(input) {
-      const plan = input.plan ?? 'custom';
-      const limits = input.limits ?? planLimits(config.plans, plan);
-      if (!limits) throw new HttpError('invalid_control_request', `Unknown plan "${plan.slice(0, 40)}"; known: ${Object.keys(config.plans).join(', ')}`);
-      return keys.set(input.key, plan, limits);
-    },
-    keys: () => keys.list(),
-    requests: () => log.entries(),
-    categories: () => store.list(),
-    health: () => {
-      const { dropped, ...categories } = store.stats();
-      return { status: 'ok', categories, dropped: { categories: dropped, trackedClients: anonymousLimiter.evicted } };
-    },
-  };
-
-  const controlDeps = { controls, config, finish: (status: number, body: unknown, headers: Record<string, string>) => finish(status, body, headers, false), errorResponse: (error: unknown, headers: Record<string, string>) => errorResponse(error, headers, false) };
 
   const app: MockApp = {
     get spec() {
@@ -407,6 +354,14 @@ export function createMockApp(options: MockAppOptions): MockApp {
     get basePath() {
       return basePath;
     },
+    store,
+    controls: controlsFor(defaultSessionName),
+    controlsFor(session) {
+      if (!sessionNamePattern.test(session)) throw new HttpError('invalid_session', invalidSessionMessage(session));
+      return controlsFor(session);
+    },
+    baseClock,
+    startupKeys: auth.startupKeys,
     replaceSpec(next) {
       const compiled = isCompiledSpec(next) ? next : compileSpec(next);
       // Everything that can throw runs before anything is swapped.
@@ -417,69 +372,92 @@ export function createMockApp(options: MockAppOptions): MockApp {
       route = nextRoute;
       deprecationHeaders = nextDeprecationHeaders;
     },
-    clock,
-    controls,
-    startupKeys,
-    needsBody(request) {
+    async needsBody(request) {
       const path = pathOf(request.url);
       if (path === '/__mock' || path.startsWith('/__mock/')) return !request.bodyTooLarge && controlAccessAllowed(request, config);
       const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
       if (!insideApi || request.bodyTooLarge) return false;
       const match = route(request.method, path.slice(basePath.length) || '/');
       if (match.kind !== 'operation') return false;
-      const auth = authenticate(request.headers.authorization);
-      if (match.operation.requiresAuth && !('entry' in auth)) return false;
-      const decision = 'entry' in auth ? keyLimiter.peek(auth.entry.id, auth.entry.limits) : anonymousLimiter.peek(request.clientAddress ?? 'local', config.anonymous);
-      if (decision.outcome !== 'allowed' || decision.remaining <= 0) return false;
       const contentType = request.headers['content-type'];
-      return match.operation.requestBody === undefined || (contentType !== undefined && isJsonContentType(contentType));
+      if (match.operation.requestBody !== undefined && (contentType === undefined || !isJsonContentType(contentType))) return false;
+      const named = request.headers[sessionHeader];
+      const session = named === undefined ? defaultSessionName : named;
+      if (!sessionNamePattern.test(session)) return false;
+      const credentials = auth.credentials(request.headers.authorization);
+      const baseTimeMs = baseClock.now();
+      try {
+        // A key added at run time lives in the store, per session: only a token known nowhere is a 401.
+        const known = credentials.kind === 'token' && (credentials.configKey !== undefined || (await store.listKeys(session, baseTimeMs)).some((entry) => entry.id === credentials.digestHex.slice(0, 32)));
+        if (match.operation.requiresAuth && !known) return false;
+        if (!known) {
+          const decision = await store.peekAnonymous(session, request.clientAddress ?? 'local', baseTimeMs);
+          if (decision.outcome !== 'allowed' || decision.remaining <= 0) return false;
+        }
+        return true;
+      } catch {
+        return true;
+      }
     },
-    anonymousRateLimitHeaders: (clientAddress) => rateLimitHeaders(anonymousLimiter.peek(clientAddress ?? 'local', config.anonymous)),
-    handle(request) {
-      let response: MockResponse;
-      let logged: Omit<RequestLogEntry, 'time' | 'method' | 'path' | 'status' | 'code'>;
+    anonymousHead: (clientAddress) => anonymousHead(defaultSessionName, clientAddress, baseClock.now()),
+    close: () => store.close(),
+    async handle(request) {
+      const baseTimeMs = baseClock.now();
       const questionMark = request.url.indexOf('?');
       const path = pathOf(request.url);
+      const named = request.headers[sessionHeader];
+      const session = named === undefined ? defaultSessionName : named;
+      let served: Served;
       try {
+        if (!sessionNamePattern.test(session)) throw new HttpError('invalid_session', invalidSessionMessage(session));
         if (path === '/__mock' || path.startsWith('/__mock/')) {
           // No CORS on the controls: other websites must not drive them through the developer's browser.
-          response = handleControlRequest(request, path, controlDeps);
-          logged = { operationId: null, plan: 'control', key: null };
+          const result = await handleControlRequest(request, path, session, controlRuntime);
+          const nowMs = await sessionNow(session, baseTimeMs);
+          served = { response: shaper.finish(result.status, result.body, {}, nowMs, false), operationId: null, forced: false, hit: null, plan: 'control', key: null, nowMs };
         } else if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
           // CORS preflight: browsers send it without credentials, so it is neither authenticated nor
           // counted; it still reports the caller's anonymous budget, like every response under /v1.
           return {
             status: 204,
-            headers: { Date: httpDate.at(clock.now()), ...app.anonymousRateLimitHeaders(request.clientAddress), ...cors, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
+            headers: { ...(await anonymousHead(session, request.clientAddress, baseTimeMs)), ...shaper.cors, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
             body: null,
           };
         } else {
           const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
-          ({ response, log: logged } = serveApi(request, path, insideApi ? path.slice(basePath.length) || '/' : null, questionMark === -1 ? '' : request.url.slice(questionMark + 1)));
+          served = await serveApi(request, session, baseTimeMs, path, insideApi ? path.slice(basePath.length) || '/' : null, questionMark === -1 ? '' : request.url.slice(questionMark + 1));
         }
       } catch (error) {
-        response = errorResponse(error, {});
-        logged = { operationId: null, plan: 'anonymous', key: null };
+        const isControl = path === '/__mock' || path.startsWith('/__mock/');
+        const nowMs = error instanceof HttpError && error.code === 'invalid_session' ? baseTimeMs : await sessionNow(session, baseTimeMs);
+        served = { response: shaper.errorResponse(error, {}, nowMs, !isControl && config.cors), operationId: null, forced: false, hit: null, plan: isControl ? 'control' : 'anonymous', key: null, nowMs };
+        if (error instanceof HttpError && error.code === 'invalid_session') return served.response;
       }
-      const entry: RecordedRequest = { timeMs: clock.now(), method: request.method.slice(0, 20), path: path.slice(0, 300), ...logged, status: response.status, code: errorCodeOf(response) };
-      log.add(entry);
-      if (logger.verbose) logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
+      const { response } = served;
+      if (named !== undefined) response.headers['X-Mock-Session'] = session;
+      const entry: RecordedRequest = { timeMs: served.nowMs, method: request.method.slice(0, 20), path: path.slice(0, 300), operationId: served.operationId, plan: served.plan, key: served.key, status: response.status, code: errorCodeOf(response) };
+      // The log is written after the answer is decided and never delays it; a store that fails here
+      // has already failed (or will fail) the requests that matter, which answer 503.
+      store.appendRequest(session, entry, baseTimeMs).catch(() => {});
+      if (logger.verbose) logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${session === defaultSessionName ? '' : `session ${session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
+      if (observers.length > 0 && served.plan !== 'control') {
+        const event: RequestEvent = { session, nowMs: served.nowMs, request, response, operationId: served.operationId, forced: served.forced, hit: served.hit };
+        for (const observer of observers) {
+          try {
+            observer(event);
+          } catch (error) {
+            logger.error(`A request observer failed: ${error instanceof Error ? error.message : String(error)}`);
+          }
+        }
+      }
       return response;
     },
   };
   return app;
 }
 
-/**
- * The fields of a validated body that the operation's schema declares, and nothing else: what a
- * client adds beyond the spec (or a hostile `__proto__` key) is never stored.
- */
-function declaredFields(operation: CompiledOperation, body: unknown): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const name of operation.requestBody?.declaredProperties ?? []) {
-    if (Object.hasOwn(body as object, name)) out[name] = (body as Record<string, unknown>)[name];
-  }
-  return out;
+function invalidSessionMessage(name: string): string {
+  return `Invalid X-Mock-Session ${JSON.stringify(name.slice(0, 80))}: 1-64 letters, digits, ".", "_", ":" or "-", starting with a letter or digit`;
 }
 
 const noPreferences: Preferences = Object.freeze({});
@@ -491,25 +469,6 @@ function pathOf(url: string): string {
   let end = rawPath.length;
   while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
   return rawPath.slice(0, end);
-}
-
-/** An HTTP-date (RFC 9110) of a time in ms, formatted once per second of that time. */
-class HttpDateCache {
-  #second = Number.NaN;
-  #text = '';
-  at(ms: number): string {
-    const second = Math.floor(ms / 1000);
-    if (second !== this.#second) {
-      this.#second = second;
-      this.#text = new Date(second * 1000).toUTCString();
-    }
-    return this.#text;
-  }
-}
-
-/** A body that is already JSON text (the cached category list). */
-class RawJson {
-  constructor(readonly text: string) {}
 }
 
 function errorCodeOf(response: MockResponse): string | null {
@@ -532,3 +491,5 @@ function describeBodyIssues(issues: readonly { path: PropertyKey[]; message: str
     })
     .join('; ');
 }
+
+export type { DataGenerator };

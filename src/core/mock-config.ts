@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SessionsConfigSchema, StoreConfigSchema } from './state-store.js';
 
 /**
  * Configuration of the mock: plans, keys, the anonymous budget, the ban policy and the limits of
@@ -75,6 +76,10 @@ export const MockConfigSchema = z.strictObject({
    */
   allowedHosts: z.union([z.literal('all'), z.array(z.string().regex(hostPattern, 'must be a host name, e.g. mock.internal or .example.test'))]).default([]),
   cors: z.boolean().default(true),
+  /** Isolated worlds selected with `X-Mock-Session`: how many may be alive at once, and when an idle one is forgotten. */
+  sessions: SessionsConfigSchema,
+  /** Where the state lives: absent for memory (one process); `{ url: redis://HOST:PORT/DB }` to share it between replicas. */
+  store: StoreConfigSchema.optional(),
   /**
    * Rate-limit fields on responses: `x-ratelimit` (the interface's X-RateLimit-*, always sent) and,
    * opt-in, `ietf`: RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers).

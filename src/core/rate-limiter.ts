@@ -141,6 +141,11 @@ export class RateLimiter {
     this.#hitsSinceSweep = 0;
   }
 
+  /** Whether `clientId` has a live record (windows, strikes or a ban); expired ones are dropped in sweeps. */
+  has(clientId: string): boolean {
+    return this.#buckets.has(clientId);
+  }
+
   /** Number of clients currently tracked. */
   get size(): number {
     return this.#buckets.size;

@@ -125,6 +125,8 @@ export interface HitResult {
   categoriesJson?: string;
   /** After a `create` operation was done: what `createCategory` would answer. */
   created?: CreatedCategory;
+  /** Anonymous clients the session forgot to stay within maxTrackedClients (memory only; absent when none). */
+  trackedClientsDropped?: number;
   /** A `create` refused because the category alone is larger than maxCategoryBytes (413); nothing was stored. */
   categoryRefusal?: Error;
 }

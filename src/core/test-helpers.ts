@@ -33,7 +33,7 @@ export function request(method: string, url: string, options: { key?: string; he
   return { method, url, headers, body, clientAddress: options.clientAddress };
 }
 
-export function call(app: ReturnType<typeof createTestApp>, ...args: Parameters<typeof request>) {
-  const response = app.handle(request(...args));
+export async function call(app: ReturnType<typeof createTestApp>, ...args: Parameters<typeof request>) {
+  const response = await app.handle(request(...args));
   return { ...response, json: response.body === null ? null : (JSON.parse(response.body) as any) };
 }

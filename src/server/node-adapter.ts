@@ -19,6 +19,8 @@ interface Connection {
   unanswered: number;
   /** A response said `Connection: close`: nothing after it is executed, node would never write its answer. */
   closed: boolean;
+  /** A request is executing (awaiting the core): the next one waits for its answer. */
+  running?: boolean;
   /** Set by `answerAfterPending`: runs once every executed request is answered. */
   thenAnswer?: () => void;
 }
@@ -81,12 +83,17 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     }
   };
 
-  /** Executes the requests at the head of the queue whose bodies are in, in order. */
+  /**
+   * Executes the request at the head of the queue once its body is in, then the next: one at a time
+   * per connection, so pipelined requests run, and are answered, in the order they came (the core is
+   * asynchronous: without this, a store round trip could let a later request overtake).
+   */
   const pump = (socket: Socket, connection: Connection) => {
+    if (connection.running) return;
     while (connection.queue.length > 0 && connection.queue[0]!.ready !== undefined) {
       const { response, ready, unread } = connection.queue.shift()!;
       if (connection.closed || response.destroyed || socket.destroyed) continue;
-      const result = app.handle(ready!);
+      connection.running = true;
       connection.unanswered += 1;
       const answered = () => {
         connection.unanswered -= 1;
@@ -94,17 +101,29 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       };
       // 'close' follows 'finish', and also comes when the socket dies first: one listener counts both.
       response.once('close', answered);
-      if (unread || isClosing()) {
-        // The last answer on this connection: node closes it after writing this one.
-        connection.closed = true;
-        response.shouldKeepAlive = false;
-        if (unread) result.headers.Connection = 'close';
-      }
-      write(response, result, logger);
-      // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
-      if (!response.shouldKeepAlive) connection.closed = true;
-      // The rest of an unread body may still be arriving: give the answer time to leave, then drop it.
-      if (unread) response.once('finish', () => setTimeout(() => socket.destroy(), 50).unref());
+      const respond = (result: MockResponse) => {
+        connection.running = false;
+        if (!response.destroyed && !socket.destroyed) {
+          if (unread || isClosing()) {
+            // The last answer on this connection: node closes it after writing this one.
+            connection.closed = true;
+            response.shouldKeepAlive = false;
+            if (unread) result.headers.Connection = 'close';
+          }
+          write(response, result, logger);
+          // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
+          if (!response.shouldKeepAlive) connection.closed = true;
+          // The rest of an unread body may still be arriving: give the answer time to leave, then drop it.
+          if (unread) response.once('finish', () => setTimeout(() => socket.destroy(), 50).unref());
+        }
+        pump(socket, connection);
+      };
+      app.handle(ready!).then(respond, (error: unknown) => {
+        // The core turns every failure into an answer; this is the last line of defence.
+        logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        respond({ status: 500, headers: {}, body: JSON.stringify({ code: 'internal_error', message: 'The mock failed to handle this request; see its log', status: 500 }) });
+      });
+      return;
     }
     settle(connection);
   };
@@ -126,13 +145,26 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       pending.unread = unread;
       pump(socket, connection);
     };
+    const readBody = () => readBodyOf(request, base, declaredLength, done);
 
     if (declaredLength !== undefined && declaredLength > maxBodyBytes) return done({ ...base, body: null, bodyTooLarge: true }, true);
     if (expectsContinue) {
       // RFC 9110 section 10.1.1: a final answer instead of 100 when the head already decides it.
-      if (!app.needsBody({ ...base, body: null })) return done({ ...base, body: null, bodyUnread: true }, true);
-      response.writeContinue();
+      // The client sends nothing more until it hears from us, so the body is read only after.
+      void app.needsBody({ ...base, body: null }).then(
+        (needed) => {
+          if (!needed) return done({ ...base, body: null, bodyUnread: true }, true);
+          if (!response.destroyed) response.writeContinue();
+          readBody();
+        },
+        () => readBody(),
+      );
+      return;
     }
+    readBody();
+  };
+
+  const readBodyOf = (request: IncomingMessage, base: Omit<MockRequest, 'body'>, declaredLength: number | undefined, done: (ready: MockRequest, unread?: boolean) => void) => {
     if (declaredLength === undefined && base.headers['transfer-encoding'] === undefined) return done({ ...base, body: null });
 
     const chunks: Buffer[] = [];

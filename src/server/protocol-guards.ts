@@ -10,8 +10,9 @@ import type { NodeListeners } from './node-adapter.js';
  * headers, an unknown `Expect`, `CONNECT`), answered in the API's Error shape from the same
  * catalogue instead of Node's bare status lines, then the socket is dropped.
  */
-export function installProtocolGuards(server: Server, app: Pick<MockApp, 'anonymousRateLimitHeaders' | 'clock'>, listeners: Pick<NodeListeners, 'answerAfterPending'>): void {
-  const headersOf = (clientAddress: string | undefined) => ({ Date: new Date(app.clock.now()).toUTCString(), ...app.anonymousRateLimitHeaders(clientAddress) });
+export function installProtocolGuards(server: Server, app: Pick<MockApp, 'anonymousHead'>, listeners: Pick<NodeListeners, 'answerAfterPending'>): void {
+  // Date of the virtual clock and the anonymous budget, peeked in the store (never rejects: without the store, Date alone).
+  const headersOf = (clientAddress: string | undefined) => app.anonymousHead(clientAddress);
   // Node reports a bad request again for each further chunk; only the first gets an answer, or the
   // second would destroy the socket before the first answer is flushed.
   const answered = new WeakSet<Duplex>();
@@ -25,16 +26,24 @@ export function installProtocolGuards(server: Server, app: Pick<MockApp, 'anonym
     // A client that stops reading cannot hold the socket open past this.
     setTimeout(() => socket.destroy(), 10_000).unref();
     listeners.answerAfterPending(socket as Socket, () => {
-      if (socket.writable) answerRaw(socket, code, `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`, headersOf(remoteAddress(socket)));
-      else socket.destroy();
+      if (!socket.writable) return void socket.destroy();
+      void headersOf(remoteAddress(socket)).then((headers) => {
+        if (socket.writable) answerRaw(socket, code, `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`, headers);
+        else socket.destroy();
+      });
     });
   });
   server.on('checkExpectation', (request, response) => {
     const body = errorBody('expectation_failed', 'Only Expect: 100-continue is supported');
-    response.writeHead(417, { ...headersOf(request.socket.remoteAddress), 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-    response.end(body);
+    void headersOf(request.socket.remoteAddress).then((headers) => {
+      if (response.destroyed) return;
+      response.writeHead(417, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      response.end(body);
+    });
   });
-  server.on('connect', (_request, socket: Duplex) => answerRaw(socket, 'method_not_allowed', 'CONNECT is not supported', headersOf(remoteAddress(socket))));
+  server.on('connect', (_request, socket: Duplex) => {
+    void headersOf(remoteAddress(socket)).then((headers) => answerRaw(socket, 'method_not_allowed', 'CONNECT is not supported', headers));
+  });
 }
 
 function errorBody(code: ErrorCode, message: string): string {

@@ -3,12 +3,14 @@ import { Server as NetServer, type AddressInfo } from 'node:net';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
-import { createMockApp, type MockApp } from '../core/mock-app.js';
+import { createMockApp, mockStoreOptions, type MockApp } from '../core/mock-app.js';
+import type { StateStore } from '../core/state-store.js';
 import { parseMockConfig, type MockConfig, type MockConfigInput } from '../core/mock-config.js';
 import { silentLogger, type Clock, type Logger } from '../core/types.js';
 import { readConfigFile } from './config-file.js';
 import { createNodeListeners } from './node-adapter.js';
 import { installProtocolGuards } from './protocol-guards.js';
+import { connectRedisStore } from './redis-store.js';
 
 export { readConfigFile } from './config-file.js';
 
@@ -28,6 +30,11 @@ export interface MockServerOptions {
   /** Categories to start with instead of faker-seeded ones (also restored by reset). */
   initialCategories?: NewCategory[];
   logger?: Logger;
+  /**
+   * The state store. Default: Redis when the config has `store: { url }` (connected here; a store
+   * that cannot be reached throws one line naming it), else a new in-memory store.
+   */
+  store?: StateStore;
   /** Time allowed for a request's headers, then for the whole request (slow clients are dropped). */
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
@@ -56,8 +63,14 @@ export interface RunningMockServer {
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const logger = options.logger ?? silentLogger;
   const spec = options.spec ?? (await readSpecFile(options.specPath));
-  const config = options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined);
-  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger });
+  const config = parseMockConfig(options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined));
+  // Replicas share their state through Redis; one process keeps it in memory.
+  // A store this function connected is this function's to close; a given one is the caller's, and the
+  // default memory store stays readable after the close (what was created can still be inspected).
+  const ownedStore =
+    options.store === undefined && config.store ? await connectRedisStore({ ...config.store, logger }, mockStoreOptions({ spec, config, seed: options.seed, initialCategories: options.initialCategories })) : undefined;
+  const store = options.store ?? ownedStore;
+  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger, store });
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   let closing = false;
@@ -79,10 +92,15 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   installProtocolGuards(server, app, listeners);
   const port = options.port ?? 4010;
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`Failed to listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`)));
-    server.listen(port, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`Failed to listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`)));
+      server.listen(port, host, () => resolve());
+    });
+  } catch (error) {
+    await ownedStore?.close().catch(() => {});
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   return {
@@ -101,7 +119,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         NetServer.prototype.close.call(server, () => {
           clearTimeout(force);
           clearInterval(sweep);
-          resolve();
+          // The store last: in-flight requests still needed it.
+          if (ownedStore) void ownedStore.close().catch(() => {}).then(() => resolve());
+          else resolve();
         });
       }),
   };

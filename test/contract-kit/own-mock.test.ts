@@ -24,7 +24,7 @@ describe('the kit against our mock server', () => {
     expect(idsWith(run, 'SKIP')).toEqual(['every.prism']);
     expect(run.report.verdict).toBe('CONFORMS');
     // The 429 came after exactly Remaining + 1 requests, and the key was not used afterwards.
-    const limited = mock.app.controls.requests().filter((entry) => entry.plan === 'free');
+    const limited = (await mock.app.controls.requests()).filter((entry) => entry.plan === 'free');
     expect(limited.at(-1)?.status).toBe(429);
     expect(limited.filter((entry) => entry.status === 429)).toHaveLength(1);
     // The free plan allows 60 a minute: its first reading said 59 left, and the key was used for 59 + 2 requests in all.
@@ -40,7 +40,7 @@ describe('the kit against our mock server', () => {
       expect(resultOf(run, id).status, id).toBe('SKIP');
       expect(resultOf(run, id).message).toContain('read-only');
     }
-    expect(mock.app.controls.requests().filter((entry) => entry.method === 'POST')).toEqual([]);
-    expect(mock.app.controls.categories()).toHaveLength(3);
+    expect((await mock.app.controls.requests()).filter((entry) => entry.method === 'POST')).toEqual([]);
+    expect((await mock.app.controls.categories())).toHaveLength(3);
   });
 });

@@ -14,7 +14,17 @@ import { createCoreApp, listRequest } from './support/core-app.js';
  */
 
 /** The fastest of `runs` timings of `work`, in milliseconds: the one least disturbed by GC or a busy neighbour. */
-function fastest(runs: number, work: () => void): number {
+async function fastest(runs: number, work: () => Promise<unknown>): Promise<number> {
+  let best = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    await work();
+    best = Math.min(best, performance.now() - started);
+  }
+  return best;
+}
+
+function fastestSync(runs: number, work: () => void): number {
   let best = Number.POSITIVE_INFINITY;
   for (let run = 0; run < runs; run += 1) {
     const started = performance.now();
@@ -28,24 +38,24 @@ describe('the cost of hostile input', () => {
   // A linear pass over 15,000 characters takes microseconds; a quadratic one takes ~100 ms and more.
   const budgetMs = 25;
 
-  it('answers a path of 15,000 slashes in linear time (the trailing-slash trim must not backtrack)', () => {
+  it('answers a path of 15,000 slashes in linear time (the trailing-slash trim must not backtrack)', async () => {
     const app = createCoreApp();
     const url = `${'/'.repeat(15_000)}x`;
-    const elapsed = fastest(2, () => app.handle({ ...listRequest(), url }));
+    const elapsed = await fastest(2, () => app.handle({ ...listRequest(), url }));
     expect(elapsed, `one request took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
   });
 
-  it('answers a Prefer header of 15,000 spaces in linear time (the Prefer parser must not backtrack)', () => {
+  it('answers a Prefer header of 15,000 spaces in linear time (the Prefer parser must not backtrack)', async () => {
     const app = createCoreApp();
     const prefer = `code=${' '.repeat(15_000)}"x`;
-    const elapsed = fastest(2, () => app.handle(listRequest({ key: 'demo-enterprise', headers: { prefer } })));
+    const elapsed = await fastest(2, () => app.handle(listRequest({ key: 'demo-enterprise', headers: { prefer } })));
     expect(elapsed, `one request took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
   });
 
-  it('answers an Authorization header of 15,000 spaces in linear time', () => {
+  it('answers an Authorization header of 15,000 spaces in linear time', async () => {
     const app = createCoreApp();
     const authorization = `Bearer ${' '.repeat(15_000)}x y`;
-    const elapsed = fastest(2, () => app.handle(listRequest({ headers: { authorization } })));
+    const elapsed = await fastest(2, () => app.handle(listRequest({ headers: { authorization } })));
     expect(elapsed, `one request took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
   });
 });
@@ -55,11 +65,11 @@ describe('the cost of many clients in the rate limiter', () => {
   const noBan = { enabled: false, threshold: 10, durationMs: 1 };
   const trackedClients = 10_000; // the default maxTrackedClients
 
-  it('counts a request of a known client as fast with 10,000 other clients tracked as with none', () => {
+  it('counts a request of a known client as fast with 10,000 other clients tracked as with none', async () => {
     const costOfHotClient = (others: number) => {
       const limiter = new RateLimiter({ clock: createVirtualClock(), ban: noBan, maxBuckets: trackedClients });
       for (let index = 0; index < others; index += 1) limiter.hit(`other-${index}`, limits);
-      return fastest(2, () => {
+      return fastestSync(2, () => {
         for (let hit = 0; hit < 10_000; hit += 1) limiter.hit('hot', limits);
       });
     };
@@ -69,12 +79,12 @@ describe('the cost of many clients in the rate limiter', () => {
     expect(crowded, `alone ${alone.toFixed(1)} ms, crowded ${crowded.toFixed(1)} ms`).toBeLessThan(Math.max(alone * 3, 10));
   });
 
-  it('takes in a new client as fast when the table is full (evicting) as when it has room', () => {
+  it('takes in a new client as fast when the table is full (evicting) as when it has room', async () => {
     const costOfNewClients = (maxBuckets: number) => {
       const limiter = new RateLimiter({ clock: createVirtualClock(), ban: noBan, maxBuckets });
       for (let index = 0; index < trackedClients; index += 1) limiter.hit(`old-${index}`, limits);
       let next = 0;
-      return fastest(2, () => {
+      return fastestSync(2, () => {
         for (let hit = 0; hit < 2_000; hit += 1) limiter.hit(`new-${next++}`, limits);
       });
     };

@@ -32,7 +32,7 @@ function control(method: 'GET' | 'POST', path: string, headers: Record<string, s
 }
 
 /** Status and code of every control a hostile page would call, and whether anything changed. */
-function attack(app: MockApp, headers: Record<string, string>, extra: Partial<MockRequest> = {}): { outcomes: string[]; changed: string[] } {
+async function attack(app: MockApp, headers: Record<string, string>, extra: Partial<MockRequest> = {}): Promise<{ outcomes: string[]; changed: string[] }> {
   const outcomes: string[] = [];
   for (const [method, path] of [
     ['GET', '/__mock/requests'],
@@ -42,12 +42,12 @@ function attack(app: MockApp, headers: Record<string, string>, extra: Partial<Mo
     ['POST', '/__mock/clock'],
     ['POST', '/__mock/keys'],
   ] as const) {
-    const response = app.handle(control(method, path, headers, extra));
+    const response = (await app.handle(control(method, path, headers, extra)));
     outcomes.push(`${method} ${path} ${response.status}${response.status >= 400 ? ` ${errorCodeOf(response.body)}` : ''}`);
   }
   const changed: string[] = [];
-  if (app.controls.clock().offsetSeconds !== 0) changed.push('clock moved');
-  if (app.controls.keys().some((entry) => entry.plan === 'enterprise' && !entry.masked.startsWith('demo'))) changed.push('key planted');
+  if ((await app.controls.clock()).offsetSeconds !== 0) changed.push('clock moved');
+  if ((await app.controls.keys()).some((entry) => entry.plan === 'enterprise' && !entry.masked.startsWith('demo'))) changed.push('key planted');
   return { outcomes, changed };
 }
 
@@ -78,21 +78,21 @@ describe('Origin: only loopback pages (item 1)', () => {
     '',
   ];
 
-  it.each(lookAlikes)('refuses Origin %j on every control and changes nothing (Host is the mock\'s own)', (origin) => {
+  it.each(lookAlikes)('refuses Origin %j on every control and changes nothing (Host is the mock\'s own)', async (origin) => {
     const app = fresh();
-    const { outcomes, changed } = attack(app, { host: '127.0.0.1:4010', origin });
+    const { outcomes, changed } = await attack(app, { host: '127.0.0.1:4010', origin });
     expect(refusedEverywhere(outcomes), outcomes.join('\n')).toBe(true);
     expect(changed).toEqual([]);
   });
 
   const loopbackPages = ['http://localhost:5173', 'http://LOCALHOST:5173', 'http://localhost.:5173', 'http://app.localhost:3000', 'http://127.0.0.1:3000', 'http://127.1:3000', 'https://127.0.0.2', 'http://[::1]:8080', 'http://[0:0:0:0:0:0:0:1]'];
-  it.each(loopbackPages)('serves a page of the developer\'s own machine, Origin %j', (origin) => {
-    expect(servedEverywhere(attack(fresh(), { host: 'localhost:4010', origin }).outcomes)).toBe(true);
+  it.each(loopbackPages)('serves a page of the developer\'s own machine, Origin %j', async (origin) => {
+    expect(servedEverywhere((await attack(fresh(), { host: 'localhost:4010', origin })).outcomes)).toBe(true);
   });
 
-  it('serves an Origin whose host the user allowed, and never every Origin, even with allowedHosts: all', () => {
-    expect(servedEverywhere(attack(fresh({ allowedHosts: ['mock.internal'] }), { host: 'mock.internal', origin: 'http://mock.internal:4010' }).outcomes)).toBe(true);
-    expect(refusedEverywhere(attack(fresh({ allowedHosts: 'all' }), { host: 'localhost', origin: 'https://evil.example' }).outcomes)).toBe(true);
+  it('serves an Origin whose host the user allowed, and never every Origin, even with allowedHosts: all', async () => {
+    expect(servedEverywhere((await attack(fresh({ allowedHosts: ['mock.internal'] }), { host: 'mock.internal', origin: 'http://mock.internal:4010' })).outcomes)).toBe(true);
+    expect(refusedEverywhere((await attack(fresh({ allowedHosts: 'all' }), { host: 'localhost', origin: 'https://evil.example' })).outcomes)).toBe(true);
   });
 });
 
@@ -114,56 +114,56 @@ describe('Host: the controls answer only under a name of the mock (item 2)', () 
     '[2001:db8::1]:4010',
     '0.0.0.0',
   ];
-  it.each(foreignHosts)('refuses Host %j (a DNS-rebinding page) with no Origin and with its own Origin', (host) => {
+  it.each(foreignHosts)('refuses Host %j (a DNS-rebinding page) with no Origin and with its own Origin', async (host) => {
     for (const headers of [{ host }, { host, origin: `http://${host}` }] as Record<string, string>[]) {
       const app = fresh();
-      const { outcomes, changed } = attack(app, headers);
+      const { outcomes, changed } = await attack(app, headers);
       expect(refusedEverywhere(outcomes), `${JSON.stringify(headers)}\n${outcomes.join('\n')}`).toBe(true);
       expect(changed).toEqual([]);
     }
   });
 
   const ownHosts = ['localhost', 'localhost:4010', 'LOCALHOST:4010', 'localhost.:4010', 'api.localhost:4010', '127.0.0.1', '127.0.0.1:4010', '127.0.0.2:4010', '127.1:4010', '[::1]:4010', '[::1]', '[::ffff:127.0.0.1]:4010'];
-  it.each(ownHosts)('serves Host %j (loopback)', (host) => {
-    expect(servedEverywhere(attack(fresh(), { host }).outcomes)).toBe(true);
+  it.each(ownHosts)('serves Host %j (loopback)', async (host) => {
+    expect(servedEverywhere((await attack(fresh(), { host })).outcomes)).toBe(true);
   });
 
-  it('serves a request without Host (HTTP/1.0, a script): every browser sends one', () => {
-    expect(servedEverywhere(attack(fresh(), {}).outcomes)).toBe(true);
+  it('serves a request without Host (HTTP/1.0, a script): every browser sends one', async () => {
+    expect(servedEverywhere((await attack(fresh(), {})).outcomes)).toBe(true);
   });
 
-  it('serves the address the connection arrived on (a 0.0.0.0 bind reached on a LAN address), and only that one', () => {
+  it('serves the address the connection arrived on (a 0.0.0.0 bind reached on a LAN address), and only that one', async () => {
     const lan = { clientAddress: '127.0.0.1', serverAddress: '192.168.1.20' };
-    expect(servedEverywhere(attack(fresh(), { host: '192.168.1.20:4010' }, lan).outcomes)).toBe(true);
-    expect(servedEverywhere(attack(fresh(), { host: '192.168.1.20' }, { ...lan, serverAddress: '::ffff:192.168.1.20' }).outcomes)).toBe(true);
-    expect(servedEverywhere(attack(fresh(), { host: '[fd00::20]:4010' }, { ...lan, serverAddress: 'fd00::20' }).outcomes)).toBe(true);
-    expect(refusedEverywhere(attack(fresh(), { host: '192.168.1.21:4010' }, lan).outcomes)).toBe(true);
+    expect(servedEverywhere((await attack(fresh(), { host: '192.168.1.20:4010' }, lan)).outcomes)).toBe(true);
+    expect(servedEverywhere((await attack(fresh(), { host: '192.168.1.20' }, { ...lan, serverAddress: '::ffff:192.168.1.20' })).outcomes)).toBe(true);
+    expect(servedEverywhere((await attack(fresh(), { host: '[fd00::20]:4010' }, { ...lan, serverAddress: 'fd00::20' })).outcomes)).toBe(true);
+    expect(refusedEverywhere((await attack(fresh(), { host: '192.168.1.21:4010' }, lan)).outcomes)).toBe(true);
   });
 
-  it('serves the names of allowedHosts (".name" allows its subdomains too), and "all" switches the check off', () => {
+  it('serves the names of allowedHosts (".name" allows its subdomains too), and "all" switches the check off', async () => {
     const app = () => fresh({ allowedHosts: ['mock.internal', '.corp.example'] });
     for (const host of ['mock.internal', 'MOCK.INTERNAL:4010', 'mock.internal.', 'corp.example', 'a.corp.example:80', 'a.b.corp.example']) {
-      expect(servedEverywhere(attack(app(), { host }).outcomes), host).toBe(true);
+      expect(servedEverywhere((await attack(app(), { host })).outcomes), host).toBe(true);
     }
     for (const host of ['evilcorp.example', 'mock.internal.evil.example', 'internal', 'corp.example.evil.example']) {
-      expect(refusedEverywhere(attack(app(), { host }).outcomes), host).toBe(true);
+      expect(refusedEverywhere((await attack(app(), { host })).outcomes), host).toBe(true);
     }
-    expect(servedEverywhere(attack(fresh({ allowedHosts: 'all' }), { host: 'anything.example' }).outcomes)).toBe(true);
+    expect(servedEverywhere((await attack(fresh({ allowedHosts: 'all' }), { host: 'anything.example' })).outcomes)).toBe(true);
   });
 
-  it('applies with allowRemoteControl too: a remote client is served under an allowed name only', () => {
+  it('applies with allowRemoteControl too: a remote client is served under an allowed name only', async () => {
     const remote = { clientAddress: '10.1.2.3', serverAddress: '10.1.2.1' };
-    expect(servedEverywhere(attack(fresh({ allowRemoteControl: true }), { host: '10.1.2.1:4010' }, remote).outcomes)).toBe(true);
-    expect(refusedEverywhere(attack(fresh({ allowRemoteControl: true }), { host: 'evil.example' }, remote).outcomes)).toBe(true);
-    expect(servedEverywhere(attack(fresh({ allowRemoteControl: true, allowedHosts: ['mock.ci'] }), { host: 'mock.ci' }, remote).outcomes)).toBe(true);
+    expect(servedEverywhere((await attack(fresh({ allowRemoteControl: true }), { host: '10.1.2.1:4010' }, remote)).outcomes)).toBe(true);
+    expect(refusedEverywhere((await attack(fresh({ allowRemoteControl: true }), { host: 'evil.example' }, remote)).outcomes)).toBe(true);
+    expect(servedEverywhere((await attack(fresh({ allowRemoteControl: true, allowedHosts: ['mock.ci'] }), { host: 'mock.ci' }, remote)).outcomes)).toBe(true);
   });
 
-  it('leaves the API itself open under any Host: only the controls are guarded', () => {
-    const response = fresh().handle({ method: 'GET', url: '/v1/categories', headers: { host: 'evil.example', authorization: 'Bearer demo-free' }, body: null, clientAddress: '127.0.0.1' });
+  it('leaves the API itself open under any Host: only the controls are guarded', async () => {
+    const response = (await fresh().handle({ method: 'GET', url: '/v1/categories', headers: { host: 'evil.example', authorization: 'Bearer demo-free' }, body: null, clientAddress: '127.0.0.1' }));
     expect(response.status).toBe(200);
   });
 
-  it('refuses config allowedHosts that are not host names, by name', () => {
+  it('refuses config allowedHosts that are not host names, by name', async () => {
     expect(() => fresh({ allowedHosts: ['http://x.example'] })).toThrow(/allowedHosts\.0: must be a host name/);
     expect(() => fresh({ allowedHosts: ['a b'] })).toThrow(/allowedHosts\.0/);
   });

@@ -71,11 +71,11 @@ describe('fuzzing the behaviour core in-process', () => {
   // A budget nobody exhausts, so anonymous inputs reach routing and validation too.
   const app = createCoreApp({ anonymous: { perMinute: 1_000_000, perDay: 100_000_000 } });
 
-  it('answers every MockRequest with a writable response, an Error body for errors, never a 5xx or a throw', () => {
-    fc.assert(
-      fc.property(mockRequestArbitrary, (request) => {
+  it('answers every MockRequest with a writable response, an Error body for errors, never a 5xx or a throw', async () => {
+    await fc.assert(
+      fc.asyncProperty(mockRequestArbitrary, async (request) => {
         tried += 1;
-        const problems = responseProblems(app.handle(request));
+        const problems = responseProblems((await app.handle(request)));
         if (problems.length > 0) throw new Error(problems.join('\n'));
       }),
       { seed, numRuns },
@@ -83,20 +83,20 @@ describe('fuzzing the behaviour core in-process', () => {
     expect(prototypeChanges(prototypesBefore)).toEqual([]);
   });
 
-  it('answers the deeply nested bodies with 400, not a stack overflow', () => {
+  it('answers the deeply nested bodies with 400, not a stack overflow', async () => {
     // Kept out of the generator (each takes milliseconds to parse); checked once each here.
     for (const body of deepBodies) {
       tried += 1;
-      const response = app.handle({ method: 'POST', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body: new Uint8Array(body), clientAddress: '127.0.0.1' });
+      const response = (await app.handle({ method: 'POST', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body: new Uint8Array(body), clientAddress: '127.0.0.1' }));
       expect(responseProblems(response)).toEqual([]);
     }
   });
 
-  it('still creates and lists categories afterwards: the fuzzed state is usable', () => {
-    app.controls.reset();
-    const created = app.handle({ method: 'POST', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body: new TextEncoder().encode('{"name":"after"}'), clientAddress: '127.0.0.1' });
+  it('still creates and lists categories afterwards: the fuzzed state is usable', async () => {
+    (await app.controls.reset());
+    const created = (await app.handle({ method: 'POST', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body: new TextEncoder().encode('{"name":"after"}'), clientAddress: '127.0.0.1' }));
     expect(created.status).toBe(201);
-    const list = app.handle({ method: 'GET', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise' }, body: null, clientAddress: '127.0.0.1' });
+    const list = (await app.handle({ method: 'GET', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise' }, body: null, clientAddress: '127.0.0.1' }));
     expect(list.status).toBe(200);
     expect(JSON.parse(list.body!)).toContainEqual(JSON.parse(created.body!));
   });

@@ -84,16 +84,16 @@ describe('graceful shutdown with pipelined requests (item 11)', () => {
   it('answers every request it executed: categories created == 201s received, over 3 runs', async () => {
     for (let run = 0; run < 3; run += 1) {
       const mock = await startMockServer({ port: 0, config: { maxCategories: 1_000_000 } });
-      const seeded = mock.app.controls.categories().length;
+      const seeded = (await mock.app.controls.categories()).length;
       const posters = Array.from({ length: connections }, (_, index) => pipelinedPoster(mock.port, index));
       // Let the load get well under way (by answers, not the clock): several batches per connection.
-      for (let waited = 0; waited < 5_000 && mock.app.controls.categories().length - seeded < connections * batch * 5; waited += 10) {
+      for (let waited = 0; waited < 5_000 && (await mock.app.controls.categories()).length - seeded < connections * batch * 5; waited += 10) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await mock.close(5_000);
       for (const poster of posters) poster.stop();
       const reports = await Promise.all(posters.map((poster) => poster.done));
-      const created = mock.app.controls.categories().length - seeded;
+      const created = (await mock.app.controls.categories()).length - seeded;
       const answered = reports.reduce((sum, report) => sum + report.answered201, 0);
       expect(reports.flatMap((report) => report.unreadable)).toEqual([]);
       expect(reports.flatMap((report) => report.otherStatuses)).toEqual([]);

@@ -19,15 +19,15 @@ import { layeredRefsSpec, manyOperationsSpec, recursiveSpec, sharedChainSpec, sp
 const startBudgetMs = 20_000;
 const encoder = new TextEncoder();
 
-function request(app: ReturnType<typeof createMockApp>, method: string, url: string, json?: unknown, rawBody?: string): MockResponse & { json: unknown } {
+async function request(app: ReturnType<typeof createMockApp>, method: string, url: string, json?: unknown, rawBody?: string): Promise<MockResponse & { json: unknown }> {
   const body = rawBody ?? (json === undefined ? undefined : JSON.stringify(json));
-  const response = app.handle({
+  const response = (await app.handle({
     method,
     url,
     headers: { authorization: 'Bearer demo-enterprise', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? null : encoder.encode(body),
     clientAddress: '127.0.0.1',
-  });
+  }));
   return { ...response, json: response.body === null ? undefined : JSON.parse(response.body) };
 }
 
@@ -94,7 +94,7 @@ describe('shared references (issue 10 item 5, issue 14 item 5)', () => {
     });
   });
 
-  it('resolves in the size of the document: shared, not copied', () => {
+  it('resolves in the size of the document: shared, not copied', async () => {
     // 5 levels of 10: the old resolver made ~111,000 objects of a document of ~300.
     for (const levels of [3, 5]) {
       const document = layeredRefsSpec(levels, 10);
@@ -102,7 +102,7 @@ describe('shared references (issue 10 item 5, issue 14 item 5)', () => {
     }
   });
 
-  it('refuses a spec too complex to serve within seconds, in one line', () => {
+  it('refuses a spec too complex to serve within seconds, in one line', async () => {
     const tags = Array.from({ length: 2_100_000 }, (_, index) => ({ name: `t${index}` }));
     const spec = { ...specWith({ '/x': { schema: { type: 'string' } } }, {}), tags } as OpenApiDocument;
     const started = performance.now();
@@ -128,11 +128,11 @@ describe('recursive schemas (issue 10 item 6)', () => {
     return typeof tree.name === 'string' && tree.name.length > 0 && Array.isArray(tree.children) && tree.children.every((child) => isTree(child, depth + 1));
   };
 
-  it('generates data for them, bounded in depth and valid', () => {
-    const tree = request(app(), 'GET', '/v1/trees');
+  it('generates data for them, bounded in depth and valid', async () => {
+    const tree = (await request(app(), 'GET', '/v1/trees'));
     expect(tree.status).toBe(200);
     expect(isTree(tree.json), JSON.stringify(tree.json)).toBe(true);
-    const list = request(app(), 'GET', '/v1/lists');
+    const list = (await request(app(), 'GET', '/v1/lists'));
     expect(list.status).toBe(200);
     let node = list.json as { value?: unknown; next?: unknown } | undefined;
     let length = 0;
@@ -141,17 +141,17 @@ describe('recursive schemas (issue 10 item 6)', () => {
     expect(length).toBeLessThanOrEqual(10);
   });
 
-  it('validates them at every depth, naming where the problem is', () => {
-    expect(request(app(), 'POST', '/v1/trees', { name: 'a', children: [{ name: 'b', children: [{ name: 'c', children: [] }] }] }).status).toBe(201);
-    const invalid = request(app(), 'POST', '/v1/trees', { name: 'a', children: [{ name: 'b', children: [{ name: '', children: [] }] }] });
+  it('validates them at every depth, naming where the problem is', async () => {
+    expect((await request(app(), 'POST', '/v1/trees', { name: 'a', children: [{ name: 'b', children: [{ name: 'c', children: [] }] }] })).status).toBe(201);
+    const invalid = (await request(app(), 'POST', '/v1/trees', { name: 'a', children: [{ name: 'b', children: [{ name: '', children: [] }] }] }));
     expectError(invalid, 400);
     expect(invalid.json).toEqual({ code: 'validation_failed', message: 'Invalid request body: children.0.children.0.name: must NOT have fewer than 1 characters', status: 400 });
   });
 
-  it('answers a body nested deeper than the stack with a 400, not a 500', () => {
+  it('answers a body nested deeper than the stack with a 400, not a 500', async () => {
     const depth = 50_000;
     const body = `${'{"value":1,"next":'.repeat(depth)}{"value":1}${'}'.repeat(depth)}`;
-    const response = request(app(), 'POST', '/v1/lists', undefined, body);
+    const response = (await request(app(), 'POST', '/v1/lists', undefined, body));
     expectError(response, 400);
     expect((response.json as { message: string }).message).toMatch(/^Invalid request body: (body: nested too deeply to validate|malformed JSON \(nested too deeply\))$/);
   });
@@ -159,29 +159,29 @@ describe('recursive schemas (issue 10 item 6)', () => {
 
 describe('routing (issue 10 item 7)', () => {
   /** Median microseconds per unmatched request, over a few rounds. */
-  function microsecondsPer404(app: ReturnType<typeof createMockApp>): number {
+  async function microsecondsPer404(app: ReturnType<typeof createMockApp>): Promise<number> {
     const rounds: number[] = [];
     for (let round = 0; round < 3; round += 1) {
       const started = performance.now();
-      for (let index = 0; index < 500; index += 1) request(app, 'GET', `/v1/nothing/here/${index}`);
+      for (let index = 0; index < 500; index += 1) (await request(app, 'GET', `/v1/nothing/here/${index}`));
       rounds.push(((performance.now() - started) * 1000) / 500);
     }
     return rounds.sort((a, b) => a - b)[1]!;
   }
 
-  it('answers in time independent of the number of operations, with 404 and 405 as before', () => {
+  it('answers in time independent of the number of operations, with 404 and 405 as before', async () => {
     const small = appFor(manyOperationsSpec(10));
     const large = appFor(manyOperationsSpec(10_000));
-    microsecondsPer404(small);
-    const smallCost = microsecondsPer404(small);
-    const largeCost = microsecondsPer404(large);
+    await microsecondsPer404(small);
+    const smallCost = await microsecondsPer404(small);
+    const largeCost = await microsecondsPer404(large);
     // A scan of 10,000 patterns costs hundreds of times a lookup; a margin of 5x absorbs noise.
     expect(largeCost, `10 operations: ${smallCost.toFixed(1)} us, 10,000: ${largeCost.toFixed(1)} us`).toBeLessThan(Math.max(smallCost * 5, 50));
-    expectError(request(large, 'GET', '/v1/nothing'), 404);
-    const wrongMethod = request(large, 'DELETE', '/v1/r9999/7');
+    expectError(await request(large, 'GET', '/v1/nothing'), 404);
+    const wrongMethod = await request(large, 'DELETE', '/v1/r9999/7');
     expectError(wrongMethod, 405);
     expect(wrongMethod.headers.Allow).toBe('GET');
-    expect(request(large, 'GET', '/v1/r9999/7').status).toBe(200);
+    expect((await request(large, 'GET', '/v1/r9999/7')).status).toBe(200);
   });
 });
 
@@ -204,8 +204,8 @@ describe('JSON Schema 2020-12 keywords (issue 14 item 5)', () => {
     ['dependentRequired: a card without address', { kind: 'pickup', card: '4111' }, 400, 'Invalid request body: address is required'],
     ['unevaluatedProperties: a property the schema does not declare', { kind: 'pickup', coupon: 'x' }, 400, 'Invalid request body: coupon: unexpected property (the schema allows no other properties)'],
     ['format int32: a quantity beyond 32 bits', { kind: 'pickup', quantity: 2 ** 40 }, 400, 'Invalid request body: quantity: expected a string in format int32'],
-  ])('enforces %s', (_, body, status, message) => {
-    const response = request(app(), 'POST', '/v1/orders', body);
+  ])('enforces %s', async (_, body, status, message) => {
+    const response = (await request(app(), 'POST', '/v1/orders', body));
     expect(response.status).toBe(status);
     if (message !== undefined) expect(response.json).toEqual({ code: 'validation_failed', message, status });
   });

@@ -86,6 +86,20 @@ describe('petstore-mock command line', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses an unreachable --store with one line naming it, and exit 2', async () => {
+    const { code, stderr } = await runCli(['--store', 'redis://127.0.0.1:1/0']);
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/^petstore-mock: Failed to connect to the store redis:\/\/127\.0\.0\.1:1\/0: /);
+  });
+
+  it('refuses a --store that is not a Redis URL with one line, and exit 2', async () => {
+    const { code, stderr } = await runCli(['--store', 'http://127.0.0.1:6379']);
+    expect(code).toBe(2);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toMatch(/store/);
+  });
+
   it('names the file and the field of a bad config', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-config-'));
     const file = join(dir, 'petstore.yaml');

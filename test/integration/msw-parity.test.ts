@@ -162,12 +162,12 @@ const sequence: Step[] = [
 
 it('reaches the node:http server with fetch(bypass(url)) and the MSW handlers with fetch(url), on the same URL', async () => {
   // The premise of this file, checked rather than assumed.
-  const before = { server: server.app.controls.requests().length, msw: msw.app.controls.requests().length };
+  const before = { server: (await server.app.controls.requests()).length, msw: (await msw.app.controls.requests()).length };
   await viaNodeServer(list);
   await viaNodeServer(list);
   await viaMsw(list);
-  expect(server.app.controls.requests().length - before.server).toBe(2);
-  expect(msw.app.controls.requests().length - before.msw).toBe(1);
+  expect((await server.app.controls.requests()).length - before.server).toBe(2);
+  expect((await msw.app.controls.requests()).length - before.msw).toBe(1);
   // Back to the seeded state on both before the sequence.
   await viaNodeServer({ method: 'POST', path: '/__mock/reset' });
   await viaMsw({ method: 'POST', path: '/__mock/reset' });
@@ -192,5 +192,5 @@ it('answers the same sequence identically over node:http and MSW', async () => {
   // Both request logs, as the control API reports them, agree too.
   const logs = [await viaNodeServer({ method: 'GET', path: '/__mock/requests' }), await viaMsw({ method: 'GET', path: '/__mock/requests' })];
   expect(logs[1]).toEqual(logs[0]);
-  expect(msw.app.controls.requests()).toEqual(server.app.controls.requests());
+  expect((await msw.app.controls.requests())).toEqual((await server.app.controls.requests()));
 });

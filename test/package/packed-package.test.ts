@@ -198,7 +198,7 @@ describe('the packed package', () => {
       console.log(JSON.stringify({
         list: list.status, listed: (await list.json()).length, limit: list.headers.get('x-ratelimit-limit'),
         created: created.status, location: created.headers.get('location'),
-        anonymous: anonymous.status, logged: controls.requests().length,
+        anonymous: anonymous.status, logged: (await controls.requests()).length,
       }));
       server.close();
     `;
@@ -229,8 +229,8 @@ describe('the packed package', () => {
 import { petstoreSpec } from 'petstore-kit/mocks/spec';
 const mock: PetstoreWorker = setupPetstoreWorker({ spec: petstoreSpec, seed: 42 });
 await mock.worker.start({ ...unhandledRequests('bypass'), quiet: true });
-const clock: string = mock.controls.advanceClock(60).now;
-mock.controls.reset();
+const clock: string = (await mock.controls.advanceClock(60)).now;
+await mock.controls.reset();
 export { clock };
 `,
     );

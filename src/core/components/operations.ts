@@ -1,0 +1,73 @@
+import type { NewCategory } from '../../../spec/schemas.js';
+import type { CompiledOperation } from '../compiled-spec.js';
+import type { DataGenerator } from '../data-generator.js';
+import type { HitInput, HitResult } from '../state-store.js';
+import { RawJson } from './response-shaping.js';
+
+export interface OperationResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface OperationContext {
+  operation: CompiledOperation;
+  /** The validated body (declared fields only for stateful operations). */
+  body: unknown;
+  pathParams: Record<string, string>;
+  /** The store's answer to this request's one round trip. */
+  hit: HitResult;
+  basePath: string;
+  data: DataGenerator;
+}
+
+/**
+ * One operation that reads or writes state. Its state work rides along with the rate-limit hit
+ * (`storeWork`), so a request is one store round trip; `respond` turns the store's answer into the
+ * response. Operations without a module here are answered from the spec (`generatedResponse`).
+ */
+export interface StatefulOperation {
+  storeWork(operation: CompiledOperation, body: unknown): HitInput['categories'];
+  respond(context: OperationContext): OperationResult;
+}
+
+/** `GET /categories`: the session's list, as JSON text kept by the store. */
+export const listCategories: StatefulOperation = {
+  storeWork: (operation) => ({ kind: 'list', requiresKey: operation.requiresAuth }),
+  respond: ({ hit }) => ({ status: 200, body: new RawJson(hit.categoriesJson ?? '[]') }),
+};
+
+/** `POST /categories`: stores the declared fields under the session's next id. */
+export const createCategory: StatefulOperation = {
+  storeWork: (operation, body) => ({ kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }),
+  respond: ({ hit, basePath }) => {
+    if (hit.categoryRefusal) throw hit.categoryRefusal;
+    const category = hit.created!.category;
+    return { status: 201, body: category, headers: { Location: `${basePath}/categories/${category.id}` } };
+  },
+};
+
+/** The stateful operations of the Petstore, by operationId. */
+export const petstoreOperations: Readonly<Record<string, StatefulOperation>> = { listCategories, createCategory };
+
+/** Any other operation: its first example, or data generated from its schema. */
+export function generatedResponse({ operation, data }: Pick<OperationContext, 'operation' | 'data'>): OperationResult {
+  const status = operation.successStatus ?? 200;
+  const response = operation.responses.get(status);
+  if (!response) return { status, body: null };
+  const example = response.examples.values().next();
+  if (!example.done) return { status, body: example.value };
+  return { status, body: response.schema === undefined ? null : data.generate(response.schema) };
+}
+
+/**
+ * The fields of a validated body that the operation's schema declares, and nothing else: what a
+ * client adds beyond the spec (or a hostile `__proto__` key) is never stored.
+ */
+export function declaredFields(operation: CompiledOperation, body: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of operation.requestBody?.declaredProperties ?? []) {
+    if (Object.hasOwn(body as object, name)) out[name] = (body as Record<string, unknown>)[name];
+  }
+  return out;
+}
