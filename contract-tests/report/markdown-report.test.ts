@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { coverageMatrix, describeCell } from './coverage-matrix.js';
 import { md, renderMarkdownReport } from './markdown-report.js';
-import { summarise, type CheckResult, type ContractReport } from './report-model.js';
+import type { CheckResult, ContractReport } from './report-model.js';
+import { sampleReport, sampleResult } from './report.fixture.js';
 
-const result = (overrides: Partial<CheckResult>): CheckResult => ({ id: 'x', rule: '§5.3', title: 'missing key -> 401', operation: 'GET /categories', area: 'Authentication (§5)', status: 'PASS', message: undefined, evidence: [], requests: 1, durationMs: 1, ...overrides });
-
-function report(results: CheckResult[]): ContractReport {
-  return {
-    tool: { name: 'petstore-contract', version: '0.1.0' },
-    runId: 'ab12',
-    target: { baseUrl: 'http://h/v1', viaPrism: false, prismUrl: undefined },
-    spec: { path: 'spec.yaml', title: 'Petstore', version: '1.0.0' },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    durationMs: 1234,
-    settings: { apiKey: 'demo…(8)', rateLimitKey: undefined, readOnly: false, strict: false, seed: 1, propertyRuns: 15, concurrency: 4, timeoutSeconds: 10, maxRequests: 1100, maxWaitSeconds: 120, namePrefix: 'contract-test-ab12' },
-    requestsByKey: { 'main key demo…(8)': 10 },
-    results,
-    summary: summarise(results),
-    log: [],
-    conforms: false,
-    exitCode: 1,
-    verdict: 'DOES NOT CONFORM',
-  };
-}
+const result = (overrides: Partial<CheckResult>): CheckResult => sampleResult({ id: 'x', rule: '§5.3', title: 'missing key -> 401', operation: 'GET /categories', area: 'Authentication (§5)', durationMs: 1, ...overrides });
+const report = (results: CheckResult[]): ContractReport => sampleReport(results, { requestsByKey: { 'main key demo…(8)': 10 }, conforms: false, exitCode: 1, verdict: 'DOES NOT CONFORM' });
 
 describe('coverage matrix', () => {
   it('sums up rule x operation with the worst status, counts, cases and the first skip reason', () => {

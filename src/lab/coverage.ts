@@ -1,0 +1,99 @@
+import { isoOf, situationNames, type CoverageReport, type LabObservation, type SituationName } from './lab-types.js';
+
+/**
+ * What a session exercised (issue 12 section 2): per operation, the statuses served, organic or
+ * forced with Prefer; and the situations met. Bounded: operations come from the spec and statuses
+ * from HTTP, whatever the traffic. Plain, JSON-serialisable state.
+ *
+ * @example
+ * const coverage = createCoverageState();
+ * observeCoverage(coverage, observation);
+ * missingCoverage(coverageReport(coverage), ['429', '401']); // [] when both were served
+ */
+export interface CoverageState {
+  /** `operationId` -> method, path template and counts by status. */
+  operations: Record<string, { method: string; path: string; statuses: Record<string, { organic: number; forced: number }> }>;
+  situations: Record<SituationName, { count: number; firstAtMs: number | null }>;
+}
+
+export function createCoverageState(): CoverageState {
+  const situations = {} as CoverageState['situations'];
+  for (const name of situationNames) situations[name] = { count: 0, firstAtMs: null };
+  return { operations: {}, situations };
+}
+
+/**
+ * Counts one request. `pathTemplate` is the operation's path as the spec writes it
+ * (`/pets/{petId}`); the request's own path is used when absent.
+ */
+export function observeCoverage(state: CoverageState, observation: LabObservation, pathTemplate?: string): CoverageState {
+  if (observation.outcome === 'other') return state;
+  if (observation.operationId !== null) {
+    const operation = (state.operations[observation.operationId] ??= { method: observation.method, path: pathTemplate ?? observation.path, statuses: {} });
+    const counts = (operation.statuses[String(observation.status)] ??= { organic: 0, forced: 0 });
+    if (observation.forced) counts.forced += 1;
+    else counts.organic += 1;
+  }
+  const meet = (name: SituationName) => {
+    const situation = state.situations[name];
+    situation.count += 1;
+    situation.firstAtMs ??= observation.atMs;
+  };
+  // 401, 400 and 429 are what the client was served, forced ones included: a team asking "did our
+  // suite ever see a 429?" wants to know whether its code met one, however it came.
+  if (observation.status === 401) meet('401');
+  if (observation.status === 400) meet('400');
+  if (observation.status === 429) meet('429');
+  if (observation.outcome === 'banned') meet('ban');
+  if (observation.deprecated) meet('deprecated-call');
+  if (observation.windowReset) meet('window-reset');
+  return state;
+}
+
+export function coverageReport(state: CoverageState): CoverageReport {
+  const operations = Object.keys(state.operations)
+    .sort()
+    .map((operationId) => {
+      const operation = state.operations[operationId]!;
+      const statuses = Object.keys(operation.statuses)
+        .map(Number)
+        .sort((a, b) => a - b)
+        .map((status) => ({ status, ...operation.statuses[String(status)]! }));
+      return { operationId, method: operation.method, path: operation.path, statuses };
+    });
+  const situations = {} as CoverageReport['situations'];
+  for (const name of situationNames) {
+    const { count, firstAtMs } = state.situations[name];
+    situations[name] = { met: count > 0, count, firstAt: firstAtMs === null ? null : isoOf(firstAtMs) };
+  }
+  return { operations, situations };
+}
+
+/**
+ * Parses the `--min-coverage` list (`429,401,400`): names separated by commas, blanks ignored.
+ * Throws one line naming the unknown names and listing the known ones.
+ */
+export function parseSituationList(text: string): SituationName[] {
+  return validateSituations(text.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+}
+
+function validateSituations(names: readonly string[]): SituationName[] {
+  const known = new Set<string>(situationNames);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    const shown = unknown.slice(0, 5).map((name) => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name));
+    throw new Error(`Unknown situation${unknown.length === 1 ? '' : 's'} ${shown.join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} in --min-coverage; known: ${situationNames.join(', ')}`);
+  }
+  return [...new Set(names)] as SituationName[];
+}
+
+/**
+ * The listed situations the report never met, in the order listed: the `--min-coverage` gate fails
+ * when this is not empty. Throws on an unknown name (one line listing the known ones).
+ *
+ * @example missingCoverage(report, ['429', '401', '400']) // ['400'] when no 400 was served
+ */
+export function missingCoverage(report: Pick<CoverageReport, 'situations'> | { coverage: CoverageReport }, required: readonly string[]): SituationName[] {
+  const situations = 'coverage' in report ? report.coverage.situations : report.situations;
+  return validateSituations(required).filter((name) => !situations[name].met);
+}

@@ -1,0 +1,401 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import type { LabLimits } from './lab-types.js';
+
+/**
+ * What `petstore-mock replay FILE` reads: HAR 1.2 (a browser's or a proxy's recording, real keys) or
+ * the mock's own request log exported as JSON lines (`GET /__mock/requests?format=jsonl`, keys
+ * replaced by pseudonyms), turned into one time-ordered list of requests to replay.
+ *
+ * Browser-safe: takes text, not files (the Node-only reader is replay-file.ts).
+ */
+
+/** One request to replay. */
+export interface ReplayRequest {
+  /** Recorded time, ms since the epoch: the replay's virtual clock. */
+  atMs: number;
+  method: string;
+  /** Path and query. */
+  url: string;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+  body: string | null;
+  /** How the client is shown in the summary and the report. */
+  client: string;
+  kind: 'key' | 'anonymous';
+  /** The client's plan and limits (keys only): the replay registers the key with them first. */
+  plan: string;
+  limits: LabLimits | null;
+  /** The bearer token the replay sends (a real key from a HAR, the pseudonym from an export), when any. */
+  key: string | null;
+  /** The address the anonymous budget is counted against. */
+  clientAddress: string;
+  /** The status the recording says was served, when it says. */
+  recordedStatus: number | null;
+}
+
+/**
+ * One line of `GET /__mock/requests?format=jsonl` (version 1). No key: a key client is `client-` and
+ * the first 12 hex digits of the SHA-256 of the key, an anonymous one `anonymous-` and those of its
+ * address, so the same client has the same pseudonym in every export.
+ *
+ * @example
+ * {"v":1,"time":"2026-01-01T00:00:00.000Z","method":"GET","url":"/v1/categories","client":"client-5e3f0c2a9b1d",
+ *  "kind":"key","auth":"key","plan":"free","limits":{"perMinute":60,"perDay":1000},"status":200,"code":null,
+ *  "operationId":"listCategories","prefer":null,"contentType":null,"body":null}
+ */
+export interface ExportLine {
+  v: 1;
+  time: string;
+  method: string;
+  url: string;
+  client: string;
+  kind: 'key' | 'anonymous';
+  /** `key`: a valid key; `invalid`: a bearer token the mock did not know (counted as anonymous); `none`. */
+  auth: 'key' | 'invalid' | 'none';
+  plan: string;
+  limits: LabLimits;
+  status: number;
+  code: string | null;
+  operationId: string | null;
+  prefer: string | null;
+  contentType: string | null;
+  /** The request body as text (at most `maxExportBodyBytes` characters, longer ones are cut), or null. */
+  body: string | null;
+}
+
+/**
+ * Bodies kept per exported request (characters). The log is a ring of up to 100,000 entries, so the
+ * integration stores at most this much per entry; a longer body is cut and its replay may differ
+ * (the replay lists every status that differs from the recording).
+ */
+export const maxExportBodyBytes = 2 * 1024;
+
+const encoder = new TextEncoder();
+
+/** `client-` + the first 12 hex digits of SHA-256(key): stable, and says nothing of the key. */
+export function keyPseudonym(key: string): string {
+  return `client-${bytesToHex(sha256(encoder.encode(key))).slice(0, 12)}`;
+}
+
+/** The same from a digest the core already has (`HitInput.keyDigest`, SHA-256 hex of the key). */
+export function keyPseudonymFromDigest(digestHex: string): string {
+  return `client-${digestHex.slice(0, 12).toLowerCase()}`;
+}
+
+export function anonymousPseudonym(address: string): string {
+  return `anonymous-${bytesToHex(sha256(encoder.encode(address))).slice(0, 12)}`;
+}
+
+/**
+ * One export line for a request the core served: the integration calls it for each log entry when
+ * `GET /__mock/requests?format=jsonl` is asked for.
+ *
+ * @example toExportLine({ timeMs, method: 'GET', url: '/v1/categories', keyDigest, clientAddress: '127.0.0.1', auth: 'key', plan: 'free', limits, status: 200, code: null, operationId: 'listCategories' })
+ */
+export function toExportLine(entry: {
+  timeMs: number;
+  method: string;
+  url: string;
+  /** SHA-256 hex of the valid key (auth `key`). */
+  keyDigest?: string | null;
+  clientAddress?: string | null;
+  auth: ExportLine['auth'];
+  plan: string;
+  limits: LabLimits;
+  status: number;
+  code: string | null;
+  operationId: string | null;
+  prefer?: string | null;
+  contentType?: string | null;
+  body?: string | null;
+}): string {
+  const isKey = entry.auth === 'key' && typeof entry.keyDigest === 'string';
+  const line: ExportLine = {
+    v: 1,
+    time: new Date(entry.timeMs).toISOString(),
+    method: entry.method,
+    url: entry.url,
+    client: isKey ? keyPseudonymFromDigest(entry.keyDigest!) : anonymousPseudonym(entry.clientAddress ?? 'local'),
+    kind: isKey ? 'key' : 'anonymous',
+    auth: isKey ? 'key' : entry.auth === 'invalid' ? 'invalid' : 'none',
+    plan: isKey ? entry.plan : 'anonymous',
+    limits: { perMinute: entry.limits.perMinute, perDay: entry.limits.perDay },
+    status: entry.status,
+    code: entry.code,
+    operationId: entry.operationId,
+    prefer: entry.prefer ?? null,
+    contentType: entry.contentType ?? null,
+    body: entry.body === undefined || entry.body === null ? null : entry.body.slice(0, maxExportBodyBytes),
+  };
+  return JSON.stringify(line);
+}
+
+export interface ReplayInputOptions {
+  /** The plans known to the mock (config plans merged over the interface's). */
+  plans: Record<string, LabLimits>;
+  /** `--key KEY=plan`: a real key (HAR) or a pseudonym (export) to its plan or `perMinute/perDay` limits. */
+  keyPlans?: ReadonlyMap<string, string>;
+  /** `--default-plan PLAN`: the plan of every HAR key not mapped with --key and not a demo key. */
+  defaultPlan?: string;
+  /** Demo keys the mock accepts, by key: their plan. */
+  demoKeys?: Readonly<Record<string, string>>;
+}
+
+export class ReplayInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplayInputError';
+  }
+}
+
+/**
+ * Parses a `--key` value, `KEY=plan` or `KEY=perMinute/perDay`. Throws one line when malformed.
+ *
+ * @example parseKeyMapping('demo-free=pro') // ['demo-free', 'pro']
+ */
+export function parseKeyMapping(text: string): [string, string] {
+  const equals = text.lastIndexOf('=');
+  if (equals <= 0 || equals === text.length - 1) throw new ReplayInputError(`Invalid --key ${JSON.stringify(text.slice(0, 60))}: expected KEY=plan or KEY=perMinute/perDay`);
+  return [text.slice(0, equals), text.slice(equals + 1)];
+}
+
+function limitsOfPlan(plan: string, plans: Record<string, LabLimits>, where: string): { plan: string; limits: LabLimits } {
+  const custom = /^(\d{1,12})\/(\d{1,12})$/.exec(plan);
+  if (custom) {
+    const perMinute = Number(custom[1]);
+    const perDay = Number(custom[2]);
+    if (perMinute < 1 || perDay < 1) throw new ReplayInputError(`${where}: limits must be positive, got ${plan}`);
+    return { plan: 'custom', limits: { perMinute, perDay } };
+  }
+  if (!Object.hasOwn(plans, plan)) throw new ReplayInputError(`${where}: unknown plan ${JSON.stringify(plan.slice(0, 40))} (known: ${Object.keys(plans).join(', ')}, or perMinute/perDay)`);
+  return { plan, limits: { ...plans[plan]! } };
+}
+
+/**
+ * Parses a recording, HAR 1.2 or the mock's JSON-lines export (told apart by their first line), into
+ * requests ordered by time (a stable sort: equal times keep the file's order). Throws a
+ * ReplayInputError naming the line or entry at the first malformed one.
+ */
+export function parseReplayInput(text: string, options: ReplayInputOptions): ReplayRequest[] {
+  const start = text.search(/\S/);
+  if (start === -1) throw new ReplayInputError('Failed to read the recording: it is empty');
+  const firstLineEnd = text.indexOf('\n', start);
+  const firstLine = text.slice(start, firstLineEnd === -1 ? undefined : firstLineEnd).trim();
+  let looksLikeHar = text[start] === '{' && !isCompleteJson(firstLine);
+  if (!looksLikeHar && text[start] === '{') {
+    try {
+      looksLikeHar = typeof (JSON.parse(firstLine) as { log?: unknown }).log === 'object';
+    } catch {
+      looksLikeHar = false;
+    }
+  }
+  const requests = looksLikeHar ? parseHar(text, options) : parseExportLines(text, options);
+  // Stable: Array.prototype.sort is stable, and recordings are nearly always in order already.
+  let ordered = true;
+  for (let index = 1; index < requests.length; index += 1) {
+    if (requests[index]!.atMs < requests[index - 1]!.atMs) {
+      ordered = false;
+      break;
+    }
+  }
+  return ordered ? requests : requests.sort((a, b) => a.atMs - b.atMs);
+}
+
+function isCompleteJson(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const methodPattern = /^[A-Z]{1,20}$/;
+
+function parseExportLines(text: string, options: ReplayInputOptions): ReplayRequest[] {
+  const requests: ReplayRequest[] = [];
+  const overrides = new Map<string, { plan: string; limits: LabLimits }>();
+  for (const [key, plan] of options.keyPlans ?? []) overrides.set(key, limitsOfPlan(plan, options.plans, `--key ${key.slice(0, 40)}`));
+  let lineNumber = 0;
+  let position = 0;
+  while (position < text.length) {
+    let end = text.indexOf('\n', position);
+    if (end === -1) end = text.length;
+    lineNumber += 1;
+    const line = text.slice(position, end).trim();
+    position = end + 1;
+    if (line === '') continue;
+    const where = `line ${lineNumber}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      throw new ReplayInputError(`Failed to read the recording: ${where}: not JSON (${(error as Error).message.slice(0, 100)}); expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`);
+    }
+    const entry = checkExportLine(value, where);
+    const atMs = Date.parse(entry.time);
+    const override = overrides.get(entry.client);
+    const headers: Record<string, string> = {};
+    let key: string | null = null;
+    if (entry.auth === 'key') {
+      key = entry.client;
+      headers.authorization = `Bearer ${key}`;
+    } else if (entry.auth === 'invalid') {
+      headers.authorization = 'Bearer not-a-key-of-this-mock';
+    }
+    if (entry.prefer !== null) headers.prefer = entry.prefer;
+    if (entry.contentType !== null) headers['content-type'] = entry.contentType;
+    requests.push({
+      atMs,
+      method: entry.method,
+      url: entry.url,
+      headers,
+      body: entry.body,
+      client: entry.client,
+      kind: entry.kind,
+      plan: override?.plan ?? entry.plan,
+      limits: entry.kind === 'key' ? (override?.limits ?? { ...entry.limits }) : null,
+      key,
+      clientAddress: entry.kind === 'anonymous' ? entry.client : 'replay',
+      recordedStatus: entry.status,
+    });
+  }
+  if (requests.length === 0) throw new ReplayInputError('Failed to read the recording: no requests in it');
+  return requests;
+}
+
+function checkExportLine(value: unknown, where: string): ExportLine {
+  const fail = (field: string, expected: string): never => {
+    throw new ReplayInputError(`Failed to read the recording: ${where}: ${field}: expected ${expected}`);
+  };
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('(line)', 'a JSON object (one request per line)');
+  const line = value as Record<string, unknown>;
+  if (line.v !== 1) fail('v', 'version 1');
+  if (typeof line.time !== 'string' || Number.isNaN(Date.parse(line.time))) fail('time', 'an ISO date-time');
+  if (typeof line.method !== 'string' || !methodPattern.test(line.method)) fail('method', 'an HTTP method in capitals');
+  if (typeof line.url !== 'string' || !line.url.startsWith('/') || line.url.length > 8192) fail('url', 'a path starting with /');
+  if (typeof line.client !== 'string' || !/^(client|anonymous)-[0-9a-f]{12}$/.test(line.client)) fail('client', 'a pseudonym (client-<12 hex> or anonymous-<12 hex>)');
+  if (line.kind !== 'key' && line.kind !== 'anonymous') fail('kind', '"key" or "anonymous"');
+  if (line.auth !== 'key' && line.auth !== 'invalid' && line.auth !== 'none') fail('auth', '"key", "invalid" or "none"');
+  if ((line.auth === 'key') !== (line.kind === 'key')) fail('auth', `"key" exactly when kind is "key"`);
+  if (typeof line.plan !== 'string' || line.plan.length > 64) fail('plan', 'a plan name');
+  const limits = line.limits as Record<string, unknown> | null;
+  if (limits === null || typeof limits !== 'object' || !isPositiveInteger(limits.perMinute) || !isPositiveInteger(limits.perDay)) fail('limits', '{ perMinute, perDay } positive integers');
+  if (!Number.isInteger(line.status) || (line.status as number) < 100 || (line.status as number) > 599) fail('status', 'an HTTP status');
+  for (const field of ['code', 'operationId', 'prefer', 'contentType', 'body'] as const) {
+    if (line[field] !== undefined && line[field] !== null && typeof line[field] !== 'string') fail(field, 'a string or null');
+  }
+  return { ...(line as unknown as ExportLine), code: (line.code as string | undefined) ?? null, operationId: (line.operationId as string | undefined) ?? null, prefer: (line.prefer as string | undefined) ?? null, contentType: (line.contentType as string | undefined) ?? null, body: (line.body as string | undefined) ?? null };
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) > 0;
+}
+
+interface HarEntry {
+  startedDateTime?: unknown;
+  request?: { method?: unknown; url?: unknown; headers?: unknown; postData?: { text?: unknown; mimeType?: unknown } };
+  response?: { status?: unknown };
+}
+
+function parseHar(text: string, options: ReplayInputOptions): ReplayRequest[] {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch (error) {
+    throw new ReplayInputError(`Failed to read the recording: not valid JSON (${(error as Error).message.slice(0, 120)}); expected a HAR 1.2 file or the JSON lines of GET /__mock/requests?format=jsonl`);
+  }
+  const entries = (document as { log?: { entries?: unknown } } | null)?.log?.entries;
+  if (!Array.isArray(entries)) throw new ReplayInputError('Failed to read the recording: log.entries: expected the array of a HAR 1.2 file');
+  if (entries.length === 0) throw new ReplayInputError('Failed to read the recording: log.entries is empty');
+  const demoKeys = options.demoKeys ?? {};
+  const resolved = new Map<string, { plan: string; limits: LabLimits }>();
+  for (const [key, plan] of options.keyPlans ?? []) resolved.set(key, limitsOfPlan(plan, options.plans, `--key ${displayKey(key, demoKeys)}`));
+  const defaultPlan = options.defaultPlan === undefined ? undefined : limitsOfPlan(options.defaultPlan, options.plans, '--default-plan');
+  const unmapped = new Set<string>();
+  const requests: ReplayRequest[] = [];
+  for (const [index, raw] of entries.entries()) {
+    const where = `log.entries[${index}]`;
+    const entry = raw as HarEntry;
+    const fail = (field: string, expected: string): never => {
+      throw new ReplayInputError(`Failed to read the recording: ${where}.${field}: expected ${expected}`);
+    };
+    if (entry === null || typeof entry !== 'object') fail('', 'an entry object');
+    if (typeof entry.startedDateTime !== 'string' || Number.isNaN(Date.parse(entry.startedDateTime))) fail('startedDateTime', 'an ISO date-time');
+    const request = entry.request;
+    if (request === null || typeof request !== 'object') fail('request', 'an object');
+    if (typeof request!.method !== 'string' || !methodPattern.test(request!.method.toUpperCase())) fail('request.method', 'an HTTP method');
+    if (typeof request!.url !== 'string') fail('request.url', 'a URL');
+    let url: URL;
+    try {
+      url = new URL(request!.url as string, 'http://replay.invalid');
+    } catch {
+      return fail('request.url', 'a URL');
+    }
+    const headers: Record<string, string> = {};
+    if (request!.headers !== undefined) {
+      if (!Array.isArray(request!.headers)) fail('request.headers', 'an array of { name, value }');
+      for (const header of request!.headers as unknown[]) {
+        const { name, value } = (header ?? {}) as { name?: unknown; value?: unknown };
+        if (typeof name !== 'string' || typeof value !== 'string') fail('request.headers', 'an array of { name, value } strings');
+        const lower = (name as string).toLowerCase();
+        // HTTP/2 pseudo-headers and hop-by-hop fields are the recording tool's, not the client's.
+        if (lower.startsWith(':') || lower === 'connection' || lower === 'content-length' || lower === 'host') continue;
+        headers[lower] = headers[lower] === undefined ? (value as string) : `${headers[lower]}, ${value as string}`;
+      }
+    }
+    const postData = request!.postData;
+    let body: string | null = null;
+    if (postData !== undefined && postData !== null) {
+      if (postData.text !== undefined && typeof postData.text !== 'string') fail('request.postData.text', 'a string');
+      body = (postData.text as string | undefined) ?? null;
+      if (typeof postData.mimeType === 'string' && postData.mimeType !== '' && headers['content-type'] === undefined) headers['content-type'] = postData.mimeType;
+    }
+    const status = entry.response?.status;
+    const match = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
+    const key = match ? match[1]! : null;
+    let client: string;
+    let kind: 'key' | 'anonymous' = 'anonymous';
+    let plan = 'anonymous';
+    let limits: LabLimits | null = null;
+    if (key !== null && (resolved.has(key) || Object.hasOwn(demoKeys, key) || defaultPlan !== undefined)) {
+      const mapping = resolved.get(key) ?? (Object.hasOwn(demoKeys, key) ? limitsOfPlan(demoKeys[key]!, options.plans, `demo key ${key}`) : defaultPlan!);
+      kind = 'key';
+      plan = mapping.plan;
+      limits = mapping.limits;
+      client = displayKey(key, demoKeys);
+    } else {
+      if (key !== null) unmapped.add(key);
+      client = 'anonymous recorded-client';
+    }
+    requests.push({
+      atMs: Date.parse(entry.startedDateTime as string),
+      method: (request!.method as string).toUpperCase(),
+      url: `${url.pathname}${url.search}`,
+      headers,
+      body,
+      client,
+      kind,
+      plan,
+      limits,
+      key: kind === 'key' ? key : null,
+      clientAddress: kind === 'key' ? 'replay' : 'recorded-client',
+      recordedStatus: Number.isInteger(status) && (status as number) >= 100 ? (status as number) : null,
+    });
+  }
+  if (unmapped.size > 0) {
+    const shown = [...unmapped].slice(0, 5).map((key) => displayKey(key, demoKeys));
+    throw new ReplayInputError(
+      `The recording uses ${unmapped.size} key${unmapped.size === 1 ? '' : 's'} this mock does not know (${shown.join(', ')}${unmapped.size > 5 ? ', …' : ''}): map ${unmapped.size === 1 ? 'it' : 'them'} to a plan with --key KEY=plan or --default-plan PLAN`,
+    );
+  }
+  return requests;
+}
+
+/** Demo keys in full (they are public), every other key masked like the mock's log. */
+export function displayKey(key: string, demoKeys: Readonly<Record<string, string>>): string {
+  if (Object.hasOwn(demoKeys, key)) return key;
+  const visible = key.length > 8 ? 4 : Math.min(2, Math.floor(key.length / 3));
+  return `${key.slice(0, visible)}…(${key.length})`;
+}

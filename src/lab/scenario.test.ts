@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { demoKeys, parseMockConfig } from '../core/mock-config.js';
+import { call, createTestApp, testEpochMs } from '../core/test-helpers.js';
+import { describeScenarioPresets, parseScenario, planScenario, scenarioPresetNames, scenarioPresets, type ScenarioContext, type ScenarioPlan } from './scenario.js';
+
+const config = parseMockConfig({});
+const context: ScenarioContext = {
+  plans: config.plans,
+  knownKeys: Object.fromEntries(demoKeys.map((entry) => [entry.key, { plan: entry.plan!, limits: config.plans[entry.plan!]! }])),
+  anonymous: config.anonymous,
+  banDurationSeconds: 900,
+};
+
+/**
+ * Applies a plan to today's in-memory mock with its public controls and real requests (the
+ * integration applies it through the state store in one step; this proves what each preset means):
+ * the day's part of a budget is spent in earlier minutes, the minute's part in the current one, a ban
+ * by refusals past the threshold.
+ */
+function applyByTraffic(app: ReturnType<typeof createTestApp>, plan: ScenarioPlan) {
+  for (const operation of plan.operations) {
+    switch (operation.op) {
+      case 'setClock': {
+        const to = operation.to;
+        const target = to.kind === 'instant' ? to.atMs : to.kind === 'offset' ? app.clock.now() + to.seconds * 1000 : Date.parse(app.spec.operations.find((candidate) => candidate.operationId === 'getPetById')!.deprecation!.sunset!) + to.seconds * 1000;
+        app.clock.advance(target - app.clock.now());
+        break;
+      }
+      case 'addKey':
+        app.controls.addKey({ key: operation.key, plan: operation.plan, limits: operation.limits });
+        break;
+      case 'spendBudget': {
+        if (!('key' in operation.client)) throw new Error('not needed here');
+        const key = operation.client.key;
+        const limits = context.knownKeys[key]!.limits;
+        let earlier = operation.day - operation.minute;
+        while (earlier > 0) {
+          const now = Math.min(earlier, limits.perMinute);
+          for (let index = 0; index < now; index += 1) expect(call(app, 'GET', '/v1/categories', { key }).status).toBe(200);
+          earlier -= now;
+          app.clock.advance(60_000);
+        }
+        for (let index = 0; index < operation.minute; index += 1) expect(call(app, 'GET', '/v1/categories', { key }).status).toBe(200);
+        break;
+      }
+      case 'ban': {
+        if (!('key' in operation.client)) throw new Error('not needed here');
+        const key = operation.client.key;
+        for (let index = 0; index < 2_000 && call(app, 'GET', '/v1/categories', { key }).json?.code !== 'key_banned'; index += 1);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+describe('scenario presets, each on a real in-memory mock', () => {
+  const presetPlan = (name: string) => planScenario(parseScenario(`presets: [${name}]`), context);
+
+  it('minute-almost-spent: one request served, then a 429', () => {
+    const app = createTestApp();
+    applyByTraffic(app, presetPlan('minute-almost-spent'));
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).status).toBe(200);
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).status).toBe(429);
+  });
+
+  it('minute-spent: the next request is a 429 with Retry-After 60', () => {
+    const app = createTestApp();
+    applyByTraffic(app, presetPlan('minute-spent'));
+    const response = call(app, 'GET', '/v1/categories', { key: 'demo-free' });
+    expect(response.status).toBe(429);
+    expect(response.headers['Retry-After']).toBe('60');
+  });
+
+  it('day-almost-spent and day-spent: the day window refuses for hours', () => {
+    const almost = createTestApp();
+    applyByTraffic(almost, presetPlan('day-almost-spent'));
+    expect(call(almost, 'GET', '/v1/categories', { key: 'demo-free' }).status).toBe(200);
+    const refused = call(almost, 'GET', '/v1/categories', { key: 'demo-free' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(3600);
+    const spent = createTestApp();
+    applyByTraffic(spent, presetPlan('day-spent'));
+    spent.clock.advance(120_000);
+    expect(Number(call(spent, 'GET', '/v1/categories', { key: 'demo-free' }).headers['Retry-After'])).toBeGreaterThan(3600);
+  });
+
+  it('banned-key: every request is a 429 key_banned, for the ban policy\'s duration', () => {
+    const plan = presetPlan('banned-key');
+    expect(plan.operations).toEqual([{ op: 'ban', client: { key: 'demo-free' }, seconds: 900 }]);
+    const app = createTestApp();
+    applyByTraffic(app, plan);
+    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).json.code).toBe('key_banned');
+  });
+
+  it('after-sunset and after-sunset-gone: the clock one second past the sunset date', () => {
+    expect(presetPlan('after-sunset').operations).toEqual([{ op: 'setClock', to: { kind: 'after-sunset', seconds: 1 } }, { op: 'setAfterSunset', mode: 'serve' }]);
+    expect(presetPlan('after-sunset-gone').operations).toContainEqual({ op: 'setAfterSunset', mode: 'gone' });
+    const app = createTestApp();
+    applyByTraffic(app, presetPlan('after-sunset'));
+    const response = call(app, 'GET', '/v1/pets/1', { key: 'demo-pro' });
+    expect(Date.parse(response.headers.Date!)).toBeGreaterThan(Date.parse(response.headers.Sunset!));
+    expect(app.clock.now()).toBeGreaterThan(testEpochMs);
+  });
+
+  it('every preset has a description and plans without error', () => {
+    for (const name of scenarioPresetNames) {
+      expect(scenarioPresets[name].description.length).toBeGreaterThan(20);
+      expect(presetPlan(name).operations.length).toBeGreaterThan(0);
+    }
+    expect(describeScenarioPresets()).toContain('  minute-almost-spent  demo-free is one request from its minute limit');
+  });
+});
+
+describe('scenario files', () => {
+  it('plans keys, budgets, bans, clock and categories in a fixed order', () => {
+    const scenario = parseScenario(`
+description: a team key near its limits
+clock: { offsetSeconds: 3600 }
+keys:
+  - key: team-key-1
+    plan: pro
+    spent: { minute: 299, day: 9000 }
+    bannedSeconds: 60
+  - key: demo-business
+    spent: { minute: one-left }
+anonymous:
+  - address: 127.0.0.1
+    spent: { minute: full }
+categories:
+  - name: dogs
+    description: good ones
+sunset: { afterSunset: gone }
+`);
+    expect(planScenario(scenario, context)).toEqual({
+      description: 'a team key near its limits',
+      operations: [
+        { op: 'setClock', to: { kind: 'offset', seconds: 3600 } },
+        { op: 'setAfterSunset', mode: 'gone' },
+        { op: 'addKey', key: 'team-key-1', plan: 'pro', limits: { perMinute: 300, perDay: 10_000 } },
+        { op: 'spendBudget', client: { key: 'team-key-1' }, minute: 299, day: 9000 },
+        { op: 'spendBudget', client: { key: 'demo-business' }, minute: 999, day: 999 },
+        { op: 'spendBudget', client: { address: '127.0.0.1' }, minute: 60, day: 60 },
+        { op: 'ban', client: { key: 'team-key-1' }, seconds: 60 },
+        { op: 'createCategory', name: 'dogs', description: 'good ones' },
+      ],
+    });
+  });
+
+  it('refuses unknown fields by name and bad values in one line', () => {
+    expect(() => parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n')).toThrow('Failed to load scenario: keys.0: Unrecognized key: "spnet"');
+    expect(() => parseScenario('presets: [mnute-spent]')).toThrow(/^Failed to load scenario: presets\.0: must be a preset: minute-almost-spent, minute-spent/);
+    expect(() => parseScenario('clock: { at: 2028-01-01T00:00:00Z, offsetSeconds: 5 }')).toThrow('Failed to load scenario: clock: give either at or offsetSeconds');
+    expect(() => parseScenario('sunset: { afterSunset: maybe }')).toThrow('Failed to load scenario: sunset.afterSunset: must be gone or serve');
+    expect(() => parseScenario('keys: [ {key: a, spent: {minute: -3}} ]')).toThrow(/keys\.0\.spent\.minute: must be a whole number >= 0, "full" or "one-left"/);
+    expect(() => parseScenario('keys: [')).toThrow(/^Failed to load scenario: not valid YAML/);
+    expect(() => parseScenario('- a list')).toThrow(/^Failed to load scenario: \(root\):/);
+  });
+
+  it('refuses what cannot be applied, naming where', () => {
+    expect(() => planScenario(parseScenario('keys: [ {key: stranger} ]'), context)).toThrow('Failed to load scenario: keys.0.key: not a key the mock knows; give it a plan or limits');
+    expect(() => planScenario(parseScenario('keys: [ {key: k, plan: gold} ]'), context)).toThrow('keys.0.plan: unknown plan "gold" (known: free, pro, business, enterprise)');
+    expect(() => planScenario(parseScenario('keys: [ {key: demo-free, spent: {minute: 61}} ]'), context)).toThrow('keys.0.spent.minute: 61 is more than the minute limit of 60');
+  });
+
+  it('reads an empty file as an empty scenario', () => {
+    expect(planScenario(parseScenario(''), context)).toEqual({ description: null, operations: [] });
+  });
+});

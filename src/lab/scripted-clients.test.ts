@@ -1,0 +1,140 @@
+/**
+ * The proofs of issue 12 section 1: scripted clients, each against its own in-memory mock on the
+ * virtual clock (they "wait" by advancing it), judged from the core's real responses.
+ */
+import { describe, expect, it } from 'vitest';
+import { createTestApp, request } from '../core/test-helpers.js';
+import { buildLabReport, createLabSessionState, observeLab } from './lab-report.js';
+import type { LabReport, Verdict } from './lab-types.js';
+import { observeExchange } from './response-observer.js';
+
+const banPolicy = { enabled: true, threshold: 10, durationMs: 900_000 };
+
+/** Given the attempt number (0 for the first retry) and the Retry-After just received, how long to wait (ms), or null to give up. */
+type RetryPolicy = (attempt: number, retryAfterSeconds: number) => number | null;
+
+/**
+ * A client of demo-free (60 a minute) that calls GET /v1/pets/1 once (deprecated), then sends a request
+ * every 500 ms until its 61st is refused, then follows its retry policy until served or it gives up.
+ */
+function runClient(policy: RetryPolicy, maxRetries = 40): LabReport {
+  const app = createTestApp();
+  const lab = createLabSessionState();
+  let previousAtMs: number | undefined;
+  const send = (url: string, operationId: string) => {
+    const mockRequest = request('GET', url, { key: 'demo-free' });
+    const response = app.handle(mockRequest);
+    observeLab(lab, observeExchange(mockRequest, response, { atMs: app.clock.now(), client: 'demo-free', kind: 'key', plan: 'free', limits: { perMinute: 60, perDay: 1000 }, operation: { operationId }, seenBefore: previousAtMs !== undefined, ...(previousAtMs !== undefined ? { previousAtMs } : {}) }));
+    previousAtMs = app.clock.now();
+    return response;
+  };
+  send('/v1/pets/1', 'getPetById');
+  let response = send('/v1/categories', 'listCategories');
+  while (response.status !== 429) {
+    app.clock.advance(500);
+    response = send('/v1/categories', 'listCategories');
+  }
+  for (let attempt = 0; attempt < maxRetries && response.status === 429; attempt += 1) {
+    const wait = policy(attempt, Number(response.headers['Retry-After']));
+    if (wait === null) break;
+    app.clock.advance(wait);
+    response = send('/v1/categories', 'listCategories');
+  }
+  return buildLabReport(lab, { session: 'proof', clock: app.clock.now(), banPolicy });
+}
+
+function outcomes(report: LabReport): Record<string, Verdict['outcome']> {
+  return Object.fromEntries(report.clients[0]!.verdicts.map((verdict) => [verdict.rule, verdict.outcome]));
+}
+
+/** A seeded generator (mulberry32): the jitter is the same on every run. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const clients: { name: string; policy: () => RetryPolicy; expected: Record<string, Verdict['outcome']> }[] = [
+  {
+    name: 'honours Retry-After',
+    policy: () => (_attempt, retryAfter) => retryAfter * 1000,
+    expected: { 'retry-after-honoured': 'pass', 'backoff-growing': 'not-exercised', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
+  },
+  {
+    name: 'retries at once',
+    policy: () => () => 0,
+    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
+  },
+  {
+    name: 'retries every second',
+    policy: () => () => 1000,
+    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
+  },
+  {
+    name: 'exponential backoff starting below Retry-After',
+    policy: () => (attempt) => 1000 * 2 ** attempt,
+    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'pass', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
+  },
+  {
+    name: 'exponential backoff with jitter (seeded)',
+    policy: () => {
+      const random = seededRandom(42);
+      // "Equal jitter": half the step fixed, half random, so each wait still exceeds the one before.
+      return (attempt) => Math.round(1000 * 2 ** attempt * (1 + random() * 0.5));
+    },
+    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'pass', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
+  },
+  {
+    name: 'hammers until banned',
+    policy: () => () => 100,
+    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
+  },
+];
+
+describe('scripted clients against a real in-memory mock', () => {
+  for (const client of clients) {
+    it(`judges the client that ${client.name}`, () => {
+      const report = runClient(client.policy());
+      expect(outcomes(report)).toEqual(client.expected);
+      // Same client, same run: byte for byte.
+      expect(JSON.stringify(runClient(client.policy()))).toBe(JSON.stringify(report));
+    });
+  }
+
+  it('gives evidence a reader can follow: times, the Retry-After given, the wait taken', () => {
+    const report = runClient(() => 1000);
+    const verdict = report.clients[0]!.verdicts.find((candidate) => candidate.rule === 'retry-after-honoured')!;
+    const sample = (verdict.evidence.samples as { refusedAt: string; retryAfterSeconds: number; retriedAt: string; waitSeconds: number }[])[0]!;
+    expect(sample.refusedAt).toBe('2026-01-01T00:00:29.500Z');
+    expect(sample.retryAfterSeconds).toBe(31);
+    expect(sample.waitSeconds).toBe(1);
+    expect(sample.retriedAt).toBe('2026-01-01T00:00:30.500Z');
+    expect(verdict.evidence.summary).toMatch(/came early/);
+    expect(verdict.evidence.toleranceSeconds).toBe(1);
+  });
+
+  it('a banned client that waits out its ban and then honours Retry-After is still failed for the ban, not for the wait', () => {
+    const report = runClient((attempt, retryAfter) => (attempt < 11 ? 0 : retryAfter * 1000));
+    const result = outcomes(report);
+    expect(result['no-hammering']).toBe('fail');
+    const banVerdict = report.clients[0]!.verdicts.find((verdict) => verdict.rule === 'no-hammering')!;
+    expect(banVerdict.evidence.bans).toBe(1);
+    expect(report.clients[0]!.requests.byStatus['200']).toBeGreaterThan(60);
+  });
+
+  it('counts coverage from the same responses', () => {
+    const report = runClient(() => 0);
+    expect(report.coverage.situations['429'].met).toBe(true);
+    expect(report.coverage.situations.ban.met).toBe(true);
+    expect(report.coverage.situations['deprecated-call'].count).toBe(1);
+    // Every request came within the first minute's window, and the ban never lets a window restart.
+    expect(report.coverage.situations['window-reset'].count).toBe(0);
+    expect(runClient((_attempt, retryAfter) => retryAfter * 1000).coverage.situations['window-reset']).toMatchObject({ met: true, count: 1, firstAt: '2026-01-01T00:01:00.500Z' });
+    expect(report.coverage.operations.map((operation) => operation.operationId)).toEqual(['getPetById', 'listCategories']);
+  });
+});

@@ -1,0 +1,72 @@
+import type { ApiError } from './dashboard-types.js';
+
+/**
+ * The page's only way to the network: relative URLs under the mock's own `/__mock/` path, with the
+ * session and the control token as headers. No credentials mode, no other origin (the CSP's
+ * connect-src 'self' would refuse one anyway).
+ */
+export interface DashboardApiContext {
+  /** The `/__mock/` folder the page was served from, e.g. `/__mock/` (kept relative: no origin). */
+  base: string;
+  session(): string | null;
+  token(): string | null;
+}
+
+/** A failed call, with the mock's Error body when it sent one. */
+export class DashboardCallError extends Error {
+  constructor(message: string, readonly status: number, readonly code: string | null) {
+    super(message);
+  }
+}
+
+/** `/__mock/ui` or `/__mock/ui/` -> `/__mock/`; any other page path -> its folder. */
+export function controlBase(pathname: string): string {
+  const trimmed = pathname.replace(/\/ui\/?$/, '/');
+  return trimmed.endsWith('/') ? trimmed : trimmed.slice(0, trimmed.lastIndexOf('/') + 1);
+}
+
+export function requestHeaders(context: DashboardApiContext, extra: Record<string, string> = {}): Headers {
+  const headers = new Headers(extra);
+  const session = context.session();
+  if (session !== null) headers.set('X-Mock-Session', session);
+  const token = context.token();
+  if (token !== null) headers.set('X-Mock-Control-Token', token);
+  return headers;
+}
+
+/** Turns a non-2xx answer into one line, from the mock's `{code,message,status}` when present. */
+export async function callError(response: Response): Promise<DashboardCallError> {
+  let body: Partial<ApiError> | undefined;
+  try {
+    const text = await response.text();
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null) body = parsed as Partial<ApiError>;
+  } catch {
+    body = undefined;
+  }
+  const code = typeof body?.code === 'string' ? body.code : null;
+  const message = typeof body?.message === 'string' ? body.message : response.statusText || 'no error body';
+  return new DashboardCallError(`The mock answered ${response.status}${code === null ? '' : ` ${code}`}: ${message}`, response.status, code);
+}
+
+/** POSTs one control (`clock`, `reset`) with an optional JSON body; resolves to the decoded answer. */
+export async function postControl(context: DashboardApiContext, name: string, body?: unknown): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(`${context.base}${name}`, {
+      method: 'POST',
+      headers: requestHeaders(context, body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      body: body === undefined ? null : JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
+  } catch (error) {
+    throw new DashboardCallError(`Cannot reach the mock: ${error instanceof Error ? error.message : String(error)}`, 0, null);
+  }
+  if (!response.ok) throw await callError(response);
+  try {
+    return await response.json();
+  } catch {
+    return null;
+  }
+}
