@@ -1,5 +1,5 @@
 import { readSpecFile } from '../../spec/load-spec.js';
-import { createFixedClock } from './clock.js';
+import { createFixedClock, type VirtualClock } from './clock.js';
 import { createMockApp, type MockAppOptions } from './mock-app.js';
 import type { MockRequest } from './types.js';
 
@@ -10,7 +10,9 @@ export const specDocument = await readSpecFile();
 
 /** An app on a clock that stands still until the test moves it. */
 export function createTestApp(options: Partial<MockAppOptions> = {}) {
-  return createMockApp({ spec: specDocument, clock: createFixedClock(testEpochMs), seed: 1, ...options });
+  // `clock` is the base clock the test moves (every session's virtual time follows it).
+  const clock = (options.clock as VirtualClock | undefined) ?? createFixedClock(testEpochMs);
+  return Object.assign(createMockApp({ spec: specDocument, seed: 1, ...options, clock }), { clock });
 }
 
 const encoder = new TextEncoder();

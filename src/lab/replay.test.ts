@@ -14,15 +14,15 @@ const plans = config.plans;
  * driven into a ban, a custom key, anonymous clients with and without a bad key, invalid bodies,
  * forced responses and the deprecated operation.
  */
-function recordTraffic(): string {
+async function recordTraffic(): Promise<string> {
   const app = createTestApp({ config });
   const lines: string[] = [];
-  const send = (options: { key?: string; address?: string; method?: string; url?: string; json?: unknown; body?: string; prefer?: string; keyValid?: boolean; plan?: string; limits?: { perMinute: number; perDay: number }; operationId?: string | null }) => {
+  const send = async (options: { key?: string; address?: string; method?: string; url?: string; json?: unknown; body?: string; prefer?: string; keyValid?: boolean; plan?: string; limits?: { perMinute: number; perDay: number }; operationId?: string | null }) => {
     const headers: Record<string, string> = {};
     if (options.prefer) headers.prefer = options.prefer;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     const mockRequest = request(options.method ?? 'GET', options.url ?? '/v1/categories', { key: options.key, headers, json: options.json, body: options.body, clientAddress: options.address ?? '10.0.0.1' });
-    const response = app.handle(mockRequest);
+    const response = (await app.handle(mockRequest));
     const code = response.status >= 400 && response.body ? (JSON.parse(response.body) as { code: string }).code : null;
     const valid = options.key !== undefined && options.keyValid !== false;
     lines.push(
@@ -46,14 +46,14 @@ function recordTraffic(): string {
     return response;
   };
   for (let second = 0; second < 200; second += 1) {
-    send({ key: 'demo-free' });
-    if (second % 3 === 0) send({ key: 'sk_live_secret_1234', plan: 'custom', limits: { perMinute: 5, perDay: 50 } });
-    if (second % 7 === 0) send({ key: 'demo-free', url: '/v1/pets/4', operationId: 'getPetById' });
-    if (second % 11 === 0) send({ method: 'POST', key: 'demo-pro', plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, json: { name: second % 2 === 0 ? '' : `cat ${second}` }, operationId: 'createCategory' });
-    if (second % 13 === 0) send({ key: 'demo-free', prefer: 'code=429' });
-    if (second % 5 === 0) send({ address: '10.0.0.2', url: '/v1/store/orders', operationId: 'listStoreOrders' });
-    if (second % 17 === 0) send({ key: 'not-a-real-key', keyValid: false, address: '10.0.0.3' });
-    if (second % 19 === 0) send({ method: 'POST', key: 'demo-pro', plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, body: '{not json', operationId: 'createCategory' });
+    await send({ key: 'demo-free' });
+    if (second % 3 === 0) await send({ key: 'sk_live_secret_1234', plan: 'custom', limits: { perMinute: 5, perDay: 50 } });
+    if (second % 7 === 0) await send({ key: 'demo-free', url: '/v1/pets/4', operationId: 'getPetById' });
+    if (second % 11 === 0) await send({ method: 'POST', key: 'demo-pro', plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, json: { name: second % 2 === 0 ? '' : `cat ${second}` }, operationId: 'createCategory' });
+    if (second % 13 === 0) await send({ key: 'demo-free', prefer: 'code=429' });
+    if (second % 5 === 0) await send({ address: '10.0.0.2', url: '/v1/store/orders', operationId: 'listStoreOrders' });
+    if (second % 17 === 0) await send({ key: 'not-a-real-key', keyValid: false, address: '10.0.0.3' });
+    if (second % 19 === 0) await send({ method: 'POST', key: 'demo-pro', plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, body: '{not json', operationId: 'createCategory' });
     app.clock.advance(second < 60 ? 250 : 1000);
   }
   return `${lines.join('\n')}\n`;
@@ -61,7 +61,7 @@ function recordTraffic(): string {
 
 describe('replay of the mock\'s own export', () => {
   it('reproduces every recorded status, with no key in the export', async () => {
-    const text = recordTraffic();
+    const text = (await recordTraffic());
     expect(text).not.toContain('sk_live');
     expect(text).not.toContain('demo-free');
     expect(text).toContain(keyPseudonym('demo-free'));
@@ -79,7 +79,7 @@ describe('replay of the mock\'s own export', () => {
   });
 
   it('is deterministic: same input, same result, byte for byte', async () => {
-    const text = recordTraffic();
+    const text = (await recordTraffic());
     const first = await replayAgainstMockApp(parseReplayInput(text, { plans }), config, specDocument);
     const second = await replayAgainstMockApp(parseReplayInput(text, { plans }), config, specDocument);
     expect(JSON.stringify(second)).toBe(JSON.stringify(first));
@@ -87,7 +87,7 @@ describe('replay of the mock\'s own export', () => {
   });
 
   it('changes a recorded plan with --key PSEUDONYM=plan', async () => {
-    const text = recordTraffic();
+    const text = (await recordTraffic());
     const requests = parseReplayInput(text, { plans, keyPlans: new Map([[keyPseudonym('demo-free'), 'enterprise']]) });
     const result = await replayAgainstMockApp(requests, config, specDocument);
     const free = result.clients.find((client) => client.client === keyPseudonym('demo-free'))!;
@@ -95,8 +95,8 @@ describe('replay of the mock\'s own export', () => {
     expect(free.byStatus['429'] ?? 0).toBe(result.report.coverage.operations.find((operation) => operation.operationId === 'listCategories')!.statuses.find((status) => status.status === 429)!.forced);
   });
 
-  it('names the line of a malformed export', () => {
-    const good = recordTraffic().split('\n');
+  it('names the line of a malformed export', async () => {
+    const good = (await recordTraffic()).split('\n');
     expect(() => parseReplayInput(`${good[0]}\n{"v":1}\n`, { plans })).toThrow('Failed to read the recording: line 2: time: expected an ISO date-time');
     expect(() => parseReplayInput(`${good[0]}\nnot json\n`, { plans })).toThrow(/^Failed to read the recording: line 2: not JSON/);
     expect(() => parseReplayInput(good[0]!.replace('"client":"client-', '"client":"sk_live-'), { plans })).toThrow(/line 1: client: expected a pseudonym/);
@@ -142,18 +142,18 @@ describe('HAR', () => {
     expect(() => parseReplayInput(har(burst), { plans, defaultPlan: 'gold' })).toThrow('--default-plan: unknown plan "gold" (known: free, pro, business, enterprise, or perMinute/perDay)');
   });
 
-  it('sorts entries by time and keeps demo keys as they are', () => {
+  it('sorts entries by time and keeps demo keys as they are', async () => {
     const requests = parseReplayInput(har([{ time: '2026-04-01T12:00:05Z', key: 'demo-pro' }, { time: '2026-04-01T12:00:01Z' }]), { plans, demoKeys: { 'demo-pro': 'pro' } });
     expect(requests.map((entry) => entry.client)).toEqual(['anonymous recorded-client', 'demo-pro']);
   });
 
-  it('names the entry of a malformed HAR', () => {
+  it('names the entry of a malformed HAR', async () => {
     expect(() => parseReplayInput('{"log": {"entries": [{"startedDateTime": "yesterday"}]}}', { plans })).toThrow('Failed to read the recording: log.entries[0].startedDateTime: expected an ISO date-time');
     expect(() => parseReplayInput('{\n "log": 3\n}', { plans })).toThrow('log.entries: expected the array of a HAR 1.2 file');
     expect(() => parseReplayInput('{\n "log": {', { plans })).toThrow(/^Failed to read the recording: not valid JSON/);
   });
 
-  it('parses --key values', () => {
+  it('parses --key values', async () => {
     expect(parseKeyMapping('a=b=pro')).toEqual(['a=b', 'pro']);
     expect(() => parseKeyMapping('nokey')).toThrow('Invalid --key "nokey": expected KEY=plan or KEY=perMinute/perDay');
   });
@@ -207,7 +207,7 @@ describe('the README walk-through', () => {
   it('records, exports, replays and draws: test-output/lab-walkthrough.{jsonl,json,svg}', async () => {
     const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
     mkdirSync('test-output', { recursive: true });
-    writeFileSync('test-output/lab-walkthrough.jsonl', recordTraffic());
+    writeFileSync('test-output/lab-walkthrough.jsonl', (await recordTraffic()));
     const out: string[] = [];
     const io = { stdout: (text: string) => void out.push(text), stderr: (text: string) => void out.push(text), readFile: async (path: string) => readFileSync(path, 'utf8'), writeFile: async (path: string, text: string) => writeFileSync(path, text) };
     const status = await runReplayCommand(['test-output/lab-walkthrough.jsonl', '--report', 'test-output/lab-walkthrough.json', '--timeline', 'test-output/lab-walkthrough.svg'], io);
@@ -224,12 +224,12 @@ describe('replay against an asynchronous mock (the core after issue 11)', () => 
   it('gives the same result as against the synchronous one', async () => {
     const { createMockApp } = await import('../core/mock-app.js');
     const { replay } = await import('./replay.js');
-    const requests = parseReplayInput(recordTraffic(), { plans });
+    const requests = parseReplayInput((await recordTraffic()), { plans });
     const run = (asynchronous: boolean) =>
       replay(requests, {
         createApp: async (clock) => {
           const app = createMockApp({ spec: specDocument, config, clock, seed: 1 });
-          return { handle: (mockRequest) => (asynchronous ? Promise.resolve(app.handle(mockRequest)) : app.handle(mockRequest)), addKey: async (input) => app.controls.addKey(input) };
+          return { handle: (mockRequest) => (asynchronous ? app.handle(mockRequest) : app.handle(mockRequest)), addKey: async (input) => app.controls.addKey(input) };
         },
         banPolicy: { enabled: true, threshold: 10, durationMs: 900_000 },
       });

@@ -7,7 +7,7 @@ import { observeExchange, windowResetOf } from './response-observer.js';
 const context = { client: 'demo-free', kind: 'key' as const, plan: 'free', limits: { perMinute: 60, perDay: 1000 }, operation: { operationId: 'listCategories' } };
 
 describe('windowResetOf (what the core sets LabObservation.windowReset to)', () => {
-  it('is true when a request finds a window over and starts a new one, never on the first request or in a ban', () => {
+  it('is true when a request finds a window over and starts a new one, never on the first request or in a ban', async () => {
     const clock = createFixedClock(Date.UTC(2026, 0, 1));
     const limiter = new RateLimiter({ clock, ban: { enabled: true, threshold: 10, durationMs: 900_000 } });
     const limits = { perMinute: 60, perDay: 1000 };
@@ -22,30 +22,30 @@ describe('windowResetOf (what the core sets LabObservation.windowReset to)', () 
 });
 
 describe('observeExchange', () => {
-  it('tells a limiter 429, a ban and a forced 429 apart from the wire', () => {
+  it('tells a limiter 429, a ban and a forced 429 apart from the wire', async () => {
     const app = createTestApp({ config: { ban: { threshold: 1 } } });
-    const observe = (headers: Record<string, string> = {}) => {
+    const observe = async (headers: Record<string, string> = {}) => {
       const mockRequest = request('GET', '/v1/categories?limit=1', { key: 'demo-free', headers });
-      return observeExchange(mockRequest, app.handle(mockRequest), { ...context, atMs: app.clock.now(), seenBefore: true });
+      return observeExchange(mockRequest, (await app.handle(mockRequest)), { ...context, atMs: app.clock.now(), seenBefore: true });
     };
-    const forced = observe({ prefer: 'code=429' });
+    const forced = await observe({ prefer: 'code=429' });
     expect(forced).toMatchObject({ status: 429, outcome: 'allowed', forced: true, path: '/v1/categories' });
-    for (let index = 0; index < 59; index += 1) observe();
-    expect(observe()).toMatchObject({ status: 429, outcome: 'limited', forced: false, retryAfterSeconds: 60 });
-    expect(observe()).toMatchObject({ status: 429, outcome: 'banned', retryAfterSeconds: 900 });
-    expect(observe({ prefer: 'code=429' })).toMatchObject({ outcome: 'banned', forced: false });
+    for (let index = 0; index < 59; index += 1) await observe();
+    expect(await observe()).toMatchObject({ status: 429, outcome: 'limited', forced: false, retryAfterSeconds: 60 });
+    expect(await observe()).toMatchObject({ status: 429, outcome: 'banned', retryAfterSeconds: 900 });
+    expect(await observe({ prefer: 'code=429' })).toMatchObject({ outcome: 'banned', forced: false });
   });
 
-  it('reads the deprecation and a window reset, and ignores the controls', () => {
+  it('reads the deprecation and a window reset, and ignores the controls', async () => {
     const app = createTestApp();
     const pet = request('GET', '/v1/pets/1', { key: 'demo-pro' });
-    expect(observeExchange(pet, app.handle(pet), { ...context, atMs: app.clock.now(), seenBefore: false }).deprecated).toEqual({ sunset: '2027-12-31T23:59:59.000Z' });
+    expect(observeExchange(pet, (await app.handle(pet)), { ...context, atMs: app.clock.now(), seenBefore: false }).deprecated).toEqual({ sunset: '2027-12-31T23:59:59.000Z' });
     app.clock.advance(60_000);
     const again = request('GET', '/v1/categories', { key: 'demo-pro' });
-    expect(observeExchange(again, app.handle(again), { ...context, atMs: app.clock.now(), seenBefore: true }).windowReset).toBe(true);
+    expect(observeExchange(again, (await app.handle(again)), { ...context, atMs: app.clock.now(), seenBefore: true }).windowReset).toBe(true);
     const control = request('POST', '/__mock/reset');
-    expect(observeExchange(control, app.handle(control), { ...context, atMs: app.clock.now(), seenBefore: true }).outcome).toBe('other');
-    expect(call(app, 'GET', '/v1/categories', { key: 'demo-pro' }).status).toBe(200);
+    expect(observeExchange(control, (await app.handle(control)), { ...context, atMs: app.clock.now(), seenBefore: true }).outcome).toBe('other');
+    expect((await call(app, 'GET', '/v1/categories', { key: 'demo-pro' })).status).toBe(200);
   });
 });
 

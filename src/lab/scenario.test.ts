@@ -17,7 +17,7 @@ const context: ScenarioContext = {
  * the day's part of a budget is spent in earlier minutes, the minute's part in the current one, a ban
  * by refusals past the threshold.
  */
-function applyByTraffic(app: ReturnType<typeof createTestApp>, plan: ScenarioPlan) {
+async function applyByTraffic(app: ReturnType<typeof createTestApp>, plan: ScenarioPlan) {
   for (const operation of plan.operations) {
     switch (operation.op) {
       case 'setClock': {
@@ -27,7 +27,7 @@ function applyByTraffic(app: ReturnType<typeof createTestApp>, plan: ScenarioPla
         break;
       }
       case 'addKey':
-        app.controls.addKey({ key: operation.key, plan: operation.plan, limits: operation.limits });
+        await app.controls.addKey({ key: operation.key, plan: operation.plan, limits: operation.limits });
         break;
       case 'spendBudget': {
         if (!('key' in operation.client)) throw new Error('not needed here');
@@ -36,17 +36,17 @@ function applyByTraffic(app: ReturnType<typeof createTestApp>, plan: ScenarioPla
         let earlier = operation.day - operation.minute;
         while (earlier > 0) {
           const now = Math.min(earlier, limits.perMinute);
-          for (let index = 0; index < now; index += 1) expect(call(app, 'GET', '/v1/categories', { key }).status).toBe(200);
+          for (let index = 0; index < now; index += 1) expect((await call(app, 'GET', '/v1/categories', { key })).status).toBe(200);
           earlier -= now;
           app.clock.advance(60_000);
         }
-        for (let index = 0; index < operation.minute; index += 1) expect(call(app, 'GET', '/v1/categories', { key }).status).toBe(200);
+        for (let index = 0; index < operation.minute; index += 1) expect((await call(app, 'GET', '/v1/categories', { key })).status).toBe(200);
         break;
       }
       case 'ban': {
         if (!('key' in operation.client)) throw new Error('not needed here');
         const key = operation.client.key;
-        for (let index = 0; index < 2_000 && call(app, 'GET', '/v1/categories', { key }).json?.code !== 'key_banned'; index += 1);
+        for (let index = 0; index < 2_000 && (await call(app, 'GET', '/v1/categories', { key })).json?.code !== 'key_banned'; index += 1);
         break;
       }
       default:
@@ -58,53 +58,53 @@ function applyByTraffic(app: ReturnType<typeof createTestApp>, plan: ScenarioPla
 describe('scenario presets, each on a real in-memory mock', () => {
   const presetPlan = (name: string) => planScenario(parseScenario(`presets: [${name}]`), context);
 
-  it('minute-almost-spent: one request served, then a 429', () => {
+  it('minute-almost-spent: one request served, then a 429', async () => {
     const app = createTestApp();
-    applyByTraffic(app, presetPlan('minute-almost-spent'));
-    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).status).toBe(200);
-    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).status).toBe(429);
+    await applyByTraffic(app, presetPlan('minute-almost-spent'));
+    expect((await call(app, 'GET', '/v1/categories', { key: 'demo-free' })).status).toBe(200);
+    expect((await call(app, 'GET', '/v1/categories', { key: 'demo-free' })).status).toBe(429);
   });
 
-  it('minute-spent: the next request is a 429 with Retry-After 60', () => {
+  it('minute-spent: the next request is a 429 with Retry-After 60', async () => {
     const app = createTestApp();
-    applyByTraffic(app, presetPlan('minute-spent'));
-    const response = call(app, 'GET', '/v1/categories', { key: 'demo-free' });
+    await applyByTraffic(app, presetPlan('minute-spent'));
+    const response = (await call(app, 'GET', '/v1/categories', { key: 'demo-free' }));
     expect(response.status).toBe(429);
     expect(response.headers['Retry-After']).toBe('60');
   });
 
-  it('day-almost-spent and day-spent: the day window refuses for hours', () => {
+  it('day-almost-spent and day-spent: the day window refuses for hours', async () => {
     const almost = createTestApp();
-    applyByTraffic(almost, presetPlan('day-almost-spent'));
-    expect(call(almost, 'GET', '/v1/categories', { key: 'demo-free' }).status).toBe(200);
-    const refused = call(almost, 'GET', '/v1/categories', { key: 'demo-free' });
+    await applyByTraffic(almost, presetPlan('day-almost-spent'));
+    expect((await call(almost, 'GET', '/v1/categories', { key: 'demo-free' })).status).toBe(200);
+    const refused = (await call(almost, 'GET', '/v1/categories', { key: 'demo-free' }));
     expect(refused.status).toBe(429);
     expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(3600);
     const spent = createTestApp();
-    applyByTraffic(spent, presetPlan('day-spent'));
+    await applyByTraffic(spent, presetPlan('day-spent'));
     spent.clock.advance(120_000);
-    expect(Number(call(spent, 'GET', '/v1/categories', { key: 'demo-free' }).headers['Retry-After'])).toBeGreaterThan(3600);
+    expect(Number((await call(spent, 'GET', '/v1/categories', { key: 'demo-free' })).headers['Retry-After'])).toBeGreaterThan(3600);
   });
 
-  it('banned-key: every request is a 429 key_banned, for the ban policy\'s duration', () => {
+  it('banned-key: every request is a 429 key_banned, for the ban policy\'s duration', async () => {
     const plan = presetPlan('banned-key');
     expect(plan.operations).toEqual([{ op: 'ban', client: { key: 'demo-free' }, seconds: 900 }]);
     const app = createTestApp();
-    applyByTraffic(app, plan);
-    expect(call(app, 'GET', '/v1/categories', { key: 'demo-free' }).json.code).toBe('key_banned');
+    await applyByTraffic(app, plan);
+    expect((await call(app, 'GET', '/v1/categories', { key: 'demo-free' })).json.code).toBe('key_banned');
   });
 
-  it('after-sunset and after-sunset-gone: the clock one second past the sunset date', () => {
+  it('after-sunset and after-sunset-gone: the clock one second past the sunset date', async () => {
     expect(presetPlan('after-sunset').operations).toEqual([{ op: 'setClock', to: { kind: 'after-sunset', seconds: 1 } }, { op: 'setAfterSunset', mode: 'serve' }]);
     expect(presetPlan('after-sunset-gone').operations).toContainEqual({ op: 'setAfterSunset', mode: 'gone' });
     const app = createTestApp();
-    applyByTraffic(app, presetPlan('after-sunset'));
-    const response = call(app, 'GET', '/v1/pets/1', { key: 'demo-pro' });
+    await applyByTraffic(app, presetPlan('after-sunset'));
+    const response = (await call(app, 'GET', '/v1/pets/1', { key: 'demo-pro' }));
     expect(Date.parse(response.headers.Date!)).toBeGreaterThan(Date.parse(response.headers.Sunset!));
     expect(app.clock.now()).toBeGreaterThan(testEpochMs);
   });
 
-  it('every preset has a description and plans without error', () => {
+  it('every preset has a description and plans without error', async () => {
     for (const name of scenarioPresetNames) {
       expect(scenarioPresets[name].description.length).toBeGreaterThan(20);
       expect(presetPlan(name).operations.length).toBeGreaterThan(0);
@@ -114,7 +114,7 @@ describe('scenario presets, each on a real in-memory mock', () => {
 });
 
 describe('scenario files', () => {
-  it('plans keys, budgets, bans, clock and categories in a fixed order', () => {
+  it('plans keys, budgets, bans, clock and categories in a fixed order', async () => {
     const scenario = parseScenario(`
 description: a team key near its limits
 clock: { offsetSeconds: 3600 }
@@ -148,7 +148,7 @@ sunset: { afterSunset: gone }
     });
   });
 
-  it('refuses unknown fields by name and bad values in one line', () => {
+  it('refuses unknown fields by name and bad values in one line', async () => {
     expect(() => parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n')).toThrow('Failed to load scenario: keys.0: Unrecognized key: "spnet"');
     expect(() => parseScenario('presets: [mnute-spent]')).toThrow(/^Failed to load scenario: presets\.0: must be a preset: minute-almost-spent, minute-spent/);
     expect(() => parseScenario('clock: { at: 2028-01-01T00:00:00Z, offsetSeconds: 5 }')).toThrow('Failed to load scenario: clock: give either at or offsetSeconds');
@@ -158,13 +158,13 @@ sunset: { afterSunset: gone }
     expect(() => parseScenario('- a list')).toThrow(/^Failed to load scenario: \(root\):/);
   });
 
-  it('refuses what cannot be applied, naming where', () => {
+  it('refuses what cannot be applied, naming where', async () => {
     expect(() => planScenario(parseScenario('keys: [ {key: stranger} ]'), context)).toThrow('Failed to load scenario: keys.0.key: not a key the mock knows; give it a plan or limits');
     expect(() => planScenario(parseScenario('keys: [ {key: k, plan: gold} ]'), context)).toThrow('keys.0.plan: unknown plan "gold" (known: free, pro, business, enterprise)');
     expect(() => planScenario(parseScenario('keys: [ {key: demo-free, spent: {minute: 61}} ]'), context)).toThrow('keys.0.spent.minute: 61 is more than the minute limit of 60');
   });
 
-  it('reads an empty file as an empty scenario', () => {
+  it('reads an empty file as an empty scenario', async () => {
     expect(planScenario(parseScenario(''), context)).toEqual({ description: null, operations: [] });
   });
 });
