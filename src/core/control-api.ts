@@ -10,6 +10,9 @@ import { decodeJsonBody } from './request-body.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { SessionInfo, SessionStats, StateStore } from './state-store.js';
 import type { MockRequest } from './types.js';
+import type { LabSessions } from './lab-sessions.js';
+import type { LabReport } from '../lab/lab-types.js';
+import { labReportJunit } from '../lab/lab-report.js';
 
 /** The control functions, the same ones `/__mock/*` serves, on one session. */
 export interface MockControls {
@@ -30,6 +33,8 @@ export interface MockControls {
   health(): Promise<HealthState>;
   /** The live sessions, most recently seen first (the default one always). */
   sessions(): Promise<SessionInfo[]>;
+  /** The rate-limit lab's report of the session (`GET /__mock/report`): client verdicts and coverage. */
+  report(): Promise<LabReport>;
 }
 
 export interface HealthState extends SessionStats {
@@ -53,6 +58,15 @@ export interface ControlRuntime {
   baseNow(): number;
   /** Called after a session's reset (the app restarts its fake-data sequence). */
   afterReset(session: string): void;
+  /** The rate-limit lab of every session. */
+  lab: LabSessions;
+}
+
+/** What a control answers over HTTP: a JSON body, or text of another type (`contentType` set, `body` a string). */
+export interface ControlAnswer {
+  status: number;
+  body: unknown;
+  contentType?: string;
 }
 
 interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
@@ -65,7 +79,7 @@ interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
   /** Runs the control; `input` is already validated. */
   run(runtime: ControlRuntime, session: string, input: any): Promise<Awaited<ReturnType<MockControls[Name]>>>;
   /** The HTTP answer of a result. */
-  http(result: Awaited<ReturnType<MockControls[Name]>>, runtime: ControlRuntime, session: string): Promise<{ status: number; body: unknown }> | { status: number; body: unknown };
+  http(result: Awaited<ReturnType<MockControls[Name]>>, runtime: ControlRuntime, session: string, query: URLSearchParams): Promise<ControlAnswer> | ControlAnswer;
 }
 
 const AdvanceClockSchema = z.strictObject({ advanceSeconds: z.number().finite().min(0).max(10 * 365 * 86_400) });
@@ -191,6 +205,20 @@ export const controlRoutes = [
       },
     }),
   } satisfies ControlRoute<'sessions'>,
+  {
+    method: 'GET',
+    path: '/__mock/report',
+    name: 'report',
+    async run(runtime, session) {
+      return runtime.lab.report(session, await clockOf(runtime, session));
+    },
+    http(result, _runtime, _session, query) {
+      const format = query.get('format');
+      if (format === null || format === 'json') return { status: 200, body: result };
+      if (format === 'junit') return { status: 200, body: labReportJunit(result), contentType: 'application/xml; charset=utf-8' };
+      throw new HttpError('invalid_control_request', `Unknown report format ${JSON.stringify(format.slice(0, 40))}; formats: json, junit`);
+    },
+  } satisfies ControlRoute<'report'>,
 ] as const;
 
 type AnyRoute = (typeof controlRoutes)[number];
@@ -226,7 +254,7 @@ export function createControls(runtime: ControlRuntime, session: string): MockCo
  * Serves `/__mock/*` for the caller's session: never counted against rate limits; refused to
  * non-loopback clients unless allowed, and guarded by a token when one is configured.
  */
-export async function handleControlRequest(request: MockRequest, path: string, session: string, runtime: ControlRuntime): Promise<{ status: number; body: unknown }> {
+export async function handleControlRequest(request: MockRequest, path: string, session: string, runtime: ControlRuntime): Promise<ControlAnswer> {
   assertControlAccess(request, runtime.config);
   if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
   const route = controlRoutes.find((candidate) => candidate.path === path && candidate.method === request.method);
@@ -239,7 +267,9 @@ export async function handleControlRequest(request: MockRequest, path: string, s
   }
   const input = 'input' in route ? decodeControlBody(request) : undefined;
   const result = await (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
-  return (route.http as (r: unknown, rt: ControlRuntime, s: string) => Promise<{ status: number; body: unknown }> | { status: number; body: unknown })(result, runtime, session);
+  const questionMark = request.url.indexOf('?');
+  const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
+  return (route.http as (r: unknown, rt: ControlRuntime, s: string, q: URLSearchParams) => Promise<ControlAnswer> | ControlAnswer)(result, runtime, session, query);
 }
 
 /** Would the controls serve this caller (address, Host, Origin, token)? Checks only; counts nothing. */

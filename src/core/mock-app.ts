@@ -11,7 +11,8 @@ import { controlAccessAllowed, createControls, handleControlRequest, type Contro
 import { createDataGenerator, type DataGenerator } from './data-generator.js';
 import { HttpError } from './errors.js';
 import { createMemoryStore } from './memory-store.js';
-import { parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
+import { createLabSessions, type LabSessions } from './lab-sessions.js';
+import { demoKeys, parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import type { RateDecision } from './rate-limiter.js';
 import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
@@ -147,13 +148,22 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const startedAt = baseClock.now();
   let dropsLogged = false;
   let evictionsLogged = false;
+  // The demo keys are public: the lab shows them by name, every other key masked.
+  const demoKeyNames = new Set(config.demoKeys ? demoKeys.map((entry) => entry.key) : []);
+  const lab: LabSessions = createLabSessions({
+    maxSessions: store.options.maxSessions + 1,
+    banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
+    anonymous: config.anonymous,
+  });
 
   const controlRuntime: ControlRuntime = {
+    lab,
     store,
     config,
     auth,
     baseNow: () => baseClock.now(),
     afterReset: (session) => {
+      lab.reset(session);
       // The fake-data sequence starts over with the default session (it is shared by all sessions).
       if (session === defaultSessionName) {
         data.reset();
@@ -200,6 +210,18 @@ export function createMockApp(options: MockAppOptions): MockApp {
   }
   let deprecationHeaders = deprecationHeadersOf(spec);
 
+  /** The sunset (ISO, or null when none is set) of each deprecated operation, for the lab. */
+  function sunsetsOf(spec: CompiledSpec): Map<string, string | null> {
+    const sunsets = new Map<string, string | null>();
+    for (const operation of spec.operations) {
+      if (!operation.deprecated) continue;
+      const sunset = config.deprecation[operation.operationId]?.sunset ?? operation.deprecation?.sunset;
+      sunsets.set(operation.operationId, sunset === undefined ? null : new Date(Date.parse(sunset)).toISOString());
+    }
+    return sunsets;
+  }
+  let deprecatedSunsets = sunsetsOf(spec);
+
   interface Served {
     response: MockResponse;
     operationId: string | null;
@@ -208,6 +230,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
     plan: string;
     key: string | null;
     nowMs: number;
+    /** The matched operation's path in the spec (for the lab's coverage). */
+    pathTemplate?: string;
+    /** How the lab shows the client: a demo key by name. */
+    display?: string;
   }
 
   /** `path` is relative to the base path, or null when the request is outside the API. */
@@ -265,6 +291,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
       plan: key?.plan ?? 'anonymous',
       key: key ? key.masked : credentials.kind === 'token' ? auth.masked(credentials.token) : null,
       nowMs,
+      ...(operation ? { pathTemplate: operation.pathTemplate } : {}),
+      ...(key && credentials.kind === 'token' && demoKeyNames.has(credentials.token) ? { display: credentials.token } : {}),
     });
 
     try {
@@ -368,6 +396,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const nextRoute = createRouter(compiled.operations);
       const nextDeprecationHeaders = deprecationHeadersOf(compiled);
       spec = compiled;
+      deprecatedSunsets = sunsetsOf(compiled);
       basePath = compiled.basePath;
       route = nextRoute;
       deprecationHeaders = nextDeprecationHeaders;
@@ -414,7 +443,14 @@ export function createMockApp(options: MockAppOptions): MockApp {
           // No CORS on the controls: other websites must not drive them through the developer's browser.
           const result = await handleControlRequest(request, path, session, controlRuntime);
           const nowMs = await sessionNow(session, baseTimeMs);
-          served = { response: shaper.finish(result.status, result.body, {}, nowMs, false), operationId: null, forced: false, hit: null, plan: 'control', key: null, nowMs };
+          let response: MockResponse;
+          if (result.contentType === undefined) response = shaper.finish(result.status, result.body, {}, nowMs, false);
+          else {
+            // Text of another type (the JUnit report, the dashboard page): sent as it is.
+            response = shaper.finish(result.status, undefined, { 'Content-Type': result.contentType }, nowMs, false);
+            response.body = String(result.body);
+          }
+          served = { response, operationId: null, forced: false, hit: null, plan: 'control', key: null, nowMs };
         } else if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
           // CORS preflight: browsers send it without credentials, so it is neither authenticated nor
           // counted; it still reports the caller's anonymous budget, like every response under /v1.
@@ -440,6 +476,24 @@ export function createMockApp(options: MockAppOptions): MockApp {
       // has already failed (or will fail) the requests that matter, which answer 503.
       store.appendRequest(session, entry, baseTimeMs).catch(() => {});
       if (logger.verbose) logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${session === defaultSessionName ? '' : `session ${session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
+      if (served.hit !== null && served.plan !== 'control') {
+        try {
+          const operationId = served.operationId;
+          lab.observe(session, {
+            hit: served.hit,
+            method: entry.method,
+            path: entry.path,
+            operationId,
+            ...(served.pathTemplate !== undefined ? { pathTemplate: served.pathTemplate } : {}),
+            status: response.status,
+            forced: served.forced,
+            ...(operationId !== null && deprecatedSunsets.has(operationId) ? { deprecatedSunset: deprecatedSunsets.get(operationId)! } : {}),
+            ...(served.display !== undefined ? { display: served.display } : {}),
+          });
+        } catch (error) {
+          logger.error(`The rate-limit lab failed to observe a request: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
       if (observers.length > 0 && served.plan !== 'control') {
         const event: RequestEvent = { session, nowMs: served.nowMs, request, response, operationId: served.operationId, forced: served.forced, hit: served.hit };
         for (const observer of observers) {

@@ -1,0 +1,79 @@
+import { buildLabReport, createLabSessionState, observeLab, type LabSessionState } from '../lab/lab-report.js';
+import type { LabBanPolicy, LabClockState, LabLimits, LabReport } from '../lab/lab-types.js';
+import { observationFromHit } from '../lab/response-observer.js';
+import type { HitResult } from './state-store.js';
+
+/**
+ * The rate-limit lab of each session (issue 12): what the mock keeps to judge its clients and the
+ * coverage of a test run, fed after every API request and served at `GET /__mock/report`.
+ *
+ * The lab state is kept in this process, per session, bounded (the lab bounds its clients; at most
+ * `maxSessions` sessions, the least recently fed forgotten first). With a Redis store shared by
+ * replicas each replica judges the requests it served: the report of one replica covers its own
+ * traffic (docs/decisions/012-rate-limit-lab.md).
+ */
+export interface LabSessions {
+  observe(session: string, input: LabRequestInput): void;
+  report(session: string, clock: LabClockState): LabReport;
+  /** Forgets a session's lab (POST /__mock/reset). */
+  reset(session: string): void;
+  /** The lab state of a session, created empty when there is none (the dashboard reads it). */
+  state(session: string): LabSessionState;
+}
+
+export interface LabRequestInput {
+  hit: HitResult;
+  method: string;
+  /** Path without the query. */
+  path: string;
+  operationId: string | null;
+  /** The operation's path in the spec (`/pets/{petId}`), for the coverage. */
+  pathTemplate?: string;
+  status: number;
+  forced: boolean;
+  /** undefined when the operation is not deprecated; else its sunset (ISO) or null. */
+  deprecatedSunset?: string | null;
+  /** How to show a key client (a demo key in full); default the key's mask. */
+  display?: string;
+}
+
+export function createLabSessions(options: { maxSessions: number; banPolicy: LabBanPolicy; anonymous: LabLimits }): LabSessions {
+  const sessions = new Map<string, LabSessionState>();
+  const state = (session: string): LabSessionState => {
+    let lab = sessions.get(session);
+    if (lab) {
+      // Most recently fed last, so the first entry is the one to forget.
+      sessions.delete(session);
+    } else {
+      lab = createLabSessionState();
+      if (sessions.size >= options.maxSessions) sessions.delete(sessions.keys().next().value!);
+    }
+    sessions.set(session, lab);
+    return lab;
+  };
+  return {
+    observe(session, input) {
+      const lab = state(session);
+      const observation = observationFromHit({
+        hit: input.hit,
+        method: input.method,
+        path: input.path,
+        operationId: input.operationId,
+        status: input.status,
+        forced: input.forced,
+        ...(input.deprecatedSunset !== undefined ? { deprecatedSunset: input.deprecatedSunset } : {}),
+        anonymousLimits: options.anonymous,
+        ...(input.display !== undefined ? { display: input.display } : {}),
+        previousRequestAtMs: lab.clients[input.hit.client]?.lastAtMs ?? null,
+      });
+      observeLab(lab, observation, input.pathTemplate);
+    },
+    report(session, clock) {
+      return buildLabReport(sessions.get(session) ?? createLabSessionState(), { session, clock, banPolicy: options.banPolicy });
+    },
+    reset(session) {
+      sessions.delete(session);
+    },
+    state,
+  };
+}
