@@ -13,6 +13,7 @@ import type { MockRequest } from './types.js';
 import type { LabSessions } from './lab-sessions.js';
 import type { LabReport } from '../lab/lab-types.js';
 import { labReportJunit } from '../lab/lab-report.js';
+import { toExportLine } from '../lab/replay-input.js';
 
 /** The control functions, the same ones `/__mock/*` serves, on one session. */
 export interface MockControls {
@@ -182,7 +183,20 @@ export const controlRoutes = [
     path: '/__mock/requests',
     name: 'requests',
     run: (runtime, session) => runtime.store.requests(session, runtime.baseNow()),
-    http: (result) => ({ status: 200, body: result }),
+    async http(result, runtime, session, query) {
+      const format = query.get('format');
+      if (format === null || format === 'json') return { status: 200, body: result };
+      if (format !== 'jsonl') throw new HttpError('invalid_control_request', `Unknown requests format ${JSON.stringify(format.slice(0, 40))}; formats: json, jsonl`);
+      // The export for `petstore-mock replay`: one line per API request, each client under a stable
+      // pseudonym with its plan and limits, never a key (the controls are not replayed).
+      const lines: string[] = [];
+      for (const entry of await runtime.store.recordedRequests(session, runtime.baseNow())) {
+        const fields = entry.replay;
+        if (fields === undefined) continue;
+        lines.push(toExportLine({ timeMs: entry.timeMs, method: entry.method, ...fields, plan: entry.plan, status: entry.status, code: entry.code, operationId: entry.operationId }));
+      }
+      return { status: 200, body: lines.length === 0 ? '' : `${lines.join('\n')}\n`, contentType: 'application/jsonl; charset=utf-8' };
+    },
   } satisfies ControlRoute<'requests'>,
   {
     method: 'GET',

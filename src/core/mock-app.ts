@@ -16,7 +16,8 @@ import { demoKeys, parseMockConfig, type MockConfig, type MockConfigInput } from
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import type { RateDecision } from './rate-limiter.js';
 import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
-import type { RecordedRequest } from './request-log.js';
+import type { RecordedRequest, ReplayFields } from './request-log.js';
+import { maxExportBodyBytes } from '../lab/replay-input.js';
 import { createRouter } from './router.js';
 import { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, type HitInput, type HitResult, type StateStore, type StateStoreOptions } from './state-store.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
@@ -234,6 +235,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
     pathTemplate?: string;
     /** How the lab shows the client: a demo key by name. */
     display?: string;
+    /** Who sent it, for the export: the key's digest (never the key), the auth kind, the limits counted against. */
+    sender?: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>;
   }
 
   /** `path` is relative to the base path, or null when the request is outside the API. */
@@ -293,6 +296,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
       nowMs,
       ...(operation ? { pathTemplate: operation.pathTemplate } : {}),
       ...(key && credentials.kind === 'token' && demoKeyNames.has(credentials.token) ? { display: credentials.token } : {}),
+      sender: {
+        keyDigest: key && credentials.kind === 'token' ? credentials.digestHex : null,
+        auth: key ? 'key' : request.headers.authorization !== undefined ? 'invalid' : 'none',
+        limits: key ? key.limits : config.anonymous,
+      },
     });
 
     try {
@@ -472,6 +480,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const { response } = served;
       if (named !== undefined) response.headers['X-Mock-Session'] = session;
       const entry: RecordedRequest = { timeMs: served.nowMs, method: request.method.slice(0, 20), path: path.slice(0, 300), operationId: served.operationId, plan: served.plan, key: served.key, status: response.status, code: errorCodeOf(response) };
+      if (served.sender) entry.replay = replayFieldsOf(request, served.sender);
       // The log is written after the answer is decided and never delays it; a store that fails here
       // has already failed (or will fail) the requests that matter, which answer 503.
       store.appendRequest(session, entry, baseTimeMs).catch(() => {});
@@ -523,6 +532,21 @@ function pathOf(url: string): string {
   let end = rawPath.length;
   while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
   return rawPath.slice(0, end);
+}
+
+const textDecoder = new TextDecoder();
+
+/** What the export needs to replay a request (the body cut to the export's bound). */
+function replayFieldsOf(request: MockRequest, sender: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>): ReplayFields {
+  const body = request.body === null || request.bodyUnread || request.bodyTooLarge ? null : textDecoder.decode(request.body.subarray(0, maxExportBodyBytes));
+  return {
+    url: request.url.slice(0, 2_000),
+    ...sender,
+    clientAddress: request.clientAddress ?? null,
+    prefer: request.headers.prefer?.slice(0, 200) ?? null,
+    contentType: request.headers['content-type']?.slice(0, 200) ?? null,
+    body,
+  };
 }
 
 function errorCodeOf(response: MockResponse): string | null {

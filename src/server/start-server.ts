@@ -48,8 +48,11 @@ export interface RunningMockServer {
   port: number;
   app: MockApp;
   server: Server;
-  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
-  close(graceMs?: number): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish (up to `graceMs`), runs `drained` (the state is
+   * complete and the store still open: the CLI writes the lab report there), then closes the store.
+   */
+  close(graceMs?: number, drained?: () => Promise<void>): Promise<void>;
 }
 
 /**
@@ -107,8 +110,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     port: address.port,
     app,
     server,
-    close: (graceMs = 10_000) =>
-      new Promise<void>((resolve) => {
+    close: (graceMs = 10_000, drained?: () => Promise<void>) =>
+      new Promise<void>((resolve, reject) => {
+        let failure: unknown;
         closing = true;
         const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();
         const sweep = setInterval(() => server.closeIdleConnections(), 250).unref();
@@ -117,8 +121,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         NetServer.prototype.close.call(server, () => {
           clearTimeout(force);
           clearInterval(sweep);
-          // The store last: in-flight requests still needed it.
-          void app.close().catch(() => {}).then(resolve);
+          // The store last: in-flight requests and `drained` still need it.
+          void (drained ?? (async () => {}))()
+            .catch((error: unknown) => {
+              failure = error;
+            })
+            .then(() => app.close().catch(() => {}))
+            .then(() => (failure === undefined ? resolve() : reject(failure instanceof Error ? failure : new Error(String(failure)))));
         });
       }),
   };
