@@ -1,6 +1,7 @@
 import { buildLabReport, createLabSessionState, observeLab, type LabSessionState } from '../lab/lab-report.js';
 import type { LabBanPolicy, LabClockState, LabLimits, LabReport } from '../lab/lab-types.js';
 import { observationFromHit } from '../lab/response-observer.js';
+import type { RateDecision } from './rate-limiter.js';
 import type { HitResult } from './state-store.js';
 
 /**
@@ -19,6 +20,9 @@ export interface LabSessions {
   reset(session: string): void;
   /** The lab state of a session, created empty when there is none (the dashboard reads it). */
   state(session: string): LabSessionState;
+  /** The last rate decision of each judged client of a session (the dashboard's gauges), by client id. */
+  lastDecisions(session: string): ReadonlyMap<string, { decision: RateDecision; atMs: number }>;
+  readonly banPolicy: LabBanPolicy;
 }
 
 export interface LabRequestInput {
@@ -38,22 +42,30 @@ export interface LabRequestInput {
 }
 
 export function createLabSessions(options: { maxSessions: number; banPolicy: LabBanPolicy; anonymous: LabLimits }): LabSessions {
-  const sessions = new Map<string, LabSessionState>();
-  const state = (session: string): LabSessionState => {
-    let lab = sessions.get(session);
-    if (lab) {
+  interface SessionLab {
+    lab: LabSessionState;
+    // Bounded by the lab: only clients it judges get an entry.
+    last: Map<string, { decision: RateDecision; atMs: number }>;
+  }
+  const sessions = new Map<string, SessionLab>();
+  const entry = (session: string): SessionLab => {
+    let found = sessions.get(session);
+    if (found) {
       // Most recently fed last, so the first entry is the one to forget.
       sessions.delete(session);
     } else {
-      lab = createLabSessionState();
+      found = { lab: createLabSessionState(), last: new Map() };
       if (sessions.size >= options.maxSessions) sessions.delete(sessions.keys().next().value!);
     }
-    sessions.set(session, lab);
-    return lab;
+    sessions.set(session, found);
+    return found;
   };
+  const state = (session: string): LabSessionState => entry(session).lab;
   return {
+    banPolicy: options.banPolicy,
+    lastDecisions: (session) => sessions.get(session)?.last ?? new Map(),
     observe(session, input) {
-      const lab = state(session);
+      const { lab, last } = entry(session);
       const observation = observationFromHit({
         hit: input.hit,
         method: input.method,
@@ -67,9 +79,12 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
         previousRequestAtMs: lab.clients[input.hit.client]?.lastAtMs ?? null,
       });
       observeLab(lab, observation, input.pathTemplate);
+      // A banned decision reports the ban as its windows: the gauges keep the windows the client last
+      // counted against (the ban itself is the judge's banUntilMs).
+      if (lab.clients[input.hit.client] !== undefined && input.hit.decision.outcome !== 'banned') last.set(input.hit.client, { decision: input.hit.decision, atMs: input.hit.nowMs });
     },
     report(session, clock) {
-      return buildLabReport(sessions.get(session) ?? createLabSessionState(), { session, clock, banPolicy: options.banPolicy });
+      return buildLabReport(sessions.get(session)?.lab ?? createLabSessionState(), { session, clock, banPolicy: options.banPolicy });
     },
     reset(session) {
       sessions.delete(session);

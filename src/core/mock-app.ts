@@ -48,6 +48,11 @@ export interface MockAppOptions {
    * an observer that throws is logged and ignored.
    */
   observers?: RequestObserver[];
+  /**
+   * The dashboard page served at `GET /__mock/ui` (`dashboardPageResponse` of src/ui/dashboard-csp.ts).
+   * The node server gives it; MSW leaves it out (36 KB a browser bundle does not need).
+   */
+  dashboardPage?: () => { status: number; headers: Record<string, string>; body: string };
 }
 
 /** What an observer sees of one API request. */
@@ -159,6 +164,9 @@ export function createMockApp(options: MockAppOptions): MockApp {
 
   const controlRuntime: ControlRuntime = {
     lab,
+    startupKeys: auth.startupKeys,
+    demoKeyNames,
+    ...(options.dashboardPage ? { dashboardPage: options.dashboardPage } : {}),
     store,
     config,
     auth,
@@ -452,11 +460,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
           const result = await handleControlRequest(request, path, session, controlRuntime);
           const nowMs = await sessionNow(session, baseTimeMs);
           let response: MockResponse;
-          if (result.contentType === undefined) response = shaper.finish(result.status, result.body, {}, nowMs, false);
+          if (result.contentType === undefined) response = shaper.finish(result.status, result.body, { ...result.headers }, nowMs, false);
           else {
-            // Text of another type (the JUnit report, the dashboard page): sent as it is.
-            response = shaper.finish(result.status, undefined, { 'Content-Type': result.contentType }, nowMs, false);
-            response.body = String(result.body);
+            // Text already encoded (the JUnit report, the export, the dashboard and its page): sent as it is.
+            response = shaper.finish(result.status, undefined, { ...result.headers, 'Content-Type': result.contentType }, nowMs, false);
+            if (result.status === 304 || result.body === null) delete response.headers['Content-Type'];
+            response.body = result.status === 304 || result.body === null ? null : String(result.body);
           }
           served = { response, operationId: null, forced: false, hit: null, plan: 'control', key: null, nowMs };
         } else if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {

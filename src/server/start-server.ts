@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { dashboardPageResponse } from '../ui/dashboard-csp.js';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
@@ -71,7 +72,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const store =
     options.store ??
     (config.store ? await connectRedisStore({ ...config.store, logger }, mockStoreOptions({ spec, config, seed: options.seed, initialCategories: options.initialCategories })) : undefined);
-  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger, store });
+  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger, store, dashboardPage: dashboardPageResponse });
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   let closing = false;
