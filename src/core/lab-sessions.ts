@@ -8,8 +8,9 @@ import type { HitResult } from './state-store.js';
  * The rate-limit lab of each session (issue 12): what the mock keeps to judge its clients and the
  * coverage of a test run, fed after every API request and served at `GET /__mock/report`.
  *
- * The lab state is kept in this process, per session, bounded (the lab bounds its clients; at most
- * `maxSessions` sessions, the least recently fed forgotten first). With a Redis store shared by
+ * The lab state is kept in this process, per session, bounded: at most 1,000 clients judged per
+ * session, a client idle for a day and a ban forgotten, at most `maxSessions` sessions (the least
+ * recently fed forgotten first). With a Redis store shared by
  * replicas each replica judges the requests it served: the report of one replica covers its own
  * traffic (docs/decisions/012-rate-limit-lab.md).
  */
@@ -41,12 +42,27 @@ export interface LabRequestInput {
   display?: string;
 }
 
+/** Clients judged per session (each up to ~6 KB with its evidence samples); requests of clients past it are counted in the coverage only. */
+const maxClientsPerSession = 1_000;
+
 export function createLabSessions(options: { maxSessions: number; banPolicy: LabBanPolicy; anonymous: LabLimits }): LabSessions {
   interface SessionLab {
     lab: LabSessionState;
     // Bounded by the lab: only clients it judges get an entry.
     last: Map<string, { decision: RateDecision; atMs: number }>;
+    observed: number;
   }
+  // A client idle for longer than a day (and than a ban) has nothing left in the limiter either: it
+  // is forgotten (swept every 1,000 requests), so memory returns like the limiter's.
+  const idleMs = Math.max(86_400_000, options.banPolicy.durationMs);
+  const sweep = (found: SessionLab, nowMs: number) => {
+    for (const [id, client] of Object.entries(found.lab.clients)) {
+      if (client.lastAtMs + idleMs >= nowMs) continue;
+      delete found.lab.clients[id];
+      found.lab.clientCount -= 1;
+      found.last.delete(id);
+    }
+  };
   const sessions = new Map<string, SessionLab>();
   const entry = (session: string): SessionLab => {
     let found = sessions.get(session);
@@ -54,7 +70,7 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
       // Most recently fed last, so the first entry is the one to forget.
       sessions.delete(session);
     } else {
-      found = { lab: createLabSessionState(), last: new Map() };
+      found = { lab: createLabSessionState({ maxClients: maxClientsPerSession }), last: new Map(), observed: 0 };
       if (sessions.size >= options.maxSessions) sessions.delete(sessions.keys().next().value!);
     }
     sessions.set(session, found);
@@ -65,7 +81,10 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
     banPolicy: options.banPolicy,
     lastDecisions: (session) => sessions.get(session)?.last ?? new Map(),
     observe(session, input) {
-      const { lab, last } = entry(session);
+      const found = entry(session);
+      const { lab, last } = found;
+      found.observed += 1;
+      if (found.observed % 1_000 === 0) sweep(found, input.hit.nowMs);
       const observation = observationFromHit({
         hit: input.hit,
         method: input.method,
