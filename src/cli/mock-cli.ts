@@ -48,6 +48,7 @@ The API is served under /v1 (http://127.0.0.1:4010/v1). Controls, never rate lim
   GET  /__mock/keys,  POST /__mock/keys   list / add keys {"key": "k", "plan": "pro"}
   GET  /__mock/requests                   recent requests (keys masked); ?format=jsonl exports them for replay
   GET  /__mock/report                     the lab's client verdicts and coverage; ?format=junit for CI
+  GET  /__mock/ui                         the live dashboard (open it in a browser); its data: GET /__mock/dashboard
   GET  /__mock/health                     readiness
   GET  /__mock/sessions                   live sessions
 Every request and control acts on the session named by "X-Mock-Session: NAME" (default: the default one):
@@ -177,7 +178,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger);
   logger.info(`State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`);
-  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests, sessions). Ctrl+C stops.`);
+  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`);
   await stopped;
   return exitCode;
 }
