@@ -1,6 +1,6 @@
 import type { HttpHandler } from 'msw';
 import { setupWorker } from 'msw/browser';
-import { createPetstoreHandlers, type MockApp, type MockControls, type PetstoreHandlersOptions } from './handlers.js';
+import { createPetstoreHandlers, type MockApp, type MockControls, type PetstoreHandlers, type PetstoreHandlersOptions } from './handlers.js';
 
 // No fs here: the spec comes in as data (`petstore-kit/mocks/spec`, bundled at build time, or any
 // parsed document). Keep every import of this file browser-safe.
@@ -15,6 +15,10 @@ export interface PetstoreWorker {
   controls: MockControls;
   app: MockApp;
   handlers: HttpHandler[];
+  /** The rate-limit lab's report (client verdicts and coverage) of the session. */
+  report: PetstoreHandlers['report'];
+  /** Throws when a client broke a rule or a listed situation was never served (see `createPetstoreHandlers`). */
+  expectWellBehaved: PetstoreHandlers['expectWellBehaved'];
 }
 
 /**
@@ -29,6 +33,6 @@ export interface PetstoreWorker {
  * controls.reset();
  */
 export function setupPetstoreWorker(options: PetstoreWorkerOptions): PetstoreWorker {
-  const { handlers, controls, app } = createPetstoreHandlers(options);
-  return { worker: setupWorker(...handlers), controls, app, handlers };
+  const { handlers, controls, app, report, expectWellBehaved } = createPetstoreHandlers(options);
+  return { worker: setupWorker(...handlers), controls, app, handlers, report, expectWellBehaved };
 }

@@ -3,6 +3,8 @@ import type { OpenApiDocument } from '../spec/openapi-types.js';
 import { compileSpec, isCompiledSpec, type CompiledSpec } from '../src/core/compiled-spec.js';
 import { createMockApp, type MockApp, type MockAppOptions, type MockControls } from '../src/core/mock-app.js';
 import type { MockRequest, MockResponse } from '../src/core/types.js';
+import { expectWellBehaved } from '../src/lab/lab-report.js';
+import type { LabReport } from '../src/lab/lab-types.js';
 
 // Browser-safe on purpose: this module (and everything it imports) must never reach node:* or
 // spec/load-spec.ts, because `petstore-kit/mocks` and `petstore-kit/mocks/browser` run in a page.
@@ -16,6 +18,7 @@ export type { Clock, Logger } from '../src/core/types.js';
 export { compileSpec } from '../src/core/compiled-spec.js';
 export { createFixedClock, systemClock } from '../src/core/clock.js';
 export { unhandledRequests, type UnhandledRequestStrategy } from './unhandled-requests.js';
+export type { LabReport, ClientReport, Verdict, CoverageReport } from '../src/lab/lab-types.js';
 
 export interface PetstoreHandlersOptions extends Omit<MockAppOptions, 'spec'> {
   /**
@@ -56,6 +59,14 @@ export interface PetstoreHandlers {
   app: MockApp;
   /** `reset()`, `advanceClock(seconds)`, `addKey({ key, plan })`, `requests()`, ... */
   controls: MockControls;
+  /** The rate-limit lab's report of the session (client verdicts and coverage), as `GET /__mock/report` serves it. */
+  report(): Promise<LabReport>;
+  /**
+   * Fails (throws one Error listing every problem) when a client of the session broke a rule
+   * (a `fail` verdict) or a listed situation (`401`, `400`, `429`, `ban`, `deprecated-call`,
+   * `window-reset`) was never served: `await expectWellBehaved({ minCoverage: ['429'] })` in a test.
+   */
+  expectWellBehaved(options?: { minCoverage?: readonly string[]; clients?: readonly string[] }): Promise<void>;
 }
 
 /**
@@ -89,7 +100,8 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
   // RegExp predicates are matched against origin + pathname; they exist in every msw 2.x (custom
   // predicate functions only arrived later), which keeps the peer range wide.
   const handlers = [http.all(target.controlPattern, resolve), http.all(target.apiPattern(app.basePath), resolve)];
-  return { handlers, app, controls };
+  const report = () => controls.report();
+  return { handlers, app, controls, report, expectWellBehaved: async (checks) => expectWellBehaved(await report(), checks) };
 }
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { defaultSpecPath, parseSpecText } from '../spec/load-spec.js';
-import { createPetstoreHandlers, type MockApp, type MockControls, type PetstoreHandlersOptions } from './handlers.js';
+import { createPetstoreHandlers, type MockApp, type MockControls, type PetstoreHandlers, type PetstoreHandlersOptions } from './handlers.js';
 
 export * from './handlers.js';
 
@@ -19,6 +19,10 @@ export interface PetstoreServer {
   controls: MockControls;
   app: MockApp;
   handlers: HttpHandler[];
+  /** The rate-limit lab's report (client verdicts and coverage) of the session. */
+  report: PetstoreHandlers['report'];
+  /** Throws when a client broke a rule or a listed situation was never served (see `createPetstoreHandlers`). */
+  expectWellBehaved: PetstoreHandlers['expectWellBehaved'];
 }
 
 /**
@@ -37,8 +41,8 @@ export interface PetstoreServer {
  */
 export function setupPetstoreServer(options: PetstoreServerOptions = {}): PetstoreServer {
   const { specPath, spec, ...rest } = options;
-  const { handlers, controls, app } = createPetstoreHandlers({ ...rest, spec: spec ?? readSpecFileSync(specPath) });
-  return { server: setupServer(...handlers), controls, app, handlers };
+  const { handlers, controls, app, report, expectWellBehaved } = createPetstoreHandlers({ ...rest, spec: spec ?? readSpecFileSync(specPath) });
+  return { server: setupServer(...handlers), controls, app, handlers, report, expectWellBehaved };
 }
 
 /** Sync so that `setupPetstoreServer()` can run at a module's top level, as MSW setups usually do. */

@@ -50,7 +50,7 @@ for (const [name, entry] of Object.entries(bins)) {
 }
 
 const libraryEntries = { index: 'src/index.ts' };
-for (const [name, entry] of Object.entries({ 'mocks/handlers': 'mocks/handlers.ts', 'mocks/node': 'mocks/node.ts', 'mocks/browser': 'mocks/browser.ts' })) {
+for (const [name, entry] of Object.entries({ 'mocks/handlers': 'mocks/handlers.ts', 'mocks/node': 'mocks/node.ts', 'mocks/browser': 'mocks/browser.ts', lab: 'src/lab/index.ts' })) {
   if (existsSync(entry)) libraryEntries[name] = entry;
 }
 await build({ ...common, entryPoints: libraryEntries, outdir: 'dist', packages: 'external', splitting: true, chunkNames: 'chunks/[name]-[hash]' });

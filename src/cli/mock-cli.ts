@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultSpecPath, readSpecFile } from '../../spec/load-spec.js';
@@ -7,10 +8,15 @@ import { createConsoleLogger } from '../server/console-logger.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
 import type { MockApp } from '../core/mock-app.js';
 import type { Logger } from '../core/types.js';
+import { missingCoverage, parseSituationList } from '../lab/coverage.js';
+import { labReportJunit } from '../lab/lab-report.js';
+import type { SituationName } from '../lab/lab-types.js';
+import { runReplayCommand } from '../lab/replay-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
 
 Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
+       petstore-mock replay FILE [options]  replay a HAR or an exported log (petstore-mock replay --help)
 
   SPEC                     OpenAPI 3.1 spec to serve, YAML or JSON (default: the kit's own Petstore spec);
                            --spec FILE says the same
@@ -27,6 +33,10 @@ Options:
       --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls
       --allow-remote-control Serve /__mock/* to non-loopback clients too
       --allowed-hosts NAME Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any)
+      --report FILE        On shutdown, write the rate-limit lab's report of the default session (client
+                           verdicts and coverage): JSON, or JUnit XML when FILE ends in .xml
+      --min-coverage LIST  On shutdown, exit 1 when a listed situation was never served
+                           (401,400,429,ban,deprecated-call,window-reset), e.g. --min-coverage 429,401,400
       --verbose            Log every request (API keys masked)
       --quiet              Print nothing but errors
       --help               Show this help
@@ -36,7 +46,9 @@ The API is served under /v1 (http://127.0.0.1:4010/v1). Controls, never rate lim
   POST /__mock/reset                      back to the seeded state
   GET  /__mock/clock, POST /__mock/clock  read / advance the virtual clock {"advanceSeconds": 60}
   GET  /__mock/keys,  POST /__mock/keys   list / add keys {"key": "k", "plan": "pro"}
-  GET  /__mock/requests                   recent requests (keys masked)
+  GET  /__mock/requests                   recent requests (keys masked); ?format=jsonl exports them for replay
+  GET  /__mock/report                     the lab's client verdicts and coverage; ?format=junit for CI
+  GET  /__mock/ui                         the live dashboard (open it in a browser); its data: GET /__mock/dashboard
   GET  /__mock/health                     readiness
   GET  /__mock/sessions                   live sessions
 Every request and control acts on the session named by "X-Mock-Session: NAME" (default: the default one):
@@ -66,6 +78,8 @@ const options = {
   'control-token': { type: 'string' },
   'allow-remote-control': { type: 'boolean' },
   'allowed-hosts': { type: 'string', multiple: true },
+  report: { type: 'string' },
+  'min-coverage': { type: 'string' },
   verbose: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -73,6 +87,7 @@ const options = {
 } as const;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));
   let values;
   let positionals: string[];
   try {
@@ -107,6 +122,15 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`petstore-mock: ${typeof port === 'string' ? port : seed}\n`);
     return 2;
   }
+  let requiredSituations: SituationName[] = [];
+  if (values['min-coverage'] !== undefined) {
+    try {
+      requiredSituations = parseSituationList(values['min-coverage']);
+    } catch (error) {
+      process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
   const logger = createConsoleLogger({ verbose: values.verbose, quiet: values.quiet });
 
   let mock;
@@ -128,11 +152,20 @@ async function main(argv: string[]): Promise<number> {
 
   // Signal handlers first: a supervisor (or a test) may send SIGTERM as soon as it reads the banner.
   let watcher: FSWatcher | undefined;
+  let exitCode = 0;
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info(`${signal}: finishing in-flight requests and stopping`);
       watcher?.close();
-      void mock.close().then(resolve);
+      void mock
+        .close(undefined, async () => {
+          exitCode = await finishLab(mock.app, values.report, requiredSituations, logger);
+        })
+        .then(resolve, (error: unknown) => {
+          logger.error(`Failed to write the lab report: ${(error as Error).message}`);
+          exitCode = 1;
+          resolve();
+        });
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
@@ -145,8 +178,28 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger);
   logger.info(`State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`);
-  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests, sessions). Ctrl+C stops.`);
+  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`);
   await stopped;
+  return exitCode;
+}
+
+/**
+ * On shutdown: writes the lab report (--report, JUnit when the name ends in .xml) and applies the
+ * --min-coverage gate (exit 1 when a listed situation was never served). The report is read after
+ * the server stopped, so it holds every request that was answered.
+ */
+async function finishLab(app: MockApp, reportPath: string | undefined, required: readonly SituationName[], logger: Logger): Promise<number> {
+  if (reportPath === undefined && required.length === 0) return 0;
+  const report = await app.controls.report();
+  if (reportPath !== undefined) {
+    await writeFile(reportPath, reportPath.toLowerCase().endsWith('.xml') ? labReportJunit(report, { requiredSituations: required }) : `${JSON.stringify(report, null, 2)}\n`);
+    logger.info(`Wrote the lab report to ${reportPath}`);
+  }
+  const missing = missingCoverage(report, required);
+  if (missing.length > 0) {
+    logger.error(`--min-coverage: never served: ${missing.join(', ')} (${report.clients.length} client${report.clients.length === 1 ? '' : 's'} seen)`);
+    return 1;
+  }
   return 0;
 }
 

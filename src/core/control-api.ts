@@ -10,6 +10,14 @@ import { decodeJsonBody } from './request-body.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { SessionInfo, SessionStats, StateStore } from './state-store.js';
 import type { MockRequest } from './types.js';
+import type { LabSessions } from './lab-sessions.js';
+import type { LabReport } from '../lab/lab-types.js';
+import { labReportJunit } from '../lab/lab-report.js';
+import { toExportLine } from '../lab/replay-input.js';
+import type { DashboardSnapshot } from '../lab/lab-types.js';
+import { buildDashboardSnapshot } from './dashboard-snapshot.js';
+import { dashboardResponse, parseRecentLimit } from '../ui/dashboard-endpoint.js';
+import type { StartupKey } from './components/auth.js';
 
 /** The control functions, the same ones `/__mock/*` serves, on one session. */
 export interface MockControls {
@@ -30,6 +38,10 @@ export interface MockControls {
   health(): Promise<HealthState>;
   /** The live sessions, most recently seen first (the default one always). */
   sessions(): Promise<SessionInfo[]>;
+  /** The rate-limit lab's report of the session (`GET /__mock/report`): client verdicts and coverage. */
+  report(): Promise<LabReport>;
+  /** What the dashboard shows of the session (`GET /__mock/dashboard`): clients with windows and bans, recent requests, coverage. */
+  dashboard(input?: { limit?: number }): Promise<DashboardSnapshot>;
 }
 
 export interface HealthState extends SessionStats {
@@ -53,6 +65,25 @@ export interface ControlRuntime {
   baseNow(): number;
   /** Called after a session's reset (the app restarts its fake-data sequence). */
   afterReset(session: string): void;
+  /** The rate-limit lab of every session. */
+  lab: LabSessions;
+  /** The keys accepted at start and the public demo key names (the dashboard lists unused keys, demo keys by name). */
+  startupKeys: readonly StartupKey[];
+  demoKeyNames: ReadonlySet<string>;
+  /**
+   * The dashboard page (`GET /__mock/ui`), given by the node server only: the page is 36 KB the MSW
+   * browser bundle does not need. Without it the route answers 404 saying where the page is.
+   */
+  dashboardPage?: () => { status: number; headers: Record<string, string>; body: string };
+}
+
+/** What a control answers over HTTP: a JSON body, or text of another type (`contentType` set, `body` a string). */
+export interface ControlAnswer {
+  status: number;
+  body: unknown;
+  contentType?: string;
+  /** More response headers (the dashboard's ETag, the page's Content-Security-Policy). */
+  headers?: Record<string, string>;
 }
 
 interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
@@ -65,10 +96,11 @@ interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
   /** Runs the control; `input` is already validated. */
   run(runtime: ControlRuntime, session: string, input: any): Promise<Awaited<ReturnType<MockControls[Name]>>>;
   /** The HTTP answer of a result. */
-  http(result: Awaited<ReturnType<MockControls[Name]>>, runtime: ControlRuntime, session: string): Promise<{ status: number; body: unknown }> | { status: number; body: unknown };
+  http(result: Awaited<ReturnType<MockControls[Name]>>, runtime: ControlRuntime, session: string, query: URLSearchParams, request?: MockRequest): Promise<ControlAnswer> | ControlAnswer;
 }
 
 const AdvanceClockSchema = z.strictObject({ advanceSeconds: z.number().finite().min(0).max(10 * 365 * 86_400) });
+const DashboardSchema = z.strictObject({ limit: z.int().min(1).max(10_000).optional() });
 const AddKeySchema = z.strictObject({
   key: z.string().min(1).max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
   plan: z.string().min(1).max(64).optional(),
@@ -168,7 +200,20 @@ export const controlRoutes = [
     path: '/__mock/requests',
     name: 'requests',
     run: (runtime, session) => runtime.store.requests(session, runtime.baseNow()),
-    http: (result) => ({ status: 200, body: result }),
+    async http(result, runtime, session, query) {
+      const format = query.get('format');
+      if (format === null || format === 'json') return { status: 200, body: result };
+      if (format !== 'jsonl') throw new HttpError('invalid_control_request', `Unknown requests format ${JSON.stringify(format.slice(0, 40))}; formats: json, jsonl`);
+      // The export for `petstore-mock replay`: one line per API request, each client under a stable
+      // pseudonym with its plan and limits, never a key (the controls are not replayed).
+      const lines: string[] = [];
+      for (const entry of await runtime.store.recordedRequests(session, runtime.baseNow())) {
+        const fields = entry.replay;
+        if (fields === undefined) continue;
+        lines.push(toExportLine({ timeMs: entry.timeMs, method: entry.method, ...fields, plan: entry.plan, status: entry.status, code: entry.code, operationId: entry.operationId }));
+      }
+      return { status: 200, body: lines.length === 0 ? '' : `${lines.join('\n')}\n`, contentType: 'application/jsonl; charset=utf-8' };
+    },
   } satisfies ControlRoute<'requests'>,
   {
     method: 'GET',
@@ -191,10 +236,40 @@ export const controlRoutes = [
       },
     }),
   } satisfies ControlRoute<'sessions'>,
+  {
+    method: 'GET',
+    path: '/__mock/report',
+    name: 'report',
+    async run(runtime, session) {
+      return runtime.lab.report(session, await clockOf(runtime, session));
+    },
+    http(result, _runtime, _session, query) {
+      const format = query.get('format');
+      if (format === null || format === 'json') return { status: 200, body: result };
+      if (format === 'junit') return { status: 200, body: labReportJunit(result), contentType: 'application/xml; charset=utf-8' };
+      throw new HttpError('invalid_control_request', `Unknown report format ${JSON.stringify(format.slice(0, 40))}; formats: json, junit`);
+    },
+  } satisfies ControlRoute<'report'>,
+  {
+    method: 'GET',
+    path: '/__mock/dashboard',
+    name: 'dashboard',
+    input: DashboardSchema,
+    async run(runtime, session, input: z.infer<typeof DashboardSchema> | undefined) {
+      return buildDashboardSnapshot(runtime, session, await clockOf(runtime, session), input?.limit ?? 10_000);
+    },
+    http(result, _runtime, _session, query, request) {
+      const answer = dashboardResponse(result, request?.headers['if-none-match']);
+      return { status: answer.status, body: answer.status === 304 ? null : answer.body, contentType: answer.headers['Content-Type'] ?? 'application/json; charset=utf-8', headers: answer.headers };
+    },
+  } satisfies ControlRoute<'dashboard'>,
 ] as const;
 
+/** The dashboard page: served apart from the table (no token, and it is no control function). */
+const dashboardPagePath = '/__mock/ui';
+
 type AnyRoute = (typeof controlRoutes)[number];
-const routeList = controlRoutes.map((route) => `${route.method} ${route.path}`);
+const routeList = [...controlRoutes.map((route) => `${route.method} ${route.path}`), 'GET /__mock/ui'];
 
 function validate(route: AnyRoute, input: unknown): unknown {
   if (!('input' in route) || route.input === undefined) return undefined;
@@ -226,7 +301,8 @@ export function createControls(runtime: ControlRuntime, session: string): MockCo
  * Serves `/__mock/*` for the caller's session: never counted against rate limits; refused to
  * non-loopback clients unless allowed, and guarded by a token when one is configured.
  */
-export async function handleControlRequest(request: MockRequest, path: string, session: string, runtime: ControlRuntime): Promise<{ status: number; body: unknown }> {
+export async function handleControlRequest(request: MockRequest, path: string, session: string, runtime: ControlRuntime): Promise<ControlAnswer> {
+  if (path === dashboardPagePath) return dashboardPage(request, runtime);
   assertControlAccess(request, runtime.config);
   if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
   const route = controlRoutes.find((candidate) => candidate.path === path && candidate.method === request.method);
@@ -237,9 +313,32 @@ export async function handleControlRequest(request: MockRequest, path: string, s
     }
     throw new HttpError('not_found', `No control at ${path.slice(0, 200)}; controls: ${routeList.join(', ')}`);
   }
-  const input = 'input' in route ? decodeControlBody(request) : undefined;
+  const questionMark = request.url.indexOf('?');
+  const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
+  const input = 'input' in route ? (route.method === 'GET' ? inputFromQuery(route.path, query) : decodeControlBody(request)) : undefined;
   const result = await (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
-  return (route.http as (r: unknown, rt: ControlRuntime, s: string) => Promise<{ status: number; body: unknown }> | { status: number; body: unknown })(result, runtime, session);
+  return (route.http as (r: unknown, rt: ControlRuntime, s: string, q: URLSearchParams, m: MockRequest) => Promise<ControlAnswer> | ControlAnswer)(result, runtime, session, query, request);
+}
+
+/** The input of a GET control, from its query (`GET /__mock/dashboard?limit=N`). */
+function inputFromQuery(path: string, query: URLSearchParams): unknown {
+  if (path !== '/__mock/dashboard' || !query.has('limit')) return {};
+  const parsed = parseRecentLimit(query.get('limit'));
+  if (!parsed.ok) throw new HttpError('validation_failed', parsed.message);
+  return { limit: parsed.limit };
+}
+
+/**
+ * `GET /__mock/ui`: the controls' loopback, Host and Origin checks, but no token (a navigation
+ * cannot send one, and the page holds no data: it asks for the token before it reads anything).
+ */
+function dashboardPage(request: MockRequest, runtime: ControlRuntime): ControlAnswer {
+  assertControlAccess(request, runtime.config, { token: false });
+  if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError('method_not_allowed', `${request.method.slice(0, 20)} is not allowed on ${dashboardPagePath}; allowed: GET`, { Allow: 'GET' });
+  if (!runtime.dashboardPage) throw new HttpError('not_found', `The dashboard page is served by the mock server (petstore-mock, startMockServer), not by this transport; GET /__mock/dashboard gives its data`);
+  const page = runtime.dashboardPage();
+  const { 'Content-Type': contentType, ...headers } = page.headers;
+  return { status: page.status, body: page.body, contentType: contentType ?? 'text/html; charset=utf-8', headers };
 }
 
 /** Would the controls serve this caller (address, Host, Origin, token)? Checks only; counts nothing. */
@@ -252,7 +351,7 @@ export function controlAccessAllowed(request: MockRequest, config: MockConfig): 
   }
 }
 
-function assertControlAccess(request: MockRequest, config: MockConfig): void {
+function assertControlAccess(request: MockRequest, config: MockConfig, checks: { token: boolean } = { token: true }): void {
   // `clientAddress` undefined is a caller in the same process or page (MSW, a test): trusted, and
   // with no Host to speak of (a browser's fetch never exposes it).
   if (request.clientAddress !== undefined) {
@@ -266,7 +365,7 @@ function assertControlAccess(request: MockRequest, config: MockConfig): void {
     const badOrigin = originRefusal(request.headers.origin, config.allowedHosts);
     if (badOrigin !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badOrigin}`);
   }
-  if (config.controlToken !== undefined) {
+  if (checks.token && config.controlToken !== undefined) {
     const sent = request.headers['x-mock-control-token'];
     // Digests have one length, so the comparison does not even reveal the token's length.
     if (sent === undefined || !constantTimeEqual(sha256(encoder.encode(sent)), sha256(encoder.encode(config.controlToken)))) {

@@ -234,6 +234,10 @@ class MemoryStore implements StateStore {
     return this.#session(sessionName, baseTimeMs).log.entries();
   }
 
+  async recordedRequests(sessionName: string, baseTimeMs: number): Promise<RecordedRequest[]> {
+    return this.#session(sessionName, baseTimeMs).log.recorded();
+  }
+
   async stats(sessionName: string, baseTimeMs: number): Promise<SessionStats> {
     const session = this.#session(sessionName, baseTimeMs);
     const { dropped, ...categories } = session.categories.stats();

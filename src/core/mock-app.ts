@@ -11,11 +11,13 @@ import { controlAccessAllowed, createControls, handleControlRequest, type Contro
 import { createDataGenerator, type DataGenerator } from './data-generator.js';
 import { HttpError } from './errors.js';
 import { createMemoryStore } from './memory-store.js';
-import { parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
+import { createLabSessions, type LabSessions } from './lab-sessions.js';
+import { demoKeys, parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import type { RateDecision } from './rate-limiter.js';
 import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
-import type { RecordedRequest } from './request-log.js';
+import type { RecordedRequest, ReplayFields } from './request-log.js';
+import { maxExportBodyBytes } from '../lab/replay-input.js';
 import { createRouter } from './router.js';
 import { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, type HitInput, type HitResult, type StateStore, type StateStoreOptions } from './state-store.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
@@ -46,6 +48,11 @@ export interface MockAppOptions {
    * an observer that throws is logged and ignored.
    */
   observers?: RequestObserver[];
+  /**
+   * The dashboard page served at `GET /__mock/ui` (`dashboardPageResponse` of src/ui/dashboard-csp.ts).
+   * The node server gives it; MSW leaves it out (36 KB a browser bundle does not need).
+   */
+  dashboardPage?: () => { status: number; headers: Record<string, string>; body: string };
 }
 
 /** What an observer sees of one API request. */
@@ -147,13 +154,25 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const startedAt = baseClock.now();
   let dropsLogged = false;
   let evictionsLogged = false;
+  // The demo keys are public: the lab shows them by name, every other key masked.
+  const demoKeyNames = new Set(config.demoKeys ? demoKeys.map((entry) => entry.key) : []);
+  const lab: LabSessions = createLabSessions({
+    maxSessions: store.options.maxSessions + 1,
+    banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
+    anonymous: config.anonymous,
+  });
 
   const controlRuntime: ControlRuntime = {
+    lab,
+    startupKeys: auth.startupKeys,
+    demoKeyNames,
+    ...(options.dashboardPage ? { dashboardPage: options.dashboardPage } : {}),
     store,
     config,
     auth,
     baseNow: () => baseClock.now(),
     afterReset: (session) => {
+      lab.reset(session);
       // The fake-data sequence starts over with the default session (it is shared by all sessions).
       if (session === defaultSessionName) {
         data.reset();
@@ -200,6 +219,18 @@ export function createMockApp(options: MockAppOptions): MockApp {
   }
   let deprecationHeaders = deprecationHeadersOf(spec);
 
+  /** The sunset (ISO, or null when none is set) of each deprecated operation, for the lab. */
+  function sunsetsOf(spec: CompiledSpec): Map<string, string | null> {
+    const sunsets = new Map<string, string | null>();
+    for (const operation of spec.operations) {
+      if (!operation.deprecated) continue;
+      const sunset = config.deprecation[operation.operationId]?.sunset ?? operation.deprecation?.sunset;
+      sunsets.set(operation.operationId, sunset === undefined ? null : new Date(Date.parse(sunset)).toISOString());
+    }
+    return sunsets;
+  }
+  let deprecatedSunsets = sunsetsOf(spec);
+
   interface Served {
     response: MockResponse;
     operationId: string | null;
@@ -208,6 +239,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
     plan: string;
     key: string | null;
     nowMs: number;
+    /** The matched operation's path in the spec (for the lab's coverage). */
+    pathTemplate?: string;
+    /** How the lab shows the client: a demo key by name. */
+    display?: string;
+    /** Who sent it, for the export: the key's digest (never the key), the auth kind, the limits counted against. */
+    sender?: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>;
   }
 
   /** `path` is relative to the base path, or null when the request is outside the API. */
@@ -265,6 +302,13 @@ export function createMockApp(options: MockAppOptions): MockApp {
       plan: key?.plan ?? 'anonymous',
       key: key ? key.masked : credentials.kind === 'token' ? auth.masked(credentials.token) : null,
       nowMs,
+      ...(operation ? { pathTemplate: operation.pathTemplate } : {}),
+      ...(key && credentials.kind === 'token' && demoKeyNames.has(credentials.token) ? { display: credentials.token } : {}),
+      sender: {
+        keyDigest: key && credentials.kind === 'token' ? credentials.digestHex : null,
+        auth: key ? 'key' : request.headers.authorization !== undefined ? 'invalid' : 'none',
+        limits: key ? key.limits : config.anonymous,
+      },
     });
 
     try {
@@ -368,6 +412,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const nextRoute = createRouter(compiled.operations);
       const nextDeprecationHeaders = deprecationHeadersOf(compiled);
       spec = compiled;
+      deprecatedSunsets = sunsetsOf(compiled);
       basePath = compiled.basePath;
       route = nextRoute;
       deprecationHeaders = nextDeprecationHeaders;
@@ -414,7 +459,15 @@ export function createMockApp(options: MockAppOptions): MockApp {
           // No CORS on the controls: other websites must not drive them through the developer's browser.
           const result = await handleControlRequest(request, path, session, controlRuntime);
           const nowMs = await sessionNow(session, baseTimeMs);
-          served = { response: shaper.finish(result.status, result.body, {}, nowMs, false), operationId: null, forced: false, hit: null, plan: 'control', key: null, nowMs };
+          let response: MockResponse;
+          if (result.contentType === undefined) response = shaper.finish(result.status, result.body, { ...result.headers }, nowMs, false);
+          else {
+            // Text already encoded (the JUnit report, the export, the dashboard and its page): sent as it is.
+            response = shaper.finish(result.status, undefined, { ...result.headers, 'Content-Type': result.contentType }, nowMs, false);
+            if (result.status === 304 || result.body === null) delete response.headers['Content-Type'];
+            response.body = result.status === 304 || result.body === null ? null : String(result.body);
+          }
+          served = { response, operationId: null, forced: false, hit: null, plan: 'control', key: null, nowMs };
         } else if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
           // CORS preflight: browsers send it without credentials, so it is neither authenticated nor
           // counted; it still reports the caller's anonymous budget, like every response under /v1.
@@ -436,10 +489,29 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const { response } = served;
       if (named !== undefined) response.headers['X-Mock-Session'] = session;
       const entry: RecordedRequest = { timeMs: served.nowMs, method: request.method.slice(0, 20), path: path.slice(0, 300), operationId: served.operationId, plan: served.plan, key: served.key, status: response.status, code: errorCodeOf(response) };
+      if (served.sender) entry.replay = replayFieldsOf(request, served.sender);
       // The log is written after the answer is decided and never delays it; a store that fails here
       // has already failed (or will fail) the requests that matter, which answer 503.
       store.appendRequest(session, entry, baseTimeMs).catch(() => {});
       if (logger.verbose) logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${session === defaultSessionName ? '' : `session ${session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
+      if (served.hit !== null && served.plan !== 'control') {
+        try {
+          const operationId = served.operationId;
+          lab.observe(session, {
+            hit: served.hit,
+            method: entry.method,
+            path: entry.path,
+            operationId,
+            ...(served.pathTemplate !== undefined ? { pathTemplate: served.pathTemplate } : {}),
+            status: response.status,
+            forced: served.forced,
+            ...(operationId !== null && deprecatedSunsets.has(operationId) ? { deprecatedSunset: deprecatedSunsets.get(operationId)! } : {}),
+            ...(served.display !== undefined ? { display: served.display } : {}),
+          });
+        } catch (error) {
+          logger.error(`The rate-limit lab failed to observe a request: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
       if (observers.length > 0 && served.plan !== 'control') {
         const event: RequestEvent = { session, nowMs: served.nowMs, request, response, operationId: served.operationId, forced: served.forced, hit: served.hit };
         for (const observer of observers) {
@@ -469,6 +541,21 @@ function pathOf(url: string): string {
   let end = rawPath.length;
   while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
   return rawPath.slice(0, end);
+}
+
+const textDecoder = new TextDecoder();
+
+/** What the export needs to replay a request (the body cut to the export's bound). */
+function replayFieldsOf(request: MockRequest, sender: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>): ReplayFields {
+  const body = request.body === null || request.bodyUnread || request.bodyTooLarge ? null : textDecoder.decode(request.body.subarray(0, maxExportBodyBytes));
+  return {
+    url: request.url.slice(0, 2_000),
+    ...sender,
+    clientAddress: request.clientAddress ?? null,
+    prefer: request.headers.prefer?.slice(0, 200) ?? null,
+    contentType: request.headers['content-type']?.slice(0, 200) ?? null,
+    body,
+  };
 }
 
 function errorCodeOf(response: MockResponse): string | null {

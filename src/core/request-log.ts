@@ -12,8 +12,31 @@ export interface RequestLogEntry {
   code: string | null;
 }
 
+/**
+ * What the export (`GET /__mock/requests?format=jsonl`, for `petstore-mock replay`) needs besides the
+ * log line: never the key itself, only its SHA-256 digest (the export turns it into a pseudonym).
+ */
+export interface ReplayFields {
+  /** The request target with its query. */
+  url: string;
+  /** SHA-256 hex of a valid key; null otherwise. */
+  keyDigest: string | null;
+  clientAddress: string | null;
+  auth: 'key' | 'invalid' | 'none';
+  limits: { perMinute: number; perDay: number };
+  prefer: string | null;
+  contentType: string | null;
+  /** The body as text, cut to the export's bound. */
+  body: string | null;
+}
+
 /** An entry as recorded: the time stays a number until someone reads the log (the hot path). */
-export type RecordedRequest = Omit<RequestLogEntry, 'time'> & { timeMs: number };
+export type RecordedRequest = Omit<RequestLogEntry, 'time'> & { timeMs: number; replay?: ReplayFields };
+
+/** The public log line of a recorded entry (the replay fields stay for the export). */
+export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRequest): RequestLogEntry {
+  return { time: new Date(timeMs).toISOString(), ...entry };
+}
 
 /**
  * A fixed-size ring buffer: the newest `capacity` entries, oldest first. Memory never grows past it.
@@ -37,7 +60,12 @@ export class RequestLog {
 
   entries(): RequestLogEntry[] {
     const ordered = this.#items.length < this.#capacity ? this.#items : [...this.#items.slice(this.#next), ...this.#items.slice(0, this.#next)];
-    return ordered.map(({ timeMs, ...entry }) => ({ time: new Date(timeMs).toISOString(), ...entry }));
+    return ordered.map(publicLogEntry);
+  }
+
+  /** The entries as recorded, oldest first (the export reads their replay fields). */
+  recorded(): RecordedRequest[] {
+    return this.#items.length < this.#capacity ? [...this.#items] : [...this.#items.slice(this.#next), ...this.#items.slice(0, this.#next)];
   }
 
   clear(): void {

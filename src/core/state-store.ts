@@ -58,6 +58,8 @@ export interface StateStore {
   appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): Promise<void>;
   /** The session's request log, oldest first, as `GET /__mock/requests` serves it. */
   requests(session: string, baseTimeMs: number): Promise<RequestLogEntry[]>;
+  /** The same log as recorded, with the fields the export needs (`GET /__mock/requests?format=jsonl`). */
+  recordedRequests(session: string, baseTimeMs: number): Promise<RecordedRequest[]>;
 
   /** The session's bounded data against its bounds, and what the bounds dropped since the last reset (`GET /__mock/health`). */
   stats(session: string, baseTimeMs: number): Promise<SessionStats>;

@@ -7,11 +7,9 @@ import { createTestApp, request } from '../core/test-helpers.js';
 import { buildLabReport, createLabSessionState, observeLab } from './lab-report.js';
 import type { LabReport, Verdict } from './lab-types.js';
 import { observeExchange } from './response-observer.js';
+import { scriptedClients as clients, type RetryPolicy } from '../../test/support/lab-scripted-clients.js';
 
 const banPolicy = { enabled: true, threshold: 10, durationMs: 900_000 };
-
-/** Given the attempt number (0 for the first retry) and the Retry-After just received, how long to wait (ms), or null to give up. */
-type RetryPolicy = (attempt: number, retryAfterSeconds: number) => number | null;
 
 /**
  * A client of demo-free (60 a minute) that calls GET /v1/pets/1 once (deprecated), then sends a request
@@ -46,55 +44,6 @@ async function runClient(policy: RetryPolicy, maxRetries = 40): Promise<LabRepor
 function outcomes(report: LabReport): Record<string, Verdict['outcome']> {
   return Object.fromEntries(report.clients[0]!.verdicts.map((verdict) => [verdict.rule, verdict.outcome]));
 }
-
-/** A seeded generator (mulberry32): the jitter is the same on every run. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const clients: { name: string; policy: () => RetryPolicy; expected: Record<string, Verdict['outcome']> }[] = [
-  {
-    name: 'honours Retry-After',
-    policy: () => (_attempt, retryAfter) => retryAfter * 1000,
-    expected: { 'retry-after-honoured': 'pass', 'backoff-growing': 'not-exercised', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
-  },
-  {
-    name: 'retries at once',
-    policy: () => () => 0,
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
-  },
-  {
-    name: 'retries every second',
-    policy: () => () => 1000,
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
-  },
-  {
-    name: 'exponential backoff starting below Retry-After',
-    policy: () => (attempt) => 1000 * 2 ** attempt,
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'pass', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
-  },
-  {
-    name: 'exponential backoff with jitter (seeded)',
-    policy: () => {
-      const random = seededRandom(42);
-      // "Equal jitter": half the step fixed, half random, so each wait still exceeds the one before.
-      return (attempt) => Math.round(1000 * 2 ** attempt * (1 + random() * 0.5));
-    },
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'pass', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
-  },
-  {
-    name: 'hammers until banned',
-    policy: () => () => 100,
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
-  },
-];
 
 describe('scripted clients against a real in-memory mock', () => {
   for (const client of clients) {

@@ -5,7 +5,7 @@ import { assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '.
 import { HttpError } from '../core/errors.js';
 import type { Limits } from '../core/mock-config.js';
 import { windowsOf, type RateDecision } from '../core/rate-limiter.js';
-import type { RecordedRequest, RequestLogEntry } from '../core/request-log.js';
+import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/request-log.js';
 import {
   assertSessionName,
   assertStoreOptions,
@@ -749,10 +749,14 @@ class RedisStore implements StateStore {
   async requests(session: string, baseTimeMs: number): Promise<RequestLogEntry[]> {
     const reply = (await this.#run(session, baseTimeMs, scripts.requests, [], [])) as string[];
     const entries: RequestLogEntry[] = [];
-    for (let index = reply.length - 1; index >= 0; index -= 1) {
-      const { timeMs, ...entry } = JSON.parse(reply[index]!) as RecordedRequest;
-      entries.push({ time: new Date(timeMs).toISOString(), ...entry });
-    }
+    for (let index = reply.length - 1; index >= 0; index -= 1) entries.push(publicLogEntry(JSON.parse(reply[index]!) as RecordedRequest));
+    return entries;
+  }
+
+  async recordedRequests(session: string, baseTimeMs: number): Promise<RecordedRequest[]> {
+    const reply = (await this.#run(session, baseTimeMs, scripts.requests, [], [])) as string[];
+    const entries: RecordedRequest[] = [];
+    for (let index = reply.length - 1; index >= 0; index -= 1) entries.push(JSON.parse(reply[index]!) as RecordedRequest);
     return entries;
   }
 

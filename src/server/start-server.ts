@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { dashboardPageResponse } from '../ui/dashboard-csp.js';
 import { Server as NetServer, type AddressInfo } from 'node:net';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
@@ -48,8 +49,11 @@ export interface RunningMockServer {
   port: number;
   app: MockApp;
   server: Server;
-  /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes. */
-  close(graceMs?: number): Promise<void>;
+  /**
+   * Stops accepting, lets in-flight requests finish (up to `graceMs`), runs `drained` (the state is
+   * complete and the store still open: the CLI writes the lab report there), then closes the store.
+   */
+  close(graceMs?: number, drained?: () => Promise<void>): Promise<void>;
 }
 
 /**
@@ -70,7 +74,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const ownedStore =
     options.store === undefined && config.store ? await connectRedisStore({ ...config.store, logger }, mockStoreOptions({ spec, config, seed: options.seed, initialCategories: options.initialCategories })) : undefined;
   const store = options.store ?? ownedStore;
-  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger, store });
+  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger, store, dashboardPage: dashboardPageResponse });
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   let closing = false;
@@ -109,8 +113,9 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     port: address.port,
     app,
     server,
-    close: (graceMs = 10_000) =>
-      new Promise<void>((resolve) => {
+    close: (graceMs = 10_000, drained?: () => Promise<void>) =>
+      new Promise<void>((resolve, reject) => {
+        let failure: unknown;
         closing = true;
         const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();
         const sweep = setInterval(() => server.closeIdleConnections(), 250).unref();
@@ -119,9 +124,14 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
         NetServer.prototype.close.call(server, () => {
           clearTimeout(force);
           clearInterval(sweep);
-          // The store last: in-flight requests still needed it.
-          if (ownedStore) void ownedStore.close().catch(() => {}).then(() => resolve());
-          else resolve();
+          // The store last: in-flight requests and `drained` still need it. Only a store this function
+          // connected is closed; the default memory store stays readable (what was created can be inspected).
+          void (drained ?? (async () => {}))()
+            .catch((error: unknown) => {
+              failure = error;
+            })
+            .then(() => ownedStore?.close().catch(() => {}))
+            .then(() => (failure === undefined ? resolve() : reject(failure instanceof Error ? failure : new Error(String(failure)))));
         });
       }),
   };

@@ -3,14 +3,15 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it, type TestContext } from 'vitest';
+import { startMockServer } from '../../src/server/start-server.js';
 import { FakeDashboardServer } from '../../src/ui/fake-dashboard-server.js';
 
 // The dashboard page (/__mock/ui) in Debian's Chromium through playwright-core, launched exactly as
-// msw-example.test.ts does. The page runs against src/ui/fake-dashboard-server.ts until the lab's
-// real /__mock/dashboard is wired into the core; the steps only need a base URL and real API traffic
-// (sendTraffic below: GET /v1/categories with a bearer key), so re-pointing them at a running
-// startMockServer is a change of `target`, not of the steps. Steps that need something only the
-// fake can script (10,000 log entries at once, an injected 500) say so.
+// msw-example.test.ts does, against the REAL running mock (startMockServer): real API traffic
+// (sendTraffic below: GET /v1/categories with a bearer key) drives a key into a 429 and a ban, and
+// the page's buttons call the real controls. Only the failure-injection test runs against
+// src/ui/fake-dashboard-server.ts: a healthy mock cannot be told to answer its dashboard with a 500
+// or with broken JSON.
 
 const projectRoot = resolve(import.meta.dirname, '../..');
 const outputDir = join(projectRoot, 'test-output');
@@ -20,19 +21,41 @@ const missingReason = 'Chromium is not installed (`command -v chromium` found no
 let browser: Browser | undefined;
 const open: { context: BrowserContext; target: DashboardTarget; watch: PageWatch }[] = [];
 
-/**
- * What the steps need from a mock: its origin and a way to stop it. To run them against the real
- * mock, start `startMockServer` here instead (with the same ban policy: 10 refusals, 900 s) and leave
- * `fake` undefined; the steps marked fake-only then need traffic instead of a script.
- */
+/** What the steps need from a mock: its origin and a way to stop it; `fake` only for the failure-injection test. */
 interface DashboardTarget {
   origin: string;
   close(): Promise<void>;
   fake: FakeDashboardServer | undefined;
 }
 
-async function startTarget(options: { controlToken?: string } = {}): Promise<DashboardTarget> {
-  const fake = await FakeDashboardServer.start(options);
+/**
+ * The real mock on 127.0.0.1 (the default ban policy: 10 refusals, 900 s) with one configured key
+ * besides the demo keys, never used by the steps (shown masked, `used: false`).
+ */
+async function startTarget(options: { controlToken?: string; requestLogSize?: number; keys?: { key: string; limits: { perMinute: number; perDay: number } }[] } = {}): Promise<DashboardTarget> {
+  const mock = await startMockServer({
+    port: 0,
+    seed: 1,
+    config: {
+      keys: [{ key: 'sk-team-7f3a9c21', plan: 'pro' }, ...(options.keys ?? [])],
+      ...(options.controlToken !== undefined ? { controlToken: options.controlToken } : {}),
+      ...(options.requestLogSize !== undefined ? { requestLogSize: options.requestLogSize } : {}),
+    },
+  });
+  let closed = false;
+  return {
+    origin: mock.origin,
+    fake: undefined,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await mock.close(1_000);
+    },
+  };
+}
+
+async function startFakeTarget(): Promise<DashboardTarget> {
+  const fake = await FakeDashboardServer.start({});
   let closed = false;
   return {
     origin: fake.origin,
@@ -154,7 +177,7 @@ it('shows every key with both windows, then a 429 and a ban appear, and advancin
   expect(await gaugeText(tab, 'demo-free', 'day')).toBe('40 / 1000');
   expect(await card(tab, 'demo-free').getAttribute('data-used')).toBe('true');
   expect(await card(tab, 'demo-free').locator('.gauge[data-window="minute"] .gauge-reset').textContent()).toMatch(/^resets in (1 min 00 s|\d+ s)$/);
-  expect(await tab.locator('article.client-card[data-client^="anonymous "]').count()).toBe(1);
+  await expect.poll(() => tab.locator('article.client-card[data-client^="anonymous "]').count()).toBe(1);
   await expect.poll(() => tab.locator('#log-viewport').getAttribute('data-total')).toBe('43');
 
   // Past 60 per minute: a 429, the gauge says full, the log and the coverage show it.
@@ -195,12 +218,14 @@ it('shows every key with both windows, then a 429 and a ban appear, and advancin
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute')).toBe('1 / 60');
   await shot(tab, '05-after-ban');
 
-  // Reset asks for a confirmation, then wipes the session.
+  // Reset asks for a confirmation, then wipes the session (the mock keeps the session's clock).
+  const offsetBeforeReset = await tab.locator('#clock-offset').textContent();
   await tab.locator('#reset-button').click();
   expect(await tab.locator('#reset-button').textContent()).toBe('Confirm: reset session default');
   await tab.locator('#reset-button').click();
   await expect.poll(() => card(tab, 'demo-free').getAttribute('data-used')).toBe('false');
-  expect(await tab.locator('#clock-offset').textContent()).toBe('none');
+  expect(await gaugeText(tab, 'demo-free', 'minute')).toBe('0 / 60');
+  expect(await tab.locator('#clock-offset').textContent()).toBe(offsetBeforeReset);
 
   // Every control call was a same-origin POST to the existing routes with a JSON body.
   const controls = watch.sent.filter((request) => request.method === 'POST');
@@ -367,9 +392,12 @@ it('stops polling while the tab is hidden and says so, then catches up at once w
 
 it('renders 10,000 log entries in under a second, keeping only the visible rows in the DOM', async (context) => {
   requireBrowser(context);
-  const target = await startTarget();
-  // Fake-only shortcut: 10,000 entries at once (against the real mock, send them as traffic).
-  target.fake?.fillRecent(10_000);
+  // 10,000 real requests (loopback, 25 at a time): 9,000 served, then 1,000 refused with 429. The
+  // log keeps 10,200 entries: the page's own polls are logged too (as controls, never shown).
+  const target = await startTarget({ requestLogSize: 10_200, keys: [{ key: 'sk-load-0123456789', limits: { perMinute: 9_000, perDay: 1_000_000 } }] });
+  for (let sent = 0; sent < 10_000; sent += 25) {
+    await Promise.all(Array.from({ length: 25 }, () => sendTraffic(target.origin, { key: 'sk-load-0123456789', count: 1 })));
+  }
   const { tab } = await openDashboard(target);
   await expect.poll(() => tab.locator('#log-viewport').getAttribute('data-total')).toBe('10000');
   // Measured in the page with performance.now(): JSON decode + DOM update + layout of the snapshot.
@@ -383,17 +411,17 @@ it('renders 10,000 log entries in under a second, keeping only the visible rows 
   await expect.poll(() => tab.locator('.vt-body .vt-row[aria-rowindex="5002"]').count()).toBe(1);
   expect(await tab.locator('.vt-body .vt-row').count()).toBeLessThan(100);
 
-  // The filter narrows the 10,000 at once.
+  // The filter narrows the 10,000 at once (the 1,000 refusals, and any row whose time has "429" in it).
   await tab.getByLabel('Filter').fill('429');
-  await expect.poll(() => tab.locator('#log-count').textContent()).toBe('(1000 of 10000)');
+  await expect.poll(async () => Number(/^\((\d+) of 10000\)$/.exec((await tab.locator('#log-count').textContent()) ?? '')?.[1] ?? 0)).toBeGreaterThanOrEqual(1000);
   await shot(tab, '09-10000-entries');
   console.info(`dashboard: 10,000 log entries decoded, rendered and laid out in ${renderMs} ms`);
 });
 
 it('shows one clear line when the mock fails, keeps the last figures and recovers with backoff', async (context) => {
   requireBrowser(context);
-  const target = await startTarget();
-  if (!target.fake) context.skip('injected failures need the fake dashboard server');
+  // The one test on the fake server: a healthy mock cannot be made to fail its dashboard on demand.
+  const target = await startFakeTarget();
   await sendTraffic(target.origin, { key: 'demo-free', count: 3 });
   const { tab } = await openDashboard(target);
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute')).toBe('3 / 60');
