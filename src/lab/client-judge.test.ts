@@ -1,29 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clientVerdicts, createClientJudgeState, maxSamples, observeClient, type ClientJudgeState } from './client-judge.js';
+import { ban, obs, t0 } from './observation.fixture.js';
 import type { LabObservation, Verdict } from './lab-types.js';
-
-const t0 = Date.UTC(2026, 0, 1);
-const ban = { enabled: true, threshold: 10, durationMs: 900_000 };
-
-function obs(atSeconds: number, status: number, extra: Partial<LabObservation> = {}): LabObservation {
-  const outcome = status === 429 ? 'limited' : 'allowed';
-  return {
-    atMs: t0 + atSeconds * 1000,
-    client: 'demo-free',
-    kind: 'key',
-    plan: 'free',
-    limits: { perMinute: 60, perDay: 1000 },
-    method: 'GET',
-    path: '/v1/categories',
-    operationId: 'listCategories',
-    status,
-    outcome,
-    forced: false,
-    windowReset: false,
-    ...(status === 429 ? { retryAfterSeconds: 10 } : {}),
-    ...extra,
-  };
-}
 
 function judge(observations: LabObservation[], policy = ban): Record<string, Verdict> {
   let state: ClientJudgeState | undefined;

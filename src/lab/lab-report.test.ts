@@ -1,29 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { missingCoverage, parseSituationList } from './coverage.js';
 import { buildLabReport, createLabSessionState, expectWellBehaved, labReportJunit, observeLab, xmlEscape } from './lab-report.js';
+import { ban, obs, t0 } from './observation.fixture.js';
 import type { LabObservation } from './lab-types.js';
-
-const t0 = Date.UTC(2026, 0, 1);
-const ban = { enabled: true, threshold: 10, durationMs: 900_000 };
-
-function obs(atSeconds: number, status: number, extra: Partial<LabObservation> = {}): LabObservation {
-  return {
-    atMs: t0 + atSeconds * 1000,
-    client: 'demo-free',
-    kind: 'key',
-    plan: 'free',
-    limits: { perMinute: 60, perDay: 1000 },
-    method: 'GET',
-    path: '/v1/categories',
-    operationId: 'listCategories',
-    status,
-    outcome: status === 429 ? 'limited' : 'allowed',
-    forced: false,
-    windowReset: false,
-    ...(status === 429 ? { retryAfterSeconds: 10 } : {}),
-    ...extra,
-  };
-}
 
 function reportOf(observations: LabObservation[]) {
   const lab = createLabSessionState();

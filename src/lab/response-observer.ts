@@ -20,13 +20,7 @@ import type { LabLimits, LabObservation } from './lab-types.js';
 export function observeExchange(
   request: Pick<MockRequest, 'method' | 'url' | 'headers'>,
   response: MockResponse,
-  context: {
-    atMs: number;
-    client: string;
-    clientId?: string;
-    kind: 'key' | 'anonymous';
-    plan: string;
-    limits: LabLimits;
+  context: Pick<LabObservation, 'atMs' | 'client' | 'clientId' | 'kind' | 'plan' | 'limits'> & {
     operation: { operationId: string } | null;
     /** The client sent a request before this one (a first request always starts fresh windows). */
     seenBefore: boolean;
