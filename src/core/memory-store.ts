@@ -13,6 +13,7 @@ import {
   type CreatedCategory,
   type HitInput,
   type HitResult,
+  type ImmediateStoreCalls,
   type RuntimeKey,
   type SessionInfo,
   type SessionStats,
@@ -154,7 +155,16 @@ class MemoryStore implements StateStore {
     this.options = { ...options, seedCategories: options.seedCategories.map((category) => ({ ...category })) };
   }
 
+  readonly immediate: ImmediateStoreCalls = {
+    hit: (sessionName, input) => this.#hit(sessionName, input),
+    appendRequest: (sessionName, entry, baseTimeMs) => this.#appendRequest(sessionName, entry, baseTimeMs),
+  };
+
   async hit(sessionName: string, input: HitInput): Promise<HitResult> {
+    return this.#hit(sessionName, input);
+  }
+
+  #hit(sessionName: string, input: HitInput): HitResult {
     if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
     const session = this.#session(sessionName, input.baseTimeMs);
     const nowMs = (session.now = input.baseTimeMs + session.offsetMs);
@@ -227,6 +237,10 @@ class MemoryStore implements StateStore {
   }
 
   async appendRequest(sessionName: string, entry: RecordedRequest, baseTimeMs: number): Promise<void> {
+    this.#appendRequest(sessionName, entry, baseTimeMs);
+  }
+
+  #appendRequest(sessionName: string, entry: RecordedRequest, baseTimeMs: number): void {
     this.#session(sessionName, baseTimeMs).log.add({ ...entry });
   }
 

@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
-import { createAuthenticator, type Authenticator, type StartupKey } from './components/auth.js';
+import { createAuthenticator, type Authenticator, type Credentials, type StartupKey } from './components/auth.js';
 import { forcedResponse, type ForcedResponse } from './components/forced-response.js';
 import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './components/operations.js';
 import { createResponseShaper, type ResponseShaper } from './components/response-shaping.js';
@@ -18,7 +18,7 @@ import type { RateDecision } from './rate-limiter.js';
 import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
 import type { RecordedRequest, ReplayFields } from './request-log.js';
 import { maxExportBodyBytes } from '../lab/replay-input.js';
-import { createRouter } from './router.js';
+import { createRouter, type RouteMatch } from './router.js';
 import { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, type HitInput, type HitResult, type StateStore, type StateStoreOptions } from './state-store.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
 
@@ -85,6 +85,12 @@ export type RequestObserver = (event: RequestEvent) => void;
  */
 export interface MockApp {
   handle(request: MockRequest): Promise<MockResponse>;
+  /**
+   * The same as `handle`, answered at once when the store allows it (in memory: no promise, the
+   * same turn of the event loop), else a promise. For transports and the replay, where a promise per
+   * request is measurable; anything else calls `handle`.
+   */
+  respond(request: MockRequest): MockResponse | Promise<MockResponse>;
   readonly spec: CompiledSpec;
   readonly config: MockConfig;
   readonly basePath: string;
@@ -247,8 +253,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
     sender?: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>;
   }
 
-  /** `path` is relative to the base path, or null when the request is outside the API. */
-  async function serveApi(request: MockRequest, session: string, baseTimeMs: number, fullPath: string, path: string | null, queryString: string): Promise<Served> {
+  /**
+   * `path` is relative to the base path, or null when the request is outside the API. Answers at
+   * once when the store can (memory), else after its one round trip.
+   */
+  function serveApi(request: MockRequest, session: string, baseTimeMs: number, fullPath: string, path: string | null, queryString: string): Served | Promise<Served> {
     const credentials = auth.credentials(request.headers.authorization);
     // Everything that needs no state is judged before the one store round trip; an error found here
     // is thrown after it, in the interface's order (a 429 still wins over a 400).
@@ -275,18 +284,46 @@ export function createMockApp(options: MockAppOptions): MockApp {
       }
     }
 
+    const hitInput: HitInput = {
+      baseTimeMs,
+      clientAddress: request.clientAddress ?? 'local',
+      keyDigest: credentials.kind === 'token' ? credentials.digestHex : undefined,
+      configKey: credentials.kind === 'token' ? credentials.configKey : undefined,
+      categories: storeWork,
+    };
+    const storeFailed = (error: unknown): Served => ({
+      response: shaper.errorResponse(error, {}, baseTimeMs),
+      operationId: operation?.operationId ?? null,
+      forced: false,
+      hit: null,
+      plan: 'anonymous',
+      key: credentials.kind === 'token' ? auth.masked(credentials.token) : null,
+      nowMs: baseTimeMs,
+    });
+    const afterHit = (hit: HitResult): Served => answerAfterHit(request, hit, credentials, match, operation, pureError, forced, body, fullPath);
+    const immediate = store.immediate;
+    if (immediate === undefined) return store.hit(session, hitInput).then(afterHit, storeFailed);
     let hit: HitResult;
     try {
-      hit = await store.hit(session, {
-        baseTimeMs,
-        clientAddress: request.clientAddress ?? 'local',
-        keyDigest: credentials.kind === 'token' ? credentials.digestHex : undefined,
-        configKey: credentials.kind === 'token' ? credentials.configKey : undefined,
-        categories: storeWork,
-      });
+      hit = immediate.hit(session, hitInput);
     } catch (error) {
-      return { response: shaper.errorResponse(error, {}, baseTimeMs), operationId: operation?.operationId ?? null, forced: false, hit: null, plan: 'anonymous', key: credentials.kind === 'token' ? auth.masked(credentials.token) : null, nowMs: baseTimeMs };
+      return storeFailed(error);
     }
+    return afterHit(hit);
+  }
+
+  /** The rest of the pipeline, once the store has counted the request: pure, no more store calls. */
+  function answerAfterHit(
+    request: MockRequest,
+    hit: HitResult,
+    credentials: Credentials,
+    match: RouteMatch | null,
+    operation: CompiledOperation | undefined,
+    pureError: unknown,
+    forced: ForcedResponse | undefined,
+    body: unknown,
+    fullPath: string,
+  ): Served {
     const { decision, key, nowMs } = hit;
     if (hit.trackedClientsDropped !== undefined && !evictionsLogged) {
       evictionsLogged = true;
@@ -419,7 +456,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     },
     async needsBody(request) {
       const path = pathOf(request.url);
-      if (path === '/__mock' || path.startsWith('/__mock/')) return !request.bodyTooLarge && controlAccessAllowed(request, config);
+      if (isControlPath(path)) return !request.bodyTooLarge && controlAccessAllowed(request, config);
       const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
       if (!insideApi || request.bodyTooLarge) return false;
       const match = route(request.method, path.slice(basePath.length) || '/');
@@ -446,85 +483,126 @@ export function createMockApp(options: MockAppOptions): MockApp {
     },
     anonymousHead: (clientAddress) => anonymousHead(defaultSessionName, clientAddress, baseClock.now()),
     close: () => store.close(),
-    async handle(request) {
-      const baseTimeMs = baseClock.now();
-      const questionMark = request.url.indexOf('?');
-      const path = pathOf(request.url);
-      const named = request.headers[sessionHeader];
-      const session = named === undefined ? defaultSessionName : named;
-      let served: Served;
+    handle(request) {
       try {
-        if (!sessionNamePattern.test(session)) throw new HttpError('invalid_session', invalidSessionMessage(session));
-        if (path === '/__mock' || path.startsWith('/__mock/')) {
-          // No CORS on the controls: other websites must not drive them through the developer's browser.
-          const result = await handleControlRequest(request, path, session, controlRuntime);
-          const nowMs = await sessionNow(session, baseTimeMs);
-          let response: MockResponse;
-          if (result.contentType === undefined) response = shaper.finish(result.status, result.body, { ...result.headers }, nowMs, false);
-          else {
-            // Text already encoded (the JUnit report, the export, the dashboard and its page): sent as it is.
-            response = shaper.finish(result.status, undefined, { ...result.headers, 'Content-Type': result.contentType }, nowMs, false);
-            if (result.status === 304 || result.body === null) delete response.headers['Content-Type'];
-            response.body = result.status === 304 || result.body === null ? null : String(result.body);
-          }
-          served = { response, operationId: null, forced: false, hit: null, plan: 'control', key: null, nowMs };
-        } else if (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined) {
-          // CORS preflight: browsers send it without credentials, so it is neither authenticated nor
-          // counted; it still reports the caller's anonymous budget, like every response under /v1.
-          return {
-            status: 204,
-            headers: { ...(await anonymousHead(session, request.clientAddress, baseTimeMs)), ...shaper.cors, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
-            body: null,
-          };
-        } else {
-          const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
-          served = await serveApi(request, session, baseTimeMs, path, insideApi ? path.slice(basePath.length) || '/' : null, questionMark === -1 ? '' : request.url.slice(questionMark + 1));
-        }
+        return Promise.resolve(respond(request));
       } catch (error) {
-        const isControl = path === '/__mock' || path.startsWith('/__mock/');
-        const nowMs = error instanceof HttpError && error.code === 'invalid_session' ? baseTimeMs : await sessionNow(session, baseTimeMs);
-        served = { response: shaper.errorResponse(error, {}, nowMs, !isControl && config.cors), operationId: null, forced: false, hit: null, plan: isControl ? 'control' : 'anonymous', key: null, nowMs };
-        if (error instanceof HttpError && error.code === 'invalid_session') return served.response;
+        return Promise.reject(error);
       }
-      const { response } = served;
-      if (named !== undefined) response.headers['X-Mock-Session'] = session;
-      const entry: RecordedRequest = { timeMs: served.nowMs, method: request.method.slice(0, 20), path: path.slice(0, 300), operationId: served.operationId, plan: served.plan, key: served.key, status: response.status, code: errorCodeOf(response) };
-      if (served.sender) entry.replay = replayFieldsOf(request, served.sender);
-      // The log is written after the answer is decided and never delays it; a store that fails here
-      // has already failed (or will fail) the requests that matter, which answer 503.
-      store.appendRequest(session, entry, baseTimeMs).catch(() => {});
-      if (logger.verbose) logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${session === defaultSessionName ? '' : `session ${session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
-      if (served.hit !== null && served.plan !== 'control') {
-        try {
-          const operationId = served.operationId;
-          lab.observe(session, {
-            hit: served.hit,
-            method: entry.method,
-            path: entry.path,
-            operationId,
-            ...(served.pathTemplate !== undefined ? { pathTemplate: served.pathTemplate } : {}),
-            status: response.status,
-            forced: served.forced,
-            ...(operationId !== null && deprecatedSunsets.has(operationId) ? { deprecatedSunset: deprecatedSunsets.get(operationId)! } : {}),
-            ...(served.display !== undefined ? { display: served.display } : {}),
-          });
-        } catch (error) {
-          logger.error(`The rate-limit lab failed to observe a request: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }
-      if (observers.length > 0 && served.plan !== 'control') {
-        const event: RequestEvent = { session, nowMs: served.nowMs, request, response, operationId: served.operationId, forced: served.forced, hit: served.hit };
-        for (const observer of observers) {
-          try {
-            observer(event);
-          } catch (error) {
-            logger.error(`A request observer failed: ${error instanceof Error ? error.message : String(error)}`);
-          }
-        }
-      }
-      return response;
     },
+    respond,
   };
+
+  /** `MockApp.respond`: the pipeline, in the same turn of the event loop when the store allows. */
+  function respond(request: MockRequest): MockResponse | Promise<MockResponse> {
+    const baseTimeMs = baseClock.now();
+    const questionMark = request.url.indexOf('?');
+    const path = pathOf(request.url);
+    const named = request.headers[sessionHeader];
+    const session = named === undefined ? defaultSessionName : named;
+    if (!sessionNamePattern.test(session)) {
+      return shaper.errorResponse(new HttpError('invalid_session', invalidSessionMessage(session)), {}, baseTimeMs, !isControlPath(path) && config.cors);
+    }
+    if (isControlPath(path) || (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined)) {
+      return respondOffTheApi(request, path, session, named, baseTimeMs);
+    }
+    let served: Served | Promise<Served>;
+    try {
+      const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
+      served = serveApi(request, session, baseTimeMs, path, insideApi ? path.slice(basePath.length) || '/' : null, questionMark === -1 ? '' : request.url.slice(questionMark + 1));
+    } catch (error) {
+      served = failedServed(error, session, baseTimeMs, false);
+    }
+    return served instanceof Promise ? served.then((result) => finishServed(request, path, session, named, baseTimeMs, result)) : finishServed(request, path, session, named, baseTimeMs, served);
+  }
+
+  /** The controls and the CORS preflight: neither is counted, so neither is on the hot path. */
+  async function respondOffTheApi(request: MockRequest, path: string, session: string, named: string | undefined, baseTimeMs: number): Promise<MockResponse> {
+    let served: Served;
+    try {
+      if (isControlPath(path)) {
+        // No CORS on the controls: other websites must not drive them through the developer's browser.
+        const result = await handleControlRequest(request, path, session, controlRuntime);
+        const nowMs = await sessionNow(session, baseTimeMs);
+        let response: MockResponse;
+        if (result.contentType === undefined) response = shaper.finish(result.status, result.body, { ...result.headers }, nowMs, false);
+        else {
+          // Text already encoded (the JUnit report, the export, the dashboard and its page): sent as it is.
+          response = shaper.finish(result.status, undefined, { ...result.headers, 'Content-Type': result.contentType }, nowMs, false);
+          if (result.status === 304 || result.body === null) delete response.headers['Content-Type'];
+          response.body = result.status === 304 || result.body === null ? null : String(result.body);
+        }
+        served = { response, operationId: null, forced: false, hit: null, plan: 'control', key: null, nowMs };
+      } else {
+        // CORS preflight: browsers send it without credentials, so it is neither authenticated nor
+        // counted; it still reports the caller's anonymous budget, like every response under /v1.
+        return {
+          status: 204,
+          headers: { ...(await anonymousHead(session, request.clientAddress, baseTimeMs)), ...shaper.cors, 'Access-Control-Allow-Methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS', 'Access-Control-Allow-Headers': request.headers['access-control-request-headers'] ?? '*', 'Access-Control-Max-Age': '600' },
+          body: null,
+        };
+      }
+    } catch (error) {
+      served = await failedServed(error, session, baseTimeMs, isControlPath(path));
+    }
+    return finishServed(request, path, session, named, baseTimeMs, served);
+  }
+
+  /** An error no step turned into an answer, answered in the API's Error shape. */
+  async function failedServed(error: unknown, session: string, baseTimeMs: number, isControl: boolean): Promise<Served> {
+    const nowMs = await sessionNow(session, baseTimeMs);
+    return { response: shaper.errorResponse(error, {}, nowMs, !isControl && config.cors), operationId: null, forced: false, hit: null, plan: isControl ? 'control' : 'anonymous', key: null, nowMs };
+  }
+
+  /** What every answer goes through: the session header, the request log, the lab and the observers. */
+  function finishServed(request: MockRequest, path: string, session: string, named: string | undefined, baseTimeMs: number, served: Served): MockResponse {
+    const { response } = served;
+    if (named !== undefined) response.headers['X-Mock-Session'] = session;
+    const entry: RecordedRequest = { timeMs: served.nowMs, method: request.method.slice(0, 20), path: path.slice(0, 300), operationId: served.operationId, plan: served.plan, key: served.key, status: response.status, code: errorCodeOf(response) };
+    if (served.sender) entry.replay = replayFieldsOf(request, served.sender);
+    // The log is written after the answer is decided and never delays it; a store that fails here
+    // has already failed (or will fail) the requests that matter, which answer 503.
+    const immediate = store.immediate;
+    if (immediate === undefined) store.appendRequest(session, entry, baseTimeMs).catch(() => {});
+    else {
+      try {
+        immediate.appendRequest(session, entry, baseTimeMs);
+      } catch {
+        // As above: the answer stands.
+      }
+    }
+    if (logger.verbose) logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${session === defaultSessionName ? '' : `session ${session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
+    if (served.hit !== null && served.plan !== 'control') {
+      try {
+        const operationId = served.operationId;
+        lab.observe(session, {
+          hit: served.hit,
+          method: entry.method,
+          path: entry.path,
+          operationId,
+          ...(served.pathTemplate !== undefined ? { pathTemplate: served.pathTemplate } : {}),
+          status: response.status,
+          forced: served.forced,
+          ...(operationId !== null && deprecatedSunsets.has(operationId) ? { deprecatedSunset: deprecatedSunsets.get(operationId)! } : {}),
+          ...(served.display !== undefined ? { display: served.display } : {}),
+        });
+      } catch (error) {
+        logger.error(`The rate-limit lab failed to observe a request: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (observers.length > 0 && served.plan !== 'control') {
+      const event: RequestEvent = { session, nowMs: served.nowMs, request, response, operationId: served.operationId, forced: served.forced, hit: served.hit };
+      for (const observer of observers) {
+        try {
+          observer(event);
+        } catch (error) {
+          logger.error(`A request observer failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }
+    }
+    return response;
+  }
+
   return app;
 }
 
@@ -533,6 +611,10 @@ function invalidSessionMessage(name: string): string {
 }
 
 const noPreferences: Preferences = Object.freeze({});
+
+function isControlPath(path: string): boolean {
+  return path === '/__mock' || path.startsWith('/__mock/');
+}
 
 /** The path of a request target, query and trailing slashes removed. */
 function pathOf(url: string): string {

@@ -71,6 +71,19 @@ export interface StateStore {
 
   /** Releases connections; the store answers nothing afterwards. */
   close(): Promise<void>;
+
+  /**
+   * The request path's two calls answered at once, offered by a store whose state is in this
+   * process (memory): the core then answers a request in the same turn of the event loop, with no
+   * promise per step (issue 11: the in-memory mock must cost no more than it did before stores).
+   * Same semantics as `hit` and `appendRequest`; they throw where those reject.
+   */
+  readonly immediate?: ImmediateStoreCalls;
+}
+
+export interface ImmediateStoreCalls {
+  hit(session: string, input: HitInput): HitResult;
+  appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): void;
 }
 
 export interface StateStoreOptions {

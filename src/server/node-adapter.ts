@@ -15,8 +15,14 @@ import { silentLogger } from '../core/types.js';
  */
 interface Connection {
   queue: Pending[];
-  /** Executed, and the response not yet finished (or the socket closed). */
-  unanswered: number;
+  /**
+   * Executed responses that node may still be writing, oldest first (pruned as they finish). Only
+   * `answerAfterPending` needs to know when they are done, so only it listens for their end: a
+   * listener per response would cost every request.
+   */
+  unfinished: ServerResponse[];
+  /** Responses `answerAfterPending` waits for (their 'close' has not come yet). */
+  awaited: number;
   /** A response said `Connection: close`: nothing after it is executed, node would never write its answer. */
   closed: boolean;
   /** A request is executing (awaiting the core): the next one waits for its answer. */
@@ -69,68 +75,93 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
   const connectionOf = (socket: Socket): Connection => {
     let connection = connections.get(socket);
     if (connection === undefined) {
-      connection = { queue: [], unanswered: 0, closed: false };
+      connection = { queue: [], unfinished: [], awaited: 0, closed: false };
       connections.set(socket, connection);
     }
     return connection;
   };
 
   const settle = (connection: Connection) => {
-    if (connection.thenAnswer !== undefined && connection.queue.length === 0 && connection.unanswered === 0) {
+    if (connection.thenAnswer !== undefined && connection.queue.length === 0 && !connection.running && connection.awaited === 0) {
       const answer = connection.thenAnswer;
       connection.thenAnswer = undefined;
       answer();
     }
   };
 
+  /** `answerAfterPending` waits for this response's end ('close' follows 'finish', and comes when the socket dies first). */
+  const awaitEnd = (connection: Connection, response: ServerResponse) => {
+    connection.awaited += 1;
+    response.once('close', () => {
+      connection.awaited -= 1;
+      settle(connection);
+    });
+  };
+
   /**
    * Executes the request at the head of the queue once its body is in, then the next: one at a time
-   * per connection, so pipelined requests run, and are answered, in the order they came (the core is
-   * asynchronous: without this, a store round trip could let a later request overtake).
+   * per connection, so pipelined requests run, and are answered, in the order they came (a store
+   * round trip could otherwise let a later request overtake). With the in-memory store the core
+   * answers at once and the response is written in the same turn, like a plain node:http handler.
    */
   const pump = (socket: Socket, connection: Connection) => {
-    if (connection.running) return;
-    while (connection.queue.length > 0 && connection.queue[0]!.ready !== undefined) {
+    while (!connection.running && connection.queue.length > 0 && connection.queue[0]!.ready !== undefined) {
       const { response, ready, unread } = connection.queue.shift()!;
       if (connection.closed || response.destroyed || socket.destroyed) continue;
+      let answer: MockResponse | Promise<MockResponse>;
+      try {
+        answer = app.respond(ready!);
+      } catch (error) {
+        answer = Promise.reject(error);
+      }
+      if (!(answer instanceof Promise)) {
+        writeAnswer(socket, connection, response, answer, unread);
+        continue;
+      }
       connection.running = true;
-      connection.unanswered += 1;
-      const answered = () => {
-        connection.unanswered -= 1;
-        settle(connection);
-      };
-      // 'close' follows 'finish', and also comes when the socket dies first: one listener counts both.
-      response.once('close', answered);
-      const respond = (result: MockResponse) => {
-        connection.running = false;
-        if (!response.destroyed && !socket.destroyed) {
-          if (unread || isClosing()) {
-            // The last answer on this connection: node closes it after writing this one.
-            connection.closed = true;
-            response.shouldKeepAlive = false;
-            if (unread) result.headers.Connection = 'close';
-          }
-          write(response, result, logger);
-          // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
-          if (!response.shouldKeepAlive) connection.closed = true;
-          // The rest of an unread body may still be arriving: give the answer time to leave, then drop it.
-          if (unread) response.once('finish', () => setTimeout(() => socket.destroy(), 50).unref());
-        }
-        pump(socket, connection);
-      };
-      app.handle(ready!).then(respond, (error: unknown) => {
-        // The core turns every failure into an answer; this is the last line of defence.
-        logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        respond({ status: 500, headers: {}, body: JSON.stringify({ code: 'internal_error', message: 'The mock failed to handle this request; see its log', status: 500 }) });
-      });
+      answer.then(
+        (result) => {
+          connection.running = false;
+          writeAnswer(socket, connection, response, result, unread);
+          pump(socket, connection);
+        },
+        (error: unknown) => {
+          // The core turns every failure into an answer; this is the last line of defence.
+          logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+          connection.running = false;
+          writeAnswer(socket, connection, response, { status: 500, headers: {}, body: JSON.stringify({ code: 'internal_error', message: 'The mock failed to handle this request; see its log', status: 500 }) }, unread);
+          pump(socket, connection);
+        },
+      );
       return;
     }
     settle(connection);
   };
 
+  const writeAnswer = (socket: Socket, connection: Connection, response: ServerResponse, result: MockResponse, unread: boolean | undefined) => {
+    if (response.destroyed || socket.destroyed) return;
+    if (unread || isClosing()) {
+      // The last answer on this connection: node closes it after writing this one.
+      connection.closed = true;
+      response.shouldKeepAlive = false;
+      if (unread) result.headers.Connection = 'close';
+    }
+    write(response, result, logger);
+    // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
+    if (!response.shouldKeepAlive) connection.closed = true;
+    // The rest of an unread body may still be arriving: give the answer time to leave, then drop it.
+    if (unread) response.once('finish', () => setTimeout(() => socket.destroy(), 50).unref());
+    if (connection.thenAnswer !== undefined) awaitEnd(connection, response);
+    else if (!response.writableFinished) {
+      const { unfinished } = connection;
+      while (unfinished.length > 0 && (unfinished[0]!.writableFinished || unfinished[0]!.destroyed)) unfinished.shift();
+      unfinished.push(response);
+    }
+  };
+
   const receive = (request: IncomingMessage, response: ServerResponse, expectsContinue: boolean) => {
-    request.on('error', () => request.destroy());
-    response.on('error', () => response.destroy());
+    // No 'error' listeners here: an IncomingMessage emits 'error' only to listeners (readBodyOf adds
+    // one), and the response is written once, checked, so node has no error to give it.
     const socket = request.socket;
     const connection = connectionOf(socket);
     // After a Connection: close answer, node never writes another one on this socket: run nothing.
@@ -167,6 +198,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
   const readBodyOf = (request: IncomingMessage, base: Omit<MockRequest, 'body'>, declaredLength: number | undefined, done: (ready: MockRequest, unread?: boolean) => void) => {
     if (declaredLength === undefined && base.headers['transfer-encoding'] === undefined) return done({ ...base, body: null });
 
+    request.on('error', () => request.destroy());
     const chunks: Buffer[] = [];
     let received = 0;
     let finished = false;
@@ -198,6 +230,8 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       const firstIncomplete = connection.queue.findIndex((pending) => pending.ready === undefined && !pending.incoming.complete);
       if (firstIncomplete !== -1) connection.queue.length = firstIncomplete;
       connection.thenAnswer = answer;
+      for (const response of connection.unfinished) if (!response.writableFinished && !response.destroyed) awaitEnd(connection, response);
+      connection.unfinished.length = 0;
       pump(socket, connection);
     },
   };

@@ -1,0 +1,48 @@
+/**
+ * The body of `bench/core-bench.ts` (bundled, then run with plain node): for each bench case,
+ * `app.handle` in a loop with a bounded number in flight, timed by process CPU time.
+ */
+import { parseArgs } from 'node:util';
+import { readSpecFile } from '../../spec/load-spec.js';
+import { createMockApp } from '../../src/core/mock-app.js';
+import { parseMockConfig } from '../../src/core/mock-config.js';
+import { parse as parseYaml } from 'yaml';
+import type { MockRequest } from '../../src/core/types.js';
+import { benchCases, benchConfigYaml, caseIds, exhaustedKey } from './cases.js';
+
+const { values } = parseArgs({ options: { requests: { type: 'string' }, cases: { type: 'string' }, spec: { type: 'string' } } });
+const total = Number(values.requests ?? 200_000);
+const chosen = (values.cases?.split(',') ?? caseIds) as typeof caseIds;
+const spec = await readSpecFile(values.spec);
+const encoder = new TextEncoder();
+
+for (const caseId of chosen) {
+  const app = createMockApp({ spec, config: parseMockConfig(parseYaml(benchConfigYaml)) });
+  const probe = benchCases[caseId].request('mock');
+  const headers: Record<string, string> = { host: '127.0.0.1:4010', 'user-agent': 'bench', ...probe.headers };
+  if (probe.body !== undefined) headers['content-length'] = String(probe.body.length);
+  const request = (): MockRequest => ({ method: probe.method, url: probe.path, headers: { ...headers }, body: probe.body === undefined ? null : encoder.encode(probe.body), clientAddress: '127.0.0.1' });
+  if (caseId === '429') await app.handle({ method: 'GET', url: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` }, body: null, clientAddress: '127.0.0.1' });
+  const check = await app.handle(request());
+  if (check.status !== benchCases[caseId].expectedStatus) throw new Error(`${caseId}: expected ${benchCases[caseId].expectedStatus}, got ${check.status} ${check.body}`);
+  const run = async (count: number) => {
+    // 100 in flight, like the HTTP bench's 100 connections.
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        next += 1;
+        await app.handle(request());
+      }
+    };
+    await Promise.all(Array.from({ length: 100 }, worker));
+  };
+  await run(Math.min(total, 50_000));
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+  await run(total);
+  const wall = performance.now() - wall0;
+  const cpu = process.cpuUsage(cpu0);
+  const usPerRequest = (cpu.user + cpu.system) / total;
+  process.stdout.write(`${benchCases[caseId].label.padEnd(9)} ${usPerRequest.toFixed(2).padStart(7)} us CPU/request, ${((total / wall) * 1000).toFixed(0).padStart(8)} req/s in-process (${total.toLocaleString('en')} requests)\n`);
+  await app.close();
+}
