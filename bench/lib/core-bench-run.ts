@@ -31,7 +31,10 @@ for (const caseId of chosen) {
     const worker = async () => {
       while (next < count) {
         next += 1;
-        await app.handle(request());
+        // respond() answers at once with the in-memory store: the cost measured is the core's alone.
+        const answer = app.respond(request());
+        if (answer instanceof Promise) await answer;
+        else if ((next & 63) === 0) await null;
       }
     };
     await Promise.all(Array.from({ length: 100 }, worker));

@@ -246,9 +246,9 @@ export function createMockApp(options: MockAppOptions): MockApp {
     key: string | null;
     nowMs: number;
     /** The matched operation's path in the spec (for the lab's coverage). */
-    pathTemplate?: string;
+    pathTemplate?: string | undefined;
     /** How the lab shows the client: a demo key by name. */
-    display?: string;
+    display?: string | undefined;
     /** Who sent it, for the export: the key's digest (never the key), the auth kind, the limits counted against. */
     sender?: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>;
   }
@@ -331,20 +331,21 @@ export function createMockApp(options: MockAppOptions): MockApp {
     }
     // Every response gets its own fresh headers object, so the steps below add to it in place.
     const headers = shaper.rateLimitHeaders(decision, nowMs);
+    // One object shape for every answer (no spreads): this runs on every request.
     const served = (response: MockResponse, isForced = false): Served => ({
       response,
-      operationId: operation?.operationId ?? null,
+      operationId: operation === undefined ? null : operation.operationId,
       forced: isForced,
       hit,
-      plan: key?.plan ?? 'anonymous',
-      key: key ? key.masked : credentials.kind === 'token' ? auth.masked(credentials.token) : null,
+      plan: key === null ? 'anonymous' : key.plan,
+      key: key !== null ? key.masked : credentials.kind === 'token' ? auth.masked(credentials.token) : null,
       nowMs,
-      ...(operation ? { pathTemplate: operation.pathTemplate } : {}),
-      ...(key && credentials.kind === 'token' && demoKeyNames.has(credentials.token) ? { display: credentials.token } : {}),
+      pathTemplate: operation === undefined ? undefined : operation.pathTemplate,
+      display: key !== null && credentials.kind === 'token' && demoKeyNames.has(credentials.token) ? credentials.token : undefined,
       sender: {
-        keyDigest: key && credentials.kind === 'token' ? credentials.digestHex : null,
-        auth: key ? 'key' : request.headers.authorization !== undefined ? 'invalid' : 'none',
-        limits: key ? key.limits : config.anonymous,
+        keyDigest: key !== null && credentials.kind === 'token' ? credentials.digestHex : null,
+        auth: key !== null ? 'key' : request.headers.authorization !== undefined ? 'invalid' : 'none',
+        limits: key !== null ? key.limits : config.anonymous,
       },
     });
 
@@ -580,11 +581,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
           method: entry.method,
           path: entry.path,
           operationId,
-          ...(served.pathTemplate !== undefined ? { pathTemplate: served.pathTemplate } : {}),
+          pathTemplate: served.pathTemplate,
           status: response.status,
           forced: served.forced,
-          ...(operationId !== null && deprecatedSunsets.has(operationId) ? { deprecatedSunset: deprecatedSunsets.get(operationId)! } : {}),
-          ...(served.display !== undefined ? { display: served.display } : {}),
+          deprecatedSunset: operationId === null ? undefined : deprecatedSunsets.get(operationId),
+          display: served.display,
         });
       } catch (error) {
         logger.error(`The rate-limit lab failed to observe a request: ${error instanceof Error ? error.message : String(error)}`);

@@ -276,6 +276,8 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
 }
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
+  // node joins repeated request headers into one string, except set-cookie: only then is a copy needed.
+  if (headers['set-cookie'] === undefined) return headers as Record<string, string | undefined>;
   const out: Record<string, string | undefined> = {};
   for (const name in headers) {
     const value = headers[name];

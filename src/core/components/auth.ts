@@ -37,6 +37,10 @@ export interface Authenticator {
   masked(token: string): string;
 }
 
+const missingCredentials: Credentials = Object.freeze({ kind: 'none', failure: 'Missing API key; send Authorization: Bearer <API_KEY>' });
+const maxCachedHeaders = 1_024;
+const maxCachedHeaderLength = 512;
+
 export function createAuthenticator(config: MockConfig): Authenticator {
   const keys = new KeyRegistry();
   const demoKeyNames = new Set(demoKeys.map((entry) => entry.key));
@@ -49,16 +53,32 @@ export function createAuthenticator(config: MockConfig): Authenticator {
   }));
   for (const entry of startupKeys) keys.set(entry.key, entry.plan, entry.limits);
 
+  const readCredentials = (header: string): Credentials => {
+    const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
+    if (!match) return { kind: 'none', failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
+    if (match[1]!.toLowerCase() !== 'bearer') return { kind: 'none', failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>` };
+    const token = match[2]!;
+    const { digestHex, entry } = keys.lookup(token);
+    return { kind: 'token', token, digestHex, configKey: entry };
+  };
+  // A client sends the same header on every request: reading it once saves a SHA-256 per request
+  // (the largest part of the 401 and 429 paths). Bounded in entries and in header length; the
+  // config and demo keys never change, so a cached answer never goes stale.
+  const recent = new Map<string, Credentials>();
+
   return {
     startupKeys,
     credentials(header) {
-      if (header === undefined) return { kind: 'none', failure: 'Missing API key; send Authorization: Bearer <API_KEY>' };
-      const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
-      if (!match) return { kind: 'none', failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
-      if (match[1]!.toLowerCase() !== 'bearer') return { kind: 'none', failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>` };
-      const token = match[2]!;
-      const { digestHex, entry } = keys.lookup(token);
-      return { kind: 'token', token, digestHex, configKey: entry };
+      if (header === undefined) return missingCredentials;
+      let credentials = recent.get(header);
+      if (credentials === undefined) {
+        credentials = readCredentials(header);
+        if (header.length <= maxCachedHeaderLength) {
+          if (recent.size >= maxCachedHeaders) recent.delete(recent.keys().next().value!);
+          recent.set(header, credentials);
+        }
+      }
+      return credentials;
     },
     configKey: (key) => keys.find(key),
     configKeys: () => keys.list(),
