@@ -1,82 +1,12 @@
 #!/usr/bin/env node
 /**
  * `npx tsx bench/replay-bench.ts [--requests N] [--runs N]`: how long `petstore-mock replay` takes for
- * N recorded requests (default 100,000; the target is under 5 s on the 2-core CI machine): the
- * JSON-lines export is generated (a mix of clients, plans, statuses, a burst into a ban, anonymous
- * traffic, the deprecated operation), then parsed, replayed against a fresh in-memory mock, reported
- * and drawn. Prints each phase and the total; the best run counts (the others show the spread).
+ * N recorded requests (default 100,000; the target is under 5 s on the 2-core CI machine). The work
+ * is in `lib/replay-bench-run.ts`, bundled as the `petstore-mock` bin is.
  */
-import { performance } from 'node:perf_hooks';
-import { parseArgs } from 'node:util';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
-import { readSpecFile } from '../spec/load-spec.js';
-import { compileSpec } from '../src/core/compiled-spec.js';
-import { parseMockConfig } from '../src/core/mock-config.js';
-import { labReportJunit } from '../src/lab/lab-report.js';
-import { replayAgainstMockApp } from '../src/lab/replay-command.js';
-import { parseReplayInput, toExportLine } from '../src/lab/replay-input.js';
-import { renderTimelineSvg } from '../src/lab/timeline-svg.js';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runBundled } from './lib/run-bundled.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string' }, runs: { type: 'string' } } });
-const total = Number(values.requests ?? 100_000);
-const runs = Number(values.runs ?? 3);
-if (!Number.isSafeInteger(total) || total < 1 || !Number.isSafeInteger(runs) || runs < 1) {
-  process.stderr.write('replay-bench: --requests and --runs must be positive whole numbers\n');
-  process.exit(2);
-}
-
-const config = parseMockConfig({});
-const plans = config.plans;
-const clients = [
-  ...Array.from({ length: 40 }, (_, index) => ({ key: `bench-key-${index}`, plan: (['free', 'pro', 'business'] as const)[index % 3]! })),
-];
-
-/** Deterministic traffic: a request every 40 ms on average, round-robin with bursts. */
-function generate(count: number): string {
-  const start = Date.UTC(2026, 5, 1, 9);
-  const lines: string[] = [];
-  const digests = clients.map((client) => bytesToHex(sha256(new TextEncoder().encode(client.key))));
-  let time = start;
-  for (let index = 0; index < count; index += 1) {
-    time += index % 1000 < 200 ? 5 : 40;
-    const slot = index % 50;
-    const common = { timeMs: time, status: 200, code: null, prefer: null, contentType: null, body: null };
-    if (slot >= 40) {
-      lines.push(toExportLine({ ...common, method: 'GET', url: '/v1/store/orders', clientAddress: `10.0.${slot}.1`, auth: 'none', plan: 'anonymous', limits: config.anonymous, operationId: 'listStoreOrders' }));
-      continue;
-    }
-    const client = clients[slot]!;
-    const kind = index % 23;
-    const base = { ...common, keyDigest: digests[slot]!, auth: 'key' as const, plan: client.plan, limits: plans[client.plan]! };
-    if (kind === 0) lines.push(toExportLine({ ...base, method: 'GET', url: '/v1/pets/3', operationId: 'getPetById' }));
-    else if (kind === 1) lines.push(toExportLine({ ...base, method: 'POST', url: '/v1/categories', operationId: 'createCategory', contentType: 'application/json', body: `{"name":"category ${index}"}` }));
-    else if (kind === 2) lines.push(toExportLine({ ...base, method: 'GET', url: '/v1/categories', operationId: 'listCategories', prefer: 'code=429' }));
-    else lines.push(toExportLine({ ...base, method: 'GET', url: '/v1/categories', operationId: 'listCategories' }));
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-const text = generate(total);
-const spec = compileSpec(await readSpecFile());
-process.stdout.write(`replay-bench: ${total.toLocaleString('en')} recorded requests (${(text.length / 1e6).toFixed(1)} MB of JSON lines), ${runs} runs\n`);
-let best = Number.POSITIVE_INFINITY;
-for (let run = 1; run <= runs; run += 1) {
-  const t0 = performance.now();
-  const requests = parseReplayInput(text, { plans });
-  const t1 = performance.now();
-  const result = await replayAgainstMockApp(requests, config, spec, 'bench');
-  const t2 = performance.now();
-  const report = JSON.stringify(result.report);
-  const junit = labReportJunit(result.report);
-  const svg = renderTimelineSvg(result.timeline);
-  const t3 = performance.now();
-  const totalMs = t3 - t0;
-  best = Math.min(best, totalMs);
-  process.stdout.write(
-    `run ${run}: parse ${(t1 - t0).toFixed(0)} ms, replay ${(t2 - t1).toFixed(0)} ms, report+junit+svg ${(t3 - t2).toFixed(0)} ms ` +
-      `(${(report.length / 1024).toFixed(0)} KiB + ${(junit.length / 1024).toFixed(0)} KiB + ${(svg.length / 1024).toFixed(0)} KiB): total ${(totalMs / 1000).toFixed(2)} s; ` +
-      `statuses ${JSON.stringify(result.byStatus)}\n`,
-  );
-}
-process.stdout.write(`replay of ${total.toLocaleString('en')} requests: best ${(best / 1000).toFixed(2)} s (target < 5 s)\n`);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+process.exitCode = await runBundled(root, 'bench/lib/replay-bench-run.ts', process.argv.slice(2));

@@ -1,6 +1,6 @@
 /**
  * The body of `bench/core-bench.ts` (bundled, then run with plain node): for each bench case,
- * `app.handle` in a loop with a bounded number in flight, timed by process CPU time.
+ * `app.respond` in a loop (100 in flight when the store is asynchronous), timed by process CPU time.
  */
 import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';

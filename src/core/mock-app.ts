@@ -351,10 +351,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
 
     try {
       if (decision.outcome === 'banned') {
-        throw new HttpError('key_banned', `Too many requests after a 429: ${key ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`);
+        return served(shaper.refusal('key_banned', `Too many requests after a 429: ${key ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`, headers, nowMs));
       }
       if (decision.outcome === 'limited') {
-        throw new HttpError('rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`);
+        return served(shaper.refusal('rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`, headers, nowMs));
       }
       if (match === null) throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}; the API is served under ${basePath}`);
       if (match.kind === 'not-found') throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}`);
@@ -363,7 +363,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       }
       const operationHeaders = deprecationHeaders.get(match.operation.operationId);
       if (operationHeaders) Object.assign(headers, operationHeaders);
-      if (match.operation.requiresAuth && !key) throw new HttpError('unauthorized', credentials.kind === 'none' ? credentials.failure : 'Invalid API key');
+      if (match.operation.requiresAuth && !key) return served(shaper.refusal('unauthorized', credentials.kind === 'none' ? credentials.failure : 'Invalid API key', headers, nowMs));
       if (pureError !== undefined) throw pureError;
       if (forced) {
         if (forced.status === 429) Object.assign(headers, spentHeaders(decision, nowMs));

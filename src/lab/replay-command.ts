@@ -126,7 +126,8 @@ export async function replayAgainstMockApp(requests: Parameters<typeof replay>[0
       const app = createMockApp({ spec, config, clock, seed: 1 });
       route = createRouter(app.spec.operations);
       basePath = app.basePath;
-      return { handle: (request) => app.handle(request), addKey: (input) => app.controls.addKey(input) };
+      // respond(): the in-memory mock answers at once, so a replay awaits nothing per request.
+      return { handle: (request) => app.respond(request), addKey: (input) => app.controls.addKey(input) };
     },
     operationOf(method, path) {
       if (!route || (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))) return null;

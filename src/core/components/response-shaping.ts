@@ -1,4 +1,4 @@
-import { HttpError } from '../errors.js';
+import { errorCatalogue, HttpError, type ErrorBody, type ErrorCode } from '../errors.js';
 import type { MockConfig } from '../mock-config.js';
 import { ietfRateLimitHeaders, rateLimitHeaders as xRateLimitHeaders, type RateDecision } from '../rate-limiter.js';
 import { StoreUnavailableError, TooManySessionsError } from '../state-store.js';
@@ -24,6 +24,8 @@ export interface ResponseShaper {
   rateLimitHeaders(decision: RateDecision, nowMs: number): Record<string, string>;
   finish(status: number, body: unknown, headers: Record<string, string>, nowMs: number, withCors?: boolean): MockResponse;
   errorResponse(error: unknown, headers: Record<string, string>, nowMs: number, withCors?: boolean): MockResponse;
+  /** The Error answer of `code`, built without an Error object: for the refusals on the hot path (401, 429). */
+  refusal(code: ErrorCode, message: string, headers: Record<string, string>, nowMs: number): MockResponse;
   httpDate(nowMs: number): string;
 }
 
@@ -45,6 +47,11 @@ export function createResponseShaper(config: MockConfig, logger: Logger): Respon
       if (text !== null) headers['Content-Type'] = 'application/json';
       if (withCors) Object.assign(headers, cors);
       return { status, headers, body: text };
+    },
+    refusal(code, message, headers, nowMs) {
+      const status = errorCatalogue[code].status;
+      const body: ErrorBody = { code, message, status };
+      return shaper.finish(status, body, headers, nowMs);
     },
     errorResponse(error, headers, nowMs, withCors = config.cors) {
       if (error instanceof HttpError) return shaper.finish(error.status, error.toBody(), Object.assign(headers, error.headers), nowMs, withCors);
