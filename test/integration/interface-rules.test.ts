@@ -27,7 +27,8 @@ const transports: Record<TransportName, Transport> = {
     return {
       async send(method, path, sent = {}) {
         const url = path.startsWith('/__mock') || sent.fromOrigin ? path : `${app.basePath}${path}`;
-        return fromMockResponse(await app.handle(mockRequest(method, url, sent)));
+        // A loopback client, as node:http would report a local one.
+        return fromMockResponse(await app.handle(mockRequest(method, url, sent, '127.0.0.1')));
       },
       close: () => app.close(),
     };

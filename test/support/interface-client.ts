@@ -52,8 +52,11 @@ export function requestInit(method: string, sent: Sent = {}): RequestInit {
   return { method, headers, body: body as BodyInit | undefined };
 }
 
-/** A request record for the core's `handle`, as a transport would build it. */
-export function mockRequest(method: string, url: string, sent: Sent = {}, clientAddress: string | undefined = '127.0.0.1'): MockRequest {
+/**
+ * A request record for the core's `handle`, as a transport would build it. `clientAddress`
+ * undefined is what MSW gives: a caller in the same process or page.
+ */
+export function mockRequest(method: string, url: string, sent: Sent = {}, clientAddress?: string): MockRequest {
   const { headers, body } = requestParts(sent);
   return { method, url, headers, body: body === undefined ? null : typeof body === 'string' ? encoder.encode(body) : body, clientAddress };
 }
