@@ -141,14 +141,14 @@ const categories: RuleCase[] = [
     },
   },
   {
-    name: '§4 rule 2: ids are unique, for equal names and for 100 concurrent creates',
+    name: '§4 rule 2: ids are unique, for equal names and for 200 concurrent creates',
     async run({ send }) {
       const sequential = await repeat(3, () => send('POST', '/categories', { key: 'demo-enterprise', json: { name: 'dog' } }));
-      const concurrent = await Promise.all(Array.from({ length: 100 }, (_, index) => send('POST', '/categories', { key: 'demo-enterprise', json: { name: `c${index}` } })));
+      const concurrent = await Promise.all(Array.from({ length: 200 }, (_, index) => send('POST', '/categories', { key: 'demo-enterprise', json: { name: `c${index}` } })));
       const created = [...sequential, ...concurrent];
       expect(created.map((response) => response.status)).toEqual(created.map(() => 201));
       const ids = created.map((response) => response.json.id as number);
-      expect(new Set(ids).size).toBe(103);
+      expect(new Set(ids).size).toBe(203);
       const listed = (await send('GET', '/categories', { key: 'demo-enterprise' })).json as { id: number }[];
       expect(listed.map((category) => category.id)).toEqual(expect.arrayContaining(ids));
       expect(new Set(listed.map((category) => category.id)).size).toBe(listed.length);
