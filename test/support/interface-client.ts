@@ -90,5 +90,7 @@ export function expectError(response: Received, status: number, code: string, me
 
 /** Interface §8: X-RateLimit-Limit, -Remaining and -Reset, each a non-negative integer. */
 export function expectRateLimitHeaders(response: Received): void {
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(response.headers[name], name).toMatch(/^\d+$/);
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    expect(response.headers[name], `${name} on ${response.status} ${response.text.slice(0, 120)}`).toEqual(expect.stringMatching(/^\d+$/));
+  }
 }
