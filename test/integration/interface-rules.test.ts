@@ -1,4 +1,5 @@
 import { getResponse } from 'msw';
+import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createPetstoreHandlers } from '../../mocks/handlers.js';
 import { readSpecFile } from '../../spec/load-spec.js';
@@ -8,7 +9,7 @@ import type { MockConfigInput } from '../../src/core/mock-config.js';
 import type { StateStore } from '../../src/core/state-store.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
 import { startMockServer } from '../../src/server/start-server.js';
-import { fromFetchResponse, fromMockResponse, mockRequest, requestInit } from '../support/interface-client.js';
+import { fromFetchResponse, fromMockResponse, mockRequest, requestInit, requestParts } from '../support/interface-client.js';
 import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
 import { caseConfig, caseStartMs, ruleCases, type CaseContext, type TransportName } from './interface-rules.case.js';
 
@@ -36,12 +37,17 @@ const transports: Record<TransportName, Transport> = {
   async 'node:http'(config, openStore) {
     const store = await openStore?.(config);
     const mock = await startMockServer({ port: 0, config, clock: createFixedClock(caseStartMs), seed, store });
+    // Without keep-alive every connection ends with its answer, so the graceful close finds none
+    // left to sweep and each case's server stops at once.
+    const dispatcher = new Agent({ pipelining: 0 });
     return {
       async send(method, path, sent = {}) {
         const url = path.startsWith('/__mock') || sent.fromOrigin ? `${mock.origin}${path}` : `${mock.baseUrl}${path}`;
-        return fromFetchResponse(await fetch(url, requestInit(method, sent)));
+        const { headers, body } = requestParts(sent);
+        return fromFetchResponse(await fetch(url, { method, headers, body, dispatcher }));
       },
       close: async () => {
+        await dispatcher.close();
         await mock.close(1_000);
         await store?.close();
       },

@@ -65,7 +65,14 @@ function parsed(text: string): any {
   return text === '' ? null : JSON.parse(text);
 }
 
-export async function fromFetchResponse(response: Response): Promise<Received> {
+/** What `fromFetchResponse` reads: a WHATWG Response (global fetch, MSW) or undici's own. */
+export interface FetchedResponse {
+  status: number;
+  headers: { forEach(callback: (value: string, name: string) => void): void };
+  text(): Promise<string>;
+}
+
+export async function fromFetchResponse(response: FetchedResponse): Promise<Received> {
   const text = await response.text();
   const headers: Record<string, string> = {};
   response.headers.forEach((value, name) => (headers[name] = value));
