@@ -436,6 +436,22 @@ const rateLimits: RuleCase[] = [
     },
   },
   {
+    name: '§8 one clock: after the virtual clock moves a day and a minute, Date, X-RateLimit-Reset, Retry-After and the log agree',
+    config: { keys: [{ key: 'tiny', limits: { perMinute: 1, perDay: 100 } }] },
+    async run({ send, startMs }) {
+      const movedMs = startMs + 86_460_000;
+      const moved = await send('POST', '/__mock/clock', { json: { advanceSeconds: 86_460 } });
+      expect(Date.parse(moved.headers.date!)).toBe(movedMs);
+      const served = await send('GET', '/categories', { key: 'tiny' });
+      expect(Date.parse(served.headers.date!)).toBe(movedMs);
+      expect(served.headers['x-ratelimit-reset']).toBe(String(movedMs / 1000 + 60));
+      const limited = await send('GET', '/categories', { key: 'tiny' });
+      expect(Date.parse(limited.headers.date!)).toBe(movedMs);
+      expect(Number(limited.headers['x-ratelimit-reset']) - movedMs / 1000).toBe(Number(limited.headers['retry-after']));
+      expect((await send('GET', '/__mock/requests')).json.at(-1).time).toBe(new Date(movedMs).toISOString());
+    },
+  },
+  {
     name: '§8 IETF RateLimit fields are off by default: X-RateLimit-* only',
     async run({ send }) {
       const response = await send('GET', '/categories', { key: 'demo-free' });
