@@ -2,9 +2,12 @@ import { getResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { readSpecFile } from '../spec/load-spec.js';
 import { createFixedClock } from '../src/core/clock.js';
+import { expectError, fromFetchResponse, requestInit } from '../test/support/interface-client.js';
 import { compileSpec, createPetstoreHandlers, toMockRequest, type PetstoreHandlersOptions } from './handlers.js';
 
-// The transport alone, without interception: msw's getResponse(handlers, request) resolves a
+// The MSW adapter's own concerns (which URLs it takes, the Request <-> MockRequest translation,
+// body limits while reading a stream, state per factory); the interface's rules over MSW run from
+// test/integration/interface-rules.case.ts. The transport alone, without interception: msw's getResponse(handlers, request) resolves a
 // response exactly as setupServer / setupWorker would, or undefined when no handler matches.
 
 const spec = await readSpecFile();
@@ -45,7 +48,7 @@ describe('which requests the handlers take', () => {
     for (const specOption of [spec, compileSpec(spec)]) {
       const { handlers, app } = mock({ spec: specOption, baseUrl: 'http://localhost:3000/api/v1' });
       expect(app.basePath).toBe('/api/v1');
-      const created = await getResponse(handlers, new Request('http://localhost:3000/api/v1/categories', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"dog"}' }));
+      const created = await getResponse(handlers, new Request('http://localhost:3000/api/v1/categories', requestInit('POST', { key: 'demo-pro', json: { name: 'dog' } })));
       expect(created?.status).toBe(201);
       expect(created?.headers.get('Location')).toBe('/api/v1/categories/4');
       expect(await getResponse(handlers, new Request('http://localhost:3000/v1/categories', { headers: auth }))).toBeUndefined();
@@ -75,7 +78,7 @@ describe('the translation', () => {
     const { handlers } = mock({ config: { maxBodyBytes: 16 } });
     const response = await getResponse(handlers, new Request('http://localhost/v1/categories', { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-length': '17' }, body: '{}' }));
     expect(response?.status).toBe(413);
-    expect(await response?.json()).toEqual({ code: 'payload_too_large', message: 'Request body exceeds 16 bytes', status: 413 });
+    expectError(await fromFetchResponse(response!), 413, 'payload_too_large', 'Request body exceeds 16 bytes');
   });
 
   it('answers 413 for a streamed body that grows past maxBodyBytes, and stops reading it', async () => {
@@ -96,7 +99,7 @@ describe('the translation', () => {
   it('accepts a body of exactly maxBodyBytes', async () => {
     const body = '{"name":"abcdef"}';
     const { handlers } = mock({ config: { maxBodyBytes: body.length } });
-    const response = await getResponse(handlers, new Request('http://localhost/v1/categories', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body }));
+    const response = await getResponse(handlers, new Request('http://localhost/v1/categories', requestInit('POST', { key: 'demo-pro', body, headers: { 'content-type': 'application/json' } })));
     expect(response?.status).toBe(201);
   });
 
@@ -117,7 +120,7 @@ describe('state and controls', () => {
     const first = mock();
     const second = mock();
     expect(first.controls).toBe(first.app.controls);
-    await getResponse(first.handlers, new Request('http://localhost/v1/categories', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"only-in-first"}' }));
+    await getResponse(first.handlers, new Request('http://localhost/v1/categories', requestInit('POST', { key: 'demo-pro', json: { name: 'only-in-first' } })));
     expect((await first.controls.categories()).map((category) => category.name)).toContain('only-in-first');
     expect((await second.controls.categories()).map((category) => category.name)).not.toContain('only-in-first');
     (await first.controls.reset());

@@ -1,4 +1,5 @@
 import { readSpecFile } from '../../spec/load-spec.js';
+import { fromMockResponse, mockRequest, type Received, type Sent } from '../../test/support/interface-client.js';
 import { createFixedClock, type VirtualClock } from './clock.js';
 import { createMockApp, type MockAppOptions } from './mock-app.js';
 import type { MockRequest } from './types.js';
@@ -15,27 +16,30 @@ export function createTestApp(options: Partial<MockAppOptions> = {}) {
   return Object.assign(createMockApp({ spec: specDocument, seed: 1, ...options, clock }), { clock });
 }
 
-const encoder = new TextEncoder();
+type RequestOptions = Sent & { clientAddress?: string };
 
 /**
- * Builds a MockRequest the way a transport would.
+ * Builds a MockRequest the way a transport would (the shared builder of test/support); no
+ * `clientAddress` is a caller in the same process, as under MSW.
  *
- * @example call(app, 'POST', '/v1/categories', { key: 'demo-free', json: { name: 'dog' } })
+ * @example request('POST', '/v1/categories', { key: 'demo-free', json: { name: 'dog' } })
  */
-export function request(method: string, url: string, options: { key?: string; headers?: Record<string, string>; json?: unknown; body?: string | Uint8Array; clientAddress?: string } = {}): MockRequest {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-  let body: Uint8Array | null = null;
-  if (options.json !== undefined) {
-    body = encoder.encode(JSON.stringify(options.json));
-    headers['content-type'] ??= 'application/json';
-  } else if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? encoder.encode(options.body) : options.body;
-  }
-  return { method, url, headers, body, clientAddress: options.clientAddress };
+export function request(method: string, url: string, options: RequestOptions = {}): MockRequest {
+  return mockRequest(method, url, options, options.clientAddress);
 }
 
+/** The core's answer as it is (header names as the core writes them), with the body parsed. */
 export async function call(app: ReturnType<typeof createTestApp>, ...args: Parameters<typeof request>) {
   const response = await app.handle(request(...args));
   return { ...response, json: response.body === null ? null : (JSON.parse(response.body) as any) };
+}
+
+/**
+ * One request to the core, read in the shape every transport's answer is read in (lower-case
+ * header names), so the shared assertions (`expectError`, `expectRateLimitHeaders`) apply.
+ *
+ * @example expectError(await exchange(app, 'GET', '/v1/categories'), 401, 'unauthorized')
+ */
+export async function exchange(app: ReturnType<typeof createTestApp>, method: string, url: string, options: RequestOptions = {}): Promise<Received> {
+  return fromMockResponse(await app.handle(request(method, url, options)));
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
+import { requestInit, type Sent } from '../support/interface-client.js';
 
 // The same request sequence to the node:http server and to the MSW handlers must get the same
 // answers: status, the headers that matter, and the body, byte for byte.
@@ -34,13 +35,9 @@ afterAll(async () => {
   await server.close();
 });
 
-interface Step {
+interface Step extends Sent {
   method: string;
   path: string;
-  key?: string;
-  headers?: Record<string, string>;
-  json?: unknown;
-  body?: string;
 }
 
 const comparedHeaders = [
@@ -66,17 +63,6 @@ interface Answer {
   body: string;
 }
 
-function requestParts(step: Step) {
-  const headers: Record<string, string> = { ...step.headers };
-  if (step.key) headers.authorization = `Bearer ${step.key}`;
-  let body = step.body;
-  if (step.json !== undefined) {
-    body = JSON.stringify(step.json);
-    headers['content-type'] ??= 'application/json';
-  }
-  return { method: step.method, headers, body };
-}
-
 function pick(get: (name: string) => string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name of comparedHeaders) {
@@ -87,12 +73,12 @@ function pick(get: (name: string) => string | undefined): Record<string, string>
 }
 
 async function viaNodeServer(step: Step): Promise<Answer> {
-  const response = await fetch(bypass(`${server.origin}${step.path}`, requestParts(step)));
+  const response = await fetch(bypass(`${server.origin}${step.path}`, requestInit(step.method, step)));
   return { status: response.status, headers: pick((name) => response.headers.get(name) ?? undefined), body: await response.text() };
 }
 
 async function viaMsw(step: Step): Promise<Answer> {
-  const response = await fetch(`${server.origin}${step.path}`, requestParts(step));
+  const response = await fetch(`${server.origin}${step.path}`, requestInit(step.method, step));
   return { status: response.status, headers: pick((name) => response.headers.get(name) ?? undefined), body: await response.text() };
 }
 
