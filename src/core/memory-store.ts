@@ -5,6 +5,7 @@ import type { ApiKeyEntry } from './key-registry.js';
 import { RateLimiter, type RateDecision } from './rate-limiter.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import {
+  assertClientStep,
   assertSessionName,
   assertStoreOptions,
   defaultSessionName,
@@ -16,8 +17,10 @@ import {
   type RuntimeKey,
   type SessionInfo,
   type SessionStats,
+  type SpentCounts,
   type StateStore,
   type StateStoreOptions,
+  type StoreClient,
 } from './state-store.js';
 
 interface HistoryRecord {
@@ -254,6 +257,22 @@ class MemoryStore implements StateStore {
     const sessions: SessionInfo[] = [...this.#sessions].map(([name, session]) => ({ name, lastSeenMs: session.lastSeenMs }));
     if (!this.#sessions.has(defaultSessionName)) sessions.push({ name: defaultSessionName, lastSeenMs: null });
     return sortSessions(sessions);
+  }
+
+  async setSpent(sessionName: string, client: StoreClient, spent: SpentCounts, baseTimeMs: number): Promise<void> {
+    assertClientStep(client, spent, null);
+    const session = this.#session(sessionName, baseTimeMs);
+    session.now = baseTimeMs + session.offsetMs;
+    if (client.kind === 'key') session.keyLimiter.setSpent(client.id, spent);
+    else session.anonymousLimiter.setSpent(client.address, spent);
+  }
+
+  async ban(sessionName: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }> {
+    assertClientStep(client, null, ms);
+    const session = this.#session(sessionName, baseTimeMs);
+    session.now = baseTimeMs + session.offsetMs;
+    const untilMs = client.kind === 'key' ? session.keyLimiter.banFor(client.id, ms) : session.anonymousLimiter.banFor(client.address, ms);
+    return { untilMs };
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@ import type { Limits } from '../core/mock-config.js';
 import { windowsOf, type RateDecision } from '../core/rate-limiter.js';
 import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/request-log.js';
 import {
+  assertClientStep,
   assertSessionName,
   assertStoreOptions,
   defaultSessionName,
@@ -18,8 +19,10 @@ import {
   type RuntimeKey,
   type SessionInfo,
   type SessionStats,
+  type SpentCounts,
   type StateStore,
   type StateStoreOptions,
+  type StoreClient,
 } from '../core/state-store.js';
 import { silentLogger, type Logger } from '../core/types.js';
 
@@ -262,6 +265,46 @@ end
 return { 'allowed', num(limit), num(remaining), num(reset_at), num(math.max(1, math.ceil((reset_at - now) / 1000))), num(ms), num(mc), num(ds), num(dc) }
 `;
 
+/**
+ * RateLimiter.setSpent (src/core/rate-limiter.ts), line for line. KEYS[6]: the client's bucket.
+ * ARGV: ttl, nonce, base, minute|'', day|'', historyTtl. The history fields are kept as they are.
+ */
+const setSpentScript = `${luaPrologue}
+local now = tonumber(ARGV[3]) + offset
+local f = read_bucket(KEYS[6])
+local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
+if f then
+  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
+  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
+end
+if now >= ms + ${minuteMs} then ms = now; mc = 0 end
+if now >= ds + ${dayMs} then ds = now; dc = 0 end
+if ARGV[4] ~= '' then mc = tonumber(ARGV[4]) end
+if ARGV[5] ~= '' then dc = tonumber(ARGV[5]) end
+if dc < mc then dc = mc end
+st = 0
+local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[6]))
+redis.call('SET', KEYS[6], table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
+refresh_ttl()
+return num(now)
+`;
+
+/** RateLimiter.banFor. KEYS[6]: the client's bucket. ARGV: ttl, nonce, base, durationMs, historyTtl. Returns when the ban ends. */
+const banScript = `${luaPrologue}
+local now = tonumber(ARGV[3]) + offset
+local f = read_bucket(KEYS[6])
+local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
+if f then
+  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
+  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
+end
+bu = now + tonumber(ARGV[4])
+local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[5]))
+redis.call('SET', KEYS[6], table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
+refresh_ttl()
+return num(bu)
+`;
+
 /** ARGV: ttl, nonce, maxCategories, maxCategoryBytes, fieldsJson, seedsGiven, seeds... Returns the category JSON and the dropped count, 'seed', or 'too_large' and the size. */
 const createCategoryScript = `${luaPrologue}
 local max, max_bytes = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -399,6 +442,8 @@ const scripts = {
   reset: script(resetScript),
   admit: script(admitScript),
   listSessions: script(listSessionsScript),
+  setSpent: script(setSpentScript),
+  ban: script(banScript),
 };
 
 /** The Lua sources, for the decision note and for tests that read them. */
@@ -773,6 +818,17 @@ class RedisStore implements StateStore {
     return sortSessions(sessions);
   }
 
+  async setSpent(session: string, client: StoreClient, spent: SpentCounts, baseTimeMs: number): Promise<void> {
+    assertClientStep(client, spent, null);
+    await this.#run(session, baseTimeMs, scripts.setSpent, [this.#clientBucket(session, client)], [String(baseTimeMs), spent.minute === undefined ? '' : String(spent.minute), spent.day === undefined ? '' : String(spent.day), String(this.#historyTtlMs())]);
+  }
+
+  async ban(session: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }> {
+    assertClientStep(client, null, ms);
+    const reply = await this.#run(session, baseTimeMs, scripts.ban, [this.#clientBucket(session, client)], [String(baseTimeMs), String(ms), String(this.#historyTtlMs())]);
+    return { untilMs: Number(reply) };
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -803,6 +859,10 @@ class RedisStore implements StateStore {
   /** `prefix{session}:name`: the session is the hash tag, so one script's keys share a slot. */
   #key(session: string, name: string): string {
     return `${this.#settings.prefix}{${session}}:${name}`;
+  }
+
+  #clientBucket(session: string, client: StoreClient): string {
+    return client.kind === 'key' ? this.#key(session, `b:k:${client.id}`) : this.#anonymousBucket(session, client.address);
   }
 
   #anonymousBucket(session: string, clientAddress: string): string {
