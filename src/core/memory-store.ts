@@ -5,6 +5,7 @@ import type { ApiKeyEntry } from './key-registry.js';
 import { RateLimiter, type RateDecision } from './rate-limiter.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import {
+  type AfterSunsetMode,
   assertClientStep,
   assertSessionName,
   assertStoreOptions,
@@ -46,6 +47,8 @@ class MemorySession {
   /** Per client, least recently seen first (re-inserted on every hit). */
   readonly histories = new Map<string, HistoryRecord>();
   #newHistoriesSinceSweep = 0;
+  /** A scenario's `sunset.afterSunset` for this session; null: the config decides. */
+  afterSunset: AfterSunsetMode | null = null;
 
   constructor(
     readonly options: StateStoreOptions,
@@ -80,6 +83,7 @@ class MemorySession {
     this.keys.clear();
     this.histories.clear();
     this.log.clear();
+    this.afterSunset = null;
     this.seed();
   }
 
@@ -275,6 +279,15 @@ class MemoryStore implements StateStore {
     return { untilMs };
   }
 
+  async setAfterSunset(sessionName: string, mode: AfterSunsetMode | null, baseTimeMs: number): Promise<void> {
+    assertAfterSunsetMode(mode);
+    this.#session(sessionName, baseTimeMs).afterSunset = mode;
+  }
+
+  async afterSunset(sessionName: string, baseTimeMs: number): Promise<AfterSunsetMode | null> {
+    return this.#session(sessionName, baseTimeMs).afterSunset;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#sessions.clear();
@@ -316,6 +329,10 @@ class MemoryStore implements StateStore {
 
 function copyEntry({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
   return { masked, plan, limits: { perMinute: limits.perMinute, perDay: limits.perDay }, id };
+}
+
+export function assertAfterSunsetMode(mode: AfterSunsetMode | null): void {
+  if (mode !== null && mode !== 'gone' && mode !== 'serve') throw new RangeError('Failed to set afterSunset: expected gone, serve or null');
 }
 
 /** A key's digest: SHA-256 in lower-case hex. */

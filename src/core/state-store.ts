@@ -83,10 +83,20 @@ export interface StateStore {
    * Returns the virtual time the ban ends.
    */
   ban(session: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }>;
+  /**
+   * What the session's deprecated operations do past their sunset date (a scenario's `sunset.afterSunset`);
+   * null goes back to the config's choice. Cleared by `reset`.
+   */
+  setAfterSunset(session: string, mode: AfterSunsetMode | null, baseTimeMs: number): Promise<void>;
+  /** The session's choice, or null when it made none (the config decides). */
+  afterSunset(session: string, baseTimeMs: number): Promise<AfterSunsetMode | null>;
 
   /** Releases connections; the store answers nothing afterwards. */
   close(): Promise<void>;
 }
+
+/** Past its sunset date, a deprecated operation keeps serving (with its headers) or answers 410 Gone. */
+export type AfterSunsetMode = 'serve' | 'gone';
 
 /** A rate-limit client: a key by its id (`ApiKeyEntry.id`), or an anonymous client by address. */
 export type StoreClient = { kind: 'key'; id: string } | { kind: 'anonymous'; address: string };

@@ -149,7 +149,8 @@ sunset: { afterSunset: gone }
   });
 
   it('refuses unknown fields by name and bad values in one line', async () => {
-    expect(() => parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n')).toThrow('Failed to load scenario: keys.0: Unrecognized key: "spnet"');
+    expect(() => parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n')).toThrow('Failed to load scenario: keys.0.spnet: unknown field');
+    expect(() => parseScenario('clokc: {}\nkeys: [ {key: a, spentt: 1} ]')).toThrow('Failed to load scenario: keys.0.spentt: unknown field; clokc: unknown field');
     expect(() => parseScenario('presets: [mnute-spent]')).toThrow(/^Failed to load scenario: presets\.0: must be a preset: minute-almost-spent, minute-spent/);
     expect(() => parseScenario('clock: { at: 2028-01-01T00:00:00Z, offsetSeconds: 5 }')).toThrow('Failed to load scenario: clock: give either at or offsetSeconds');
     expect(() => parseScenario('sunset: { afterSunset: maybe }')).toThrow('Failed to load scenario: sunset.afterSunset: must be gone or serve');

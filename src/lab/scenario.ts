@@ -120,7 +120,7 @@ export interface ScenarioPlan {
 /**
  * Reads a scenario from YAML (or JSON) text; throws one line naming every bad field.
  *
- * @example parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n') // Error: Failed to load scenario: keys.0: Unrecognized key: "spnet"
+ * @example parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n') // Error: Failed to load scenario: keys.0.spnet: unknown field
  */
 export function parseScenario(text: string, source = 'scenario'): Scenario {
   let value: unknown;
@@ -135,8 +135,26 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
 /** Validates an already decoded scenario (the body of `POST /__mock/scenario`, the MSW option). */
 export function validateScenario(value: unknown, source = 'scenario'): Scenario {
   const result = ScenarioSchema.safeParse(value);
-  if (!result.success) throw new Error(`Failed to load ${source}: ${describeIssues(result.error.issues)}`);
+  if (!result.success) throw new Error(`Failed to load ${source}: ${describeScenarioIssues(result.error.issues)}`);
   return result.data;
+}
+
+/** Like the config's messages, but an unknown field is named with its path: `keys.0.spentt: unknown field`. */
+function describeScenarioIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const unknown: string[] = [];
+  const others: z.core.$ZodIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') {
+      others.push(issue);
+      continue;
+    }
+    const where = issue.path.map((segment) => String(segment)).join('.');
+    for (const key of issue.keys.slice(0, 3)) {
+      const name = /^[A-Za-z0-9_-]{1,40}$/.test(key) ? key : JSON.stringify(key.length > 30 ? `${key.slice(0, 30)}…` : key);
+      unknown.push(`${where === '' ? '' : `${where}.`}${name}: unknown field`);
+    }
+  }
+  return [...unknown.slice(0, 5), ...(others.length > 0 ? [describeIssues(others)] : [])].join('; ');
 }
 
 export interface ScenarioContext {

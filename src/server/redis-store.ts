@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import type { ApiKeyEntry } from '../core/key-registry.js';
-import { assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '../core/memory-store.js';
+import { assertAfterSunsetMode, assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '../core/memory-store.js';
 import { HttpError } from '../core/errors.js';
 import type { Limits } from '../core/mock-config.js';
 import { windowsOf, type RateDecision } from '../core/rate-limiter.js';
@@ -19,6 +19,7 @@ import {
   type RuntimeKey,
   type SessionInfo,
   type SessionStats,
+  type AfterSunsetMode,
   type SpentCounts,
   type StateStore,
   type StateStoreOptions,
@@ -385,8 +386,22 @@ return redis.call('LRANGE', KEYS[5], 0, -1)
 const resetScript = `${luaPrologue}
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('HSET', KEYS[1], 'ep', ARGV[2], 'sd', '0', 'dr', '0', 'ks', '0', 'by', '2')
+redis.call('HDEL', KEYS[1], 'as')
 refresh_ttl()
 return 1
+`;
+
+/** ARGV: ttl, nonce, mode ('' clears it). The session's sunset.afterSunset, in its meta hash. */
+const setAfterSunsetScript = `${luaPrologue}
+if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'as') else redis.call('HSET', KEYS[1], 'as', ARGV[3]) end
+refresh_ttl()
+return 1
+`;
+
+/** ARGV: ttl, nonce. Returns the mode or ''. */
+const afterSunsetScript = `${luaPrologue}
+refresh_ttl()
+return redis.call('HGET', KEYS[1], 'as') or ''
 `;
 
 /**
@@ -444,6 +459,8 @@ const scripts = {
   listSessions: script(listSessionsScript),
   setSpent: script(setSpentScript),
   ban: script(banScript),
+  setAfterSunset: script(setAfterSunsetScript),
+  afterSunset: script(afterSunsetScript),
 };
 
 /** The Lua sources, for the decision note and for tests that read them. */
@@ -827,6 +844,16 @@ class RedisStore implements StateStore {
     assertClientStep(client, null, ms);
     const reply = await this.#run(session, baseTimeMs, scripts.ban, [this.#clientBucket(session, client)], [String(baseTimeMs), String(ms), String(this.#historyTtlMs())]);
     return { untilMs: Number(reply) };
+  }
+
+  async setAfterSunset(session: string, mode: AfterSunsetMode | null, baseTimeMs: number): Promise<void> {
+    assertAfterSunsetMode(mode);
+    await this.#run(session, baseTimeMs, scripts.setAfterSunset, [], [mode ?? '']);
+  }
+
+  async afterSunset(session: string, baseTimeMs: number): Promise<AfterSunsetMode | null> {
+    const reply = await this.#run(session, baseTimeMs, scripts.afterSunset, [], []);
+    return reply === 'gone' || reply === 'serve' ? reply : null;
   }
 
   async close(): Promise<void> {
