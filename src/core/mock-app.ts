@@ -5,6 +5,7 @@ import { forcedResponse, type ForcedResponse } from './components/forced-respons
 import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './components/operations.js';
 import { createResponseShaper, type ResponseShaper } from './components/response-shaping.js';
 import { seedCategories } from './components/seeding.js';
+import { applyScenarioPlan, prepareScenario, sunsetRefusal } from './components/scenario.js';
 import { systemClock } from './clock.js';
 import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
 import { controlAccessAllowed, createControls, handleControlRequest, type ControlRuntime, type MockControls } from './control-api.js';
@@ -116,6 +117,8 @@ export interface MockApp {
    * once, unread. Resolves true when the store cannot tell (the body is then read and judged).
    */
   needsBody(request: MockRequest): Promise<boolean>;
+  /** Resolves once the config's `scenario` is applied (at once without one); rejects with why it could not be. */
+  readonly ready: Promise<void>;
   /** Releases the store (Redis connections). */
   close(): Promise<void>;
 }
@@ -171,6 +174,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     config,
     auth,
     baseNow: () => baseClock.now(),
+    sunsets: () => deprecatedSunsets,
     afterReset: (session) => {
       lab.reset(session);
       // The fake-data sequence starts over with the default session (it is shared by all sessions).
@@ -230,6 +234,14 @@ export function createMockApp(options: MockAppOptions): MockApp {
     return sunsets;
   }
   let deprecatedSunsets = sunsetsOf(spec);
+  // The config's scenario: refused here (one line) when wrong, applied to the default session before
+  // the first request is answered (handle() waits for it; a store failure answers every request 503).
+  let startupScenario: Promise<unknown> | null = config.scenario === undefined ? null : applyScenarioPlan(controlRuntime, defaultSessionName, prepareScenario(controlRuntime, config.scenario)).then(() => {
+    startupScenario = null;
+  });
+  const ready = startupScenario === null ? Promise.resolve() : startupScenario.then(() => undefined);
+  // Reported by whoever awaits `ready` (the CLI exits 2) and by every request (503 or 500, logged).
+  ready.catch(() => undefined);
 
   interface Served {
     response: MockResponse;
@@ -326,6 +338,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const operationHeaders = deprecationHeaders.get(match.operation.operationId);
       if (operationHeaders) Object.assign(headers, operationHeaders);
       if (match.operation.requiresAuth && !key) throw new HttpError('unauthorized', credentials.kind === 'none' ? credentials.failure : 'Invalid API key');
+      const sunset = operationHeaders && deprecatedSunsets.get(match.operation.operationId);
+      if (sunset && (await sunsetRefusal(controlRuntime, session, sunset, nowMs, baseTimeMs))) {
+        throw new HttpError('operation_sunset', `${match.operation.method.toUpperCase()} ${match.operation.pathTemplate} (${match.operation.operationId}) was sunset on ${sunset}; it is no longer served`);
+      }
       if (pureError !== undefined) throw pureError;
       if (forced) {
         if (forced.status === 429) Object.assign(headers, spentHeaders(decision, nowMs));
@@ -445,6 +461,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       }
     },
     anonymousHead: (clientAddress) => anonymousHead(defaultSessionName, clientAddress, baseClock.now()),
+    ready,
     close: () => store.close(),
     async handle(request) {
       const baseTimeMs = baseClock.now();
@@ -454,6 +471,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const session = named === undefined ? defaultSessionName : named;
       let served: Served;
       try {
+        if (startupScenario !== null) await startupScenario;
         if (!sessionNamePattern.test(session)) throw new HttpError('invalid_session', invalidSessionMessage(session));
         if (path === '/__mock' || path.startsWith('/__mock/')) {
           // No CORS on the controls: other websites must not drive them through the developer's browser.

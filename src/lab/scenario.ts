@@ -237,6 +237,32 @@ function spentCounts(spent: z.output<typeof Spent>, limits: LabLimits, where: st
   return { minute, day: Math.max(day, minute) };
 }
 
+/**
+ * Several scenarios as one, in order (the config's, then each `--scenario FILE`): presets, keys,
+ * anonymous clients and categories are joined; the last clock and sunset choice win; a key named
+ * twice gets the later file's settings applied after the earlier ones.
+ *
+ * @example mergeScenarios([{ presets: ['banned-key'] }, { clock: { offsetSeconds: 60 } }]) // { presets: ['banned-key'], clock: { offsetSeconds: 60 } }
+ */
+export function mergeScenarios(scenarios: readonly Scenario[]): Scenario {
+  const merged: Scenario = {};
+  const join = <T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined => (a === undefined ? b : b === undefined ? a : [...a, ...b]);
+  for (const scenario of scenarios) {
+    if (scenario.description !== undefined) merged.description = (merged.description === undefined ? scenario.description : `${merged.description}; ${scenario.description}`).slice(0, 2_000);
+    const presets = join(merged.presets, scenario.presets);
+    if (presets !== undefined) merged.presets = presets;
+    if (scenario.clock !== undefined) merged.clock = scenario.clock;
+    const keys = join(merged.keys, scenario.keys);
+    if (keys !== undefined) merged.keys = keys;
+    const anonymous = join(merged.anonymous, scenario.anonymous);
+    if (anonymous !== undefined) merged.anonymous = anonymous;
+    const categories = join(merged.categories, scenario.categories);
+    if (categories !== undefined) merged.categories = categories;
+    if (scenario.sunset !== undefined) merged.sunset = scenario.sunset;
+  }
+  return merged;
+}
+
 /** The presets as lines for `--help` and the README. */
 export function describeScenarioPresets(indent = '  '): string {
   const width = Math.max(...scenarioPresetNames.map((name) => name.length));
