@@ -129,6 +129,13 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   } catch (error) {
     throw new Error(`Failed to load ${source}: not valid YAML (${((error as Error).message.split('\n')[0] ?? '').slice(0, 160)})`);
   }
+  // A file that is not a scenario at all (`--scenario /etc/passwd`) is named, never quoted.
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length > 0 && !keys.some((key) => Object.hasOwn(ScenarioSchema.shape, key))) {
+      throw new Error(`Failed to load ${source}: none of its ${keys.length} top-level keys is a scenario field (${Object.keys(ScenarioSchema.shape).join(', ')}); is it the right file?`);
+    }
+  }
   return validateScenario(value ?? {}, source);
 }
 
