@@ -5,7 +5,7 @@ import { forcedResponse, type ForcedResponse } from './components/forced-respons
 import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './components/operations.js';
 import { createResponseShaper, type ResponseShaper } from './components/response-shaping.js';
 import { seedCategories } from './components/seeding.js';
-import { applyScenarioPlan, prepareScenario, sunsetRefusal } from './components/scenario.js';
+import { applyScenarioPlan, prepareScenario, ScenarioError, sunsetRefusal } from './components/scenario.js';
 import { systemClock } from './clock.js';
 import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
 import { controlAccessAllowed, createControls, handleControlRequest, type ControlRuntime, type MockControls } from './control-api.js';
@@ -236,9 +236,14 @@ export function createMockApp(options: MockAppOptions): MockApp {
   let deprecatedSunsets = sunsetsOf(spec);
   // The config's scenario: refused here (one line) when wrong, applied to the default session before
   // the first request is answered (handle() waits for it; a store failure answers every request 503).
-  let startupScenario: Promise<unknown> | null = config.scenario === undefined ? null : applyScenarioPlan(controlRuntime, defaultSessionName, prepareScenario(controlRuntime, config.scenario)).then(() => {
-    startupScenario = null;
-  });
+  let startupScenario: Promise<unknown> | null = config.scenario === undefined ? null : applyScenarioPlan(controlRuntime, defaultSessionName, prepareScenario(controlRuntime, config.scenario)).then(
+    () => {
+      startupScenario = null;
+    },
+    (error: unknown) => {
+      throw error instanceof ScenarioError ? new HttpError('internal_error', `The mock's scenario could not be applied: ${error.message}`) : error;
+    },
+  );
   const ready = startupScenario === null ? Promise.resolve() : startupScenario.then(() => undefined);
   // Reported by whoever awaits `ready` (the CLI exits 2) and by every request (503 or 500, logged).
   ready.catch(() => undefined);
