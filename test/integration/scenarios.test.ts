@@ -277,3 +277,18 @@ describe('the MSW scenario option', () => {
     expect((await get()).status).toBe(410);
   });
 });
+
+describe('the lab after a scenario', () => {
+  it('does not blame a client for a ban the scenario set, and still judges how it waits', async () => {
+    const { handlers, report } = createPetstoreHandlers({ spec: specDocument, clock: createFixedClock(testEpochMs), session: 'judged', scenario: { keys: [{ key: 'demo-free', bannedSeconds: 30 }] } });
+    const get = async () => (await getResponse(handlers, new Request('https://x.example/v1/categories', { headers: { authorization: 'Bearer demo-free' } })))!;
+    const first = await get();
+    expect([first.status, first.headers.get('retry-after')]).toEqual([429, '30']);
+    const judged = (await report()).clients.find((client) => client.client === 'demo-free')!;
+    expect(judged.verdicts.find((verdict) => verdict.rule === 'no-hammering')!.outcome).not.toBe('fail');
+    // Retrying at once is still judged a failure to honour Retry-After.
+    await get();
+    const again = (await report()).clients.find((client) => client.client === 'demo-free')!;
+    expect(again.verdicts.find((verdict) => verdict.rule === 'retry-after-honoured')!.outcome).toBe('fail');
+  });
+});
