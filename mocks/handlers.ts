@@ -4,6 +4,7 @@ import { compileSpec, isCompiledSpec, type CompiledSpec } from '../src/core/comp
 import { createMockApp, type MockApp, type MockAppOptions, type MockControls } from '../src/core/mock-app.js';
 import type { MockRequest, MockResponse } from '../src/core/types.js';
 import { expectWellBehaved } from '../src/lab/lab-report.js';
+import { HttpError } from '../src/core/errors.js';
 import { createAuthenticator } from '../src/core/components/auth.js';
 import { prepareScenario, type ScenarioInput } from '../src/core/components/scenario.js';
 import type { LabReport } from '../src/lab/lab-types.js';
@@ -116,7 +117,16 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
 
   // One resolver for the API and the controls: the core tells them apart, as it does for node:http.
   const resolve = async ({ request }: { request: Request }): Promise<Response> => {
-    if (pending !== null) await pending;
+    if (pending !== null) {
+      try {
+        await pending;
+      } catch (error) {
+        // The scenario option could not be applied (a clock that would go back, a store that failed):
+        // every request says why, in the API's Error shape, instead of MSW's generic 500 page.
+        const message = `Failed to apply the scenario option: ${error instanceof Error ? error.message : String(error)}`;
+        return toResponse({ status: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(new HttpError('internal_error', message).toBody()) }, request.method);
+      }
+    }
     const mockRequest = await toMockRequest(request, app.config.maxBodyBytes);
     const routed = session === undefined || mockRequest.headers['x-mock-session'] !== undefined ? mockRequest : { ...mockRequest, headers: { ...mockRequest.headers, 'x-mock-session': session } };
     return toResponse(await app.handle(routed), request.method);

@@ -292,3 +292,13 @@ describe('the lab after a scenario', () => {
     expect(again.verdicts.find((verdict) => verdict.rule === 'retry-after-honoured')!.outcome).toBe('fail');
   });
 });
+
+describe('a scenario option that cannot be applied', () => {
+  it('rejects ready and answers every request with the reason in the Error shape', async () => {
+    const { handlers, ready } = createPetstoreHandlers({ spec: specDocument, clock: createFixedClock(testEpochMs), scenario: 'clock: { at: 2025-01-01T00:00:00Z }' });
+    await expect(ready).rejects.toThrow(/clock\.at: 2025-01-01T00:00:00.000Z is before the session's clock/);
+    const response = (await getResponse(handlers, new Request('https://x.example/v1/categories', { headers: { authorization: 'Bearer demo-free' } })))!;
+    expect(response.status).toBe(500);
+    expect(await response.json()).toMatchObject({ code: 'internal_error', status: 500, message: expect.stringContaining('Failed to apply the scenario option: Invalid scenario: clock.at:') });
+  });
+});
