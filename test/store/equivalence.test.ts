@@ -28,7 +28,9 @@ type Operation =
   | { kind: 'reset'; session: string }
   | { kind: 'sessions' }
   | { kind: 'setSpent'; session: string; address: string; key: number | null; minute?: number; day?: number }
-  | { kind: 'ban'; session: string; address: string; key: number | null; ms: number };
+  | { kind: 'ban'; session: string; address: string; key: number | null; ms: number }
+  | { kind: 'setAfterSunset'; session: string; mode: 'gone' | 'serve' | null }
+  | { kind: 'afterSunset'; session: string };
 
 // Biased towards one session and one client, so windows fill, bans start and expire.
 const session = fc.oneof({ weight: 6, arbitrary: fc.constant('default') }, { weight: 3, arbitrary: fc.constant('s1') }, { weight: 2, arbitrary: fc.constantFrom(...sessions) });
@@ -59,6 +61,8 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
       { requiredKeys: ['kind', 'session', 'address', 'key'] },
     ),
   },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('setAfterSunset' as const), session, mode: fc.constantFrom('gone' as const, 'serve' as const, null) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('afterSunset' as const), session }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('ban' as const), session, address, key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }), ms: fc.oneof(boundaryStep, fc.integer({ min: 1, max: 200_000 })) }) },
 );
 
@@ -112,6 +116,11 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
       case 'reset':
         await store.reset(op.session, baseTimeMs);
         return null;
+      case 'setAfterSunset':
+        await store.setAfterSunset(op.session, op.mode, baseTimeMs);
+        return null;
+      case 'afterSunset':
+        return await store.afterSunset(op.session, baseTimeMs);
       case 'setSpent':
       case 'ban': {
         const client = op.key === null ? { kind: 'anonymous' as const, address: op.address } : { kind: 'key' as const, id: keyEntry(keyNames[op.key]!, 'x', { perMinute: 1, perDay: 1 }).id };

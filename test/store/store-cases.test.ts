@@ -164,6 +164,21 @@ for (const factory of factories) {
       expect((await anonymousHit(store, t0 + 1, 'default', '10.0.0.8')).decision.outcome).toBe('allowed');
     });
 
+    it('keeps a session\'s afterSunset choice apart from other sessions, until reset', async () => {
+      const store = await open();
+      expect(await store.afterSunset('default', t0)).toBeNull();
+      await store.setAfterSunset('s1', 'gone', t0);
+      expect([await store.afterSunset('s1', t0), await store.afterSunset('default', t0)]).toEqual(['gone', null]);
+      await store.setAfterSunset('s1', 'serve', t0);
+      expect(await store.afterSunset('s1', t0)).toBe('serve');
+      await store.reset('s1', t0);
+      expect(await store.afterSunset('s1', t0)).toBeNull();
+      await store.setAfterSunset('s1', 'gone', t0);
+      await store.setAfterSunset('s1', null, t0);
+      expect(await store.afterSunset('s1', t0)).toBeNull();
+      await expect(store.setAfterSunset('s1', 'later' as never, t0)).rejects.toThrow(/expected gone, serve or null/);
+    });
+
     it('refuses a bad setSpent or ban by name, changing nothing', async () => {
       const store = await open();
       await expect(store.setSpent('default', { kind: 'anonymous', address: 'a' }, { minute: -1 }, t0)).rejects.toThrow(/minute must be a whole number/);
