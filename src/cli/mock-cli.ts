@@ -202,7 +202,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger);
   logger.info(`State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`);
-  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`);
+  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, scenario, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`);
   await stopped;
   return exitCode;
 }
