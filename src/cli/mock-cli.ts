@@ -157,9 +157,12 @@ async function main(argv: string[]): Promise<number> {
       // --store replaces the config's URL and keeps its other store settings (prefix, timeout).
       ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
     };
-    if (values.scenario !== undefined) {
-      const scenarios = await readScenarioFiles(values.scenario, parseMockConfig({ ...(fileConfig ?? {}), ...config }));
-      Object.assign(config, { scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]) });
+    if (values.scenario !== undefined || fileConfig?.scenario !== undefined) {
+      const merged = parseMockConfig({ ...(fileConfig ?? {}), ...config });
+      // Planned here too, so a problem names the file it is in (the app would only say "scenario").
+      if (fileConfig?.scenario !== undefined) prepareScenario({ config: merged, auth: createAuthenticator(merged) }, fileConfig.scenario, `config ${values.config}: scenario`);
+      const scenarios = await readScenarioFiles(values.scenario ?? [], merged);
+      if (scenarios.length > 0) Object.assign(config, { scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]) });
     }
     mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
   } catch (error) {

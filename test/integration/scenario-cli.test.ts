@@ -63,6 +63,26 @@ describe('petstore-mock --scenario', () => {
     expect(past.stderr).toContain('clock.at: 2001-01-01T00:00:00.000Z is before the session\'s clock');
   });
 
+  it('refuses a bad scenario: in the config file naming the config file', async () => {
+    const config = await scenarioFile('config.yaml', 'scenario:\n  keys:\n    - { key: k1, plan: gold }\n');
+    const { code, stderr } = runToExit(['--config', config]);
+    expect(code).toBe(2);
+    expect(stderr).toBe(`petstore-mock: Failed to load config ${config}: scenario: keys.0.plan: unknown plan "gold" (known: free, pro, business, enterprise)\n`);
+  });
+
+  it('applies the config\'s scenario: first, then the files', async () => {
+    const config = await scenarioFile('config-ok.yaml', 'scenario:\n  presets: [minute-spent]\n  categories: [ { name: from-config } ]\n');
+    const file = await scenarioFile('more.yaml', 'categories: [ { name: from-file } ]\n');
+    const mock = await startMockProcess(['--config', config, '--scenario', file]);
+    try {
+      expect((await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-free' } })).status).toBe(429);
+      const listed = (await (await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-pro' } })).json()) as { name: string }[];
+      expect(listed.map((category) => category.name).slice(-2)).toEqual(['from-config', 'from-file']);
+    } finally {
+      await mock.stop();
+    }
+  });
+
   it('applies the files in order to the default session before the first request', async () => {
     const banned = await scenarioFile('banned.yaml', 'presets: [banned-key]\n');
     const team = await scenarioFile('team.yaml', 'keys:\n  - key: team-key\n    plan: pro\n    spent: { minute: one-left }\ncategories: [ { name: otters } ]\n');
