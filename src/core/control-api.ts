@@ -429,7 +429,10 @@ function decodeScenarioBody(request: MockRequest): unknown {
     }
   }
   if (type !== undefined && !isJsonType(type)) throw new HttpError('unsupported_media_type', `A scenario is sent as application/yaml, text/yaml or application/json, not ${type.slice(0, 60)}`);
-  return decodeControlBody(request);
+  const value = decodeControlBody(request);
+  // A JSON string is not YAML text in disguise: only a YAML content type carries text.
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError('invalid_control_request', 'Invalid scenario: (root): expected a JSON object of scenario fields (presets, keys, anonymous, clock, categories, sunset)');
+  return value;
 }
 
 function isJsonType(type: string): boolean {

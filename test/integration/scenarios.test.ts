@@ -242,6 +242,9 @@ categories:
       expect([empty.status, empty.body.code]).toEqual([400, 'invalid_control_request']);
       const jsonNull = await transport.send(session, 'POST', '/__mock/scenario', { body: 'null', contentType: 'application/json' });
       expect([jsonNull.status, jsonNull.body.code]).toEqual([400, 'invalid_control_request']);
+      const jsonString = await transport.send(session, 'POST', '/__mock/scenario', { body: JSON.stringify('presets: [banned-key]'), contentType: 'application/json' });
+      expect([jsonString.status, jsonString.body.code, jsonString.body.message]).toEqual([400, 'invalid_control_request', expect.stringContaining('expected a JSON object')]);
+      expect((await transport.send(session, 'GET', '/v1/categories', { key: 'demo-free' })).status).toBe(200);
     });
   });
 }
