@@ -19,6 +19,8 @@ export interface PetstoreWorker {
   report: PetstoreHandlers['report'];
   /** Throws when a client broke a rule or a listed situation was never served (see `createPetstoreHandlers`). */
   expectWellBehaved: PetstoreHandlers['expectWellBehaved'];
+  /** Resolves once the `scenario` option (if any) is applied; requests wait for it on their own. */
+  ready: PetstoreHandlers['ready'];
 }
 
 /**
@@ -33,6 +35,6 @@ export interface PetstoreWorker {
  * controls.reset();
  */
 export function setupPetstoreWorker(options: PetstoreWorkerOptions): PetstoreWorker {
-  const { handlers, controls, app, report, expectWellBehaved } = createPetstoreHandlers(options);
-  return { worker: setupWorker(...handlers), controls, app, handlers, report, expectWellBehaved };
+  const { handlers, controls, app, report, expectWellBehaved, ready } = createPetstoreHandlers(options);
+  return { worker: setupWorker(...handlers), controls, app, handlers, report, expectWellBehaved, ready };
 }

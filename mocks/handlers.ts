@@ -4,6 +4,9 @@ import { compileSpec, isCompiledSpec, type CompiledSpec } from '../src/core/comp
 import { createMockApp, type MockApp, type MockAppOptions, type MockControls } from '../src/core/mock-app.js';
 import type { MockRequest, MockResponse } from '../src/core/types.js';
 import { expectWellBehaved } from '../src/lab/lab-report.js';
+import { HttpError } from '../src/core/errors.js';
+import { createAuthenticator } from '../src/core/components/auth.js';
+import { prepareScenario, type ScenarioInput } from '../src/core/components/scenario.js';
 import type { LabReport } from '../src/lab/lab-types.js';
 
 // Browser-safe on purpose: this module (and everything it imports) must never reach node:* or
@@ -19,6 +22,9 @@ export { compileSpec } from '../src/core/compiled-spec.js';
 export { createFixedClock, systemClock } from '../src/core/clock.js';
 export { unhandledRequests, type UnhandledRequestStrategy } from './unhandled-requests.js';
 export type { LabReport, ClientReport, Verdict, CoverageReport } from '../src/lab/lab-types.js';
+export type { ScenarioInput, AppliedScenario } from '../src/core/components/scenario.js';
+export type { Scenario, ScenarioPresetName } from '../src/lab/scenario.js';
+export { scenarioPresetNames, scenarioPresets } from '../src/lab/scenario.js';
 
 export interface PetstoreHandlersOptions extends Omit<MockAppOptions, 'spec'> {
   /**
@@ -46,6 +52,15 @@ export interface PetstoreHandlersOptions extends Omit<MockAppOptions, 'spec'> {
    * @example setupPetstoreServer({ session: `worker-${process.env.VITEST_POOL_ID}` })
    */
   session?: string;
+  /**
+   * A scenario (YAML text, or the same as an object) applied to `session` before the first request
+   * is answered: keys with budgets already spent, bans, the clock past the sunset date, categories.
+   * A bad one throws here, naming the field. `ready` resolves once it is applied.
+   *
+   * @example createPetstoreHandlers({ spec, scenario: 'presets: [minute-almost-spent]' })
+   * @example createPetstoreHandlers({ spec, scenario: { keys: [{ key: 'demo-pro', bannedSeconds: 60 }] } })
+   */
+  scenario?: ScenarioInput;
 }
 
 /**
@@ -67,6 +82,8 @@ export interface PetstoreHandlers {
    * `window-reset`) was never served: `await expectWellBehaved({ minCoverage: ['429'] })` in a test.
    */
   expectWellBehaved(options?: { minCoverage?: readonly string[]; clients?: readonly string[] }): Promise<void>;
+  /** Resolves once the `scenario` option (if any) is applied; requests wait for it on their own. */
+  ready: Promise<void>;
 }
 
 /**
@@ -83,15 +100,33 @@ export interface PetstoreHandlers {
  * controls.advanceClock(60); // the per-minute window is over
  */
 export function createPetstoreHandlers(options: PetstoreHandlersOptions): PetstoreHandlers {
-  const { baseUrl, spec: specOption, session, ...appOptions } = options;
+  const { baseUrl, spec: specOption, session, scenario, ...appOptions } = options;
   const target = parseBaseUrl(baseUrl);
   const spec = specForBasePath(specOption, target.path);
   const app = createMockApp({ ...appOptions, spec });
   // Checked now, so a bad name fails where it is written, not on the first request.
   const controls = session === undefined ? app.controls : app.controlsFor(session);
+  // Refused now, naming the field, like a bad config; applied before the first request is answered.
+  if (scenario !== undefined) prepareScenario({ config: app.config, auth: createAuthenticator(app.config) }, scenario, 'scenario option');
+  let pending: Promise<unknown> | null = scenario === undefined ? null : controls.applyScenario(scenario).then(() => {
+    pending = null;
+  });
+  const ready = pending === null ? Promise.resolve() : pending.then(() => undefined);
+  // Reported to whoever awaits `ready` or sends a request; never an unhandled rejection.
+  ready.catch(() => undefined);
 
   // One resolver for the API and the controls: the core tells them apart, as it does for node:http.
   const resolve = async ({ request }: { request: Request }): Promise<Response> => {
+    if (pending !== null) {
+      try {
+        await pending;
+      } catch (error) {
+        // The scenario option could not be applied (a clock that would go back, a store that failed):
+        // every request says why, in the API's Error shape, instead of MSW's generic 500 page.
+        const message = `Failed to apply the scenario option: ${error instanceof Error ? error.message : String(error)}`;
+        return toResponse({ status: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(new HttpError('internal_error', message).toBody()) }, request.method);
+      }
+    }
     const mockRequest = await toMockRequest(request, app.config.maxBodyBytes);
     const routed = session === undefined || mockRequest.headers['x-mock-session'] !== undefined ? mockRequest : { ...mockRequest, headers: { ...mockRequest.headers, 'x-mock-session': session } };
     return toResponse(await app.handle(routed), request.method);
@@ -101,7 +136,7 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
   // predicate functions only arrived later), which keeps the peer range wide.
   const handlers = [http.all(target.controlPattern, resolve), http.all(target.apiPattern(app.basePath), resolve)];
   const report = () => controls.report();
-  return { handlers, app, controls, report, expectWellBehaved: async (checks) => expectWellBehaved(await report(), checks) };
+  return { handlers, app, controls, report, expectWellBehaved: async (checks) => expectWellBehaved(await report(), checks), ready };
 }
 
 /**

@@ -23,6 +23,8 @@ export interface PetstoreServer {
   report: PetstoreHandlers['report'];
   /** Throws when a client broke a rule or a listed situation was never served (see `createPetstoreHandlers`). */
   expectWellBehaved: PetstoreHandlers['expectWellBehaved'];
+  /** Resolves once the `scenario` option (if any) is applied; requests wait for it on their own. */
+  ready: PetstoreHandlers['ready'];
 }
 
 /**
@@ -41,8 +43,8 @@ export interface PetstoreServer {
  */
 export function setupPetstoreServer(options: PetstoreServerOptions = {}): PetstoreServer {
   const { specPath, spec, ...rest } = options;
-  const { handlers, controls, app, report, expectWellBehaved } = createPetstoreHandlers({ ...rest, spec: spec ?? readSpecFileSync(specPath) });
-  return { server: setupServer(...handlers), controls, app, handlers, report, expectWellBehaved };
+  const { handlers, controls, app, report, expectWellBehaved, ready } = createPetstoreHandlers({ ...rest, spec: spec ?? readSpecFileSync(specPath) });
+  return { server: setupServer(...handlers), controls, app, handlers, report, expectWellBehaved, ready };
 }
 
 /** Sync so that `setupPetstoreServer()` can run at a module's top level, as MSW setups usually do. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultSpecPath, readSpecFile } from '../../spec/load-spec.js';
@@ -12,6 +12,10 @@ import { missingCoverage, parseSituationList } from '../lab/coverage.js';
 import { labReportJunit } from '../lab/lab-report.js';
 import type { SituationName } from '../lab/lab-types.js';
 import { runReplayCommand } from '../lab/replay-command.js';
+import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../lab/scenario.js';
+import { createAuthenticator } from '../core/components/auth.js';
+import { prepareScenario } from '../core/components/scenario.js';
+import { parseMockConfig } from '../core/mock-config.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
 
@@ -28,6 +32,9 @@ Options:
       --config FILE        YAML config: plans, keys, ban policy, limits (see README "Configuration")
       --store URL          Keep the state in Redis (redis://HOST:PORT/DB) so several replicas share it;
                            needs npm install redis (default: in memory, one process)
+      --scenario FILE      Set up the default session before the first request: keys with budgets already
+                           spent, bans, the clock (say past the sunset date), categories (YAML; see README
+                           "Scenarios"). Repeatable: files are merged in order, after the config's scenario:
       --watch              Reload the spec when its file changes; keys, counters, bans and data are kept.
                            An edit that does not load keeps the previous spec serving
       --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls
@@ -54,6 +61,11 @@ The API is served under /v1 (http://127.0.0.1:4010/v1). Controls, never rate lim
 Every request and control acts on the session named by "X-Mock-Session: NAME" (default: the default one):
 isolated counters, bans, categories, clock, keys and log, for parallel CI jobs sharing one mock.
 Per request: "Prefer: code=429" forces a declared status; "Prefer: example=NAME" picks an example.
+  POST /__mock/scenario                   apply a scenario (YAML or JSON body) to the caller's session
+  GET  /__mock/scenario/presets           the presets below
+
+Scenario presets (presets: [NAME] in a scenario file):
+${describeScenarioPresets()}
 `;
 
 /** The package's version, read from its package.json (the same relative path from src/cli and dist/bin). */
@@ -74,6 +86,7 @@ const options = {
   seed: { type: 'string' },
   config: { type: 'string' },
   store: { type: 'string' },
+  scenario: { type: 'string', multiple: true },
   watch: { type: 'boolean' },
   'control-token': { type: 'string' },
   'allow-remote-control': { type: 'boolean' },
@@ -144,8 +157,22 @@ async function main(argv: string[]): Promise<number> {
       // --store replaces the config's URL and keeps its other store settings (prefix, timeout).
       ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
     };
+    if (values.scenario !== undefined || fileConfig?.scenario !== undefined) {
+      const merged = parseMockConfig({ ...(fileConfig ?? {}), ...config });
+      // Planned here too, so a problem names the file it is in (the app would only say "scenario").
+      if (fileConfig?.scenario !== undefined) prepareScenario({ config: merged, auth: createAuthenticator(merged) }, fileConfig.scenario, `config ${values.config}: scenario`);
+      const scenarios = await readScenarioFiles(values.scenario ?? [], merged);
+      if (scenarios.length > 0) Object.assign(config, { scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]) });
+    }
     mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
   } catch (error) {
+    process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
+    return 2;
+  }
+  try {
+    await mock.app.ready;
+  } catch (error) {
+    await mock.close().catch(() => undefined);
     process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
     return 2;
   }
@@ -178,7 +205,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger);
   logger.info(`State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`);
-  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`);
+  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, scenario, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`);
   await stopped;
   return exitCode;
 }
@@ -201,6 +228,39 @@ async function finishLab(app: MockApp, reportPath: string | undefined, required:
     return 1;
   }
   return 0;
+}
+
+/** Most bytes of a scenario file: a real one is a few hundred bytes; 1 MiB holds thousands of keys. */
+const maxScenarioFileBytes = 1024 * 1024;
+
+/**
+ * Reads, validates and plans each `--scenario FILE` against the config (an unknown plan, a key the
+ * mock does not know): any problem is one line naming the file and the field.
+ */
+async function readScenarioFiles(paths: readonly string[], config: ReturnType<typeof parseMockConfig>): Promise<Scenario[]> {
+  const auth = createAuthenticator(config);
+  const scenarios: Scenario[] = [];
+  for (const path of paths) {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new Error(`Failed to load scenario ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message}`);
+    }
+    if (bytes.byteLength > maxScenarioFileBytes) throw new Error(`Failed to load scenario ${path}: larger than ${maxScenarioFileBytes} bytes`);
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new Error(`Failed to load scenario ${path}: it is not a text file (not UTF-8); expected YAML`);
+    }
+    if (text.includes('\0')) throw new Error(`Failed to load scenario ${path}: it is not a text file (it holds NUL bytes); expected YAML`);
+    const scenario = parseScenario(text, `scenario ${path}`);
+    prepareScenario({ config, auth }, scenario, `scenario ${path}`);
+    scenarios.push(scenario);
+  }
+  return scenarios;
 }
 
 /** A store URL without its password, for the banner. */

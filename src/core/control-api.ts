@@ -18,6 +18,7 @@ import type { DashboardSnapshot } from '../lab/lab-types.js';
 import { buildDashboardSnapshot } from './dashboard-snapshot.js';
 import { dashboardResponse, parseRecentLimit } from '../ui/dashboard-endpoint.js';
 import type { StartupKey } from './components/auth.js';
+import { applyScenarioPlan, prepareScenario, ScenarioError, scenarioPresetList, type AppliedScenario, type ScenarioInput } from './components/scenario.js';
 
 /** The control functions, the same ones `/__mock/*` serves, on one session. */
 export interface MockControls {
@@ -42,6 +43,16 @@ export interface MockControls {
   report(): Promise<LabReport>;
   /** What the dashboard shows of the session (`GET /__mock/dashboard`): clients with windows and bans, recent requests, coverage. */
   dashboard(input?: { limit?: number }): Promise<DashboardSnapshot>;
+  /**
+   * Applies a scenario (YAML text, or the same as an object) to the session (`POST /__mock/scenario`):
+   * checked whole first, nothing applied when any part is wrong (HttpError invalid_control_request
+   * naming the field).
+   *
+   * @example await controls.applyScenario('presets: [minute-almost-spent]')
+   */
+  applyScenario(input: ScenarioInput): Promise<AppliedScenario>;
+  /** The named presets with what each sets up (`GET /__mock/scenario/presets`). */
+  scenarioPresets(): Promise<ReturnType<typeof scenarioPresetList>>;
 }
 
 export interface HealthState extends SessionStats {
@@ -63,6 +74,8 @@ export interface ControlRuntime {
   auth: Authenticator;
   /** The base clock (the store adds the session's offset). */
   baseNow(): number;
+  /** The sunset date (ISO, or null) of each deprecated operation: where a scenario's `after-sunset` clock goes. */
+  sunsets(): ReadonlyMap<string, string | null>;
   /** Called after a session's reset (the app restarts its fake-data sequence). */
   afterReset(session: string): void;
   /** The rate-limit lab of every session. */
@@ -108,6 +121,8 @@ const AddKeySchema = z.strictObject({
 });
 
 const encoder = new TextEncoder();
+/** Any decoded body: the scenario is validated by its own schema, with its own messages. */
+const ScenarioBodySchema = z.unknown();
 
 async function clockOf(runtime: ControlRuntime, session: string): Promise<ClockState> {
   const base = runtime.baseNow();
@@ -263,6 +278,32 @@ export const controlRoutes = [
       return { status: answer.status, body: answer.status === 304 ? null : answer.body, contentType: answer.headers['Content-Type'] ?? 'application/json; charset=utf-8', headers: answer.headers };
     },
   } satisfies ControlRoute<'dashboard'>,
+  {
+    method: 'POST',
+    path: '/__mock/scenario',
+    name: 'applyScenario',
+    input: ScenarioBodySchema,
+    async run(runtime, session, input: ScenarioInput) {
+      try {
+        if (input === undefined || input === null || (typeof input !== 'string' && (typeof input !== 'object' || Array.isArray(input)))) {
+          throw new ScenarioError('Failed to load scenario: (root): expected a mapping of scenario fields (presets, keys, anonymous, clock, categories, sunset), as YAML or JSON');
+        }
+        const runtimeKeys = await runtime.store.listKeys(session, runtime.baseNow());
+        return await applyScenarioPlan(runtime, session, prepareScenario(runtime, input, 'scenario', runtimeKeys));
+      } catch (error) {
+        if (error instanceof ScenarioError) throw new HttpError('invalid_control_request', error.message.replace(/^Failed to load scenario: /, 'Invalid scenario: '));
+        throw error;
+      }
+    },
+    http: (result) => ({ status: 200, body: result }),
+  } satisfies ControlRoute<'applyScenario'>,
+  {
+    method: 'GET',
+    path: '/__mock/scenario/presets',
+    name: 'scenarioPresets',
+    run: async () => scenarioPresetList(),
+    http: (result) => ({ status: 200, body: { presets: result } }),
+  } satisfies ControlRoute<'scenarioPresets'>,
 ] as const;
 
 /** The dashboard page: served apart from the table (no token, and it is no control function). */
@@ -315,7 +356,7 @@ export async function handleControlRequest(request: MockRequest, path: string, s
   }
   const questionMark = request.url.indexOf('?');
   const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
-  const input = 'input' in route ? (route.method === 'GET' ? inputFromQuery(route.path, query) : decodeControlBody(request)) : undefined;
+  const input = 'input' in route ? (route.method === 'GET' ? inputFromQuery(route.path, query) : route.path === '/__mock/scenario' ? decodeScenarioBody(request) : decodeControlBody(request)) : undefined;
   const result = await (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
   return (route.http as (r: unknown, rt: ControlRuntime, s: string, q: URLSearchParams, m: MockRequest) => Promise<ControlAnswer> | ControlAnswer)(result, runtime, session, query, request);
 }
@@ -372,6 +413,30 @@ function assertControlAccess(request: MockRequest, config: MockConfig, checks: {
       throw new HttpError('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token');
     }
   }
+}
+
+const yamlTypes = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
+
+/** `POST /__mock/scenario`: YAML text (application/yaml, text/yaml) is handed on as text; JSON is decoded. */
+function decodeScenarioBody(request: MockRequest): unknown {
+  const type = request.headers['content-type']?.split(';')[0]!.trim().toLowerCase();
+  if (type !== undefined && yamlTypes.has(type)) {
+    if (request.body === null || request.body.byteLength === 0) throw new HttpError('invalid_control_request', 'A scenario body is required (YAML or JSON)');
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(request.body);
+    } catch {
+      throw new HttpError('invalid_control_request', 'Invalid scenario: the body is not UTF-8 text');
+    }
+  }
+  if (type !== undefined && !isJsonType(type)) throw new HttpError('unsupported_media_type', `A scenario is sent as application/yaml, text/yaml or application/json, not ${type.slice(0, 60)}`);
+  const value = decodeControlBody(request);
+  // A JSON string is not YAML text in disguise: only a YAML content type carries text.
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError('invalid_control_request', 'Invalid scenario: (root): expected a JSON object of scenario fields (presets, keys, anonymous, clock, categories, sunset)');
+  return value;
+}
+
+function isJsonType(type: string): boolean {
+  return type === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(type);
 }
 
 function decodeControlBody(request: MockRequest): unknown {

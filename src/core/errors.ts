@@ -15,6 +15,7 @@ export const errorCatalogue = {
   control_forbidden: { status: 403, title: 'The control API refused the caller' },
   not_found: { status: 404, title: 'No such resource' },
   method_not_allowed: { status: 405, title: 'Method not allowed on this resource' },
+  operation_sunset: { status: 410, title: 'The operation is past its sunset date and no longer served' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Content type not supported' },
   rate_limited: { status: 429, title: 'Rate limit exceeded' },

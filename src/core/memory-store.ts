@@ -5,6 +5,8 @@ import type { ApiKeyEntry } from './key-registry.js';
 import { RateLimiter, type RateDecision } from './rate-limiter.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import {
+  type AfterSunsetMode,
+  assertClientStep,
   assertSessionName,
   assertStoreOptions,
   defaultSessionName,
@@ -17,8 +19,10 @@ import {
   type RuntimeKey,
   type SessionInfo,
   type SessionStats,
+  type SpentCounts,
   type StateStore,
   type StateStoreOptions,
+  type StoreClient,
 } from './state-store.js';
 
 interface HistoryRecord {
@@ -44,6 +48,8 @@ class MemorySession {
   /** Per client, least recently seen first (re-inserted on every hit). */
   readonly histories = new Map<string, HistoryRecord>();
   #newHistoriesSinceSweep = 0;
+  /** A scenario's `sunset.afterSunset` for this session; null: the config decides. */
+  afterSunset: AfterSunsetMode | null = null;
 
   constructor(
     readonly options: StateStoreOptions,
@@ -78,6 +84,7 @@ class MemorySession {
     this.keys.clear();
     this.histories.clear();
     this.log.clear();
+    this.afterSunset = null;
     this.seed();
   }
 
@@ -270,6 +277,31 @@ class MemoryStore implements StateStore {
     return sortSessions(sessions);
   }
 
+  async setSpent(sessionName: string, client: StoreClient, spent: SpentCounts, baseTimeMs: number): Promise<void> {
+    assertClientStep(client, spent, null);
+    const session = this.#session(sessionName, baseTimeMs);
+    session.now = baseTimeMs + session.offsetMs;
+    if (client.kind === 'key') session.keyLimiter.setSpent(client.id, spent);
+    else session.anonymousLimiter.setSpent(client.address, spent);
+  }
+
+  async ban(sessionName: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }> {
+    assertClientStep(client, null, ms);
+    const session = this.#session(sessionName, baseTimeMs);
+    session.now = baseTimeMs + session.offsetMs;
+    const untilMs = client.kind === 'key' ? session.keyLimiter.banFor(client.id, ms) : session.anonymousLimiter.banFor(client.address, ms);
+    return { untilMs };
+  }
+
+  async setAfterSunset(sessionName: string, mode: AfterSunsetMode | null, baseTimeMs: number): Promise<void> {
+    assertAfterSunsetMode(mode);
+    this.#session(sessionName, baseTimeMs).afterSunset = mode;
+  }
+
+  async afterSunset(sessionName: string, baseTimeMs: number): Promise<AfterSunsetMode | null> {
+    return this.#session(sessionName, baseTimeMs).afterSunset;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#sessions.clear();
@@ -311,6 +343,10 @@ class MemoryStore implements StateStore {
 
 function copyEntry({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
   return { masked, plan, limits: { perMinute: limits.perMinute, perDay: limits.perDay }, id };
+}
+
+export function assertAfterSunsetMode(mode: AfterSunsetMode | null): void {
+  if (mode !== null && mode !== 'gone' && mode !== 'serve') throw new RangeError('Failed to set afterSunset: expected gone, serve or null');
 }
 
 /** A key's digest: SHA-256 in lower-case hex. */

@@ -5,6 +5,7 @@ import { forcedResponse, type ForcedResponse } from './components/forced-respons
 import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './components/operations.js';
 import { createResponseShaper, type ResponseShaper } from './components/response-shaping.js';
 import { seedCategories } from './components/seeding.js';
+import { applyScenarioPlan, prepareScenario, ScenarioError, sunsetRefusal } from './components/scenario.js';
 import { systemClock } from './clock.js';
 import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
 import { controlAccessAllowed, createControls, handleControlRequest, type ControlRuntime, type MockControls } from './control-api.js';
@@ -19,7 +20,7 @@ import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './requ
 import type { RecordedRequest, ReplayFields } from './request-log.js';
 import { maxExportBodyBytes } from '../lab/replay-input.js';
 import { createRouter, type RouteMatch } from './router.js';
-import { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, type HitInput, type HitResult, type StateStore, type StateStoreOptions } from './state-store.js';
+import { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, TooManySessionsError, type HitInput, type HitResult, type StateStore, type StateStoreOptions } from './state-store.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
 
 export type { ClockState, HealthState, MockControls } from './control-api.js';
@@ -122,6 +123,8 @@ export interface MockApp {
    * once, unread. Resolves true when the store cannot tell (the body is then read and judged).
    */
   needsBody(request: MockRequest): Promise<boolean>;
+  /** Resolves once the config's `scenario` is applied (at once without one); rejects with why it could not be. */
+  readonly ready: Promise<void>;
   /** Releases the store (Redis connections). */
   close(): Promise<void>;
 }
@@ -177,6 +180,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     config,
     auth,
     baseNow: () => baseClock.now(),
+    sunsets: () => deprecatedSunsets,
     afterReset: (session) => {
       lab.reset(session);
       // The fake-data sequence starts over with the default session (it is shared by all sessions).
@@ -236,6 +240,19 @@ export function createMockApp(options: MockAppOptions): MockApp {
     return sunsets;
   }
   let deprecatedSunsets = sunsetsOf(spec);
+  // The config's scenario: refused here (one line) when wrong, applied to the default session before
+  // the first request is answered (handle() waits for it; a store failure answers every request 503).
+  let startupScenario: Promise<unknown> | null = config.scenario === undefined ? null : applyScenarioPlan(controlRuntime, defaultSessionName, prepareScenario(controlRuntime, config.scenario)).then(
+    () => {
+      startupScenario = null;
+    },
+    (error: unknown) => {
+      throw error instanceof ScenarioError ? new HttpError('internal_error', `The mock's scenario could not be applied: ${error.message}`) : error;
+    },
+  );
+  const ready = startupScenario === null ? Promise.resolve() : startupScenario.then(() => undefined);
+  // Reported by whoever awaits `ready` (the CLI exits 2) and by every request (503 or 500, logged).
+  ready.catch(() => undefined);
 
   interface Served {
     response: MockResponse;
@@ -291,16 +308,21 @@ export function createMockApp(options: MockAppOptions): MockApp {
       configKey: credentials.kind === 'token' ? credentials.configKey : undefined,
       categories: storeWork,
     };
-    const storeFailed = (error: unknown): Served => ({
-      response: shaper.errorResponse(error, {}, baseTimeMs),
-      operationId: operation?.operationId ?? null,
-      forced: false,
-      hit: null,
-      plan: 'anonymous',
-      key: credentials.kind === 'token' ? auth.masked(credentials.token) : null,
-      nowMs: baseTimeMs,
-    });
-    const afterHit = (hit: HitResult): Served => answerAfterHit(request, hit, credentials, match, operation, pureError, forced, body, fullPath);
+    const storeFailed = (error: unknown): Served | Promise<Served> => {
+      const failed: Served = {
+        response: shaper.errorResponse(error, {}, baseTimeMs),
+        operationId: operation?.operationId ?? null,
+        forced: false,
+        hit: null,
+        plan: 'anonymous',
+        key: credentials.kind === 'token' ? auth.masked(credentials.token) : null,
+        nowMs: baseTimeMs,
+      };
+      if (!(error instanceof TooManySessionsError)) return failed;
+      // Refused a session, the store still answers for the default one: the budget headers come from there.
+      return withBudgetHeaders(failed.response, request.clientAddress, baseTimeMs).then((response) => ({ ...failed, response }));
+    };
+    const afterHit = (hit: HitResult): Served | Promise<Served> => answerAfterHit(request, session, baseTimeMs, hit, credentials, match, operation, pureError, forced, body, fullPath);
     const immediate = store.immediate;
     if (immediate === undefined) return store.hit(session, hitInput).then(afterHit, storeFailed);
     let hit: HitResult;
@@ -315,6 +337,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
   /** The rest of the pipeline, once the store has counted the request: pure, no more store calls. */
   function answerAfterHit(
     request: MockRequest,
+    session: string,
+    baseTimeMs: number,
     hit: HitResult,
     credentials: Credentials,
     match: RouteMatch | null,
@@ -323,7 +347,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     forced: ForcedResponse | undefined,
     body: unknown,
     fullPath: string,
-  ): Served {
+  ): Served | Promise<Served> {
     const { decision, key, nowMs } = hit;
     if (hit.trackedClientsDropped !== undefined && !evictionsLogged) {
       evictionsLogged = true;
@@ -364,18 +388,35 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const operationHeaders = deprecationHeaders.get(match.operation.operationId);
       if (operationHeaders) Object.assign(headers, operationHeaders);
       if (match.operation.requiresAuth && !key) return served(shaper.refusal('unauthorized', credentials.kind === 'none' ? credentials.failure : 'Invalid API key', headers, nowMs));
-      if (pureError !== undefined) throw pureError;
-      if (forced) {
-        if (forced.status === 429) Object.assign(headers, spentHeaders(decision, nowMs));
-        return served(shaper.finish(forced.status, forced.body(), headers, nowMs), true);
+      const matched = match.operation;
+      const rest = (): Served => {
+        try {
+          if (pureError !== undefined) throw pureError;
+          if (forced) {
+            if (forced.status === 429) Object.assign(headers, spentHeaders(decision, nowMs));
+            return served(shaper.finish(forced.status, forced.body(), headers, nowMs), true);
+          }
+          const stateful = operations[match.operation.operationId];
+          const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data }) : generatedResponse({ operation: match.operation, data });
+          if (hit.created && hit.created.dropped > 0 && !dropsLogged) {
+            dropsLogged = true;
+            logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
+          }
+          return served(shaper.finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers, nowMs));
+        } catch (error) {
+          return served(shaper.errorResponse(error, headers, nowMs));
+        }
+      };
+      // Past its sunset date a deprecated operation may be gone (`sunset.afterSunset`): only then is
+      // the session's setting read, so no other request waits for the store.
+      const sunset = operationHeaders ? deprecatedSunsets.get(matched.operationId) : undefined;
+      if (sunset && nowMs > Date.parse(sunset)) {
+        return sunsetRefusal(controlRuntime, session, sunset, nowMs, baseTimeMs).then(
+          (gone) => (gone ? served(shaper.errorResponse(new HttpError('operation_sunset', `${matched.method.toUpperCase()} ${matched.pathTemplate} (${matched.operationId}) was sunset on ${sunset}; it is no longer served`), headers, nowMs)) : rest()),
+          (error: unknown) => served(shaper.errorResponse(error, headers, nowMs)),
+        );
       }
-      const stateful = operations[match.operation.operationId];
-      const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data }) : generatedResponse({ operation: match.operation, data });
-      if (hit.created && hit.created.dropped > 0 && !dropsLogged) {
-        dropsLogged = true;
-        logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
-      }
-      return served(shaper.finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers, nowMs));
+      return rest();
     } catch (error) {
       return served(shaper.errorResponse(error, headers, nowMs));
     }
@@ -417,6 +458,16 @@ export function createMockApp(options: MockAppOptions): MockApp {
     } catch {
       return baseTimeMs;
     }
+  }
+
+  /**
+   * An answer given before any session's budget is counted (an invalid or refused session): every
+   * response carries X-RateLimit-* (interface section 8), so it reports the caller's anonymous budget
+   * in the default session, without counting the request.
+   */
+  async function withBudgetHeaders(response: MockResponse, clientAddress: string | undefined, baseTimeMs: number): Promise<MockResponse> {
+    const { Date: _date, ...budget } = await anonymousHead(defaultSessionName, clientAddress, baseTimeMs);
+    return { ...response, headers: { ...budget, ...response.headers } };
   }
 
   async function anonymousHead(session: string, clientAddress: string | undefined, baseTimeMs: number): Promise<Record<string, string>> {
@@ -483,6 +534,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       }
     },
     anonymousHead: (clientAddress) => anonymousHead(defaultSessionName, clientAddress, baseClock.now()),
+    ready,
     close: () => store.close(),
     handle(request) {
       try {
@@ -501,8 +553,16 @@ export function createMockApp(options: MockAppOptions): MockApp {
     const path = pathOf(request.url);
     const named = request.headers[sessionHeader];
     const session = named === undefined ? defaultSessionName : named;
+    if (startupScenario !== null) {
+      // The config's scenario is still being applied: nothing is answered before it (or its failure).
+      return startupScenario.then(
+        () => respond(request),
+        async (error: unknown) => finishServed(request, path, session, named, baseTimeMs, await failedServed(error, session, baseTimeMs, isControlPath(path))),
+      );
+    }
     if (!sessionNamePattern.test(session)) {
-      return shaper.errorResponse(new HttpError('invalid_session', invalidSessionMessage(session)), {}, baseTimeMs, !isControlPath(path) && config.cors);
+      const refusal = shaper.errorResponse(new HttpError('invalid_session', invalidSessionMessage(session)), {}, baseTimeMs, !isControlPath(path) && config.cors);
+      return isControlPath(path) ? refusal : withBudgetHeaders(refusal, request.clientAddress, baseTimeMs);
     }
     if (isControlPath(path) || (request.method === 'OPTIONS' && config.cors && request.headers['access-control-request-method'] !== undefined)) {
       return respondOffTheApi(request, path, session, named, baseTimeMs);

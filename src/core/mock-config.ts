@@ -1,5 +1,7 @@
 import * as z from 'zod';
 import { SessionsConfigSchema, StoreConfigSchema } from './state-store.js';
+// A cycle (scenario.ts reads isoDatePattern and describeIssues from here): only used lazily, inside z.lazy.
+import { ScenarioSchema } from '../lab/scenario.js';
 
 /**
  * Configuration of the mock: plans, keys, the anonymous budget, the ban policy and the limits of
@@ -84,6 +86,18 @@ export const MockConfigSchema = z.strictObject({
    * Rate-limit fields on responses: `x-ratelimit` (the interface's X-RateLimit-*, always sent) and,
    * opt-in, `ietf`: RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers).
    */
+  /**
+   * What a deprecated operation does once the virtual clock is past its sunset date: keep serving
+   * with its Deprecation and Sunset headers (`serve`, the default), or answer 410 Gone with an Error
+   * (`gone`). A scenario can choose per session.
+   */
+  sunset: z.strictObject({ afterSunset: z.enum(['serve', 'gone'], { error: 'must be gone or serve' }).default('serve') }).default({ afterSunset: 'serve' }),
+  /**
+   * A scenario applied to the default session before the first request (issue 12), as in a scenario
+   * file (presets, keys, budgets, bans, clock, categories). Validated when the config is read;
+   * `--scenario FILE` applies more after it.
+   */
+  scenario: z.lazy(() => ScenarioSchema).optional(),
   rateLimitHeaders: z
     .array(z.enum(['x-ratelimit', 'ietf']))
     .min(1)

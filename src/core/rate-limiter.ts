@@ -130,6 +130,36 @@ export class RateLimiter {
     return this.#report(view, limits, now, 'allowed');
   }
 
+  /**
+   * Puts `clientId` where that many served requests would have (scenario files; see StateStore.setSpent):
+   * a running window keeps its start, an ended or new one starts now; a count left out stays; the day
+   * holds at least the minute; strikes start over, a ban stays.
+   */
+  setSpent(clientId: string, spent: { minute?: number; day?: number }): void {
+    const now = this.#clock.now();
+    const bucket = this.#touch(clientId, now);
+    if (now >= bucket.minuteStart + minuteMs) {
+      bucket.minuteStart = now;
+      bucket.minuteCount = 0;
+    }
+    if (now >= bucket.dayStart + dayMs) {
+      bucket.dayStart = now;
+      bucket.dayCount = 0;
+    }
+    if (spent.minute !== undefined) bucket.minuteCount = spent.minute;
+    if (spent.day !== undefined) bucket.dayCount = spent.day;
+    if (bucket.dayCount < bucket.minuteCount) bucket.dayCount = bucket.minuteCount;
+    bucket.strikes = 0;
+  }
+
+  /** Bans `clientId` for `durationMs` from now, as the ban policy would have; returns when the ban ends. */
+  banFor(clientId: string, durationMs: number): number {
+    const now = this.#clock.now();
+    const bucket = this.#touch(clientId, now);
+    bucket.bannedUntil = now + durationMs;
+    return bucket.bannedUntil;
+  }
+
   /** Live clients forgotten to stay within `maxBuckets` since the last reset (expired ones are not counted). */
   get evicted(): number {
     return this.#evicted;

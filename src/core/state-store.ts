@@ -69,6 +69,28 @@ export interface StateStore {
   /** The live sessions (the default one always), most recently seen first. */
   listSessions(baseTimeMs: number): Promise<SessionInfo[]>;
 
+  /**
+   * Puts a client where that many served requests would have put it (scenario files): the next `hit`
+   * answers exactly as after `minute` requests in its current minute window and `day` in its day window.
+   * A window still running keeps its start; an ended (or new) one starts at the session's virtual now.
+   * A count left out stays as it is; the day holds at least what the minute holds (a served request
+   * counts in both). Strikes start over; a ban stays. Atomic; the client's history is not touched.
+   */
+  setSpent(session: string, client: StoreClient, spent: SpentCounts, baseTimeMs: number): Promise<void>;
+  /**
+   * Bans a client for `ms` from the session's virtual now: every request until then is answered as a
+   * ban of the ban policy (`banned`, Retry-After to the ban's end); afterwards its strikes start over.
+   * Returns the virtual time the ban ends.
+   */
+  ban(session: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }>;
+  /**
+   * What the session's deprecated operations do past their sunset date (a scenario's `sunset.afterSunset`);
+   * null goes back to the config's choice. Cleared by `reset`.
+   */
+  setAfterSunset(session: string, mode: AfterSunsetMode | null, baseTimeMs: number): Promise<void>;
+  /** The session's choice, or null when it made none (the config decides). */
+  afterSunset(session: string, baseTimeMs: number): Promise<AfterSunsetMode | null>;
+
   /** Releases connections; the store answers nothing afterwards. */
   close(): Promise<void>;
 
@@ -84,6 +106,39 @@ export interface StateStore {
 export interface ImmediateStoreCalls {
   hit(session: string, input: HitInput): HitResult;
   appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): void;
+}
+
+/** Past its sunset date, a deprecated operation keeps serving (with its headers) or answers 410 Gone. */
+export type AfterSunsetMode = 'serve' | 'gone';
+
+/** A rate-limit client: a key by its id (`ApiKeyEntry.id`), or an anonymous client by address. */
+export type StoreClient = { kind: 'key'; id: string } | { kind: 'anonymous'; address: string };
+
+/** Requests to count as already served in a client's windows; a window left out keeps its count. */
+export interface SpentCounts {
+  minute?: number;
+  day?: number;
+}
+
+/** Most requests `setSpent` puts in a window (far above any plan's day). */
+export const maxSpentCount = 1_000_000_000;
+/** Longest ban `ban` sets: 30 days. */
+export const maxBanMs = 30 * 86_400_000;
+
+/** Throws a RangeError naming the bad part of a `setSpent` or `ban` call; both stores check alike. */
+export function assertClientStep(client: StoreClient, spent: SpentCounts | null, banMs: number | null): void {
+  if (client.kind === 'key') {
+    if (!/^[0-9a-f]{32}$/.test(client.id)) throw new RangeError('Failed to use a key client: its id must be 32 lower-case hex digits (the digest\'s first half)');
+  } else if (typeof client.address !== 'string' || client.address.length === 0 || client.address.length > 200) {
+    throw new RangeError('Failed to use an anonymous client: its address must be 1 to 200 characters');
+  }
+  if (spent) {
+    for (const window of ['minute', 'day'] as const) {
+      const count = spent[window];
+      if (count !== undefined && (!Number.isSafeInteger(count) || count < 0 || count > maxSpentCount)) throw new RangeError(`Failed to set the spent budget: ${window} must be a whole number from 0 to ${maxSpentCount}`);
+    }
+  }
+  if (banMs !== null && (!Number.isSafeInteger(banMs) || banMs < 1 || banMs > maxBanMs)) throw new RangeError(`Failed to ban a client: the duration must be a whole number of milliseconds from 1 to ${maxBanMs}`);
 }
 
 export interface StateStoreOptions {

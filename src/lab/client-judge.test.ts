@@ -72,7 +72,17 @@ describe('no-hammering', () => {
 
   it('counts a new ban after a ban was lifted', () => {
     const banned = (at: number) => obs(at, 429, { outcome: 'banned', retryAfterSeconds: 900 });
-    expect(judge([banned(0), banned(1), obs(901, 200), banned(1000)])['no-hammering']!.evidence.bans).toBe(2);
+    // As the limiter gives them: each ban ends a run of 429s.
+    expect(judge([obs(0, 429), banned(1), banned(2), obs(902, 200), obs(903, 429), banned(1000)])['no-hammering']!.evidence.bans).toBe(2);
+  });
+
+  it('does not count a ban met on the first refusal of a run (a scenario\'s ban): the client did not earn it', () => {
+    const banned = (at: number) => obs(at, 429, { outcome: 'banned', retryAfterSeconds: 900 });
+    expect(judge([banned(0)])['no-hammering']!.outcome).toBe('pass');
+    // Hammering that ban is still hammering.
+    const hammered = judge(Array.from({ length: 12 }, (_, index) => banned(index)))['no-hammering']!;
+    expect(hammered.outcome).toBe('fail');
+    expect(hammered.evidence).toMatchObject({ bans: 0, maxRequestsInARowWhileLimited: 12 });
   });
 });
 

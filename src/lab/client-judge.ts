@@ -223,8 +223,12 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
       state.maxConsecutiveAtMs = now;
     }
     if (observation.outcome === 'banned' && now >= state.banUntilMs) {
-      state.bans += 1;
-      state.firstBanAtMs ??= now;
+      // A ban met on the first refusal of a run was not earned by the traffic the lab saw (a scenario's
+      // ban, or one from before a reset): a wait to honour, not a ban of this client's making.
+      if (state.consecutiveRefusals > 1) {
+        state.bans += 1;
+        state.firstBanAtMs ??= now;
+      }
       state.banUntilMs = now + retryAfterSeconds * 1000;
     }
   } else {

@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { demoKeys, parseMockConfig } from '../core/mock-config.js';
 import { call, createTestApp, testEpochMs } from '../core/test-helpers.js';
-import { describeScenarioPresets, parseScenario, planScenario, scenarioPresetNames, scenarioPresets, type ScenarioContext, type ScenarioPlan } from './scenario.js';
+import { describeScenarioPresets, mergeScenarios, parseScenario, planScenario, validateScenario, scenarioPresetNames, scenarioPresets, type ScenarioContext, type ScenarioPlan } from './scenario.js';
 
 const config = parseMockConfig({});
 const context: ScenarioContext = {
@@ -149,7 +150,8 @@ sunset: { afterSunset: gone }
   });
 
   it('refuses unknown fields by name and bad values in one line', async () => {
-    expect(() => parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n')).toThrow('Failed to load scenario: keys.0: Unrecognized key: "spnet"');
+    expect(() => parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n')).toThrow('Failed to load scenario: keys.0.spnet: unknown field');
+    expect(() => parseScenario('clokc: {}\nkeys: [ {key: a, spentt: 1} ]')).toThrow('Failed to load scenario: keys.0.spentt: unknown field; clokc: unknown field');
     expect(() => parseScenario('presets: [mnute-spent]')).toThrow(/^Failed to load scenario: presets\.0: must be a preset: minute-almost-spent, minute-spent/);
     expect(() => parseScenario('clock: { at: 2028-01-01T00:00:00Z, offsetSeconds: 5 }')).toThrow('Failed to load scenario: clock: give either at or offsetSeconds');
     expect(() => parseScenario('sunset: { afterSunset: maybe }')).toThrow('Failed to load scenario: sunset.afterSunset: must be gone or serve');
@@ -166,5 +168,60 @@ sunset: { afterSunset: gone }
 
   it('reads an empty file as an empty scenario', async () => {
     expect(planScenario(parseScenario(''), context)).toEqual({ description: null, operations: [] });
+  });
+});
+
+describe('merging scenario files', () => {
+  it('joins the lists in order and lets the last clock and sunset choice win', () => {
+    const merged = mergeScenarios([
+      parseScenario('description: first\npresets: [banned-key]\nclock: { offsetSeconds: 60 }\nkeys: [ {key: demo-pro, bannedSeconds: 5} ]\n'),
+      parseScenario('description: second\npresets: [minute-spent]\nclock: { at: after-sunset }\nkeys: [ {key: demo-business, spent: {minute: 3}} ]\nsunset: { afterSunset: gone }\n'),
+    ]);
+    expect(merged).toEqual({
+      description: 'first; second',
+      presets: ['banned-key', 'minute-spent'],
+      clock: { at: 'after-sunset' },
+      keys: [
+        { key: 'demo-pro', bannedSeconds: 5 },
+        { key: 'demo-business', spent: { minute: 3 } },
+      ],
+      sunset: { afterSunset: 'gone' },
+    });
+    expect(validateScenario(merged)).toEqual(merged);
+    expect(mergeScenarios([])).toEqual({});
+  });
+});
+
+describe('the README', () => {
+  it('lists every preset with its description in the presets table', async () => {
+    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const name of scenarioPresetNames) expect(readme).toContain(`| \`${name}\` | ${scenarioPresets[name].description} |`);
+    expect(readme).toContain('| 410 | `operation_sunset` |');
+  });
+
+  it('names a file that is no scenario without quoting it', () => {
+    expect(() => parseScenario('user: root\npassword: hunter2\n', 'scenario /etc/x')).toThrow('Failed to load scenario /etc/x: none of its 2 top-level keys is a scenario field');
+    expect(() => parseScenario('user: root\npassword: hunter2\n')).not.toThrow(/hunter2/);
+  });
+});
+
+describe('a scenario in the config', () => {
+  it('is applied to the default session before the first request, and refused at creation when wrong', async () => {
+    const app = createTestApp({ config: { scenario: { presets: ['minute-spent'], categories: [{ name: 'from-config' }] } } });
+    await app.ready;
+    const refused = await call(app, 'GET', '/v1/categories', { key: 'demo-free' });
+    expect([refused.status, refused.headers['Retry-After']]).toEqual([429, '60']);
+    expect((await call(app, 'GET', '/v1/categories', { key: 'demo-pro' })).json.map((category: { name: string }) => category.name)).toContain('from-config');
+    expect(() => createTestApp({ config: { scenario: { keys: [{ key: 'k', plan: 'gold' }] } } })).toThrow('Failed to load scenario: keys.0.plan: unknown plan "gold"');
+    expect(() => parseMockConfig({ scenario: { keys: [{ key: 'k', spentt: 1 }] } })).toThrow(/scenario\.keys\.0: Unrecognized key: "spentt"/);
+    expect(() => parseMockConfig({ sunset: { afterSunset: 'later' } })).toThrow('sunset.afterSunset: must be gone or serve');
+  });
+
+  it('answers every request with the reason when it cannot be applied (a clock that would go back), and ready rejects', async () => {
+    const app = createTestApp({ config: { scenario: { clock: { at: '2020-01-01T00:00:00Z' } } } });
+    await expect(app.ready).rejects.toThrow(/clock\.at: 2020-01-01T00:00:00.000Z is before the session's clock/);
+    const answer = await call(app, 'GET', '/v1/categories', { key: 'demo-free' });
+    expect(answer.status).toBe(500);
+    expect(answer.json).toMatchObject({ code: 'internal_error', status: 500, message: expect.stringContaining("The mock's scenario could not be applied: Failed to load scenario: clock.at:") });
   });
 });

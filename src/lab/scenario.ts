@@ -120,7 +120,7 @@ export interface ScenarioPlan {
 /**
  * Reads a scenario from YAML (or JSON) text; throws one line naming every bad field.
  *
- * @example parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n') // Error: Failed to load scenario: keys.0: Unrecognized key: "spnet"
+ * @example parseScenario('keys:\n  - key: demo-free\n    spnet: {}\n') // Error: Failed to load scenario: keys.0.spnet: unknown field
  */
 export function parseScenario(text: string, source = 'scenario'): Scenario {
   let value: unknown;
@@ -129,14 +129,39 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   } catch (error) {
     throw new Error(`Failed to load ${source}: not valid YAML (${((error as Error).message.split('\n')[0] ?? '').slice(0, 160)})`);
   }
+  // A file that is not a scenario at all (`--scenario /etc/passwd`) is named, never quoted.
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length > 0 && !keys.some((key) => Object.hasOwn(ScenarioSchema.shape, key))) {
+      throw new Error(`Failed to load ${source}: none of its ${keys.length} top-level keys is a scenario field (${Object.keys(ScenarioSchema.shape).join(', ')}); is it the right file?`);
+    }
+  }
   return validateScenario(value ?? {}, source);
 }
 
 /** Validates an already decoded scenario (the body of `POST /__mock/scenario`, the MSW option). */
 export function validateScenario(value: unknown, source = 'scenario'): Scenario {
   const result = ScenarioSchema.safeParse(value);
-  if (!result.success) throw new Error(`Failed to load ${source}: ${describeIssues(result.error.issues)}`);
+  if (!result.success) throw new Error(`Failed to load ${source}: ${describeScenarioIssues(result.error.issues)}`);
   return result.data;
+}
+
+/** Like the config's messages, but an unknown field is named with its path: `keys.0.spentt: unknown field`. */
+function describeScenarioIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const unknown: string[] = [];
+  const others: z.core.$ZodIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') {
+      others.push(issue);
+      continue;
+    }
+    const where = issue.path.map((segment) => String(segment)).join('.');
+    for (const key of issue.keys.slice(0, 3)) {
+      const name = /^[A-Za-z0-9_-]{1,40}$/.test(key) ? key : JSON.stringify(key.length > 30 ? `${key.slice(0, 30)}…` : key);
+      unknown.push(`${where === '' ? '' : `${where}.`}${name}: unknown field`);
+    }
+  }
+  return [...unknown.slice(0, 5), ...(others.length > 0 ? [describeIssues(others)] : [])].join('; ');
 }
 
 export interface ScenarioContext {
@@ -217,6 +242,32 @@ function spentCounts(spent: z.output<typeof Spent>, limits: LabLimits, where: st
   const minute = Math.min(resolve(spent.minute, limits.perMinute, 'minute'), limits.perDay);
   // A day spent to the full leaves no room in the minute; a spent minute is counted in the day too.
   return { minute, day: Math.max(day, minute) };
+}
+
+/**
+ * Several scenarios as one, in order (the config's, then each `--scenario FILE`): presets, keys,
+ * anonymous clients and categories are joined; the last clock and sunset choice win; a key named
+ * twice gets the later file's settings applied after the earlier ones.
+ *
+ * @example mergeScenarios([{ presets: ['banned-key'] }, { clock: { offsetSeconds: 60 } }]) // { presets: ['banned-key'], clock: { offsetSeconds: 60 } }
+ */
+export function mergeScenarios(scenarios: readonly Scenario[]): Scenario {
+  const merged: Scenario = {};
+  const join = <T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined => (a === undefined ? b : b === undefined ? a : [...a, ...b]);
+  for (const scenario of scenarios) {
+    if (scenario.description !== undefined) merged.description = (merged.description === undefined ? scenario.description : `${merged.description}; ${scenario.description}`).slice(0, 2_000);
+    const presets = join(merged.presets, scenario.presets);
+    if (presets !== undefined) merged.presets = presets;
+    if (scenario.clock !== undefined) merged.clock = scenario.clock;
+    const keys = join(merged.keys, scenario.keys);
+    if (keys !== undefined) merged.keys = keys;
+    const anonymous = join(merged.anonymous, scenario.anonymous);
+    if (anonymous !== undefined) merged.anonymous = anonymous;
+    const categories = join(merged.categories, scenario.categories);
+    if (categories !== undefined) merged.categories = categories;
+    if (scenario.sunset !== undefined) merged.sunset = scenario.sunset;
+  }
+  return merged;
 }
 
 /** The presets as lines for `--help` and the README. */

@@ -1,12 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import type { ApiKeyEntry } from '../core/key-registry.js';
-import { assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '../core/memory-store.js';
+import { assertAfterSunsetMode, assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '../core/memory-store.js';
 import { HttpError } from '../core/errors.js';
 import type { Limits } from '../core/mock-config.js';
 import { windowsOf, type RateDecision } from '../core/rate-limiter.js';
 import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/request-log.js';
 import {
+  assertClientStep,
   assertSessionName,
   assertStoreOptions,
   defaultSessionName,
@@ -18,8 +19,11 @@ import {
   type RuntimeKey,
   type SessionInfo,
   type SessionStats,
+  type AfterSunsetMode,
+  type SpentCounts,
   type StateStore,
   type StateStoreOptions,
+  type StoreClient,
 } from '../core/state-store.js';
 import { silentLogger, type Logger } from '../core/types.js';
 
@@ -262,6 +266,46 @@ end
 return { 'allowed', num(limit), num(remaining), num(reset_at), num(math.max(1, math.ceil((reset_at - now) / 1000))), num(ms), num(mc), num(ds), num(dc) }
 `;
 
+/**
+ * RateLimiter.setSpent (src/core/rate-limiter.ts), line for line. KEYS[6]: the client's bucket.
+ * ARGV: ttl, nonce, base, minute|'', day|'', historyTtl. The history fields are kept as they are.
+ */
+const setSpentScript = `${luaPrologue}
+local now = tonumber(ARGV[3]) + offset
+local f = read_bucket(KEYS[6])
+local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
+if f then
+  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
+  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
+end
+if now >= ms + ${minuteMs} then ms = now; mc = 0 end
+if now >= ds + ${dayMs} then ds = now; dc = 0 end
+if ARGV[4] ~= '' then mc = tonumber(ARGV[4]) end
+if ARGV[5] ~= '' then dc = tonumber(ARGV[5]) end
+if dc < mc then dc = mc end
+st = 0
+local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[6]))
+redis.call('SET', KEYS[6], table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
+refresh_ttl()
+return num(now)
+`;
+
+/** RateLimiter.banFor. KEYS[6]: the client's bucket. ARGV: ttl, nonce, base, durationMs, historyTtl. Returns when the ban ends. */
+const banScript = `${luaPrologue}
+local now = tonumber(ARGV[3]) + offset
+local f = read_bucket(KEYS[6])
+local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
+if f then
+  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
+  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
+end
+bu = now + tonumber(ARGV[4])
+local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[5]))
+redis.call('SET', KEYS[6], table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
+refresh_ttl()
+return num(bu)
+`;
+
 /** ARGV: ttl, nonce, maxCategories, maxCategoryBytes, fieldsJson, seedsGiven, seeds... Returns the category JSON and the dropped count, 'seed', or 'too_large' and the size. */
 const createCategoryScript = `${luaPrologue}
 local max, max_bytes = tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -342,8 +386,22 @@ return redis.call('LRANGE', KEYS[5], 0, -1)
 const resetScript = `${luaPrologue}
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('HSET', KEYS[1], 'ep', ARGV[2], 'sd', '0', 'dr', '0', 'ks', '0', 'by', '2')
+redis.call('HDEL', KEYS[1], 'as')
 refresh_ttl()
 return 1
+`;
+
+/** ARGV: ttl, nonce, mode ('' clears it). The session's sunset.afterSunset, in its meta hash. */
+const setAfterSunsetScript = `${luaPrologue}
+if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'as') else redis.call('HSET', KEYS[1], 'as', ARGV[3]) end
+refresh_ttl()
+return 1
+`;
+
+/** ARGV: ttl, nonce. Returns the mode or ''. */
+const afterSunsetScript = `${luaPrologue}
+refresh_ttl()
+return redis.call('HGET', KEYS[1], 'as') or ''
 `;
 
 /**
@@ -399,6 +457,10 @@ const scripts = {
   reset: script(resetScript),
   admit: script(admitScript),
   listSessions: script(listSessionsScript),
+  setSpent: script(setSpentScript),
+  ban: script(banScript),
+  setAfterSunset: script(setAfterSunsetScript),
+  afterSunset: script(afterSunsetScript),
 };
 
 /** The Lua sources, for the decision note and for tests that read them. */
@@ -773,6 +835,27 @@ class RedisStore implements StateStore {
     return sortSessions(sessions);
   }
 
+  async setSpent(session: string, client: StoreClient, spent: SpentCounts, baseTimeMs: number): Promise<void> {
+    assertClientStep(client, spent, null);
+    await this.#run(session, baseTimeMs, scripts.setSpent, [this.#clientBucket(session, client)], [String(baseTimeMs), spent.minute === undefined ? '' : String(spent.minute), spent.day === undefined ? '' : String(spent.day), String(this.#historyTtlMs())]);
+  }
+
+  async ban(session: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }> {
+    assertClientStep(client, null, ms);
+    const reply = await this.#run(session, baseTimeMs, scripts.ban, [this.#clientBucket(session, client)], [String(baseTimeMs), String(ms), String(this.#historyTtlMs())]);
+    return { untilMs: Number(reply) };
+  }
+
+  async setAfterSunset(session: string, mode: AfterSunsetMode | null, baseTimeMs: number): Promise<void> {
+    assertAfterSunsetMode(mode);
+    await this.#run(session, baseTimeMs, scripts.setAfterSunset, [], [mode ?? '']);
+  }
+
+  async afterSunset(session: string, baseTimeMs: number): Promise<AfterSunsetMode | null> {
+    const reply = await this.#run(session, baseTimeMs, scripts.afterSunset, [], []);
+    return reply === 'gone' || reply === 'serve' ? reply : null;
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -803,6 +886,10 @@ class RedisStore implements StateStore {
   /** `prefix{session}:name`: the session is the hash tag, so one script's keys share a slot. */
   #key(session: string, name: string): string {
     return `${this.#settings.prefix}{${session}}:${name}`;
+  }
+
+  #clientBucket(session: string, client: StoreClient): string {
+    return client.kind === 'key' ? this.#key(session, `b:k:${client.id}`) : this.#anonymousBucket(session, client.address);
   }
 
   #anonymousBucket(session: string, clientAddress: string): string {

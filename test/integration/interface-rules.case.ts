@@ -321,7 +321,6 @@ const rateLimits: RuleCase[] = [
   {
     name: '§8 X-RateLimit-* on the session errors too: 400 invalid_session, 503 too_many_sessions',
     config: { ...caseConfig, sessions: { maxSessions: 1, idleSeconds: 3600 } },
-    knownGap: 'mock-app.ts answers invalid_session and too_many_sessions before any budget is looked up, without X-RateLimit-*',
     async run({ send }) {
       const invalid = await send('GET', '/categories', { key: 'demo-pro', headers: { 'x-mock-session': 'not a name' } });
       expectError(invalid, 400, 'invalid_session');

@@ -26,7 +26,11 @@ type Operation =
   | { kind: 'log'; session: string; status: number }
   | { kind: 'requests'; session: string }
   | { kind: 'reset'; session: string }
-  | { kind: 'sessions' };
+  | { kind: 'sessions' }
+  | { kind: 'setSpent'; session: string; address: string; key: number | null; minute?: number; day?: number }
+  | { kind: 'ban'; session: string; address: string; key: number | null; ms: number }
+  | { kind: 'setAfterSunset'; session: string; mode: 'gone' | 'serve' | null }
+  | { kind: 'afterSunset'; session: string };
 
 // Biased towards one session and one client, so windows fill, bans start and expire.
 const session = fc.oneof({ weight: 6, arbitrary: fc.constant('default') }, { weight: 3, arbitrary: fc.constant('s1') }, { weight: 2, arbitrary: fc.constantFrom(...sessions) });
@@ -49,6 +53,17 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('requests' as const), session }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reset' as const), session }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sessions' as const) }) },
+  // Scenario steps: counts around the small limits (past them too), bans across the window boundaries.
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      { kind: fc.constant('setSpent' as const), session, address, key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }), minute: fc.integer({ min: 0, max: 8 }), day: fc.integer({ min: 0, max: 14 }) },
+      { requiredKeys: ['kind', 'session', 'address', 'key'] },
+    ),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('setAfterSunset' as const), session, mode: fc.constantFrom('gone' as const, 'serve' as const, null) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('afterSunset' as const), session }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('ban' as const), session, address, key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }), ms: fc.oneof(boundaryStep, fc.integer({ min: 1, max: 200_000 })) }) },
 );
 
 const world = fc.record({
@@ -101,6 +116,18 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
       case 'reset':
         await store.reset(op.session, baseTimeMs);
         return null;
+      case 'setAfterSunset':
+        await store.setAfterSunset(op.session, op.mode, baseTimeMs);
+        return null;
+      case 'afterSunset':
+        return await store.afterSunset(op.session, baseTimeMs);
+      case 'setSpent':
+      case 'ban': {
+        const client = op.key === null ? { kind: 'anonymous' as const, address: op.address } : { kind: 'key' as const, id: keyEntry(keyNames[op.key]!, 'x', { perMinute: 1, perDay: 1 }).id };
+        if (op.kind === 'ban') return await store.ban(op.session, client, op.ms, baseTimeMs);
+        await store.setSpent(op.session, client, { ...(op.minute !== undefined ? { minute: op.minute } : {}), ...(op.day !== undefined ? { day: op.day } : {}) }, baseTimeMs);
+        return null;
+      }
       case 'sessions':
         // lastSeenMs is exact in memory and to the second on Redis: the names are what must agree.
         return (await store.listSessions(baseTimeMs)).map((entry) => entry.name).sort();

@@ -113,6 +113,81 @@ for (const factory of factories) {
       for (let index = 0; index < 50; index += 1) expect((await anonymousHit(lenient, t0 + 1)).decision.outcome).not.toBe('banned');
     });
 
+    it('setSpent puts a client where that many served requests would: the next answers, the 429 and its Retry-After', async () => {
+      const store = await open({ anonymous: { perMinute: 5, perDay: 20 }, ban: noBan });
+      const client = { kind: 'anonymous' as const, address: '10.0.0.9' };
+      await store.setSpent('default', client, { minute: 4 }, t0);
+      // Exactly as after four requests at t0: one left in the minute, the day holds the four too.
+      expect((await anonymousHit(store, t0 + 10, 'default', '10.0.0.9')).decision).toMatchObject({ outcome: 'allowed', limit: 5, remaining: 0, resetAtMs: t0 + minute });
+      expect((await anonymousHit(store, t0 + 20, 'default', '10.0.0.9')).decision).toMatchObject({ outcome: 'limited', retryAfterSeconds: 60, resetAtMs: t0 + minute });
+      expect((await anonymousHit(store, t0 + minute, 'default', '10.0.0.9')).decision).toMatchObject({ outcome: 'allowed', limit: 5, remaining: 4 });
+      const replayed = await open({ anonymous: { perMinute: 5, perDay: 20 }, ban: noBan });
+      for (let index = 0; index < 4; index += 1) await anonymousHit(replayed, t0, 'default', '10.0.0.9');
+      expect((await anonymousHit(replayed, t0 + 10, 'default', '10.0.0.9')).decision).toEqual((await open({ anonymous: { perMinute: 5, perDay: 20 }, ban: noBan }).then(async (again) => {
+        await again.setSpent('default', client, { minute: 4 }, t0);
+        return anonymousHit(again, t0 + 10, 'default', '10.0.0.9');
+      })).decision);
+    });
+
+    it('setSpent of a whole day refuses until the day window ends, whatever the minute says', async () => {
+      const store = await open({ anonymous: { perMinute: 5, perDay: 20 }, ban: noBan });
+      const entry = keyEntry('spent-day-key', 'free', { perMinute: 3, perDay: 7 });
+      await store.setSpent('s1', { kind: 'key', id: entry.id }, { day: 7 }, t0);
+      const keyHit = (at: number) => store.hit('s1', { baseTimeMs: at, clientAddress: '10.0.0.1', configKey: publicEntry(entry), keyDigest: entry.digest });
+      expect((await keyHit(t0 + 2 * minute)).decision).toMatchObject({ outcome: 'limited', limit: 7, resetAtMs: t0 + day, retryAfterSeconds: (day - 2 * minute) / 1000 });
+      expect((await keyHit(t0 + day)).decision).toMatchObject({ outcome: 'allowed', limit: 3, remaining: 2 });
+      // Per session: the default session's key is untouched.
+      expect((await store.hit('default', { baseTimeMs: t0 + 2 * minute, clientAddress: '10.0.0.1', configKey: publicEntry(entry), keyDigest: entry.digest })).decision.outcome).toBe('allowed');
+    });
+
+    it('setSpent keeps a running window\'s start and a count left out, and on the virtual clock', async () => {
+      const store = await open({ anonymous: { perMinute: 5, perDay: 20 }, ban: noBan });
+      await anonymousHit(store, t0);
+      await store.advanceClock('default', 30_000, t0);
+      await store.setSpent('default', { kind: 'anonymous', address: '10.0.0.1' }, { day: 10 }, t0);
+      // Minute window from t0 with its one request; the day now holds 10.
+      expect((await anonymousHit(store, t0)).decision).toMatchObject({ outcome: 'allowed', limit: 5, remaining: 3, resetAtMs: t0 + minute });
+      expect((await anonymousHit(store, t0)).decision.windows[1]).toMatchObject({ remaining: 8, resetAtMs: t0 + day });
+    });
+
+    it('ban answers every request as the ban policy does until it ends, then forgives', async () => {
+      const store = await open({ anonymous: { perMinute: 5, perDay: 20 }, ban: { enabled: true, threshold: 2, durationMs: 300_000 } });
+      const entry = keyEntry('banned-key', 'free', { perMinute: 3, perDay: 7 });
+      const keyHit = (at: number) => store.hit('default', { baseTimeMs: at, clientAddress: '10.0.0.1', configKey: publicEntry(entry), keyDigest: entry.digest });
+      expect(await store.ban('default', { kind: 'key', id: entry.id }, 90_000, t0)).toEqual({ untilMs: t0 + 90_000 });
+      expect((await keyHit(t0 + 1)).decision).toMatchObject({ outcome: 'banned', limit: 3, remaining: 0, resetAtMs: t0 + 90_000, retryAfterSeconds: 90 });
+      expect((await keyHit(t0 + 89_999)).decision).toMatchObject({ outcome: 'banned', retryAfterSeconds: 1 });
+      expect((await keyHit(t0 + 90_000)).decision).toMatchObject({ outcome: 'allowed', remaining: 2 });
+      // Anonymous clients by address; other addresses are untouched.
+      await store.ban('default', { kind: 'anonymous', address: '10.0.0.7' }, 5_000, t0);
+      expect((await anonymousHit(store, t0 + 1, 'default', '10.0.0.7')).decision).toMatchObject({ outcome: 'banned', retryAfterSeconds: 5 });
+      expect((await anonymousHit(store, t0 + 1, 'default', '10.0.0.8')).decision.outcome).toBe('allowed');
+    });
+
+    it('keeps a session\'s afterSunset choice apart from other sessions, until reset', async () => {
+      const store = await open();
+      expect(await store.afterSunset('default', t0)).toBeNull();
+      await store.setAfterSunset('s1', 'gone', t0);
+      expect([await store.afterSunset('s1', t0), await store.afterSunset('default', t0)]).toEqual(['gone', null]);
+      await store.setAfterSunset('s1', 'serve', t0);
+      expect(await store.afterSunset('s1', t0)).toBe('serve');
+      await store.reset('s1', t0);
+      expect(await store.afterSunset('s1', t0)).toBeNull();
+      await store.setAfterSunset('s1', 'gone', t0);
+      await store.setAfterSunset('s1', null, t0);
+      expect(await store.afterSunset('s1', t0)).toBeNull();
+      await expect(store.setAfterSunset('s1', 'later' as never, t0)).rejects.toThrow(/expected gone, serve or null/);
+    });
+
+    it('refuses a bad setSpent or ban by name, changing nothing', async () => {
+      const store = await open();
+      await expect(store.setSpent('default', { kind: 'anonymous', address: 'a' }, { minute: -1 }, t0)).rejects.toThrow(/minute must be a whole number/);
+      await expect(store.setSpent('default', { kind: 'key', id: 'not-hex' }, { minute: 1 }, t0)).rejects.toThrow(/32 lower-case hex/);
+      await expect(store.ban('default', { kind: 'anonymous', address: 'a' }, 0, t0)).rejects.toThrow(/duration must be/);
+      await expect(store.ban('default', { kind: 'anonymous', address: 'a' }, Number.NaN, t0)).rejects.toThrow(/duration must be/);
+      expect((await anonymousHit(store, t0, 'default', 'a')).decision).toMatchObject({ outcome: 'allowed', remaining: 4 });
+    });
+
     it('counts a key against its own limits; a key added at run time shadows a config key; an unknown key is anonymous', async () => {
       const store = await open({ anonymous: { perMinute: 1, perDay: 1 }, ban: noBan });
       const config = keyEntry('config-key-1', 'free', { perMinute: 2, perDay: 10 });
