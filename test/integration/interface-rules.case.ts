@@ -7,7 +7,7 @@ import { expectError, expectRateLimitHeaders, type Received, type Sent } from '.
  * MSW) and every store (memory, Redis) by `interface-rules.test.ts`, like hono's `common.case`
  * test runs one file against every router. A case talks to the mock only through `send`, so what
  * it asserts is what any client of any transport sees; a case that cannot hold on a transport
- * says why in `skip`, never silently.
+ * says why in `notFor` (it is then not defined there, rather than counted as skipped).
  *
  * Rules that depend on a factory option (the spec document, the seed, a client address) or on one
  * adapter (pipelining, MSW's URL matching, raw HTTP) stay beside that layer's code.
@@ -29,8 +29,8 @@ export interface RuleCase {
   name: string;
   /** The mock's config for this case, instead of `caseConfig` (not merged with it). */
   config?: MockConfigInput;
-  /** Transports this case does not apply to, each with the reason. */
-  skip?: Partial<Record<TransportName, string>>;
+  /** Transports this case does not apply to, each with the reason (no test is defined there). */
+  notFor?: Partial<Record<TransportName, string>>;
   /**
    * The mock breaks this rule today, for the reason given (reported, not fixed by a test change).
    * The case runs as `it.fails`: it turns red the day the mock is fixed, and the marker goes.
@@ -225,7 +225,7 @@ const categories: RuleCase[] = [
   {
     name: '413 payload_too_large with X-RateLimit-* for a body over maxBodyBytes (counted), a body of exactly the limit is served',
     config: { maxBodyBytes: 64 },
-    skip: { core: 'the transport enforces maxBodyBytes and flags the request; the core answers 413 for that flag (src/core/mock-app.test.ts)' },
+    notFor: { core: 'the transport enforces maxBodyBytes and flags the request; the core answers 413 for that flag (src/core/mock-app.test.ts)' },
     async run({ send }) {
       const tooLarge = await send('POST', '/categories', { key: 'demo-free', json: { name: 'x'.repeat(100) } });
       expectError(tooLarge, 413, 'payload_too_large');
@@ -255,7 +255,7 @@ const routing: RuleCase[] = [
   },
   {
     name: '404 not_found naming the base path for a path outside /v1',
-    skip: { msw: 'the MSW handlers take only /v1/* and /__mock/*; anything else goes to the network (mocks/handlers.test.ts)' },
+    notFor: { msw: 'the MSW handlers take only /v1/* and /__mock/*; anything else goes to the network (mocks/handlers.test.ts)' },
     async run({ send }) {
       const outside = await send('GET', '/categories', { key: 'demo-pro', fromOrigin: true });
       expectError(outside, 404, 'not_found', /served under \/v1/);
@@ -727,7 +727,7 @@ const controls: RuleCase[] = [
   {
     name: 'controls: an oversized control body is 413 payload_too_large',
     config: { maxBodyBytes: 64 },
-    skip: { core: 'the transport enforces maxBodyBytes and flags the request; the core answers 413 for that flag (src/core/mock-app.test.ts)' },
+    notFor: { core: 'the transport enforces maxBodyBytes and flags the request; the core answers 413 for that flag (src/core/mock-app.test.ts)' },
     async run({ send }) {
       expectError(await send('POST', '/__mock/keys', { json: { key: 'k'.repeat(100), plan: 'free' } }), 413, 'payload_too_large');
       expect((await send('GET', '/__mock/keys')).text).not.toContain('kkkk');
@@ -747,7 +747,7 @@ const controls: RuleCase[] = [
   },
   {
     name: 'controls refuse what a web page of another origin makes the browser send, and send no CORS headers',
-    skip: { msw: 'MSW runs in the page or the test process itself: a same-process caller is trusted by design (control-api.ts assertControlAccess)' },
+    notFor: { msw: 'MSW runs in the page or the test process itself: a same-process caller is trusted by design (control-api.ts assertControlAccess)' },
     async run({ send }) {
       expectError(await send('POST', '/__mock/reset', { headers: { origin: 'https://evil.example' } }), 403, 'control_forbidden');
       const local = await send('POST', '/__mock/reset', { headers: { origin: 'http://localhost:5173' } });
