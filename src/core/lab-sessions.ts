@@ -64,7 +64,10 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
     }
   };
   const sessions = new Map<string, SessionLab>();
+  // The session fed last is already the newest: no reorder (this runs on every request).
+  let newest: { name: string; found: SessionLab } | null = null;
   const entry = (session: string): SessionLab => {
+    if (newest !== null && newest.name === session && sessions.get(session) === newest.found) return newest.found;
     let found = sessions.get(session);
     if (found) {
       // Most recently fed last, so the first entry is the one to forget.
@@ -74,6 +77,7 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
       if (sessions.size >= options.maxSessions) sessions.delete(sessions.keys().next().value!);
     }
     sessions.set(session, found);
+    newest = { name: session, found };
     return found;
   };
   const state = (session: string): LabSessionState => entry(session).lab;
@@ -100,7 +104,14 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
       observeLab(lab, observation, input.pathTemplate);
       // A banned decision reports the ban as its windows: the gauges keep the windows the client last
       // counted against (the ban itself is the judge's banUntilMs).
-      if (lab.clients[input.hit.client] !== undefined && input.hit.decision.outcome !== 'banned') last.set(input.hit.client, { decision: input.hit.decision, atMs: input.hit.nowMs });
+      if (lab.clients[input.hit.client] !== undefined && input.hit.decision.outcome !== 'banned') {
+        const record = last.get(input.hit.client);
+        if (record === undefined) last.set(input.hit.client, { decision: input.hit.decision, atMs: input.hit.nowMs });
+        else {
+          record.decision = input.hit.decision;
+          record.atMs = input.hit.nowMs;
+        }
+      }
     },
     report(session, clock) {
       return buildLabReport(sessions.get(session)?.lab ?? createLabSessionState(), { session, clock, banPolicy: options.banPolicy });

@@ -146,7 +146,7 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
   const now = observation.atMs;
   state.lastAtMs = Math.max(state.lastAtMs, now);
   state.plan = observation.plan;
-  state.limits = { perMinute: observation.limits.perMinute, perDay: observation.limits.perDay };
+  if (state.limits.perMinute !== observation.limits.perMinute || state.limits.perDay !== observation.limits.perDay) state.limits = { perMinute: observation.limits.perMinute, perDay: observation.limits.perDay };
   state.total += 1;
   const statusKey = String(observation.status);
   state.byStatus[statusKey] = (state.byStatus[statusKey] ?? 0) + 1;
@@ -211,7 +211,7 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
   } else {
     state.streakRefusalAtMs = null;
     state.streakPreviousWaitMs = null;
-    state.streakWaitsSeconds = [];
+    if (state.streakWaitsSeconds.length > 0) state.streakWaitsSeconds = [];
   }
 
   // no-hammering: requests in a row answered 429 by the limiter (a ban included), and bans.

@@ -108,34 +108,43 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     while (!connection.running && connection.queue.length > 0 && connection.queue[0]!.ready !== undefined) {
       const { response, ready, unread } = connection.queue.shift()!;
       if (connection.closed || response.destroyed || socket.destroyed) continue;
-      let answer: MockResponse | Promise<MockResponse>;
-      try {
-        answer = app.respond(ready!);
-      } catch (error) {
-        answer = Promise.reject(error);
-      }
-      if (!(answer instanceof Promise)) {
-        writeAnswer(socket, connection, response, answer, unread);
-        continue;
-      }
-      connection.running = true;
-      answer.then(
-        (result) => {
-          connection.running = false;
-          writeAnswer(socket, connection, response, result, unread);
-          pump(socket, connection);
-        },
-        (error: unknown) => {
-          // The core turns every failure into an answer; this is the last line of defence.
-          logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-          connection.running = false;
-          writeAnswer(socket, connection, response, { status: 500, headers: {}, body: JSON.stringify({ code: 'internal_error', message: 'The mock failed to handle this request; see its log', status: 500 }) }, unread);
-          pump(socket, connection);
-        },
-      );
-      return;
+      if (execute(socket, connection, response, ready!, unread)) return;
     }
     settle(connection);
+  };
+
+  /**
+   * Runs one request and writes its answer: at once when the core answers at once (the in-memory
+   * store), else when its promise settles, the connection marked running meanwhile. True when the
+   * answer is still to come (the caller then stops: the promise pumps on).
+   */
+  const execute = (socket: Socket, connection: Connection, response: ServerResponse, ready: MockRequest, unread: boolean | undefined): boolean => {
+    let answer: MockResponse | Promise<MockResponse>;
+    try {
+      answer = app.respond(ready);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    if (!(answer instanceof Promise)) {
+      writeAnswer(socket, connection, response, answer, unread);
+      return false;
+    }
+    connection.running = true;
+    answer.then(
+      (result) => {
+        connection.running = false;
+        writeAnswer(socket, connection, response, result, unread);
+        pump(socket, connection);
+      },
+      (error: unknown) => {
+        // The core turns every failure into an answer; this is the last line of defence.
+        logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        connection.running = false;
+        writeAnswer(socket, connection, response, { status: 500, headers: {}, body: JSON.stringify({ code: 'internal_error', message: 'The mock failed to handle this request; see its log', status: 500 }) }, unread);
+        pump(socket, connection);
+      },
+    );
+    return true;
   };
 
   const writeAnswer = (socket: Socket, connection: Connection, response: ServerResponse, result: MockResponse, unread: boolean | undefined) => {
@@ -166,10 +175,15 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     const connection = connectionOf(socket);
     // After a Connection: close answer, node never writes another one on this socket: run nothing.
     if (connection.closed || connection.thenAnswer !== undefined) return;
+    const base = toMockRequestHead(request);
+    // The common case, without the queue: nothing before it on this connection and no body to wait for.
+    if (!expectsContinue && connection.queue.length === 0 && !connection.running && base.headers['content-length'] === undefined && base.headers['transfer-encoding'] === undefined) {
+      execute(socket, connection, response, base, false);
+      return;
+    }
     const pending: Pending = { incoming: request, response };
     connection.queue.push(pending);
 
-    const base = toMockRequestHead(request);
     const declaredLength = base.headers['content-length'] === undefined ? undefined : Number(base.headers['content-length']);
     const done = (ready: MockRequest, unread = false) => {
       pending.ready = ready;
@@ -242,7 +256,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
  * 3.2.2, `GET http://host:port/v1/categories`, what a client talking to a proxy sends) is served
  * like its origin form, and its authority replaces `Host`, as the RFC asks of an origin server.
  */
-function toMockRequestHead(request: IncomingMessage): Omit<MockRequest, 'body'> {
+function toMockRequestHead(request: IncomingMessage): MockRequest {
   const headers = flattenHeaders(request.headers);
   let url = request.url ?? '/';
   if (url.charCodeAt(0) !== 47 && /^https?:\/\//i.test(url)) {
@@ -254,7 +268,8 @@ function toMockRequestHead(request: IncomingMessage): Omit<MockRequest, 'body'> 
       // Not a URL after all: the core answers the target as it came (404).
     }
   }
-  return { method: request.method ?? 'GET', url, headers, clientAddress: request.socket.remoteAddress ?? 'unknown', serverAddress: request.socket.localAddress };
+  // body null until one is read (a request without one goes to the core as it is).
+  return { method: request.method ?? 'GET', url, headers, body: null, clientAddress: request.socket.remoteAddress ?? 'unknown', serverAddress: request.socket.localAddress };
 }
 
 function write(response: ServerResponse, result: MockResponse, logger: Logger): void {
