@@ -703,6 +703,11 @@ function replayFieldsOf(request: MockRequest, sender: Pick<ReplayFields, 'keyDig
 
 function errorCodeOf(response: MockResponse): string | null {
   if (response.status < 400 || response.body === null) return null;
+  // The mock's own Error bodies start with their code: read it without a regex (every 401 and 429).
+  if (response.body.startsWith('{"code":"')) {
+    const end = response.body.indexOf('"', 9);
+    if (end > 9 && end <= 9 + 64) return response.body.slice(9, end);
+  }
   const match = /"code":"([^"]{1,64})"/.exec(response.body);
   return match ? match[1]! : null;
 }

@@ -162,19 +162,20 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
   // retry-after-honoured: every request is judged against the moment the last organic 429 named.
   if (state.deadlineMs !== null) {
     const earlyByMs = Math.max(0, state.deadlineMs - now);
-    const sample: RetrySample = {
+    // Built only when kept: a hammering client meets this on every request.
+    const sample = (): RetrySample => ({
       refusedAt: isoOf(state.deadlineSetAtMs),
       retryAfterSeconds: state.deadlineRetryAfterSeconds,
       retriedAt: isoOf(now),
       waitSeconds: seconds(now - state.deadlineSetAtMs),
       earlyBySeconds: seconds(earlyByMs),
-    };
+    });
     state.retryChecks += 1;
     if (earlyByMs >= retryAfterToleranceMs) {
       state.retryViolations += 1;
-      if (state.retrySamples.length < maxSamples) state.retrySamples.push(sample);
+      if (state.retrySamples.length < maxSamples) state.retrySamples.push(sample());
     } else {
-      state.lastHonoured = sample;
+      state.lastHonoured = sample();
     }
     state.deadlineMs = null;
   }

@@ -169,8 +169,9 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
   };
 
   const receive = (request: IncomingMessage, response: ServerResponse, expectsContinue: boolean) => {
-    // No 'error' listeners here: an IncomingMessage emits 'error' only to listeners (readBodyOf adds
-    // one), and the response is written once, checked, so node has no error to give it.
+    // No 'error' listeners: an IncomingMessage emits 'error' only to listeners (an aborted body just
+    // never ends, and its connection is gone), and the response is written once, checked, so node has
+    // no error to give it. Listeners per request are measurable (docs/decisions/015-hot-path.md).
     const socket = request.socket;
     const connection = connectionOf(socket);
     // After a Connection: close answer, node never writes another one on this socket: run nothing.
@@ -212,7 +213,6 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
   const readBodyOf = (request: IncomingMessage, base: Omit<MockRequest, 'body'>, declaredLength: number | undefined, done: (ready: MockRequest, unread?: boolean) => void) => {
     if (declaredLength === undefined && base.headers['transfer-encoding'] === undefined) return done({ ...base, body: null });
 
-    request.on('error', () => request.destroy());
     const chunks: Buffer[] = [];
     let received = 0;
     let finished = false;
