@@ -34,6 +34,9 @@ Options:
                        default: all)
   --cases LIST         Any of get,post,401,429 (default: all)
   --connections LIST   Connection counts (default 10,100)
+  --rounds N           Measure every row N times, rounds interleaved, and keep each row's best
+                       (fastest) run: a burst of other work on a shared machine then spoils one
+                       round, not the ratio (default 1; use 3 before quoting a ratio)
   --mock dist|src      Run the mock from the built package or from source via tsx
                        (default: dist when dist/bin/petstore-mock.js exists)
   --skip-startup       Do not measure the first response after process start
@@ -47,6 +50,7 @@ interface BenchOptions {
   targets: TargetId[];
   cases: CaseId[];
   connections: number[];
+  rounds: number;
   mockLaunch: MockLaunch;
   startupAttempts: number;
   jsonFile?: string;
@@ -66,6 +70,7 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
         targets: { type: 'string' },
         cases: { type: 'string' },
         connections: { type: 'string' },
+        rounds: { type: 'string' },
         mock: { type: 'string' },
         'skip-startup': { type: 'boolean' },
         json: { type: 'string' },
@@ -104,6 +109,7 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
     targets: list<TargetId>(values.targets, '--targets', targetIds, targetIds, { prism: ['prism-info', 'prism-silent'] }),
     cases: list<CaseId>(values.cases, '--cases', caseIds, caseIds),
     connections,
+    rounds: integer(values.rounds, '--rounds', 1, 1, 20),
     mockLaunch: mock,
     startupAttempts: values['skip-startup'] ? 0 : quick ? 1 : 3,
     jsonFile: values.json,
@@ -207,7 +213,7 @@ async function main(): Promise<number> {
   writeFileSync(configFile, benchConfigYaml);
   const context: LaunchContext = { root, configFile, mockLaunch: options.mockLaunch };
   const loadBefore = loadavg();
-  const rows = options.targets.length * options.cases.length * options.connections.length;
+  const rows = options.targets.length * options.cases.length * options.connections.length * options.rounds;
   const estimateMinutes = (rows * (options.durationSeconds + options.warmupSeconds + 2)) / 60;
 
   process.stdout.write(`petstore-kit bench: node ${process.version}, ${cpus().length} CPU(s), load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}\n`);
@@ -245,12 +251,18 @@ async function main(): Promise<number> {
     process.stdout.write('\nLoad:\n');
     // Targets are interleaved per case so that a burst of load from other work on the machine
     // hits all of them about equally, rather than one target's whole series.
-    for (const caseId of options.cases) {
-      for (const connections of options.connections) {
-        for (const target of options.targets) {
-          const row = await measureRow(options, context, target, caseId, connections);
-          measurements.push(row);
-          process.stdout.write(`${describeRow(row)}\n`);
+    for (let round = 1; round <= options.rounds; round += 1) {
+      if (options.rounds > 1) process.stdout.write(`Round ${round} of ${options.rounds}:\n`);
+      for (const caseId of options.cases) {
+        for (const connections of options.connections) {
+          for (const target of options.targets) {
+            const row = await measureRow(options, context, target, caseId, connections);
+            process.stdout.write(`${describeRow(row)}\n`);
+            // Each row keeps its best round: other work on the machine only ever slows a run down.
+            const kept = measurements.findIndex((entry) => entry.target === target && entry.caseId === caseId && entry.connections === connections);
+            if (kept === -1) measurements.push(row);
+            else if (row.load && (!measurements[kept]!.load || row.load.requestsPerSecond > measurements[kept]!.load!.requestsPerSecond)) measurements[kept] = row;
+          }
         }
       }
     }
@@ -263,7 +275,8 @@ async function main(): Promise<number> {
   const loadAfter = loadavg();
   const table = measurementRows(measurements);
   const ratioTable = ratioRows(ratios);
-  process.stdout.write(`\n${formatTable(table.header, table.rows)}\n\n${formatTable(ratioTable.header, ratioTable.rows)}\n\nTargets (issue 6):\n`);
+  const kept = options.rounds > 1 ? ` (each row: the best of ${options.rounds} rounds)` : '';
+  process.stdout.write(`\n${formatTable(table.header, table.rows)}${kept}\n\n${formatTable(ratioTable.header, ratioTable.rows)}\n\nTargets (issues 6 and 11):\n`);
   for (const check of checks) {
     process.stdout.write(`  ${check.met === undefined ? 'n/a ' : check.met ? 'MET ' : 'MISS'}  ${check.name}: ${check.measured} (goal ${check.goal})\n`);
   }
@@ -279,6 +292,7 @@ async function main(): Promise<number> {
       mockLaunch: options.mockLaunch,
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
+      rounds: options.rounds,
       benchConfig: benchConfigYaml,
       bareResponses: context.responsesFile ? 'captured from the mock' : 'built-in',
       firstResponse,

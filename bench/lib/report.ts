@@ -103,6 +103,16 @@ export function checkTargets(measurements: readonly Measurement[], ratios: reado
       met: row.p99OverBare <= 2,
     });
   }
+  // Issue 11: the shared-state core must cost no more than the first version did against bare.
+  const issue11: [CaseId, number][] = [['get', 0.69], ['post', 0.54], ['429', 0.7]];
+  for (const [caseId, goal] of issue11) {
+    const row = at(caseId, 100);
+    checks.push({ name: `${benchCases[caseId].label}, 100 connections, vs bare (issue 11)`, goal: `>= ${goal.toFixed(2)} x bare`, measured: fixed(row?.mockOverBare), met: row?.mockOverBare === undefined ? undefined : row.mockOverBare >= goal });
+  }
+  for (const row of ratios) {
+    if (row.cpuPerRequestOverBare === undefined) continue;
+    checks.push({ name: `CPU per request, ${benchCases[row.caseId].label}, ${row.connections} connections (issue 11)`, goal: '<= 1.3 x bare', measured: fixed(row.cpuPerRequestOverBare), met: row.cpuPerRequestOverBare <= 1.3 });
+  }
   const mockRss = measurements.filter((entry) => entry.target === 'mock' && entry.rss && entry.rss.peakRssBytes > 0).map((entry) => entry.rss!.peakRssBytes);
   const peak = mockRss.length > 0 ? Math.max(...mockRss) : undefined;
   checks.push({ name: 'Peak RSS of the mock under load', goal: '<= 150 MiB', measured: peak === undefined ? 'not measured' : `${(peak / mib).toFixed(0)} MiB`, met: peak === undefined ? undefined : peak <= 150 * mib });

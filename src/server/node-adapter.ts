@@ -197,7 +197,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     if (expectsContinue) {
       // RFC 9110 section 10.1.1: a final answer instead of 100 when the head already decides it.
       // The client sends nothing more until it hears from us, so the body is read only after.
-      void app.needsBody({ ...base, body: null }).then(
+      void app.needsBody(base).then(
         (needed) => {
           if (!needed) return done({ ...base, body: null, bodyUnread: true }, true);
           if (!response.destroyed) response.writeContinue();
@@ -210,8 +210,8 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     readBody();
   };
 
-  const readBodyOf = (request: IncomingMessage, base: Omit<MockRequest, 'body'>, declaredLength: number | undefined, done: (ready: MockRequest, unread?: boolean) => void) => {
-    if (declaredLength === undefined && base.headers['transfer-encoding'] === undefined) return done({ ...base, body: null });
+  const readBodyOf = (request: IncomingMessage, base: MockRequest, declaredLength: number | undefined, done: (ready: MockRequest, unread?: boolean) => void) => {
+    if (declaredLength === undefined && base.headers['transfer-encoding'] === undefined) return done(base);
 
     const chunks: Buffer[] = [];
     let received = 0;
@@ -231,7 +231,8 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       if (finished) return;
       finished = true;
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      done({ ...base, body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength) });
+      base.body = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      done(base);
     });
   };
 
