@@ -89,14 +89,7 @@ export class RateLimiter {
       bucket.bannedUntil = 0;
       bucket.strikes = 0;
     }
-    if (now >= bucket.minuteStart + minuteMs) {
-      bucket.minuteStart = now;
-      bucket.minuteCount = 0;
-    }
-    if (now >= bucket.dayStart + dayMs) {
-      bucket.dayStart = now;
-      bucket.dayCount = 0;
-    }
+    rollWindows(bucket, now);
 
     const minuteFull = bucket.minuteCount >= limits.perMinute;
     const dayFull = bucket.dayCount >= limits.perDay;
@@ -138,14 +131,7 @@ export class RateLimiter {
   setSpent(clientId: string, spent: { minute?: number; day?: number }): void {
     const now = this.#clock.now();
     const bucket = this.#touch(clientId, now);
-    if (now >= bucket.minuteStart + minuteMs) {
-      bucket.minuteStart = now;
-      bucket.minuteCount = 0;
-    }
-    if (now >= bucket.dayStart + dayMs) {
-      bucket.dayStart = now;
-      bucket.dayCount = 0;
-    }
+    rollWindows(bucket, now);
     if (spent.minute !== undefined) bucket.minuteCount = spent.minute;
     if (spent.day !== undefined) bucket.dayCount = spent.day;
     if (bucket.dayCount < bucket.minuteCount) bucket.dayCount = bucket.minuteCount;
@@ -290,4 +276,16 @@ export function ietfRateLimitHeaders(decision: RateDecision, nowMs: number): Rec
 /** A structured-field Integer has at most 15 digits (RFC 9651 3.3.1) and here is never negative. */
 function sfInteger(value: number): number {
   return Math.min(999_999_999_999_999, Math.max(0, value));
+}
+
+/** A window that has ended starts over at `now`, empty. */
+function rollWindows(bucket: Bucket, now: number): void {
+  if (now >= bucket.minuteStart + minuteMs) {
+    bucket.minuteStart = now;
+    bucket.minuteCount = 0;
+  }
+  if (now >= bucket.dayStart + dayMs) {
+    bucket.dayStart = now;
+    bucket.dayCount = 0;
+  }
 }

@@ -266,19 +266,22 @@ end
 return { 'allowed', num(limit), num(remaining), num(reset_at), num(math.max(1, math.ceil((reset_at - now) / 1000))), num(ms), num(mc), num(ds), num(dc) }
 `;
 
-/**
- * RateLimiter.setSpent (src/core/rate-limiter.ts), line for line. KEYS[6]: the client's bucket.
- * ARGV: ttl, nonce, base, minute|'', day|'', historyTtl. The history fields are kept as they are.
- */
-const setSpentScript = `${luaPrologue}
-local now = tonumber(ARGV[3]) + offset
+/** The scenario scripts' start: the virtual now and the client's bucket in KEYS[6], or a fresh one. */
+const readClientBucket = `local now = tonumber(ARGV[3]) + offset
 local f = read_bucket(KEYS[6])
 local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
 if f then
   ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
   hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
 end
-if now >= ms + ${minuteMs} then ms = now; mc = 0 end
+`;
+
+/**
+ * RateLimiter.setSpent (src/core/rate-limiter.ts), line for line. KEYS[6]: the client's bucket.
+ * ARGV: ttl, nonce, base, minute|'', day|'', historyTtl. The history fields are kept as they are.
+ */
+const setSpentScript = `${luaPrologue}
+${readClientBucket}if now >= ms + ${minuteMs} then ms = now; mc = 0 end
 if now >= ds + ${dayMs} then ds = now; dc = 0 end
 if ARGV[4] ~= '' then mc = tonumber(ARGV[4]) end
 if ARGV[5] ~= '' then dc = tonumber(ARGV[5]) end
@@ -292,14 +295,7 @@ return num(now)
 
 /** RateLimiter.banFor. KEYS[6]: the client's bucket. ARGV: ttl, nonce, base, durationMs, historyTtl. Returns when the ban ends. */
 const banScript = `${luaPrologue}
-local now = tonumber(ARGV[3]) + offset
-local f = read_bucket(KEYS[6])
-local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
-if f then
-  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
-  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
-end
-bu = now + tonumber(ARGV[4])
+${readClientBucket}bu = now + tonumber(ARGV[4])
 local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[5]))
 redis.call('SET', KEYS[6], table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
 refresh_ttl()
