@@ -151,9 +151,14 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
         return result;
       }),
     );
-    const results = await Promise.allSettled(calls);
+    const inFlight = await Promise.allSettled(calls);
     await stopping;
+    // A fast Redis may answer every call it had received before it exits: the calls made once it is
+    // gone must fail too, within the timeout.
+    const afterStop = await Promise.allSettled(Array.from({ length: 50 }, (_, index) => store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.3.${index}` })));
+    const results = [...inFlight, ...afterStop];
     try {
+      expect(afterStop.every((result) => result.status === 'rejected')).toBe(true);
       expect(Date.now() - started).toBeLessThan(3_000);
       for (const result of results) {
         if (result.status === 'fulfilled') expect(result.value.decision.outcome).toBe('allowed');
