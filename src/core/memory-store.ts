@@ -164,7 +164,8 @@ class MemoryStore implements StateStore {
 
   readonly immediate: ImmediateStoreCalls = {
     hit: (sessionName, input) => this.#hit(sessionName, input),
-    appendRequest: (sessionName, entry, baseTimeMs) => this.#appendRequest(sessionName, entry, baseTimeMs),
+    // The core hands over an entry it never touches again: kept as it is (the async call copies).
+    appendRequest: (sessionName, entry, baseTimeMs) => this.#session(sessionName, baseTimeMs).log.add(entry),
   };
 
   async hit(sessionName: string, input: HitInput): Promise<HitResult> {
@@ -180,7 +181,7 @@ class MemoryStore implements StateStore {
     const decision = key ? session.keyLimiter.hit(key.id, key.limits) : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
     const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
     const history = session.recordHistory(client, key === null, decision);
-    const result: HitResult = { nowMs, decision, key: key ? copyEntry(key) : null, client, history };
+    const result: HitResult = { nowMs, decision, key: key ? publicKeyOf(key) : null, client, history };
     if (!key && session.anonymousLimiter.evicted > 0) result.trackedClientsDropped = session.anonymousLimiter.evicted;
     const operation = input.categories;
     if (operation && decision.outcome === 'allowed' && (!operation.requiresKey || key !== null)) {
@@ -339,6 +340,22 @@ class MemoryStore implements StateStore {
   #assertOpen(): void {
     if (this.#closed) throw new Error('Failed to use the memory store: it is closed');
   }
+}
+
+/**
+ * A key as a hit reports it: a frozen copy made once per stored entry (a hit per request would
+ * otherwise copy it every time; frozen, no caller can change what the next hit reports).
+ */
+const publicKeys = new WeakMap<ApiKeyEntry, ApiKeyEntry>();
+function publicKeyOf(entry: ApiKeyEntry): ApiKeyEntry {
+  let copy = publicKeys.get(entry);
+  if (copy === undefined || copy.plan !== entry.plan || copy.masked !== entry.masked || copy.limits.perMinute !== entry.limits.perMinute || copy.limits.perDay !== entry.limits.perDay) {
+    const fresh = copyEntry(entry);
+    Object.freeze(fresh.limits);
+    copy = Object.freeze(fresh);
+    publicKeys.set(entry, copy);
+  }
+  return copy;
 }
 
 function copyEntry({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {

@@ -105,6 +105,7 @@ export interface StateStore {
 
 export interface ImmediateStoreCalls {
   hit(session: string, input: HitInput): HitResult;
+  /** Takes the entry over: the caller must not change it afterwards (the async `appendRequest` copies it). */
   appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): void;
 }
 
