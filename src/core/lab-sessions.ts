@@ -67,7 +67,7 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
   // The session fed last is already the newest: no reorder (this runs on every request).
   let newest: { name: string; found: SessionLab } | null = null;
   const entry = (session: string): SessionLab => {
-    if (newest !== null && newest.name === session && sessions.get(session) === newest.found) return newest.found;
+    if (newest !== null && newest.name === session) return newest.found;
     let found = sessions.get(session);
     if (found) {
       // Most recently fed last, so the first entry is the one to forget.
@@ -118,6 +118,7 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
     },
     reset(session) {
       sessions.delete(session);
+      if (newest?.name === session) newest = null;
     },
     state,
   };

@@ -245,10 +245,6 @@ class MemoryStore implements StateStore {
   }
 
   async appendRequest(sessionName: string, entry: RecordedRequest, baseTimeMs: number): Promise<void> {
-    this.#appendRequest(sessionName, entry, baseTimeMs);
-  }
-
-  #appendRequest(sessionName: string, entry: RecordedRequest, baseTimeMs: number): void {
     this.#session(sessionName, baseTimeMs).log.add({ ...entry });
   }
 

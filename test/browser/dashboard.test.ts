@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it, type TestContext } from 'vitest';
+import { findChromium } from '../support/chromium.js';
 import { startMockServer } from '../../src/server/start-server.js';
 import { FakeDashboardServer } from '../../src/ui/fake-dashboard-server.js';
 
@@ -447,12 +447,3 @@ it('shows one clear line when the mock fails, keeps the last figures and recover
   expect(await card(tab, 'demo-free').isVisible()).toBe(true);
   expect(await tab.locator('#live-state').textContent()).toBe('⚠ Reconnecting');
 });
-
-function findChromium(): string | undefined {
-  try {
-    const path = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
-    return path === '' ? undefined : path;
-  } catch {
-    return undefined;
-  }
-}

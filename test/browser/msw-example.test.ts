@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { findChromium } from '../support/chromium.js';
 import { buildExample, serveDirectory } from '../../mocks/example/build-example.js';
 
 // The MSW handlers in a real browser: the example page (mocks/example) is built with esbuild,
@@ -91,12 +91,3 @@ it('lists, creates and shows a 429 with Retry-After, all answered by the service
   expect(fromNetwork).toEqual([]);
   expect(pageErrors).toEqual([]);
 });
-
-function findChromium(): string | undefined {
-  try {
-    const path = execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
-    return path === '' ? undefined : path;
-  } catch {
-    return undefined;
-  }
-}

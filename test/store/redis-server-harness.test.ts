@@ -1,24 +1,9 @@
 import { spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { redisTestGate, startRedisServer } from '../support/redis-server.js';
+import { answersPing, redisTestGate, startRedisServer } from '../support/redis-server.js';
 
 const gate = redisTestGate();
-
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' });
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(300, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('PING\r\n'));
-    socket.once('data', (chunk) => done(chunk.toString().startsWith('+PONG')));
-  });
-}
 
 async function until(condition: () => Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -34,19 +19,19 @@ describe.skipIf(gate.skip)(`redis-server test harness${gate.skip ? ` (skipped: $
     const redis = await startRedisServer();
     try {
       expect(redis.url).toBe(`redis://127.0.0.1:${redis.port}/0`);
-      expect(await ping(redis.port)).toBe(true);
+      expect(await answersPing(redis.port)).toBe(true);
       await redis.stop();
-      expect(await ping(redis.port)).toBe(false);
+      expect(await answersPing(redis.port)).toBe(false);
       await redis.start();
-      expect(await ping(redis.port)).toBe(true);
+      expect(await answersPing(redis.port)).toBe(true);
       redis.pause();
-      expect(await ping(redis.port)).toBe(false);
+      expect(await answersPing(redis.port)).toBe(false);
       redis.resume();
-      expect(await ping(redis.port)).toBe(true);
+      expect(await answersPing(redis.port)).toBe(true);
     } finally {
       await redis.stop();
     }
-    expect(await ping(redis.port)).toBe(false);
+    expect(await answersPing(redis.port)).toBe(false);
   });
 
   it('leaves no server behind when the test process is killed with SIGKILL', async () => {
@@ -62,9 +47,9 @@ const redis = await startRedisServer(); console.log(redis.port); setInterval(() 
         });
         child.once('exit', (code) => reject(new Error(`the child exited with ${code} before starting redis-server`)));
       });
-      expect(await ping(port)).toBe(true);
+      expect(await answersPing(port)).toBe(true);
       child.kill('SIGKILL');
-      expect(await until(async () => !(await ping(port)), 5_000)).toBe(true);
+      expect(await until(async () => !(await answersPing(port)), 5_000)).toBe(true);
     } finally {
       child.kill('SIGKILL');
     }

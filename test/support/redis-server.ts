@@ -219,7 +219,7 @@ async function freePort(): Promise<number> {
 }
 
 /** One inline PING over a raw socket: the harness needs no Redis client. */
-function answersPing(port: number): Promise<boolean> {
+export function answersPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });
     let answer = '';
