@@ -162,6 +162,8 @@ class MemoryStore implements StateStore {
     this.options = { ...options, seedCategories: options.seedCategories.map((category) => ({ ...category })) };
   }
 
+  #lastCheckedDigest: string | undefined;
+
   readonly immediate: ImmediateStoreCalls = {
     hit: (sessionName, input) => this.#hit(sessionName, input),
     // The core hands over an entry it never touches again: kept as it is (the async call copies).
@@ -173,13 +175,17 @@ class MemoryStore implements StateStore {
   }
 
   #hit(sessionName: string, input: HitInput): HitResult {
-    if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
+    // A key sends the same digest request after request: checked once, until another comes.
+    if (input.keyDigest !== undefined && input.keyDigest !== this.#lastCheckedDigest) {
+      assertDigest(input.keyDigest);
+      this.#lastCheckedDigest = input.keyDigest;
+    }
     const session = this.#session(sessionName, input.baseTimeMs);
     const nowMs = (session.now = input.baseTimeMs + session.offsetMs);
     const runtime = input.keyDigest === undefined ? undefined : session.keys.get(input.keyDigest);
     const key = runtime ?? input.configKey ?? null;
     const decision = key ? session.keyLimiter.hit(key.id, key.limits) : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
-    const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
+    const client = key ? keyClientOf(key.id) : anonymousClientOf(input.clientAddress);
     const history = session.recordHistory(client, key === null, decision);
     const result: HitResult = { nowMs, decision, key: key ? publicKeyOf(key) : null, client, history };
     if (!key && session.anonymousLimiter.evicted > 0) result.trackedClientsDropped = session.anonymousLimiter.evicted;
@@ -189,8 +195,9 @@ class MemoryStore implements StateStore {
         result.categoriesJson = session.categories.listJson();
       } else {
         try {
-          const category = session.categories.create({ ...operation.input });
-          result.created = { category: { ...category }, dropped: session.categories.dropped };
+          // createEntry copies the input into the stored category: no copy before it.
+          const { category, json } = session.categories.createEntry(operation.input);
+          result.created = { category: { ...category }, dropped: session.categories.dropped, json };
         } catch (error) {
           // Larger than the whole byte bound: the request was counted, the category is refused (413).
           if (!(error instanceof HttpError)) throw error;
@@ -209,8 +216,8 @@ class MemoryStore implements StateStore {
 
   async createCategory(sessionName: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory> {
     const session = this.#session(sessionName, baseTimeMs);
-    const category = session.categories.create({ ...input });
-    return { category: { ...category }, dropped: session.categories.dropped };
+    const { category, json } = session.categories.createEntry(input);
+    return { category: { ...category }, dropped: session.categories.dropped, json };
   }
 
   async listCategories(sessionName: string, baseTimeMs: number): Promise<Category[]> {
@@ -336,6 +343,28 @@ class MemoryStore implements StateStore {
   #assertOpen(): void {
     if (this.#closed) throw new Error('Failed to use the memory store: it is closed');
   }
+}
+
+/**
+ * Rate-limit client names (`k:<id>`, `a:<address>`), made once per id and address instead of a new
+ * string per request (a new string is hashed again on every Map lookup). Bounded: cleared when full.
+ */
+const keyClientNames = new Map<string, string>();
+const anonymousClientNames = new Map<string, string>();
+function keyClientOf(id: string): string {
+  return clientNameOf(keyClientNames, 'k:', id);
+}
+function anonymousClientOf(address: string): string {
+  return clientNameOf(anonymousClientNames, 'a:', address);
+}
+function clientNameOf(names: Map<string, string>, prefix: 'k:' | 'a:', id: string): string {
+  let name = names.get(id);
+  if (name === undefined) {
+    if (names.size >= 4096) names.clear();
+    name = `${prefix}${id}`;
+    names.set(id, name);
+  }
+  return name;
 }
 
 /**

@@ -268,6 +268,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
     display?: string | undefined;
     /** Who sent it, for the export: the key's digest (never the key), the auth kind, the limits counted against. */
     sender?: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>;
+    /** The body as the core decoded it (UTF-8, valid), so the export need not decode it again. */
+    bodyText?: string | undefined;
   }
 
   /**
@@ -283,6 +285,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     let pureError: unknown;
     let forced: ForcedResponse | undefined;
     let body: unknown;
+    let bodyText: string | undefined;
     let storeWork: HitInput['categories'];
     if (operation) {
       try {
@@ -292,7 +295,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
         forced = forcedResponse(operation, preferences, data);
         if (!forced) {
           if (operation.parameters.length > 0) validateParameters(operation, match!.kind === 'operation' ? match!.pathParams : {}, new URLSearchParams(queryString));
-          body = validatedBody(request, operation);
+          const read = validatedBody(request, operation);
+          if (read !== undefined) {
+            body = read.value;
+            bodyText = read.text;
+          }
           storeWork = operations[operation.operationId]?.storeWork(operation, body);
         }
       } catch (error) {
@@ -308,30 +315,36 @@ export function createMockApp(options: MockAppOptions): MockApp {
       configKey: credentials.kind === 'token' ? credentials.configKey : undefined,
       categories: storeWork,
     };
-    const storeFailed = (error: unknown): Served | Promise<Served> => {
-      const failed: Served = {
-        response: shaper.errorResponse(error, {}, baseTimeMs),
-        operationId: operation?.operationId ?? null,
-        forced: false,
-        hit: null,
-        plan: 'anonymous',
-        key: credentials.kind === 'token' ? auth.masked(credentials.token) : null,
-        nowMs: baseTimeMs,
-      };
-      if (!(error instanceof TooManySessionsError)) return failed;
-      // Refused a session, the store still answers for the default one: the budget headers come from there.
-      return withBudgetHeaders(failed.response, request.clientAddress, baseTimeMs).then((response) => ({ ...failed, response }));
-    };
-    const afterHit = (hit: HitResult): Served | Promise<Served> => answerAfterHit(request, session, baseTimeMs, hit, credentials, match, operation, pureError, forced, body, fullPath);
     const immediate = store.immediate;
-    if (immediate === undefined) return store.hit(session, hitInput).then(afterHit, storeFailed);
+    if (immediate === undefined) {
+      return store.hit(session, hitInput).then(
+        (hit) => answerAfterHit(request, session, baseTimeMs, hit, credentials, match, operation, pureError, forced, body, bodyText, fullPath),
+        (error: unknown) => storeFailed(error, request, baseTimeMs, credentials, operation),
+      );
+    }
+    // No closures on this path: it runs for every request of the in-memory mock.
     let hit: HitResult;
     try {
       hit = immediate.hit(session, hitInput);
     } catch (error) {
-      return storeFailed(error);
+      return storeFailed(error, request, baseTimeMs, credentials, operation);
     }
-    return afterHit(hit);
+    return answerAfterHit(request, session, baseTimeMs, hit, credentials, match, operation, pureError, forced, body, bodyText, fullPath);
+  }
+
+  function storeFailed(error: unknown, request: MockRequest, baseTimeMs: number, credentials: Credentials, operation: CompiledOperation | undefined): Served | Promise<Served> {
+    const failed: Served = {
+      response: shaper.errorResponse(error, {}, baseTimeMs),
+      operationId: operation?.operationId ?? null,
+      forced: false,
+      hit: null,
+      plan: 'anonymous',
+      key: credentials.kind === 'token' ? auth.masked(credentials.token) : null,
+      nowMs: baseTimeMs,
+    };
+    if (!(error instanceof TooManySessionsError)) return failed;
+    // Refused a session, the store still answers for the default one: the budget headers come from there.
+    return withBudgetHeaders(failed.response, request.clientAddress, baseTimeMs).then((response) => ({ ...failed, response }));
   }
 
   /** The rest of the pipeline, once the store has counted the request: pure, no more store calls. */
@@ -346,6 +359,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     pureError: unknown,
     forced: ForcedResponse | undefined,
     body: unknown,
+    bodyText: string | undefined,
     fullPath: string,
   ): Served | Promise<Served> {
     const { decision, key, nowMs } = hit;
@@ -371,6 +385,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
         auth: key !== null ? 'key' : request.headers.authorization !== undefined ? 'invalid' : 'none',
         limits: key !== null ? key.limits : config.anonymous,
       },
+      bodyText,
     });
 
     try {
@@ -428,7 +443,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
     return shaper.rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0, windows }, nowMs);
   }
 
-  function validatedBody(request: MockRequest, operation: CompiledOperation): unknown {
+  /** The request's body, decoded and validated, with its text; undefined when the operation takes none or none came. */
+  function validatedBody(request: MockRequest, operation: CompiledOperation): { value: unknown; text: string } | undefined {
     if (!operation.requestBody) return undefined;
     // A body the transport did not read (it answers from the head alone) is judged by its head.
     if (request.bodyUnread) assertJsonContentType(request.headers['content-type']);
@@ -436,7 +452,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
     if (!decoded.present) return undefined;
     const result = operation.requestBody.validator.safeParse(decoded.value);
     if (!result.success) throw new HttpError('validation_failed', `Invalid request body: ${describeBodyIssues(result.error.issues, decoded.value)}`);
-    return result.data;
+    decoded.value = result.data;
+    return decoded;
   }
 
   function validateParameters(operation: CompiledOperation, pathParams: Record<string, string>, query: URLSearchParams) {
@@ -620,7 +637,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     const { response } = served;
     if (named !== undefined) response.headers['X-Mock-Session'] = session;
     const entry: RecordedRequest = { timeMs: served.nowMs, method: request.method.slice(0, 20), path: path.slice(0, 300), operationId: served.operationId, plan: served.plan, key: served.key, status: response.status, code: errorCodeOf(response) };
-    if (served.sender) entry.replay = replayFieldsOf(request, served.sender);
+    if (served.sender) entry.replay = replayFieldsOf(request, served.sender, served.bodyText);
     // The log is written after the answer is decided and never delays it; a store that fails here
     // has already failed (or will fail) the requests that matter, which answer 503.
     const immediate = store.immediate;
@@ -689,11 +706,17 @@ function pathOf(url: string): string {
 const textDecoder = new TextDecoder();
 
 /** What the export needs to replay a request (the body cut to the export's bound). */
-function replayFieldsOf(request: MockRequest, sender: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>): ReplayFields {
-  const body = request.body === null || request.bodyUnread || request.bodyTooLarge ? null : textDecoder.decode(request.body.subarray(0, maxExportBodyBytes));
+function replayFieldsOf(request: MockRequest, sender: Pick<ReplayFields, 'keyDigest' | 'auth' | 'limits'>, bodyText: string | undefined): ReplayFields {
+  let body: string | null = null;
+  if (request.body !== null && !request.bodyUnread && !request.bodyTooLarge) {
+    // The text the core decoded is the same UTF-8 decoding; usable whole when it surely fits the bound (at most 3 bytes a UTF-16 unit).
+    body = bodyText !== undefined && bodyText.length * 3 <= maxExportBodyBytes ? bodyText : textDecoder.decode(request.body.subarray(0, maxExportBodyBytes));
+  }
   return {
     url: request.url.slice(0, 2_000),
-    ...sender,
+    keyDigest: sender.keyDigest,
+    auth: sender.auth,
+    limits: sender.limits,
     clientAddress: request.clientAddress ?? null,
     prefer: request.headers.prefer?.slice(0, 200) ?? null,
     contentType: request.headers['content-type']?.slice(0, 200) ?? null,

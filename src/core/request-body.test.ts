@@ -30,7 +30,7 @@ describe('isJsonContentType', () => {
 describe('decodeJsonBody', () => {
   it('decodes JSON, keeping __proto__ as a plain key', () => {
     const decoded = decodeJsonBody(bytes('{"__proto__":{"x":1},"a":1}'), 'application/json', true);
-    expect(decoded).toEqual({ present: true, value: expect.objectContaining({ a: 1 }) });
+    expect(decoded).toEqual({ present: true, value: expect.objectContaining({ a: 1 }), text: '{"__proto__":{"x":1},"a":1}' });
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 

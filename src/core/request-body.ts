@@ -37,7 +37,7 @@ export function assertJsonContentType(contentType: string | undefined): void {
  * that is not JSON each get their own error. `JSON.parse` keeps `__proto__` keys as plain data, and
  * only validated fields are ever copied out, so hostile keys change nothing.
  */
-export function decodeJsonBody(body: Uint8Array | null, contentType: string | undefined, required: boolean): { present: false } | { present: true; value: unknown } {
+export function decodeJsonBody(body: Uint8Array | null, contentType: string | undefined, required: boolean): { present: false } | { present: true; value: unknown; text: string } {
   if (body === null || body.length === 0) {
     if (required) throw new HttpError('body_required', 'Invalid request body: a JSON body is required');
     return { present: false };
@@ -54,7 +54,7 @@ export function decodeJsonBody(body: Uint8Array | null, contentType: string | un
     return { present: false };
   }
   try {
-    return { present: true, value: JSON.parse(text) as unknown };
+    return { present: true, value: JSON.parse(text) as unknown, text };
   } catch (error) {
     // A RangeError here is nesting deeper than the parser's stack: still just bad input.
     const detail = error instanceof SyntaxError ? error.message.slice(0, 200) : 'nested too deeply';

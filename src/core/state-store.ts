@@ -228,6 +228,8 @@ export interface CreatedCategory {
   category: Category;
   /** Categories dropped to stay within maxCategories since the session was seeded. */
   dropped: number;
+  /** The category as JSON text (`JSON.stringify(category)`): the answer's body, made once. */
+  json: string;
 }
 
 /** A key added at run time: the public entry plus the digest it is found by. */

@@ -717,7 +717,7 @@ class RedisStore implements StateStore {
     } else if (operation?.kind === 'create' && done === 'too_large') {
       extra.categoryRefusal = tooLargeCategory(Number(dropped), this.options.maxCategoryBytes);
     } else if (operation?.kind === 'create' && done !== '') {
-      extra.created = { category: JSON.parse(done!) as Category, dropped: Number(dropped) };
+      extra.created = createdFrom(done!, dropped!);
     }
     return {
       ...extra,
@@ -749,7 +749,7 @@ class RedisStore implements StateStore {
     let reply = await attempt(this.#inlineSeeds);
     if (reply[0] === 'seed') reply = await attempt(true);
     if (reply[0] === 'too_large') throw tooLargeCategory(Number(reply[1]), this.options.maxCategoryBytes);
-    return { category: JSON.parse(reply[0]!) as Category, dropped: Number(reply[1]) };
+    return createdFrom(reply[0]!, reply[1]!);
   }
 
   async listCategories(session: string, baseTimeMs: number): Promise<Category[]> {
@@ -1001,4 +1001,10 @@ function entryRecord({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
 
 function entryFrom(record: ApiKeyEntry): ApiKeyEntry {
   return entryRecord(record);
+}
+
+/** Lua's JSON of a stored category, as the memory store reports it (the text from JSON.stringify: Lua escapes differently). */
+function createdFrom(categoryJson: string, dropped: string): CreatedCategory {
+  const category = JSON.parse(categoryJson) as Category;
+  return { category, dropped: Number(dropped), json: JSON.stringify(category) };
 }

@@ -42,8 +42,8 @@ export const createCategory: StatefulOperation = {
   storeWork: (operation, body) => ({ kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }),
   respond: ({ hit, basePath }) => {
     if (hit.categoryRefusal) throw hit.categoryRefusal;
-    const category = hit.created!.category;
-    return { status: 201, body: category, headers: { Location: `${basePath}/categories/${category.id}` } };
+    const { category, json } = hit.created!;
+    return { status: 201, body: new RawJson(json), headers: { Location: `${basePath}/categories/${category.id}` } };
   },
 };
 
