@@ -26,8 +26,15 @@ export interface CategoryStoreStats {
 export class CategoryStore {
   readonly #maxCount: number;
   readonly #maxBytes: number;
-  /** Ids `#oldestId .. #nextId - 1` are all present: only the oldest is ever dropped. */
-  #items = new Map<number, { category: Category; json: string; bytes: number }>();
+  /**
+   * Ids `#oldestId .. #nextId - 1` are all present (only the oldest is ever dropped), so a queue is
+   * enough: the category with id `#oldestId + i` is `#jsons[#head + i]`, its UTF-8 size `#sizes[#head + i]`.
+   * Kept as JSON text only: one string per category is what the list is built from, and far less for
+   * the garbage collector to carry than objects (a busy mock churns through the bound).
+   */
+  #jsons: (string | undefined)[] = [];
+  #sizes: number[] = [];
+  #head = 0;
   #oldestId = 1;
   #nextId = 1;
   /** UTF-8 bytes of `[` + the items' JSON joined by `,` + `]`. */
@@ -59,37 +66,45 @@ export class CategoryStore {
       throw new HttpError('payload_too_large', `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${this.#maxBytes}) bytes of categories`);
     }
     this.#nextId += 1;
-    while (this.#items.size > 0 && (this.#items.size >= this.#maxCount || this.#bytes + bytes + 1 > this.#maxBytes)) this.#dropOldest();
-    this.#bytes += bytes + (this.#items.size > 0 ? 1 : 0);
-    this.#items.set(category.id, { category, json, bytes });
+    while (this.size > 0 && (this.size >= this.#maxCount || this.#bytes + bytes + 1 > this.#maxBytes)) this.#dropOldest();
+    this.#bytes += bytes + (this.size > 0 ? 1 : 0);
+    this.#jsons.push(json);
+    this.#sizes.push(bytes);
     this.#listJson = null;
     return { category, json };
   }
 
   #dropOldest(): void {
-    const oldest = this.#items.get(this.#oldestId)!;
-    this.#items.delete(this.#oldestId);
+    const bytes = this.#sizes[this.#head]!;
+    this.#jsons[this.#head] = undefined;
+    this.#head += 1;
     this.#oldestId += 1;
-    this.#bytes -= oldest.bytes + (this.#items.size > 0 ? 1 : 0);
+    this.#bytes -= bytes + (this.size > 0 ? 1 : 0);
     this.#dropped += 1;
+    // The dropped slots are given back once they are most of the queue (amortized: each moves once).
+    if (this.#head >= 1024 && this.#head * 2 >= this.#jsons.length) {
+      this.#jsons = this.#jsons.slice(this.#head);
+      this.#sizes = this.#sizes.slice(this.#head);
+      this.#head = 0;
+    }
   }
 
   list(): Category[] {
-    return Array.from(this.#items.values(), (item) => item.category);
+    return this.#live().map((json) => JSON.parse(json) as Category);
   }
 
   /** The list as JSON text, built from each category's own JSON and kept until the next change: listing is the hot path. */
   listJson(): string {
-    if (this.#listJson === null) {
-      const parts: string[] = [];
-      for (const item of this.#items.values()) parts.push(item.json);
-      this.#listJson = `[${parts.join(',')}]`;
-    }
+    if (this.#listJson === null) this.#listJson = `[${this.#live().join(',')}]`;
     return this.#listJson;
   }
 
+  #live(): string[] {
+    return this.#jsons.slice(this.#head) as string[];
+  }
+
   get size(): number {
-    return this.#items.size;
+    return this.#jsons.length - this.#head;
   }
 
   /** How many categories were dropped to stay within the bounds since the last clear. */
@@ -98,11 +113,13 @@ export class CategoryStore {
   }
 
   stats(): CategoryStoreStats {
-    return { count: this.#items.size, bytes: this.#bytes, maxCount: this.#maxCount, maxBytes: this.#maxBytes, dropped: this.#dropped };
+    return { count: this.size, bytes: this.#bytes, maxCount: this.#maxCount, maxBytes: this.#maxBytes, dropped: this.#dropped };
   }
 
   clear(): void {
-    this.#items.clear();
+    this.#jsons = [];
+    this.#sizes = [];
+    this.#head = 0;
     this.#oldestId = 1;
     this.#nextId = 1;
     this.#bytes = 2;

@@ -96,9 +96,10 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
         operationId: input.operationId,
         status: input.status,
         forced: input.forced,
-        ...(input.deprecatedSunset !== undefined ? { deprecatedSunset: input.deprecatedSunset } : {}),
+        // Passed as they are (undefined when absent): spreads here would copy objects on every request.
+        deprecatedSunset: input.deprecatedSunset,
         anonymousLimits: options.anonymous,
-        ...(input.display !== undefined ? { display: input.display } : {}),
+        display: input.display,
         previousRequestAtMs: lab.clients[input.hit.client]?.lastAtMs ?? null,
       });
       observeLab(lab, observation, input.pathTemplate);

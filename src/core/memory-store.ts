@@ -197,7 +197,8 @@ class MemoryStore implements StateStore {
         try {
           // createEntry copies the input into the stored category: no copy before it.
           const { category, json } = session.categories.createEntry(operation.input);
-          result.created = { category: { ...category }, dropped: session.categories.dropped, json };
+          // The store keeps the JSON text only: this object is the caller's.
+          result.created = { category, dropped: session.categories.dropped, json };
         } catch (error) {
           // Larger than the whole byte bound: the request was counted, the category is refused (413).
           if (!(error instanceof HttpError)) throw error;
@@ -217,7 +218,7 @@ class MemoryStore implements StateStore {
   async createCategory(sessionName: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory> {
     const session = this.#session(sessionName, baseTimeMs);
     const { category, json } = session.categories.createEntry(input);
-    return { category: { ...category }, dropped: session.categories.dropped, json };
+    return { category, dropped: session.categories.dropped, json };
   }
 
   async listCategories(sessionName: string, baseTimeMs: number): Promise<Category[]> {

@@ -369,11 +369,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
     }
     // Every response gets its own fresh headers object, so the steps below add to it in place.
     const headers = shaper.rateLimitHeaders(decision, nowMs);
-    // One object shape for every answer (no spreads): this runs on every request.
-    const served = (response: MockResponse, isForced = false): Served => ({
-      response,
+    // One object for every answer of this request, its response set by answeredWith: no closure, no spreads.
+    const served: Served = {
+      response: noResponseYet,
       operationId: operation === undefined ? null : operation.operationId,
-      forced: isForced,
+      forced: false,
       hit,
       plan: key === null ? 'anonymous' : key.plan,
       key: key !== null ? key.masked : credentials.kind === 'token' ? auth.masked(credentials.token) : null,
@@ -386,14 +386,14 @@ export function createMockApp(options: MockAppOptions): MockApp {
         limits: key !== null ? key.limits : config.anonymous,
       },
       bodyText,
-    });
+    };
 
     try {
       if (decision.outcome === 'banned') {
-        return served(shaper.refusal('key_banned', `Too many requests after a 429: ${key ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`, headers, nowMs));
+        return answeredWith(served, shaper.refusal('key_banned', `Too many requests after a 429: ${key ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`, headers, nowMs));
       }
       if (decision.outcome === 'limited') {
-        return served(shaper.refusal('rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`, headers, nowMs));
+        return answeredWith(served, shaper.refusal('rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`, headers, nowMs));
       }
       if (match === null) throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}; the API is served under ${basePath}`);
       if (match.kind === 'not-found') throw new HttpError('not_found', `No resource at ${fullPath.slice(0, 200)}`);
@@ -402,14 +402,14 @@ export function createMockApp(options: MockAppOptions): MockApp {
       }
       const operationHeaders = deprecationHeaders.get(match.operation.operationId);
       if (operationHeaders) Object.assign(headers, operationHeaders);
-      if (match.operation.requiresAuth && !key) return served(shaper.refusal('unauthorized', credentials.kind === 'none' ? credentials.failure : 'Invalid API key', headers, nowMs));
+      if (match.operation.requiresAuth && !key) return answeredWith(served, shaper.refusal('unauthorized', credentials.kind === 'none' ? credentials.failure : 'Invalid API key', headers, nowMs));
       const matched = match.operation;
       const rest = (): Served => {
         try {
           if (pureError !== undefined) throw pureError;
           if (forced) {
             if (forced.status === 429) Object.assign(headers, spentHeaders(decision, nowMs));
-            return served(shaper.finish(forced.status, forced.body(), headers, nowMs), true);
+            return answeredWith(served, shaper.finish(forced.status, forced.body(), headers, nowMs), true);
           }
           const stateful = operations[match.operation.operationId];
           const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data }) : generatedResponse({ operation: match.operation, data });
@@ -417,9 +417,9 @@ export function createMockApp(options: MockAppOptions): MockApp {
             dropsLogged = true;
             logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
           }
-          return served(shaper.finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers, nowMs));
+          return answeredWith(served, shaper.finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers, nowMs));
         } catch (error) {
-          return served(shaper.errorResponse(error, headers, nowMs));
+          return answeredWith(served, shaper.errorResponse(error, headers, nowMs));
         }
       };
       // Past its sunset date a deprecated operation may be gone (`sunset.afterSunset`): only then is
@@ -427,13 +427,13 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const sunset = operationHeaders ? deprecatedSunsets.get(matched.operationId) : undefined;
       if (sunset && nowMs > Date.parse(sunset)) {
         return sunsetRefusal(controlRuntime, session, sunset, nowMs, baseTimeMs).then(
-          (gone) => (gone ? served(shaper.errorResponse(new HttpError('operation_sunset', `${matched.method.toUpperCase()} ${matched.pathTemplate} (${matched.operationId}) was sunset on ${sunset}; it is no longer served`), headers, nowMs)) : rest()),
-          (error: unknown) => served(shaper.errorResponse(error, headers, nowMs)),
+          (gone) => (gone ? answeredWith(served, shaper.errorResponse(new HttpError('operation_sunset', `${matched.method.toUpperCase()} ${matched.pathTemplate} (${matched.operationId}) was sunset on ${sunset}; it is no longer served`), headers, nowMs)) : rest()),
+          (error: unknown) => answeredWith(served, shaper.errorResponse(error, headers, nowMs)),
         );
       }
       return rest();
     } catch (error) {
-      return served(shaper.errorResponse(error, headers, nowMs));
+      return answeredWith(served, shaper.errorResponse(error, headers, nowMs));
     }
   }
 
@@ -701,6 +701,15 @@ function pathOf(url: string): string {
   let end = rawPath.length;
   while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
   return rawPath.slice(0, end);
+}
+
+/** What a Served holds until answeredWith gives it its response. */
+const noResponseYet: MockResponse = Object.freeze({ status: 500, headers: {}, body: null }) as MockResponse;
+
+function answeredWith<T extends { response: MockResponse; forced: boolean }>(served: T, response: MockResponse, forced = false): T {
+  served.response = response;
+  served.forced = forced;
+  return served;
 }
 
 const textDecoder = new TextDecoder();
