@@ -49,13 +49,14 @@ export function decodeJsonBody(body: Uint8Array | null, contentType: string | un
   } catch {
     throw new HttpError('malformed_json', 'Invalid request body: it is not valid UTF-8');
   }
-  if (text.trim() === '') {
-    if (required) throw new HttpError('body_required', 'Invalid request body: a JSON body is required, the body is blank');
-    return { present: false };
-  }
   try {
     return { present: true, value: JSON.parse(text) as unknown, text };
   } catch (error) {
+    // Blank is checked only once parsing failed: a valid body (every request of a working client) is never trimmed.
+    if (text.trim() === '') {
+      if (required) throw new HttpError('body_required', 'Invalid request body: a JSON body is required, the body is blank');
+      return { present: false };
+    }
     // A RangeError here is nesting deeper than the parser's stack: still just bad input.
     const detail = error instanceof SyntaxError ? error.message.slice(0, 200) : 'nested too deeply';
     throw new HttpError('malformed_json', `Invalid request body: malformed JSON (${detail})`);
