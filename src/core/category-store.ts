@@ -27,15 +27,14 @@ export class CategoryStore {
   readonly #maxCount: number;
   readonly #maxBytes: number;
   /**
-   * Ids `#oldestId .. #nextId - 1` are all present (only the oldest is ever dropped), so a queue is
-   * enough: the category with id `#oldestId + i` is `#jsons[#head + i]`, its UTF-8 size `#sizes[#head + i]`.
+   * Ids `#nextId - size .. #nextId - 1` are all present (only the oldest is ever dropped), so a queue
+   * is enough: the i-th oldest category is `#jsons[#head + i]`, its UTF-8 size `#sizes[#head + i]`.
    * Kept as JSON text only: one string per category is what the list is built from, and far less for
    * the garbage collector to carry than objects (a busy mock churns through the bound).
    */
   #jsons: (string | undefined)[] = [];
   #sizes: number[] = [];
   #head = 0;
-  #oldestId = 1;
   #nextId = 1;
   /** UTF-8 bytes of `[` + the items' JSON joined by `,` + `]`. */
   #bytes = 2;
@@ -78,7 +77,6 @@ export class CategoryStore {
     const bytes = this.#sizes[this.#head]!;
     this.#jsons[this.#head] = undefined;
     this.#head += 1;
-    this.#oldestId += 1;
     this.#bytes -= bytes + (this.size > 0 ? 1 : 0);
     this.#dropped += 1;
     // The dropped slots are given back once they are most of the queue (amortized: each moves once).
@@ -120,7 +118,6 @@ export class CategoryStore {
     this.#jsons = [];
     this.#sizes = [];
     this.#head = 0;
-    this.#oldestId = 1;
     this.#nextId = 1;
     this.#bytes = 2;
     this.#listJson = null;
