@@ -85,17 +85,23 @@ afterAll(async () => {
   await server.close();
 });
 
+/** An almost-spent window: one more request is allowed with nothing left, the next is refused. */
+async function expectLastThenRefused(get: (path: string) => Promise<Answer>, window: { limit: string; retryAfterSeconds: number }): Promise<Answer> {
+  const last = await get('/v1/categories');
+  expect(last.status).toBe(200);
+  expect(last.headers.get('x-ratelimit-limit')).toBe(window.limit);
+  expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
+  const refused = await get('/v1/categories');
+  expect(refused.status).toBe(429);
+  expect(Number(refused.headers.get('retry-after'))).toBe(window.retryAfterSeconds);
+  return refused;
+}
+
 /** What each preset promises, shown by requests. */
 const presetChecks: Record<ScenarioPresetName, (get: (path: string, key?: string) => Promise<Answer>) => Promise<void>> = {
   async 'minute-almost-spent'(get) {
-    const last = await get('/v1/categories');
-    expect(last.status).toBe(200);
-    expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(last.headers.get('x-ratelimit-limit')).toBe('60');
-    const refused = await get('/v1/categories');
-    expect(refused.status).toBe(429);
+    const refused = await expectLastThenRefused(get, { limit: '60', retryAfterSeconds: 60 });
     expect(refused.body).toMatchObject({ code: 'rate_limited', status: 429 });
-    expect(Number(refused.headers.get('retry-after'))).toBe(60);
     // Another key is untouched.
     expect((await get('/v1/categories', 'demo-pro')).status).toBe(200);
   },
@@ -107,13 +113,7 @@ const presetChecks: Record<ScenarioPresetName, (get: (path: string, key?: string
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
   },
   async 'day-almost-spent'(get) {
-    const last = await get('/v1/categories');
-    expect(last.status).toBe(200);
-    expect(last.headers.get('x-ratelimit-limit')).toBe('1000');
-    expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
-    const refused = await get('/v1/categories');
-    expect(refused.status).toBe(429);
-    expect(Number(refused.headers.get('retry-after'))).toBe(86_400);
+    const refused = await expectLastThenRefused(get, { limit: '1000', retryAfterSeconds: 86_400 });
     expect(Number(refused.headers.get('x-ratelimit-reset'))).toBe(Math.ceil((testEpochMs + 86_400_000) / 1000));
   },
   async 'day-spent'(get) {
