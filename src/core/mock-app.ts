@@ -577,7 +577,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
         async (error: unknown) => finishServed(request, path, session, named, baseTimeMs, await failedServed(error, session, baseTimeMs, isControlPath(path))),
       );
     }
-    if (!sessionNamePattern.test(session)) {
+    // The default session's name is ours and valid: only a name the client sent is checked.
+    if (named !== undefined && !sessionNamePattern.test(named)) {
       const refusal = shaper.errorResponse(new HttpError('invalid_session', invalidSessionMessage(session)), {}, baseTimeMs, !isControlPath(path) && config.cors);
       return isControlPath(path) ? refusal : withBudgetHeaders(refusal, request.clientAddress, baseTimeMs);
     }
