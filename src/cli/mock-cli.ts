@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultSpecPath, readSpecFile } from '../../spec/load-spec.js';
 import { createConsoleLogger } from '../server/console-logger.js';
+import { readYamlFileText } from '../server/config-file.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
 import type { MockApp } from '../core/mock-app.js';
 import type { Logger } from '../core/types.js';
@@ -230,32 +231,21 @@ async function finishLab(app: MockApp, reportPath: string | undefined, required:
   return 0;
 }
 
-/** Most bytes of a scenario file: a real one is a few hundred bytes; 1 MiB holds thousands of keys. */
-const maxScenarioFileBytes = 1024 * 1024;
-
 /**
  * Reads, validates and plans each `--scenario FILE` against the config (an unknown plan, a key the
- * mock does not know): any problem is one line naming the file and the field.
+ * mock does not know): any problem is one line naming the file and the field. Files are read as
+ * configs are (bounded, UTF-8, never quoted).
  */
 async function readScenarioFiles(paths: readonly string[], config: ReturnType<typeof parseMockConfig>): Promise<Scenario[]> {
   const auth = createAuthenticator(config);
   const scenarios: Scenario[] = [];
   for (const path of paths) {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(path);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new Error(`Failed to load scenario ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : code === 'EACCES' ? 'permission denied' : (error as Error).message}`);
-    }
-    if (bytes.byteLength > maxScenarioFileBytes) throw new Error(`Failed to load scenario ${path}: larger than ${maxScenarioFileBytes} bytes`);
     let text: string;
     try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-    } catch {
-      throw new Error(`Failed to load scenario ${path}: it is not a text file (not UTF-8); expected YAML`);
+      text = await readYamlFileText(path, 'scenario');
+    } catch (error) {
+      throw new Error(`Failed to load scenario ${path}: ${(error as Error).message}`);
     }
-    if (text.includes('\0')) throw new Error(`Failed to load scenario ${path}: it is not a text file (it holds NUL bytes); expected YAML`);
     const scenario = parseScenario(text, `scenario ${path}`);
     prepareScenario({ config, auth }, scenario, `scenario ${path}`);
     scenarios.push(scenario);

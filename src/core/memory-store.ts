@@ -71,7 +71,8 @@ class MemorySession {
     for (const category of this.options.seedCategories) {
       // A seed larger than the whole byte bound is skipped (and takes no id), as in the Redis store.
       try {
-        this.categories.create({ ...category });
+        // create copies its input into the stored category.
+        this.categories.create(category);
       } catch (error) {
         if (!(error instanceof HttpError)) throw error;
       }
@@ -222,7 +223,8 @@ class MemoryStore implements StateStore {
   }
 
   async listCategories(sessionName: string, baseTimeMs: number): Promise<Category[]> {
-    return this.#session(sessionName, baseTimeMs).categories.list().map((category) => ({ ...category }));
+    // list() parses fresh objects from the stored text: the caller's to keep.
+    return this.#session(sessionName, baseTimeMs).categories.list();
   }
 
   async listCategoriesJson(sessionName: string, baseTimeMs: number): Promise<string> {

@@ -705,7 +705,8 @@ function pathOf(url: string): string {
 }
 
 /** What a Served holds until answeredWith gives it its response. */
-const noResponseYet: MockResponse = Object.freeze({ status: 500, headers: {}, body: null }) as MockResponse;
+// Frozen through: a path that forgot answeredWith throws at the first header written, instead of sharing state.
+const noResponseYet: MockResponse = Object.freeze({ status: 500, headers: Object.freeze({}), body: null }) as MockResponse;
 
 function answeredWith<T extends { response: MockResponse; forced: boolean }>(served: T, response: MockResponse, forced = false): T {
   served.response = response;

@@ -83,10 +83,6 @@ export const MockConfigSchema = z.strictObject({
   /** Where the state lives: absent for memory (one process); `{ url: redis://HOST:PORT/DB }` to share it between replicas. */
   store: StoreConfigSchema.optional(),
   /**
-   * Rate-limit fields on responses: `x-ratelimit` (the interface's X-RateLimit-*, always sent) and,
-   * opt-in, `ietf`: RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers).
-   */
-  /**
    * What a deprecated operation does once the virtual clock is past its sunset date: keep serving
    * with its Deprecation and Sunset headers (`serve`, the default), or answer 410 Gone with an Error
    * (`gone`). A scenario can choose per session.
@@ -98,6 +94,10 @@ export const MockConfigSchema = z.strictObject({
    * `--scenario FILE` applies more after it.
    */
   scenario: z.lazy(() => ScenarioSchema).optional(),
+  /**
+   * Rate-limit fields on responses: `x-ratelimit` (the interface's X-RateLimit-*, always sent) and,
+   * opt-in, `ietf`: RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers).
+   */
   rateLimitHeaders: z
     .array(z.enum(['x-ratelimit', 'ietf']))
     .min(1)

@@ -4,7 +4,7 @@ import { isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
 import { MockConfigSchema, parseMockConfig, type MockConfig } from '../core/mock-config.js';
 
 /**
- * The largest config file read. A real one is a few hundred bytes; 1 MiB still holds ~20,000 keys.
+ * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB still holds ~20,000 keys.
  * Past it the file is refused unread, in one line, before any parsing (a 50 MB file used to take
  * 40 s and 3.4 GB, then print every key).
  */
@@ -24,15 +24,7 @@ export async function readConfigFile(path: string): Promise<MockConfig> {
   const fail = (reason: string): never => {
     throw new Error(`Failed to load config ${path}: ${reason}`);
   };
-  const bytes = await readBounded(path).catch((error: NodeJS.ErrnoException) => fail(describeFileError(error)));
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return fail('it is not a text file (not UTF-8); expected a YAML config');
-  }
-  // A NUL never appears in YAML (it is not even allowed escaped-free): a binary file.
-  if (text.includes('\0')) fail('it is not a text file (it holds NUL bytes); expected a YAML config');
+  const text = await readYamlFileText(path, 'config').catch((error: Error) => fail(error.message));
 
   // yaml's own duplicate-key check compares every key with every other (60,000 keys: minutes);
   // duplicateKey() below does the same in one pass.
@@ -88,6 +80,29 @@ function duplicateKey(document: ReturnType<typeof parseDocument>, lineCounter: L
   return found;
 }
 
+/**
+ * The text of a YAML file the mock is given (a config, a scenario): read bounded (a device, a FIFO or
+ * a huge file is refused unread), UTF-8 without NUL bytes. Throws an Error whose message is the reason
+ * alone, for the caller to prefix with the file's name.
+ */
+export async function readYamlFileText(path: string, kind: 'config' | 'scenario'): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readBounded(path);
+  } catch (error) {
+    throw new Error(describeFileError(error as NodeJS.ErrnoException, kind));
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(`it is not a text file (not UTF-8); expected a YAML ${kind}`);
+  }
+  // A NUL never appears in YAML (it is not even allowed escaped-free): a binary file.
+  if (text.includes('\0')) throw new Error(`it is not a text file (it holds NUL bytes); expected a YAML ${kind}`);
+  return text;
+}
+
 /** Reads at most `maxConfigFileBytes + 1` bytes of a regular file: a device or a growing file never fills memory. */
 async function readBounded(path: string): Promise<Buffer> {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused as not a regular file).
@@ -111,7 +126,7 @@ async function readBounded(path: string): Promise<Buffer> {
   }
 }
 
-function describeFileError(error: NodeJS.ErrnoException): string {
+function describeFileError(error: NodeJS.ErrnoException, kind: 'config' | 'scenario'): string {
   switch (error.code) {
     case 'ENOENT':
       return 'no such file';
@@ -123,7 +138,7 @@ function describeFileError(error: NodeJS.ErrnoException): string {
     case 'ENOTREG':
       return 'it is not a regular file';
     case 'ETOOBIG':
-      return `the file is larger than ${maxConfigFileBytes} bytes (1 MiB): refused unread; a config is a few hundred bytes of YAML`;
+      return `the file is larger than ${maxConfigFileBytes} bytes (1 MiB): refused unread; a ${kind} is a few hundred bytes of YAML`;
     default:
       return `cannot read it (${error.code ?? 'unknown error'})`;
   }

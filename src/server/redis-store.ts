@@ -1003,8 +1003,7 @@ function entryFrom(record: ApiKeyEntry): ApiKeyEntry {
   return entryRecord(record);
 }
 
-/** Lua's JSON of a stored category, as the memory store reports it (the text from JSON.stringify: Lua escapes differently). */
+/** A stored category as the script answers it: its text is the memory store's (`{"id":N,` + the input's JSON), kept as it is. */
 function createdFrom(categoryJson: string, dropped: string): CreatedCategory {
-  const category = JSON.parse(categoryJson) as Category;
-  return { category, dropped: Number(dropped), json: JSON.stringify(category) };
+  return { category: JSON.parse(categoryJson) as Category, dropped: Number(dropped), json: categoryJson };
 }

@@ -54,6 +54,20 @@ describe('petstore-mock --scenario', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
+  it.each([
+    ['a device that never ends', () => '/dev/zero', 'it is not a regular file'],
+    ['a folder', () => folder, 'it is a directory'],
+    ['a FIFO with no writer', () => {
+      const fifo = join(folder, `fifo-${Math.random().toString(36).slice(2)}`);
+      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+      return fifo;
+    }, 'it is not a regular file'],
+  ])('refuses %s unread, at once: one line, exit 2', (_label, pathOf, expected) => {
+    const path = pathOf();
+    const { code, stderr } = runToExit(['--scenario', path]);
+    expect([code, stderr]).toEqual([2, `petstore-mock: Failed to load scenario ${path}: ${expected}\n`]);
+  });
+
   it('refuses a missing file and a scenario that cannot be applied (a clock that would go back) the same way', async () => {
     const missing = runToExit(['--scenario', join(folder, 'nope.yaml')]);
     expect([missing.code, missing.stderr]).toEqual([2, `petstore-mock: Failed to load scenario ${join(folder, 'nope.yaml')}: no such file\n`]);
