@@ -5,7 +5,7 @@ import { forcedResponse, type ForcedResponse } from './components/forced-respons
 import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './components/operations.js';
 import { createResponseShaper, type ResponseShaper } from './components/response-shaping.js';
 import { seedCategories } from './components/seeding.js';
-import { applyScenarioPlan, prepareScenario, ScenarioError, sunsetRefusal } from './components/scenario.js';
+import { afterSunsetMode, applyScenarioPlan, prepareScenario, ScenarioError } from './components/scenario.js';
 import { systemClock } from './clock.js';
 import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
 import { controlAccessAllowed, createControls, handleControlRequest, type ControlRuntime, type MockControls } from './control-api.js';
@@ -240,6 +240,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
     return sunsets;
   }
   let deprecatedSunsets = sunsetsOf(spec);
+  // The same dates in milliseconds, for the per-request check (only operations with a sunset).
+  let deprecatedSunsetMs = sunsetMillisecondsOf(deprecatedSunsets);
   // The config's scenario: refused here (one line) when wrong, applied to the default session before
   // the first request is answered (handle() waits for it; a store failure answers every request 503).
   let startupScenario: Promise<unknown> | null = config.scenario === undefined ? null : applyScenarioPlan(controlRuntime, defaultSessionName, prepareScenario(controlRuntime, config.scenario)).then(
@@ -403,38 +405,46 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const operationHeaders = deprecationHeaders.get(match.operation.operationId);
       if (operationHeaders) Object.assign(headers, operationHeaders);
       if (match.operation.requiresAuth && !key) return answeredWith(served, shaper.refusal('unauthorized', credentials.kind === 'none' ? credentials.failure : 'Invalid API key', headers, nowMs));
-      const matched = match.operation;
-      const rest = (): Served => {
-        try {
-          if (pureError !== undefined) throw pureError;
-          if (forced) {
-            if (forced.status === 429) Object.assign(headers, spentHeaders(decision, nowMs));
-            return answeredWith(served, shaper.finish(forced.status, forced.body(), headers, nowMs), true);
-          }
-          const stateful = operations[match.operation.operationId];
-          const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data }) : generatedResponse({ operation: match.operation, data });
-          if (hit.created && hit.created.dropped > 0 && !dropsLogged) {
-            dropsLogged = true;
-            logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
-          }
-          return answeredWith(served, shaper.finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers, nowMs));
-        } catch (error) {
-          return answeredWith(served, shaper.errorResponse(error, headers, nowMs));
-        }
-      };
+      const matched = match;
       // Past its sunset date a deprecated operation may be gone (`sunset.afterSunset`): only then is
       // the session's setting read, so no other request waits for the store.
-      const sunset = operationHeaders ? deprecatedSunsets.get(matched.operationId) : undefined;
-      if (sunset && nowMs > Date.parse(sunset)) {
-        return sunsetRefusal(controlRuntime, session, sunset, nowMs, baseTimeMs).then(
-          (gone) => (gone ? answeredWith(served, shaper.errorResponse(new HttpError('operation_sunset', `${matched.method.toUpperCase()} ${matched.pathTemplate} (${matched.operationId}) was sunset on ${sunset}; it is no longer served`), headers, nowMs)) : rest()),
+      const sunsetMs = operationHeaders ? deprecatedSunsetMs.get(matched.operation.operationId) : undefined;
+      if (sunsetMs !== undefined && nowMs > sunsetMs) {
+        return afterSunsetMode(controlRuntime, session, baseTimeMs).then(
+          (mode) => (mode === 'gone' ? answeredWith(served, shaper.errorResponse(sunsetGone(matched.operation), headers, nowMs)) : serveOperation(served, headers, hit, matched, pureError, forced, body)),
           (error: unknown) => answeredWith(served, shaper.errorResponse(error, headers, nowMs)),
         );
       }
-      return rest();
+      return serveOperation(served, headers, hit, matched, pureError, forced, body);
     } catch (error) {
       return answeredWith(served, shaper.errorResponse(error, headers, nowMs));
     }
+  }
+
+  /** The operation's own answer (stateful, forced or generated), or the error judged before the store. */
+  function serveOperation(served: Served, headers: Record<string, string>, hit: HitResult, match: RouteMatch & { kind: 'operation' }, pureError: unknown, forced: ForcedResponse | undefined, body: unknown): Served {
+    const { nowMs } = hit;
+    try {
+      if (pureError !== undefined) throw pureError;
+      if (forced) {
+        if (forced.status === 429) Object.assign(headers, spentHeaders(hit.decision, nowMs));
+        return answeredWith(served, shaper.finish(forced.status, forced.body(), headers, nowMs), true);
+      }
+      const stateful = operations[match.operation.operationId];
+      const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data }) : generatedResponse({ operation: match.operation, data });
+      if (hit.created && hit.created.dropped > 0 && !dropsLogged) {
+        dropsLogged = true;
+        logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
+      }
+      return answeredWith(served, shaper.finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers, nowMs));
+    } catch (error) {
+      return answeredWith(served, shaper.errorResponse(error, headers, nowMs));
+    }
+  }
+
+  function sunsetGone(operation: CompiledOperation): HttpError {
+    const sunset = deprecatedSunsets.get(operation.operationId);
+    return new HttpError('operation_sunset', `${operation.method.toUpperCase()} ${operation.pathTemplate} (${operation.operationId}) was sunset on ${sunset}; it is no longer served`);
   }
 
   /** A forced 429 shows the reported window spent, in the IETF fields too. */
@@ -519,6 +529,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       const nextDeprecationHeaders = deprecationHeadersOf(compiled);
       spec = compiled;
       deprecatedSunsets = sunsetsOf(compiled);
+      deprecatedSunsetMs = sunsetMillisecondsOf(deprecatedSunsets);
       basePath = compiled.basePath;
       route = nextRoute;
       deprecationHeaders = nextDeprecationHeaders;
@@ -702,6 +713,12 @@ function pathOf(url: string): string {
   let end = rawPath.length;
   while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
   return rawPath.slice(0, end);
+}
+
+function sunsetMillisecondsOf(sunsets: ReadonlyMap<string, string | null>): Map<string, number> {
+  const millis = new Map<string, number>();
+  for (const [operationId, sunset] of sunsets) if (sunset !== null) millis.set(operationId, Date.parse(sunset));
+  return millis;
 }
 
 /** What a Served holds until answeredWith gives it its response. */

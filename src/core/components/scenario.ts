@@ -2,7 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { parseScenario, planScenario, scenarioPresets, validateScenario, type Scenario, type ScenarioClient, type ScenarioContext, type ScenarioPlan } from '../../lab/scenario.js';
 import { maskSecret, toHex, type ApiKeyEntry } from '../key-registry.js';
 import type { MockConfig } from '../mock-config.js';
-import type { StateStore, StoreClient } from '../state-store.js';
+import type { AfterSunsetMode, StateStore, StoreClient } from '../state-store.js';
 import type { Authenticator } from './auth.js';
 
 /**
@@ -154,14 +154,10 @@ export function scenarioPresetList(): { name: string; description: string; scena
 }
 
 /**
- * Whether a deprecated operation answers 410 Gone now: the session's choice (a scenario), else the
- * config's `sunset.afterSunset`, once the virtual clock is past its sunset date. The store is asked
- * only past the date, so requests before it cost nothing.
+ * What a deprecated operation does past its sunset date in this session: the session's choice (a
+ * scenario), else the config's `sunset.afterSunset`. Asked only past the date, so requests before it
+ * cost nothing.
  */
-export async function sunsetRefusal(runtime: Pick<ScenarioRuntime, 'store' | 'config'>, session: string, sunsetIso: string | null, nowMs: number, baseTimeMs: number): Promise<string | null> {
-  if (sunsetIso === null) return null;
-  const sunsetMs = Date.parse(sunsetIso);
-  if (nowMs <= sunsetMs) return null;
-  const mode = (await runtime.store.afterSunset(session, baseTimeMs)) ?? runtime.config.sunset.afterSunset;
-  return mode === 'gone' ? sunsetIso : null;
+export async function afterSunsetMode(runtime: Pick<ScenarioRuntime, 'store' | 'config'>, session: string, baseTimeMs: number): Promise<AfterSunsetMode> {
+  return (await runtime.store.afterSunset(session, baseTimeMs)) ?? runtime.config.sunset.afterSunset;
 }
