@@ -6,7 +6,7 @@ import { hostRefusal, isLoopbackAddress, originRefusal } from './control-access.
 import { HttpError } from './errors.js';
 import { constantTimeEqual, maskSecret, toHex, type ApiKeyEntry } from './key-registry.js';
 import { planLimits, type Limits, type MockConfig } from './mock-config.js';
-import { decodeJsonBody } from './request-body.js';
+import { decodeJsonBody, decodeUtf8, isJsonMediaType } from './request-body.js';
 import type { RequestLogEntry } from './request-log.js';
 import type { SessionInfo, SessionStats, StateStore } from './state-store.js';
 import type { MockRequest } from './types.js';
@@ -106,6 +106,8 @@ interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
   name: Name;
   /** The input schema (strict: unknown fields refused by name), for HTTP bodies and function calls alike. */
   input?: z.ZodType;
+  /** How a POST body becomes the input, when not as JSON (the scenario also takes YAML text). */
+  decodeBody?: (request: MockRequest) => unknown;
   /** Runs the control; `input` is already validated. */
   run(runtime: ControlRuntime, session: string, input: any): Promise<Awaited<ReturnType<MockControls[Name]>>>;
   /** The HTTP answer of a result. */
@@ -281,6 +283,7 @@ export const controlRoutes = [
   {
     method: 'POST',
     path: '/__mock/scenario',
+    decodeBody: decodeScenarioBody,
     name: 'applyScenario',
     input: ScenarioBodySchema,
     async run(runtime, session, input: ScenarioInput) {
@@ -356,7 +359,7 @@ export async function handleControlRequest(request: MockRequest, path: string, s
   }
   const questionMark = request.url.indexOf('?');
   const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
-  const input = 'input' in route ? (route.method === 'GET' ? inputFromQuery(route.path, query) : route.path === '/__mock/scenario' ? decodeScenarioBody(request) : decodeControlBody(request)) : undefined;
+  const input = 'input' in route ? (route.method === 'GET' ? inputFromQuery(route.path, query) : ('decodeBody' in route ? route.decodeBody : decodeControlBody)(request)) : undefined;
   const result = await (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
   return (route.http as (r: unknown, rt: ControlRuntime, s: string, q: URLSearchParams, m: MockRequest) => Promise<ControlAnswer> | ControlAnswer)(result, runtime, session, query, request);
 }
@@ -423,20 +426,16 @@ function decodeScenarioBody(request: MockRequest): unknown {
   if (type !== undefined && yamlTypes.has(type)) {
     if (request.body === null || request.body.byteLength === 0) throw new HttpError('invalid_control_request', 'A scenario body is required (YAML or JSON)');
     try {
-      return new TextDecoder('utf-8', { fatal: true }).decode(request.body);
+      return decodeUtf8(request.body);
     } catch {
       throw new HttpError('invalid_control_request', 'Invalid scenario: the body is not UTF-8 text');
     }
   }
-  if (type !== undefined && !isJsonType(type)) throw new HttpError('unsupported_media_type', `A scenario is sent as application/yaml, text/yaml or application/json, not ${type.slice(0, 60)}`);
+  if (type !== undefined && !isJsonMediaType(type)) throw new HttpError('unsupported_media_type', `A scenario is sent as application/yaml, text/yaml or application/json, not ${type.slice(0, 60)}`);
   const value = decodeControlBody(request);
   // A JSON string is not YAML text in disguise: only a YAML content type carries text.
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError('invalid_control_request', 'Invalid scenario: (root): expected a JSON object of scenario fields (presets, keys, anonymous, clock, categories, sunset)');
   return value;
-}
-
-function isJsonType(type: string): boolean {
-  return type === 'application/json' || /^application\/[a-z0-9.+-]*\+json$/.test(type);
 }
 
 function decodeControlBody(request: MockRequest): unknown {

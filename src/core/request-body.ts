@@ -15,9 +15,19 @@ export function isJsonContentType(contentType: string): boolean {
   return verdict;
 }
 
+/** Is this media type, without parameters and lower-cased, JSON (`application/json`, `application/*+json`)? */
+export function isJsonMediaType(essence: string): boolean {
+  return /^application\/([\w.+-]+\+)?json$/.test(essence);
+}
+
+/** Strict UTF-8 text of a body (a leading BOM dropped); throws a TypeError on invalid bytes. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return utf8.decode(bytes);
+}
+
 function judgeContentType(contentType: string): boolean {
   const [essence = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
-  if (!/^application\/([\w.+-]+\+)?json$/.test(essence)) return false;
+  if (!isJsonMediaType(essence)) return false;
   const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice(8).replace(/"/g, '');
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
