@@ -7,6 +7,7 @@ import { RequestLog, type RecordedRequest, type RequestLogEntry } from './reques
 import {
   type AfterSunsetMode,
   assertClientStep,
+  AfterSunsetModeSchema,
   assertSessionName,
   assertStoreOptions,
   defaultSessionName,
@@ -391,7 +392,7 @@ function copyEntry({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
 }
 
 export function assertAfterSunsetMode(mode: AfterSunsetMode | null): void {
-  if (mode !== null && mode !== 'gone' && mode !== 'serve') throw new RangeError('Failed to set afterSunset: expected gone, serve or null');
+  if (mode !== null && !AfterSunsetModeSchema.safeParse(mode).success) throw new RangeError('Failed to set afterSunset: expected gone, serve or null');
 }
 
 /** A key's digest: SHA-256 in lower-case hex. */

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SessionsConfigSchema, StoreConfigSchema } from './state-store.js';
+import { AfterSunsetModeSchema, SessionsConfigSchema, StoreConfigSchema } from './state-store.js';
 // A cycle (scenario.ts reads isoDatePattern and describeIssues from here): only used lazily, inside z.lazy.
 import { ScenarioSchema } from '../lab/scenario.js';
 
@@ -87,7 +87,7 @@ export const MockConfigSchema = z.strictObject({
    * with its Deprecation and Sunset headers (`serve`, the default), or answer 410 Gone with an Error
    * (`gone`). A scenario can choose per session.
    */
-  sunset: z.strictObject({ afterSunset: z.enum(['serve', 'gone'], { error: 'must be gone or serve' }).default('serve') }).default({ afterSunset: 'serve' }),
+  sunset: z.strictObject({ afterSunset: AfterSunsetModeSchema.default('serve') }).default({ afterSunset: 'serve' }),
   /**
    * A scenario applied to the default session before the first request (issue 12), as in a scenario
    * file (presets, keys, budgets, bans, clock, categories). Validated when the config is read;

@@ -110,7 +110,8 @@ export interface ImmediateStoreCalls {
 }
 
 /** Past its sunset date, a deprecated operation keeps serving (with its headers) or answers 410 Gone. */
-export type AfterSunsetMode = 'serve' | 'gone';
+export const AfterSunsetModeSchema = z.enum(['serve', 'gone'], { error: 'must be gone or serve' });
+export type AfterSunsetMode = z.output<typeof AfterSunsetModeSchema>;
 
 /** A rate-limit client: a key by its id (`ApiKeyEntry.id`), or an anonymous client by address. */
 export type StoreClient = { kind: 'key'; id: string } | { kind: 'anonymous'; address: string };

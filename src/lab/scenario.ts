@@ -1,6 +1,7 @@
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { describeIssues, isoDatePattern } from '../core/mock-config.js';
+import { AfterSunsetModeSchema } from '../core/state-store.js';
 import type { LabLimits } from './lab-types.js';
 
 /**
@@ -64,7 +65,7 @@ export const ScenarioSchema = z.strictObject({
   keys: z.array(ScenarioKey).max(10_000).optional(),
   anonymous: z.array(ScenarioAnonymous).max(10_000).optional(),
   categories: z.array(z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(2_000).optional() })).max(10_000).optional(),
-  sunset: z.strictObject({ afterSunset: z.enum(['gone', 'serve'], { error: 'must be gone or serve' }) }).optional(),
+  sunset: z.strictObject({ afterSunset: AfterSunsetModeSchema }).optional(),
 });
 export type Scenario = z.output<typeof ScenarioSchema>;
 

@@ -7,6 +7,7 @@ import type { Limits } from '../core/mock-config.js';
 import { windowsOf, type RateDecision } from '../core/rate-limiter.js';
 import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/request-log.js';
 import {
+  AfterSunsetModeSchema,
   assertClientStep,
   assertSessionName,
   assertStoreOptions,
@@ -849,7 +850,8 @@ class RedisStore implements StateStore {
 
   async afterSunset(session: string, baseTimeMs: number): Promise<AfterSunsetMode | null> {
     const reply = await this.#run(session, baseTimeMs, scripts.afterSunset, [], []);
-    return reply === 'gone' || reply === 'serve' ? reply : null;
+    const parsed = AfterSunsetModeSchema.safeParse(reply);
+    return parsed.success ? parsed.data : null;
   }
 
   async close(): Promise<void> {
