@@ -10,28 +10,18 @@ import { specDocument, testEpochMs } from '../../src/core/test-helpers.js';
 import { scenarioPresetNames, type ScenarioPresetName } from '../../src/lab/scenario.js';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { createPetstoreHandlers } from '../../mocks/handlers.js';
+import { fromFetchResponse, type Received } from '../support/interface-client.js';
 
 const sunsetMs = Date.parse('2027-12-31T23:59:59Z');
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-}
 
 /** One way to reach a mock: send a request to a session, and set a preset up in a new session. */
 interface Transport {
   name: string;
   /** The anonymous client address the transport's requests carry. */
   address: string;
-  send(session: string, method: string, path: string, init?: { key?: string; body?: string; contentType?: string }): Promise<Answer>;
+  send(session: string, method: string, path: string, init?: { key?: string; body?: string; contentType?: string }): Promise<Received>;
   /** A new session with the preset applied, and how to send to it. */
-  withPreset(preset: ScenarioPresetName): Promise<(path: string, key?: string) => Promise<Answer>>;
-}
-
-async function answerOf(response: Response): Promise<Answer> {
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? null : JSON.parse(text) };
+  withPreset(preset: ScenarioPresetName): Promise<(path: string, key?: string) => Promise<Received>>;
 }
 
 function headersOf(session: string, init: { key?: string; contentType?: string } = {}): Record<string, string> {
@@ -49,12 +39,12 @@ const nodeTransport: Transport = {
   name: 'node:http server, POST /__mock/scenario',
   address: '127.0.0.1',
   async send(session, method, path, init = {}) {
-    return answerOf(await fetch(`${server.origin}${path}`, { method, headers: headersOf(session, init), body: init.body }));
+    return fromFetchResponse(await fetch(`${server.origin}${path}`, { method, headers: headersOf(session, init), body: init.body }));
   },
   async withPreset(preset) {
     const session = newSession(preset);
     const applied = await this.send(session, 'POST', '/__mock/scenario', { body: `presets: [${preset}]\n`, contentType: 'application/yaml' });
-    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect(applied.status, JSON.stringify(applied.json)).toBe(200);
     return (path, key = 'demo-free') => this.send(session, 'GET', path, { key });
   },
 };
@@ -67,13 +57,13 @@ const mswTransport: Transport = {
   async send(session, method, path, init = {}) {
     const { handlers } = mswShared;
     const response = await getResponse(handlers, new Request(`${mswOrigin}${path}`, { method, headers: headersOf(session, init), body: init.body }));
-    return answerOf(response!);
+    return fromFetchResponse(response!);
   },
   async withPreset(preset) {
     const session = newSession(preset);
     // Not awaited on purpose: the first request itself must wait for the scenario.
     const { handlers } = createPetstoreHandlers({ spec: specDocument, clock: createFixedClock(testEpochMs), seed: 1, baseUrl: `${mswOrigin}/v1`, session, scenario: `presets: [${preset}]` });
-    return async (path, key = 'demo-free') => answerOf((await getResponse(handlers, new Request(`${mswOrigin}${path}`, { headers: { authorization: `Bearer ${key}` } })))!);
+    return async (path, key = 'demo-free') => fromFetchResponse((await getResponse(handlers, new Request(`${mswOrigin}${path}`, { headers: { authorization: `Bearer ${key}` } })))!);
   },
 };
 const mswShared = createPetstoreHandlers({ spec: specDocument, clock: createFixedClock(testEpochMs), seed: 1, baseUrl: `${mswOrigin}/v1` });
@@ -86,69 +76,69 @@ afterAll(async () => {
 });
 
 /** An almost-spent window: one more request is allowed with nothing left, the next is refused. */
-async function expectLastThenRefused(get: (path: string) => Promise<Answer>, window: { limit: string; retryAfterSeconds: number }): Promise<Answer> {
+async function expectLastThenRefused(get: (path: string) => Promise<Received>, window: { limit: string; retryAfterSeconds: number }): Promise<Received> {
   const last = await get('/v1/categories');
   expect(last.status).toBe(200);
-  expect(last.headers.get('x-ratelimit-limit')).toBe(window.limit);
-  expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
+  expect(last.headers['x-ratelimit-limit']).toBe(window.limit);
+  expect(last.headers['x-ratelimit-remaining']).toBe('0');
   const refused = await get('/v1/categories');
   expect(refused.status).toBe(429);
-  expect(Number(refused.headers.get('retry-after'))).toBe(window.retryAfterSeconds);
+  expect(Number(refused.headers['retry-after'])).toBe(window.retryAfterSeconds);
   return refused;
 }
 
 /** What each preset promises, shown by requests. */
-const presetChecks: Record<ScenarioPresetName, (get: (path: string, key?: string) => Promise<Answer>) => Promise<void>> = {
+const presetChecks: Record<ScenarioPresetName, (get: (path: string, key?: string) => Promise<Received>) => Promise<void>> = {
   async 'minute-almost-spent'(get) {
     const refused = await expectLastThenRefused(get, { limit: '60', retryAfterSeconds: 60 });
-    expect(refused.body).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(refused.json).toMatchObject({ code: 'rate_limited', status: 429 });
     // Another key is untouched.
     expect((await get('/v1/categories', 'demo-pro')).status).toBe(200);
   },
   async 'minute-spent'(get) {
     const refused = await get('/v1/categories');
     expect(refused.status).toBe(429);
-    expect(refused.body.code).toBe('rate_limited');
-    expect(refused.headers.get('retry-after')).toBe('60');
-    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(refused.json.code).toBe('rate_limited');
+    expect(refused.headers['retry-after']).toBe('60');
+    expect(refused.headers['x-ratelimit-remaining']).toBe('0');
   },
   async 'day-almost-spent'(get) {
     const refused = await expectLastThenRefused(get, { limit: '1000', retryAfterSeconds: 86_400 });
-    expect(Number(refused.headers.get('x-ratelimit-reset'))).toBe(Math.ceil((testEpochMs + 86_400_000) / 1000));
+    expect(Number(refused.headers['x-ratelimit-reset'])).toBe(Math.ceil((testEpochMs + 86_400_000) / 1000));
   },
   async 'day-spent'(get) {
     const refused = await get('/v1/categories');
     expect(refused.status).toBe(429);
-    expect(refused.body.code).toBe('rate_limited');
-    expect(refused.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(refused.json.code).toBe('rate_limited');
+    expect(refused.headers['x-ratelimit-limit']).toBe('1000');
     // To the end of the day window, not the minute's 60 s.
-    expect(Number(refused.headers.get('retry-after'))).toBe(86_400);
+    expect(Number(refused.headers['retry-after'])).toBe(86_400);
   },
   async 'banned-key'(get) {
     const refused = await get('/v1/categories');
     expect(refused.status).toBe(429);
-    expect(refused.body).toMatchObject({ code: 'key_banned', status: 429 });
-    expect(refused.body.message).toContain('banned for 900 seconds');
-    expect(refused.headers.get('retry-after')).toBe('900');
+    expect(refused.json).toMatchObject({ code: 'key_banned', status: 429 });
+    expect(refused.json.message).toContain('banned for 900 seconds');
+    expect(refused.headers['retry-after']).toBe('900');
     expect((await get('/v1/categories', 'demo-pro')).status).toBe(200);
   },
   async 'after-sunset'(get) {
     const served = await get('/v1/pets/1', 'demo-pro');
     expect(served.status).toBe(200);
-    expect(served.headers.get('sunset')).toBe(new Date(sunsetMs).toUTCString());
-    expect(served.headers.get('deprecation')).toMatch(/^@\d+$/);
-    expect(Date.parse(served.headers.get('date')!)).toBeGreaterThan(sunsetMs);
-    expect(served.headers.get('x-ratelimit-remaining')).toBe('299');
+    expect(served.headers['sunset']).toBe(new Date(sunsetMs).toUTCString());
+    expect(served.headers['deprecation']).toMatch(/^@\d+$/);
+    expect(Date.parse(served.headers['date']!)).toBeGreaterThan(sunsetMs);
+    expect(served.headers['x-ratelimit-remaining']).toBe('299');
   },
   async 'after-sunset-gone'(get) {
     const gone = await get('/v1/pets/1', 'demo-pro');
     expect(gone.status).toBe(410);
-    expect(gone.body).toEqual({ code: 'operation_sunset', status: 410, message: expect.stringContaining('2027-12-31T23:59:59.000Z') });
-    expect(gone.headers.get('sunset')).toBe(new Date(sunsetMs).toUTCString());
-    expect(gone.headers.get('deprecation')).toMatch(/^@\d+$/);
-    expect(gone.headers.get('x-ratelimit-limit')).toBe('300');
-    expect(gone.headers.get('x-ratelimit-remaining')).toBe('299');
-    expect(gone.headers.get('content-type')).toBe('application/json');
+    expect(gone.json).toEqual({ code: 'operation_sunset', status: 410, message: expect.stringContaining('2027-12-31T23:59:59.000Z') });
+    expect(gone.headers['sunset']).toBe(new Date(sunsetMs).toUTCString());
+    expect(gone.headers['deprecation']).toMatch(/^@\d+$/);
+    expect(gone.headers['x-ratelimit-limit']).toBe('300');
+    expect(gone.headers['x-ratelimit-remaining']).toBe('299');
+    expect(gone.headers['content-type']).toBe('application/json');
     // Only the deprecated operation is gone; a missing key is still a 401 first.
     expect((await get('/v1/categories', 'demo-pro')).status).toBe(200);
     expect((await get('/v1/pets/1', 'not-a-key')).status).toBe(401);
@@ -182,16 +172,16 @@ categories:
 `;
       const applied = await transport.send(session, 'POST', '/__mock/scenario', { body: yaml, contentType: 'text/yaml; charset=utf-8' });
       expect(applied.status).toBe(200);
-      expect(applied.body).toMatchObject({ session, description: 'a team key near its limits', keysAdded: 1, budgetsSet: 2, bans: 1, categoriesCreated: 1, clock: new Date(testEpochMs + 3_600_000).toISOString() });
+      expect(applied.json).toMatchObject({ session, description: 'a team key near its limits', keysAdded: 1, budgetsSet: 2, bans: 1, categoriesCreated: 1, clock: new Date(testEpochMs + 3_600_000).toISOString() });
       const last = await transport.send(session, 'GET', '/v1/categories', { key: 'team-key-1' });
-      expect([last.status, last.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
-      expect(last.body.map((category: { name: string }) => category.name)).toContain('ferrets');
+      expect([last.status, last.headers['x-ratelimit-remaining']]).toEqual([200, '0']);
+      expect(last.json.map((category: { name: string }) => category.name)).toContain('ferrets');
       expect((await transport.send(session, 'GET', '/v1/categories', { key: 'team-key-1' })).status).toBe(429);
       const banned = await transport.send(session, 'GET', '/v1/categories', { key: 'demo-business' });
-      expect([banned.status, banned.body.code, banned.headers.get('retry-after')]).toEqual([429, 'key_banned', '120']);
+      expect([banned.status, banned.json.code, banned.headers['retry-after']]).toEqual([429, 'key_banned', '120']);
       // The anonymous budget of this client is spent: 429 comes before the 401.
       const anonymous = await transport.send(session, 'GET', '/v1/pets/1');
-      expect([anonymous.status, anonymous.body.code, anonymous.headers.get('x-ratelimit-limit')]).toEqual([429, 'rate_limited', '60']);
+      expect([anonymous.status, anonymous.json.code, anonymous.headers['x-ratelimit-limit']]).toEqual([429, 'rate_limited', '60']);
       // Another session sees none of it.
       const other = newSession('other');
       expect((await transport.send(other, 'GET', '/v1/categories', { key: 'demo-business' })).status).toBe(200);
@@ -202,11 +192,11 @@ categories:
       const session = newSession('json');
       const applied = await transport.send(session, 'POST', '/__mock/scenario', { body: JSON.stringify({ keys: [{ key: 'demo-pro', spent: { minute: 'one-left' } }] }), contentType: 'application/json' });
       expect(applied.status).toBe(200);
-      expect((await transport.send(session, 'GET', '/v1/categories', { key: 'demo-pro' })).headers.get('x-ratelimit-remaining')).toBe('0');
+      expect((await transport.send(session, 'GET', '/v1/categories', { key: 'demo-pro' })).headers['x-ratelimit-remaining']).toBe('0');
       const presets = await transport.send(session, 'GET', '/__mock/scenario/presets');
       expect(presets.status).toBe(200);
-      expect(presets.body.presets.map((preset: { name: string }) => preset.name)).toEqual([...scenarioPresetNames]);
-      for (const preset of presets.body.presets) expect(preset.description.length).toBeGreaterThan(20);
+      expect(presets.json.presets.map((preset: { name: string }) => preset.name)).toEqual([...scenarioPresetNames]);
+      for (const preset of presets.json.presets) expect(preset.description.length).toBeGreaterThan(20);
     });
 
     it.each([
@@ -225,25 +215,25 @@ categories:
       const body = yaml.startsWith('keys:') ? `categories: [ { name: must-not-exist } ]\n${yaml}` : yaml;
       const refused = await transport.send(session, 'POST', '/__mock/scenario', { body, contentType: 'application/yaml' });
       expect(refused.status).toBe(400);
-      expect(refused.body).toMatchObject({ code: 'invalid_control_request', status: 400 });
-      expect(refused.body.message).toContain(expected);
-      expect(refused.body.message).toMatch(/^Invalid scenario: /);
+      expect(refused.json).toMatchObject({ code: 'invalid_control_request', status: 400 });
+      expect(refused.json.message).toContain(expected);
+      expect(refused.json.message).toMatch(/^Invalid scenario: /);
       const after = await transport.send(session, 'GET', '/v1/categories', { key: 'demo-free' });
       expect(after.status).toBe(200);
-      expect(after.headers.get('x-ratelimit-remaining')).toBe('59');
-      expect(after.body.map((category: { name: string }) => category.name)).not.toContain('must-not-exist');
+      expect(after.headers['x-ratelimit-remaining']).toBe('59');
+      expect(after.json.map((category: { name: string }) => category.name)).not.toContain('must-not-exist');
     });
 
     it('refuses a body of another type, and an empty one', async () => {
       const session = newSession('type');
       const wrongType = await transport.send(session, 'POST', '/__mock/scenario', { body: 'presets=[x]', contentType: 'application/x-www-form-urlencoded' });
-      expect([wrongType.status, wrongType.body.code]).toEqual([415, 'unsupported_media_type']);
+      expect([wrongType.status, wrongType.json.code]).toEqual([415, 'unsupported_media_type']);
       const empty = await transport.send(session, 'POST', '/__mock/scenario', { body: '', contentType: 'application/yaml' });
-      expect([empty.status, empty.body.code]).toEqual([400, 'invalid_control_request']);
+      expect([empty.status, empty.json.code]).toEqual([400, 'invalid_control_request']);
       const jsonNull = await transport.send(session, 'POST', '/__mock/scenario', { body: 'null', contentType: 'application/json' });
-      expect([jsonNull.status, jsonNull.body.code]).toEqual([400, 'invalid_control_request']);
+      expect([jsonNull.status, jsonNull.json.code]).toEqual([400, 'invalid_control_request']);
       const jsonString = await transport.send(session, 'POST', '/__mock/scenario', { body: JSON.stringify('presets: [banned-key]'), contentType: 'application/json' });
-      expect([jsonString.status, jsonString.body.code, jsonString.body.message]).toEqual([400, 'invalid_control_request', expect.stringContaining('expected a JSON object')]);
+      expect([jsonString.status, jsonString.json.code, jsonString.json.message]).toEqual([400, 'invalid_control_request', expect.stringContaining('expected a JSON object')]);
       expect((await transport.send(session, 'GET', '/v1/categories', { key: 'demo-free' })).status).toBe(200);
     });
   });
