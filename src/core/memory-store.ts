@@ -378,7 +378,8 @@ function clientNameOf(names: Map<string, string>, prefix: 'k:' | 'a:', id: strin
 const publicKeys = new WeakMap<ApiKeyEntry, ApiKeyEntry>();
 function publicKeyOf(entry: ApiKeyEntry): ApiKeyEntry {
   let copy = publicKeys.get(entry);
-  if (copy === undefined || copy.plan !== entry.plan || copy.masked !== entry.masked || copy.limits.perMinute !== entry.limits.perMinute || copy.limits.perDay !== entry.limits.perDay) {
+  // Stored entries never change (a key added again is a new entry): one copy per entry is enough.
+  if (copy === undefined) {
     const fresh = copyEntry(entry);
     Object.freeze(fresh.limits);
     copy = Object.freeze(fresh);
