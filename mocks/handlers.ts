@@ -4,9 +4,7 @@ import { compileSpec, isCompiledSpec, type CompiledSpec } from '../src/core/comp
 import { createMockApp, type MockApp, type MockAppOptions, type MockControls } from '../src/core/mock-app.js';
 import type { MockRequest, MockResponse } from '../src/core/types.js';
 import { expectWellBehaved } from '../src/lab/lab-report.js';
-import { HttpError } from '../src/core/errors.js';
-import { createAuthenticator } from '../src/core/components/auth.js';
-import { prepareScenario, type ScenarioInput } from '../src/core/components/scenario.js';
+import type { ScenarioInput } from '../src/core/components/scenario.js';
 import type { LabReport } from '../src/lab/lab-types.js';
 
 // Browser-safe on purpose: this module (and everything it imports) must never reach node:* or
@@ -26,7 +24,7 @@ export type { ScenarioInput, AppliedScenario } from '../src/core/components/scen
 export type { Scenario, ScenarioPresetName } from '../src/lab/scenario.js';
 export { scenarioPresetNames, scenarioPresets } from '../src/lab/scenario.js';
 
-export interface PetstoreHandlersOptions extends Omit<MockAppOptions, 'spec'> {
+export interface PetstoreHandlersOptions extends Omit<MockAppOptions, 'spec' | 'startupScenario'> {
   /**
    * The OpenAPI document, parsed (no `fs` needed, so it works in a browser) or already compiled.
    *
@@ -103,30 +101,15 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
   const { baseUrl, spec: specOption, session, scenario, ...appOptions } = options;
   const target = parseBaseUrl(baseUrl);
   const spec = specForBasePath(specOption, target.path);
-  const app = createMockApp({ ...appOptions, spec });
+  // The scenario option is refused here, naming the field, like a bad config; the core applies it
+  // before the first request is answered, and answers every request with the reason if it cannot.
+  const app = createMockApp({ ...appOptions, spec, startupScenario: scenario === undefined ? undefined : { input: scenario, session } });
   // Checked now, so a bad name fails where it is written, not on the first request.
   const controls = session === undefined ? app.controls : app.controlsFor(session);
-  // Refused now, naming the field, like a bad config; applied before the first request is answered.
-  if (scenario !== undefined) prepareScenario({ config: app.config, auth: createAuthenticator(app.config) }, scenario, 'scenario option');
-  let pending: Promise<unknown> | null = scenario === undefined ? null : controls.applyScenario(scenario).then(() => {
-    pending = null;
-  });
-  const ready = pending === null ? Promise.resolve() : pending.then(() => undefined);
-  // Reported to whoever awaits `ready` or sends a request; never an unhandled rejection.
-  ready.catch(() => undefined);
+  const { ready } = app;
 
   // One resolver for the API and the controls: the core tells them apart, as it does for node:http.
   const resolve = async ({ request }: { request: Request }): Promise<Response> => {
-    if (pending !== null) {
-      try {
-        await pending;
-      } catch (error) {
-        // The scenario option could not be applied (a clock that would go back, a store that failed):
-        // every request says why, in the API's Error shape, instead of MSW's generic 500 page.
-        const message = `Failed to apply the scenario option: ${error instanceof Error ? error.message : String(error)}`;
-        return toResponse({ status: 500, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(new HttpError('internal_error', message).toBody()) }, request.method);
-      }
-    }
     const mockRequest = await toMockRequest(request, app.config.maxBodyBytes);
     const routed = session === undefined || mockRequest.headers['x-mock-session'] !== undefined ? mockRequest : { ...mockRequest, headers: { ...mockRequest.headers, 'x-mock-session': session } };
     return toResponse(await app.handle(routed), request.method);

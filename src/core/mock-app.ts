@@ -5,7 +5,7 @@ import { forcedResponse, type ForcedResponse } from './components/forced-respons
 import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './components/operations.js';
 import { createResponseShaper, type ResponseShaper } from './components/response-shaping.js';
 import { seedCategories } from './components/seeding.js';
-import { afterSunsetMode, applyScenarioPlan, prepareScenario, ScenarioError } from './components/scenario.js';
+import { afterSunsetMode, applyScenarioPlan, prepareScenario, ScenarioError, type ScenarioInput } from './components/scenario.js';
 import { systemClock } from './clock.js';
 import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
 import { controlAccessAllowed, createControls, handleControlRequest, type ControlRuntime, type MockControls } from './control-api.js';
@@ -54,6 +54,12 @@ export interface MockAppOptions {
    * The node server gives it; MSW leaves it out (36 KB a browser bundle does not need).
    */
   dashboardPage?: () => { status: number; headers: Record<string, string>; body: string };
+  /**
+   * A scenario applied to `session` (default: the default session) before the first request is
+   * answered, after the config's own (the MSW `scenario` option). Refused at once, naming the field,
+   * when it is wrong; when it cannot be applied, `ready` rejects and every request answers why.
+   */
+  startupScenario?: { input: ScenarioInput; session?: string };
 }
 
 /** What an observer sees of one API request. */
@@ -242,16 +248,38 @@ export function createMockApp(options: MockAppOptions): MockApp {
   let deprecatedSunsets = sunsetsOf(spec);
   // The same dates in milliseconds, for the per-request check (only operations with a sunset).
   let deprecatedSunsetMs = sunsetMillisecondsOf(deprecatedSunsets);
-  // The config's scenario: refused here (one line) when wrong, applied to the default session before
-  // the first request is answered (handle() waits for it; a store failure answers every request 503).
-  let startupScenario: Promise<unknown> | null = config.scenario === undefined ? null : applyScenarioPlan(controlRuntime, defaultSessionName, prepareScenario(controlRuntime, config.scenario)).then(
-    () => {
-      startupScenario = null;
-    },
-    (error: unknown) => {
-      throw error instanceof ScenarioError ? new HttpError('internal_error', `The mock's scenario could not be applied: ${error.message}`) : error;
-    },
-  );
+  // The startup scenarios, the config's then the option's: refused here (one line) when wrong, applied
+  // before the first request is answered (handle() waits for them; a failure is every request's answer).
+  const startupSteps: (() => Promise<unknown>)[] = [];
+  if (config.scenario !== undefined) {
+    const plan = prepareScenario(controlRuntime, config.scenario);
+    startupSteps.push(() =>
+      applyScenarioPlan(controlRuntime, defaultSessionName, plan).catch((error: unknown) => {
+        throw error instanceof ScenarioError ? new HttpError('internal_error', `The mock's scenario could not be applied: ${error.message}`) : error;
+      }),
+    );
+  }
+  if (options.startupScenario !== undefined) {
+    const { input, session = defaultSessionName } = options.startupScenario;
+    if (!sessionNamePattern.test(session)) throw new HttpError('invalid_session', invalidSessionMessage(session));
+    prepareScenario(controlRuntime, input, 'scenario option');
+    // Applied as POST /__mock/scenario would be, with the keys the session already has.
+    startupSteps.push(() =>
+      controlsFor(session)
+        .applyScenario(input)
+        .catch((error: unknown) => {
+          throw error instanceof HttpError && error.code === 'invalid_control_request' ? new HttpError('internal_error', `Failed to apply the scenario option: ${error.message}`) : error;
+        }),
+    );
+  }
+  let startupScenario: Promise<unknown> | null =
+    startupSteps.length === 0
+      ? null
+      : startupSteps
+          .reduce<Promise<unknown>>((previous, step) => previous.then(step), Promise.resolve())
+          .then(() => {
+            startupScenario = null;
+          });
   const ready = startupScenario === null ? Promise.resolve() : startupScenario.then(() => undefined);
   // Reported by whoever awaits `ready` (the CLI exits 2) and by every request (503 or 500, logged).
   ready.catch(() => undefined);
