@@ -144,6 +144,32 @@ local function read_bucket(key)
 end
 `;
 
+/** Lua: the bucket at `key` as locals (ms mc ds dc: the windows; st bu: refusals in a row and the ban; then the history), or a fresh one at `now`. */
+function readBucketFields(key: string): string {
+  return `local f = read_bucket(${key})
+local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
+if f then
+  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
+  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
+end
+`;
+}
+
+/** Lua: a window that is over starts again at `now` (RateLimiter's roll-over). */
+const rollWindows = `if now >= ms + ${minuteMs} then ms = now; mc = 0 end
+if now >= ds + ${dayMs} then ds = now; dc = 0 end
+`;
+
+/**
+ * Lua: stores the bucket's locals at `key`. It lives while a window or the ban runs, and at least as
+ * long as the history is kept (ARGV[historyTtlArgument]).
+ */
+function writeBucket(key: string, historyTtlArgument: number): string {
+  return `local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[${historyTtlArgument}]))
+redis.call('SET', ${key}, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
+`;
+}
+
 /**
  * One request of one client: the same rules as RateLimiter.hit (src/core/rate-limiter.ts), line for line.
  * KEYS[6]: the key's bucket, KEYS[7]: the anonymous address's bucket.
@@ -167,23 +193,13 @@ if entry then
 else
   per_minute, per_day, bucket = tonumber(ARGV[6]), tonumber(ARGV[7]), KEYS[7]
 end
-local f = read_bucket(bucket)
-local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr
-if not f then
-  ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
-else
-  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
-  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
-end
-local outcome, limit, remaining, reset_at
+${readBucketFields('bucket')}local outcome, limit, remaining, reset_at
 local tighter = math.min(per_minute, per_day)
 if bu > now then
   outcome, limit, remaining, reset_at = 'banned', tighter, 0, bu
 else
   if bu ~= 0 then bu = 0; st = 0 end
-  if now >= ms + ${minuteMs} then ms = now; mc = 0 end
-  if now >= ds + ${dayMs} then ds = now; dc = 0 end
-  local minute_full, day_full = mc >= per_minute, dc >= per_day
+  ${rollWindows}  local minute_full, day_full = mc >= per_minute, dc >= per_day
   if minute_full or day_full then
     st = st + 1
     if ARGV[8] == '1' and st > tonumber(ARGV[9]) then
@@ -211,10 +227,7 @@ local previous_at, previous_retry = '', ''
 if la >= 0 then previous_at, previous_retry = num(la), num(lr) end
 hr = hr + 1
 if outcome == 'allowed' then hc = 0 else hf = hf + 1; hc = hc + 1; la = now; lr = retry_after end
--- The bucket lives while a window or the ban runs, and at least as long as the history is kept.
-local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[11]))
-redis.call('SET', bucket, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
--- The request's category operation in the same round trip, only when it is served (and, for a create that
+${writeBucket('bucket', 11)}-- The request's category operation in the same round trip, only when it is served (and, for a create that
 -- needs a key, made with one): 'list' returns the list, 'create' the new category and the dropped count.
 -- A session not seeded yet whose seeds did not come along answers 'seed'; the caller then does it apart.
 local done, dropped = '', ''
@@ -255,9 +268,7 @@ refresh_ttl()
 if bu > now then
   return { 'banned', num(math.min(per_minute, per_day)), '0', num(bu), num(math.max(1, math.ceil((bu - now) / 1000))), num(ms), num(mc), num(ds), num(dc) }
 end
-if now >= ms + ${minuteMs} then ms = now; mc = 0 end
-if now >= ds + ${dayMs} then ds = now; dc = 0 end
-local minute_left, day_left = per_minute - mc, per_day - dc
+${rollWindows}local minute_left, day_left = per_minute - mc, per_day - dc
 local limit, remaining, reset_at
 if day_left <= minute_left then
   limit, remaining, reset_at = per_day, math.max(0, day_left), ds + ${dayMs}
@@ -269,37 +280,25 @@ return { 'allowed', num(limit), num(remaining), num(reset_at), num(math.max(1, m
 
 /** The scenario scripts' start: the virtual now and the client's bucket in KEYS[6], or a fresh one. */
 const readClientBucket = `local now = tonumber(ARGV[3]) + offset
-local f = read_bucket(KEYS[6])
-local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
-if f then
-  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
-  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
-end
-`;
+${readBucketFields('KEYS[6]')}`;
 
 /**
  * RateLimiter.setSpent (src/core/rate-limiter.ts), line for line. KEYS[6]: the client's bucket.
  * ARGV: ttl, nonce, base, minute|'', day|'', historyTtl. The history fields are kept as they are.
  */
 const setSpentScript = `${luaPrologue}
-${readClientBucket}if now >= ms + ${minuteMs} then ms = now; mc = 0 end
-if now >= ds + ${dayMs} then ds = now; dc = 0 end
-if ARGV[4] ~= '' then mc = tonumber(ARGV[4]) end
+${readClientBucket}${rollWindows}if ARGV[4] ~= '' then mc = tonumber(ARGV[4]) end
 if ARGV[5] ~= '' then dc = tonumber(ARGV[5]) end
 if dc < mc then dc = mc end
 st = 0
-local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[6]))
-redis.call('SET', KEYS[6], table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
-refresh_ttl()
+${writeBucket('KEYS[6]', 6)}refresh_ttl()
 return num(now)
 `;
 
 /** RateLimiter.banFor. KEYS[6]: the client's bucket. ARGV: ttl, nonce, base, durationMs, historyTtl. Returns when the ban ends. */
 const banScript = `${luaPrologue}
 ${readClientBucket}bu = now + tonumber(ARGV[4])
-local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[5]))
-redis.call('SET', KEYS[6], table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
-refresh_ttl()
+${writeBucket('KEYS[6]', 5)}refresh_ttl()
 return num(bu)
 `;
 
