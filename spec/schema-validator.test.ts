@@ -58,6 +58,22 @@ describe('validators (ajv, JSON Schema 2020-12)', () => {
     const validator = standaloneValidator(schema, keyword);
     expect(validator.safeParse(valid).success, `${JSON.stringify(valid)} is valid`).toBe(true);
     expect(validator.safeParse(invalid).success, `${JSON.stringify(invalid)} is invalid`).toBe(false);
+    // The hot path's verdict without issues is the same verdict.
+    expect(validator.isValid(valid)).toBe(true);
+    expect(validator.isValid(invalid)).toBe(false);
+  });
+
+  it('refuse a value nested deeper than the stack in isValid too, without throwing', () => {
+    const validator = standaloneValidator({ $defs: { tree: { type: 'array', items: { $ref: '#/$defs/tree' } } }, $ref: '#/$defs/tree' }, 'tree');
+    let deep: unknown = [];
+    for (let level = 0; level < 100_000; level += 1) deep = [deep];
+    expect(validator.isValid(deep)).toBe(false);
+    expect(validator.isValid([[[]]])).toBe(true);
+  });
+
+  it('say a schema cannot be compiled from isValid as from safeParse', () => {
+    const broken = standaloneValidator({ $ref: '#/$defs/missing' }, 'broken');
+    expect(() => broken.isValid(1)).toThrow(/^Failed to compile spec: the schema of broken cannot be compiled/);
   });
 
   it.each([

@@ -23,7 +23,13 @@ export interface SchemaIssue {
  * zod validators keep working, while the checking is ajv's (JSON Schema 2020-12, every keyword).
  * The ajv function is compiled on first use, so start-up pays nothing for operations never called.
  */
-export type SchemaValidator = z.ZodType<unknown, unknown>;
+export type SchemaValidator = z.ZodType<unknown, unknown> & {
+  /**
+   * ajv's verdict alone: no issues built, nothing allocated. For the mock's hot path, where nearly
+   * every value is valid; `safeParse` says why one is not.
+   */
+  isValid(value: unknown): boolean;
+};
 
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 // ajv-formats is CommonJS: its default export arrives as the function or wrapped once, by loader.
@@ -86,9 +92,7 @@ export function standaloneValidator(schema: JsonSchema, what: string): SchemaVal
 
 function lazyValidator(compile: () => ValidateFunction, what: string): SchemaValidator {
   let validate: ValidateFunction | undefined;
-  // check() with issues pushed directly: a third of superRefine's cost on the failure path.
-  return z.unknown().check((context) => {
-    const value = context.value;
+  const compiled = (): ValidateFunction => {
     if (validate === undefined) {
       try {
         validate = compile();
@@ -97,9 +101,15 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
         throw new SpecError(`Failed to compile spec: the schema of ${what} cannot be compiled (${(error as Error).message.split('\n')[0]!.slice(0, 200)})`);
       }
     }
+    return validate;
+  };
+  // check() with issues pushed directly: a third of superRefine's cost on the failure path.
+  const schema = z.unknown().check((context) => {
+    const value = context.value;
+    const validateValue = compiled();
     let valid: boolean;
     try {
-      valid = validate(value) as boolean;
+      valid = validateValue(value) as boolean;
     } catch (error) {
       // A recursive schema follows the value down: a value nested deeper than the stack allows is
       // refused, not a crash.
@@ -108,9 +118,19 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
       return;
     }
     if (valid) return;
-    for (const issue of describeAjvErrors(validate.errors ?? [])) {
+    for (const issue of describeAjvErrors(validateValue.errors ?? [])) {
       context.issues.push({ code: 'custom', path: issue.path, message: issue.message, params: { keyword: issue.keyword }, input: value });
     }
+  });
+  return Object.assign(schema, {
+    isValid(value: unknown): boolean {
+      try {
+        return compiled()(value) as boolean;
+      } catch (error) {
+        if (error instanceof RangeError) return false;
+        throw error;
+      }
+    },
   });
 }
 

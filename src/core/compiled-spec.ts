@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { isoDatePattern } from './mock-config.js';
 import { compileSpecDefinition, validatorOf, type OperationDefinition, type SpecDefinition } from '../../spec/compile-spec.js';
+import type { SchemaValidator } from '../../spec/schema-validator.js';
 import type { JsonSchema, OpenApiDocument } from '../../spec/openapi-types.js';
 import { stripAnnotations as stripSchemaAnnotations } from '../../spec/schema-keywords.js';
 
@@ -29,16 +30,16 @@ export interface CompiledParameter {
   required: boolean;
   /** Turns the parameter's text into the type its schema asks for, before validation. */
   coerce: (text: string) => unknown;
-  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`), compiled on first use. */
-  validator: z.ZodType;
+  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
+  validator: SchemaValidator;
 }
 
 export interface CompiledRequestBody {
   required: boolean;
   mediaTypes: string[];
   schema: JsonSchema;
-  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`), compiled on first use. */
-  validator: z.ZodType;
+  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
+  validator: SchemaValidator;
   /** Top-level properties the schema declares (never `id` or `__proto__`): all a handler may store. */
   declaredProperties: string[];
 }

@@ -488,9 +488,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
     if (request.bodyUnread) assertJsonContentType(request.headers['content-type']);
     const decoded = decodeJsonBody(request.body, request.headers['content-type'], operation.requestBody.required);
     if (!decoded.present) return undefined;
-    const result = operation.requestBody.validator.safeParse(decoded.value);
-    if (!result.success) throw new HttpError('validation_failed', `Invalid request body: ${describeBodyIssues(result.error.issues, decoded.value)}`);
-    decoded.value = result.data;
+    const validator = operation.requestBody.validator;
+    // The issues are built only for a body that fails (safeParse); a valid one is checked and kept as it is.
+    if (!validator.isValid(decoded.value)) {
+      const result = validator.safeParse(decoded.value);
+      throw new HttpError('validation_failed', `Invalid request body: ${result.success ? 'it does not match the schema' : describeBodyIssues(result.error.issues, decoded.value)}`);
+    }
     return decoded;
   }
 
@@ -501,8 +504,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
         if (parameter.required) throw new HttpError('invalid_parameter', `Missing required ${parameter.in} parameter ${parameter.name}`);
         continue;
       }
-      const result = parameter.validator.safeParse(parameter.coerce(text));
-      if (!result.success) throw new HttpError('invalid_parameter', `Invalid ${parameter.in} parameter ${parameter.name}: ${result.error.issues[0]?.message ?? 'invalid value'}`);
+      const value = parameter.coerce(text);
+      if (parameter.validator.isValid(value)) continue;
+      const result = parameter.validator.safeParse(value);
+      throw new HttpError('invalid_parameter', `Invalid ${parameter.in} parameter ${parameter.name}: ${result.success ? 'invalid value' : (result.error.issues[0]?.message ?? 'invalid value')}`);
     }
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpError } from './errors.js';
-import { decodeJsonBody, isJsonContentType } from './request-body.js';
+import { decodeJsonBody, decodeUtf8, isJsonContentType } from './request-body.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const codeOf = (run: () => unknown) => {
@@ -47,5 +47,23 @@ describe('decodeJsonBody', () => {
     ['a huge nesting', bytes('['.repeat(1_000_000)), 'application/json', 'malformed_json'],
   ])('refuses %s', (_, body, type, code) => {
     expect(codeOf(() => decodeJsonBody(body, type, true))).toBe(code);
+  });
+});
+
+describe('decodeUtf8', () => {
+  it.each([
+    ['ASCII', '{"name":"dog"}'],
+    ['accents and emoji', '{"name":"chien \u00e9t\u00e9 \ud83d\udc15"}'],
+    ['ASCII past the short-body scan', `{"name":"${'a'.repeat(600)}"}`],
+    ['non-ASCII past the short-body scan', `{"name":"${'\u00e9'.repeat(600)}"}`],
+    ['an empty body', ''],
+  ])('reads %s as the strict decoder does', (_, text) => {
+    expect(decodeUtf8(bytes(text))).toBe(text);
+  });
+
+  it('drops a leading BOM and refuses invalid bytes, short or long', () => {
+    expect(decodeUtf8(new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))).toBe('{}');
+    expect(() => decodeUtf8(new Uint8Array([0x22, 0xff, 0x22]))).toThrow(TypeError);
+    expect(() => decodeUtf8(new Uint8Array([...bytes('a'.repeat(600)), 0xc3]))).toThrow(TypeError);
   });
 });
