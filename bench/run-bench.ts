@@ -2,8 +2,9 @@
 /**
  * `npm run bench`: load tests our mock, a bare node:http server answering the same bytes (the
  * ceiling) and Prism (the peer) side by side, with autocannon in a separate process, on 127.0.0.1.
- * Every (target, case, connections) row runs on a fresh server process: warm-up, then the measured
- * run while /proc is sampled for the server's RSS. See docs/decisions/004-performance.md.
+ * Every (case, connections) starts a fresh process of each target, warms each up, then measures
+ * them in alternating slices while /proc is sampled for their RSS; a ratio is the median of the
+ * ratios of slices run back to back. See docs/decisions/004-performance.md and 015-hot-path.md.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import { stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from '.
 import { measureFirstResponse, type FirstResponseResult } from './lib/first-response.js';
 import { findFreePort, probe, type ProbeResponse } from './lib/http-probe.js';
 import { runLoad } from './lib/load-generator.js';
-import { checkTargets, computeRatios, expectedShare, formatTable, measurementRows, ratioRows, type Measurement } from './lib/report.js';
+import { checkTargets, computeRatios, formatTable, measurementRows, ratioRows, summarizeSlices, type Measurement } from './lib/report.js';
 import { canSampleRss, readCpuSeconds, sampleRss } from './lib/process-stats.js';
 import { detectMockLaunch, startTarget, targetIds, targets, type LaunchContext, type MockLaunch, type TargetId } from './lib/targets.js';
 
@@ -24,19 +25,22 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const help = `npm run bench -- [options]
 
 Load-tests the mock, a bare node:http server (the ceiling) and Prism (the peer), side by side.
-Each row: a fresh server process, a warm-up, then the measured autocannon run (separate process).
+Each case: a fresh process of every target, a warm-up of each, then measured slices of autocannon
+(a separate process) that alternate between the targets (A B, B A, A B, ...). A ratio (mock/bare)
+is the median of the ratios of slices run back to back, so the drift of a shared machine, which
+moves both alike, cancels; the table shows each target's median slice.
 
 Options:
-  --duration S         Seconds per measured run (default 10)
-  --warmup S           Seconds of warm-up load before each run, not measured (default 2)
-  --quick              Short runs for a smoke test (1 s runs, 1 s warm-up, one start-up sample)
+  --duration S         Seconds per measured slice (default 4)
+  --slices N           Measured slices per target and case (default 5)
+  --warmup S           Seconds of warm-up load of each target before its slices (default 2)
+  --quick              Short runs for a smoke test (1 slice of 1 s, 1 s warm-up, one start-up sample)
   --targets LIST       Any of mock,bare,prism,prism-info,prism-silent ("prism" = both Prism modes;
                        default: all)
   --cases LIST         Any of get,post,401,429 (default: all)
   --connections LIST   Connection counts (default 10,100)
-  --rounds N           Measure every row N times, rounds interleaved, and keep each row's best
-                       (fastest) run: a burst of other work on a shared machine then spoils one
-                       round, not the ratio (default 1; use 3 before quoting a ratio)
+  --rounds N           Repeat every case N times with fresh processes; the slices of all rounds
+                       count (default 1)
   --mock dist|src      Run the mock from the built package or from source via tsx
                        (default: dist when dist/bin/petstore-mock.js exists)
   --skip-startup       Do not measure the first response after process start
@@ -46,6 +50,7 @@ Options:
 
 interface BenchOptions {
   durationSeconds: number;
+  slices: number;
   warmupSeconds: number;
   targets: TargetId[];
   cases: CaseId[];
@@ -65,6 +70,7 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
       args: argv,
       options: {
         duration: { type: 'string' },
+        slices: { type: 'string' },
         warmup: { type: 'string' },
         quick: { type: 'boolean' },
         targets: { type: 'string' },
@@ -104,7 +110,8 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
   if (mock !== 'dist' && mock !== 'src') throw new UsageError(`--mock must be dist or src, got "${mock}"`);
   const connections = (values.connections ?? '10,100').split(',').map((part) => integer(part.trim(), '--connections', 0, 1, 10_000));
   return {
-    durationSeconds: integer(values.duration, '--duration', quick ? 1 : 10, 1, 600),
+    durationSeconds: integer(values.duration, '--duration', quick ? 1 : 4, 1, 600),
+    slices: integer(values.slices, '--slices', quick ? 1 : 5, 1, 100),
     warmupSeconds: integer(values.warmup, '--warmup', quick ? 1 : 2, 0, 60),
     targets: list<TargetId>(values.targets, '--targets', targetIds, targetIds, { prism: ['prism-info', 'prism-silent'] }),
     cases: list<CaseId>(values.cases, '--cases', caseIds, caseIds),
@@ -154,40 +161,56 @@ async function prepareCase(port: number, target: TargetId, caseId: CaseId): Prom
   return response;
 }
 
-async function measureRow(options: BenchOptions, context: LaunchContext, target: TargetId, caseId: CaseId, connections: number): Promise<Measurement> {
-  const row: Measurement = { target, caseId, connections };
+/**
+ * One case at one connection count on every target: a fresh process of each, prepared and warmed
+ * up, then `slices` measured runs of each, alternating A B, B A, A B, ... so each pair of slices
+ * compared runs back to back and a drift in time weighs on both alike.
+ */
+async function measureCase(options: BenchOptions, context: LaunchContext, caseId: CaseId, connections: number, round: number): Promise<Measurement[]> {
   const benchCase = benchCases[caseId];
-  let server: ManagedProcess | undefined;
+  const started: { row: Measurement; server?: ManagedProcess; port?: number; sampler?: ReturnType<typeof sampleRss> }[] = options.targets.map((target) => ({ row: { target, caseId, connections, slices: [] } }));
   try {
-    const port = await findFreePort();
-    server = await startTarget(targets[target], port, caseId, context);
-    await prepareCase(port, target, caseId);
-    const request = benchCase.request(targets[target].dialect);
-    const sampler = sampleRss(server.pid);
-    try {
-      if (options.warmupSeconds > 0) await runLoad({ port, request, connections, durationSeconds: options.warmupSeconds });
-      const cpuBefore = readCpuSeconds(server.pid);
-      row.load = await runLoad({ port, request, connections, durationSeconds: options.durationSeconds });
-      row.cpuSeconds = readCpuSeconds(server.pid) - cpuBefore;
-      if (row.load.totalRequests > 0 && row.cpuSeconds > 0) row.cpuMicrosPerRequest = (row.cpuSeconds * 1e6) / row.load.totalRequests;
-    } finally {
-      row.rss = sampler.stop();
+    for (const entry of started) {
+      try {
+        const port = await findFreePort();
+        entry.server = await startTarget(targets[entry.row.target], port, caseId, context);
+        await prepareCase(port, entry.row.target, caseId);
+        entry.port = port;
+        entry.sampler = sampleRss(entry.server.pid);
+        if (options.warmupSeconds > 0) await runLoad({ port, request: benchCase.request(targets[entry.row.target].dialect), connections, durationSeconds: options.warmupSeconds });
+      } catch (error) {
+        entry.row.error = (error as Error).message;
+      }
     }
-    row.expectedShare = expectedShare(row.load, benchCase.expectedStatus);
-  } catch (error) {
-    row.error = (error as Error).message;
+    for (let slice = 0; slice < options.slices; slice += 1) {
+      const order = slice % 2 === 0 ? started : [...started].reverse();
+      for (const entry of order) {
+        if (entry.row.error !== undefined || entry.server === undefined || entry.port === undefined) continue;
+        try {
+          const cpuBefore = readCpuSeconds(entry.server.pid);
+          const load = await runLoad({ port: entry.port, request: benchCase.request(targets[entry.row.target].dialect), connections, durationSeconds: options.durationSeconds });
+          const cpuSeconds = readCpuSeconds(entry.server.pid) - cpuBefore;
+          entry.row.slices!.push({ round, slice, load, cpuSeconds, cpuMicrosPerRequest: load.totalRequests > 0 && cpuSeconds > 0 ? (cpuSeconds * 1e6) / load.totalRequests : undefined });
+        } catch (error) {
+          entry.row.error = (error as Error).message;
+        }
+      }
+    }
   } finally {
-    await server?.stop();
+    for (const entry of started) {
+      if (entry.sampler) entry.row.rss = entry.sampler.stop();
+      await entry.server?.stop();
+    }
   }
-  return row;
+  return started.map((entry) => entry.row);
 }
 
 function describeRow(row: Measurement): string {
   const name = `${targets[row.target].label}, ${benchCases[row.caseId].label}, ${row.connections} conns`;
-  if (!row.load) return `  ${name}: FAILED: ${row.error}`;
-  const rss = row.rss && row.rss.peakRssBytes > 0 ? `, ${(row.rss.peakRssBytes / 1024 / 1024).toFixed(0)} MiB` : '';
-  const cpu = row.cpuMicrosPerRequest === undefined ? '' : `, ${row.cpuMicrosPerRequest.toFixed(1)} us CPU/req`;
-  return `  ${name}: ${Math.round(row.load.requestsPerSecond).toLocaleString('en-US')} req/s, p50 ${row.load.latencyP50} ms, p99 ${row.load.latencyP99} ms${rss}${cpu}`;
+  if (row.error !== undefined || !row.slices || row.slices.length === 0) return `  ${name}: FAILED: ${row.error ?? 'no slice measured'}`;
+  const rss = row.rss && row.rss.peakRssBytes > 0 ? `, peak ${(row.rss.peakRssBytes / 1024 / 1024).toFixed(0)} MiB` : '';
+  const slices = row.slices.map((slice) => `${Math.round(slice.load.requestsPerSecond).toLocaleString('en-US')}${slice.cpuMicrosPerRequest === undefined ? '' : ` (${slice.cpuMicrosPerRequest.toFixed(1)} us)`}`);
+  return `  ${name}: req/s (CPU per request) by slice: ${slices.join(', ')}${rss}`;
 }
 
 async function main(): Promise<number> {
@@ -214,11 +237,11 @@ async function main(): Promise<number> {
   const context: LaunchContext = { root, configFile, mockLaunch: options.mockLaunch };
   const loadBefore = loadavg();
   const rows = options.targets.length * options.cases.length * options.connections.length * options.rounds;
-  const estimateMinutes = (rows * (options.durationSeconds + options.warmupSeconds + 2)) / 60;
+  const estimateMinutes = (rows * (options.slices * (options.durationSeconds + 0.5) + options.warmupSeconds + 2)) / 60;
 
   process.stdout.write(`petstore-kit bench: node ${process.version}, ${cpus().length} CPU(s), load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}\n`);
   process.stdout.write(`Mock started from ${options.mockLaunch === 'dist' ? 'the built package (node dist/bin/petstore-mock.js)' : 'source (node --import tsx src/cli/mock-cli.ts; run npm run build first to bench the package)'}\n`);
-  process.stdout.write(`${rows} runs of ${options.durationSeconds} s after ${options.warmupSeconds} s of warm-up, connections ${options.connections.join(' and ')}: about ${estimateMinutes.toFixed(1)} min\n`);
+  process.stdout.write(`${rows} rows of ${options.slices} slice(s) of ${options.durationSeconds} s after ${options.warmupSeconds} s of warm-up, connections ${options.connections.join(' and ')}: about ${estimateMinutes.toFixed(1)} min\n`);
   if (!canSampleRss()) process.stdout.write('No /proc on this system: the RSS column stays empty.\n');
 
   const measurements: Measurement[] = [];
@@ -249,23 +272,25 @@ async function main(): Promise<number> {
     }
 
     process.stdout.write('\nLoad:\n');
-    // Targets are interleaved per case so that a burst of load from other work on the machine
-    // hits all of them about equally, rather than one target's whole series.
     for (let round = 1; round <= options.rounds; round += 1) {
       if (options.rounds > 1) process.stdout.write(`Round ${round} of ${options.rounds}:\n`);
       for (const caseId of options.cases) {
         for (const connections of options.connections) {
-          for (const target of options.targets) {
-            const row = await measureRow(options, context, target, caseId, connections);
+          for (const row of await measureCase(options, context, caseId, connections, round)) {
             process.stdout.write(`${describeRow(row)}\n`);
-            // Each row keeps its best round: other work on the machine only ever slows a run down.
-            const kept = measurements.findIndex((entry) => entry.target === target && entry.caseId === caseId && entry.connections === connections);
-            if (kept === -1) measurements.push(row);
-            else if (row.load && (!measurements[kept]!.load || row.load.requestsPerSecond > measurements[kept]!.load!.requestsPerSecond)) measurements[kept] = row;
+            // The slices of every round count; a row that failed once is reported failed.
+            const kept = measurements.find((entry) => entry.target === row.target && entry.caseId === caseId && entry.connections === connections);
+            if (kept === undefined) measurements.push(row);
+            else {
+              kept.slices!.push(...row.slices!);
+              kept.error ??= row.error;
+              if (row.rss && (!kept.rss || row.rss.peakRssBytes > kept.rss.peakRssBytes)) kept.rss = row.rss;
+            }
           }
         }
       }
     }
+    for (const row of measurements) summarizeSlices(row, benchCases[row.caseId].expectedStatus);
   } finally {
     await stopAllProcesses();
   }
@@ -275,7 +300,7 @@ async function main(): Promise<number> {
   const loadAfter = loadavg();
   const table = measurementRows(measurements);
   const ratioTable = ratioRows(ratios);
-  const kept = options.rounds > 1 ? ` (each row: the best of ${options.rounds} rounds)` : '';
+  const kept = ` (each row: the median of its ${options.slices * options.rounds} slice(s); ratios: the median of the ratios of slices run back to back, lowest and highest in brackets)`;
   process.stdout.write(`\n${formatTable(table.header, table.rows)}${kept}\n\n${formatTable(ratioTable.header, ratioTable.rows)}\n\nTargets (issues 6 and 11):\n`);
   for (const check of checks) {
     process.stdout.write(`  ${check.met === undefined ? 'n/a ' : check.met ? 'MET ' : 'MISS'}  ${check.name}: ${check.measured} (goal ${check.goal})\n`);
@@ -293,6 +318,7 @@ async function main(): Promise<number> {
       durationSeconds: options.durationSeconds,
       warmupSeconds: options.warmupSeconds,
       rounds: options.rounds,
+      slices: options.slices,
       benchConfig: benchConfigYaml,
       bareResponses: context.responsesFile ? 'captured from the mock' : 'built-in',
       firstResponse,
@@ -308,7 +334,7 @@ async function main(): Promise<number> {
       return 1;
     }
   }
-  const failed = measurements.filter((row) => !row.load);
+  const failed = measurements.filter((row) => !row.load || row.error !== undefined);
   if (failed.length > 0) {
     process.stderr.write(`bench: ${failed.length} run(s) failed; see the rows marked FAILED above.\n`);
     return 1;

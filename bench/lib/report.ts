@@ -4,21 +4,78 @@ import type { LoadResult } from './load-generator.js';
 import type { RssSample } from './process-stats.js';
 import { targets, type TargetId } from './targets.js';
 
+/** One measured slice of a row: one autocannon run against a server already warm. */
+export interface Slice {
+  round: number;
+  /** Position in its round: slice i of the mock and slice i of bare ran back to back. */
+  slice: number;
+  load: LoadResult;
+  /** CPU seconds the server (with its descendants) used during the slice. */
+  cpuSeconds: number;
+  cpuMicrosPerRequest?: number | undefined;
+}
+
 /** One measured row: a target, a case and a connection count. */
 export interface Measurement {
   target: TargetId;
   caseId: CaseId;
   connections: number;
   /** Set when the row could not be measured (the server did not start, autocannon failed, ...). */
-  error?: string;
+  error?: string | undefined;
+  /** Every measured slice, in the order they ran. */
+  slices?: Slice[];
+  /** The median slice's figures (requests, statuses and durations summed over the slices); set by `summarizeSlices`. */
   load?: LoadResult;
   rss?: RssSample;
   /** Share of responses with the case's expected status (1 = all). */
   expectedShare?: number;
-  /** CPU seconds the server (with its descendants) used during the measured run. */
+  /** CPU seconds the server (with its descendants) used during all its slices. */
   cpuSeconds?: number;
-  /** Server CPU time per answered request, microseconds: the figure least disturbed by a busy machine. */
+  /** Server CPU time per answered request, microseconds, the median of the slices'. */
   cpuMicrosPerRequest?: number;
+}
+
+/** The middle value (the mean of the two middle ones for an even count); undefined for none. */
+export function median(values: readonly number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Sets a row's `load`, `cpuSeconds` and `cpuMicrosPerRequest` from its slices: each figure is the
+ * median of the slices' (requests and statuses summed), so one slice spoilt by other work on the
+ * machine moves nothing.
+ */
+export function summarizeSlices(row: Measurement, expectedStatus: number): void {
+  const slices = row.slices ?? [];
+  if (slices.length === 0) return;
+  const middle = (pick: (slice: Slice) => number | undefined) => median(slices.map(pick).filter((value): value is number => value !== undefined));
+  const statusCounts: Record<string, number> = {};
+  for (const slice of slices) for (const [status, count] of Object.entries(slice.load.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + count;
+  const sum = (pick: (slice: Slice) => number) => slices.reduce((total, slice) => total + pick(slice), 0);
+  row.load = {
+    requestsPerSecond: middle((slice) => slice.load.requestsPerSecond)!,
+    totalRequests: sum((slice) => slice.load.totalRequests),
+    latencyP50: middle((slice) => slice.load.latencyP50)!,
+    latencyP99: middle((slice) => slice.load.latencyP99)!,
+    latencyMean: middle((slice) => slice.load.latencyMean)!,
+    statusCounts,
+    errors: sum((slice) => slice.load.errors),
+    timeouts: sum((slice) => slice.load.timeouts),
+    durationSeconds: sum((slice) => slice.load.durationSeconds),
+  };
+  row.cpuSeconds = sum((slice) => slice.cpuSeconds);
+  row.cpuMicrosPerRequest = middle((slice) => slice.cpuMicrosPerRequest);
+  row.expectedShare = expectedShare(row.load, expectedStatus);
+}
+
+/** The spread of the paired ratios a median was taken from. */
+export interface Spread {
+  lowest: number;
+  highest: number;
+  pairs: number;
 }
 
 export interface RatioRow {
@@ -31,6 +88,9 @@ export interface RatioRow {
   p99OverBare?: number;
   /** Server CPU per request, mock / bare (lower is better; 1 = as cheap as the ceiling). */
   cpuPerRequestOverBare?: number;
+  /** Lowest and highest of the paired ratios behind `mockOverBare` and `cpuPerRequestOverBare`. */
+  mockOverBareSpread?: Spread;
+  cpuPerRequestOverBareSpread?: Spread;
 }
 
 export interface TargetCheck {
@@ -59,23 +119,43 @@ function ratio(numerator: number | undefined, denominator: number | undefined): 
   return numerator / denominator;
 }
 
+/**
+ * The ratio of two rows: the median of the ratios of their slices run back to back (same round,
+ * same position), with the spread; the ratio of their summaries when they have no such pairs.
+ */
+function pairedRatio(numerator: Measurement | undefined, denominator: Measurement | undefined, pick: (slice: Slice) => number | undefined, summary: (row: Measurement) => number | undefined): { value?: number; spread?: Spread } {
+  if (numerator === undefined || denominator === undefined) return {};
+  const ratios: number[] = [];
+  for (const top of numerator.slices ?? []) {
+    const bottom = denominator.slices?.find((slice) => slice.round === top.round && slice.slice === top.slice);
+    const value = bottom === undefined ? undefined : ratio(pick(top), pick(bottom));
+    if (value !== undefined) ratios.push(value);
+  }
+  if (ratios.length === 0) return { value: ratio(summary(numerator), summary(denominator)) };
+  return { value: median(ratios)!, spread: { lowest: Math.min(...ratios), highest: Math.max(...ratios), pairs: ratios.length } };
+}
+
 /** mock/bare, mock/Prism and p99 ratios for every case and connection count measured. */
 export function computeRatios(measurements: readonly Measurement[], caseIds: readonly CaseId[], connections: readonly number[]): RatioRow[] {
   const rows: RatioRow[] = [];
   for (const caseId of caseIds) {
     for (const count of connections) {
-      const rps = (target: TargetId) => find(measurements, target, caseId, count)?.load?.requestsPerSecond;
-      const mock = find(measurements, 'mock', caseId, count)?.load;
-      const bare = find(measurements, 'bare', caseId, count)?.load;
+      const row = (target: TargetId) => find(measurements, target, caseId, count);
+      const throughput = (over: TargetId) => pairedRatio(row('mock'), row(over), (slice) => slice.load.requestsPerSecond, (entry) => entry.load?.requestsPerSecond);
+      const overBare = throughput('bare');
+      // autocannon has 1 ms resolution: a 0 ms p99 is counted as 1 ms so the ratio stays finite.
+      const p99 = pairedRatio(row('mock'), row('bare'), (slice) => Math.max(slice.load.latencyP99, 1), (entry) => (entry.load ? Math.max(entry.load.latencyP99, 1) : undefined));
+      const cpu = pairedRatio(row('mock'), row('bare'), (slice) => slice.cpuMicrosPerRequest, (entry) => entry.cpuMicrosPerRequest);
       rows.push({
         caseId,
         connections: count,
-        mockOverBare: ratio(rps('mock'), rps('bare')),
-        mockOverPrismSilent: ratio(rps('mock'), rps('prism-silent')),
-        mockOverPrismInfo: ratio(rps('mock'), rps('prism-info')),
-        // autocannon has 1 ms resolution: a 0 ms p99 is counted as 1 ms so the ratio stays finite.
-        p99OverBare: mock && bare ? mock.latencyP99 / Math.max(bare.latencyP99, 1) : undefined,
-        cpuPerRequestOverBare: ratio(find(measurements, 'mock', caseId, count)?.cpuMicrosPerRequest, find(measurements, 'bare', caseId, count)?.cpuMicrosPerRequest),
+        mockOverBare: overBare.value,
+        mockOverPrismSilent: throughput('prism-silent').value,
+        mockOverPrismInfo: throughput('prism-info').value,
+        p99OverBare: p99.value,
+        cpuPerRequestOverBare: cpu.value,
+        ...(overBare.spread ? { mockOverBareSpread: overBare.spread } : {}),
+        ...(cpu.spread ? { cpuPerRequestOverBareSpread: cpu.spread } : {}),
       });
     }
   }
@@ -153,9 +233,18 @@ export function measurementRows(measurements: readonly Measurement[]): { header:
 /** Header and rows of the ratios table. */
 export function ratioRows(ratios: readonly RatioRow[]): { header: string[]; rows: string[][] } {
   const fixed = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
+  const withSpread = (value: number | undefined, spread: Spread | undefined) => (spread === undefined || spread.pairs < 2 ? fixed(value, 2) : `${fixed(value, 2)} (${spread.lowest.toFixed(2)}-${spread.highest.toFixed(2)})`);
   return {
     header: ['case', 'conns', 'mock/bare', 'mock/prism silent', 'mock/prism default', 'p99 mock/bare', 'CPU/req mock/bare'],
-    rows: ratios.map((row) => [benchCases[row.caseId].label, String(row.connections), fixed(row.mockOverBare, 2), fixed(row.mockOverPrismSilent, 1), fixed(row.mockOverPrismInfo, 1), fixed(row.p99OverBare, 2), fixed(row.cpuPerRequestOverBare, 2)]),
+    rows: ratios.map((row) => [
+      benchCases[row.caseId].label,
+      String(row.connections),
+      withSpread(row.mockOverBare, row.mockOverBareSpread),
+      fixed(row.mockOverPrismSilent, 1),
+      fixed(row.mockOverPrismInfo, 1),
+      fixed(row.p99OverBare, 2),
+      withSpread(row.cpuPerRequestOverBare, row.cpuPerRequestOverBareSpread),
+    ]),
   };
 }
 

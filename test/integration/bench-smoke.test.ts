@@ -5,6 +5,8 @@ import { startProcess, type ManagedProcess } from '../../bench/lib/child-process
 import { findFreePort, probe, waitForAnswer } from '../../bench/lib/http-probe.js';
 import { parseAutocannonJson, runLoad } from '../../bench/lib/load-generator.js';
 import { canSampleRss, readCpuSeconds, sampleRss } from '../../bench/lib/process-stats.js';
+import { checkTargets, computeRatios, median, summarizeSlices, type Measurement, type Slice } from '../../bench/lib/report.js';
+import type { LoadResult } from '../../bench/lib/load-generator.js';
 
 // Proves the bench harness (bare server, autocannon in a child process, JSON parsing, /proc
 // sampling) without the real load: one 1-second run at 2 connections, on 127.0.0.1 only.
@@ -51,5 +53,54 @@ describe('the bench harness', () => {
 
   it('explains unparseable autocannon output', () => {
     expect(() => parseAutocannonJson('Running 1s test @ http://127.0.0.1')).toThrow(/^Failed to parse the autocannon output/);
+  });
+});
+
+describe('the ratios of the bench', () => {
+  const load = (requestsPerSecond: number, latencyP99 = 5): LoadResult => ({ requestsPerSecond, totalRequests: requestsPerSecond * 4, latencyP50: 1, latencyP99, latencyMean: 1, statusCounts: { '200': requestsPerSecond * 4 }, errors: 0, timeouts: 0, durationSeconds: 4 });
+  const slice = (index: number, requestsPerSecond: number, cpuMicrosPerRequest: number): Slice => ({ round: 1, slice: index, load: load(requestsPerSecond), cpuSeconds: (cpuMicrosPerRequest * requestsPerSecond * 4) / 1e6, cpuMicrosPerRequest });
+  const row = (target: Measurement['target'], slices: Slice[]): Measurement => {
+    const measured: Measurement = { target, caseId: 'get', connections: 100, slices };
+    summarizeSlices(measured, 200);
+    return measured;
+  };
+
+  it('takes the median, also of an even count', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([])).toBeUndefined();
+  });
+
+  it('compares the slices run back to back, so a machine that slows down moves both alike', () => {
+    // The machine halves its speed after the first slices: the mock's best slice came before,
+    // bare's slow ones after. Paired, every slice says 0.8 x.
+    const bareSpeeds = [40_000, 40_000, 20_000, 20_000, 20_000];
+    const mock = row('mock', bareSpeeds.map((speed, index) => slice(index, speed * 0.8, 1e6 / (speed * 0.8))));
+    const bare = row('bare', bareSpeeds.map((speed, index) => slice(index, speed, 1e6 / speed)));
+    const [ratios] = computeRatios([mock, bare], ['get'], [100]);
+    expect(ratios!.mockOverBare).toBeCloseTo(0.8, 6);
+    expect(ratios!.mockOverBareSpread).toEqual({ lowest: expect.closeTo(0.8, 6), highest: expect.closeTo(0.8, 6), pairs: 5 });
+    expect(ratios!.cpuPerRequestOverBare).toBeCloseTo(1.25, 6);
+    // The medians of the rows alone mix the two speeds.
+    expect(mock.load!.requestsPerSecond / bare.load!.requestsPerSecond).toBeCloseTo(0.8, 6);
+    expect(mock.load!.totalRequests).toBe(bareSpeeds.reduce((sum, speed) => sum + speed * 0.8 * 4, 0));
+  });
+
+  it('is not moved by one spoilt pair, and shows the spread', () => {
+    const mock = row('mock', [slice(0, 30_000, 40), slice(1, 30_000, 40), slice(2, 5_000, 300)]);
+    const bare = row('bare', [slice(0, 40_000, 30), slice(1, 40_000, 30), slice(2, 40_000, 30)]);
+    const [ratios] = computeRatios([mock, bare], ['get'], [100]);
+    expect(ratios!.mockOverBare).toBeCloseTo(0.75, 6);
+    expect(ratios!.mockOverBareSpread!.lowest).toBeCloseTo(0.125, 6);
+    const check = checkTargets([mock, bare], [ratios!], {}).find((entry) => entry.name.startsWith('GET 200, 100 connections, vs bare (issue 11)'))!;
+    expect(check.met).toBe(true);
+  });
+
+  it('falls back to the rows\' medians when the slices cannot be paired', () => {
+    const mock = row('mock', [slice(0, 30_000, 40)]);
+    const bare = row('bare', [{ ...slice(0, 40_000, 30), round: 2 }]);
+    const [ratios] = computeRatios([mock, bare], ['get'], [100]);
+    expect(ratios!.mockOverBare).toBeCloseTo(0.75, 6);
+    expect(ratios!.mockOverBareSpread).toBeUndefined();
   });
 });
