@@ -11,14 +11,14 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { benchCases, benchConfigYaml, caseIds, exhaustedKey, type CaseId } from './lib/cases.js';
+import { benchCases, benchConfigYaml, caseIds, type CaseId } from './lib/cases.js';
 import { stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
 import { measureFirstResponse, type FirstResponseResult } from './lib/first-response.js';
-import { findFreePort, probe, type ProbeResponse } from './lib/http-probe.js';
+import { findFreePort } from './lib/http-probe.js';
 import { runLoad } from './lib/load-generator.js';
 import { checkTargets, computeRatios, formatTable, measurementRows, ratioRows, summarizeSlices, type Measurement } from './lib/report.js';
 import { canSampleRss, readCpuSeconds, sampleRss } from './lib/process-stats.js';
-import { detectMockLaunch, startTarget, targetIds, targets, type LaunchContext, type MockLaunch, type TargetId } from './lib/targets.js';
+import { captureMockResponses, detectMockLaunch, prepareCase, startTarget, targetIds, targets, type LaunchContext, type MockLaunch, type TargetId } from './lib/targets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -121,44 +121,6 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
     startupAttempts: values['skip-startup'] ? 0 : quick ? 1 : 3,
     jsonFile: values.json,
   };
-}
-
-/** Headers node:http writes by itself (or that depend on the body): the bare server sets its own. */
-const transportHeaders = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
-
-/**
- * Asks the mock once per case and keeps status, headers and body, so the bare server answers with
- * exactly the mock's bytes even after the mock's headers or messages change.
- */
-async function captureMockResponses(context: LaunchContext, cases: readonly CaseId[]): Promise<Record<string, { status: number; headers: [string, string][]; body: string }>> {
-  const port = await findFreePort();
-  const server = await startTarget(targets.mock, port, 'get', context);
-  try {
-    const captured: Record<string, { status: number; headers: [string, string][]; body: string }> = {};
-    for (const caseId of cases) {
-      const benchCase = benchCases[caseId];
-      if (caseId === '429') await probe(port, benchCase.request('mock'));
-      const response = await probe(port, benchCase.request('mock'));
-      if (response.status !== benchCase.expectedStatus) throw new Error(`${benchCase.label} answered ${response.status}`);
-      captured[caseId] = { status: response.status, headers: response.headers.filter(([name]) => !transportHeaders.has(name.toLowerCase())), body: response.body };
-    }
-    return captured;
-  } finally {
-    await server.stop();
-  }
-}
-
-/** Brings a fresh server to the state the case measures and checks it answers as expected. */
-async function prepareCase(port: number, target: TargetId, caseId: CaseId): Promise<ProbeResponse> {
-  const benchCase = benchCases[caseId];
-  const request = benchCase.request(targets[target].dialect);
-  // The mock's bench-exhausted key allows one request: spend it, so every measured one is a 429.
-  if (target === 'mock' && caseId === '429') await probe(port, { method: 'GET', path: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` } });
-  const response = await probe(port, request);
-  if (response.status !== benchCase.expectedStatus) {
-    throw new Error(`Failed to prepare ${benchCase.label} on ${targets[target].label}: answered ${response.status}, expected ${benchCase.expectedStatus}: ${response.body.slice(0, 160)}`);
-  }
-  return response;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface LoadOptions {
   request: ProbeRequest;
   connections: number;
   durationSeconds: number;
+  /** Send exactly this many requests instead of loading for `durationSeconds` (which then only bounds the run). */
+  amount?: number;
   /** Per-request timeout of autocannon, seconds. Default 10. */
   requestTimeoutSeconds?: number;
 }
@@ -46,7 +48,8 @@ export function autocannonCli(): string {
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const { request } = options;
-  const args = [autocannonCli(), '--json', '--connections', String(options.connections), '--duration', String(options.durationSeconds), '--timeout', String(options.requestTimeoutSeconds ?? 10), '--method', request.method];
+  const args = [autocannonCli(), '--json', '--connections', String(options.connections), '--timeout', String(options.requestTimeoutSeconds ?? 10), '--method', request.method];
+  args.push(...(options.amount === undefined ? ['--duration', String(options.durationSeconds)] : ['--amount', String(options.amount)]));
   for (const [name, value] of Object.entries(request.headers)) args.push('--headers', `${name}=${value}`);
   if (request.body !== undefined) args.push('--body', request.body);
   args.push(`http://127.0.0.1:${options.port}${request.path}`);

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { CaseId, Dialect } from './cases.js';
+import { benchCases, exhaustedKey, type CaseId, type Dialect } from './cases.js';
 import { startProcess, type ManagedProcess } from './child-processes.js';
-import { waitForAnswer } from './http-probe.js';
+import { findFreePort, probe, waitForAnswer, type ProbeResponse } from './http-probe.js';
 
 /** The servers the bench compares. `prism` on the command line means both Prism modes. */
 export type TargetId = 'mock' | 'bare' | 'prism-info' | 'prism-silent';
@@ -97,4 +97,45 @@ export async function startTarget(target: TargetDefinition, port: number, caseId
     throw new Error(`Failed to start ${target.label}: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}`);
   }
   return server;
+}
+
+/** Headers node:http writes by itself (or that depend on the body): the bare server sets its own. */
+const transportHeaders = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+
+/** The mock's answer to each case, as the bare server serves it with `--responses`. */
+export type CapturedResponses = Record<string, { status: number; headers: [string, string][]; body: string }>;
+
+/**
+ * Asks the mock once per case and keeps status, headers and body, so the bare server answers with
+ * exactly the mock's bytes even after the mock's headers or messages change.
+ */
+export async function captureMockResponses(context: LaunchContext, cases: readonly CaseId[]): Promise<CapturedResponses> {
+  const port = await findFreePort();
+  const server = await startTarget(targets.mock, port, 'get', context);
+  try {
+    const captured: CapturedResponses = {};
+    for (const caseId of cases) {
+      const benchCase = benchCases[caseId];
+      if (caseId === '429') await probe(port, benchCase.request('mock'));
+      const response = await probe(port, benchCase.request('mock'));
+      if (response.status !== benchCase.expectedStatus) throw new Error(`${benchCase.label} answered ${response.status}`);
+      captured[caseId] = { status: response.status, headers: response.headers.filter(([name]) => !transportHeaders.has(name.toLowerCase())), body: response.body };
+    }
+    return captured;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Brings a fresh server to the state the case measures and checks it answers as expected. */
+export async function prepareCase(port: number, target: TargetId, caseId: CaseId, timeoutMs?: number): Promise<ProbeResponse> {
+  const benchCase = benchCases[caseId];
+  const request = benchCase.request(targets[target].dialect);
+  // The mock's bench-exhausted key allows one request: spend it, so every measured one is a 429.
+  if (target === 'mock' && caseId === '429') await probe(port, { method: 'GET', path: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` } }, timeoutMs);
+  const response = await probe(port, request, timeoutMs);
+  if (response.status !== benchCase.expectedStatus) {
+    throw new Error(`Failed to prepare ${benchCase.label} on ${targets[target].label}: answered ${response.status}, expected ${benchCase.expectedStatus}: ${response.body.slice(0, 160)}`);
+  }
+  return response;
 }

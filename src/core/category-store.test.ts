@@ -39,6 +39,18 @@ describe('CategoryStore with a limit', () => {
     expect(store.dropped).toBe(2);
   });
 
+  it.each([
+    ['short ASCII', 'dog'],
+    ['short, with accents and an emoji', 'chien \u00e9t\u00e9 \ud83d\udc15'],
+    ['long ASCII', 'a'.repeat(600)],
+    ['long, with an emoji at the end', `${'a'.repeat(600)}\ud83d\udc15`],
+    ['a lone surrogate', 'x\ud83d'],
+  ])('counts the bytes of the served list exactly: %s', (_, name) => {
+    const store = new CategoryStore();
+    store.create({ name, description: name });
+    expect(store.stats().bytes).toBe(new TextEncoder().encode(store.listJson()).byteLength);
+  });
+
   it('is bounded in bytes too: the served list never exceeds maxBytes, the oldest go first, stats are exact', () => {
     const store = new CategoryStore({ maxBytes: 200 });
     for (let index = 0; index < 20; index += 1) store.create({ name: `é${index}`.padEnd(20, 'x') });

@@ -129,8 +129,9 @@ const nonAscii = /[^\u0000-\u007f]/;
 
 /** UTF-8 length of a string without encoding it (no Buffer: the core runs in browsers too). */
 function utf8Length(text: string): number {
-  // Most categories are ASCII: one native scan instead of a loop in JavaScript.
-  if (!nonAscii.test(text)) return text.length;
+  // A long text is first scanned natively (most categories are ASCII); a short one is cheaper to
+  // count in the loop than to hand to the regular expression engine.
+  if (text.length > 256 && !nonAscii.test(text)) return text.length;
   let bytes = text.length;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);

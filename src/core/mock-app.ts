@@ -485,8 +485,9 @@ export function createMockApp(options: MockAppOptions): MockApp {
   function validatedBody(request: MockRequest, operation: CompiledOperation): { value: unknown; text: string } | undefined {
     if (!operation.requestBody) return undefined;
     // A body the transport did not read (it answers from the head alone) is judged by its head.
-    if (request.bodyUnread) assertJsonContentType(request.headers['content-type']);
-    const decoded = decodeJsonBody(request.body, request.headers['content-type'], operation.requestBody.required);
+    const contentType = request.headers['content-type'];
+    if (request.bodyUnread) assertJsonContentType(contentType);
+    const decoded = decodeJsonBody(request.body, contentType, operation.requestBody.required);
     if (!decoded.present) return undefined;
     const validator = operation.requestBody.validator;
     // The issues are built only for a body that fails (safeParse); a valid one is checked and kept as it is.

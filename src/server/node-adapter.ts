@@ -177,21 +177,24 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     // After a Connection: close answer, node never writes another one on this socket: run nothing.
     if (connection.closed || connection.thenAnswer !== undefined) return;
     const base = toMockRequestHead(request);
+    // Read once: a lookup in node's headers object is a generic (megamorphic) one, every time.
+    const contentLength = base.headers['content-length'];
+    const chunked = base.headers['transfer-encoding'] !== undefined;
     // The common case, without the queue: nothing before it on this connection and no body to wait for.
-    if (!expectsContinue && connection.queue.length === 0 && !connection.running && base.headers['content-length'] === undefined && base.headers['transfer-encoding'] === undefined) {
+    if (!expectsContinue && connection.queue.length === 0 && !connection.running && contentLength === undefined && !chunked) {
       execute(socket, connection, response, base, false);
       return;
     }
     const pending: Pending = { incoming: request, response };
     connection.queue.push(pending);
 
-    const declaredLength = base.headers['content-length'] === undefined ? undefined : Number(base.headers['content-length']);
+    const declaredLength = contentLength === undefined ? undefined : Number(contentLength);
     const done = (ready: MockRequest, unread = false) => {
       pending.ready = ready;
       pending.unread = unread;
       pump(socket, connection);
     };
-    const readBody = () => readBodyOf(request, base, declaredLength, done);
+    const readBody = () => readBodyOf(request, base, declaredLength, chunked, done);
 
     if (declaredLength !== undefined && declaredLength > maxBodyBytes) return done({ ...base, body: null, bodyTooLarge: true }, true);
     if (expectsContinue) {
@@ -210,8 +213,8 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     readBody();
   };
 
-  const readBodyOf = (request: IncomingMessage, base: MockRequest, declaredLength: number | undefined, done: (ready: MockRequest, unread?: boolean) => void) => {
-    if (declaredLength === undefined && base.headers['transfer-encoding'] === undefined) return done(base);
+  const readBodyOf = (request: IncomingMessage, base: MockRequest, declaredLength: number | undefined, chunked: boolean, done: (ready: MockRequest, unread?: boolean) => void) => {
+    if (declaredLength === undefined && !chunked) return done(base);
 
     const chunks: Buffer[] = [];
     let received = 0;
@@ -230,8 +233,8 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     request.on('end', () => {
       if (finished) return;
       finished = true;
-      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      base.body = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      // A Buffer is a Uint8Array: the core takes it as it is.
+      base.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       done(base);
     });
   };

@@ -1,0 +1,244 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:instructions`: the CPU work per request of the mock and of the bare node:http
+ * server, counted in instructions by valgrind's callgrind rather than timed. A count does not
+ * move with the machine: another tenant of a shared VM, a busy second core or a CPU that changes
+ * speed change every timed figure of `npm run bench` by up to 2 x here, and leave this one alone
+ * (the same build gives the same count to within about 1 %). CodSpeed and rustc's perf suite
+ * measure the same way for the same reason. See docs/decisions/015-hot-path.md.
+ *
+ * Each target runs under callgrind with V8's optimizing compiler on the main thread
+ * (`--no-concurrent-recompilation`), and the instructions spent compiling are taken out of the
+ * count: under callgrind V8 keeps optimizing long after the warm-up (a run 50 times slower tiers up
+ * over far more requests), while a timed server is done in its first second. What is left is the
+ * steady state: the main thread only (the other threads are the garbage collector's helpers, a few
+ * % of a request in a timed run), in user space only (the kernel's share, about the same for both
+ * servers, is not counted, so the ratio errs high).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { benchCases, benchConfigYaml, caseIds, type CaseId } from './lib/cases.js';
+import { startProcess, stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
+import { findFreePort, waitForAnswer } from './lib/http-probe.js';
+import { runLoad } from './lib/load-generator.js';
+import { captureMockResponses, detectMockLaunch, prepareCase, targets, type LaunchContext } from './lib/targets.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const help = `npm run bench:instructions -- [options]
+
+Counts the instructions per request of the mock and of the bare node:http server (valgrind's
+callgrind, user space, main thread, V8's optimizing compiler left out) for each bench case, after
+a warm-up, and checks the mock against issue 11's goal (CPU per request within 1.3 x bare). Needs
+valgrind (Debian: apt-get install valgrind). About a minute and a half per case (both servers are
+counted at the same time).
+
+Options:
+  --cases LIST       Any of get,post,401,429 (default: all)
+  --warmup N         Requests before counting, to let V8 optimize (default 20000)
+  --requests N       Requests counted (default 3000)
+  --connections N    autocannon connections (default 10)
+  --if-available     Without valgrind, say so and exit 0 (how npm run bench calls it)
+  --json FILE        Write the figures to FILE
+  --help             Show this help
+`;
+
+/** Issue 11: CPU per request of the mock within this many times bare's, on every case. */
+const goal = 1.3;
+
+interface Options {
+  cases: CaseId[];
+  warmup: number;
+  requests: number;
+  connections: number;
+  ifAvailable: boolean;
+  jsonFile?: string;
+}
+
+class UsageError extends Error {}
+
+function parseOptions(argv: string[]): Options | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        cases: { type: 'string' },
+        warmup: { type: 'string' },
+        requests: { type: 'string' },
+        connections: { type: 'string' },
+        'if-available': { type: 'boolean' },
+        json: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) return 'help';
+  const integer = (text: string | undefined, flag: string, fallback: number, min: number, max: number) => {
+    if (text === undefined) return fallback;
+    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
+    return Number(text);
+  };
+  const cases: CaseId[] = [];
+  for (const item of (values.cases ?? caseIds.join(',')).split(',').map((part) => part.trim()).filter(Boolean)) {
+    if (!caseIds.includes(item as CaseId)) throw new UsageError(`--cases: unknown value "${item}" (known: ${caseIds.join(', ')})`);
+    if (!cases.includes(item as CaseId)) cases.push(item as CaseId);
+  }
+  if (cases.length === 0) throw new UsageError('--cases needs at least one value');
+  return {
+    cases,
+    warmup: integer(values.warmup, '--warmup', 20_000, 0, 1_000_000),
+    requests: integer(values.requests, '--requests', 3_000, 100, 1_000_000),
+    connections: integer(values.connections, '--connections', 10, 1, 1_000),
+    ifAvailable: values['if-available'] === true,
+    ...(values.json === undefined ? {} : { jsonFile: values.json }),
+  };
+}
+
+/** Whether `command --version` runs. */
+function available(command: string): boolean {
+  const result = spawnSync(command, ['--version'], { stdio: 'ignore' });
+  return result.error === undefined && result.status === 0;
+}
+
+function callgrindControl(pid: number, action: '--zero' | '--dump'): void {
+  const result = spawnSync('callgrind_control', [action, String(pid)], { encoding: 'utf8', timeout: 60_000 });
+  if (result.error !== undefined || result.status !== 0) throw new Error(`Failed to run callgrind_control ${action} ${pid}: ${result.error?.message ?? result.stderr.trim().split('\n').at(-1)}`);
+}
+
+/**
+ * The instructions of one dump's main thread, and how many of them V8's optimizing compiler took
+ * (`Runtime_CompileOptimized`, inclusive, as callgrind_annotate sums it): callgrind writes
+ * `<file>.<dump>-<thread>` per thread with `--separate-threads=yes`; thread 01 is the main one.
+ */
+function mainThreadInstructions(directory: string, prefix: string): { total: number; compiling: number } {
+  const file = readdirSync(directory).find((name) => name.startsWith(`${prefix}.`) && name.endsWith('.1-01'));
+  if (file === undefined) throw new Error(`Failed to find callgrind's dump for ${prefix} in ${directory}`);
+  const path = join(directory, file);
+  const totals = /^totals: (\d+)/m.exec(readFileSync(path, 'utf8'));
+  if (totals === null) throw new Error(`Failed to read the totals of ${file}`);
+  const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', path], { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+  if (annotated.error !== undefined || annotated.status !== 0) throw new Error(`Failed to run callgrind_annotate on ${file}: ${annotated.error?.message ?? annotated.stderr.trim().split('\n').at(-1)}`);
+  const compiling = /^\s*([\d,]+) \([\s\d.]+%\)\s+\S*v8::internal::Runtime_CompileOptimized\(/m.exec(annotated.stdout);
+  return { total: Number(totals[1]), compiling: compiling === null ? 0 : Number(compiling[1]!.replace(/,/g, '')) };
+}
+
+interface Count {
+  target: 'mock' | 'bare';
+  /** Per request counted, the optimizing compiler's share left out. */
+  instructionsPerRequest?: number;
+  /** Per request counted, what the optimizing compiler took (left out of the figure above). */
+  compilingPerRequest?: number;
+  statusCounts?: Record<string, number>;
+  error?: string;
+}
+
+async function countTarget(target: 'mock' | 'bare', caseId: CaseId, options: Options, context: LaunchContext, workDir: string): Promise<Count> {
+  const prefix = `${target}-${caseId}`;
+  const port = await findFreePort();
+  const { command, args } = targets[target].command(port, caseId, context);
+  let server: ManagedProcess | undefined;
+  try {
+    server = startProcess('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(workDir, `${prefix}.%p`)}`, command, '--no-concurrent-recompilation', ...args], `${targets[target].label} under callgrind`, { cwd: root });
+    const alive = () => server!.child.exitCode === null && server!.child.signalCode === null;
+    await waitForAnswer(port, { method: 'GET', path: '/bench-ready', headers: {} }, { intervalMs: 200, timeoutMs: 180_000, isAlive: alive });
+    await prepareCase(port, target, caseId, 60_000);
+    const request = benchCases[caseId].request('mock');
+    // Under callgrind a request takes about 50 times as long: the bounds are generous.
+    const bound = { requestTimeoutSeconds: 120, durationSeconds: 1_800 };
+    if (options.warmup > 0) await runLoad({ port, request, connections: options.connections, amount: options.warmup, ...bound });
+    callgrindControl(server.pid, '--zero');
+    const load = await runLoad({ port, request, connections: options.connections, amount: options.requests, ...bound });
+    callgrindControl(server.pid, '--dump');
+    const answered = Object.values(load.statusCounts).reduce((sum, count) => sum + count, 0);
+    if (answered !== options.requests || load.errors > 0) throw new Error(`answered ${answered} of ${options.requests} requests (${load.errors} errors)`);
+    const expected = String(benchCases[caseId].expectedStatus);
+    if ((load.statusCounts[expected] ?? 0) !== answered) throw new Error(`expected every answer to be ${expected}, got ${JSON.stringify(load.statusCounts)}`);
+    const { total, compiling } = mainThreadInstructions(workDir, prefix);
+    return { target, instructionsPerRequest: (total - compiling) / options.requests, compilingPerRequest: compiling / options.requests, statusCounts: load.statusCounts };
+  } catch (error) {
+    return { target, error: `${(error as Error).message}${server?.stderrTail() ? ` (${server.stderrTail().split('\n').at(-1)})` : ''}` };
+  } finally {
+    await server?.stop(10_000);
+  }
+}
+
+async function main(): Promise<number> {
+  let options: Options | 'help';
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`bench:instructions: ${error.message}\nRun npm run bench:instructions -- --help for the options.\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (options === 'help') {
+    process.stdout.write(help);
+    return 0;
+  }
+  if (!available('valgrind') || !available('callgrind_control')) {
+    process.stdout.write('bench:instructions: valgrind is not installed, so instructions are not counted (Debian: apt-get install valgrind)\n');
+    return options.ifAvailable ? 0 : 2;
+  }
+  stopProcessesOnSignals();
+  const workDir = mkdtempSync(join(tmpdir(), 'petstore-instructions-'));
+  process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
+  const configFile = join(workDir, 'bench-config.yaml');
+  writeFileSync(configFile, benchConfigYaml);
+  const context: LaunchContext = { root, configFile, mockLaunch: detectMockLaunch(root) };
+  process.stdout.write(`petstore-kit instructions: node ${process.version}, mock from ${context.mockLaunch === 'dist' ? 'dist/' : 'source (run npm run build first to count the package)'}; ${options.warmup} requests of warm-up, ${options.requests} counted, ${options.connections} connections\n`);
+
+  const rows: { caseId: CaseId; mock: Count; bare: Count; ratio?: number }[] = [];
+  try {
+    const responsesFile = join(workDir, 'bare-responses.json');
+    writeFileSync(responsesFile, JSON.stringify(await captureMockResponses(context, options.cases)));
+    context.responsesFile = responsesFile;
+    for (const caseId of options.cases) {
+      // Both at once: a count does not depend on what else runs, and it halves the wait.
+      const [mock, bare] = await Promise.all([countTarget('mock', caseId, options, context, workDir), countTarget('bare', caseId, options, context, workDir)]);
+      const ratio = mock.instructionsPerRequest !== undefined && bare.instructionsPerRequest !== undefined ? mock.instructionsPerRequest / bare.instructionsPerRequest : undefined;
+      rows.push({ caseId, mock, bare, ...(ratio === undefined ? {} : { ratio }) });
+      const figure = (count: Count) =>
+        count.instructionsPerRequest === undefined ? `FAILED (${count.error})` : `${Math.round(count.instructionsPerRequest).toLocaleString('en-US')} (+${Math.round(count.compilingPerRequest ?? 0).toLocaleString('en-US')} compiling)`;
+      process.stdout.write(`  ${benchCases[caseId].label.padEnd(9)} mock ${figure(mock)}, bare ${figure(bare)} instructions per request${ratio === undefined ? '' : `: ${ratio.toFixed(2)} x`}\n`);
+    }
+  } finally {
+    await stopAllProcesses();
+  }
+
+  process.stdout.write('\nTargets (issue 11):\n');
+  for (const row of rows) {
+    const met = row.ratio === undefined ? undefined : row.ratio <= goal;
+    process.stdout.write(`  ${met === undefined ? 'n/a ' : met ? 'MET ' : 'MISS'}  Instructions per request, ${benchCases[row.caseId].label} (issue 11, CPU per request): ${row.ratio === undefined ? 'not measured' : `${row.ratio.toFixed(2)} x`} (goal <= ${goal} x bare)\n`);
+  }
+  if (options.jsonFile) {
+    try {
+      writeFileSync(options.jsonFile, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup: options.warmup, requests: options.requests, connections: options.connections, rows }, null, 2)}\n`);
+    } catch (error) {
+      process.stderr.write(`bench:instructions: Failed to write ${options.jsonFile}: ${(error as Error).message}\n`);
+      return 1;
+    }
+  }
+  return rows.some((row) => row.ratio === undefined) ? 1 : 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  async (error: unknown) => {
+    await stopAllProcesses();
+    process.stderr.write(`bench:instructions: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,45 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// Proves the instruction counter (valgrind's callgrind around the mock and the bare server) end to
+// end on one case with short runs. Without valgrind it skips with the reason, except under CI=true
+// (.ci/run installs it).
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const hasValgrind = spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status === 0;
+if (!hasValgrind && process.env.CI === 'true') throw new Error('Failed to run the instruction counter test under CI: valgrind is not installed (apt-get install valgrind)');
+const workDir = mkdtempSync(join(tmpdir(), 'petstore-instructions-test-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+function runCounter(args: string[]) {
+  return spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench/instructions-bench.ts'), ...args], { cwd: root, encoding: 'utf8', timeout: 240_000 });
+}
+
+describe.skipIf(!hasValgrind)(`the instruction counter${hasValgrind ? '' : ' (skipped: valgrind is not installed; apt-get install valgrind)'}`, () => {
+  it('counts the instructions per request of the mock and of bare node:http, and judges the ratio', () => {
+    const jsonFile = join(workDir, 'figures.json');
+    const run = runCounter(['--cases', '401', '--warmup', '300', '--requests', '200', '--connections', '4', '--json', jsonFile]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/GET 401 +mock [\d,]+ \(\+[\d,]+ compiling\), bare [\d,]+ \(\+[\d,]+ compiling\) instructions per request: \d+\.\d\d x/);
+    expect(run.stdout).toMatch(/(MET|MISS) {2}Instructions per request, GET 401/);
+    const figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as { rows: { caseId: string; mock: { instructionsPerRequest: number; statusCounts: Record<string, number> }; bare: { instructionsPerRequest: number }; ratio: number }[] };
+    const [row] = figures.rows;
+    expect(row!.caseId).toBe('401');
+    // A request through node:http alone is tens of thousands of instructions; every counted one was the case's answer.
+    expect(row!.bare.instructionsPerRequest).toBeGreaterThan(10_000);
+    expect(row!.mock.instructionsPerRequest).toBeGreaterThan(10_000);
+    expect(row!.mock.statusCounts).toEqual({ '401': 200 });
+    expect(row!.ratio).toBeCloseTo(row!.mock.instructionsPerRequest / row!.bare.instructionsPerRequest, 6);
+  }, 300_000);
+});
+
+describe('the instruction counter without work to do', () => {
+  it('refuses a bad option in one line', () => {
+    const run = runCounter(['--requests', 'many']);
+    expect(run.status).toBe(2);
+    expect(run.stderr.trim().split('\n')[0]).toBe('bench:instructions: --requests must be an integer from 100 to 1000000, got "many"');
+  });
+});
