@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { benchCases, exhaustedKey, type CaseId, type Dialect } from './cases.js';
@@ -21,6 +21,8 @@ export interface LaunchContext {
   /** The responses the bare server serves (captured from the mock), or undefined for its built-ins. */
   responsesFile?: string;
   mockLaunch: MockLaunch;
+  /** A bundle of the mock's bin to run instead (`bundleMockBin`); wins over `mockLaunch`. */
+  mockBin?: string;
 }
 
 export interface TargetDefinition {
@@ -49,6 +51,7 @@ export const targets: Record<TargetId, TargetDefinition> = {
     dialect: 'mock',
     command: (port, _caseId, context) => {
       const common = ['--port', String(port), '--host', '127.0.0.1', '--quiet', '--config', context.configFile];
+      if (context.mockBin !== undefined) return { command: process.execPath, args: [context.mockBin, ...common] };
       return context.mockLaunch === 'dist'
         ? { command: process.execPath, args: [join(context.root, mockDist), ...common] }
         : { command: process.execPath, args: ['--import', 'tsx', join(context.root, 'src/cli/mock-cli.ts'), ...common] };
@@ -138,4 +141,18 @@ export async function prepareCase(port: number, target: TargetId, caseId: CaseId
     throw new Error(`Failed to prepare ${benchCase.label} on ${targets[target].label}: answered ${response.status}, expected ${benchCase.expectedStatus}: ${response.body.slice(0, 160)}`);
   }
   return response;
+}
+
+/**
+ * Bundles the mock's bin from the source into `directory` (as `npm run build` bundles it, the spec
+ * beside it) and returns its path: the shipped code of this checkout, without a build of dist/ and
+ * without tsx, whose loader a slow run (under valgrind) would pay for at every start.
+ */
+export async function bundleMockBin(root: string, directory: string): Promise<string> {
+  const { build } = await import('esbuild');
+  const outfile = join(directory, 'petstore-mock.js');
+  const requireShim = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+  await build({ absWorkingDir: root, entryPoints: [join(root, 'src/cli/mock-cli.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'warning', external: ['redis', '@redis/*', 'vitest', 'vitest/*', '@stoplight/prism-cli', 'fsevents', 'lightningcss', 'esbuild'], banner: { js: requireShim } });
+  copyFileSync(join(root, 'spec/petstore.openapi.yaml'), join(directory, 'petstore.openapi.yaml'));
+  return outfile;
 }
