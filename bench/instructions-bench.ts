@@ -20,11 +20,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { benchCases, benchConfigYaml, caseIds, type CaseId } from './lib/cases.js';
 import { startProcess, stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
 import { findFreePort, waitForAnswer } from './lib/http-probe.js';
 import { runLoad } from './lib/load-generator.js';
+import { integerOption, listOption, mockLaunchOption, parseBenchArgs, UsageError } from './lib/options.js';
 import { bundleMockBin, captureMockResponses, detectMockLaunch, prepareCase, targets, type LaunchContext, type MockLaunch } from './lib/targets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -62,48 +62,25 @@ interface Options {
   jsonFile?: string;
 }
 
-class UsageError extends Error {}
-
 function parseOptions(argv: string[]): Options | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        cases: { type: 'string' },
-        warmup: { type: 'string' },
-        requests: { type: 'string' },
-        connections: { type: 'string' },
-        mock: { type: 'string' },
-        'if-available': { type: 'boolean' },
-        json: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseBenchArgs(argv, {
+    cases: { type: 'string' },
+    warmup: { type: 'string' },
+    requests: { type: 'string' },
+    connections: { type: 'string' },
+    mock: { type: 'string' },
+    'if-available': { type: 'boolean' },
+    json: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
-  const integer = (text: string | undefined, flag: string, fallback: number, min: number, max: number) => {
-    if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
-    return Number(text);
-  };
-  const cases: CaseId[] = [];
-  for (const item of (values.cases ?? caseIds.join(',')).split(',').map((part) => part.trim()).filter(Boolean)) {
-    if (!caseIds.includes(item as CaseId)) throw new UsageError(`--cases: unknown value "${item}" (known: ${caseIds.join(', ')})`);
-    if (!cases.includes(item as CaseId)) cases.push(item as CaseId);
-  }
-  if (cases.length === 0) throw new UsageError('--cases needs at least one value');
-  const mock = values.mock ?? detectMockLaunch(root);
-  if (mock !== 'dist' && mock !== 'src') throw new UsageError(`--mock must be dist or src, got "${mock}"`);
+  const cases = listOption<CaseId>(values.cases, '--cases', caseIds, caseIds);
+  const mock = mockLaunchOption(values.mock, detectMockLaunch(root));
   return {
     cases,
-    warmup: integer(values.warmup, '--warmup', 20_000, 0, 1_000_000),
-    requests: integer(values.requests, '--requests', 3_000, 100, 1_000_000),
-    connections: integer(values.connections, '--connections', 10, 1, 1_000),
+    warmup: integerOption(values.warmup, '--warmup', 20_000, 0, 1_000_000),
+    requests: integerOption(values.requests, '--requests', 3_000, 100, 1_000_000),
+    connections: integerOption(values.connections, '--connections', 10, 1, 1_000),
     mockLaunch: mock,
     ifAvailable: values['if-available'] === true,
     ...(values.json === undefined ? {} : { jsonFile: values.json }),

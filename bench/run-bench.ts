@@ -10,12 +10,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { benchCases, benchConfigYaml, caseIds, type CaseId } from './lib/cases.js';
 import { stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
 import { measureFirstResponse, type FirstResponseResult } from './lib/first-response.js';
 import { findFreePort } from './lib/http-probe.js';
 import { runLoad } from './lib/load-generator.js';
+import { integerOption, listOption, mockLaunchOption, parseBenchArgs, UsageError } from './lib/options.js';
 import { checkTargets, computeRatios, formatTable, measurementRows, ratioRows, summarizeSlices, type Measurement } from './lib/report.js';
 import { canSampleRss, readCpuSeconds, sampleRss } from './lib/process-stats.js';
 import { captureMockResponses, detectMockLaunch, prepareCase, startTarget, targetIds, targets, type LaunchContext, type MockLaunch, type TargetId } from './lib/targets.js';
@@ -61,62 +61,33 @@ interface BenchOptions {
   jsonFile?: string;
 }
 
-class UsageError extends Error {}
-
 function parseOptions(argv: string[]): BenchOptions | 'help' {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        duration: { type: 'string' },
-        slices: { type: 'string' },
-        warmup: { type: 'string' },
-        quick: { type: 'boolean' },
-        targets: { type: 'string' },
-        cases: { type: 'string' },
-        connections: { type: 'string' },
-        rounds: { type: 'string' },
-        mock: { type: 'string' },
-        'skip-startup': { type: 'boolean' },
-        json: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseBenchArgs(argv, {
+    duration: { type: 'string' },
+    slices: { type: 'string' },
+    warmup: { type: 'string' },
+    quick: { type: 'boolean' },
+    targets: { type: 'string' },
+    cases: { type: 'string' },
+    connections: { type: 'string' },
+    rounds: { type: 'string' },
+    mock: { type: 'string' },
+    'skip-startup': { type: 'boolean' },
+    json: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
   if (values.help) return 'help';
-  const integer = (text: string | undefined, flag: string, fallback: number, min: number, max: number) => {
-    if (text === undefined) return fallback;
-    if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
-    return Number(text);
-  };
-  const list = <T extends string>(text: string | undefined, flag: string, known: readonly string[], fallback: readonly T[], aliases: Record<string, T[]> = {}): T[] => {
-    if (text === undefined) return [...fallback];
-    const out: T[] = [];
-    for (const item of text.split(',').map((part) => part.trim()).filter(Boolean)) {
-      const expanded = aliases[item] ?? (known.includes(item) ? [item as T] : undefined);
-      if (!expanded) throw new UsageError(`${flag}: unknown value "${item}" (known: ${[...known, ...Object.keys(aliases)].join(', ')})`);
-      for (const value of expanded) if (!out.includes(value)) out.push(value);
-    }
-    if (out.length === 0) throw new UsageError(`${flag} needs at least one value`);
-    return out;
-  };
   const quick = values.quick === true;
-  const mock = values.mock ?? detectMockLaunch(root);
-  if (mock !== 'dist' && mock !== 'src') throw new UsageError(`--mock must be dist or src, got "${mock}"`);
-  const connections = (values.connections ?? '10,100').split(',').map((part) => integer(part.trim(), '--connections', 0, 1, 10_000));
+  const mock = mockLaunchOption(values.mock, detectMockLaunch(root));
+  const connections = (values.connections ?? '10,100').split(',').map((part) => integerOption(part.trim(), '--connections', 0, 1, 10_000));
   return {
-    durationSeconds: integer(values.duration, '--duration', quick ? 1 : 4, 1, 600),
-    slices: integer(values.slices, '--slices', quick ? 1 : 5, 1, 100),
-    warmupSeconds: integer(values.warmup, '--warmup', quick ? 1 : 2, 0, 60),
-    targets: list<TargetId>(values.targets, '--targets', targetIds, targetIds, { prism: ['prism-info', 'prism-silent'] }),
-    cases: list<CaseId>(values.cases, '--cases', caseIds, caseIds),
+    durationSeconds: integerOption(values.duration, '--duration', quick ? 1 : 4, 1, 600),
+    slices: integerOption(values.slices, '--slices', quick ? 1 : 5, 1, 100),
+    warmupSeconds: integerOption(values.warmup, '--warmup', quick ? 1 : 2, 0, 60),
+    targets: listOption<TargetId>(values.targets, '--targets', targetIds, targetIds, { prism: ['prism-info', 'prism-silent'] }),
+    cases: listOption<CaseId>(values.cases, '--cases', caseIds, caseIds),
     connections,
-    rounds: integer(values.rounds, '--rounds', 1, 1, 20),
+    rounds: integerOption(values.rounds, '--rounds', 1, 1, 20),
     mockLaunch: mock,
     startupAttempts: values['skip-startup'] ? 0 : quick ? 1 : 3,
     jsonFile: values.json,
