@@ -99,8 +99,9 @@ function callgrindControl(pid: number, action: '--zero' | '--dump'): void {
 }
 
 /**
- * The instructions of one dump's main thread, and how many of them V8's optimizing compiler took
- * (`Runtime_CompileOptimized`, inclusive, as callgrind_annotate sums it): callgrind writes
+ * The instructions of one dump's main thread, and how many of them V8's optimizing compilers took
+ * (`Compiler::CompileOptimized`, inclusive, as callgrind_annotate sums it: TurboFan's and, on Node
+ * 22 and later, Maglev's; the runtime functions that call it differ between V8 versions): callgrind writes
  * `<file>.<dump>-<thread>` per thread with `--separate-threads=yes`; thread 01 is the main one.
  */
 function mainThreadInstructions(directory: string, prefix: string): { total: number; compiling: number } {
@@ -111,7 +112,7 @@ function mainThreadInstructions(directory: string, prefix: string): { total: num
   if (totals === null) throw new Error(`Failed to read the totals of ${file}`);
   const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', path], { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
   if (annotated.error !== undefined || annotated.status !== 0) throw new Error(`Failed to run callgrind_annotate on ${file}: ${annotated.error?.message ?? annotated.stderr.trim().split('\n').at(-1)}`);
-  const compiling = /^\s*([\d,]+) \([\s\d.]+%\)\s+\S*v8::internal::Runtime_CompileOptimized\(/m.exec(annotated.stdout);
+  const compiling = /^\s*([\d,]+) \([\s\d.]+%\)\s+\S*v8::internal::Compiler::CompileOptimized\(/m.exec(annotated.stdout);
   return { total: Number(totals[1]), compiling: compiling === null ? 0 : Number(compiling[1]!.replace(/,/g, '')) };
 }
 

@@ -66,31 +66,48 @@ describe('the cost of many clients in the rate limiter', () => {
   const trackedClients = 10_000; // the default maxTrackedClients
 
   it('counts a request of a known client as fast with 10,000 other clients tracked as with none', async () => {
-    const costOfHotClient = (others: number) => {
+    const hotClient = (others: number) => {
       const limiter = new RateLimiter({ clock: createVirtualClock(), ban: noBan, maxBuckets: trackedClients });
       for (let index = 0; index < others; index += 1) limiter.hit(`other-${index}`, limits);
-      return fastestSync(2, () => {
+      return () => {
         for (let hit = 0; hit < 10_000; hit += 1) limiter.hit('hot', limits);
-      });
+      };
     };
-    const alone = costOfHotClient(0);
-    const crowded = costOfHotClient(trackedClients - 1);
+    // In turns, each keeping its fastest, so a busy machine slows both alike.
+    const hitAlone = hotClient(0);
+    const hitCrowded = hotClient(trackedClients - 1);
+    let alone = Number.POSITIVE_INFINITY;
+    let crowded = Number.POSITIVE_INFINITY;
+    for (let turn = 0; turn < 5; turn += 1) {
+      alone = Math.min(alone, fastestSync(1, hitAlone));
+      crowded = Math.min(crowded, fastestSync(1, hitCrowded));
+    }
     console.log(`[hardening] 10,000 hits of one client: ${alone.toFixed(1)} ms alone, ${crowded.toFixed(1)} ms among ${trackedClients - 1} others`);
     expect(crowded, `alone ${alone.toFixed(1)} ms, crowded ${crowded.toFixed(1)} ms`).toBeLessThan(Math.max(alone * 3, 10));
   });
 
   it('takes in a new client as fast when the table is full (evicting) as when it has room', async () => {
-    const costOfNewClients = (maxBuckets: number) => {
+    const newClients = (maxBuckets: number) => {
       const limiter = new RateLimiter({ clock: createVirtualClock(), ban: noBan, maxBuckets });
       for (let index = 0; index < trackedClients; index += 1) limiter.hit(`old-${index}`, limits);
       let next = 0;
-      return fastestSync(2, () => {
+      return () => {
         for (let hit = 0; hit < 2_000; hit += 1) limiter.hit(`new-${next++}`, limits);
-      });
+      };
     };
-    const withRoom = costOfNewClients(10_000_000);
-    const full = costOfNewClients(trackedClients);
+    // Measured in turns, each keeping its fastest: a busy machine (the test suite runs in parallel)
+    // then slows both alike instead of whichever happened to run second.
+    const intoRoom = newClients(10_000_000);
+    const intoFull = newClients(trackedClients);
+    let withRoom = Number.POSITIVE_INFINITY;
+    let full = Number.POSITIVE_INFINITY;
+    for (let turn = 0; turn < 5; turn += 1) {
+      withRoom = Math.min(withRoom, fastestSync(1, intoRoom));
+      full = Math.min(full, fastestSync(1, intoFull));
+    }
     console.log(`[hardening] 2,000 new clients: ${withRoom.toFixed(1)} ms with room, ${full.toFixed(1)} ms into a full table of ${trackedClients}`);
-    expect(full, `with room ${withRoom.toFixed(1)} ms, full ${full.toFixed(1)} ms`).toBeLessThan(Math.max(withRoom * 3, 10));
+    // Evicting is a delete and a set where room needs only the set: about 3 x here, a constant. A scan
+    // of the table per new client would be thousands of times slower; 8 x (at least 20 ms) tells the two apart.
+    expect(full, `with room ${withRoom.toFixed(1)} ms, full ${full.toFixed(1)} ms`).toBeLessThan(Math.max(withRoom * 8, 20));
   });
 });
