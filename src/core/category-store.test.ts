@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CategoryStore } from './category-store.js';
 
@@ -68,5 +69,60 @@ describe('CategoryStore with a limit', () => {
     expect(() => store.create({ name: 'x'.repeat(200) })).toThrow(/maxCategoryBytes/);
     expect(store.list().map((category) => category.name)).toEqual(['kept']);
     expect(store.create({ name: 'next' }).id).toBe(2);
+  });
+});
+
+describe('CategoryStore ring', () => {
+  /** The store as the interface describes it: an array, the oldest dropped first while a bound is passed. */
+  function modelOf(bounds: { maxCount: number; maxBytes: number }) {
+    let items: { id: number; name: string }[] = [];
+    let nextId = 1;
+    let dropped = 0;
+    const bytesOf = (list: unknown[]) => new TextEncoder().encode(JSON.stringify(list)).length;
+    return {
+      create(name: string): 'stored' | 'refused' {
+        const category = { id: nextId, name };
+        if (bytesOf([category]) > bounds.maxBytes) return 'refused';
+        nextId += 1;
+        items.push(category);
+        while (items.length > 1 && (items.length > bounds.maxCount || bytesOf(items) > bounds.maxBytes)) {
+          items = items.slice(1);
+          dropped += 1;
+        }
+        return 'stored';
+      },
+      state: () => ({ list: items, bytes: bytesOf(items), dropped }),
+    };
+  }
+
+  it('keeps, in order, exactly what an array model keeps, across growth, wrap-around and drops of any length', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ maxCount: fc.integer({ min: 1, max: 70 }), maxBytes: fc.integer({ min: 30, max: 3_000 }) }),
+        // Runs of one name: a long run of small ones after big ones is what grows a ring that has wrapped.
+        fc
+          .array(fc.tuple(fc.oneof(fc.string({ maxLength: 3 }), fc.string({ minLength: 20, maxLength: 200 }), fc.constantFrom('é', '😀', 'ß'.repeat(40))), fc.integer({ min: 1, max: 40 })), { maxLength: 12 })
+          .map((runs) => runs.flatMap(([name, times]) => Array.from({ length: times }, () => name))),
+        fc.integer({ min: 0, max: 300 }),
+        (bounds, names, clearAt) => {
+          const store = new CategoryStore(bounds);
+          let model = modelOf(bounds);
+          names.forEach((name, index) => {
+            if (index === clearAt) {
+              store.clear();
+              model = modelOf(bounds);
+            }
+            const outcome = model.create(name);
+            if (outcome === 'refused') expect(() => store.create({ name })).toThrow(/maxCategoryBytes/);
+            else store.create({ name });
+          });
+          const expected = model.state();
+          expect(store.list()).toEqual(expected.list);
+          expect(store.listJson()).toBe(JSON.stringify(expected.list));
+          expect(store.stats()).toMatchObject({ count: expected.list.length, bytes: expected.bytes, dropped: expected.dropped });
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
