@@ -89,6 +89,8 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
       const { lab, last } = found;
       found.observed += 1;
       if (found.observed % 1_000 === 0) sweep(found, input.hit.nowMs);
+      // One lookup of the client for both uses below (a new one is looked up again, once).
+      const known = lab.clients[input.hit.client];
       const observation = observationFromHit({
         hit: input.hit,
         method: input.method,
@@ -100,12 +102,12 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
         deprecatedSunset: input.deprecatedSunset,
         anonymousLimits: options.anonymous,
         display: input.display,
-        previousRequestAtMs: lab.clients[input.hit.client]?.lastAtMs ?? null,
+        previousRequestAtMs: known === undefined ? null : known.lastAtMs,
       });
       observeLab(lab, observation, input.pathTemplate);
       // A banned decision reports the ban as its windows: the gauges keep the windows the client last
       // counted against (the ban itself is the judge's banUntilMs).
-      if (lab.clients[input.hit.client] !== undefined && input.hit.decision.outcome !== 'banned') {
+      if ((known !== undefined || lab.clients[input.hit.client] !== undefined) && input.hit.decision.outcome !== 'banned') {
         const record = last.get(input.hit.client);
         if (record === undefined) last.set(input.hit.client, { decision: input.hit.decision, atMs: input.hit.nowMs });
         else {

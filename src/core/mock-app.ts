@@ -146,7 +146,6 @@ export function mockStoreOptions(options: Pick<MockAppOptions, 'spec' | 'config'
   return storeOptionsFromConfig(config, seeds, config.sessions);
 }
 
-const sessionHeader = 'x-mock-session';
 
 export function createMockApp(options: MockAppOptions): MockApp {
   // What the spec decides (routes, base path, deprecation headers) is swapped whole by replaceSpec();
@@ -164,7 +163,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const store = options.store === undefined ? createMemoryStore(storeOptions) : typeof options.store === 'function' ? options.store(storeOptions) : options.store;
   const auth: Authenticator = createAuthenticator(config);
   const shaper: ResponseShaper = createResponseShaper(config, logger);
-  const operations: Readonly<Record<string, StatefulOperation>> = petstoreOperations;
+  // A Map: an object looked up by a variable key takes V8's generic keyed path on every request.
+  const operations: ReadonlyMap<string, StatefulOperation> = new Map(Object.entries(petstoreOperations));
   const observers = options.observers ?? [];
   const startedAt = baseClock.now();
   let dropsLogged = false;
@@ -330,7 +330,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
             body = read.value;
             bodyText = read.text;
           }
-          storeWork = operations[operation.operationId]?.storeWork(operation, body);
+          storeWork = operations.get(operation.operationId)?.storeWork(operation, body);
         }
       } catch (error) {
         pureError = error;
@@ -458,7 +458,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
         if (forced.status === 429) Object.assign(headers, spentHeaders(hit.decision, nowMs));
         return answeredWith(served, shaper.finish(forced.status, forced.body(), headers, nowMs), true);
       }
-      const stateful = operations[match.operation.operationId];
+      const stateful = operations.get(match.operation.operationId);
       const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data }) : generatedResponse({ operation: match.operation, data });
       if (hit.created && hit.created.dropped > 0 && !dropsLogged) {
         dropsLogged = true;
@@ -577,7 +577,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       if (match.kind !== 'operation') return false;
       const contentType = request.headers['content-type'];
       if (match.operation.requestBody !== undefined && (contentType === undefined || !isJsonContentType(contentType))) return false;
-      const named = request.headers[sessionHeader];
+      const named = request.headers['x-mock-session'];
       const session = named === undefined ? defaultSessionName : named;
       if (!sessionNamePattern.test(session)) return false;
       const credentials = auth.credentials(request.headers.authorization);
@@ -613,7 +613,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     const baseTimeMs = baseClock.now();
     const questionMark = request.url.indexOf('?');
     const path = pathOf(request.url);
-    const named = request.headers[sessionHeader];
+    const named = request.headers['x-mock-session'];
     const session = named === undefined ? defaultSessionName : named;
     if (startupScenario !== null) {
       // The config's scenario is still being applied: nothing is answered before it (or its failure).

