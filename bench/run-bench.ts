@@ -14,6 +14,7 @@ import { benchCases, benchConfigYaml, caseIds, type CaseId } from './lib/cases.j
 import { stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
 import { measureFirstResponse, type FirstResponseResult } from './lib/first-response.js';
 import { findFreePort } from './lib/http-probe.js';
+import { planCpuPinning } from './lib/cpu-pinning.js';
 import { runLoad } from './lib/load-generator.js';
 import { integerOption, listOption, mockLaunchOption, parseBenchArgs, UsageError } from './lib/options.js';
 import { checkTargets, computeRatios, formatTable, measurementRows, ratioRows, summarizeSlices, type Measurement } from './lib/report.js';
@@ -43,6 +44,9 @@ Options:
                        count (default 1)
   --mock dist|src      Run the mock from the built package or from source via tsx
                        (default: dist when dist/bin/petstore-mock.js exists)
+  --pin auto|off       auto (default): the servers on the first half of the CPUs this process may
+                       use, autocannon on the rest (taskset), so neither takes the other's CPU and
+                       a server's figures do not depend on where the kernel placed it; off: anywhere
   --skip-startup       Do not measure the first response after process start
   --json FILE          Write every figure to FILE
   --help               Show this help
@@ -58,7 +62,13 @@ interface BenchOptions {
   rounds: number;
   mockLaunch: MockLaunch;
   startupAttempts: number;
+  pin: 'auto' | 'off';
   jsonFile?: string;
+}
+
+function pinOption(text: string | undefined): 'auto' | 'off' {
+  if (text === undefined || text === 'auto' || text === 'off') return text ?? 'auto';
+  throw new UsageError(`--pin must be auto or off, got "${text}"`);
 }
 
 function parseOptions(argv: string[]): BenchOptions | 'help' {
@@ -73,6 +83,7 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
     rounds: { type: 'string' },
     mock: { type: 'string' },
     'skip-startup': { type: 'boolean' },
+    pin: { type: 'string' },
     json: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
@@ -90,6 +101,7 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
     rounds: integerOption(values.rounds, '--rounds', 1, 1, 20),
     mockLaunch: mock,
     startupAttempts: values['skip-startup'] ? 0 : quick ? 1 : 3,
+    pin: pinOption(values.pin),
     jsonFile: values.json,
   };
 }
@@ -110,7 +122,7 @@ async function measureCase(options: BenchOptions, context: LaunchContext, caseId
         await prepareCase(port, entry.row.target, caseId);
         entry.port = port;
         entry.sampler = sampleRss(entry.server.pid);
-        if (options.warmupSeconds > 0) await runLoad({ port, request: benchCase.request(targets[entry.row.target].dialect), connections, durationSeconds: options.warmupSeconds });
+        if (options.warmupSeconds > 0) await runLoad({ port, request: benchCase.request(targets[entry.row.target].dialect), connections, durationSeconds: options.warmupSeconds, cpus: context.loadCpus });
       } catch (error) {
         entry.row.error = (error as Error).message;
       }
@@ -121,7 +133,7 @@ async function measureCase(options: BenchOptions, context: LaunchContext, caseId
         if (entry.row.error !== undefined || entry.server === undefined || entry.port === undefined) continue;
         try {
           const cpuBefore = readCpuSeconds(entry.server.pid);
-          const load = await runLoad({ port: entry.port, request: benchCase.request(targets[entry.row.target].dialect), connections, durationSeconds: options.durationSeconds });
+          const load = await runLoad({ port: entry.port, request: benchCase.request(targets[entry.row.target].dialect), connections, durationSeconds: options.durationSeconds, cpus: context.loadCpus });
           const cpuSeconds = readCpuSeconds(entry.server.pid) - cpuBefore;
           entry.row.slices!.push({ round, slice, load, cpuSeconds, cpuMicrosPerRequest: load.totalRequests > 0 && cpuSeconds > 0 ? (cpuSeconds * 1e6) / load.totalRequests : undefined });
         } catch (error) {
@@ -167,12 +179,13 @@ async function main(): Promise<number> {
   process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
   const configFile = join(workDir, 'bench-config.yaml');
   writeFileSync(configFile, benchConfigYaml);
-  const context: LaunchContext = { root, configFile, mockLaunch: options.mockLaunch };
+  const { pinning, why: pinned } = planCpuPinning(options.pin);
+  const context: LaunchContext = { root, configFile, mockLaunch: options.mockLaunch, ...(pinning ? { serverCpus: pinning.servers, loadCpus: pinning.load } : {}) };
   const loadBefore = loadavg();
   const rows = options.targets.length * options.cases.length * options.connections.length * options.rounds;
   const estimateMinutes = (rows * (options.slices * (options.durationSeconds + 0.5) + options.warmupSeconds + 2)) / 60;
 
-  process.stdout.write(`petstore-kit bench: node ${process.version}, ${cpus().length} CPU(s), load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}\n`);
+  process.stdout.write(`petstore-kit bench: node ${process.version}, ${cpus().length} CPU(s), ${pinned}, load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}\n`);
   process.stdout.write(`Mock started from ${options.mockLaunch === 'dist' ? 'the built package (node dist/bin/petstore-mock.js)' : 'source (node --import tsx src/cli/mock-cli.ts; run npm run build first to bench the package)'}\n`);
   process.stdout.write(`${rows} rows of ${options.slices} slice(s) of ${options.durationSeconds} s after ${options.warmupSeconds} s of warm-up, connections ${options.connections.join(' and ')}: about ${estimateMinutes.toFixed(1)} min\n`);
   if (!canSampleRss()) process.stdout.write('No /proc on this system: the RSS column stays empty.\n');
@@ -252,6 +265,7 @@ async function main(): Promise<number> {
       warmupSeconds: options.warmupSeconds,
       rounds: options.rounds,
       slices: options.slices,
+      pinning: pinned,
       benchConfig: benchConfigYaml,
       bareResponses: context.responsesFile ? 'captured from the mock' : 'built-in',
       firstResponse,

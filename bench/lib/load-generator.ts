@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { startProcess } from './child-processes.js';
+import { onCpus } from './cpu-pinning.js';
 import type { ProbeRequest } from './http-probe.js';
 
 /** The figures of one autocannon run that the bench reports. */
@@ -28,6 +29,8 @@ export interface LoadOptions {
   amount?: number;
   /** Per-request timeout of autocannon, seconds. Default 10. */
   requestTimeoutSeconds?: number;
+  /** taskset's CPU list autocannon runs on (`planCpuPinning`); anywhere when undefined. */
+  cpus?: string;
 }
 
 const require = createRequire(import.meta.url);
@@ -54,7 +57,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (request.body !== undefined) args.push('--body', request.body);
   args.push(`http://127.0.0.1:${options.port}${request.path}`);
 
-  const generator = startProcess(process.execPath, args, 'autocannon', { stdout: 'pipe' });
+  const launch = onCpus(process.execPath, args, options.cpus);
+  const generator = startProcess(launch.command, launch.args, 'autocannon', { stdout: 'pipe' });
   let stdout = '';
   generator.child.stdout?.setEncoding('utf8');
   generator.child.stdout?.on('data', (chunk: string) => {

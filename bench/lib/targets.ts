@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { benchCases, exhaustedKey, type CaseId, type Dialect } from './cases.js';
 import { startProcess, type ManagedProcess } from './child-processes.js';
+import { onCpus } from './cpu-pinning.js';
 import { findFreePort, probe, waitForAnswer, type ProbeResponse } from './http-probe.js';
 
 /** The servers the bench compares. `prism` on the command line means both Prism modes. */
@@ -23,6 +24,10 @@ export interface LaunchContext {
   mockLaunch: MockLaunch;
   /** A bundle of the mock's bin to run instead (`bundleMockBin`); wins over `mockLaunch`. */
   mockBin?: string;
+  /** taskset's CPU list the servers run on (`planCpuPinning`); anywhere when undefined. */
+  serverCpus?: string;
+  /** taskset's CPU list the load generator runs on. */
+  loadCpus?: string;
 }
 
 export interface TargetDefinition {
@@ -89,7 +94,8 @@ export const targets: Record<TargetId, TargetDefinition> = {
  * Throws, with the process's stderr, when it exits or stays silent for `timeoutMs`.
  */
 export async function startTarget(target: TargetDefinition, port: number, caseId: CaseId, context: LaunchContext, timeoutMs = 30_000): Promise<ManagedProcess> {
-  const { command, args } = target.command(port, caseId, context);
+  const planned = target.command(port, caseId, context);
+  const { command, args } = onCpus(planned.command, planned.args, context.serverCpus);
   const server = startProcess(command, args, target.label, { cwd: context.root });
   try {
     // A path no case uses, without credentials: it never touches a key's budget.

@@ -1,6 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { benchCases } from '../../bench/lib/cases.js';
+import { onCpus, parseCpuList, planCpuPinning } from '../../bench/lib/cpu-pinning.js';
 import { startProcess, type ManagedProcess } from '../../bench/lib/child-processes.js';
 import { findFreePort, probe, waitForAnswer } from '../../bench/lib/http-probe.js';
 import { parseAutocannonJson, runLoad } from '../../bench/lib/load-generator.js';
@@ -49,6 +51,42 @@ describe('the bench harness', () => {
       expect(memory.peakRssBytes).toBeGreaterThan(0);
       expect(readCpuSeconds(server.pid)).toBeGreaterThan(cpuBefore);
     }
+  });
+
+  it('reads the kernel\'s CPU lists, and refuses what is not one', () => {
+    expect(parseCpuList('0')).toEqual([0]);
+    expect(parseCpuList(' 0-3,6\n')).toEqual([0, 1, 2, 3, 6]);
+    expect(parseCpuList('1,3-4')).toEqual([1, 3, 4]);
+    for (const text of ['', 'all', '3-1', '0,,1', '-1', '0-99999']) expect(parseCpuList(text)).toBeNull();
+  });
+
+  it('pins nothing when told not to, and runs a pinned command through taskset', () => {
+    expect(planCpuPinning('off')).toEqual({ pinning: null, why: 'not pinned (--pin off)' });
+    expect(onCpus('node', ['a.js'], undefined)).toEqual({ command: 'node', args: ['a.js'] });
+    expect(onCpus('node', ['a.js'], '1')).toEqual({ command: 'taskset', args: ['-c', '1', 'node', 'a.js'] });
+  });
+
+  it('splits the CPUs between servers and load generator, and a pinned process runs only on its CPUs', () => {
+    const { pinning, why } = planCpuPinning('auto');
+    const haveTaskset = spawnSync('taskset', ['-cp', String(process.pid)]).status === 0;
+    if (!haveTaskset) {
+      expect(pinning).toBeNull();
+      expect(why).toMatch(/no taskset/);
+      return;
+    }
+    const usable = parseCpuList(spawnSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' }).stdout.split(':').at(-1)!)!;
+    if (usable.length < 2) {
+      expect(pinning).toBeNull();
+      return;
+    }
+    const servers = parseCpuList(pinning!.servers)!;
+    const load = parseCpuList(pinning!.load)!;
+    expect([...servers, ...load].sort((a, b) => a - b)).toEqual(usable);
+    expect(servers.some((cpu) => load.includes(cpu))).toBe(false);
+    // What the kernel says of a process started the way the bench starts one.
+    const launch = onCpus(process.execPath, ['-e', "process.stdout.write(require('node:fs').readFileSync('/proc/self/status', 'utf8'))"], pinning!.load);
+    const status = spawnSync(launch.command, launch.args, { encoding: 'utf8' }).stdout;
+    expect(parseCpuList(/^Cpus_allowed_list:\s*(.+)$/m.exec(status)![1]!)).toEqual(load);
   });
 
   it('explains unparseable autocannon output', () => {
