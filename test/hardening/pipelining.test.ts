@@ -111,6 +111,20 @@ describe('nothing runs after the answer that closes the connection (items 10, 11
   });
 });
 
+describe('bodies read to their declared length', () => {
+  it('a body in pieces, an empty body and a body with a request right behind it: each answered in order, on one connection', async () => {
+    const piecewise = post('in-pieces');
+    const headEnd = piecewise.indexOf('\r\n\r\n') + 4;
+    const empty = 'POST /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer demo-pro\r\nContent-Type: application/json\r\nContent-Length: 0\r\n\r\n';
+    const pieces = [piecewise.slice(0, headEnd + 3), piecewise.slice(headEnd + 3, headEnd + 9), `${piecewise.slice(headEnd + 9)}${empty}${post('then-a-get')}${get()}`];
+    const { bytes } = await rawExchange(mock.port, pieces.map((piece) => Buffer.from(piece, 'latin1')), { pauseMs: 30 });
+    const responses = parseResponses(bytes, { connectionClosed: true });
+    expect(responses.map((response) => response.status)).toEqual([201, 400, 201, 200]);
+    expect(JSON.parse(responses[1]!.body.toString('utf8'))).toMatchObject({ code: 'body_required' });
+    expect(names(responses[3]!)).toEqual(expect.arrayContaining(['in-pieces', 'then-a-get']));
+  });
+});
+
 describe('absolute-form request targets (item 12)', () => {
   it('are answered like origin-form ones, counted once', async () => {
     const [response] = await pipelined([`GET http://127.0.0.1:${mock.port}/v1/categories HTTP/1.1\r\nHost: 127.0.0.1:${mock.port}\r\nAuthorization: Bearer demo-pro\r\nConnection: close\r\n\r\n`]);
