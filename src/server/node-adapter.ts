@@ -219,21 +219,6 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     const chunks: Buffer[] = [];
     let received = 0;
     let finished = false;
-    const finish = () => {
-      finished = true;
-      // A Buffer is a Uint8Array: the core takes it as it is.
-      base.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      done(base);
-    };
-    // With a Content-Length (the parser delivers exactly that many bytes, or the connection dies
-    // first), the last byte is the end: no 'end' listener, one listener per request fewer.
-    if (declaredLength !== undefined && !chunked) {
-      if (declaredLength === 0) return finish();
-    } else {
-      request.on('end', () => {
-        if (!finished) finish();
-      });
-    }
     request.on('data', (chunk: Buffer) => {
       if (finished) return;
       received += chunk.length;
@@ -244,7 +229,13 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
         return;
       }
       chunks.push(chunk);
-      if (received === declaredLength && !chunked) finish();
+    });
+    request.on('end', () => {
+      if (finished) return;
+      finished = true;
+      // A Buffer is a Uint8Array: the core takes it as it is.
+      base.body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      done(base);
     });
   };
 
