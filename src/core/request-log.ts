@@ -38,146 +38,124 @@ export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRe
   return { time: new Date(timeMs).toISOString(), ...entry };
 }
 
+/** One slot of the log: written over in place once the log is full. */
+interface LogSlot {
+  timeMs: number;
+  method: string;
+  path: string;
+  operationId: string | null;
+  plan: string;
+  key: string | null;
+  status: number;
+  code: string | null;
+  /** The replay fields; `url` is null for an entry without them. */
+  url: string | null;
+  keyDigest: string | null;
+  clientAddress: string | null;
+  auth: ReplayFields['auth'];
+  limits: ReplayFields['limits'] | null;
+  prefer: string | null;
+  contentType: string | null;
+  body: string | null;
+}
+
 /**
  * A fixed-size ring buffer: the newest `capacity` entries, oldest first. Memory never grows past it.
  *
- * Kept as columns (one array per field), not as the entry objects: an entry object that the log
- * keeps outlives the young generation, and every object that does is copied by the garbage
- * collector, then promoted, on every request of a busy mock (measured: the log's objects were a
- * third of what survived each POST). Copied into columns, the entry dies young; only its strings
- * are kept, and a text equal to the one of the entry before (the same path, body, content type: a
- * client hammering one endpoint) is kept once. The columns grow with the log, so a large capacity
- * costs nothing until it is used.
+ * Each slot is an object of its own that later entries are copied into, not the entry objects
+ * themselves: an entry object the log keeps outlives the young generation, and every object that
+ * does is copied by the garbage collector, then promoted, on every request of a busy mock (measured:
+ * the log's objects were a third of what survived a POST, and most of what survived a GET). Copied
+ * into a slot, the entry dies young; only its strings are kept, and a text equal to the one of the
+ * entry before (the same path, body, content type: a client hammering one endpoint) is kept once.
+ * Slots are made as the log fills, so a large capacity costs nothing until it is used.
  *
  * @example const log = new RequestLog(2); log.add(a); log.add(b); log.add(c); log.entries() // [b, c]
  */
 export class RequestLog {
   readonly #capacity: number;
+  #slots: LogSlot[] = [];
   /** Index of the slot the next entry goes to (once full: the oldest entry). */
   #next = 0;
   #size = 0;
-  // Numbers only: V8 keeps them unboxed (double and small-integer elements), nothing to allocate.
-  #timeMs: number[] = [];
-  #status: number[] = [];
-  #method: string[] = [];
-  #path: string[] = [];
-  #operationId: (string | null)[] = [];
-  #plan: string[] = [];
-  #key: (string | null)[] = [];
-  #code: (string | null)[] = [];
-  /** The replay fields; `#url` is null for an entry without them. */
-  #url: (string | null)[] = [];
-  #keyDigest: (string | null)[] = [];
-  #clientAddress: (string | null)[] = [];
-  #auth: (ReplayFields['auth'] | null)[] = [];
-  #limits: (ReplayFields['limits'] | null)[] = [];
-  #prefer: (string | null)[] = [];
-  #contentType: (string | null)[] = [];
-  #body: (string | null)[] = [];
 
   constructor(capacity: number) {
     this.#capacity = capacity;
   }
 
   add(entry: RecordedRequest): void {
-    const slot = this.#next;
-    // The slot of the entry before this one (none in an empty log).
-    const previous = this.#size === 0 ? -1 : slot === 0 ? this.#capacity - 1 : slot - 1;
-    if (this.#size < this.#capacity) {
-      // Appends: the columns grow in step, so `slot` is each one's length.
-      this.#size += 1;
+    const index = this.#next;
+    // The entry before this one, whose texts this one may share (none in an empty log).
+    const previous = this.#size === 0 ? undefined : this.#slots[index === 0 ? this.#capacity - 1 : index - 1];
+    let slot = this.#slots[index];
+    if (slot === undefined) {
+      // NaN, not 0: the field holds doubles from the start (a small integer first would change its representation, and the slot's shape, at the first real time).
+      slot = { timeMs: Number.NaN, method: '', path: '', operationId: null, plan: '', key: null, status: 0, code: null, url: null, keyDigest: null, clientAddress: null, auth: 'none', limits: null, prefer: null, contentType: null, body: null };
+      this.#slots.push(slot);
     }
-    this.#timeMs[slot] = entry.timeMs;
-    this.#status[slot] = entry.status;
-    this.#method[slot] = entry.method;
-    this.#path[slot] = sameAs(this.#path, previous, entry.path);
-    this.#operationId[slot] = entry.operationId;
-    this.#plan[slot] = entry.plan;
-    this.#key[slot] = entry.key;
-    this.#code[slot] = entry.code;
+    if (this.#size < this.#capacity) this.#size += 1;
+    slot.timeMs = entry.timeMs;
+    slot.method = entry.method;
+    slot.path = previous !== undefined && previous.path === entry.path ? previous.path : entry.path;
+    slot.operationId = entry.operationId;
+    slot.plan = entry.plan;
+    slot.key = entry.key;
+    slot.status = entry.status;
+    slot.code = entry.code;
     const replay = entry.replay;
     if (replay === undefined) {
-      this.#url[slot] = null;
-      this.#keyDigest[slot] = null;
-      this.#clientAddress[slot] = null;
-      this.#auth[slot] = null;
-      this.#limits[slot] = null;
-      this.#prefer[slot] = null;
-      this.#contentType[slot] = null;
-      this.#body[slot] = null;
+      slot.url = null;
+      slot.keyDigest = null;
+      slot.clientAddress = null;
+      slot.auth = 'none';
+      slot.limits = null;
+      slot.prefer = null;
+      slot.contentType = null;
+      slot.body = null;
     } else {
-      this.#url[slot] = sameAs(this.#url, previous, replay.url);
-      this.#keyDigest[slot] = replay.keyDigest;
-      this.#clientAddress[slot] = sameAs(this.#clientAddress, previous, replay.clientAddress);
-      this.#auth[slot] = replay.auth;
-      this.#limits[slot] = replay.limits;
-      this.#prefer[slot] = sameAs(this.#prefer, previous, replay.prefer);
-      this.#contentType[slot] = sameAs(this.#contentType, previous, replay.contentType);
-      this.#body[slot] = sameAs(this.#body, previous, replay.body);
+      slot.url = sameAs(previous?.url, replay.url);
+      slot.keyDigest = replay.keyDigest;
+      slot.clientAddress = sameAs(previous?.clientAddress, replay.clientAddress);
+      slot.auth = replay.auth;
+      slot.limits = replay.limits;
+      slot.prefer = sameAs(previous?.prefer, replay.prefer);
+      slot.contentType = sameAs(previous?.contentType, replay.contentType);
+      slot.body = sameAs(previous?.body, replay.body);
     }
-    this.#next = slot + 1 === this.#capacity ? 0 : slot + 1;
+    this.#next = index + 1 === this.#capacity ? 0 : index + 1;
   }
 
   entries(): RequestLogEntry[] {
-    return this.#slots().map((slot) => ({ time: new Date(this.#timeMs[slot]!).toISOString(), ...this.#entryAt(slot) }));
+    return this.#inOrder().map(({ timeMs, method, path, operationId, plan, key, status, code }) => ({ time: new Date(timeMs).toISOString(), method, path, operationId, plan, key, status, code }));
   }
 
   /** The entries as recorded, oldest first (the export reads their replay fields). */
   recorded(): RecordedRequest[] {
-    return this.#slots().map((slot) => {
-      const recorded: RecordedRequest = { timeMs: this.#timeMs[slot]!, ...this.#entryAt(slot) };
-      const url = this.#url[slot];
-      if (url !== null && url !== undefined) {
-        recorded.replay = {
-          url,
-          keyDigest: this.#keyDigest[slot]!,
-          auth: this.#auth[slot]!,
-          limits: this.#limits[slot]!,
-          clientAddress: this.#clientAddress[slot]!,
-          prefer: this.#prefer[slot]!,
-          contentType: this.#contentType[slot]!,
-          body: this.#body[slot]!,
-        };
-      }
+    return this.#inOrder().map(({ timeMs, method, path, operationId, plan, key, status, code, url, keyDigest, clientAddress, auth, limits, prefer, contentType, body }) => {
+      const recorded: RecordedRequest = { timeMs, method, path, operationId, plan, key, status, code };
+      if (url !== null) recorded.replay = { url, keyDigest, auth, limits: limits!, clientAddress, prefer, contentType, body };
       return recorded;
     });
   }
 
   clear(): void {
+    // The slots go too: they hold the cleared entries' texts.
+    this.#slots = [];
     this.#next = 0;
     this.#size = 0;
-    for (const column of [this.#timeMs, this.#status, this.#method, this.#path, this.#operationId, this.#plan, this.#key, this.#code, this.#url, this.#keyDigest, this.#clientAddress, this.#auth, this.#limits, this.#prefer, this.#contentType, this.#body]) {
-      column.length = 0;
-    }
   }
 
-  /** The occupied slots, oldest first. */
-  #slots(): number[] {
-    const slots: number[] = [];
-    const first = this.#size < this.#capacity ? 0 : this.#next;
-    for (let index = 0; index < this.#size; index += 1) slots.push((first + index) % this.#capacity);
-    return slots;
-  }
-
-  #entryAt(slot: number): Omit<RequestLogEntry, 'time'> {
-    return {
-      method: this.#method[slot]!,
-      path: this.#path[slot]!,
-      operationId: this.#operationId[slot]!,
-      plan: this.#plan[slot]!,
-      key: this.#key[slot]!,
-      status: this.#status[slot]!,
-      code: this.#code[slot]!,
-    };
+  /** The slots in use, oldest first. */
+  #inOrder(): LogSlot[] {
+    if (this.#size < this.#capacity) return this.#slots.slice(0, this.#size);
+    return [...this.#slots.slice(this.#next), ...this.#slots.slice(0, this.#next)];
   }
 }
 
 /**
- * `text`, or the equal text `column` holds at `previous`: each request brings its own copy of
- * strings that repeat from one request to the next, and one copy is all the log needs to keep.
+ * `text`, or the equal text the entry before holds: each request brings its own copy of strings
+ * that repeat from one request to the next, and one copy is all the log needs to keep.
  */
-function sameAs<Text extends string | null>(column: Text[], previous: number, text: Text): Text {
-  if (previous === -1) return text;
-  const before = column[previous];
-  return before === text ? before : text;
+function sameAs(before: string | null | undefined, text: string | null): string | null {
+  return before !== undefined && before === text ? before : text;
 }
