@@ -38,26 +38,8 @@ export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRe
   return { time: new Date(timeMs).toISOString(), ...entry };
 }
 
-/** One slot of the log: written over in place once the log is full. */
-interface LogSlot {
-  timeMs: number;
-  method: string;
-  path: string;
-  operationId: string | null;
-  plan: string;
-  key: string | null;
-  status: number;
-  code: string | null;
-  /** The replay fields; `url` is null for an entry without them. */
-  url: string | null;
-  keyDigest: string | null;
-  clientAddress: string | null;
-  auth: ReplayFields['auth'];
-  limits: ReplayFields['limits'] | null;
-  prefer: string | null;
-  contentType: string | null;
-  body: string | null;
-}
+/** One slot of the log, written over in place once the log is full: an entry's fields and its replay fields (`url` null without them). */
+type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null };
 
 /**
  * A fixed-size ring buffer: the newest `capacity` entries, oldest first. Memory never grows past it.
@@ -90,7 +72,7 @@ export class RequestLog {
     let slot = this.#slots[index];
     if (slot === undefined) {
       // NaN, not 0: the field holds doubles from the start (a small integer first would change its representation, and the slot's shape, at the first real time).
-      slot = { timeMs: Number.NaN, method: '', path: '', operationId: null, plan: '', key: null, status: 0, code: null, url: null, keyDigest: null, clientAddress: null, auth: 'none', limits: null, prefer: null, contentType: null, body: null };
+      slot = { timeMs: Number.NaN, method: '', path: '', operationId: null, plan: '', key: null, status: 0, code: null, url: null, keyDigest: null, clientAddress: null, auth: null, limits: null, prefer: null, contentType: null, body: null };
       this.#slots.push(slot);
     }
     if (this.#size < this.#capacity) this.#size += 1;
@@ -107,7 +89,7 @@ export class RequestLog {
       slot.url = null;
       slot.keyDigest = null;
       slot.clientAddress = null;
-      slot.auth = 'none';
+      slot.auth = null;
       slot.limits = null;
       slot.prefer = null;
       slot.contentType = null;
@@ -133,7 +115,7 @@ export class RequestLog {
   recorded(): RecordedRequest[] {
     return this.#inOrder().map(({ timeMs, method, path, operationId, plan, key, status, code, url, keyDigest, clientAddress, auth, limits, prefer, contentType, body }) => {
       const recorded: RecordedRequest = { timeMs, method, path, operationId, plan, key, status, code };
-      if (url !== null) recorded.replay = { url, keyDigest, auth, limits: limits!, clientAddress, prefer, contentType, body };
+      if (url !== null) recorded.replay = { url, keyDigest, auth: auth!, limits: limits!, clientAddress, prefer, contentType, body };
       return recorded;
     });
   }
