@@ -146,7 +146,6 @@ export function mockStoreOptions(options: Pick<MockAppOptions, 'spec' | 'config'
   return storeOptionsFromConfig(config, seeds, config.sessions);
 }
 
-
 export function createMockApp(options: MockAppOptions): MockApp {
   // What the spec decides (routes, base path, deprecation headers) is swapped whole by replaceSpec();
   // everything else outlives a reload.

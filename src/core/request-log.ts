@@ -59,7 +59,6 @@ export class RequestLog {
   #slots: LogSlot[] = [];
   /** Index of the slot the next entry goes to (once full: the oldest entry). */
   #next = 0;
-  #size = 0;
 
   constructor(capacity: number) {
     this.#capacity = capacity;
@@ -68,17 +67,16 @@ export class RequestLog {
   add(entry: RecordedRequest): void {
     const index = this.#next;
     // The entry before this one, whose texts this one may share (none in an empty log).
-    const previous = this.#size === 0 ? undefined : this.#slots[index === 0 ? this.#capacity - 1 : index - 1];
+    const previous = this.#slots.length === 0 ? undefined : this.#slots[index === 0 ? this.#capacity - 1 : index - 1];
     let slot = this.#slots[index];
     if (slot === undefined) {
       // NaN, not 0: the field holds doubles from the start (a small integer first would change its representation, and the slot's shape, at the first real time).
       slot = { timeMs: Number.NaN, method: '', path: '', operationId: null, plan: '', key: null, status: 0, code: null, url: null, keyDigest: null, clientAddress: null, auth: null, limits: null, prefer: null, contentType: null, body: null };
       this.#slots.push(slot);
     }
-    if (this.#size < this.#capacity) this.#size += 1;
     slot.timeMs = entry.timeMs;
     slot.method = entry.method;
-    slot.path = previous !== undefined && previous.path === entry.path ? previous.path : entry.path;
+    slot.path = sameAs(previous?.path, entry.path);
     slot.operationId = entry.operationId;
     slot.plan = entry.plan;
     slot.key = entry.key;
@@ -108,7 +106,7 @@ export class RequestLog {
   }
 
   entries(): RequestLogEntry[] {
-    return this.#inOrder().map(({ timeMs, method, path, operationId, plan, key, status, code }) => ({ time: new Date(timeMs).toISOString(), method, path, operationId, plan, key, status, code }));
+    return this.recorded().map(publicLogEntry);
   }
 
   /** The entries as recorded, oldest first (the export reads their replay fields). */
@@ -124,12 +122,11 @@ export class RequestLog {
     // The slots go too: they hold the cleared entries' texts.
     this.#slots = [];
     this.#next = 0;
-    this.#size = 0;
   }
 
-  /** The slots in use, oldest first. */
+  /** The slots in use, oldest first (slots are made only as the log fills: all of them are in use). */
   #inOrder(): LogSlot[] {
-    if (this.#size < this.#capacity) return this.#slots.slice(0, this.#size);
+    if (this.#slots.length < this.#capacity) return [...this.#slots];
     return [...this.#slots.slice(this.#next), ...this.#slots.slice(0, this.#next)];
   }
 }
@@ -138,6 +135,6 @@ export class RequestLog {
  * `text`, or the equal text the entry before holds: each request brings its own copy of strings
  * that repeat from one request to the next, and one copy is all the log needs to keep.
  */
-function sameAs(before: string | null | undefined, text: string | null): string | null {
+function sameAs<Text extends string | null>(before: Text | undefined, text: Text): Text {
   return before !== undefined && before === text ? before : text;
 }
