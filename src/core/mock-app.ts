@@ -458,12 +458,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
         return answeredWith(served, shaper.finish(forced.status, forced.body(), headers, nowMs), true);
       }
       const stateful = operations.get(match.operation.operationId);
-      const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data }) : generatedResponse({ operation: match.operation, data });
+      const result: OperationResult = stateful ? stateful.respond({ operation: match.operation, body, pathParams: match.pathParams, hit, basePath, data, headers }) : generatedResponse({ operation: match.operation, data });
       if (hit.created && hit.created.dropped > 0 && !dropsLogged) {
         dropsLogged = true;
         logger.warn(`The category store is full (maxCategories ${config.maxCategories}, maxCategoryBytes ${config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
       }
-      return answeredWith(served, shaper.finish(result.status, result.body, result.headers ? Object.assign(headers, result.headers) : headers, nowMs));
+      return answeredWith(served, shaper.finish(result.status, result.body, headers, nowMs));
     } catch (error) {
       return answeredWith(served, shaper.errorResponse(error, headers, nowMs));
     }

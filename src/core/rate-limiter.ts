@@ -244,12 +244,14 @@ function secondsUntil(atMs: number, now: number): number {
  * Reset is Unix time in whole seconds, rounded up so a client that waits until it never comes early.
  */
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
+  // Template literals, not String(): optimized code converts the number in place, where String()
+  // stays a call to the String constructor (seen in the hot path's profile, docs/decisions/015).
   const headers: Record<string, string> = {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
-    'X-RateLimit-Reset': String(Math.ceil(decision.resetAtMs / 1000)),
+    'X-RateLimit-Limit': `${decision.limit}`,
+    'X-RateLimit-Remaining': `${decision.remaining}`,
+    'X-RateLimit-Reset': `${Math.ceil(decision.resetAtMs / 1000)}`,
   };
-  if (decision.outcome !== 'allowed') headers['Retry-After'] = String(decision.retryAfterSeconds);
+  if (decision.outcome !== 'allowed') headers['Retry-After'] = `${decision.retryAfterSeconds}`;
   return headers;
 }
 

@@ -7,7 +7,6 @@ import { RawJson } from './response-shaping.js';
 export interface OperationResult {
   status: number;
   body: unknown;
-  headers?: Record<string, string>;
 }
 
 export interface OperationContext {
@@ -19,6 +18,8 @@ export interface OperationContext {
   hit: HitResult;
   basePath: string;
   data: DataGenerator;
+  /** The answer's headers so far (rate limits): `respond` adds its own here (a separate object would be copied in on every request). */
+  headers: Record<string, string>;
 }
 
 /**
@@ -40,10 +41,11 @@ export const listCategories: StatefulOperation = {
 /** `POST /categories`: stores the declared fields under the session's next id. */
 export const createCategory: StatefulOperation = {
   storeWork: (operation, body) => ({ kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }),
-  respond: ({ hit, basePath }) => {
+  respond: ({ hit, basePath, headers }) => {
     if (hit.categoryRefusal) throw hit.categoryRefusal;
     const { category, json } = hit.created!;
-    return { status: 201, body: new RawJson(json), headers: { Location: `${basePath}/categories/${category.id}` } };
+    headers.Location = `${basePath}/categories/${category.id}`;
+    return { status: 201, body: new RawJson(json) };
   },
 };
 
