@@ -114,11 +114,16 @@ describe('CategoryStore ring', () => {
             }
             const outcome = model.create(name);
             if (outcome === 'refused') expect(() => store.create({ name })).toThrow(/maxCategoryBytes/);
-            else store.create({ name });
+            else {
+              // The byte counts are what a transport sends as Content-Length: they must be exact.
+              const { json, bytes } = store.createEntry({ name });
+              expect(bytes).toBe(Buffer.byteLength(json, 'utf8'));
+            }
           });
           const expected = model.state();
           expect(store.list()).toEqual(expected.list);
           expect(store.listJson()).toBe(JSON.stringify(expected.list));
+          expect(store.listBytes).toBe(Buffer.byteLength(store.listJson(), 'utf8'));
           expect(store.stats()).toMatchObject({ count: expected.list.length, bytes: expected.bytes, dropped: expected.dropped });
         },
       ),

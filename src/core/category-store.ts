@@ -60,8 +60,8 @@ export class CategoryStore {
     return this.createEntry(input).category;
   }
 
-  /** `create`, also giving the category's JSON text (the store keeps it for the list anyway). */
-  createEntry(input: NewCategory): { category: Category; json: string } {
+  /** `create`, also giving the category's JSON text (the store keeps it for the list anyway) and its UTF-8 bytes. */
+  createEntry(input: NewCategory): { category: Category; json: string; bytes: number } {
     const category: Category = { id: this.#nextId, ...input };
     const json = JSON.stringify(category);
     const bytes = utf8Length(json);
@@ -78,7 +78,7 @@ export class CategoryStore {
     this.#sizes[slot] = bytes;
     this.#count += 1;
     this.#listJson = null;
-    return { category, json };
+    return { category, json, bytes };
   }
 
   #dropOldest(): void {
@@ -123,6 +123,11 @@ export class CategoryStore {
     return live;
   }
 
+  /** UTF-8 bytes of `listJson()`, counted as categories come and go. */
+  get listBytes(): number {
+    return this.#bytes;
+  }
+
   get size(): number {
     return this.#count;
   }
@@ -157,7 +162,7 @@ const nonAscii = /[^\u0000-\u007f]/;
 const nativeByteLength = (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } }).Buffer?.byteLength;
 
 /** UTF-8 length of a string without encoding it. */
-function utf8Length(text: string): number {
+export function utf8Length(text: string): number {
   if (nativeByteLength !== undefined) return nativeByteLength(text, 'utf8');
   return utf8LengthInJavaScript(text);
 }

@@ -195,12 +195,13 @@ class MemoryStore implements StateStore {
     if (operation && decision.outcome === 'allowed' && (!operation.requiresKey || key !== null)) {
       if (operation.kind === 'list') {
         result.categoriesJson = session.categories.listJson();
+        result.categoriesBytes = session.categories.listBytes;
       } else {
         try {
           // createEntry copies the input into the stored category: no copy before it.
-          const { category, json } = session.categories.createEntry(operation.input);
+          const { category, json, bytes } = session.categories.createEntry(operation.input);
           // The store keeps the JSON text only: this object is the caller's.
-          result.created = { category, dropped: session.categories.dropped, json };
+          result.created = { category, dropped: session.categories.dropped, json, bytes };
         } catch (error) {
           // Larger than the whole byte bound: the request was counted, the category is refused (413).
           if (!(error instanceof HttpError)) throw error;
@@ -219,8 +220,8 @@ class MemoryStore implements StateStore {
 
   async createCategory(sessionName: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory> {
     const session = this.#session(sessionName, baseTimeMs);
-    const { category, json } = session.categories.createEntry(input);
-    return { category, dropped: session.categories.dropped, json };
+    const { category, json, bytes } = session.categories.createEntry(input);
+    return { category, dropped: session.categories.dropped, json, bytes };
   }
 
   async listCategories(sessionName: string, baseTimeMs: number): Promise<Category[]> {

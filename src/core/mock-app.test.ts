@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import { expectError, expectRateLimitHeaders, fromMockResponse } from '../../test/support/interface-client.js';
@@ -180,5 +181,28 @@ describe('replaceSpec (petstore-mock --watch)', () => {
     expect(() => app.replaceSpec(withoutPets)).toThrow(/deprecation\.getPetById: no operation has that operationId/);
     expect(app.spec.operations.some((operation) => operation.operationId === 'getPetById')).toBe(true);
     expect((await exchange(app, 'GET', '/v1/pets/1', { key: 'demo-free' })).headers.sunset).toBe('Fri, 31 Dec 2027 23:59:59 GMT');
+  });
+});
+
+describe('the byte count an answer carries', () => {
+  // A transport sends bodyBytes as Content-Length without counting again: a wrong count would cut
+  // or overrun the body on the wire. Any answer that carries one must carry the exact UTF-8 length.
+  it('is the body UTF-8 length, for lists, creations and refusals of any text', async () => {
+    const names = fc.array(fc.oneof(fc.string({ minLength: 1, maxLength: 30, unit: 'grapheme' }), fc.string({ minLength: 1, maxLength: 30, unit: 'binary' })), { minLength: 1, maxLength: 6 });
+    await fc.assert(
+      fc.asyncProperty(names, async (list) => {
+        const app = createTestApp({ initialCategories: [{ name: 'ça 😀' }], config: { keys: [{ key: 'one-a-minute', limits: { perMinute: 1, perDay: 100 } }] } });
+        const answers = [];
+        for (const name of list) answers.push(await app.handle(request('POST', '/v1/categories', { key: 'demo-pro', json: { name, description: name } })));
+        answers.push(await app.handle(request('GET', '/v1/categories', { key: 'demo-pro' })));
+        answers.push(await app.handle(request('GET', '/v1/categories')));
+        answers.push(await app.handle(request('GET', '/v1/categories', { key: 'one-a-minute' })), await app.handle(request('GET', '/v1/categories', { key: 'one-a-minute' })));
+        const counted = answers.filter((answer) => answer.bodyBytes !== undefined);
+        // Every kind above carries a count: the test checks them, not an empty list.
+        expect(counted.map((answer) => answer.status)).toEqual([...list.map(() => 201), 200, 401, 200, 429]);
+        for (const answer of counted) expect(answer.bodyBytes).toBe(Buffer.byteLength(answer.body!, 'utf8'));
+      }),
+      { numRuns: 60 },
+    );
   });
 });

@@ -195,6 +195,8 @@ export interface HitResult {
   history: ClientHistory;
   /** After a `list` operation was done: what `listCategoriesJson` would answer. */
   categoriesJson?: string;
+  /** With `categoriesJson`: its UTF-8 bytes. */
+  categoriesBytes?: number;
   /** After a `create` operation was done: what `createCategory` would answer. */
   created?: CreatedCategory;
   /** Anonymous clients the session forgot to stay within maxTrackedClients (memory only; absent when none). */
@@ -231,6 +233,8 @@ export interface CreatedCategory {
   dropped: number;
   /** The category as JSON text (`JSON.stringify(category)`): the answer's body, made once. */
   json: string;
+  /** UTF-8 bytes of `json`. */
+  bytes: number;
 }
 
 /** A key added at run time: the public entry plus the digest it is found by. */

@@ -284,7 +284,7 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
       response.end();
     } else {
       // A string body goes out in one write with the headers; a Buffer would take two.
-      result.headers['Content-Length'] = `${Buffer.byteLength(result.body, 'utf8')}`;
+      result.headers['Content-Length'] = `${result.bodyBytes ?? Buffer.byteLength(result.body, 'utf8')}`;
       response.writeHead(result.status, result.headers);
       response.end(result.body, 'utf8');
     }

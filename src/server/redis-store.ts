@@ -706,7 +706,7 @@ class RedisStore implements StateStore {
     const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry, done, dropped, ...bucket] = reply;
     const key = source === '' ? null : entryFrom(JSON.parse(entryJson!));
     const limits = { perMinute: Number(bucket[4]), perDay: Number(bucket[5]) };
-    const extra: Pick<HitResult, 'categoriesJson' | 'created' | 'categoryRefusal'> = {};
+    const extra: Pick<HitResult, 'categoriesJson' | 'categoriesBytes' | 'created' | 'categoryRefusal'> = {};
     const operation = input.categories;
     if (operation && done === 'seed') {
       // Seeds too large to ride along with every request: the first operation of the session sends them.
@@ -719,6 +719,7 @@ class RedisStore implements StateStore {
     } else if (operation?.kind === 'create' && done !== '') {
       extra.created = createdFrom(done!, dropped!);
     }
+    if (extra.categoriesJson !== undefined) extra.categoriesBytes = Buffer.byteLength(extra.categoriesJson, 'utf8');
     return {
       ...extra,
       nowMs: Number(nowMs),
@@ -1006,5 +1007,5 @@ function entryFrom(record: ApiKeyEntry): ApiKeyEntry {
 
 /** A stored category as the script answers it: its text is the memory store's (`{"id":N,` + the input's JSON), kept as it is. */
 function createdFrom(categoryJson: string, dropped: string): CreatedCategory {
-  return { category: JSON.parse(categoryJson) as Category, dropped: Number(dropped), json: categoryJson };
+  return { category: JSON.parse(categoryJson) as Category, dropped: Number(dropped), json: categoryJson, bytes: Buffer.byteLength(categoryJson, 'utf8') };
 }

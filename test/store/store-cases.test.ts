@@ -216,8 +216,8 @@ for (const factory of factories) {
     it('hands out category ids in sequence after the seeds, drops the oldest past maxCategories, never reuses an id', async () => {
       const store = await open({ maxCategories: 3, seedCategories: [{ name: 'dog' }, { name: 'cat', description: 'Felines' }] });
       expect(await store.listCategoriesJson('default', t0)).toBe('[{"id":1,"name":"dog"},{"id":2,"name":"cat","description":"Felines"}]');
-      expect(await store.createCategory('default', { name: 'owl' }, t0)).toEqual({ category: { id: 3, name: 'owl' }, dropped: 0, json: '{"id":3,"name":"owl"}' });
-      expect(await store.createCategory('default', { name: 'emu', description: 'Large' }, t0)).toEqual({ category: { id: 4, name: 'emu', description: 'Large' }, dropped: 1, json: '{"id":4,"name":"emu","description":"Large"}' });
+      expect(await store.createCategory('default', { name: 'owl' }, t0)).toEqual({ category: { id: 3, name: 'owl' }, dropped: 0, json: '{"id":3,"name":"owl"}', bytes: 21 });
+      expect(await store.createCategory('default', { name: 'emu', description: 'Large' }, t0)).toEqual({ category: { id: 4, name: 'emu', description: 'Large' }, dropped: 1, json: '{"id":4,"name":"emu","description":"Large"}', bytes: 43 });
       expect((await store.listCategories('default', t0)).map((category) => category.id)).toEqual([2, 3, 4]);
       await store.reset('default', t0);
       expect(await store.listCategories('default', t0)).toEqual([{ id: 1, name: 'dog' }, { id: 2, name: 'cat', description: 'Felines' }]);
@@ -231,13 +231,14 @@ for (const factory of factories) {
       const list = { kind: 'list' as const, requiresKey: false };
       const first = await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: list });
       expect(first.categoriesJson).toBe(expected);
+      expect(first.categoriesBytes).toBe(Buffer.byteLength(expected, 'utf8'));
       const refused = await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: list });
       expect(refused.decision.outcome).toBe('limited');
       expect(refused.categoriesJson).toBeUndefined();
       expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.2' })).categoriesJson).toBeUndefined();
       // Big seeds and a session never used: the create still gets the id after the seeds.
       const created = await store.hit('other', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: { kind: 'create', requiresKey: false, input: { name: 'late' } } });
-      expect(created.created).toEqual({ category: { id: 121, name: 'late' }, dropped: 0, json: '{"id":121,"name":"late"}' });
+      expect(created.created).toEqual({ category: { id: 121, name: 'late' }, dropped: 0, json: '{"id":121,"name":"late"}', bytes: 24 });
       await store.reset('fresh', t0);
       expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.3', categories: list })).categoriesJson).toBe(expected);
     });
@@ -248,7 +249,7 @@ for (const factory of factories) {
       const create = { kind: 'create' as const, requiresKey: true, input: { name: 'owl', description: 'Birds' } };
       expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: create })).created).toBeUndefined();
       const made = await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest, configKey: publicEntry(key), categories: create });
-      expect(made.created).toEqual({ category: { id: 3, name: 'owl', description: 'Birds' }, dropped: 0, json: '{"id":3,"name":"owl","description":"Birds"}' });
+      expect(made.created).toEqual({ category: { id: 3, name: 'owl', description: 'Birds' }, dropped: 0, json: '{"id":3,"name":"owl","description":"Birds"}', bytes: 43 });
       const refused = await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest, configKey: publicEntry(key), categories: create });
       expect(refused.decision.outcome).toBe('limited');
       expect(refused.created).toBeUndefined();

@@ -32,10 +32,12 @@ export interface StatefulOperation {
   respond(context: OperationContext): OperationResult;
 }
 
+const emptyList = new RawJson('[]', 2);
+
 /** `GET /categories`: the session's list, as JSON text kept by the store. */
 export const listCategories: StatefulOperation = {
   storeWork: (operation) => ({ kind: 'list', requiresKey: operation.requiresAuth }),
-  respond: ({ hit }) => ({ status: 200, body: new RawJson(hit.categoriesJson ?? '[]') }),
+  respond: ({ hit }) => ({ status: 200, body: hit.categoriesJson === undefined ? emptyList : new RawJson(hit.categoriesJson, hit.categoriesBytes) }),
 };
 
 /** `POST /categories`: stores the declared fields under the session's next id. */
@@ -43,9 +45,9 @@ export const createCategory: StatefulOperation = {
   storeWork: (operation, body) => ({ kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }),
   respond: ({ hit, basePath, headers }) => {
     if (hit.categoryRefusal) throw hit.categoryRefusal;
-    const { category, json } = hit.created!;
+    const { category, json, bytes } = hit.created!;
     headers.Location = `${basePath}/categories/${category.id}`;
-    return { status: 201, body: new RawJson(json) };
+    return { status: 201, body: new RawJson(json, bytes) };
   },
 };
 

@@ -1,3 +1,4 @@
+import { utf8Length } from '../category-store.js';
 import { errorCatalogue, HttpError, type ErrorBody, type ErrorCode } from '../errors.js';
 import type { MockConfig } from '../mock-config.js';
 import { ietfRateLimitHeaders, rateLimitHeaders as xRateLimitHeaders, type RateDecision } from '../rate-limiter.js';
@@ -9,9 +10,12 @@ const corsHeaders = {
   'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow, X-Mock-Session',
 };
 
-/** A body that is already JSON text (the cached category list). */
+/** A body that is already JSON text (the cached category list), with its UTF-8 bytes when they are known. */
 export class RawJson {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    readonly bytes?: number,
+  ) {}
 }
 
 /**
@@ -38,7 +42,7 @@ export function createResponseShaper(config: MockConfig, logger: Logger): Respon
   const { 'Access-Control-Allow-Origin': allowOrigin, 'Access-Control-Expose-Headers': exposeHeaders } = cors;
   let lastStoreLogMs = Number.NEGATIVE_INFINITY;
   // A hammering client gets the same refusal request after request: its JSON is made once.
-  let lastRefusal = { code: '', message: '', text: '' };
+  let lastRefusal = { code: '', message: '', text: '', bytes: 0 };
 
   const shaper: ResponseShaper = {
     cors,
@@ -47,21 +51,24 @@ export function createResponseShaper(config: MockConfig, logger: Logger): Respon
     finish(status, body, headers, nowMs, withCors = config.cors) {
       // Every time the mock states comes from the session's virtual clock, Date included.
       headers.Date = dates.at(nowMs);
-      const text = body instanceof RawJson ? body.text : body === undefined ? null : JSON.stringify(body);
+      const raw = body instanceof RawJson;
+      const text = raw ? body.text : body === undefined ? null : JSON.stringify(body);
       if (text !== null) headers['Content-Type'] = 'application/json';
       if (withCors) {
         headers['Access-Control-Allow-Origin'] = allowOrigin;
         headers['Access-Control-Expose-Headers'] = exposeHeaders;
       }
-      return { status, headers, body: text };
+      // Every answer has the same four fields (one shape for the transports to read).
+      return { status, headers, body: text, bodyBytes: raw ? body.bytes : undefined };
     },
     refusal(code, message, headers, nowMs) {
       const status = errorCatalogue[code].status;
       if (lastRefusal.code !== code || lastRefusal.message !== message) {
         const body: ErrorBody = { code, message, status };
-        lastRefusal = { code, message, text: JSON.stringify(body) };
+        const text = JSON.stringify(body);
+        lastRefusal = { code, message, text, bytes: utf8Length(text) };
       }
-      return shaper.finish(status, new RawJson(lastRefusal.text), headers, nowMs);
+      return shaper.finish(status, new RawJson(lastRefusal.text, lastRefusal.bytes), headers, nowMs);
     },
     errorResponse(error, headers, nowMs, withCors = config.cors) {
       if (error instanceof HttpError) return shaper.finish(error.status, error.toBody(), Object.assign(headers, error.headers), nowMs, withCors);
