@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CategoryStore, utf8LengthInJavaScript } from './category-store.js';
+import { CategoryStore } from './category-store.js';
 
 describe('CategoryStore', () => {
   it('assigns increasing ids that are never reused, even after many creations', () => {
@@ -128,17 +128,6 @@ describe('CategoryStore ring', () => {
         },
       ),
       { numRuns: 300 },
-    );
-  });
-});
-
-describe('utf8LengthInJavaScript (the byte count of browsers, where there is no Buffer)', () => {
-  it('counts what the UTF-8 encoder writes, for any text, lone surrogates included', () => {
-    fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' }), fc.string({ unit: 'binary-ascii' })), (text) => {
-        expect(utf8LengthInJavaScript(text)).toBe(new TextEncoder().encode(text).length);
-      }),
-      { numRuns: 500 },
     );
   });
 });

@@ -1,9 +1,9 @@
-import { utf8Length } from '../category-store.js';
 import { errorCatalogue, HttpError, type ErrorBody, type ErrorCode } from '../errors.js';
 import type { MockConfig } from '../mock-config.js';
 import { ietfRateLimitHeaders, rateLimitHeaders as xRateLimitHeaders, type RateDecision } from '../rate-limiter.js';
 import { StoreUnavailableError, TooManySessionsError } from '../state-store.js';
 import type { Logger, MockResponse } from '../types.js';
+import { utf8Length } from '../utf8.js';
 
 const corsHeaders = {
   'Access-Control-Allow-Origin': '*',
@@ -42,7 +42,7 @@ export function createResponseShaper(config: MockConfig, logger: Logger): Respon
   const { 'Access-Control-Allow-Origin': allowOrigin, 'Access-Control-Expose-Headers': exposeHeaders } = cors;
   let lastStoreLogMs = Number.NEGATIVE_INFINITY;
   // A hammering client gets the same refusal request after request: its JSON is made once.
-  let lastRefusal = { code: '', message: '', text: '', bytes: 0 };
+  let lastRefusal = { code: '', message: '', body: new RawJson('', 0) };
 
   const shaper: ResponseShaper = {
     cors,
@@ -66,9 +66,9 @@ export function createResponseShaper(config: MockConfig, logger: Logger): Respon
       if (lastRefusal.code !== code || lastRefusal.message !== message) {
         const body: ErrorBody = { code, message, status };
         const text = JSON.stringify(body);
-        lastRefusal = { code, message, text, bytes: utf8Length(text) };
+        lastRefusal = { code, message, body: new RawJson(text, utf8Length(text)) };
       }
-      return shaper.finish(status, new RawJson(lastRefusal.text, lastRefusal.bytes), headers, nowMs);
+      return shaper.finish(status, lastRefusal.body, headers, nowMs);
     },
     errorResponse(error, headers, nowMs, withCors = config.cors) {
       if (error instanceof HttpError) return shaper.finish(error.status, error.toBody(), Object.assign(headers, error.headers), nowMs, withCors);
