@@ -58,6 +58,9 @@ export default defineConfig({
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
+          // The dashboard polls the mock once a second: vitest's default 1 s window can close before
+          // the next poll lands on a busy machine (a CI leg failed so, the gauge one poll behind).
+          expect: { poll: { timeout: 10_000 } },
         },
       },
     ],
