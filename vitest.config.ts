@@ -1,8 +1,13 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // One project per kind of test, so each can be run alone (`vitest run --project unit`).
 export default defineConfig({
   test: {
+    // Most files wait on servers, child processes, Redis and a browser rather than compute, so one
+    // more file than vitest's default (cores - 1) runs: on a 2-core CI machine that default is a
+    // single file at a time (leg 1 took 512 s so; 3 at a time, 315 s).
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     projects: [
       {
         test: {
