@@ -497,7 +497,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     return decoded;
   }
 
-  function validateParameters(operation: CompiledOperation, pathParams: Record<string, string>, query: URLSearchParams) {
+  function validateParameters(operation: CompiledOperation, pathParams: Readonly<Record<string, string>>, query: URLSearchParams) {
     for (const parameter of operation.parameters) {
       const text = parameter.in === 'path' ? pathParams[parameter.name] : (query.get(parameter.name) ?? undefined);
       if (text === undefined) {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CompiledOperation } from './compiled-spec.js';
 import { createRouter } from './router.js';
@@ -5,7 +6,7 @@ import { createRouter } from './router.js';
 const operation = (method: string, pathTemplate: string): CompiledOperation =>
   ({ operationId: `${method} ${pathTemplate}`, method, pathTemplate, parameterNames: [...pathTemplate.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!) }) as CompiledOperation;
 
-const route = createRouter([
+const operations = [
   operation('GET', '/categories'),
   operation('POST', '/categories'),
   operation('GET', '/pets/{petId}'),
@@ -16,7 +17,8 @@ const route = createRouter([
   operation('GET', '/files/{name}.json'),
   operation('GET', '/a/{x}/c'),
   operation('GET', '/a/b/{y}'),
-]);
+];
+const route = createRouter(operations);
 const matched = (method: string, path: string) => {
   const match = route(method, path);
   return match.kind === 'operation' ? [match.operation.operationId, match.pathParams] : match;
@@ -49,5 +51,25 @@ describe('createRouter', () => {
     expect(matched('GET', '/pets//toys/9')).toEqual({ kind: 'not-found' });
     expect(matched('GET', '/files/report.xml')).toEqual({ kind: 'not-found' });
     expect(matched('GET', '/categories/extra')).toEqual({ kind: 'not-found' });
+  });
+
+  it('gives a repeated request the same answer as a first one, whatever came before (the last answer is kept)', () => {
+    const methods = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'];
+    const paths = ['/categories', '/pets/7', '/pets/8', '/pets/mine', '/pets/7/toys/9', '/files/a.json', '/a/b/c', '/a/b/d', '/pets', '/nowhere'];
+    // Paths built at run time, as requests bring them: equal text, never the same string object.
+    const request = fc.tuple(fc.constantFrom(...methods), fc.constantFrom(...paths).map((path) => [...path].join('')));
+    fc.assert(
+      fc.property(fc.array(request, { minLength: 1, maxLength: 30 }), (requests) => {
+        const cached = createRouter(operations);
+        for (const [method, path] of requests) {
+          const answer = cached(method, path);
+          expect(answer).toEqual(createRouter(operations)(method, path));
+          // Shared from one request to the next, so nobody may change it.
+          expect(Object.isFrozen(answer)).toBe(true);
+          if (answer.kind === 'operation') expect(Object.isFrozen(answer.pathParams)).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -1,7 +1,7 @@
 import type { CompiledOperation } from './compiled-spec.js';
 
 export type RouteMatch =
-  | { kind: 'operation'; operation: CompiledOperation; pathParams: Record<string, string> }
+  | { kind: 'operation'; operation: CompiledOperation; pathParams: Readonly<Record<string, string>> }
   | { kind: 'method-not-allowed'; allow: string[] }
   | { kind: 'not-found' };
 
@@ -54,11 +54,25 @@ export function createRouter(operations: CompiledOperation[]): (method: string, 
   });
   for (const endpoint of endpointsByTemplate.values()) endpoint.allow = [...endpoint.byMethod.keys()].sort();
 
+  // A client sends the same request over and over: the last answer is kept (frozen, as it is shared),
+  // and a repeat costs two string comparisons instead of hashing the path and building the match.
+  let lastMethod: string | undefined;
+  let lastPath: string | undefined;
+  let lastMatch: RouteMatch = { kind: 'not-found' };
   return (method, path) => {
+    if (path === lastPath && method === lastMethod) return lastMatch;
     const literal = literalPaths.get(path);
-    if (literal !== undefined) return answer(literal, method, []);
-    const found = findTemplate(root, path.split('/'));
-    return found === undefined ? { kind: 'not-found' } : answer(found.endpoint, method, found.captures);
+    let match: RouteMatch;
+    if (literal !== undefined) match = answer(literal, method, []);
+    else {
+      const found = findTemplate(root, path.split('/'));
+      match = found === undefined ? { kind: 'not-found' } : answer(found.endpoint, method, found.captures);
+    }
+    if (match.kind === 'operation') Object.freeze(match.pathParams);
+    lastMatch = Object.freeze(match);
+    lastMethod = method;
+    lastPath = path;
+    return match;
   };
 }
 

@@ -29,6 +29,9 @@ interface Connection {
   running?: boolean;
   /** Set by `answerAfterPending`: runs once every executed request is answered. */
   thenAnswer?: () => void;
+  /** The socket's addresses, read once: each read of `socket.remoteAddress` is a call into node. */
+  clientAddress: string;
+  serverAddress: string | undefined;
 }
 
 interface Pending {
@@ -75,7 +78,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
   const connectionOf = (socket: Socket): Connection => {
     let connection = connections.get(socket);
     if (connection === undefined) {
-      connection = { queue: [], unfinished: [], awaited: 0, closed: false };
+      connection = { queue: [], unfinished: [], awaited: 0, closed: false, clientAddress: socket.remoteAddress ?? 'unknown', serverAddress: socket.localAddress };
       connections.set(socket, connection);
     }
     return connection;
@@ -176,7 +179,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     const connection = connectionOf(socket);
     // After a Connection: close answer, node never writes another one on this socket: run nothing.
     if (connection.closed || connection.thenAnswer !== undefined) return;
-    const base = toMockRequestHead(request);
+    const base = toMockRequestHead(request, connection);
     // Read once: a lookup in node's headers object is a generic (megamorphic) one, every time.
     const contentLength = base.headers['content-length'];
     const chunked = base.headers['transfer-encoding'] !== undefined;
@@ -260,7 +263,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
  * 3.2.2, `GET http://host:port/v1/categories`, what a client talking to a proxy sends) is served
  * like its origin form, and its authority replaces `Host`, as the RFC asks of an origin server.
  */
-function toMockRequestHead(request: IncomingMessage): MockRequest {
+function toMockRequestHead(request: IncomingMessage, connection: Connection): MockRequest {
   const headers = flattenHeaders(request.headers);
   let url = request.url ?? '/';
   if (url.charCodeAt(0) !== 47 && /^https?:\/\//i.test(url)) {
@@ -273,7 +276,7 @@ function toMockRequestHead(request: IncomingMessage): MockRequest {
     }
   }
   // body null until one is read (a request without one goes to the core as it is).
-  return { method: request.method ?? 'GET', url, headers, body: null, clientAddress: request.socket.remoteAddress ?? 'unknown', serverAddress: request.socket.localAddress };
+  return { method: request.method ?? 'GET', url, headers, body: null, clientAddress: connection.clientAddress, serverAddress: connection.serverAddress };
 }
 
 function write(response: ServerResponse, result: MockResponse, logger: Logger): void {

@@ -13,7 +13,7 @@ export interface OperationContext {
   operation: CompiledOperation;
   /** The validated body (declared fields only for stateful operations). */
   body: unknown;
-  pathParams: Record<string, string>;
+  pathParams: Readonly<Record<string, string>>;
   /** The store's answer to this request's one round trip. */
   hit: HitResult;
   basePath: string;
