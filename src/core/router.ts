@@ -58,7 +58,7 @@ export function createRouter(operations: CompiledOperation[]): (method: string, 
   // and a repeat costs two string comparisons instead of hashing the path and building the match.
   let lastMethod: string | undefined;
   let lastPath: string | undefined;
-  let lastMatch: RouteMatch = { kind: 'not-found' };
+  let lastMatch: RouteMatch = notFound;
   return (method, path) => {
     if (path === lastPath && method === lastMethod) return lastMatch;
     const literal = literalPaths.get(path);
@@ -66,7 +66,7 @@ export function createRouter(operations: CompiledOperation[]): (method: string, 
     if (literal !== undefined) match = answer(literal, method, []);
     else {
       const found = findTemplate(root, path.split('/'));
-      match = found === undefined ? { kind: 'not-found' } : answer(found.endpoint, method, found.captures);
+      match = found === undefined ? notFound : answer(found.endpoint, method, found.captures);
     }
     if (match.kind === 'operation') Object.freeze(match.pathParams);
     lastMatch = Object.freeze(match);
@@ -75,6 +75,9 @@ export function createRouter(operations: CompiledOperation[]): (method: string, 
     return match;
   };
 }
+
+/** The one answer for a path no operation has (shared, so frozen). */
+const notFound: RouteMatch = Object.freeze({ kind: 'not-found' });
 
 function answer(endpoint: Endpoint, method: string, captures: string[]): RouteMatch {
   const operation = endpoint.byMethod.get(method);
