@@ -1,6 +1,7 @@
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import { HttpError } from './errors.js';
-import { utf8Length } from './utf8.js';
+import type { CreatedCategoryText } from './state-store.js';
+import { recordWithIdJson } from './json-text.js';
 
 /** What the store holds and what its bounds dropped, for `GET /__mock/health`. */
 export interface CategoryStoreStats {
@@ -58,14 +59,16 @@ export class CategoryStore {
 
   /** Stores a category; `input` holds only fields the spec declares (the caller picks them). */
   create(input: NewCategory): Category {
-    return this.createEntry(input).category;
+    return { id: this.createEntry(input).id, ...input };
   }
 
-  /** `create`, also giving the category's JSON text (the store keeps it for the list anyway) and its UTF-8 bytes. */
-  createEntry(input: NewCategory): { category: Category; json: string; bytes: number } {
-    const category: Category = { id: this.#nextId, ...input };
-    const json = JSON.stringify(category);
-    const bytes = utf8Length(json);
+  /**
+   * `create`, answering with the category's id, its JSON text (the store keeps it for the list
+   * anyway), its UTF-8 bytes and the count dropped so far: no category object (the answer is the text).
+   */
+  createEntry(input: NewCategory): CreatedCategoryText {
+    const id = this.#nextId;
+    const { json, bytes } = recordWithIdJson(id, input);
     // The list is "[" + items + "]" with a comma between items.
     if (2 + bytes > this.#maxBytes) {
       throw new HttpError('payload_too_large', `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${this.#maxBytes}) bytes of categories`);
@@ -79,7 +82,7 @@ export class CategoryStore {
     this.#sizes[slot] = bytes;
     this.#count += 1;
     this.#listJson = null;
-    return { category, json, bytes };
+    return { id, dropped: this.#dropped, json, bytes };
   }
 
   #dropOldest(): void {

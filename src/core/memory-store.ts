@@ -198,10 +198,7 @@ class MemoryStore implements StateStore {
         result.categoriesBytes = session.categories.listBytes;
       } else {
         try {
-          // createEntry copies the input into the stored category: no copy before it.
-          const { category, json, bytes } = session.categories.createEntry(operation.input);
-          // The store keeps the JSON text only: this object is the caller's.
-          result.created = { category, dropped: session.categories.dropped, json, bytes };
+          result.created = session.categories.createEntry(operation.input);
         } catch (error) {
           // Larger than the whole byte bound: the request was counted, the category is refused (413).
           if (!(error instanceof HttpError)) throw error;
@@ -220,8 +217,8 @@ class MemoryStore implements StateStore {
 
   async createCategory(sessionName: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory> {
     const session = this.#session(sessionName, baseTimeMs);
-    const { category, json, bytes } = session.categories.createEntry(input);
-    return { category, dropped: session.categories.dropped, json, bytes };
+    const { id, dropped, json, bytes } = session.categories.createEntry(input);
+    return { category: { id, ...input }, dropped, json, bytes };
   }
 
   async listCategories(sessionName: string, baseTimeMs: number): Promise<Category[]> {

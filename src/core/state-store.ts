@@ -197,8 +197,8 @@ export interface HitResult {
   categoriesJson?: string;
   /** With `categoriesJson`: its UTF-8 bytes. */
   categoriesBytes?: number;
-  /** After a `create` operation was done: what `createCategory` would answer. */
-  created?: CreatedCategory;
+  /** After a `create` operation was done: what `createCategory` would answer, the category as text only (the answer is the text). */
+  created?: CreatedCategoryText;
   /** Anonymous clients the session forgot to stay within maxTrackedClients (memory only; absent when none). */
   trackedClientsDropped?: number;
   /** A `create` refused because the category alone is larger than maxCategoryBytes (413); nothing was stored. */
@@ -227,14 +227,19 @@ export interface SessionStats {
   dropped: { categories: number; trackedClients: number };
 }
 
-export interface CreatedCategory {
-  category: Category;
+/** A stored category as the answer to a create needs it: its id and its text, no object. */
+export interface CreatedCategoryText {
+  id: number;
   /** Categories dropped to stay within maxCategories since the session was seeded. */
   dropped: number;
   /** The category as JSON text (`JSON.stringify(category)`): the answer's body, made once. */
   json: string;
   /** UTF-8 bytes of `json`. */
   bytes: number;
+}
+
+export interface CreatedCategory extends Omit<CreatedCategoryText, 'id'> {
+  category: Category;
 }
 
 /** A key added at run time: the public entry plus the digest it is found by. */

@@ -148,8 +148,9 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
   state.plan = observation.plan;
   if (state.limits.perMinute !== observation.limits.perMinute || state.limits.perDay !== observation.limits.perDay) state.limits = { perMinute: observation.limits.perMinute, perDay: observation.limits.perDay };
   state.total += 1;
-  const statusKey = String(observation.status);
-  state.byStatus[statusKey] = (state.byStatus[statusKey] ?? 0) + 1;
+  // The status as a number key: an element access, no number-to-string conversion (the same "429" key).
+  const status = observation.status;
+  state.byStatus[status] = (state.byStatus[status] ?? 0) + 1;
   // An organic refusal is a 429 the rate limiter gave; a 429 forced with Prefer is the test's choice,
   // not the client's doing, so it is counted and never starts a wait, a run of 429s or a strike.
   const refused = observation.outcome === 'limited' || observation.outcome === 'banned';

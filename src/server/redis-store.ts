@@ -711,13 +711,17 @@ class RedisStore implements StateStore {
     if (operation && done === 'seed') {
       // Seeds too large to ride along with every request: the first operation of the session sends them.
       if (operation.kind === 'list') extra.categoriesJson = await this.listCategoriesJson(session, input.baseTimeMs);
-      else extra.created = await this.createCategory(session, operation.input, input.baseTimeMs);
+      else {
+        const { category, ...created } = await this.createCategory(session, operation.input, input.baseTimeMs);
+        extra.created = { id: category.id, ...created };
+      }
     } else if (operation?.kind === 'list' && done !== '') {
       extra.categoriesJson = done;
     } else if (operation?.kind === 'create' && done === 'too_large') {
       extra.categoryRefusal = tooLargeCategory(Number(dropped), this.options.maxCategoryBytes);
     } else if (operation?.kind === 'create' && done !== '') {
-      extra.created = createdFrom(done!, dropped!);
+      const { category, ...created } = createdFrom(done!, dropped!);
+      extra.created = { id: category.id, ...created };
     }
     if (extra.categoriesJson !== undefined) extra.categoriesBytes = Buffer.byteLength(extra.categoriesJson, 'utf8');
     return {

@@ -238,7 +238,7 @@ for (const factory of factories) {
       expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.2' })).categoriesJson).toBeUndefined();
       // Big seeds and a session never used: the create still gets the id after the seeds.
       const created = await store.hit('other', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: { kind: 'create', requiresKey: false, input: { name: 'late' } } });
-      expect(created.created).toEqual({ category: { id: 121, name: 'late' }, dropped: 0, json: '{"id":121,"name":"late"}', bytes: 24 });
+      expect(created.created).toEqual({ id: 121, dropped: 0, json: '{"id":121,"name":"late"}', bytes: 24 });
       await store.reset('fresh', t0);
       expect((await store.hit('fresh', { baseTimeMs: t0, clientAddress: '10.0.0.3', categories: list })).categoriesJson).toBe(expected);
     });
@@ -249,7 +249,7 @@ for (const factory of factories) {
       const create = { kind: 'create' as const, requiresKey: true, input: { name: 'owl', description: 'Birds' } };
       expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', categories: create })).created).toBeUndefined();
       const made = await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest, configKey: publicEntry(key), categories: create });
-      expect(made.created).toEqual({ category: { id: 3, name: 'owl', description: 'Birds' }, dropped: 0, json: '{"id":3,"name":"owl","description":"Birds"}', bytes: 43 });
+      expect(made.created).toEqual({ id: 3, dropped: 0, json: '{"id":3,"name":"owl","description":"Birds"}', bytes: 43 });
       const refused = await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest, configKey: publicEntry(key), categories: create });
       expect(refused.decision.outcome).toBe('limited');
       expect(refused.created).toBeUndefined();

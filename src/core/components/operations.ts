@@ -45,8 +45,8 @@ export const createCategory: StatefulOperation = {
   storeWork: (operation, body) => ({ kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }),
   respond: ({ hit, basePath, headers }) => {
     if (hit.categoryRefusal) throw hit.categoryRefusal;
-    const { category, json, bytes } = hit.created!;
-    headers.Location = `${basePath}/categories/${category.id}`;
+    const { id, json, bytes } = hit.created!;
+    headers.Location = `${basePath}/categories/${id}`;
     return { status: 201, body: new RawJson(json, bytes) };
   },
 };
