@@ -155,6 +155,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const logger = options.logger ?? silentLogger;
   const baseClock = options.clock ?? systemClock;
   let basePath = spec.basePath;
+  // Made once (and on reload), not a template string on every request.
+  let basePathSlash = `${basePath}/`;
   let route = createRouter(spec.operations);
   const data = createDataGenerator(options.seed ?? 1);
   const seeds = seedCategories(spec, data, { count: config.seedCategories, initialCategories: options.initialCategories });
@@ -408,7 +410,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
       key: key !== null ? key.masked : credentials.kind === 'token' ? auth.masked(credentials.token) : null,
       nowMs,
       pathTemplate: operation === undefined ? undefined : operation.pathTemplate,
-      display: key !== null && credentials.kind === 'token' && demoKeyNames.has(credentials.token) ? credentials.token : undefined,
+      display: key !== null && credentials.kind === 'token' ? credentials.demoKey : undefined,
       sender: {
         keyDigest: key !== null && credentials.kind === 'token' ? credentials.digestHex : null,
         auth: key !== null ? 'key' : request.headers.authorization !== undefined ? 'invalid' : 'none',
@@ -564,13 +566,14 @@ export function createMockApp(options: MockAppOptions): MockApp {
       deprecatedSunsets = sunsetsOf(compiled);
       deprecatedSunsetMs = sunsetMillisecondsOf(deprecatedSunsets);
       basePath = compiled.basePath;
+      basePathSlash = `${basePath}/`;
       route = nextRoute;
       deprecationHeaders = nextDeprecationHeaders;
     },
     async needsBody(request) {
       const path = pathOf(request.url);
       if (isControlPath(path)) return !request.bodyTooLarge && controlAccessAllowed(request, config);
-      const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
+      const insideApi = path === basePath || path.startsWith(basePathSlash) || basePath === '';
       if (!insideApi || request.bodyTooLarge) return false;
       const match = route(request.method, path.slice(basePath.length) || '/');
       if (match.kind !== 'operation') return false;
@@ -631,7 +634,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     }
     let served: Served | Promise<Served>;
     try {
-      const insideApi = path === basePath || path.startsWith(`${basePath}/`) || basePath === '';
+      const insideApi = path === basePath || path.startsWith(basePathSlash) || basePath === '';
       served = serveApi(request, session, baseTimeMs, path, insideApi ? path.slice(basePath.length) || '/' : null, questionMark === -1 ? '' : request.url.slice(questionMark + 1));
     } catch (error) {
       served = failedServed(error, session, baseTimeMs, false);

@@ -4,7 +4,14 @@ import { demoKeys, planLimits, type Limits, type MockConfig } from '../mock-conf
 /** What the Authorization header says, before the state store is asked about run-time keys. */
 export type Credentials =
   /** A well-formed bearer token: its digest (run-time keys are found by it) and its config-key entry, if one. */
-  | { kind: 'token'; token: string; digestHex: string; configKey: ApiKeyEntry | undefined }
+  | {
+      kind: 'token';
+      token: string;
+      digestHex: string;
+      configKey: ApiKeyEntry | undefined;
+      /** A demo key (when the config serves them) shown in full by the lab; undefined for every other token. Read once with the header. */
+      demoKey: string | undefined;
+    }
   /** No usable token: why, for the 401 message. */
   | { kind: 'none'; failure: string };
 
@@ -59,7 +66,7 @@ export function createAuthenticator(config: MockConfig): Authenticator {
     if (match[1]!.toLowerCase() !== 'bearer') return { kind: 'none', failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>` };
     const token = match[2]!;
     const { digestHex, entry } = keys.lookup(token);
-    return { kind: 'token', token, digestHex, configKey: entry };
+    return { kind: 'token', token, digestHex, configKey: entry, demoKey: config.demoKeys && demoKeyNames.has(token) ? token : undefined };
   };
   // A client sends the same header on every request: reading it once saves a SHA-256 per request
   // (the largest part of the 401 and 429 paths). Bounded in entries and in header length; the
