@@ -16,11 +16,12 @@ import { silentLogger } from '../core/types.js';
 interface Connection {
   queue: Pending[];
   /**
-   * Executed responses that node may still be writing, oldest first (pruned as they finish). Only
-   * `answerAfterPending` needs to know when they are done, so only it listens for their end: a
-   * listener per response would cost every request.
+   * The response written last, which node may still be writing. node finishes a connection's
+   * responses in order (the next one gets the socket when the one before has finished), so once this
+   * one is done all are. Only `answerAfterPending` needs to know when, so only it listens for its
+   * end: a listener, or a list kept, per response would cost every request.
    */
-  unfinished: ServerResponse[];
+  lastWritten?: ServerResponse | undefined;
   /** Responses `answerAfterPending` waits for (their 'close' has not come yet). */
   awaited: number;
   /** A response said `Connection: close`: nothing after it is executed, node would never write its answer. */
@@ -78,7 +79,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
   const connectionOf = (socket: Socket): Connection => {
     let connection = connections.get(socket);
     if (connection === undefined) {
-      connection = { queue: [], unfinished: [], awaited: 0, closed: false, clientAddress: socket.remoteAddress ?? 'unknown', serverAddress: socket.localAddress };
+      connection = { queue: [], awaited: 0, closed: false, clientAddress: socket.remoteAddress ?? 'unknown', serverAddress: socket.localAddress };
       connections.set(socket, connection);
     }
     return connection;
@@ -164,11 +165,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     // The rest of an unread body may still be arriving: give the answer time to leave, then drop it.
     if (unread) response.once('finish', () => setTimeout(() => socket.destroy(), 50).unref());
     if (connection.thenAnswer !== undefined) awaitEnd(connection, response);
-    else if (!response.writableFinished) {
-      const { unfinished } = connection;
-      while (unfinished.length > 0 && (unfinished[0]!.writableFinished || unfinished[0]!.destroyed)) unfinished.shift();
-      unfinished.push(response);
-    }
+    else connection.lastWritten = response;
   };
 
   const receive = (request: IncomingMessage, response: ServerResponse, expectsContinue: boolean) => {
@@ -251,8 +248,9 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       const firstIncomplete = connection.queue.findIndex((pending) => pending.ready === undefined && !pending.incoming.complete);
       if (firstIncomplete !== -1) connection.queue.length = firstIncomplete;
       connection.thenAnswer = answer;
-      for (const response of connection.unfinished) if (!response.writableFinished && !response.destroyed) awaitEnd(connection, response);
-      connection.unfinished.length = 0;
+      const last = connection.lastWritten;
+      connection.lastWritten = undefined;
+      if (last !== undefined && !last.writableFinished && !last.destroyed) awaitEnd(connection, last);
       pump(socket, connection);
     },
   };

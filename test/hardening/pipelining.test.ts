@@ -84,6 +84,33 @@ describe('requests before malformed bytes are answered, or never run (item 10)',
     expect((await mock.app.controls.categories()).map((category) => category.name)).toContain('answered');
     expect((await mock.app.controls.requests()).map((entry) => entry.method)).toEqual(['POST']);
   });
+
+  it('a client that reads slowly still gets every answer before the 400, those node queued behind a large one too', async () => {
+    // A list of about 4 MB: its answer is still being written (the client is not reading) when the
+    // 404 behind it is executed, so node queues the 404 until the list has gone out. The 400 for the
+    // garbage must wait for both.
+    await mock.app.controls.addKey({ key: 'bulk-writer-key-1', limits: { perMinute: 10_000, perDay: 10_000 } });
+    const name = 'n'.repeat(2_000);
+    for (let index = 0; index < 2_000; index += 1) {
+      const answer = await mock.app.handle({ method: 'POST', url: '/v1/categories', headers: { authorization: 'Bearer bulk-writer-key-1', 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ name })), clientAddress: '127.0.0.1' });
+      expect(answer.status).toBe(201);
+    }
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(mock.port, '127.0.0.1', () => {
+        socket.pause();
+        socket.write([get(), get('/v1/no-such-thing'), 'GARBAGE\x01 not http\r\n\r\n'].join(''), 'latin1');
+        setTimeout(() => socket.resume(), 300);
+      });
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('close', () => resolve(Buffer.concat(chunks)));
+      socket.on('error', reject);
+      socket.setTimeout(10_000, () => socket.destroy(new Error('the server neither answered nor closed')));
+    });
+    const responses = parseResponses(bytes, { connectionClosed: true });
+    expect(responses.map((response) => response.status)).toEqual([200, 404, 400]);
+    expect(JSON.parse(responses[0]!.body.toString('utf8'))).toHaveLength(2_003);
+  });
 });
 
 describe('nothing runs after the answer that closes the connection (items 10, 11)', () => {
