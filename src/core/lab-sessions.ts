@@ -1,4 +1,4 @@
-import { buildLabReport, createLabSessionState, observeLab, type LabSessionState } from '../lab/lab-report.js';
+import { buildLabReport, createLabSessionState, observeLabOf, type LabSessionState } from '../lab/lab-report.js';
 import type { LabBanPolicy, LabClockState, LabLimits, LabReport } from '../lab/lab-types.js';
 import { observationFromHit } from '../lab/response-observer.js';
 import type { RateDecision } from './rate-limiter.js';
@@ -104,7 +104,7 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
         display: input.display,
         previousRequestAtMs: known === undefined ? null : known.lastAtMs,
       });
-      observeLab(lab, observation, input.pathTemplate);
+      observeLabOf(lab, observation, input.pathTemplate, known);
       // A banned decision reports the ban as its windows: the gauges keep the windows the client last
       // counted against (the ban itself is the judge's banUntilMs).
       if ((known !== undefined || lab.clients[input.hit.client] !== undefined) && input.hit.decision.outcome !== 'banned') {

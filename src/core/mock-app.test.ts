@@ -204,5 +204,6 @@ describe('the byte count an answer carries', () => {
       }),
       { numRuns: 60 },
     );
-  });
+    // 60 apps, each compiled from the spec: seconds on a busy machine, past vitest's default 5 s.
+  }, 30_000);
 });

@@ -93,7 +93,8 @@ export class RequestLog {
       slot.contentType = null;
       slot.body = null;
     } else {
-      slot.url = sameAs(previous?.url, replay.url);
+      // The target is most often the path itself (no query): then the path's kept text is the URL's.
+      slot.url = replay.url === entry.path ? slot.path : sameAs(previous?.url, replay.url);
       slot.keyDigest = replay.keyDigest;
       slot.clientAddress = sameAs(previous?.clientAddress, replay.clientAddress);
       slot.auth = replay.auth;

@@ -27,10 +27,15 @@ export function createLabSessionState(options: { maxClients?: number } = {}): La
 
 /** Folds one request into the session's lab state (in place); `pathTemplate` is the operation's path in the spec. */
 export function observeLab(state: LabSessionState, observation: LabObservation, pathTemplate?: string): LabSessionState {
+  return observeLabOf(state, observation, pathTemplate, state.clients[observation.clientId ?? observation.client]);
+}
+
+/** `observeLab` with the client's state already looked up (undefined for a client not judged yet): the core looks it up once per request. */
+export function observeLabOf(state: LabSessionState, observation: LabObservation, pathTemplate: string | undefined, known: ClientJudgeState | undefined): LabSessionState {
   if (observation.outcome === 'other') return state;
   observeCoverage(state.coverage, observation, pathTemplate);
   const id = observation.clientId ?? observation.client;
-  let client = state.clients[id];
+  let client = known;
   if (!client) {
     if (state.clientCount >= state.maxClients) {
       state.untrackedRequests += 1;
