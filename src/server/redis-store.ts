@@ -15,6 +15,7 @@ import {
   StoreUnavailableError,
   TooManySessionsError,
   type CreatedCategory,
+  type CreatedCategoryText,
   type HitInput,
   type HitResult,
   type RuntimeKey,
@@ -711,17 +712,13 @@ class RedisStore implements StateStore {
     if (operation && done === 'seed') {
       // Seeds too large to ride along with every request: the first operation of the session sends them.
       if (operation.kind === 'list') extra.categoriesJson = await this.listCategoriesJson(session, input.baseTimeMs);
-      else {
-        const { category, ...created } = await this.createCategory(session, operation.input, input.baseTimeMs);
-        extra.created = { id: category.id, ...created };
-      }
+      else extra.created = createdText(await this.createCategory(session, operation.input, input.baseTimeMs));
     } else if (operation?.kind === 'list' && done !== '') {
       extra.categoriesJson = done;
     } else if (operation?.kind === 'create' && done === 'too_large') {
       extra.categoryRefusal = tooLargeCategory(Number(dropped), this.options.maxCategoryBytes);
     } else if (operation?.kind === 'create' && done !== '') {
-      const { category, ...created } = createdFrom(done!, dropped!);
-      extra.created = { id: category.id, ...created };
+      extra.created = createdText(createdFrom(done!, dropped!));
     }
     if (extra.categoriesJson !== undefined) extra.categoriesBytes = Buffer.byteLength(extra.categoriesJson, 'utf8');
     return {
@@ -1007,6 +1004,11 @@ function entryRecord({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
 
 function entryFrom(record: ApiKeyEntry): ApiKeyEntry {
   return entryRecord(record);
+}
+
+/** What the hit answers of a created category: its id instead of the object. */
+function createdText({ category, ...created }: CreatedCategory): CreatedCategoryText {
+  return { id: category.id, ...created };
 }
 
 /** A stored category as the script answers it: its text is the memory store's (`{"id":N,` + the input's JSON), kept as it is. */
