@@ -1,3 +1,4 @@
+import { integerText } from './number-text.js';
 import { utf8Length } from './utf8.js';
 
 /** JSON text and its UTF-8 byte count. */
@@ -18,7 +19,7 @@ export interface JsonText {
  * @example recordWithIdJson(4, { name: 'bench', description: 'x' }) // { json: '{"id":4,"name":"bench","description":"x"}', bytes: 41 }
  */
 export function recordWithIdJson(id: number, fields: Readonly<Record<string, unknown>>): JsonText {
-  let json = `{"id":${numberJson(id)}`;
+  let json = `{"id":${integerText(id)}`;
   let bytes = json.length;
   // Own enumerable keys in JSON.stringify's order, as the spread copies them (a for-in would also walk
   // inherited ones, of a polluted Object.prototype).

@@ -1,4 +1,5 @@
 import type { Limits } from './mock-config.js';
+import { integerText } from './number-text.js';
 import type { Clock } from './types.js';
 
 const minuteMs = 60_000;
@@ -248,7 +249,8 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
   // stays a call to the String constructor (seen in the hot path's profile, docs/decisions/015).
   const headers: Record<string, string> = {
     'X-RateLimit-Limit': `${decision.limit}`,
-    'X-RateLimit-Remaining': `${decision.remaining}`,
+    // A new number on every request: written without V8's number-string cache, which would keep its text.
+    'X-RateLimit-Remaining': integerText(decision.remaining),
     'X-RateLimit-Reset': `${Math.ceil(decision.resetAtMs / 1000)}`,
   };
   if (decision.outcome !== 'allowed') headers['Retry-After'] = `${decision.retryAfterSeconds}`;

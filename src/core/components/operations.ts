@@ -2,6 +2,7 @@ import type { NewCategory } from '../../../spec/schemas.js';
 import type { CompiledOperation } from '../compiled-spec.js';
 import type { DataGenerator } from '../data-generator.js';
 import type { HitInput, HitResult } from '../state-store.js';
+import { integerText } from '../number-text.js';
 import { RawJson } from './response-shaping.js';
 
 export interface OperationResult {
@@ -46,7 +47,7 @@ export const createCategory: StatefulOperation = {
   respond: ({ hit, basePath, headers }) => {
     if (hit.categoryRefusal) throw hit.categoryRefusal;
     const { id, json, bytes } = hit.created!;
-    headers.Location = `${basePath}/categories/${id}`;
+    headers.Location = `${basePath}/categories/${integerText(id)}`;
     return { status: 201, body: new RawJson(json, bytes) };
   },
 };
