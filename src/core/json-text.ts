@@ -10,7 +10,7 @@ export interface JsonText {
 /**
  * `JSON.stringify({ id, ...fields })` and its UTF-8 byte count, for a record of primitive values (a
  * category: the spec's fields of a created one are strings). Every POST makes one, and on Node 20
- * JSON.stringify of a three-field category costs about 4,000 instructions (a toJSON lookup, then a
+ * JSON.stringify of a three-field category costs about 4,700 instructions (a toJSON lookup, then a
  * handle for every key and value); concatenation costs about a third of that (decision 015). A
  * record this does not cover (a value that is an object, an array, undefined; an `id` or an
  * integer-like key among the fields) goes to JSON.stringify whole, so the text is always

@@ -13,7 +13,7 @@ import { createDataGenerator, type DataGenerator } from './data-generator.js';
 import { HttpError } from './errors.js';
 import { createMemoryStore } from './memory-store.js';
 import { createLabSessions, type LabSessions } from './lab-sessions.js';
-import { demoKeys, parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
+import { parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import type { RateDecision } from './rate-limiter.js';
 import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
@@ -170,8 +170,6 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const startedAt = baseClock.now();
   let dropsLogged = false;
   let evictionsLogged = false;
-  // The demo keys are public: the lab shows them by name, every other key masked.
-  const demoKeyNames = new Set(config.demoKeys ? demoKeys.map((entry) => entry.key) : []);
   const lab: LabSessions = createLabSessions({
     maxSessions: store.options.maxSessions + 1,
     banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
@@ -181,7 +179,8 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const controlRuntime: ControlRuntime = {
     lab,
     startupKeys: auth.startupKeys,
-    demoKeyNames,
+    // The demo keys are public: the lab shows them by name, every other key masked.
+    demoKeyNames: auth.servedDemoKeys,
     ...(options.dashboardPage ? { dashboardPage: options.dashboardPage } : {}),
     store,
     config,

@@ -35,6 +35,8 @@ export interface StartupKey {
  */
 export interface Authenticator {
   readonly startupKeys: readonly StartupKey[];
+  /** The demo keys this config serves (none when `demoKeys` is off): public, so shown by name. */
+  readonly servedDemoKeys: ReadonlySet<string>;
   credentials(header: string | undefined): Credentials;
   /** The config/demo key entry of a raw key, if it is one. */
   configKey(key: string): ApiKeyEntry | undefined;
@@ -59,6 +61,7 @@ export function createAuthenticator(config: MockConfig): Authenticator {
     limits: entry.limits ?? planLimits(config.plans, entry.plan!)!,
   }));
   for (const entry of startupKeys) keys.set(entry.key, entry.plan, entry.limits);
+  const servedDemoKeys: ReadonlySet<string> = new Set(config.demoKeys ? demoKeyNames : []);
 
   const readCredentials = (header: string): Credentials => {
     const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
@@ -66,7 +69,7 @@ export function createAuthenticator(config: MockConfig): Authenticator {
     if (match[1]!.toLowerCase() !== 'bearer') return { kind: 'none', failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>` };
     const token = match[2]!;
     const { digestHex, entry } = keys.lookup(token);
-    return { kind: 'token', token, digestHex, configKey: entry, demoKey: config.demoKeys && demoKeyNames.has(token) ? token : undefined };
+    return { kind: 'token', token, digestHex, configKey: entry, demoKey: servedDemoKeys.has(token) ? token : undefined };
   };
   // A client sends the same header on every request: reading it once saves a SHA-256 per request
   // (the largest part of the 401 and 429 paths). Bounded in entries and in header length; the
@@ -80,6 +83,7 @@ export function createAuthenticator(config: MockConfig): Authenticator {
 
   return {
     startupKeys,
+    servedDemoKeys,
     credentials(header) {
       if (header === undefined) return missingCredentials;
       if (header === lastHeader) return lastCredentials;
