@@ -1,7 +1,7 @@
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import { HttpError } from './errors.js';
 import type { CreatedCategoryText } from './state-store.js';
-import { recordWithIdJson } from './json-text.js';
+import { recordWithIdJson, type JsonText } from './json-text.js';
 
 /** What the store holds and what its bounds dropped, for `GET /__mock/health`. */
 export interface CategoryStoreStats {
@@ -65,10 +65,11 @@ export class CategoryStore {
   /**
    * `create`, answering with the category's id, its JSON text (the store keeps it for the list
    * anyway), its UTF-8 bytes and the count dropped so far: no category object (the answer is the text).
+   * `inputJson`, when the caller has it, is `JSON.stringify(input)` and its bytes.
    */
-  createEntry(input: NewCategory): CreatedCategoryText {
+  createEntry(input: NewCategory, inputJson?: JsonText): CreatedCategoryText {
     const id = this.#nextId;
-    const { json, bytes } = recordWithIdJson(id, input);
+    const { json, bytes } = recordWithIdJson(id, input, inputJson);
     // The list is "[" + items + "]" with a comma between items.
     if (2 + bytes > this.#maxBytes) {
       throw new HttpError('payload_too_large', `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${this.#maxBytes}) bytes of categories`);

@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { compactObjectNames } from './flat-json.js';
 import { isoDatePattern } from './mock-config.js';
 import { compileSpecDefinition, validatorOf, type OperationDefinition, type SpecDefinition } from '../../spec/compile-spec.js';
 import type { SchemaValidator } from '../../spec/schema-validator.js';
@@ -42,6 +43,8 @@ export interface CompiledRequestBody {
   validator: SchemaValidator;
   /** Top-level properties the schema declares (never `id` or `__proto__`): all a handler may store. */
   declaredProperties: string[];
+  /** The declared properties a compact body of strings may have to be read without `JSON.parse` (flat-json.ts). */
+  compactNames: readonly string[];
 }
 
 export interface CompiledResponse {
@@ -139,7 +142,7 @@ function compileRequestBody(operation: OperationDefinition): CompiledRequestBody
   if (body.jsonMediaTypes.length === 0) throw new Error(`Failed to compile spec: ${operation.operationId} has a request body without a JSON media type`);
   const schema = body.schema ?? {};
   const declaredProperties = typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__') : [];
-  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, schema, declaredProperties };
+  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, schema, declaredProperties, compactNames: compactObjectNames(declaredProperties) };
   return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => body.validator }) as CompiledRequestBody;
 }
 

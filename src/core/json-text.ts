@@ -16,9 +16,13 @@ export interface JsonText {
  * integer-like key among the fields) goes to JSON.stringify whole, so the text is always
  * JSON.stringify's.
  *
+ * With `fieldsJson`, `JSON.stringify(fields)` and its bytes (a body read as it came, flat-json.ts),
+ * the id goes in front of that text: the caller vouches that `fields` has no `id` or integer-like key.
+ *
  * @example recordWithIdJson(4, { name: 'bench', description: 'x' }) // { json: '{"id":4,"name":"bench","description":"x"}', bytes: 41 }
  */
-export function recordWithIdJson(id: number, fields: Readonly<Record<string, unknown>>): JsonText {
+export function recordWithIdJson(id: number, fields: Readonly<Record<string, unknown>>, fieldsJson?: JsonText): JsonText {
+  if (fieldsJson !== undefined) return withIdInFront(integerText(id), fieldsJson);
   let json = `{"id":${integerText(id)}`;
   let bytes = json.length;
   // Own enumerable keys in JSON.stringify's order, as the spread copies them (a for-in would also walk
@@ -63,6 +67,16 @@ export function recordWithIdJson(id: number, fields: Readonly<Record<string, unk
   // from being optimized away; it holds for every text made here.
   if (json.charCodeAt(0) !== 0x7b) throw new Error(`Failed to write a record's JSON: ${json.slice(0, 20)}`);
   return { json, bytes: bytes + 1 };
+}
+
+function withIdInFront(idText: string, fieldsJson: JsonText): JsonText {
+  const fields = fieldsJson.json;
+  const empty = fields === '{}';
+  // '{"id":' and the id, then a comma and the fields' text after its brace, or just the brace.
+  const json = empty ? `{"id":${idText}}` : `{"id":${idText},${fields.slice(1)}`;
+  // Flat, as below: otherwise the store would keep a slice of the whole request body's text.
+  if (json.charCodeAt(0) !== 0x7b) throw new Error(`Failed to write a record's JSON: ${json.slice(0, 20)}`);
+  return { json, bytes: 6 + idText.length + (empty ? 1 : fieldsJson.bytes) };
 }
 
 function stringified(id: number, fields: Readonly<Record<string, unknown>>): JsonText {

@@ -198,7 +198,7 @@ class MemoryStore implements StateStore {
         result.categoriesBytes = session.categories.listBytes;
       } else {
         try {
-          result.created = session.categories.createEntry(operation.input);
+          result.created = session.categories.createEntry(operation.input, operation.inputJson);
         } catch (error) {
           // Larger than the whole byte bound: the request was counted, the category is refused (413).
           if (!(error instanceof HttpError)) throw error;

@@ -184,6 +184,38 @@ describe('replaceSpec (petstore-mock --watch)', () => {
   });
 });
 
+describe('a created category', () => {
+  // Compact bodies of declared strings are read without JSON.parse and kept as their own text
+  // (flat-json.ts); every other body goes through JSON.parse and the declared fields are copied.
+  // Either way the category is the declared fields, in the spec's order, as JSON.stringify writes them.
+  it('is the declared fields of any body, in the spec order, whatever the body order, spacing, escapes or extra keys', async () => {
+    const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12, unit: 'binary' }), fc.constantFrom('dog', '"', '\\', 'caf\u00e9', 'tab\there'));
+    const body = fc.record({ name: text, description: text, extra: fc.oneof(text, fc.integer()) }, { requiredKeys: ['name'] });
+    const layout = fc.constantFrom('compact', 'spaced', 'reversed');
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(body, layout), { minLength: 1, maxLength: 5 }), async (bodies) => {
+        const app = createTestApp();
+        const created: unknown[] = [];
+        for (const [fields, how] of bodies) {
+          const entries = Object.entries(fields);
+          const sent = how === 'spaced' ? JSON.stringify(fields, null, 1) : JSON.stringify(Object.fromEntries(how === 'reversed' ? entries.reverse() : entries));
+          const answer = await app.handle(request('POST', '/v1/categories', { key: 'demo-pro', body: sent, headers: { 'content-type': 'application/json' } }));
+          expect(answer.status).toBe(201);
+          const declared = fields.description === undefined ? { name: fields.name } : { name: fields.name, description: fields.description };
+          const id = (JSON.parse(answer.body!) as { id: number }).id;
+          expect(answer.body).toBe(JSON.stringify({ id, ...declared }));
+          expect(answer.bodyBytes).toBe(Buffer.byteLength(answer.body!, 'utf8'));
+          created.push(JSON.parse(answer.body!));
+        }
+        const list = await app.handle(request('GET', '/v1/categories', { key: 'demo-pro' }));
+        expect((JSON.parse(list.body!) as unknown[]).slice(-bodies.length)).toEqual(created);
+      }),
+      { numRuns: 60 },
+    );
+    // 60 apps, each compiled from the spec: seconds on a busy machine, past vitest's default 5 s.
+  }, 30_000);
+});
+
 describe('the byte count an answer carries', () => {
   // A transport sends bodyBytes as Content-Length without counting again: a wrong count would cut
   // or overrun the body on the wire. Any answer that carries one must carry the exact UTF-8 length.

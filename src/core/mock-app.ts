@@ -16,7 +16,7 @@ import { createLabSessions, type LabSessions } from './lab-sessions.js';
 import { parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
 import { parsePrefer, type Preferences } from './prefer-header.js';
 import type { RateDecision } from './rate-limiter.js';
-import { assertJsonContentType, decodeJsonBody, isJsonContentType } from './request-body.js';
+import { assertJsonContentType, decodeJsonBody, isJsonContentType, type DecodedJsonBody } from './request-body.js';
 import type { RecordedRequest, ReplayFields } from './request-log.js';
 import { maxExportBodyBytes } from '../lab/replay-input.js';
 import { createRouter, type RouteMatch } from './router.js';
@@ -330,7 +330,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
             body = read.value;
             bodyText = read.text;
           }
-          storeWork = operations.get(operation.operationId)?.storeWork(operation, body);
+          storeWork = operations.get(operation.operationId)?.storeWork(operation, body, read?.valueJson);
         }
       } catch (error) {
         pureError = error;
@@ -482,12 +482,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
   }
 
   /** The request's body, decoded and validated, with its text; undefined when the operation takes none or none came. */
-  function validatedBody(request: MockRequest, operation: CompiledOperation): { value: unknown; text: string } | undefined {
+  function validatedBody(request: MockRequest, operation: CompiledOperation): DecodedJsonBody | undefined {
     if (!operation.requestBody) return undefined;
     // A body the transport did not read (it answers from the head alone) is judged by its head.
     const contentType = request.headers['content-type'];
     if (request.bodyUnread) assertJsonContentType(contentType);
-    const decoded = decodeJsonBody(request.body, contentType, operation.requestBody.required);
+    const decoded = decodeJsonBody(request.body, contentType, operation.requestBody.required, operation.requestBody.compactNames);
     if (!decoded.present) return undefined;
     const validator = operation.requestBody.validator;
     // The issues are built only for a body that fails (safeParse); a valid one is checked and kept as it is.

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Category, NewCategory } from '../../spec/schemas.js';
+import type { JsonText } from './json-text.js';
 import type { ApiKeyEntry } from './key-registry.js';
 import type { Limits } from './mock-config.js';
 import type { BanPolicy, RateDecision } from './rate-limiter.js';
@@ -179,9 +180,10 @@ export interface HitInput {
    * The request's category operation, done in the same round trip when the request is allowed (and,
    * with `requiresKey`, made with a valid key): `list` for `GET /categories`, `create` for a valid
    * `POST /categories` (the caller has validated the body and checked everything else that could refuse
-   * it). Nothing is done for a refused request.
+   * it). Nothing is done for a refused request. `inputJson`, when the caller has it (the body's own
+   * text), is `JSON.stringify(input)` and its bytes, for the store to build the category's text on.
    */
-  categories?: { kind: 'list'; requiresKey: boolean } | { kind: 'create'; requiresKey: boolean; input: NewCategory };
+  categories?: { kind: 'list'; requiresKey: boolean } | { kind: 'create'; requiresKey: boolean; input: NewCategory; inputJson?: JsonText };
 }
 
 export interface HitResult {

@@ -874,7 +874,7 @@ class RedisStore implements StateStore {
 
   #categoryArgs(operation: HitInput['categories']): string[] {
     if (!operation) return [''];
-    const fields = operation.kind === 'create' ? JSON.stringify(operation.input) : '';
+    const fields = operation.kind === 'create' ? (operation.inputJson?.json ?? JSON.stringify(operation.input)) : '';
     return [operation.kind, operation.requiresKey ? '1' : '0', fields, String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(this.#inlineSeeds)];
   }
 

@@ -2,6 +2,7 @@ import type { NewCategory } from '../../../spec/schemas.js';
 import type { CompiledOperation } from '../compiled-spec.js';
 import type { DataGenerator } from '../data-generator.js';
 import type { HitInput, HitResult } from '../state-store.js';
+import type { JsonText } from '../json-text.js';
 import { integerText } from '../number-text.js';
 import { RawJson } from './response-shaping.js';
 
@@ -29,7 +30,11 @@ export interface OperationContext {
  * response. Operations without a module here are answered from the spec (`generatedResponse`).
  */
 export interface StatefulOperation {
-  storeWork(operation: CompiledOperation, body: unknown): HitInput['categories'];
+  /**
+   * `bodyJson`: the body's JSON text, when the body was read as a compact object of the operation's
+   * declared properties (`compactNames`): it holds nothing else, and the text is `JSON.stringify`'s.
+   */
+  storeWork(operation: CompiledOperation, body: unknown, bodyJson: JsonText | undefined): HitInput['categories'];
   respond(context: OperationContext): OperationResult;
 }
 
@@ -43,7 +48,11 @@ export const listCategories: StatefulOperation = {
 
 /** `POST /categories`: stores the declared fields under the session's next id. */
 export const createCategory: StatefulOperation = {
-  storeWork: (operation, body) => ({ kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }),
+  storeWork: (operation, body, bodyJson) =>
+    bodyJson === undefined
+      ? { kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }
+      : // Declared fields only already, with their text: nothing to copy, and the store need not write the text again.
+        { kind: 'create', requiresKey: operation.requiresAuth, input: body as NewCategory, inputJson: bodyJson },
   respond: ({ hit, basePath, headers }) => {
     if (hit.categoryRefusal) throw hit.categoryRefusal;
     const { id, json, bytes } = hit.created!;
