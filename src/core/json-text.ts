@@ -16,8 +16,9 @@ export interface JsonText {
  * integer-like key among the fields) goes to JSON.stringify whole, so the text is always
  * JSON.stringify's.
  *
- * With `fieldsJson`, `JSON.stringify(fields)` and its bytes (a body read as it came, flat-json.ts),
- * the id goes in front of that text: the caller vouches that `fields` has no `id` or integer-like key.
+ * With `fieldsJson` (a body read as it came, flat-json.ts), the id goes in front of that text and
+ * `fields` is not read: the caller vouches that the text is `JSON.stringify(fields)`, with its UTF-8
+ * bytes, and that `fields` has no `id` or integer-like key.
  *
  * @example recordWithIdJson(4, { name: 'bench', description: 'x' }) // { json: '{"id":4,"name":"bench","description":"x"}', bytes: 41 }
  */
@@ -74,7 +75,7 @@ function withIdInFront(idText: string, fieldsJson: JsonText): JsonText {
   const empty = fields === '{}';
   // '{"id":' and the id, then a comma and the fields' text after its brace, or just the brace.
   const json = empty ? `{"id":${idText}}` : `{"id":${idText},${fields.slice(1)}`;
-  // Flat, as below: otherwise the store would keep a slice of the whole request body's text.
+  // Flat, as below: one string for the store to keep, not a concatenation of three holding a slice of the body's text.
   if (json.charCodeAt(0) !== 0x7b) throw new Error(`Failed to write a record's JSON: ${json.slice(0, 20)}`);
   return { json, bytes: 6 + idText.length + (empty ? 1 : fieldsJson.bytes) };
 }

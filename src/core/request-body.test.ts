@@ -42,10 +42,10 @@ describe('decodeJsonBody', () => {
     expect(decodeJsonBody(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('{"name":"dog"}')]), 'application/json', true, names)).toEqual({ present: true, value: { name: 'dog' }, text: '{"name":"dog"}', valueJson: { json: '{"name":"dog"}', bytes: 14 } });
     // Anything else is JSON.parse's, with no text to keep as the value's JSON.
     for (const other of ['{ "name": "dog" }', '{"description":"x","name":"dog"}', '{"name":"d\\u00e9"}', '{"name":"dog","extra":1}', '{"name":"é"}']) {
-      expect(decodeJsonBody(bytes(other), 'application/json', true, names)).toEqual({ present: true, value: JSON.parse(other), text: other, valueJson: undefined });
+      expect(decodeJsonBody(bytes(other), 'application/json', true, names)).toStrictEqual({ present: true, value: JSON.parse(other), text: other, valueJson: undefined });
     }
     // Without names, every body is JSON.parse's.
-    expect(decodeJsonBody(bytes(text), 'application/json', true)).toEqual({ present: true, value: JSON.parse(text), text, valueJson: undefined });
+    expect(decodeJsonBody(bytes(text), 'application/json', true)).toStrictEqual({ present: true, value: JSON.parse(text), text, valueJson: undefined });
   });
 
   it('lets an optional body be absent', () => {

@@ -13,7 +13,7 @@ export interface OperationResult {
 
 export interface OperationContext {
   operation: CompiledOperation;
-  /** The validated body (declared fields only for stateful operations). */
+  /** The validated body, as the client sent it (`storeWork` picks the declared fields to store). */
   body: unknown;
   pathParams: Readonly<Record<string, string>>;
   /** The store's answer to this request's one round trip. */
