@@ -35,9 +35,9 @@ export function compactObjectNames(names: readonly string[]): readonly string[] 
 /**
  * `JSON.parse(text)` when `text` is the compact JSON of an object whose keys are among `names`, in
  * their order and each once, and whose values are strings of printable ASCII that need no escape
- * (no `"` or `\`), at most 1,024 characters in all; undefined for any other text. When it answers, `JSON.stringify` of the answer is
- * `text` again, byte for byte: a caller may keep the text as the object's JSON. Property tests hold
- * both to `JSON.parse` and `JSON.stringify`.
+ * (no `"` or `\`), at most 1,024 characters in all; undefined for any other text. When it answers,
+ * `JSON.stringify` of the answer is `text` again, byte for byte: a caller may keep the text as the
+ * object's JSON. Property tests hold both to `JSON.parse` and `JSON.stringify`.
  *
  * @example parseCompactStringObject('{"name":"dog"}', ['name', 'description']) // { name: 'dog' }
  * @example parseCompactStringObject('{ "name": "dog" }', ['name']) // undefined: not compact

@@ -63,7 +63,7 @@ export function assertJsonContentType(contentType: string | undefined): void {
  * only validated fields are ever copied out, so hostile keys change nothing.
  *
  * With `compactNames` (from `compactObjectNames`), the compact JSON of a flat object of those keys
- * and plain strings, what nearly every client sends, is read without `JSON.parse`, to the same value;
+ * and plain strings, as `JSON.stringify` writes it, is read without `JSON.parse`, to the same value;
  * `valueJson` then says that the text is `JSON.stringify(value)`, so it can be kept as it is.
  */
 export function decodeJsonBody(
