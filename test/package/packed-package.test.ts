@@ -170,7 +170,7 @@ describe('the packed package', () => {
     const contributorsOnly = new Set(['docs/architecture.md', 'docs/contributing.md']);
     const userPages = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`).filter((page) => !contributorsOnly.has(page));
     const images = (await readdir(join(root, 'docs/images'))).map((name) => `docs/images/${name}`);
-    // The README and the pages link these images; the design notes (decisions/, architecture) stay in the repository.
+    // The pages link these images; the design notes (decisions/, architecture) stay in the repository.
     expect(shipped).toEqual([...userPages, ...images].sort());
   });
 
@@ -376,6 +376,8 @@ describe("the README's quick starts, from the installed tarball", () => {
     expect(codeBlockStartingWith(text, 'npx petstore-mock --scenario incident.yaml')).toBe('npx petstore-mock --scenario incident.yaml\n');
     const mock = await startInstalledMock(['--scenario', 'incident.yaml']);
     try {
+      const preset = codeBlockStartingWith(text, "curl -X POST -H 'Content-Type: application/yaml' --data-binary 'presets: [banned-key]' http://127.0.0.1:4010/__mock/scenario");
+      expect((await shell(preset, mock.baseUrl)).stdout).toContain('"bans":1');
       const client = codeBlockStartingWith(text, 'for i in $(seq 20); do curl -s -o /dev/null -w \'%{http_code} \' -H \'Authorization: Bearer team-key\' http://127.0.0.1:4010/v1/categories; done');
       const statuses = await shell(client.split('\n')[0]!, mock.baseUrl);
       expect(statuses.stdout.trim()).toBe(shown(client)[0]);
