@@ -5,6 +5,7 @@ import { dirname, join, normalize, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { controlRoutes } from '../../src/core/controls/control-api.js';
 import { errorCatalogue, parseMockConfig } from '../../src/index.js';
 import { codeBlockStartingWith, headingAnchors, linkTargets, prose } from '../support/markdown.js';
 
@@ -94,6 +95,11 @@ describe('the pages that mirror the code', () => {
     const page = await read('docs/mock.md');
     const rows = [...page.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((match) => `${match[1]} ${match[2]}`);
     expect(rows.sort()).toEqual(Object.entries(errorCatalogue).map(([code, entry]) => `${entry.status} ${code}`).sort());
+  });
+
+  it('mock.md: the controls table names every control route, with its method', async () => {
+    const page = await read('docs/mock.md');
+    expect(controlRoutes.map(({ method, path }) => `\`${method} ${path}\``).filter((route) => !page.includes(`| ${route}`) && !page.includes(`, ${route}`))).toEqual([]);
   });
 
   it('every option of petstore-mock --help is documented in mock.md', async () => {
