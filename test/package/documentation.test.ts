@@ -5,8 +5,7 @@ import { dirname, join, normalize, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { controlRoutes } from '../../src/core/controls/control-api.js';
-import { errorCatalogue, parseMockConfig } from '../../src/index.js';
+import { createMockApp, errorCatalogue, parseMockConfig, readSpecFile } from '../../src/index.js';
 import { codeBlockStartingWith, headingAnchors, linkTargets, prose } from '../support/markdown.js';
 
 // The documentation a user reads, held to the code: every link and anchor resolves, the README stays
@@ -97,9 +96,15 @@ describe('the pages that mirror the code', () => {
     expect(rows.sort()).toEqual(Object.entries(errorCatalogue).map(([code, entry]) => `${entry.status} ${code}`).sort());
   });
 
-  it('mock.md: the controls table names every control route, with its method', async () => {
+  it('mock.md: the controls table names every control the mock serves, with its method', async () => {
+    // The mock lists its controls when asked for one it does not have: the list a user sees.
+    const app = createMockApp({ spec: await readSpecFile() });
+    const answer = await app.handle({ method: 'GET', url: '/__mock/no-such-control', headers: { host: '127.0.0.1' }, body: null, clientAddress: '127.0.0.1' });
+    const message = (JSON.parse(String(answer.body)) as { message: string }).message;
+    const controls = message.slice(message.indexOf('controls: ') + 'controls: '.length).split(', ');
+    expect(controls.length).toBeGreaterThan(10);
     const page = await read('docs/mock.md');
-    expect(controlRoutes.map(({ method, path }) => `\`${method} ${path}\``).filter((route) => !page.includes(`| ${route}`) && !page.includes(`, ${route}`))).toEqual([]);
+    expect(controls.map((control) => `\`${control}\``).filter((control) => !page.includes(`| ${control}`) && !page.includes(`, ${control}`))).toEqual([]);
   });
 
   it('every option of petstore-mock --help is documented in mock.md', async () => {
