@@ -2,7 +2,7 @@ import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { evidenceOf, type Exchange } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
-import { callOf, listCategories } from './operations.js';
+import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
  * Interface section 4: what was sent, what the 201 returned and what every later list shows are
@@ -53,4 +53,39 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
     run.cases(comparisons);
     run.note(`${created.length} created categories checked in ${lists.length} later lists (${comparisons} comparisons)`);
   });
+
+  check({ id: 'data.refused-not-stored', rule: '§4 createCategory.1', title: 'a body refused with a 4xx (invalid, unauthenticated, wrong method) is not stored: no later list holds a category of that name (nothing half-applied)', operation: createCategory.label, operationId: createCategory.operationId }, async (run) => {
+    if (run.target.readOnly) return run.skip('read-only run: nothing was sent to be refused');
+    const refused = run.state.exchanges.flatMap((exchange) => {
+      const status = exchange.response?.status ?? 0;
+      // Every key's and no key's: a POST refused for its credentials must not be stored either; nor a PATCH refused as a method.
+      const writing = (exchange.request.method === 'POST' && exchange.operationId === 'createCategory') || exchange.operationId === 'methodNotAllowed';
+      if (!writing || status < 400 || status >= 500 || status === 429) return [];
+      const name = sentName(exchange.request.body);
+      return name === undefined || !name.startsWith(run.target.namePrefix) ? [] : [{ exchange, name }];
+    });
+    const last = [...run.state.exchanges].reverse().find((exchange) => exchange.identity === 'main' && exchange.operationId === 'listCategories' && exchange.response?.status === 200 && Array.isArray(exchange.response.json) && exchange.response.truncatedAtBytes === undefined);
+    if (refused.length === 0 || last === undefined) return run.skip('no refused body with a name, or no list to look in');
+    const listed = new Set((last.response!.json as { name?: unknown }[]).map((item) => item?.name));
+    const stored = refused.filter(({ exchange, name }) => listed.has(name) && (last.seq >= (exchange.nextSeqAtAnswer ?? Infinity)));
+    run.judged(refused.length);
+    if (stored.length > 0) {
+      throw new CheckFailure(`${stored.length} of ${refused.length} refused bodies were stored anyway: ${stored.slice(0, 3).map(({ exchange, name }) => `${JSON.stringify(name)} (refused with ${exchange.response!.status})`).join('; ')}`, [
+        evidenceOf(stored[0]!.exchange, `refused with ${stored[0]!.exchange.response!.status}`),
+        evidenceOf(last, `lists a category named ${JSON.stringify(stored[0]!.name)}`, { field: 'name' }),
+      ]);
+    }
+    run.note(`${refused.length} refused bodies, none stored`);
+  });
 });
+
+/** The `name` of a request body as sent, when it is JSON with a string name (bodies are kept whole up to 2,000 characters). */
+function sentName(body: string | undefined): string | undefined {
+  if (body === undefined) return undefined;
+  try {
+    const value = JSON.parse(body) as { name?: unknown } | null;
+    return typeof value?.name === 'string' ? value.name : undefined;
+  } catch {
+    return undefined;
+  }
+}
