@@ -18,10 +18,11 @@ function swapCase(text: string): string {
 
 /**
  * Interface section 5: every operation requires `Authorization: Bearer <API_KEY>`; a missing or
- * invalid key is answered 401 with an Error body. Twelve probes per operation (missing, other
- * scheme, malformed, empty token, near misses of the real key, the key offered in the query,
- * a cookie or another header), none with valid credentials, so they draw on the server's
- * anonymous budget: this is the only file that sends such requests.
+ * invalid key is answered 401 with an Error body. Thirteen probes per operation (missing, other
+ * scheme, a scheme that only ends in "Bearer", malformed, empty token, near misses of the real
+ * key, the key offered in the query, a cookie or another header), and two that pair a missing
+ * key with a bad body (the key is checked first), none with valid credentials, so they draw on
+ * the server's anonymous budget: this is the only file that sends such requests.
  */
 export default defineArea('Authentication (§5)', 'concurrent', (check) => {
   for (const operation of allOperations) {

@@ -171,15 +171,10 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
 
   check({ id: 'rate.429-only-when-exhausted:later', rule: '§8.1', title: 'every later 429 of the key sent one request at a time comes only after an answer that said Remaining 0 (same window)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
     if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-    const record = rateLimitKeyRecord(run.state);
-    // Answers of the parallel batch stay in the sequence (they spent the budget) but are never one of a judged pair.
-    const sequential = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined).sort((a, b) => a.seq - b.seq);
     let judged = 0;
-    for (let index = 1; index < sequential.length; index += 1) {
-      const before = sequential[index - 1]!;
-      const after = sequential[index]!;
+    for (const [before, after] of consecutiveAnswers(run)) {
       // The first 429 is judged by rate.429-only-when-exhausted.
-      if (after === run.state.shared.get(limitedKey) || !isLimited(after) || isLimited(before) || record.parallel.has(before.seq) || record.parallel.has(after.seq) || !promiseStillHeld(before, after)) continue;
+      if (after === run.state.shared.get(limitedKey) || !isLimited(after) || isLimited(before) || !promiseStillHeld(before, after)) continue;
       judged += 1;
       const promised = reading(before).remaining;
       if (promised !== undefined && promised > 0) {
@@ -192,14 +187,9 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
 
   check({ id: 'rate.remaining-exact', rule: '§8', title: 'each request of the rate-limit key, sent one at a time, lowers X-RateLimit-Remaining by exactly one within a window', operation: '(rate-limit key)' }, async (run) => {
     if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-    const record = rateLimitKeyRecord(run.state);
-    // Answers of the parallel batch stay in the sequence (they spent the budget) but are never one of a judged pair.
-    const sequential = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined).sort((a, b) => a.seq - b.seq);
     let judged = 0;
-    for (let index = 1; index < sequential.length; index += 1) {
-      const before = sequential[index - 1]!;
-      const after = sequential[index]!;
-      if (isLimited(before) || isLimited(after) || record.parallel.has(before.seq) || record.parallel.has(after.seq) || newWindowBetween(reading(before), reading(after))) continue;
+    for (const [before, after] of consecutiveAnswers(run)) {
+      if (isLimited(before) || isLimited(after) || newWindowBetween(reading(before), reading(after))) continue;
       const previous = reading(before).remaining;
       const next = reading(after).remaining;
       if (previous === undefined || next === undefined) continue;
@@ -216,6 +206,20 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
     run.note(`${judged} steps of exactly one`);
   });
 });
+
+/**
+ * Each two answers of the rate-limit key that follow each other, in the order they were sent. The
+ * parallel batch's answers are never one of a pair (the order among them is not the order of
+ * arrival), yet they stay in the sequence: they spent the budget between their neighbours.
+ */
+function consecutiveAnswers(run: CheckRun): [Exchange, Exchange][] {
+  const parallel = rateLimitKeyRecord(run.state).parallel;
+  const answers = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined).sort((a, b) => a.seq - b.seq);
+  return answers.slice(1).flatMap((after, index) => {
+    const before = answers[index]!;
+    return parallel.has(before.seq) || parallel.has(after.seq) ? [] : [[before, after] as [Exchange, Exchange]];
+  });
+}
 
 /** The UTC day (days since the epoch) of an answer, by its Date header (else the kit's clock). */
 function utcDay(exchange: Exchange): number {

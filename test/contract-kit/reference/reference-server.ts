@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../support/loopback.js';
 import { plans, type Plan } from './plans.js';
 import { createReferencePetstore } from './reference-petstore.js';
 
@@ -42,16 +42,5 @@ export async function startReferenceServer(options: { clock: { now(): number }; 
       response.end(answer.body);
     });
   });
-  // Stryker disable next-line StringLiteral: the address only keeps the test server off the network; loopback clients see no difference.
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    // Stryker disable next-line all: test harness cleanup, not server behaviour; no request can observe it.
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(server);
 }
