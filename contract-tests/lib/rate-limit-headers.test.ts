@@ -67,6 +67,7 @@ describe('rate-limit headers', () => {
     expect(newWindowBetween(at(3, 1000), at(2, 980))).toBe(false);
     // Unreadable Resets say nothing: the same window, judged by the checks that read them.
     expect(newWindowBetween({ limit: 60, remaining: 3, resetSeconds: undefined }, at(2, 1000))).toBe(false);
+    expect(newWindowBetween(at(3, 1000), { limit: undefined, remaining: undefined, resetSeconds: undefined })).toBe(false);
   });
 
   it('knows a plan by its per-minute limit only where the number names one plan', () => {

@@ -160,7 +160,8 @@ export function readBudget(headers: Readonly<Record<string, string>>, receivedAt
  * @example newWindowBetween({ limit: 60, remaining: 3, resetSeconds: 1000 }, { limit: 60, remaining: 59, resetSeconds: 1060 }) // true
  */
 export function newWindowBetween(before: BudgetReading, after: BudgetReading): boolean {
-  if (before.limit !== after.limit) return true;
+  // A header that cannot be read says nothing of windows.
+  if (before.limit !== undefined && after.limit !== undefined && before.limit !== after.limit) return true;
   return before.resetSeconds !== undefined && after.resetSeconds !== undefined && after.resetSeconds > before.resetSeconds + 1;
 }
 

@@ -192,7 +192,7 @@ export const ruleMatrix: readonly RuleRow[] = [
     says: 'requests per minute and per day by plan (Free 60 / 1,000, Pro 300 / 10,000, Business 1,000 / 100,000)',
     cells: {
       arithmetic: checks('rate.429', 'rate.remaining-exact', 'rate.day-window', 'every.reset-within-window'),
-      time: checks('rate.after-retry-after', 'rate.day-window'),
+      time: checks('rate.after-retry-after', 'rate.day-window', 'rate.day-rollover'),
       concurrency: checks('rate.parallel-exact', 'rate.parallel-distinct'),
       statuses: checks('rate.429'),
       'round-trip': reason('a limit stores nothing'),
@@ -222,7 +222,7 @@ export const ruleMatrix: readonly RuleRow[] = [
     says: 'wait for Retry-After before retrying, back off exponentially',
     cells: {
       arithmetic: checks('rate.retry-after-matches-reset', 'rate.first-429-no-ban'),
-      time: checks('rate.after-retry-after', 'rate.ban-temporary', 'rate.day-window'),
+      time: checks('rate.after-retry-after', 'rate.ban-temporary', 'rate.day-rollover'),
       concurrency: checks('rate.parallel-exact'),
       statuses: checks('rate.429-retry-after', 'every.429-retry-after'),
       'round-trip': reason('Retry-After carries no data of a category'),

@@ -59,7 +59,7 @@ export default defineArea('Authentication (§5)', 'concurrent', (check) => {
           ...(authorization === undefined ? {} : { authorization }),
           identity: 'anonymous',
           // A valid body, so that the credentials are the only thing wrong with the request.
-          ...(writes ? { json: { name: run.categoryName('auth-probe') } } : {}),
+          ...(writes ? { json: { name: run.categoryName(`auth-probe-${probe.id}`) } } : {}),
         });
         expectError(run.spec, exchange, 401, probe.title.split(' -> ')[0]!);
       });

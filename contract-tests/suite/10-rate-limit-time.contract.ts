@@ -16,6 +16,8 @@ import { callOf, createCategory, listCategories } from './operations.js';
  */
 const limitedKey = 'rate-limit-429';
 const lastAllowedKey = 'rate-limit-last-allowed';
+/** The 429 that ended the key's day (rate.day-window), for rate.day-rollover. */
+const dayLimitedKey = 'rate-limit-day-429';
 /** The key's latest 429, whichever check provoked it. */
 const latest429Key = 'rate-limit-latest-429';
 /** The latest answer the key was served. */
@@ -113,7 +115,7 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
     run.info(banned ? `banned after ${keepSending + 1} requests refused in a row: Retry-After ${responseOf(last).headers['retry-after']}; served again after waiting it` : `not banned after ${keepSending + 1} requests refused in a row (the interface says keys "may" be banned); served again at the window's end`);
   });
 
-  check({ id: 'rate.day-window', rule: '§8', title: 'the day limit of the key\'s plan (Free: 1,000 a day) holds: no more served in a day window, a 429 with Retry-After at the end of the day, served again after it', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+  check({ id: 'rate.day-window', rule: '§8', title: 'the day limit of the key\'s plan (Free: 1,000 a day) holds: no more served in a day window, and a 429 with Retry-After at most a day ahead when it is spent', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
     const served = await servedKey(run, 'waiting out the last 429, to spend the key\'s day');
     const plan = planOfMinuteLimit(reading(served).limit);
     if (plan === undefined) {
@@ -125,7 +127,12 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
     const today = utcDay(served);
     const earlier = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined && !isLimited(exchange) && exchange.seq < served.seq && utcDay(exchange) === today).length;
     const allowed = Math.max(0, plan.perDay - earlier) + plan.perMinute;
-    affordKeyRequests(run, allowed + Math.ceil(allowed / plan.perMinute) + 2, `spending the rest of the key's day (the ${plan.name} plan allows ${plan.perDay.toLocaleString('en')} a day; this run was served ${earlier} today)`);
+    const minutes = Math.ceil(allowed / plan.perMinute);
+    // Known before the first request: spending a day takes a minute window per plan.perMinute requests.
+    if (run.target.windowWaitMs < minutes * 60_000) {
+      throw new OverBudget(`spending the rest of the key's day takes about ${minutes} minute windows, up to ${minutes * 60} s of waiting; --window-wait is ${run.target.windowWaitMs / 1000} s`);
+    }
+    affordKeyRequests(run, allowed + minutes + 2, `spending the rest of the key's day (the ${plan.name} plan allows ${plan.perDay.toLocaleString('en')} a day; this run was served ${earlier} today)`);
     const answers: Exchange[] = [served];
     let dayLimited: Exchange | undefined;
     let last = served;
@@ -162,11 +169,20 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
     if (dayEnd - dayLimited.receivedAtMs > 86_400_000 + slackMs) {
       throw new CheckFailure(`the day's 429 says to retry in ${Math.round((dayEnd - dayLimited.receivedAtMs) / 3_600_000)} h, more than a day`, [evidenceOf(dayLimited, `Retry-After ${responseOf(dayLimited).headers['retry-after']}`, { header: 'Retry-After' })]);
     }
+    run.state.shared.set(dayLimitedKey, dayLimited);
+    run.note(`${inDay.length} served in the day window (the last said Remaining ${reading(last).remaining} of ${reading(last).limit}), then a 429 until ${new Date(dayEnd).toISOString()}`);
+  });
+
+  check({ id: 'rate.day-rollover', rule: '§8.2', title: 'after waiting what the day\'s 429 said (until the day window ends), the key is served again', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
+    if (run.target.windowWaitMs < 86_400_000) throw new OverBudget(`waiting for the key's day window to end may take up to 24 h; --window-wait is ${run.target.windowWaitMs / 1000} s`);
+    const dayLimited = run.state.shared.get(dayLimitedKey) ?? run.skip('the key\'s day was not spent (see rate.day-window)');
+    const dayEnd = retryAtOf(dayLimited)!;
     const nextDay = await waitAndSend(run, dayEnd, 'the end of the day window, to see the key served on the next day');
     if (isLimited(nextDay)) {
       throw new CheckFailure(`the key waited until the day's end that its 429 gave and was refused again with 429`, [evidenceOf(dayLimited, `Retry-After ${responseOf(dayLimited).headers['retry-after']}`, { header: 'Retry-After' }), evidenceOf(nextDay, '429 again on the next day')]);
     }
-    run.note(`${inDay.length} served in the day window (the last said Remaining ${reading(last).remaining} of ${reading(last).limit}), then a 429 until ${new Date(dayEnd).toISOString()}; served again after it`);
+    run.note(`served again at ${new Date(nextDay.receivedAtMs).toISOString()}, Remaining ${reading(nextDay).remaining} of ${reading(nextDay).limit}`);
   });
 
   check({ id: 'rate.429-only-when-exhausted:later', rule: '§8.1', title: 'every later 429 of the key sent one request at a time comes only after an answer that said Remaining 0 (same window)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {

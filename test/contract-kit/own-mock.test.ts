@@ -23,8 +23,9 @@ describe('the kit against our mock server', () => {
     }
     // Skipped: the Prism cross-check (no --via-prism), the checks that wait windows out (a default run does not:
     // INCONCLUSIVE for their cell only), and the later-429 check (there is no later 429 without waiting).
-    expect(idsWith(run, 'SKIP').sort()).toEqual(['every.prism', 'rate.429-only-when-exhausted:later', 'rate.after-retry-after', 'rate.ban-temporary', 'rate.day-window', 'rate.limit-before-validation']);
-    for (const id of ['rate.after-retry-after', 'rate.ban-temporary', 'rate.day-window', 'rate.limit-before-validation']) expect(resultOf(run, id).message, id).toMatch(/^INCONCLUSIVE for this cell \(over budget\)/);
+    const waiting = ['rate.after-retry-after', 'rate.ban-temporary', 'rate.day-rollover', 'rate.day-window', 'rate.limit-before-validation'];
+    expect(idsWith(run, 'SKIP').sort()).toEqual(['every.prism', 'rate.429-only-when-exhausted:later', ...waiting]);
+    for (const id of waiting) expect(resultOf(run, id).message, id).toMatch(/^INCONCLUSIVE for this cell \(over budget\)/);
     expect(run.report.verdict).toBe('CONFORMS');
     // The 429 came after exactly Remaining + 1 requests, and the key was not used afterwards.
     const limited = (await mock.app.controls.requests()).filter((entry) => entry.plan === 'free');
