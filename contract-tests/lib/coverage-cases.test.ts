@@ -14,11 +14,34 @@ describe('deriveBodyCases', () => {
       for (const type of ['null', 'integer', 'non-integer number', 'boolean', 'array', 'object']) expect(labels).toContain(`${property}: ${type}`);
       for (const boundary of ['empty string', 'non-ASCII (accents, CJK)', 'emoji (surrogate pairs, ZWJ sequence)', 'right-to-left text', 'control characters (tab, newline, U+0001)']) expect(labels).toContain(`${property}: ${boundary}`);
     }
-    expect(labels.filter((label) => label.startsWith('body: '))).toHaveLength(10);
+    // 10 shapes, 7 near-JSON texts, and 3 raw bodies (BOM, whitespace everywhere, an unknown property).
+    expect(labels.filter((label) => label.startsWith('body: '))).toHaveLength(20);
     expect(labels).toContain('media type: application/json; charset=utf-8');
     expect(cases.find((entry) => entry.label === 'name: boolean')).toMatchObject({ expect: 'reject', body: { kind: 'json', value: { name: true } } });
     expect(cases.find((entry) => entry.label === 'name: empty string')).toMatchObject({ expect: 'accept', echo: { name: '' } });
     expect(cases.find((entry) => entry.label.startsWith('name: very long'))?.expect).toBe('open');
+  });
+
+  it('writes what JSON.stringify cannot: escaped and re-cased names, a name twice, invalid UTF-8, near-JSON', () => {
+    const cases = deriveBodyCases(newCategory, name);
+    const byLabel = (start: string) => cases.find((entry) => entry.label.startsWith(start))!;
+    const escaped = byLabel('name: property name spelled with an escape');
+    expect(escaped).toMatchObject({ family: 'raw-json', expect: 'accept' });
+    expect(JSON.parse((escaped.body as { text: string }).text)).toEqual(escaped.echo);
+    expect((escaped.body as { text: string }).text).toContain('"\\u006eame"');
+    expect(byLabel('name: only as "Name"')).toMatchObject({ expect: 'reject' });
+    const twice = byLabel('name: the property twice');
+    expect((twice.body as { text: string }).text.match(/"name":/g)).toHaveLength(2);
+    expect(twice.echoOneOf?.values).toHaveLength(2);
+    const invalid = byLabel('name: bytes that are not UTF-8');
+    const bytes = (invalid.body as { bytes: Uint8Array }).bytes;
+    expect(() => new TextDecoder('utf-8', { fatal: true }).decode(bytes)).toThrow();
+    expect(JSON.parse(new TextDecoder('utf-8').decode(bytes))).toEqual(invalid.echo);
+    for (const entry of cases.filter((candidate) => candidate.label.startsWith('body: near-JSON'))) {
+      expect(() => JSON.parse((entry.body as { text: string }).text), entry.label).toThrow();
+      expect(entry.expect).toBe('reject');
+    }
+    expect(byLabel('media type: Application/JSON')).toMatchObject({ expect: 'accept', contentType: 'Application/JSON' });
   });
 
   it('works for any properties and types, and respects enum, bounds and lengths', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missingRateHeaders, parseNonNegativeInteger, parseRetryAfter, rateHeaderValueProblems, resetProblem, serverClock } from './rate-limit-headers.js';
+import { missingRateHeaders, newWindowBetween, parseNonNegativeInteger, parseRetryAfter, planOfMinuteLimit, rateHeaderValueProblems, readBudget, resetProblem, serverClock } from './rate-limit-headers.js';
 
 const now = Date.parse('2026-01-01T00:00:00Z');
 const nowSeconds = now / 1000;
@@ -48,5 +48,34 @@ describe('rate-limit headers', () => {
     expect(parseRetryAfter('soon', now).ok).toBe(false);
     expect(parseRetryAfter('1.5', now).ok).toBe(false);
     expect(parseRetryAfter(undefined, now)).toEqual({ ok: false, reason: 'is missing' });
+  });
+
+  it('reads a budget, ignoring a Reset that is no believable Unix time in seconds', () => {
+    expect(readBudget({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': String(nowSeconds + 60) }, now)).toEqual({ limit: 60, remaining: 59, resetSeconds: nowSeconds + 60 });
+    expect(readBudget({ 'x-ratelimit-reset': String((nowSeconds + 60) * 1000) }, now).resetSeconds).toBeUndefined();
+    expect(readBudget({ 'x-ratelimit-reset': '60' }, now).resetSeconds).toBeUndefined();
+  });
+
+  it('tells a new window from the headers alone: Reset moved on by more than a second, or the Limit changed', () => {
+    const at = (remaining: number, reset: number, limit = 60) => ({ limit, remaining, resetSeconds: reset });
+    expect(newWindowBetween(at(3, 1000), at(2, 1000))).toBe(false);
+    // Rounding of whole seconds and sliding windows move Reset a little: the same window.
+    expect(newWindowBetween(at(3, 1000), at(2, 1001))).toBe(false);
+    expect(newWindowBetween(at(1, 1000), at(59, 1060))).toBe(true);
+    expect(newWindowBetween(at(40, 1000, 60), at(30, 86_400, 1000))).toBe(true);
+    // A Reset that moved earlier is no new window (the reset-steady check fails it).
+    expect(newWindowBetween(at(3, 1000), at(2, 980))).toBe(false);
+    // Unreadable Resets say nothing: the same window, judged by the checks that read them.
+    expect(newWindowBetween({ limit: 60, remaining: 3, resetSeconds: undefined }, at(2, 1000))).toBe(false);
+    expect(newWindowBetween(at(3, 1000), { limit: undefined, remaining: undefined, resetSeconds: undefined })).toBe(false);
+  });
+
+  it('knows a plan by its per-minute limit only where the number names one plan', () => {
+    expect(planOfMinuteLimit(60)).toMatchObject({ name: 'Free', perDay: 1_000 });
+    expect(planOfMinuteLimit(300)).toMatchObject({ name: 'Pro', perDay: 10_000 });
+    // 1,000 is Business's minute and Free's day.
+    expect(planOfMinuteLimit(1_000)).toBeUndefined();
+    expect(planOfMinuteLimit(5_000)).toBeUndefined();
+    expect(planOfMinuteLimit(undefined)).toBeUndefined();
   });
 });

@@ -1,3 +1,5 @@
+import { isOverBudget } from '../lib/check-errors.js';
+import { dimensions, matchesReference, ruleMatrix, type Dimension } from '../lib/rule-matrix.js';
 import type { CheckResult, CheckStatus } from './report-model.js';
 
 /** One cell: the checks of one rule on one operation, summed up. */
@@ -16,6 +18,24 @@ export interface CoverageMatrix {
   /** Column names: operations as `METHOD /path`, then `(every response)` for checks over all exchanges. */
   operations: string[];
   rows: { rule: string; cells: Record<string, MatrixCell> }[];
+  /** Rule x dimension (lib/rule-matrix.ts): each cell as this run judged it. */
+  dimensions: DimensionMatrix;
+}
+
+/**
+ * One cell of the rule x dimension matrix after a run: the worst status of its checks;
+ * `INCONCLUSIVE` when a check of the cell could not afford its waits or requests (over budget);
+ * `n/a` with the reason when no check can judge the cell.
+ */
+export interface DimensionCell {
+  status: CheckStatus | 'INCONCLUSIVE' | 'n/a' | 'not run';
+  checks: string[];
+  reason?: string;
+}
+
+export interface DimensionMatrix {
+  columns: { id: Dimension; title: string }[];
+  rows: { rule: string; says: string; cells: Record<Dimension, DimensionCell> }[];
 }
 
 export const everyResponseColumn = '(every response)';
@@ -42,7 +62,48 @@ export function coverageMatrix(results: readonly CheckResult[]): CoverageMatrix 
     if (result.status === 'SKIP' && cell.skipReason === undefined) cell.skipReason = result.message ?? 'skipped';
   }
   const ordered = [...operations.filter((name) => name !== everyResponseColumn), ...(operations.includes(everyResponseColumn) ? [everyResponseColumn] : [])];
-  return { operations: ordered, rows: [...rows.entries()].map(([rule, cells]) => ({ rule, cells })) };
+  return { operations: ordered, rows: [...rows.entries()].map(([rule, cells]) => ({ rule, cells })), dimensions: dimensionMatrix(results) };
+}
+
+/**
+ * The rule x dimension matrix of a run: every cell of lib/rule-matrix.ts with the checks that
+ * judged it and their worst status. A check that was over budget makes its cell INCONCLUSIVE,
+ * never PASS.
+ *
+ * @example dimensionMatrix(report.results).rows[0].cells.negotiation // { status: 'PASS', checks: ['negotiation.accept:listCategories', 'coverage.media-types:createCategory'] }
+ */
+export function dimensionMatrix(results: readonly CheckResult[]): DimensionMatrix {
+  const rank = (status: DimensionCell['status']) => ['PASS', 'INFO', 'WARN', 'not run', 'SKIP', 'INCONCLUSIVE', 'FAIL'].indexOf(status);
+  return {
+    columns: dimensions.map(({ id, title }) => ({ id, title })),
+    rows: ruleMatrix.map((row) => {
+      const cells = {} as Record<Dimension, DimensionCell>;
+      for (const { id } of dimensions) {
+        const entry = row.cells[id];
+        if ('reason' in entry) {
+          cells[id] = { status: 'n/a', checks: [], reason: entry.reason };
+          continue;
+        }
+        const judged = results.filter((result) => entry.checks.some((reference) => matchesReference(result.id, reference)));
+        let status: DimensionCell['status'] = judged.length === 0 ? 'not run' : 'PASS';
+        for (const result of judged) {
+          const own: DimensionCell['status'] = result.status === 'SKIP' && (result.inconclusive === true || isOverBudget(result.message)) ? 'INCONCLUSIVE' : result.status;
+          if (rank(own) > rank(status)) status = own;
+        }
+        cells[id] = { status, checks: judged.map((result) => result.id) };
+      }
+      return { rule: row.rule, says: row.says, cells };
+    }),
+  };
+}
+
+/**
+ * A rule x dimension cell as short text: `PASS 3`, `INCONCLUSIVE`, `n/a`.
+ *
+ * @example describeDimensionCell({ status: 'PASS', checks: ['list.ok', 'http.head'] }) // 'PASS 2'
+ */
+export function describeDimensionCell(cell: DimensionCell): string {
+  return cell.status === 'n/a' || cell.status === 'not run' ? cell.status : `${cell.status} ${cell.checks.length}`;
 }
 
 /**

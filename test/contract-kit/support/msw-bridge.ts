@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback.js';
 import { getResponse } from 'msw';
 import { readSpecFile } from '../../../spec/load-spec.js';
 import { createPetstoreHandlers, type PetstoreHandlersOptions } from '../../../mocks/handlers.js';
@@ -34,16 +34,7 @@ export async function startMswBridge(options: Omit<PetstoreHandlersOptions, 'spe
       outgoing.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ code: 'bridge_error', message: String(error), status: 500 }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listenOnLoopback(server);
 }
 
 async function toRequest(incoming: IncomingMessage): Promise<Request> {
