@@ -3,7 +3,7 @@ import { apiUrl } from './api-url.js';
 import { CheckFailure, InconclusiveError } from './check-errors.js';
 import type { ContractTarget } from './contract-target.js';
 import { evidenceOf, maskHeaders, truncate, type Exchange, type ExchangeResponse, type Identity, type PrismViolation } from './exchange.js';
-import { RateBudget, WaitAllowance } from './rate-budget.js';
+import { RateBudget, WaitAllowance, type WaitNotice } from './rate-budget.js';
 import type { RunState } from './run-state.js';
 import { Semaphore } from './semaphore.js';
 
@@ -32,6 +32,12 @@ export interface ApiRequest {
   offInterface?: boolean;
 }
 
+/** What the runner may watch: each request as sent (unmasked, for a reproducing curl), each wait as it starts. */
+export interface ClientHooks {
+  onSend?: (exchange: Exchange, sent: { headers: Record<string, string>; body: string | undefined }) => void;
+  onWait?: (notice: WaitNotice) => void;
+}
+
 /** Requests kept in hand before the kit waits for a rate-limit window to reset. */
 const reserve = 2;
 const maxStoredBody = 8_000;
@@ -58,13 +64,15 @@ export class ContractHttpClient {
   readonly #budgets: Map<Identity, RateBudget>;
 
   readonly #signal: AbortSignal;
+  readonly #hooks: ClientHooks;
 
   /**
    * `signal` aborts at the run's deadline: requests in flight are cut and waits end, so the run
    * always gets to write its report.
    */
-  constructor(target: ContractTarget, state: RunState, log: (message: string) => void, signal: AbortSignal = new AbortController().signal) {
+  constructor(target: ContractTarget, state: RunState, log: (message: string) => void, signal: AbortSignal = new AbortController().signal, hooks: ClientHooks = {}) {
     this.#target = target;
+    this.#hooks = hooks;
     this.#state = state;
     this.#signal = signal;
     this.#agent = new Agent({ connect: { timeout: target.timeoutMs }, headersTimeout: target.timeoutMs, bodyTimeout: target.timeoutMs });
@@ -84,7 +92,7 @@ export class ContractHttpClient {
         }
         signal.addEventListener('abort', onAbort, { once: true });
       });
-    const budget = (label: string) => new RateBudget({ label, reserve, allowance, sleep, log: (message) => log(`petstore-contract: ${message}`) });
+    const budget = (label: string) => new RateBudget({ label, reserve, allowance, sleep, log: (message) => log(`petstore-contract: ${message}`), ...(hooks.onWait ? { onWait: hooks.onWait } : {}) });
     this.#budgets = new Map([
       ['main', budget('the main key')],
       ['anonymous', budget('unauthenticated requests')],
@@ -156,6 +164,7 @@ export class ContractHttpClient {
       answeredByPrism: false,
       prismViolations: [],
     };
+    this.#hooks.onSend?.(exchange, { headers, body });
     try {
       const response = await request(url, {
         method: apiRequest.method as 'GET',

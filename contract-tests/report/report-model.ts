@@ -68,6 +68,8 @@ export interface ContractReport {
   requestsByKey?: Record<string, number>;
   /** Categories the run created on the server (the interface has no delete). */
   createdCategories?: number;
+  /** The most it could have created: the bound printed before its first request that could create data. */
+  mayCreateCategories?: number;
   verdict?: Verdict;
   /** What stopped required checks, when the verdict is INCONCLUSIVE. */
   stoppedBy?: string[];

@@ -10,6 +10,7 @@ import { resolveContractOptions, type ContractOptions } from './contract-options
 import { ContractRunError } from './contract-run-error.js';
 import { kitVersion } from './kit-version.js';
 import { startPrism, type RunningPrism } from './prism-process.js';
+import { creationBound, creationLine } from './creation-bound.js';
 import { assertRateLimitKeyAccepted, preflight } from './preflight.js';
 import { runChecks } from './run-checks.js';
 
@@ -121,6 +122,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     } catch (error) {
       throw new ContractRunError('usage', (error as Error).message);
     }
+    const mayCreate = await creationBound(suiteAreas, target);
+    log(creationLine({ bound: mayCreate, baseUrl: settings.baseUrl, namePrefix: target.namePrefix, createBudget: settings.createBudget, readOnly: settings.readOnly }));
     const results = await runChecks(suiteAreas, {
       target,
       spec,
@@ -169,6 +172,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         ...(settings.rateLimitKey === undefined ? {} : { [`rate-limit key ${masked(settings.rateLimitKey)}`]: state.requestsByIdentity['rate-limit'] }),
       },
       createdCategories: state.created,
+      mayCreateCategories: mayCreate,
       results,
       summary,
       log: logLines,

@@ -44,7 +44,7 @@ export default defineArea('Authentication (§5)', 'concurrent', (check) => {
       { id: 'key-in-other-header', rule: '§5.1', title: 'key in X-API-Key / Api-Key / X-Auth-Token without Authorization -> 401 + Error', authorization: () => undefined, headers: (apiKey) => ({ 'x-api-key': apiKey, 'api-key': apiKey, 'x-auth-token': apiKey, 'x-access-token': apiKey }) },
     ];
     for (const probe of probes) {
-      check({ id: `auth.${probe.id}:${operation.operationId}`, rule: probe.rule, title: probe.title, operation: operation.label, operationId: operation.operationId, writes }, async (run) => {
+      check({ id: `auth.${probe.id}:${operation.operationId}`, rule: probe.rule, title: probe.title, operation: operation.label, operationId: operation.operationId, writes, ...(writes ? { maxCreates: () => 1 } : {}) }, async (run) => {
         const authorization = probe.authorization(run.target.apiKey, run.target.runId);
         if (authorization === null) return run.skip('the key has no letters, so its case cannot be changed');
         const query = probe.query?.(run.target.apiKey);
