@@ -51,7 +51,7 @@ describe('curl commands that reproduce a request', { timeout: 60_000 }, () => {
       body: undefined,
     };
     const command = curlCommand(request, secrets);
-    expect(command).toContain(`-H 'authorization: Bearer '"$PETSTORE_API_KEY"'0'`);
+    expect(command).toContain(`-H 'authorization: Bearer '"$PETSTORE_API_KEY"0`);
     expect(command).toContain(`-H 'x-api-key: '"\${PETSTORE_API_KEY%?}"`);
     expect(command).toContain(`-H 'cookie: token='"\${PETSTORE_API_KEY~~}"`);
     expect(command).toContain(`"$PETSTORE_RATE_LIMIT_KEY"`);
@@ -95,6 +95,9 @@ describe('curl commands that reproduce a request', { timeout: 60_000 }, () => {
   it('quotes words for the shell: printable ASCII in single quotes, anything else as escaped bytes', () => {
     expect(shellWord("it's", [])).toBe(`'it'\\''s'`);
     expect(shellWord('', [])).toBe("''");
+    expect(shellWord('https://h:8/v1/categories', [])).toBe('https://h:8/v1/categories');
+    expect(shellWord('-v', [])).toBe("'-v'");
+    expect(shellWord('a?b=1&c', [])).toBe("'a?b=1&c'");
     expect(shellWord('a\tb', [])).toBe(`$'a\\x09b'`);
     expect(printfCommand('-a\n%', [])).toBe(`printf '\\055a\\012%%'`);
   });

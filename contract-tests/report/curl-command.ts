@@ -31,7 +31,7 @@ const leftOut = new Set(['user-agent', 'content-length', 'host', 'connection', '
  * without one (`-H 'Content-Type:'` stops curl adding its form type).
  *
  * @example curlCommand({ method: 'GET', url: 'https://h/v1/categories', headers: { authorization: 'Bearer k-123' }, body: undefined }, [{ value: 'k-123', variable: 'PETSTORE_API_KEY' }])
- * // `curl -sS -i -g --path-as-is 'https://h/v1/categories' -H 'authorization: Bearer '"$PETSTORE_API_KEY"`
+ * // `curl -sS -i -g --path-as-is https://h/v1/categories -H 'authorization: Bearer '"$PETSTORE_API_KEY"`
  */
 export function curlCommand(request: SentRequest, secrets: readonly SecretVariable[]): string {
   const words = ['curl', '-sS', '-i', '-g', '--path-as-is'];
@@ -129,8 +129,9 @@ function splitSecrets(text: string, secrets: readonly SecretVariable[]): Part[] 
   return parts;
 }
 
-/** Printable ASCII in single quotes; anything else as an ANSI-C string of escaped UTF-8 bytes. */
+/** Words of only safe characters bare, printable ASCII in single quotes, anything else as an ANSI-C string of escaped UTF-8 bytes. */
 function quoteLiteral(text: string): string {
+  if (/^[\w@%+=:,./][\w@%+=:,./-]*$/.test(text)) return text;
   if (/^[\x20-\x7e]*$/.test(text)) return `'${text.replace(/'/g, `'\\''`)}'`;
   let out = "$'";
   for (const byte of Buffer.from(text, 'utf8')) {

@@ -1,4 +1,6 @@
 import type { Evidence } from '../lib/exchange.js';
+import type { FailureGroup } from './failure-groups.js';
+import type { InterfaceLinks } from './interface-links.js';
 
 /** The five outcomes of a check. Only FAIL makes a server non-conforming. */
 export type CheckStatus = 'PASS' | 'FAIL' | 'SKIP' | 'INFO' | 'WARN';
@@ -75,6 +77,10 @@ export interface ContractReport {
   stoppedBy?: string[];
   /** Tolerance used to judge time (server Date vs. headers). */
   timeTolerance?: string;
+  /** The failures grouped by cause, each with a curl that sends its evidence's request again. */
+  failureGroups?: FailureGroup[];
+  /** Where each rule id of the report points in the interface document (shipped in the package). */
+  interface?: InterfaceLinks;
   results: CheckResult[];
   summary: Record<CheckStatus, number> & { total: number; requests: number };
   /** Messages the run printed while it ran (waits for rate-limit windows, Prism). */

@@ -3,7 +3,9 @@ import { access } from 'node:fs/promises';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { ContractHttpClient } from '../lib/http-client.js';
 import { createRedactor, looksLikeCredentialHeader, maskSecret, redactDeep } from '../lib/mask-secret.js';
+import type { WaitNotice } from '../lib/rate-budget.js';
 import { createRunState } from '../lib/run-state.js';
+import { waitLine } from '../report/progress-text.js';
 import { summarise, type CheckResult, type ContractReport, type Verdict } from '../report/report-model.js';
 import { callOf, listCategories } from '../suite/operations.js';
 import { resolveContractOptions, type ContractOptions } from './contract-options.js';
@@ -11,6 +13,7 @@ import { ContractRunError } from './contract-run-error.js';
 import { kitVersion } from './kit-version.js';
 import { startPrism, type RunningPrism } from './prism-process.js';
 import { creationBound, creationLine } from './creation-bound.js';
+import { createRequestRecorder, failureGroupsWithCurl, reportInterfaceLinks, secretVariables } from './report-extras.js';
 import { assertRateLimitKeyAccepted, preflight } from './preflight.js';
 import { runChecks } from './run-checks.js';
 
@@ -99,7 +102,14 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       createBudget: settings.createBudget,
     };
     const state = createRunState();
-    client = new ContractHttpClient(target, state, log, deadline.signal);
+    const recorder = createRequestRecorder(settings.baseUrl);
+    const onWait = (notice: WaitNotice) => {
+      // The report keeps the line; the CLI shows it as it likes (a countdown on a terminal).
+      logLines.push(redact(waitLine(notice)));
+      if (options.onWait) options.onWait(notice);
+      else printLog(redact(waitLine(notice)));
+    };
+    client = new ContractHttpClient(target, state, log, deadline.signal, { onSend: recorder.onSend, onWait });
     if (settings.rateLimitKey !== undefined) {
       // The rate-limit key's budget before the main key spends anything: the independent-budget
       // check compares it with what the key reports later.
@@ -181,6 +191,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       verdict,
       ...(verdict === 'INCONCLUSIVE' ? { stoppedBy: [...state.stoppers] } : {}),
       timeTolerance,
+      failureGroups: failureGroupsWithCurl(results, recorder.sent, secretVariables(settings)),
+      interface: await reportInterfaceLinks(results, kitVersion),
     };
     // Every string of the report, evidence and server bodies included, with the secrets masked.
     return { report: redactDeep(report, redact), exitCode };
