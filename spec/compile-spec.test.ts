@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildSpecModel } from '../contract-tests/lib/spec-model.js';
-import { compileSpec } from '../src/core/compiled-spec.js';
+import { compileSpec } from '../src/core/spec/compiled-spec.js';
 import { compileSpecDefinition, validatorOf } from './compile-spec.js';
 import { readSpecFile } from './load-spec.js';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';

@@ -8,17 +8,19 @@
  */
 export { createMockApp, mockStoreOptions } from './core/mock-app.js';
 export type { MockApp, MockAppOptions, MockControls, ClockState, HealthState, RequestEvent, RequestObserver } from './core/mock-app.js';
-export { createMemoryStore } from './core/memory-store.js';
-export { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, StoreUnavailableError, TooManySessionsError } from './core/state-store.js';
-export type { StateStore, StateStoreOptions, HitInput, HitResult, ClientHistory, SessionInfo, SessionStats } from './core/state-store.js';
+export { createMemoryStore } from './core/state/memory-store.js';
+export { defaultSessionName, sessionNamePattern } from './core/state/sessions.js';
+export { storeOptionsFromConfig } from './core/state/store-options.js';
+export { StoreUnavailableError, TooManySessionsError } from './core/state/state-store.js';
+export type { StateStore, StateStoreOptions, HitInput, HitResult, ClientHistory, SessionInfo, SessionStats } from './core/state/state-store.js';
 export { connectRedisStore, StoreConfigError } from './server/redis-store.js';
 export type { RedisStoreOptions } from './server/redis-store.js';
-export { compileSpec } from './core/compiled-spec.js';
-export type { CompiledSpec, CompiledOperation } from './core/compiled-spec.js';
+export { compileSpec } from './core/spec/compiled-spec.js';
+export type { CompiledSpec, CompiledOperation } from './core/spec/compiled-spec.js';
 export { createVirtualClock, createFixedClock, systemClock } from './core/clock.js';
 export type { VirtualClock } from './core/clock.js';
-export { parseMockConfig, defaultPlans, demoKeys } from './core/mock-config.js';
-export type { MockConfig, MockConfigInput, Limits } from './core/mock-config.js';
+export { parseMockConfig, defaultPlans, demoKeys } from './core/config/mock-config.js';
+export type { MockConfig, MockConfigInput, Limits } from './core/config/mock-config.js';
 export { errorCatalogue, HttpError } from './core/errors.js';
 export type { ErrorCode } from './core/errors.js';
 export type { MockRequest, MockResponse, Clock, Logger } from './core/types.js';

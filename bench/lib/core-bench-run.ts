@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { createMockApp } from '../../src/core/mock-app.js';
-import { parseMockConfig } from '../../src/core/mock-config.js';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { parse as parseYaml } from 'yaml';
 import type { MockRequest } from '../../src/core/types.js';
 import { benchCases, benchConfigYaml, caseIds, exhaustedKey } from './cases.js';

@@ -12,11 +12,11 @@ import type { Logger } from '../core/types.js';
 import { missingCoverage, parseSituationList } from '../lab/coverage.js';
 import { labReportJunit } from '../lab/lab-report.js';
 import type { SituationName } from '../lab/lab-types.js';
-import { runReplayCommand } from '../lab/replay-command.js';
-import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../lab/scenario.js';
-import { createAuthenticator } from '../core/components/auth.js';
-import { prepareScenario } from '../core/components/scenario.js';
-import { parseMockConfig } from '../core/mock-config.js';
+import { runReplayCommand } from './replay-command.js';
+import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
+import { createAuthenticator } from '../core/pipeline/auth.js';
+import { prepareScenario } from '../core/controls/scenario.js';
+import { parseMockConfig } from '../core/config/mock-config.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
 

@@ -1,29 +1,30 @@
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
-import { createAuthenticator, type Authenticator, type Credentials, type StartupKey } from './components/auth.js';
-import { forcedResponse, type ForcedResponse } from './components/forced-response.js';
-import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './components/operations.js';
-import { createResponseShaper, type ResponseShaper } from './components/response-shaping.js';
-import { seedCategories } from './components/seeding.js';
-import { afterSunsetMode, applyScenarioPlan, prepareScenario, ScenarioError, type ScenarioInput } from './components/scenario.js';
+import { createAuthenticator, type Authenticator, type Credentials, type StartupKey } from './pipeline/auth.js';
+import { forcedResponse, type ForcedResponse } from './pipeline/forced-response.js';
+import { generatedResponse, petstoreOperations, type OperationResult, type StatefulOperation } from './pipeline/operations.js';
+import { createResponseShaper, type ResponseShaper } from './wire/response-shaping.js';
+import { seedCategories } from './spec/seeding.js';
+import { afterSunsetMode, applyScenarioPlan, prepareScenario, ScenarioError, type ScenarioInput } from './controls/scenario.js';
 import { systemClock } from './clock.js';
-import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './compiled-spec.js';
-import { controlAccessAllowed, createControls, handleControlRequest, type ControlRuntime, type MockControls } from './control-api.js';
-import { createDataGenerator, type DataGenerator } from './data-generator.js';
+import { compileSpec, isCompiledSpec, type CompiledOperation, type CompiledSpec } from './spec/compiled-spec.js';
+import { controlAccessAllowed, createControls, handleControlRequest, type ControlRuntime, type MockControls } from './controls/control-api.js';
+import { createDataGenerator, type DataGenerator } from './spec/data-generator.js';
 import { HttpError } from './errors.js';
-import { createMemoryStore } from './memory-store.js';
-import { createLabSessions, type LabSessions } from './lab-sessions.js';
-import { parseMockConfig, type MockConfig, type MockConfigInput } from './mock-config.js';
-import { parsePrefer, type Preferences } from './prefer-header.js';
-import type { RateDecision } from './rate-limiter.js';
-import { assertJsonContentType, decodeJsonBody, isJsonContentType, type DecodedJsonBody } from './request-body.js';
-import type { RecordedRequest, ReplayFields } from './request-log.js';
-import { maxExportBodyBytes } from '../lab/replay-input.js';
-import { createRouter, type RouteMatch } from './router.js';
-import { defaultSessionName, sessionNamePattern, storeOptionsFromConfig, TooManySessionsError, type HitInput, type HitResult, type StateStore, type StateStoreOptions } from './state-store.js';
+import { createMemoryStore } from './state/memory-store.js';
+import { createLabSessions, type LabSessions } from './controls/lab-sessions.js';
+import { parseMockConfig, type MockConfig, type MockConfigInput } from './config/mock-config.js';
+import { parsePrefer, type Preferences } from './wire/prefer-header.js';
+import type { RateDecision } from './state/rate-limiter.js';
+import { assertJsonContentType, decodeJsonBody, isJsonContentType, type DecodedJsonBody } from './wire/request-body.js';
+import { maxExportBodyBytes, type RecordedRequest, type ReplayFields } from './state/request-log.js';
+import { createRouter, type RouteMatch } from './spec/router.js';
+import { defaultSessionName, sessionNamePattern } from './state/sessions.js';
+import { storeOptionsFromConfig } from './state/store-options.js';
+import { TooManySessionsError, type HitInput, type HitResult, type StateStore, type StateStoreOptions } from './state/state-store.js';
 import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
 
-export type { ClockState, HealthState, MockControls } from './control-api.js';
+export type { ClockState, HealthState, MockControls } from './controls/control-api.js';
 
 export interface MockAppOptions {
   /** The OpenAPI document (parsed) or a spec already compiled with `compileSpec`. */

@@ -1,6 +1,10 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { LabLimits } from './lab-types.js';
+import { maxExportBodyBytes } from '../core/state/request-log.js';
+
+// The bound the request log keeps a body to, for the export.
+export { maxExportBodyBytes };
 
 /**
  * What `petstore-mock replay FILE` reads: HAR 1.2 (a browser's or a proxy's recording, real keys) or
@@ -64,12 +68,6 @@ export interface ExportLine {
   body: string | null;
 }
 
-/**
- * Bodies kept per exported request (characters). The log is a ring of up to 100,000 entries, so the
- * integration stores at most this much per entry; a longer body is cut and its replay may differ
- * (the replay lists every status that differs from the recording).
- */
-export const maxExportBodyBytes = 2 * 1024;
 
 const encoder = new TextEncoder();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createFixedClock } from '../core/clock.js';
-import { RateLimiter } from '../core/rate-limiter.js';
-import { call, createTestApp, request } from '../core/test-helpers.js';
+import { RateLimiter } from '../core/state/rate-limiter.js';
+import { call, createTestApp, request } from '../../test/support/core-test-app.js';
 import { observeExchange, windowResetOf } from './response-observer.js';
 
 const context = { client: 'demo-free', kind: 'key' as const, plan: 'free', limits: { perMinute: 60, perDay: 1000 }, operation: { operationId: 'listCategories' } };

@@ -1,5 +1,5 @@
-import type { RateDecision } from '../core/rate-limiter.js';
-import type { HitResult } from '../core/state-store.js';
+import type { RateDecision } from '../core/state/rate-limiter.js';
+import type { HitResult } from '../core/state/state-store.js';
 import type { MockRequest, MockResponse } from '../core/types.js';
 import type { LabLimits, LabObservation } from './lab-types.js';
 

@@ -3,7 +3,7 @@
  * virtual clock (they "wait" by advancing it), judged from the core's real responses.
  */
 import { describe, expect, it } from 'vitest';
-import { createTestApp, request } from '../core/test-helpers.js';
+import { createTestApp, request } from '../../test/support/core-test-app.js';
 import { buildLabReport, createLabSessionState, observeLab } from './lab-report.js';
 import type { LabReport, Verdict } from './lab-types.js';
 import { observeExchange } from './response-observer.js';

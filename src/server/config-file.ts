@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
-import { MockConfigSchema, parseMockConfig, type MockConfig } from '../core/mock-config.js';
+import { MockConfigSchema, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
 
 /**
  * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB still holds ~20,000 keys.

@@ -1,32 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Category, NewCategory } from '../../spec/schemas.js';
-import type { ApiKeyEntry } from '../core/key-registry.js';
-import { assertAfterSunsetMode, assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '../core/memory-store.js';
+import type { ApiKeyEntry } from '../core/state/key-registry.js';
+import { assertAfterSunsetMode, assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from '../core/state/store-checks.js';
 import { HttpError } from '../core/errors.js';
-import type { Limits } from '../core/mock-config.js';
-import { windowsOf, type RateDecision } from '../core/rate-limiter.js';
-import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/request-log.js';
-import {
-  AfterSunsetModeSchema,
-  assertClientStep,
-  assertSessionName,
-  assertStoreOptions,
-  defaultSessionName,
-  StoreUnavailableError,
-  TooManySessionsError,
-  type CreatedCategory,
-  type CreatedCategoryText,
-  type HitInput,
-  type HitResult,
-  type RuntimeKey,
-  type SessionInfo,
-  type SessionStats,
-  type AfterSunsetMode,
-  type SpentCounts,
-  type StateStore,
-  type StateStoreOptions,
-  type StoreClient,
-} from '../core/state-store.js';
+import type { Limits } from '../core/config/mock-config.js';
+import { windowsOf, type RateDecision } from '../core/state/rate-limiter.js';
+import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/state/request-log.js';
+import { AfterSunsetModeSchema, type AfterSunsetMode } from '../core/config/store-config.js';
+import { assertClientStep } from '../core/state/store-checks.js';
+import { assertSessionName, defaultSessionName } from '../core/state/sessions.js';
+import { assertStoreOptions } from '../core/state/store-options.js';
+import { StoreUnavailableError, TooManySessionsError, type CreatedCategory, type CreatedCategoryText, type HitInput, type HitResult, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient } from '../core/state/state-store.js';
 import { silentLogger, type Logger } from '../core/types.js';
 
 /**
@@ -99,7 +83,7 @@ end
 local function expire_new(key)
   if ttl > 0 then redis.call('PEXPIRE', key, ARGV[1]) end
 end
--- CategoryStore.create (src/core/category-store.ts), line for line: bounded in count and in bytes of the
+-- CategoryStore.create (src/core/state/category-store.ts), line for line: bounded in count and in bytes of the
 -- served list ("[" + items joined by "," + "]", UTF-8: a Lua string's length is its byte count). A category
 -- larger than the whole bound is refused (nil and its size) and takes no id.
 local function push_category(max, max_bytes, fields)
@@ -172,7 +156,7 @@ redis.call('SET', ${key}, table.concat({ epoch, num(ms), num(mc), num(ds), num(d
 }
 
 /**
- * One request of one client: the same rules as RateLimiter.hit (src/core/rate-limiter.ts), line for line.
+ * One request of one client: the same rules as RateLimiter.hit (src/core/state/rate-limiter.ts), line for line.
  * KEYS[6]: the key's bucket, KEYS[7]: the anonymous address's bucket.
  * ARGV: ttl, nonce, base, digest|'', configKeyJson|'', anonPerMinute, anonPerDay, banEnabled, banThreshold, banMs, historyTtl,
  *   categoryOperation ('' | 'list' | 'create'), requiresKey, fieldsJson, maxCategories, maxCategoryBytes, seedsGiven, seeds...
@@ -284,7 +268,7 @@ const readClientBucket = `local now = tonumber(ARGV[3]) + offset
 ${readBucketFields('KEYS[6]')}`;
 
 /**
- * RateLimiter.setSpent (src/core/rate-limiter.ts), line for line. KEYS[6]: the client's bucket.
+ * RateLimiter.setSpent (src/core/state/rate-limiter.ts), line for line. KEYS[6]: the client's bucket.
  * ARGV: ttl, nonce, base, minute|'', day|'', historyTtl. The history fields are kept as they are.
  */
 const setSpentScript = `${luaPrologue}

@@ -4,7 +4,7 @@ import type { DashboardSnapshot } from './dashboard-types.js';
 
 // The transport-free half of GET /__mock/dashboard that the page relies on: the `limit` query and
 // the conditional GET (ETag / If-None-Match). The core's route calls it with the snapshot it built;
-// the test server (fake-dashboard-server.ts) calls the same function, so the page is proven against
+// the test server (test/support/fake-dashboard-server.ts) calls the same function, so the page is proven against
 // the same caching rules the mock applies. Browser-safe (no Node types), so MSW can use it too.
 
 /** The most `recent` entries one snapshot carries, and the default. */

@@ -4,13 +4,13 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, afterEach, beforeAll, expect, it, type TestContext } from 'vitest';
 import { findChromium } from '../support/chromium.js';
 import { startMockServer } from '../../src/server/start-server.js';
-import { FakeDashboardServer } from '../../src/ui/fake-dashboard-server.js';
+import { FakeDashboardServer } from '../support/fake-dashboard-server.js';
 
 // The dashboard page (/__mock/ui) in Debian's Chromium through playwright-core, launched exactly as
 // msw-example.test.ts does, against the REAL running mock (startMockServer): real API traffic
 // (sendTraffic below: GET /v1/categories with a bearer key) drives a key into a 429 and a ban, and
 // the page's buttons call the real controls. Only the failure-injection test runs against
-// src/ui/fake-dashboard-server.ts: a healthy mock cannot be told to answer its dashboard with a 500
+// test/support/fake-dashboard-server.ts: a healthy mock cannot be told to answer its dashboard with a 500
 // or with broken JSON.
 
 const projectRoot = resolve(import.meta.dirname, '../..');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../src/core/clock.js';
-import { RateLimiter } from '../../src/core/rate-limiter.js';
+import { RateLimiter } from '../../src/core/state/rate-limiter.js';
 import { createCoreApp, listRequest } from './support/core-app.js';
 
 /**

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MockApp } from '../../src/core/mock-app.js';
-import type { MockConfigInput } from '../../src/core/mock-config.js';
+import type { MockConfigInput } from '../../src/core/config/mock-config.js';
 import type { MockRequest } from '../../src/core/types.js';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { startCli } from './support/cli-process.js';

@@ -82,7 +82,7 @@ describe('memory bounds', () => {
     // The first figure proves the measure sees the table at all; the second that it was emptied.
     expect(full).toBeGreaterThan(3 * MiB);
     // The rate-limit lab (issue 12) keeps judging the clients it saw last: at most 1,000 per session
-    // (src/core/lab-sessions.ts), ~6 KB each with their evidence; it forgets a client idle for a day
+    // (src/core/controls/lab-sessions.ts), ~6 KB each with their evidence; it forgets a client idle for a day
     // like the limiter, so the 40,000 of the first crowd are gone and only the newest 1,000 remain.
     expect(after).toBeLessThan(1.5 * MiB + 1_000 * 8 * 1024);
   });

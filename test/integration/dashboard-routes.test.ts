@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
-import { testEpochMs } from '../../src/core/test-helpers.js';
+import { testEpochMs } from '../support/core-test-app.js';
 import type { DashboardSnapshot } from '../../src/lab/lab-types.js';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { createPetstoreHandlers } from '../../mocks/handlers.js';
-import { specDocument } from '../../src/core/test-helpers.js';
+import { specDocument } from '../support/core-test-app.js';
 
 const token = 'dash-token-1234';
 let mock: RunningMockServer;

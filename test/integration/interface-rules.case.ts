@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { MockConfigInput } from '../../src/core/mock-config.js';
+import type { MockConfigInput } from '../../src/core/config/mock-config.js';
 import { expectError, expectRateLimitHeaders, type Received, type Sent } from '../support/interface-client.js';
 
 /**

@@ -7,7 +7,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { scenarioPresetNames, scenarioPresets } from '../../src/lab/scenario.js';
+import { scenarioPresetNames, scenarioPresets } from '../../src/core/config/scenario-file.js';
 import { startMockProcess } from '../support/mock-process.js';
 
 const cli = ['--import', 'tsx', 'src/cli/mock-cli.ts'];

@@ -6,8 +6,8 @@
 import { getResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
-import { specDocument, testEpochMs } from '../../src/core/test-helpers.js';
-import { scenarioPresetNames, type ScenarioPresetName } from '../../src/lab/scenario.js';
+import { specDocument, testEpochMs } from '../support/core-test-app.js';
+import { scenarioPresetNames, type ScenarioPresetName } from '../../src/core/config/scenario-file.js';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { createPetstoreHandlers } from '../../mocks/handlers.js';
 import { fromFetchResponse, type Received } from '../support/interface-client.js';

@@ -24,7 +24,7 @@ describe('the browser-safe half never reaches the Redis client', () => {
   });
 
   it('the state store interface and the memory store use no Node module', () => {
-    for (const file of ['state-store.ts', 'memory-store.ts']) {
+    for (const file of ['state/state-store.ts', 'state/memory-store.ts']) {
       const text = readFileSync(join(root, 'src', 'core', file), 'utf8');
       expect(text, file).not.toMatch(/from\s+['"]node:|NodeJS\.|Buffer\b|process\./);
     }

@@ -1,0 +1,186 @@
+/**
+ * `petstore-mock replay FILE` (Node only: it reads and writes files). The CLI wires it with one line:
+ * `if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));`
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { readSpecFile } from '../../spec/load-spec.js';
+import { createMockApp } from '../core/mock-app.js';
+import { demoKeys, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
+import { createRouter } from '../core/spec/router.js';
+import type { Clock } from '../core/types.js';
+import { readConfigFile } from '../server/config-file.js';
+import { labReportJunit } from '../lab/lab-report.js';
+import { parseKeyMapping, parseReplayInput, ReplayInputError } from '../lab/replay-input.js';
+import { replay, type ReplayResult, type ReplayTarget } from '../lab/replay.js';
+import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
+
+export interface ReplayCommandIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readFile(path: string): Promise<string>;
+  writeFile(path: string, text: string): Promise<void>;
+}
+
+const nodeIo: ReplayCommandIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  readFile: (path) => readFile(path, 'utf8'),
+  writeFile: (path, text) => writeFile(path, text),
+};
+
+export const replayHelp = `petstore-mock replay FILE [options]: replay recorded traffic against a fresh in-memory mock.
+
+FILE is a HAR 1.2 recording (real keys: map them to plans) or the mock's own request log exported
+with GET /__mock/requests?format=jsonl (clients under pseudonyms with their plans: no mapping needed).
+The virtual clock follows the recorded times, as fast as the machine allows; same input, same output.
+
+Options:
+      --key KEY=PLAN        The plan of a recorded key (HAR) or pseudonym (export); PLAN is a plan name
+                            or perMinute/perDay, e.g. --key sk_live_abc=pro --key client-5e3f0c2a9b1d=10/100
+                            (repeatable)
+      --default-plan PLAN   The plan of every HAR key not given with --key (demo keys keep theirs)
+      --config FILE         The mock's config (plans, anonymous budget, ban policy), as for the server
+      --report FILE         Write the lab report: JSON, or JUnit XML when FILE ends in .xml
+      --timeline FILE.svg   Draw the requests per client over time (status, limits, bans) as SVG
+      --help                Show this help
+
+Exit status: 0 when replayed, 2 when the command line or the recording is not usable.
+`;
+
+const options = {
+  key: { type: 'string', multiple: true },
+  'default-plan': { type: 'string' },
+  config: { type: 'string' },
+  report: { type: 'string' },
+  timeline: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+/**
+ * Runs the replay command; resolves to the exit status.
+ *
+ * @example process.exitCode = await runReplayCommand(['incident.har', '--default-plan', 'free', '--timeline', 'incident.svg']);
+ */
+export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nodeIo): Promise<number> {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
+  } catch (error) {
+    io.stderr(`petstore-mock replay: ${(error as Error).message}\nRun petstore-mock replay --help for the options.\n`);
+    return 2;
+  }
+  if (values.help) {
+    io.stdout(replayHelp);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    io.stderr(`petstore-mock replay: expected one recording (a HAR file or a JSON-lines export), got ${positionals.length}\nRun petstore-mock replay --help for the options.\n`);
+    return 2;
+  }
+  if (values.timeline !== undefined && !/\.svg$/i.test(values.timeline)) {
+    io.stderr(`petstore-mock replay: --timeline ${values.timeline}: the file name must end in .svg\n`);
+    return 2;
+  }
+  try {
+    const config: MockConfig = values.config ? await readConfigFile(values.config) : parseMockConfig({});
+    const keyPlans = new Map<string, string>();
+    for (const mapping of values.key ?? []) {
+      const [key, plan] = parseKeyMapping(mapping);
+      keyPlans.set(key, plan);
+    }
+    let text: string;
+    try {
+      text = await io.readFile(positionals[0]!);
+    } catch (error) {
+      throw new ReplayInputError(`Failed to read ${positionals[0]}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    }
+    const demo = config.demoKeys ? Object.fromEntries(demoKeys.map((entry) => [entry.key, entry.plan!])) : {};
+    const requests = parseReplayInput(text, { plans: config.plans, keyPlans, ...(values['default-plan'] !== undefined ? { defaultPlan: values['default-plan'] } : {}), demoKeys: demo });
+    const spec = await readSpecFile();
+    const result = await replayAgainstMockApp(requests, config, spec, positionals[0]!);
+    io.stdout(formatReplaySummary(result));
+    if (values.report !== undefined) {
+      const body = /\.xml$/i.test(values.report) ? labReportJunit(result.report) : `${JSON.stringify(result.report, null, 2)}\n`;
+      await io.writeFile(values.report, body);
+      io.stdout(`Report written to ${values.report}\n`);
+    }
+    if (values.timeline !== undefined) {
+      await io.writeFile(values.timeline, renderTimelineSvg(result.timeline, { width: 1100 }));
+      io.stdout(`Timeline written to ${values.timeline}\n`);
+    }
+    return 0;
+  } catch (error) {
+    io.stderr(`petstore-mock replay: ${(error as Error).message}\n`);
+    return 2;
+  }
+}
+
+/** Replays against a fresh `createMockApp` of `spec` with `config` (the command's engine, also for tests and the bench). */
+export async function replayAgainstMockApp(requests: Parameters<typeof replay>[0], config: MockConfig, spec: Parameters<typeof createMockApp>[0]['spec'], title?: string): Promise<ReplayResult> {
+  let route: ReturnType<typeof createRouter> | undefined;
+  let basePath = '';
+  return replay(requests, {
+    createApp(clock: Clock): ReplayTarget {
+      const app = createMockApp({ spec, config, clock, seed: 1 });
+      route = createRouter(app.spec.operations);
+      basePath = app.basePath;
+      // respond(): the in-memory mock answers at once, so a replay awaits nothing per request.
+      return { handle: (request) => app.respond(request), addKey: (input) => app.controls.addKey(input) };
+    },
+    operationOf(method, path) {
+      if (!route || (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))) return null;
+      const match = route(method, path.slice(basePath.length) || '/');
+      return match.kind === 'operation' ? { operationId: match.operation.operationId, pathTemplate: match.operation.pathTemplate } : null;
+    },
+    banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
+    anonymousLimits: config.anonymous,
+    ...(title !== undefined ? { title: `Replay of ${title}` } : {}),
+  });
+}
+
+/** The summary the command prints: totals, a table per client, and how the statuses compare with the recording. */
+export function formatReplaySummary(result: ReplayResult): string {
+  const lines: string[] = [];
+  lines.push(`Replayed ${count(result.requests)} requests recorded from ${iso(result.fromMs)} to ${iso(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`);
+  lines.push(`Statuses: ${Object.entries(result.byStatus).map(([status, n]) => `${status} x ${count(n)}`).join(', ')}`);
+  lines.push('');
+  const header = ['client', 'plan', 'requests', '2xx', '4xx', '429', '5xx', 'bans', 'verdicts'];
+  const rows = result.clients.map((client) => {
+    const by = (test: (status: number) => boolean) => Object.entries(client.byStatus).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
+    const report = result.report.clients.find((candidate) => candidate.client === client.client);
+    const failed = report?.verdicts.filter((verdict) => verdict.outcome === 'fail').map((verdict) => verdict.rule) ?? [];
+    return [
+      client.client,
+      client.plan,
+      count(client.requests),
+      count(by((status) => status < 400)),
+      count(by((status) => status >= 400 && status < 500 && status !== 429)),
+      count(client.refused429),
+      count(by((status) => status >= 500)),
+      count(client.bans),
+      failed.length > 0 ? `FAIL ${failed.join(', ')}` : 'ok',
+    ];
+  });
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const numeric = new Set([2, 3, 4, 5, 6, 7]);
+  const render = (row: string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ');
+  lines.push(render(header));
+  for (const row of rows) lines.push(render(row));
+  lines.push('');
+  const { compared, same, differences } = result.recorded;
+  if (compared > 0) {
+    lines.push(`Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`);
+    for (const difference of differences.slice(0, 5)) lines.push(`  #${difference.index + 1} ${iso(difference.atMs)} ${difference.method} ${difference.url}: recorded ${difference.recorded}, replayed ${difference.replayed}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function count(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,44 @@
+import * as z from 'zod';
+
+// What the config file and the scenario file share: the rules of a plan name and a date, and one
+// way to word what is wrong (a few problems, each with a short escaped excerpt).
+
+// Plan names index a record: keep them to plain words, so "__proto__" or "constructor" can never be one.
+export const planName = /^(?!__proto__$|constructor$|prototype$)[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** ISO 8601 date or date-time (`2027-12-31`, `2027-12-31T23:59:59Z`): what Date.parse reads the same everywhere. */
+export const isoDatePattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+export const isoDate = z.string().refine((text) => isoDatePattern.test(text) && !Number.isNaN(Date.parse(text)), { message: 'must be an ISO 8601 date, e.g. 2027-12-31T23:59:59Z' });
+
+/** A client's two budgets: requests per minute and per day. */
+export const LimitsSchema = z.strictObject({ perMinute: z.int().positive(), perDay: z.int().positive() });
+export type Limits = z.infer<typeof LimitsSchema>;
+
+/** One line naming up to five problems of a decoded file, each where it is (`keys.0.plan: ...`). */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  // A config file may be huge or not a config at all: a few problems, each with a few keys, never
+  // more than a short escaped excerpt of what the file holds.
+  const shown = issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(describePathSegment).join('.') : '(root)';
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.slice(0, 3).map((key) => quoteShort(key));
+      const more = issue.keys.length > 3 ? ` and ${issue.keys.length - 3} more` : '';
+      return `${where}: Unrecognized key${issue.keys.length === 1 ? '' : 's'}: ${keys.join(', ')}${more}`;
+    }
+    const text = issue.code === 'too_small' && issue.origin === 'number' && Number(issue.minimum) <= 1 ? 'must be a positive integer' : issue.message.slice(0, 200);
+    return `${where}: ${text}`;
+  });
+  if (issues.length > 5) shown.push(`and ${issues.length - 5} more problems`);
+  return shown.join('; ');
+}
+
+/** A key of the input in an error path: plain words as they are, anything else short and escaped. */
+function describePathSegment(segment: PropertyKey): string {
+  const text = String(segment);
+  return /^[A-Za-z0-9_-]{1,40}$/.test(text) ? text : quoteShort(text);
+}
+
+function quoteShort(text: string): string {
+  return JSON.stringify(text.length > 30 ? `${text.slice(0, 30)}…` : text);
+}
+

@@ -1,0 +1,142 @@
+import * as z from 'zod';
+import { describeIssues, isoDate, LimitsSchema, planName, type Limits } from './decoding.js';
+import { ScenarioSchema } from './scenario-file.js';
+import { AfterSunsetModeSchema, SessionsConfigSchema, StoreConfigSchema } from './store-config.js';
+
+/**
+ * Configuration of the mock: plans, keys, the anonymous budget, the ban policy and the limits of
+ * the transport. Everything has a default, so `{}` is a valid configuration. Decoded with zod from
+ * YAML (`--config FILE`), from the control API, or from code.
+ */
+const positiveInt = z.int().positive();
+
+// A host name or IP literal as it appears in a Host header, without a port; a leading dot allows subdomains.
+const hostPattern = /^\.?[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.?$|^\[[0-9A-Fa-f:.]+\]$/;
+
+export type { Limits };
+
+const KeySchema = z
+  .strictObject({
+    key: z.string().min(1).max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+    plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
+    limits: LimitsSchema.optional(),
+  })
+  .refine((entry) => entry.plan !== undefined || entry.limits !== undefined, { message: 'needs a plan or limits' });
+export type KeyConfig = z.infer<typeof KeySchema>;
+
+export const MockConfigSchema = z.strictObject({
+  /** Limits of each plan; merged over the interface's plans (free, pro, business, enterprise). */
+  plans: z.record(z.string().regex(planName, 'must be a plan name (letters, digits, - and _)'), LimitsSchema).default({}),
+  /** Budget of each client address for requests without a valid key. */
+  anonymous: LimitsSchema.default({ perMinute: 60, perDay: 1_000 }),
+  /** Keys accepted in addition to the demo keys. */
+  keys: z.array(KeySchema).default([]),
+  /** Accept demo-free, demo-pro, demo-business and demo-enterprise. */
+  demoKeys: z.boolean().default(true),
+  ban: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** How many requests a client may send while limited (each answered 429) before it is banned. */
+      threshold: positiveInt.default(10),
+      durationSeconds: positiveInt.default(900),
+    })
+    .default({ enabled: true, threshold: 10, durationSeconds: 900 }),
+  /** Overrides of deprecation dates, by operationId (the spec's `x-deprecation` holds placeholders). */
+  deprecation: z.record(z.string(), z.strictObject({ deprecatedAt: isoDate.optional(), sunset: isoDate.optional() })).default({}),
+  /** How many categories faker seeds at start and after a reset. */
+  seedCategories: z.int().min(0).max(10_000).default(3),
+  /** Most categories kept; creating more drops the oldest, so a POST flood cannot exhaust memory. */
+  maxCategories: positiveInt.max(10_000_000).default(10_000),
+  /**
+   * Most bytes of categories kept (the UTF-8 size of the list `GET /categories` serves); creating
+   * more drops the oldest, so a few huge categories cannot make the list unservable. At most 256 MiB,
+   * well under the longest string JavaScript can build.
+   */
+  maxCategoryBytes: positiveInt.min(1024).max(256 * 1024 * 1024).default(16 * 1024 * 1024),
+  maxBodyBytes: positiveInt.max(1024 * 1024 * 1024).default(1024 * 1024),
+  /** Most anonymous clients (by address) tracked at once; the least recently seen are dropped past it. */
+  maxTrackedClients: positiveInt.default(10_000),
+  /** How many recent requests `GET /__mock/requests` keeps. */
+  requestLogSize: positiveInt.max(100_000).default(500),
+  /** When set, control requests must send `X-Mock-Control-Token: <token>`. */
+  controlToken: z.string().min(1).optional(),
+  /** Serve the control API to non-loopback clients too. */
+  allowRemoteControl: z.boolean().default(false),
+  /**
+   * Host names (besides loopback names and addresses and the mock's own address) under which the
+   * controls answer; `.example.test` also allows its subdomains; `all` switches the Host check off.
+   */
+  allowedHosts: z.union([z.literal('all'), z.array(z.string().regex(hostPattern, 'must be a host name, e.g. mock.internal or .example.test'))]).default([]),
+  cors: z.boolean().default(true),
+  /** Isolated worlds selected with `X-Mock-Session`: how many may be alive at once, and when an idle one is forgotten. */
+  sessions: SessionsConfigSchema,
+  /** Where the state lives: absent for memory (one process); `{ url: redis://HOST:PORT/DB }` to share it between replicas. */
+  store: StoreConfigSchema.optional(),
+  /**
+   * What a deprecated operation does once the virtual clock is past its sunset date: keep serving
+   * with its Deprecation and Sunset headers (`serve`, the default), or answer 410 Gone with an Error
+   * (`gone`). A scenario can choose per session.
+   */
+  sunset: z.strictObject({ afterSunset: AfterSunsetModeSchema.default('serve') }).default({ afterSunset: 'serve' }),
+  /**
+   * A scenario applied to the default session before the first request (issue 12), as in a scenario
+   * file (presets, keys, budgets, bans, clock, categories). Validated when the config is read;
+   * `--scenario FILE` applies more after it.
+   */
+  scenario: ScenarioSchema.optional(),
+  /**
+   * Rate-limit fields on responses: `x-ratelimit` (the interface's X-RateLimit-*, always sent) and,
+   * opt-in, `ietf`: RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers).
+   */
+  rateLimitHeaders: z
+    .array(z.enum(['x-ratelimit', 'ietf']))
+    .min(1)
+    .refine((styles) => styles.includes('x-ratelimit'), 'must include x-ratelimit: the interface requires X-RateLimit-* on every response')
+    .default(['x-ratelimit']),
+});
+
+export type MockConfigInput = z.input<typeof MockConfigSchema>;
+export type MockConfig = z.output<typeof MockConfigSchema>;
+
+/** The plans of the interface (section 8). Enterprise is "custom": generous enough for load tests. */
+export const defaultPlans: Record<string, Limits> = {
+  free: { perMinute: 60, perDay: 1_000 },
+  pro: { perMinute: 300, perDay: 10_000 },
+  business: { perMinute: 1_000, perDay: 100_000 },
+  enterprise: { perMinute: 1_000_000, perDay: 100_000_000 },
+};
+
+export const demoKeys: KeyConfig[] = [
+  { key: 'demo-free', plan: 'free' },
+  { key: 'demo-pro', plan: 'pro' },
+  { key: 'demo-business', plan: 'business' },
+  { key: 'demo-enterprise', plan: 'enterprise' },
+];
+
+/**
+ * Decodes a configuration, or throws one readable error naming every bad field.
+ *
+ * @example parseMockConfig({ plans: { pro: { perMinute: 0 } } })
+ * // Error: Invalid config: plans.pro.perMinute: must be a positive integer ...
+ */
+export function parseMockConfig(input: unknown, source = 'config'): MockConfig {
+  const result = MockConfigSchema.safeParse(input ?? {});
+  if (!result.success) throw new Error(`Failed to load ${source}: ${describeIssues(result.error.issues)}`);
+  const config = result.data;
+  const plans = { ...defaultPlans, ...config.plans };
+  for (const [index, entry] of config.keys.entries()) {
+    if (entry.plan !== undefined && entry.limits === undefined && planLimits(plans, entry.plan) === undefined) {
+      throw new Error(`Failed to load ${source}: keys.${index}.plan: unknown plan "${entry.plan}" (known: ${Object.keys(plans).join(', ')})`);
+    }
+  }
+  return { ...config, plans };
+}
+
+/**
+ * The limits of a plan, or undefined. Looks at the plans' own properties only: "toString" is not a plan.
+ *
+ * @example planLimits(config.plans, 'pro') // { perMinute: 300, perDay: 10000 }
+ */
+export function planLimits(plans: Record<string, Limits>, plan: string): Limits | undefined {
+  return Object.hasOwn(plans, plan) ? plans[plan] : undefined;
+}

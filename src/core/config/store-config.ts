@@ -1,0 +1,39 @@
+import * as z from 'zod';
+
+/** The session bounds when the config says nothing. */
+export const storeDefaults = {
+  maxSessions: 100,
+  sessionIdleMs: 3_600_000,
+} as const;
+
+/** Past its sunset date, a deprecated operation keeps serving (with its headers) or answers 410 Gone. */
+export const AfterSunsetModeSchema = z.enum(['serve', 'gone'], { error: 'must be gone or serve' });
+export type AfterSunsetMode = z.output<typeof AfterSunsetModeSchema>;
+
+/**
+ * The `sessions` and `store` sections of the config file, for `MockConfigSchema` to take in when the
+ * store is wired (unknown fields refused by name, like the rest of the config). The URL is only
+ * checked for its scheme here; `connectRedisStore` checks the rest and says what is wrong in one line.
+ *
+ * @example
+ * sessions: { maxSessions: 20, idleSeconds: 1800 }
+ * store: { url: redis://127.0.0.1:6379/0, prefix: "team-mock:", timeoutMs: 2000 }
+ */
+export const SessionsConfigSchema = z
+  .strictObject({
+    /** Most sessions alive at once besides the default one. */
+    maxSessions: z.int().min(0).max(100_000).default(storeDefaults.maxSessions),
+    /** A session not used for this long is forgotten (the default one never is). */
+    idleSeconds: z.int().positive().max(30 * 86_400).default(storeDefaults.sessionIdleMs / 1000),
+  })
+  .default({ maxSessions: storeDefaults.maxSessions, idleSeconds: storeDefaults.sessionIdleMs / 1000 });
+
+export const StoreConfigSchema = z.strictObject({
+  url: z.string().max(2_000).regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
+  prefix: z.string().min(1).max(100).regex(/^[^{}\s]+$/, 'must have no braces or spaces').optional(),
+  timeoutMs: z.int().min(1).max(5_000).optional(),
+  retryAfterSeconds: z.int().min(1).max(60).optional(),
+  cluster: z.boolean().optional(),
+});
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+export type SessionsConfig = z.output<typeof SessionsConfigSchema>;

@@ -1,0 +1,128 @@
+import { buildLabReport, createLabSessionState, observeLabOf, type LabSessionState } from '../../lab/lab-report.js';
+import type { LabBanPolicy, LabClockState, LabLimits, LabReport } from '../../lab/lab-types.js';
+import { observationFromHit } from '../../lab/response-observer.js';
+import type { RateDecision } from '../state/rate-limiter.js';
+import type { HitResult } from '../state/state-store.js';
+
+/**
+ * The rate-limit lab of each session (issue 12): what the mock keeps to judge its clients and the
+ * coverage of a test run, fed after every API request and served at `GET /__mock/report`.
+ *
+ * The lab state is kept in this process, per session, bounded: at most 1,000 clients judged per
+ * session, a client idle for a day and a ban forgotten, at most `maxSessions` sessions (the least
+ * recently fed forgotten first). With a Redis store shared by
+ * replicas each replica judges the requests it served: the report of one replica covers its own
+ * traffic (docs/decisions/012-rate-limit-lab.md).
+ */
+export interface LabSessions {
+  observe(session: string, input: LabRequestInput): void;
+  report(session: string, clock: LabClockState): LabReport;
+  /** Forgets a session's lab (POST /__mock/reset). */
+  reset(session: string): void;
+  /** The lab state of a session, created empty when there is none (the dashboard reads it). */
+  state(session: string): LabSessionState;
+  /** The last rate decision of each judged client of a session (the dashboard's gauges), by client id. */
+  lastDecisions(session: string): ReadonlyMap<string, { decision: RateDecision; atMs: number }>;
+  readonly banPolicy: LabBanPolicy;
+}
+
+export interface LabRequestInput {
+  hit: HitResult;
+  method: string;
+  /** Path without the query. */
+  path: string;
+  operationId: string | null;
+  /** The operation's path in the spec (`/pets/{petId}`), for the coverage. */
+  pathTemplate?: string;
+  status: number;
+  forced: boolean;
+  /** undefined when the operation is not deprecated; else its sunset (ISO) or null. */
+  deprecatedSunset?: string | null;
+  /** How to show a key client (a demo key in full); default the key's mask. */
+  display?: string;
+}
+
+/** Clients judged per session (each up to ~6 KB with its evidence samples); requests of clients past it are counted in the coverage only. */
+const maxClientsPerSession = 1_000;
+
+export function createLabSessions(options: { maxSessions: number; banPolicy: LabBanPolicy; anonymous: LabLimits }): LabSessions {
+  interface SessionLab {
+    lab: LabSessionState;
+    // Bounded by the lab: only clients it judges get an entry.
+    last: Map<string, { decision: RateDecision; atMs: number }>;
+    observed: number;
+  }
+  // A client idle for longer than a day (and than a ban) has nothing left in the limiter either: it
+  // is forgotten (swept every 1,000 requests), so memory returns like the limiter's.
+  const idleMs = Math.max(86_400_000, options.banPolicy.durationMs);
+  const sweep = (found: SessionLab, nowMs: number) => {
+    for (const [id, client] of Object.entries(found.lab.clients)) {
+      if (client.lastAtMs + idleMs >= nowMs) continue;
+      delete found.lab.clients[id];
+      found.lab.clientCount -= 1;
+      found.last.delete(id);
+    }
+  };
+  const sessions = new Map<string, SessionLab>();
+  // The session fed last is already the newest: no reorder (this runs on every request).
+  let newest: { name: string; found: SessionLab } | null = null;
+  const entry = (session: string): SessionLab => {
+    if (newest !== null && newest.name === session) return newest.found;
+    let found = sessions.get(session);
+    if (found) {
+      // Most recently fed last, so the first entry is the one to forget.
+      sessions.delete(session);
+    } else {
+      found = { lab: createLabSessionState({ maxClients: maxClientsPerSession }), last: new Map(), observed: 0 };
+      if (sessions.size >= options.maxSessions) sessions.delete(sessions.keys().next().value!);
+    }
+    sessions.set(session, found);
+    newest = { name: session, found };
+    return found;
+  };
+  const state = (session: string): LabSessionState => entry(session).lab;
+  return {
+    banPolicy: options.banPolicy,
+    lastDecisions: (session) => sessions.get(session)?.last ?? new Map(),
+    observe(session, input) {
+      const found = entry(session);
+      const { lab, last } = found;
+      found.observed += 1;
+      if (found.observed % 1_000 === 0) sweep(found, input.hit.nowMs);
+      // One lookup of the client for both uses below (a new one is looked up again, once).
+      const known = lab.clients[input.hit.client];
+      const observation = observationFromHit({
+        hit: input.hit,
+        method: input.method,
+        path: input.path,
+        operationId: input.operationId,
+        status: input.status,
+        forced: input.forced,
+        // Passed as they are (undefined when absent): spreads here would copy objects on every request.
+        deprecatedSunset: input.deprecatedSunset,
+        anonymousLimits: options.anonymous,
+        display: input.display,
+        previousRequestAtMs: known === undefined ? null : known.lastAtMs,
+      });
+      observeLabOf(lab, observation, input.pathTemplate, known);
+      // A banned decision reports the ban as its windows: the gauges keep the windows the client last
+      // counted against (the ban itself is the judge's banUntilMs).
+      if ((known !== undefined || lab.clients[input.hit.client] !== undefined) && input.hit.decision.outcome !== 'banned') {
+        const record = last.get(input.hit.client);
+        if (record === undefined) last.set(input.hit.client, { decision: input.hit.decision, atMs: input.hit.nowMs });
+        else {
+          record.decision = input.hit.decision;
+          record.atMs = input.hit.nowMs;
+        }
+      }
+    },
+    report(session, clock) {
+      return buildLabReport(sessions.get(session)?.lab ?? createLabSessionState(), { session, clock, banPolicy: options.banPolicy });
+    },
+    reset(session) {
+      sessions.delete(session);
+      if (newest?.name === session) newest = null;
+    },
+    state,
+  };
+}

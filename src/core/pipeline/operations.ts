@@ -1,0 +1,87 @@
+import type { NewCategory } from '../../../spec/schemas.js';
+import type { CompiledOperation } from '../spec/compiled-spec.js';
+import type { DataGenerator } from '../spec/data-generator.js';
+import type { HitInput, HitResult } from '../state/state-store.js';
+import type { JsonText } from '../wire/json-text.js';
+import { integerText } from '../wire/number-text.js';
+import { RawJson } from '../wire/response-shaping.js';
+
+export interface OperationResult {
+  status: number;
+  body: unknown;
+}
+
+export interface OperationContext {
+  operation: CompiledOperation;
+  /** The validated body, as the client sent it (`storeWork` picks the declared fields to store). */
+  body: unknown;
+  pathParams: Readonly<Record<string, string>>;
+  /** The store's answer to this request's one round trip. */
+  hit: HitResult;
+  basePath: string;
+  data: DataGenerator;
+  /** The answer's headers so far (rate limits): `respond` adds its own here (a separate object would be copied in on every request). */
+  headers: Record<string, string>;
+}
+
+/**
+ * One operation that reads or writes state. Its state work rides along with the rate-limit hit
+ * (`storeWork`), so a request is one store round trip; `respond` turns the store's answer into the
+ * response. Operations without a module here are answered from the spec (`generatedResponse`).
+ */
+export interface StatefulOperation {
+  /**
+   * `bodyJson`: the body's JSON text, when the body was read as a compact object of the operation's
+   * declared properties (`compactNames`): it holds nothing else, and the text is `JSON.stringify`'s.
+   */
+  storeWork(operation: CompiledOperation, body: unknown, bodyJson: JsonText | undefined): HitInput['categories'];
+  respond(context: OperationContext): OperationResult;
+}
+
+const emptyList = new RawJson('[]', 2);
+
+/** `GET /categories`: the session's list, as JSON text kept by the store. */
+export const listCategories: StatefulOperation = {
+  storeWork: (operation) => ({ kind: 'list', requiresKey: operation.requiresAuth }),
+  respond: ({ hit }) => ({ status: 200, body: hit.categoriesJson === undefined ? emptyList : new RawJson(hit.categoriesJson, hit.categoriesBytes) }),
+};
+
+/** `POST /categories`: stores the declared fields under the session's next id. */
+export const createCategory: StatefulOperation = {
+  storeWork: (operation, body, bodyJson) =>
+    bodyJson === undefined
+      ? { kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }
+      : // Declared fields only already, with their text: nothing to copy, and the store need not write the text again.
+        { kind: 'create', requiresKey: operation.requiresAuth, input: body as NewCategory, inputJson: bodyJson },
+  respond: ({ hit, basePath, headers }) => {
+    if (hit.categoryRefusal) throw hit.categoryRefusal;
+    const { id, json, bytes } = hit.created!;
+    headers.Location = `${basePath}/categories/${integerText(id)}`;
+    return { status: 201, body: new RawJson(json, bytes) };
+  },
+};
+
+/** The stateful operations of the Petstore, by operationId. */
+export const petstoreOperations: Readonly<Record<string, StatefulOperation>> = { listCategories, createCategory };
+
+/** Any other operation: its first example, or data generated from its schema. */
+export function generatedResponse({ operation, data }: Pick<OperationContext, 'operation' | 'data'>): OperationResult {
+  const status = operation.successStatus ?? 200;
+  const response = operation.responses.get(status);
+  if (!response) return { status, body: null };
+  const example = response.examples.values().next();
+  if (!example.done) return { status, body: example.value };
+  return { status, body: response.schema === undefined ? null : data.generate(response.schema) };
+}
+
+/**
+ * The fields of a validated body that the operation's schema declares, and nothing else: what a
+ * client adds beyond the spec (or a hostile `__proto__` key) is never stored.
+ */
+export function declaredFields(operation: CompiledOperation, body: unknown): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of operation.requestBody?.declaredProperties ?? []) {
+    if (Object.hasOwn(body as object, name)) out[name] = (body as Record<string, unknown>)[name];
+  }
+  return out;
+}

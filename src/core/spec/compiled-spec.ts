@@ -1,0 +1,205 @@
+import type * as z from 'zod';
+import { compactObjectNames } from '../wire/flat-json.js';
+import { isoDatePattern } from '../config/decoding.js';
+import { compileSpecDefinition, validatorOf, type OperationDefinition, type SpecDefinition } from '../../../spec/compile-spec.js';
+import type { SchemaValidator } from '../../../spec/schema-validator.js';
+import type { JsonSchema, OpenApiDocument } from '../../../spec/openapi-types.js';
+import { stripAnnotations as stripSchemaAnnotations } from '../../../spec/schema-keywords.js';
+
+/** What the mock knows about one operation, read from the spec once at startup. */
+export interface CompiledOperation {
+  operationId: string;
+  method: string;
+  pathTemplate: string;
+  /** Matches a path relative to the base path; groups are the path parameters, in order. */
+  pattern: RegExp;
+  parameterNames: string[];
+  parameters: CompiledParameter[];
+  requiresAuth: boolean;
+  requestBody: CompiledRequestBody | undefined;
+  responses: Map<number, CompiledResponse>;
+  /** The first 2xx status the operation declares (what it answers when all goes well). */
+  successStatus: number | undefined;
+  deprecated: boolean;
+  deprecation: { deprecatedAt?: string; sunset?: string } | undefined;
+  stability: 'experimental' | 'beta' | undefined;
+}
+
+export interface CompiledParameter {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  /** Turns the parameter's text into the type its schema asks for, before validation. */
+  coerce: (text: string) => unknown;
+  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
+  validator: SchemaValidator;
+}
+
+export interface CompiledRequestBody {
+  required: boolean;
+  mediaTypes: string[];
+  schema: JsonSchema;
+  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
+  validator: SchemaValidator;
+  /** Top-level properties the schema declares (never `id` or `__proto__`): all a handler may store. */
+  declaredProperties: string[];
+  /** The declared properties a compact body of strings may have to be read without `JSON.parse` (flat-json.ts). */
+  compactNames: readonly string[];
+}
+
+export interface CompiledResponse {
+  status: number;
+  /** JSON schema of the `application/json` body, if the spec gives one (resolved: may be recursive). */
+  schema: JsonSchema | undefined;
+  /** Named examples; an unnamed `example` is stored as `default`. */
+  examples: Map<string, unknown>;
+  headerNames: string[];
+}
+
+export interface CompiledSpec {
+  title: string;
+  version: string;
+  /** Path prefix the API is served under, from the servers' URLs (for example `/v1`). */
+  basePath: string;
+  operations: CompiledOperation[];
+  /**
+   * The dereferenced document, for tools that need more than the compiled view. References are
+   * shared, not copied: a recursive schema is an object cycle (walk it with a visited set).
+   */
+  document: OpenApiDocument;
+  componentSchemas: Record<string, JsonSchema>;
+  /** The shared reading of the document (`spec/compile-spec.ts`) this view is built from. */
+  definition: SpecDefinition;
+}
+
+/** Tells a compiled spec from a parsed OpenAPI document. */
+export function isCompiledSpec(spec: OpenApiDocument | CompiledSpec): spec is CompiledSpec {
+  return Array.isArray((spec as CompiledSpec).operations) && typeof (spec as CompiledSpec).basePath === 'string';
+}
+
+/**
+ * Compiles a parsed OpenAPI 3.1 document into routes, validators and examples: the mock's view of
+ * the shared reading in `spec/compile-spec.ts`. Pure: runs in Node and in a browser. Throws
+ * "Failed to compile spec: ..." (one line) on documents it cannot serve.
+ *
+ * @example const spec = compileSpec(await readSpecFile());
+ */
+export function compileSpec(raw: OpenApiDocument, options: { basePath?: string } = {}): CompiledSpec {
+  const definition = compileSpecDefinition(raw, options);
+  const bearerSchemes = new Set(
+    Object.entries(definition.document.components?.securitySchemes ?? {})
+      .filter(([, scheme]) => scheme?.type === 'http' && typeof scheme.scheme === 'string' && scheme.scheme.toLowerCase() === 'bearer')
+      .map(([name]) => name),
+  );
+  return {
+    title: definition.title,
+    version: definition.version,
+    basePath: definition.basePath,
+    operations: definition.operations.map((operation) => compileOperation(operation, bearerSchemes)),
+    document: definition.document,
+    componentSchemas: definition.componentSchemas,
+    definition,
+  };
+}
+
+function compileOperation(operation: OperationDefinition, bearerSchemes: Set<string>): CompiledOperation {
+  const { operationId } = operation;
+  const { pattern, names } = compilePath(operation.pathTemplate);
+  const responses = new Map<number, CompiledResponse>();
+  for (const response of operation.responses) {
+    // "default" and "4XX"-style ranges are not concrete statuses a mock can pick.
+    if (response.status === undefined) continue;
+    responses.set(response.status, { status: response.status, schema: response.schema, examples: response.examples, headerNames: response.headers.map((header) => header.name) });
+  }
+  if (responses.size === 0) throw new Error(`Failed to compile spec: ${operationId} declares no responses`);
+  const successStatus = [...responses.keys()].filter((status) => status >= 200 && status < 300).sort((a, b) => a - b)[0];
+  const { security } = operation;
+  return {
+    operationId,
+    method: operation.method,
+    pathTemplate: operation.pathTemplate,
+    pattern,
+    parameterNames: names,
+    parameters: operation.parameters
+      .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
+      .map((parameter) => {
+        const compiled = { name: parameter.name, in: parameter.in as 'path' | 'query', required: parameter.required, coerce: coercerFor(parameter.schema ?? {}) };
+        return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => parameter.validator }) as CompiledParameter;
+      }),
+    requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement ?? {}).some((name) => bearerSchemes.has(name))),
+    requestBody: compileRequestBody(operation),
+    responses,
+    successStatus,
+    deprecated: operation.deprecated,
+    deprecation: compileDeprecation(operation),
+    stability: operation.stability,
+  };
+}
+
+function compileRequestBody(operation: OperationDefinition): CompiledRequestBody | undefined {
+  const body = operation.requestBody;
+  if (!body) return undefined;
+  if (body.jsonMediaTypes.length === 0) throw new Error(`Failed to compile spec: ${operation.operationId} has a request body without a JSON media type`);
+  const schema = body.schema ?? {};
+  const declaredProperties = typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__') : [];
+  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, schema, declaredProperties, compactNames: compactObjectNames(declaredProperties) };
+  return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => body.validator }) as CompiledRequestBody;
+}
+
+/** The dates of `x-deprecation`, checked: a header must never say "Invalid Date". */
+function compileDeprecation(operation: OperationDefinition): CompiledOperation['deprecation'] {
+  const extension = operation.extensions['x-deprecation'] as { deprecatedAt?: unknown; sunset?: unknown } | undefined;
+  if (extension === undefined) return undefined;
+  if (extension === null || typeof extension !== 'object') throw new Error(`Failed to compile spec: ${operation.operationId} has an x-deprecation that is not an object`);
+  for (const field of ['deprecatedAt', 'sunset'] as const) {
+    const value = extension[field];
+    if (value !== undefined && (typeof value !== 'string' || !isoDatePattern.test(value) || Number.isNaN(Date.parse(value)))) {
+      throw new Error(`Failed to compile spec: ${operation.operationId} has x-deprecation.${field} ${JSON.stringify(value)}; expected an ISO 8601 date`);
+    }
+  }
+  return extension as CompiledOperation['deprecation'];
+}
+
+/** `/pets/{petId}` -> /^\/pets\/([^/]+)$/ with names ['petId']. */
+function compilePath(template: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = template
+    .split(/(\{[^}]+\})/)
+    .map((part) => {
+      const name = /^\{([^}]+)\}$/.exec(part)?.[1];
+      if (name) {
+        names.push(name);
+        return '([^/]+)';
+      }
+      return part.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
+    })
+    .join('');
+  return { pattern: new RegExp(`^${source}$`), names };
+}
+
+/** Parameters arrive as text; numbers and booleans are converted when the text really is one. */
+function coercerFor(schema: JsonSchema): (text: string) => unknown {
+  const type = typeof schema === 'object' ? schema.type : undefined;
+  const types = Array.isArray(type) ? type : [type];
+  return (text) => {
+    if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return Number(text);
+    if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
+    return text;
+  };
+}
+
+/**
+ * A copy of a schema without annotation keywords and `x-*` extensions (field names under
+ * `properties` are kept). Safe on recursive (cyclic) schemas.
+ */
+export function stripAnnotations(schema: JsonSchema): JsonSchema {
+  return stripSchemaAnnotations(schema);
+}
+
+/**
+ * A validator of a schema: ajv (JSON Schema 2020-12) behind zod's `safeParse`. A schema of a
+ * compiled spec validates with the document's references; another must stand alone.
+ */
+export function toZod(schema: JsonSchema, what: string): z.ZodType {
+  return validatorOf(schema, what);
+}

@@ -1,0 +1,97 @@
+import { sha256 } from '@noble/hashes/sha2.js';
+import type { Limits } from '../config/mock-config.js';
+
+export interface ApiKeyEntry {
+  /** Masked form of the key, safe to print. */
+  masked: string;
+  plan: string;
+  limits: Limits;
+  /** Stable id of the key for rate-limit buckets, derived from its digest (not the key). */
+  id: string;
+}
+
+interface StoredKey extends ApiKeyEntry {
+  digest: Uint8Array;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The API keys the mock accepts. Lookups go through a SHA-256 digest and end with a
+ * constant-time comparison, so the time an answer takes says nothing about how close a guess was.
+ *
+ * @example
+ * const keys = new KeyRegistry();
+ * keys.set('demo-pro', 'pro', { perMinute: 300, perDay: 10_000 });
+ * keys.find('demo-pro')?.plan; // 'pro'
+ */
+export class KeyRegistry {
+  #byDigest = new Map<string, StoredKey>();
+
+  set(key: string, plan: string, limits: Limits): { entry: ApiKeyEntry; created: boolean } {
+    const digest = sha256(encoder.encode(key));
+    const hex = toHex(digest);
+    const created = !this.#byDigest.has(hex);
+    const stored: StoredKey = { masked: maskSecret(key), plan, limits: { ...limits }, id: hex.slice(0, 32), digest };
+    this.#byDigest.set(hex, stored);
+    return { entry: publicEntry(stored), created };
+  }
+
+  find(key: string): ApiKeyEntry | undefined {
+    const digest = sha256(encoder.encode(key));
+    const stored = this.#byDigest.get(toHex(digest));
+    if (!stored || !constantTimeEqual(stored.digest, digest)) return undefined;
+    return stored;
+  }
+
+  /**
+   * The token's SHA-256 in lower-case hex (what a state store finds run-time keys by) and its entry
+   * among these keys, if any: one digest for both.
+   */
+  lookup(key: string): { digestHex: string; entry: ApiKeyEntry | undefined } {
+    const digest = sha256(encoder.encode(key));
+    const digestHex = toHex(digest);
+    const stored = this.#byDigest.get(digestHex);
+    return { digestHex, entry: stored && constantTimeEqual(stored.digest, digest) ? stored : undefined };
+  }
+
+  list(): ApiKeyEntry[] {
+    return [...this.#byDigest.values()].map(publicEntry);
+  }
+
+  get size(): number {
+    return this.#byDigest.size;
+  }
+
+  clear(): void {
+    this.#byDigest.clear();
+  }
+}
+
+function publicEntry({ masked, plan, limits, id }: StoredKey): ApiKeyEntry {
+  return { masked, plan, limits: { ...limits }, id };
+}
+
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let index = 0; index < a.length; index += 1) difference |= a[index]! ^ b[index]!;
+  return difference === 0;
+}
+
+const hexDigits = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += hexDigits[byte];
+  return out;
+}
+
+/**
+ * Masks a secret for logs: a short prefix stays readable, the rest is hidden.
+ *
+ * @example maskSecret('demo-enterprise') // 'demo…(15)'
+ */
+export function maskSecret(secret: string): string {
+  const visible = secret.length > 8 ? 4 : Math.min(2, Math.floor(secret.length / 3));
+  return `${secret.slice(0, visible)}…(${secret.length})`;
+}

@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createFixedClock } from '../clock.js';
+import { createMemoryStore } from './memory-store.js';
+import { RateLimiter } from './rate-limiter.js';
+import { SessionsConfigSchema, StoreConfigSchema } from '../config/store-config.js';
+import { storeOptionsFromConfig } from './store-options.js';
+import { type StateStoreOptions } from './state-store.js';
+import { parseMockConfig } from '../config/mock-config.js';
+
+const t0 = Date.UTC(2026, 0, 1);
+const hour = 3_600_000;
+
+function options(overrides: Partial<StateStoreOptions> = {}): StateStoreOptions {
+  return { ...storeOptionsFromConfig(parseMockConfig({}), [{ name: 'dog' }]), ...overrides };
+}
+
+describe('createMemoryStore', () => {
+  it('decides exactly as the RateLimiter of the single-process core, for any sequence of requests and clock moves', async () => {
+    const step = fc.record({ advanceMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 61_000 }), fc.constant(86_400_000)), client: fc.constantFrom('10.0.0.1', '10.0.0.2') });
+    await fc.assert(
+      fc.asyncProperty(fc.record({ threshold: fc.integer({ min: 1, max: 3 }), enabled: fc.boolean(), perMinute: fc.integer({ min: 1, max: 4 }), perDay: fc.integer({ min: 1, max: 9 }) }), fc.array(step, { maxLength: 60 }), async (policy, steps) => {
+        const ban = { enabled: policy.enabled, threshold: policy.threshold, durationMs: 90_000 };
+        const anonymous = { perMinute: policy.perMinute, perDay: policy.perDay };
+        const store = createMemoryStore(options({ ban, anonymous }));
+        const clock = createFixedClock(t0);
+        const limiter = new RateLimiter({ clock, ban, maxBuckets: 10_000 });
+        for (const { advanceMs, client } of steps) {
+          clock.advance(advanceMs);
+          const expected = limiter.hit(client, anonymous);
+          const actual = await store.hit('default', { baseTimeMs: clock.now(), clientAddress: client });
+          expect(actual.decision).toEqual(expected);
+        }
+      }),
+    );
+  });
+
+  it('forgets a named session idle for sessionIdleMs on the base clock, never the default one', async () => {
+    const store = createMemoryStore(options({ sessionIdleMs: hour }));
+    await store.createCategory('job', { name: 'x' }, t0);
+    await store.createCategory('default', { name: 'y' }, t0);
+    expect(await store.listCategories('job', t0 + hour - 1)).toHaveLength(2);
+    expect((await store.listSessions(t0 + 2 * hour - 2)).map((session) => session.name)).toEqual(['job', 'default']);
+    expect((await store.listSessions(t0 + 2 * hour - 1)).map((session) => session.name)).toEqual(['default']);
+    expect(await store.listCategories('job', t0 + 2 * hour)).toEqual([{ id: 1, name: 'dog' }]);
+    expect(await store.listCategories('default', t0 + 100 * hour)).toHaveLength(2);
+  });
+
+  it('frees the place of an expired session for a new one', async () => {
+    const store = createMemoryStore(options({ maxSessions: 1, sessionIdleMs: hour }));
+    await store.clockOffset('first', t0);
+    await expect(store.clockOffset('second', t0 + hour - 1)).rejects.toMatchObject({ code: 'too_many_sessions' });
+    expect(await store.clockOffset('second', t0 + hour)).toBe(0);
+  });
+
+  it('bounds the anonymous histories like the anonymous buckets', async () => {
+    const store = createMemoryStore(options({ maxTrackedClients: 3 }));
+    for (let index = 0; index < 10; index += 1) await store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.0.${index}` });
+    // The first address was forgotten: its history starts again.
+    expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.0' })).history.requests).toBe(1);
+    expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.9' })).history.requests).toBe(2);
+  });
+
+  it('returns copies: changing an answer changes nothing stored', async () => {
+    const store = createMemoryStore(options());
+    const [first] = await store.listCategories('default', t0);
+    first!.name = 'changed';
+    expect(await store.listCategoriesJson('default', t0)).toBe('[{"id":1,"name":"dog"}]');
+  });
+
+  it('refuses options that are not whole numbers in range, naming the option', () => {
+    expect(() => createMemoryStore(options({ sessionIdleMs: 1.5 }))).toThrow('Invalid store option sessionIdleMs: expected a whole number >= 1, got 1.5');
+    expect(() => createMemoryStore(options({ maxCategories: 0 }))).toThrow(/maxCategories/);
+    expect(() => createMemoryStore(options({ ban: { enabled: true, threshold: Number.NaN, durationMs: 1 } }))).toThrow(/ban\.threshold/);
+  });
+
+  it('answers nothing once closed', async () => {
+    const store = createMemoryStore(options());
+    await store.close();
+    await expect(store.clockOffset('default', t0)).rejects.toThrow('Failed to use the memory store: it is closed');
+  });
+});
+
+describe('the sessions and store config sections', () => {
+  it('default to 100 sessions idle for an hour, and turn seconds into the store options', () => {
+    const sessions = SessionsConfigSchema.parse(undefined);
+    expect(sessions).toEqual({ maxSessions: 100, idleSeconds: 3600 });
+    expect(storeOptionsFromConfig(parseMockConfig({}), [], SessionsConfigSchema.parse({ idleSeconds: 60 }))).toMatchObject({ maxSessions: 100, sessionIdleMs: 60_000 });
+  });
+
+  it('refuse unknown fields and bad values by name', () => {
+    expect(SessionsConfigSchema.safeParse({ max: 3 }).error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['max'] });
+    expect(StoreConfigSchema.safeParse({ url: 'http://x' }).error?.issues[0]?.message).toBe('must be a redis:// or rediss:// URL');
+    expect(StoreConfigSchema.safeParse({ url: 'redis://x:6379/0', prefix: 'a{b}' }).error?.issues[0]?.path).toEqual(['prefix']);
+    expect(StoreConfigSchema.parse({ url: 'redis://x:6379/0', cluster: true })).toEqual({ url: 'redis://x:6379/0', cluster: true });
+  });
+});

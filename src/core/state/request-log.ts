@@ -1,0 +1,148 @@
+/**
+ * Bodies kept per exported request (characters). The log is a ring of up to 100,000 entries, so the
+ * integration stores at most this much per entry; a longer body is cut and its replay may differ
+ * (the replay lists every status that differs from the recording).
+ */
+export const maxExportBodyBytes = 2 * 1024;
+
+/** One line of the request log served by `GET /__mock/requests`. Holds no secrets. */
+export interface RequestLogEntry {
+  time: string;
+  method: string;
+  path: string;
+  operationId: string | null;
+  /** Plan of the key, `anonymous` without a valid key, `control` for the control API. */
+  plan: string;
+  /** The key, masked; null when none was sent. */
+  key: string | null;
+  status: number;
+  code: string | null;
+}
+
+/**
+ * What the export (`GET /__mock/requests?format=jsonl`, for `petstore-mock replay`) needs besides the
+ * log line: never the key itself, only its SHA-256 digest (the export turns it into a pseudonym).
+ */
+export interface ReplayFields {
+  /** The request target with its query. */
+  url: string;
+  /** SHA-256 hex of a valid key; null otherwise. */
+  keyDigest: string | null;
+  clientAddress: string | null;
+  auth: 'key' | 'invalid' | 'none';
+  limits: { perMinute: number; perDay: number };
+  prefer: string | null;
+  contentType: string | null;
+  /** The body as text, cut to the export's bound. */
+  body: string | null;
+}
+
+/** An entry as recorded: the time stays a number until someone reads the log (the hot path). */
+export type RecordedRequest = Omit<RequestLogEntry, 'time'> & { timeMs: number; replay?: ReplayFields };
+
+/** The public log line of a recorded entry (the replay fields stay for the export). */
+export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRequest): RequestLogEntry {
+  return { time: new Date(timeMs).toISOString(), ...entry };
+}
+
+/** One slot of the log, written over in place once the log is full: an entry's fields and its replay fields (`url` null without them). */
+type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null };
+
+/**
+ * A fixed-size ring buffer: the newest `capacity` entries, oldest first. Memory never grows past it.
+ *
+ * Each slot is an object of its own that later entries are copied into, not the entry objects
+ * themselves: an entry object the log keeps outlives the young generation, and every object that
+ * does is copied by the garbage collector, then promoted, on every request of a busy mock (measured:
+ * the log's objects were a third of what survived a POST, and most of what survived a GET). Copied
+ * into a slot, the entry dies young; only its strings are kept, and a text equal to the one of the
+ * entry before (the same path, body, content type: a client hammering one endpoint) is kept once.
+ * Slots are made as the log fills, so a large capacity costs nothing until it is used.
+ *
+ * @example const log = new RequestLog(2); log.add(a); log.add(b); log.add(c); log.entries() // [b, c]
+ */
+export class RequestLog {
+  readonly #capacity: number;
+  #slots: LogSlot[] = [];
+  /** Index of the slot the next entry goes to (once full: the oldest entry). */
+  #next = 0;
+
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  add(entry: RecordedRequest): void {
+    const index = this.#next;
+    // The entry before this one, whose texts this one may share (none in an empty log).
+    const previous = this.#slots.length === 0 ? undefined : this.#slots[index === 0 ? this.#capacity - 1 : index - 1];
+    let slot = this.#slots[index];
+    if (slot === undefined) {
+      // NaN, not 0: the field holds doubles from the start (a small integer first would change its representation, and the slot's shape, at the first real time).
+      slot = { timeMs: Number.NaN, method: '', path: '', operationId: null, plan: '', key: null, status: 0, code: null, url: null, keyDigest: null, clientAddress: null, auth: null, limits: null, prefer: null, contentType: null, body: null };
+      this.#slots.push(slot);
+    }
+    slot.timeMs = entry.timeMs;
+    slot.method = entry.method;
+    slot.path = sameAs(previous?.path, entry.path);
+    slot.operationId = entry.operationId;
+    slot.plan = entry.plan;
+    slot.key = entry.key;
+    slot.status = entry.status;
+    slot.code = entry.code;
+    const replay = entry.replay;
+    if (replay === undefined) {
+      slot.url = null;
+      slot.keyDigest = null;
+      slot.clientAddress = null;
+      slot.auth = null;
+      slot.limits = null;
+      slot.prefer = null;
+      slot.contentType = null;
+      slot.body = null;
+    } else {
+      // The target is most often the path itself (no query): then the path's kept text is the URL's.
+      slot.url = replay.url === entry.path ? slot.path : sameAs(previous?.url, replay.url);
+      slot.keyDigest = replay.keyDigest;
+      slot.clientAddress = sameAs(previous?.clientAddress, replay.clientAddress);
+      slot.auth = replay.auth;
+      slot.limits = replay.limits;
+      slot.prefer = sameAs(previous?.prefer, replay.prefer);
+      slot.contentType = sameAs(previous?.contentType, replay.contentType);
+      slot.body = sameAs(previous?.body, replay.body);
+    }
+    this.#next = index + 1 === this.#capacity ? 0 : index + 1;
+  }
+
+  entries(): RequestLogEntry[] {
+    return this.recorded().map(publicLogEntry);
+  }
+
+  /** The entries as recorded, oldest first (the export reads their replay fields). */
+  recorded(): RecordedRequest[] {
+    return this.#inOrder().map(({ timeMs, method, path, operationId, plan, key, status, code, url, keyDigest, clientAddress, auth, limits, prefer, contentType, body }) => {
+      const recorded: RecordedRequest = { timeMs, method, path, operationId, plan, key, status, code };
+      if (url !== null) recorded.replay = { url, keyDigest, auth: auth!, limits: limits!, clientAddress, prefer, contentType, body };
+      return recorded;
+    });
+  }
+
+  clear(): void {
+    // The slots go too: they hold the cleared entries' texts.
+    this.#slots = [];
+    this.#next = 0;
+  }
+
+  /** The slots in use, oldest first (slots are made only as the log fills: all of them are in use). */
+  #inOrder(): LogSlot[] {
+    if (this.#slots.length < this.#capacity) return [...this.#slots];
+    return [...this.#slots.slice(this.#next), ...this.#slots.slice(0, this.#next)];
+  }
+}
+
+/**
+ * `text`, or the equal text the entry before holds: each request brings its own copy of strings
+ * that repeat from one request to the next, and one copy is all the log needs to keep.
+ */
+function sameAs<Text extends string | null>(before: Text | undefined, text: Text): Text {
+  return before !== undefined && before === text ? before : text;
+}
