@@ -30,6 +30,9 @@ Behaviour:
   --max-requests N        Most requests the 429 check may send (default ${defaults.maxRequests})
   --max-wait SECONDS      Most time the run may wait, in total, for rate-limit windows to reset
                           before reporting the remaining checks inconclusive (default ${defaults.maxWaitSeconds})
+  --window-wait SECONDS   Most time the run may also wait on purpose, to see a rate-limit window
+                          roll over and a Retry-After honoured; checks that need more say
+                          INCONCLUSIVE for their cell only (default ${defaults.windowWaitSeconds})
   --timeout SECONDS       Time allowed per request (default ${defaults.timeoutSeconds})
   --concurrency N         Requests in flight at once (default ${defaults.concurrency})
   --strict                Failures of operations marked x-stability experimental/beta fail the
@@ -74,6 +77,7 @@ const cliOptions = {
   'read-only': { type: 'boolean' },
   'max-requests': { type: 'string' },
   'max-wait': { type: 'string' },
+  'window-wait': { type: 'string' },
   reporter: { type: 'string' },
   output: { type: 'string' },
   timeout: { type: 'string' },
@@ -131,6 +135,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     viaPrism: values['via-prism'] ?? false,
     ...optionalNumber(values['max-requests'], 'maxRequests', '--max-requests', 'integer'),
     ...optionalNumber(values['max-wait'], 'maxWaitSeconds', '--max-wait', 'seconds'),
+    ...optionalNumber(values['window-wait'], 'windowWaitSeconds', '--window-wait', 'seconds'),
     ...optionalNumber(values.timeout, 'timeoutSeconds', '--timeout', 'seconds'),
     ...optionalNumber(values.concurrency, 'concurrency', '--concurrency', 'integer'),
     ...optionalNumber(values.seed, 'seed', '--seed', 'integer'),

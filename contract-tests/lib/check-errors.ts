@@ -28,3 +28,36 @@ export class InconclusiveError extends Error {
     this.name = 'InconclusiveError';
   }
 }
+
+/** Thrown by `run.skip()` and `run.inconclusive()`. */
+export class SkipCheck extends Error {
+  constructor(
+    message: string,
+    readonly inconclusive: boolean,
+  ) {
+    super(message);
+    this.name = 'SkipCheck';
+  }
+}
+
+/** How every over-budget message starts, so reports can show those cells as INCONCLUSIVE. */
+export const overBudgetPrefix = 'INCONCLUSIVE for this cell (over budget)';
+
+/**
+ * A check needs more waiting or more requests than the run's budgets allow (--window-wait,
+ * --max-requests, --deadline). It ends as SKIP, never PASS, and only its own cell of the matrix
+ * is INCONCLUSIVE: the run's verdict is not, because the user chose those budgets.
+ *
+ * @example throw new OverBudget('watching the window reset needs 47 s of waiting; --window-wait allows 0 s more');
+ */
+export class OverBudget extends SkipCheck {
+  constructor(need: string) {
+    super(`${overBudgetPrefix}: ${need}`, false);
+    this.name = 'OverBudget';
+  }
+}
+
+/** Is this message (a SKIP's) one of an over-budget cell? */
+export function isOverBudget(message: string | undefined): boolean {
+  return message?.startsWith(overBudgetPrefix) === true;
+}

@@ -83,16 +83,7 @@ export interface CheckMeta {
   cases: number | undefined;
 }
 
-/** Thrown by `run.skip()`. */
-export class SkipCheck extends Error {
-  constructor(
-    message: string,
-    readonly inconclusive: boolean,
-  ) {
-    super(message);
-    this.name = 'SkipCheck';
-  }
-}
+export { OverBudget, SkipCheck } from './check-errors.js';
 
 /**
  * Declares an area of checks as data. The body registers checks with the `check` function it is

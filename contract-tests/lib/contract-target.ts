@@ -1,3 +1,5 @@
+import type { KitClock } from './kit-clock.js';
+
 /**
  * Everything the suite needs to know about the server under test, resolved once by the runner
  * and handed to every check as `run.target`. Checks never build a host or port themselves.
@@ -21,8 +23,17 @@ export interface ContractTarget {
   concurrency: number;
   /** Most requests the 429 check may send with the rate-limit key. */
   maxRequests: number;
-  /** Most time the whole run may spend waiting for rate-limit windows. */
+  /** Most time the whole run may spend waiting for rate-limit windows (pacing, unprovoked 429s). */
   maxWaitMs: number;
+  /**
+   * Most time the run may spend waiting on purpose, to see a window roll over or a Retry-After
+   * honoured (--window-wait). A check whose wait does not fit is INCONCLUSIVE for its cell only.
+   */
+  windowWaitMs: number;
+  /** The run's real-time deadline (epoch ms): a wait on the real clock must end before it. */
+  deadlineAtMs: number;
+  /** The kit's clock: every timestamp it judges and every wait it makes (see kit-clock.ts). */
+  clock: KitClock;
   /** fast-check seed of the property-based checks. */
   seed: number;
   /** How many generated bodies each property-based check sends. */

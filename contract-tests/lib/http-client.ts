@@ -1,8 +1,10 @@
 import { Agent, request } from 'undici';
 import { apiUrl } from './api-url.js';
-import { CheckFailure, InconclusiveError } from './check-errors.js';
+import { CheckFailure, InconclusiveError, OverBudget } from './check-errors.js';
 import type { ContractTarget } from './contract-target.js';
 import { evidenceOf, maskHeaders, truncate, type Exchange, type ExchangeResponse, type Identity, type PrismViolation } from './exchange.js';
+import type { KitClock } from './kit-clock.js';
+import { parseRetryAfter, serverClock } from './rate-limit-headers.js';
 import { RateBudget, WaitAllowance, type WaitNotice } from './rate-budget.js';
 import type { RunState } from './run-state.js';
 import { Semaphore } from './semaphore.js';
@@ -30,6 +32,13 @@ export interface ApiRequest {
   bypassPrism?: boolean;
   /** The request is outside what the interface describes (a non-JSON media type): which 4xx answers it is open. */
   offInterface?: boolean;
+  /**
+   * Send no earlier than this instant of the kit's clock: the kit waits on purpose first (out of
+   * --window-wait, within --deadline), with the semaphore free. A wait that does not fit throws
+   * `OverBudget`, so the check ends INCONCLUSIVE for its cell. A request of the rate-limit key
+   * that waits at least until its last 429's Retry-After may be sent again.
+   */
+  notBefore?: { atMs: number; why: string };
 }
 
 /** What the runner may watch: each request as sent (unmasked, for a reproducing curl), each wait as it starts. */
@@ -62,6 +71,10 @@ export class ContractHttpClient {
   readonly #agent: Agent;
   readonly #slots: Semaphore;
   readonly #budgets: Map<Identity, RateBudget>;
+  readonly #clock: KitClock;
+  /** What the run may still wait on purpose (--window-wait). */
+  readonly #windowWaits: WaitAllowance;
+  readonly #log: (message: string) => void;
 
   readonly #signal: AbortSignal;
   readonly #hooks: ClientHooks;
@@ -75,24 +88,14 @@ export class ContractHttpClient {
     this.#hooks = hooks;
     this.#state = state;
     this.#signal = signal;
+    this.#clock = target.clock;
+    this.#log = log;
+    this.#windowWaits = new WaitAllowance(target.windowWaitMs);
     this.#agent = new Agent({ connect: { timeout: target.timeoutMs }, headersTimeout: target.timeoutMs, bodyTimeout: target.timeoutMs });
     this.#slots = new Semaphore(target.concurrency);
     const allowance = new WaitAllowance(target.maxWaitMs);
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve, reject) => {
-        if (signal.aborted) return reject(new InconclusiveError(deadlineReason(signal)));
-        const timer = setTimeout(done, ms);
-        function done() {
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        }
-        function onAbort() {
-          clearTimeout(timer);
-          reject(new InconclusiveError(deadlineReason(signal)));
-        }
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-    const budget = (label: string) => new RateBudget({ label, reserve, allowance, sleep, log: (message) => log(`petstore-contract: ${message}`), ...(hooks.onWait ? { onWait: hooks.onWait } : {}) });
+    const sleep = (ms: number) => this.#sleep(ms);
+    const budget = (label: string) => new RateBudget({ label, reserve, allowance, now: () => this.#clock.now(), sleep, log: (message) => log(`petstore-contract: ${message}`), ...(hooks.onWait ? { onWait: hooks.onWait } : {}) });
     this.#budgets = new Map([
       ['main', budget('the main key')],
       ['anonymous', budget('unauthenticated requests')],
@@ -106,15 +109,17 @@ export class ContractHttpClient {
   /** Sends one request for check `checkId` and records the exchange. */
   async send(checkId: string, apiRequest: ApiRequest): Promise<Exchange> {
     if (this.#signal.aborted) throw new InconclusiveError(deadlineReason(this.#signal));
-    if (apiRequest.identity === 'rate-limit' && this.#state.rateLimitKeyStopped) {
+    if (this.#refusedAfter429(apiRequest)) {
       throw new Error(`Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429 (the interface warns that keys which keep sending get banned)`);
     }
+    if (apiRequest.notBefore !== undefined) await this.#waitOnPurpose(apiRequest.notBefore);
     const budget = this.#budgets.get(apiRequest.identity);
     await this.#slots.acquire();
     try {
-      if (apiRequest.identity === 'rate-limit' && this.#state.rateLimitKeyStopped) {
+      if (this.#refusedAfter429(apiRequest)) {
         throw new Error(`Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429`);
       }
+      if (apiRequest.identity === 'rate-limit') this.#state.rateLimitKeyStopped = false;
       await budget?.acquire();
       if (this.#signal.aborted) {
         budget?.release();
@@ -132,6 +137,46 @@ export class ContractHttpClient {
 
   async close(): Promise<void> {
     await this.#agent.close();
+  }
+
+  /** The current time on the kit's clock. */
+  now(): number {
+    return this.#clock.now();
+  }
+
+  /** The rate-limit key is stopped after its 429 unless this request waits out that 429's Retry-After. */
+  #refusedAfter429(apiRequest: ApiRequest): boolean {
+    if (apiRequest.identity !== 'rate-limit' || !this.#state.rateLimitKeyStopped) return false;
+    const retryAt = this.#state.rateLimitRetryAtMs;
+    return retryAt === undefined || apiRequest.notBefore === undefined || apiRequest.notBefore.atMs < retryAt;
+  }
+
+  /** A sleep on the kit's clock that the run's deadline cuts short (then the check is INCONCLUSIVE). */
+  async #sleep(ms: number): Promise<void> {
+    if (this.#signal.aborted) throw new InconclusiveError(deadlineReason(this.#signal));
+    try {
+      await this.#clock.sleep(ms, this.#signal);
+    } catch {
+      throw new InconclusiveError(deadlineReason(this.#signal));
+    }
+    if (this.#signal.aborted) throw new InconclusiveError(deadlineReason(this.#signal));
+  }
+
+  /** Waits until `atMs` on purpose, or throws `OverBudget` when --window-wait or --deadline cannot cover it. */
+  async #waitOnPurpose(notBefore: { atMs: number; why: string }): Promise<void> {
+    const ms = Math.ceil(notBefore.atMs - this.#clock.now());
+    if (ms <= 0) return;
+    const seconds = Math.ceil(ms / 1000);
+    if (!this.#clock.virtual && Date.now() + ms > this.#target.deadlineAtMs) {
+      throw new OverBudget(`${notBefore.why} needs ${seconds} s of waiting, past the run's --deadline`);
+    }
+    if (!this.#windowWaits.take(ms)) {
+      const left = Math.floor((this.#windowWaits.maxMs - this.#windowWaits.spentMs) / 1000);
+      throw new OverBudget(`${notBefore.why} needs ${seconds} s of waiting; --window-wait allows ${left} s more (raise it to ${Math.ceil((this.#windowWaits.spentMs + ms) / 1000)} to check this)`);
+    }
+    if (this.#hooks.onWait) this.#hooks.onWait({ waitingFor: `${notBefore.why} (on purpose, --window-wait)`, ms, untilMs: notBefore.atMs });
+    else this.#log(`petstore-contract: waiting ${seconds} s on purpose: ${notBefore.why}`);
+    await this.#sleep(ms);
   }
 
   async #exchange(checkId: string, apiRequest: ApiRequest, budget: RateBudget | undefined): Promise<Exchange> {
@@ -155,7 +200,7 @@ export class ContractHttpClient {
       operationId: apiRequest.operationId,
       identity: apiRequest.identity,
       request: { method: apiRequest.method, url, path: apiRequest.path, headers: maskHeaders(headers), body: body === undefined ? undefined : truncate(body, 2_000) },
-      sentAtMs: Date.now(),
+      sentAtMs: this.#clock.now(),
       receivedAtMs: 0,
       response: undefined,
       transportError: undefined,
@@ -174,10 +219,10 @@ export class ContractHttpClient {
         signal: AbortSignal.any([AbortSignal.timeout(this.#target.timeoutMs), this.#signal]),
       });
       const read = await readBounded(response.body, this.#target.maxBodyBytes);
-      exchange.receivedAtMs = Date.now();
+      exchange.receivedAtMs = this.#clock.now();
       exchange.response = toResponse(response.statusCode, response.headers, read.text, read.truncatedAtBytes);
     } catch (error) {
-      exchange.receivedAtMs = Date.now();
+      exchange.receivedAtMs = this.#clock.now();
       if (this.#signal.aborted) {
         exchange.transportError = deadlineReason(this.#signal);
         this.#state.exchanges.push(exchange);
@@ -209,12 +254,20 @@ export class ContractHttpClient {
     if (response.status === 429) {
       if (apiRequest.identity === 'rate-limit') {
         this.#state.rateLimitKeyStopped = true;
+        this.#state.rateLimitRetryAtMs = retryAtMs(response, exchange.receivedAtMs);
       } else {
         throw new InconclusiveError(`rate-limited, inconclusive: ${apiRequest.method} ${apiRequest.path} was answered 429 (Retry-After ${response.headers['retry-after'] ?? 'missing'}) although the kit paced itself by the rate-limit headers`);
       }
     }
     return exchange;
   }
+}
+
+/** When a 429 says the client may retry, on the kit's clock; undefined without a usable Retry-After. */
+function retryAtMs(response: ExchangeResponse, receivedAtMs: number): number | undefined {
+  const clock = serverClock(response.headers, receivedAtMs);
+  const retry = parseRetryAfter(response.headers['retry-after'], clock.nowMs);
+  return retry.ok ? receivedAtMs + retry.delayMs : undefined;
 }
 
 /**

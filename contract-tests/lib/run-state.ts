@@ -14,8 +14,10 @@ export interface RunState {
   categoryIds: Map<number, string>;
   /** Exchanges one check leaves for another, by name. */
   shared: Map<string, Exchange>;
-  /** Set when the rate-limit key got its 429: the kit never uses it again in this run. */
+  /** Set when the rate-limit key got its 429: the kit does not use it again unless it first waits out that 429. */
   rateLimitKeyStopped: boolean;
+  /** When the last 429 of the rate-limit key said it may retry (kit clock, ms); undefined without a usable Retry-After. */
+  rateLimitRetryAtMs: number | undefined;
   /** Requests sent, by the key they drew on. */
   requestsByIdentity: Record<Identity, number>;
   /** Categories this run created (201 answers), for the report. */
@@ -35,6 +37,7 @@ export function createRunState(): RunState {
     categoryIds: new Map(),
     shared: new Map(),
     rateLimitKeyStopped: false,
+    rateLimitRetryAtMs: undefined,
     requestsByIdentity: { main: 0, anonymous: 0, 'rate-limit': 0 },
     created: 0,
     mainRequestsAtRateLimitStart: 0,

@@ -58,6 +58,8 @@ export interface ContractReport {
     timeoutSeconds: number;
     maxRequests: number;
     maxWaitSeconds: number;
+    /** Seconds the run could wait on purpose to watch windows (--window-wait). */
+    windowWaitSeconds?: number;
     namePrefix: string;
     deadlineSeconds?: number;
     maxBodyBytes?: number;

@@ -1,6 +1,7 @@
 import { defaultSpecPath } from '../../spec/load-spec.js';
 import { normaliseBaseUrl } from '../lib/api-url.js';
 import { checkOwnedHeaders } from '../lib/http-client.js';
+import { systemClock, type KitClock } from '../lib/kit-clock.js';
 import { ContractRunError } from './contract-run-error.js';
 
 /**
@@ -22,6 +23,20 @@ export interface ContractOptions {
   maxRequests?: number;
   /** Most seconds the whole run may wait for rate-limit windows. Default 120. */
   maxWaitSeconds?: number;
+  /**
+   * Most seconds the run may wait on purpose, to see a rate-limit window roll over and a
+   * Retry-After honoured. Checks that need more are INCONCLUSIVE for their cell (not for the run).
+   * Default 0: a default run never waits a window out on purpose.
+   */
+  windowWaitSeconds?: number;
+  /**
+   * The clock the kit reads and waits on. For tests and tools that embed the kit: a server on the
+   * same virtual clock lets windows, Retry-After and bans pass without real time. Default: the
+   * real clock. Per-request timeouts and --deadline always use real time.
+   *
+   * @example clock: { now: () => virtualMs, sleep: async (ms) => { virtualMs += ms; }, virtual: true }
+   */
+  clock?: KitClock;
   /** Seconds allowed per request. Default 10. */
   timeoutSeconds?: number;
   /** Requests in flight at once. Default 4. */
@@ -71,6 +86,8 @@ export interface ResolvedContractOptions {
   readOnly: boolean;
   maxRequests: number;
   maxWaitSeconds: number;
+  windowWaitSeconds: number;
+  clock: KitClock;
   timeoutSeconds: number;
   concurrency: number;
   strict: boolean;
@@ -88,6 +105,7 @@ export interface ResolvedContractOptions {
 export const defaults = {
   maxRequests: 1100,
   maxWaitSeconds: 120,
+  windowWaitSeconds: 0,
   timeoutSeconds: 10,
   concurrency: 4,
   seed: 424242,
@@ -124,6 +142,8 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     readOnly: options.readOnly ?? false,
     maxRequests: integerIn(options.maxRequests ?? defaults.maxRequests, '--max-requests', 1, 1_000_000),
     maxWaitSeconds: numberIn(options.maxWaitSeconds ?? defaults.maxWaitSeconds, '--max-wait', 0, 86_400),
+    windowWaitSeconds: numberIn(options.windowWaitSeconds ?? defaults.windowWaitSeconds, '--window-wait', 0, 7 * 86_400),
+    clock: options.clock ?? systemClock,
     timeoutSeconds: numberIn(options.timeoutSeconds ?? defaults.timeoutSeconds, '--timeout', 0.001, 600),
     concurrency: integerIn(options.concurrency ?? defaults.concurrency, '--concurrency', 1, 64),
     strict: options.strict ?? false,

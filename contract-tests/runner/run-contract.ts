@@ -79,6 +79,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       prism = await startPrism({ mode: 'proxy', specPath: settings.specPath, upstream: settings.baseUrl });
       log(`petstore-contract: Prism listens on ${prism.url}`);
     }
+    const clock = settings.clock;
     const target: ContractTarget = {
       runId,
       baseUrl: prism?.url ?? settings.baseUrl,
@@ -92,11 +93,15 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       concurrency: settings.concurrency,
       maxRequests: settings.maxRequests,
       maxWaitMs: Math.round(settings.maxWaitSeconds * 1000),
+      windowWaitMs: Math.round(settings.windowWaitSeconds * 1000),
+      deadlineAtMs: started + deadlineMs,
+      clock,
       seed: settings.seed,
       propertyRuns: settings.propertyRuns,
       namePrefix: `contract-test-${runId}`,
       specPath: settings.specPath,
-      initialBudget: { remaining: probe.remaining, reset: probe.reset, receivedAtMs: probe.receivedAtMs },
+      // The probe's own timestamp is real time; the budget is judged on the kit's clock.
+      initialBudget: { remaining: probe.remaining, reset: probe.reset, receivedAtMs: clock.now() },
       extraHeaders: settings.extraHeaders,
       maxBodyBytes: settings.maxBodyBytes,
       createBudget: settings.createBudget,
@@ -169,6 +174,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         timeoutSeconds: settings.timeoutSeconds,
         maxRequests: settings.maxRequests,
         maxWaitSeconds: settings.maxWaitSeconds,
+        windowWaitSeconds: settings.windowWaitSeconds,
         namePrefix: `contract-test-${runId}`,
         deadlineSeconds: settings.deadlineSeconds,
         maxBodyBytes: settings.maxBodyBytes,
