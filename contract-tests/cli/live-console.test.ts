@@ -17,9 +17,9 @@ describe('progress while the run waits', () => {
 
   it('words a wait the same way every release: what for, how long, until when (UTC)', () => {
     expect(waitLine(reset)).toBe('petstore-contract: waiting 37 s for X-RateLimit-Reset of the main key (Remaining 2, reserve 2), until 12:00:36 UTC');
-    expect(waitStatus([reset], start + 20_000)).toBe('petstore-contract: waiting for X-RateLimit-Reset of the main key (Remaining 2, reserve 2): 17 s left of 37 s');
+    expect(waitStatus([reset], start + 20_000)).toBe('petstore-contract: 17 s left of a 37 s wait for X-RateLimit-Reset of the main key (Remaining 2, reserve 2)');
     const other = { waitingFor: 'Retry-After of unauthenticated requests (answered 429)', ms: 5_000, untilMs: start + 5_000 };
-    expect(waitStatus([other, reset], start)).toBe('petstore-contract: waiting for X-RateLimit-Reset of the main key (Remaining 2, reserve 2): 37 s left of 37 s (and 1 more wait)');
+    expect(waitStatus([other, reset], start)).toBe('petstore-contract: 37 s left of a 37 s wait for X-RateLimit-Reset of the main key (Remaining 2, reserve 2) (and 1 more wait)');
   });
 
   it('in a log: one line per wait, printed once as it starts, nothing rewritten', () => {
@@ -39,7 +39,7 @@ describe('progress while the run waits', () => {
     expect(out.text()).toBe(waitStatus([reset], start));
     vi.advanceTimersByTime(1_000);
     expect(out.writes.slice(-2)).toEqual(['\r\u001b[2K', waitStatus([reset], start + 1_000)]);
-    expect(out.writes.at(-1)).toContain('36 s left of 37 s');
+    expect(out.writes.at(-1)).toContain('36 s left of a 37 s wait');
     live.line('  PASS  §8  X-RateLimit-Remaining decreases');
     expect(out.writes.slice(-3)).toEqual(['\r\u001b[2K', '  PASS  §8  X-RateLimit-Remaining decreases\n', waitStatus([reset], start + 1_000)]);
     vi.advanceTimersByTime(40_000);
@@ -61,5 +61,9 @@ describe('progress while the run waits', () => {
     expect(out.writes[0]!.length).toBe(39);
     expect(out.writes[0]!.endsWith('…')).toBe(true);
     live.close();
+    const unsized = stream(0);
+    new LiveConsole(unsized, { interactive: true }).wait(reset);
+    expect(unsized.writes[0]).toBe(waitStatus([reset], start).slice(0, 78) + '…');
+    expect(unsized.writes[0]).toMatch(/^petstore-contract: 37 s left of a 37 s wait for /);
   });
 });

@@ -88,7 +88,8 @@ export class LiveConsole {
       return;
     }
     // Never wider than the terminal: a wrapped line could not be cleared with one carriage return.
-    const width = Math.max(20, (this.#stream.columns ?? 80) - 1);
+    // A terminal that reports no size (0, as under `script`) is taken as 80 columns.
+    const width = Math.max(20, (this.#stream.columns || 80) - 1);
     const text = waitStatus(this.#waits, now);
     this.#status = text.length > width ? `${text.slice(0, width - 1)}…` : text;
     this.#stream.write(this.#status);

@@ -20,13 +20,14 @@ export function waitLine(notice: WaitNotice): string {
  * seconds left of it, and how many others run beside it.
  *
  * @example waitStatus([{ waitingFor: 'Retry-After of the main key (answered 429)', ms: 30_000, untilMs: now + 12_000 }], now)
- * // 'petstore-contract: waiting for Retry-After of the main key (answered 429): 12 s left of 30 s'
+ * // 'petstore-contract: 12 s left of a 30 s wait for Retry-After of the main key (answered 429)'
  */
 export function waitStatus(waits: readonly WaitNotice[], nowMs: number): string {
   const longest = waits.reduce((latest, wait) => (wait.untilMs > latest.untilMs ? wait : latest));
   const left = Math.max(0, Math.ceil((longest.untilMs - nowMs) / 1000));
   const others = waits.length - 1;
-  return `petstore-contract: waiting for ${longest.waitingFor}: ${left} s left of ${Math.ceil(longest.ms / 1000)} s${others > 0 ? ` (and ${others} more ${others === 1 ? 'wait' : 'waits'})` : ''}`;
+  // The seconds first: a narrow terminal cuts the end of the line, never the countdown.
+  return `petstore-contract: ${left} s left of a ${Math.ceil(longest.ms / 1000)} s wait for ${longest.waitingFor}${others > 0 ? ` (and ${others} more ${others === 1 ? 'wait' : 'waits'})` : ''}`;
 }
 
 function clockTime(ms: number): string {
