@@ -23,6 +23,12 @@ export interface Exchange {
   };
   sentAtMs: number;
   receivedAtMs: number;
+  /**
+   * The sequence number the next request had when this answer (or its failure) arrived: every
+   * exchange with `seq` at least this was sent after it. Orders events even on a clock that
+   * stands still.
+   */
+  nextSeqAtAnswer?: number;
   /** Undefined when no response arrived (then `transportError` says why). */
   response: ExchangeResponse | undefined;
   transportError: string | undefined;

@@ -24,8 +24,10 @@ export interface ApiRequest {
   identity: Identity;
   /** Sent as JSON. */
   json?: unknown;
-  /** Sent as is (for malformed JSON). */
-  rawBody?: string;
+  /** Sent as is: malformed JSON as text, or bytes no JSON writer produces (invalid UTF-8). */
+  rawBody?: string | Uint8Array;
+  /** The Accept header; default `application/json`, null sends none. */
+  accept?: string | null;
   /** Default `application/json` when a body is sent. */
   contentType?: string;
   /** Send straight to the server even when the run goes through Prism (Prism cannot forward it). */
@@ -39,11 +41,16 @@ export interface ApiRequest {
    * that waits at least until its last 429's Retry-After may be sent again.
    */
   notBefore?: { atMs: number; why: string };
+  /**
+   * Send with the rate-limit key although its last 429 has not been waited out: only for the
+   * check that sees what keeping on sending gets (interface section 8, rule 3).
+   */
+  keepSendingAfter429?: boolean;
 }
 
 /** What the runner may watch: each request as sent (unmasked, for a reproducing curl), each wait as it starts. */
 export interface ClientHooks {
-  onSend?: (exchange: Exchange, sent: { headers: Record<string, string>; body: string | undefined }) => void;
+  onSend?: (exchange: Exchange, sent: { headers: Record<string, string>; body: string | Uint8Array | undefined }) => void;
   onWait?: (notice: WaitNotice) => void;
 }
 
@@ -146,7 +153,7 @@ export class ContractHttpClient {
 
   /** The rate-limit key is stopped after its 429 unless this request waits out that 429's Retry-After. */
   #refusedAfter429(apiRequest: ApiRequest): boolean {
-    if (apiRequest.identity !== 'rate-limit' || !this.#state.rateLimitKeyStopped) return false;
+    if (apiRequest.identity !== 'rate-limit' || !this.#state.rateLimitKeyStopped || apiRequest.keepSendingAfter429 === true) return false;
     const retryAt = this.#state.rateLimitRetryAtMs;
     return retryAt === undefined || apiRequest.notBefore === undefined || apiRequest.notBefore.atMs < retryAt;
   }
@@ -183,11 +190,12 @@ export class ContractHttpClient {
     const bypassedPrism = this.#target.viaPrism && apiRequest.bypassPrism === true;
     const url = apiUrl(bypassedPrism ? this.#target.directBaseUrl : this.#target.baseUrl, apiRequest.path);
     const body = apiRequest.rawBody ?? (apiRequest.json === undefined ? undefined : JSON.stringify(apiRequest.json));
+    const bodyText = typeof body === 'string' || body === undefined ? body : showBytes(body);
     const headers: Record<string, string> = {};
     // -H headers first: whatever the check sets below wins over them.
     for (const [name, value] of Object.entries(this.#target.extraHeaders)) headers[name.toLowerCase()] = value;
     for (const [name, value] of Object.entries(apiRequest.headers ?? {})) headers[name.toLowerCase()] = value;
-    headers.accept = 'application/json';
+    if (apiRequest.accept !== null) headers.accept = apiRequest.accept ?? 'application/json';
     headers['user-agent'] = `petstore-contract (run ${this.#target.runId})`;
     if (apiRequest.authorization !== undefined) headers.authorization = apiRequest.authorization;
     const contentType = apiRequest.contentType ?? (body === undefined ? undefined : 'application/json');
@@ -199,7 +207,7 @@ export class ContractHttpClient {
       checkId,
       operationId: apiRequest.operationId,
       identity: apiRequest.identity,
-      request: { method: apiRequest.method, url, path: apiRequest.path, headers: maskHeaders(headers), body: body === undefined ? undefined : truncate(body, 2_000) },
+      request: { method: apiRequest.method, url, path: apiRequest.path, headers: maskHeaders(headers), body: bodyText === undefined ? undefined : truncate(bodyText, 2_000) },
       sentAtMs: this.#clock.now(),
       receivedAtMs: 0,
       response: undefined,
@@ -220,6 +228,7 @@ export class ContractHttpClient {
       });
       const read = await readBounded(response.body, this.#target.maxBodyBytes);
       exchange.receivedAtMs = this.#clock.now();
+      exchange.nextSeqAtAnswer = this.#state.nextSeq;
       exchange.response = toResponse(response.statusCode, response.headers, read.text, read.truncatedAtBytes);
     } catch (error) {
       exchange.receivedAtMs = this.#clock.now();
@@ -260,6 +269,15 @@ export class ContractHttpClient {
       }
     }
     return exchange;
+  }
+}
+
+/** Bytes as the report shows them: their UTF-8 text, or, when they are not valid UTF-8, that text with U+FFFD and a note. */
+function showBytes(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return `${new TextDecoder('utf-8').decode(bytes)} (${bytes.length} bytes, not valid UTF-8)`;
   }
 }
 

@@ -128,3 +128,57 @@ export function displayName(name: string): string {
     .map((part) => (part === 'ratelimit' ? 'RateLimit' : part.charAt(0).toUpperCase() + part.slice(1)))
     .join('-');
 }
+
+/** What one response said about its key's budget; undefined where a header is missing or malformed. */
+export interface BudgetReading {
+  limit: number | undefined;
+  remaining: number | undefined;
+  /** X-RateLimit-Reset in Unix seconds, when it is a believable timestamp (not ms, not a delta). */
+  resetSeconds: number | undefined;
+}
+
+/**
+ * Reads the X-RateLimit-* headers of a response.
+ *
+ * @example readBudget({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1767225660' }, Date.parse('2026-01-01T00:00:00Z'))
+ * // { limit: 60, remaining: 59, resetSeconds: 1767225660 }
+ */
+export function readBudget(headers: Readonly<Record<string, string>>, receivedAtMs: number): BudgetReading {
+  const reset = parseNonNegativeInteger(headers['x-ratelimit-reset']);
+  // Only a believable Unix timestamp in seconds can tell when a window ends; the header checks judge the rest.
+  const believable = reset !== undefined && Math.abs(reset * 1000 - receivedAtMs) < 2 * secondsPerDay * 1000;
+  return { limit: parseNonNegativeInteger(headers['x-ratelimit-limit']), remaining: parseNonNegativeInteger(headers['x-ratelimit-remaining']), resetSeconds: believable ? reset : undefined };
+}
+
+/**
+ * Did a new window start between two responses of one key (sent one after the other)? Yes when
+ * X-RateLimit-Reset moved later by more than a second (the rounding of whole seconds) or the
+ * Limit changed (the headers now report the other window, the minute or the day). This is read
+ * from the headers, never from the clock: a request sent in the last second before a Reset is
+ * still in its window if the server says so.
+ *
+ * @example newWindowBetween({ limit: 60, remaining: 3, resetSeconds: 1000 }, { limit: 60, remaining: 59, resetSeconds: 1060 }) // true
+ */
+export function newWindowBetween(before: BudgetReading, after: BudgetReading): boolean {
+  if (before.limit !== after.limit) return true;
+  return before.resetSeconds !== undefined && after.resetSeconds !== undefined && after.resetSeconds > before.resetSeconds + 1;
+}
+
+/**
+ * The plans of interface section 8, keyed by their per-minute limit where that number names one
+ * plan and one window: a key whose X-RateLimit-Limit is 60 is on the Free plan's minute window,
+ * so its day allows 1,000. (1,000 is both Business's minute and Free's day, so it names neither;
+ * Enterprise quotas are agreed individually.)
+ *
+ * @example planOfMinuteLimit(60) // { name: 'Free', perMinute: 60, perDay: 1000 }
+ */
+export function planOfMinuteLimit(limit: number | undefined): { name: string; perMinute: number; perDay: number } | undefined {
+  return interfacePlans.find((plan) => plan.perMinute === limit && !interfacePlans.some((other) => other.perDay === limit));
+}
+
+/** Interface section 8, "Request limits by plan" (Enterprise: custom). */
+export const interfacePlans = [
+  { name: 'Free', perMinute: 60, perDay: 1_000 },
+  { name: 'Pro', perMinute: 300, perDay: 10_000 },
+  { name: 'Business', perMinute: 1_000, perDay: 100_000 },
+] as const;

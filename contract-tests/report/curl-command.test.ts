@@ -81,6 +81,14 @@ describe('curl commands that reproduce a request', { timeout: 60_000 }, () => {
     }
   });
 
+  it('delivers raw bytes as sent: invalid UTF-8, NUL, a key among them', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0xc3]), Buffer.from(secrets[0]!.value, 'latin1'), Buffer.from([0x80, 0x0a])]);
+    const command = curlCommand({ method: 'POST', url: `${origin}/v1/categories`, headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytes) }, secrets);
+    expect(command).toContain('"$PETSTORE_API_KEY"');
+    const got = await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytes) });
+    expect(got.body.equals(bytes)).toBe(true);
+  });
+
   it('any body and any printable header value survive the round trip (fast-check)', async () => {
     await fc.assert(
       fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 20 }), async (body, value) => {

@@ -13,7 +13,8 @@ export interface SentRequest {
   url: string;
   /** Lower-case names, as sent. */
   headers: Record<string, string>;
-  body: string | undefined;
+  /** Text (sent as UTF-8) or raw bytes. */
+  body: string | Uint8Array | undefined;
 }
 
 /** A secret and the shell variable that stands for it. */
@@ -47,17 +48,20 @@ export function curlCommand(request: SentRequest, secrets: readonly SecretVariab
   if (!Object.keys(request.headers).includes('content-type')) words.push('-H', "'Content-Type:'");
   // Printable ASCII goes on the command line; any other body (newlines, NUL, emoji, a leading "@"
   // that curl would take for a file name) is written byte for byte by printf and read from stdin.
-  if (/^[\x20-\x7e]*$/.test(request.body) && !request.body.startsWith('@')) return [...words, '--data-binary', shellWord(request.body, secrets)].join(' ');
+  if (typeof request.body === 'string' && /^[\x20-\x7e]*$/.test(request.body) && !request.body.startsWith('@')) return [...words, '--data-binary', shellWord(request.body, secrets)].join(' ');
   return `${printfCommand(request.body, secrets)} | ${[...words, '--data-binary', '@-'].join(' ')}`;
 }
 
 /**
- * A POSIX printf that writes `text` byte for byte: every byte outside printable ASCII as an octal
- * escape, `%` and `\` escaped, secrets passed as `%s` arguments.
+ * A POSIX printf that writes a body byte for byte (a text as UTF-8, or raw bytes): every byte
+ * outside printable ASCII as an octal escape, `%` and `\` escaped, secrets passed as `%s` arguments.
  *
  * @example printfCommand('a\nb', []) // "printf 'a\\012b'"
  */
-export function printfCommand(text: string, secrets: readonly SecretVariable[]): string {
+export function printfCommand(body: string | Uint8Array, secrets: readonly SecretVariable[]): string {
+  // Raw bytes are read one character a byte (latin1), so secrets (printable ASCII) are found in them alike.
+  const encoding = typeof body === 'string' ? 'utf8' : 'latin1';
+  const text = typeof body === 'string' ? body : Buffer.from(body).toString('latin1');
   const parts = splitSecrets(text, secrets);
   let format = '';
   const args: string[] = [];
@@ -67,7 +71,7 @@ export function printfCommand(text: string, secrets: readonly SecretVariable[]):
       args.push(`"${part.expansion}"`);
       continue;
     }
-    for (const byte of Buffer.from(part.text, 'utf8')) {
+    for (const byte of Buffer.from(part.text, encoding)) {
       if (byte === 0x25) format += '%%';
       else if (byte === 0x5c) format += '\\\\';
       else if (byte >= 0x20 && byte <= 0x7e) format += String.fromCharCode(byte);

@@ -14,7 +14,7 @@ import type { CheckResult } from '../report/report-model.js';
  *
  * @example const recorder = createRequestRecorder(settings.baseUrl); new ContractHttpClient(target, state, log, signal, { onSend: recorder.onSend });
  */
-export function createRequestRecorder(directBaseUrl: string): { onSend: (exchange: Exchange, sent: { headers: Record<string, string>; body: string | undefined }) => void; sent: (seq: number) => SentRequest | undefined } {
+export function createRequestRecorder(directBaseUrl: string): { onSend: (exchange: Exchange, sent: { headers: Record<string, string>; body: string | Uint8Array | undefined }) => void; sent: (seq: number) => SentRequest | undefined } {
   const bySeq = new Map<number, SentRequest>();
   return {
     onSend: (exchange, sent) => {

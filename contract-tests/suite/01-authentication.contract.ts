@@ -31,6 +31,8 @@ export default defineArea('Authentication (§5)', 'concurrent', (check) => {
       { id: 'invalid-key', rule: '§5.3', title: 'invalid key -> 401 + Error', authorization: (_key, runId) => `Bearer contract-test-${runId}-not-a-key` },
       // The real key under another scheme: a server that takes whatever follows the first space accepts it.
       { id: 'other-scheme', rule: '§5.1', title: 'other scheme (Basic <API_KEY>) -> 401 + Error', authorization: (apiKey) => `Basic ${apiKey}` },
+      // A scheme that merely contains "Bearer": what a server that searches the header instead of parsing it lets through.
+      { id: 'scheme-prefixed', rule: '§5.1', title: 'a scheme that only ends in "Bearer" (NotBearer <API_KEY>) -> 401 + Error', authorization: (apiKey) => `NotBearer ${apiKey}` },
       { id: 'malformed-header', rule: '§5.1', title: 'malformed header (key without "Bearer ") -> 401 + Error', authorization: (apiKey) => apiKey },
       { id: 'empty-token', rule: '§5.3', title: 'empty token ("Bearer" with no key) -> 401 + Error', authorization: () => 'Bearer' },
       // Near misses of the real key: what servers that compare keys loosely let through.
@@ -61,6 +63,18 @@ export default defineArea('Authentication (§5)', 'concurrent', (check) => {
         expectError(run.spec, exchange, 401, probe.title.split(' -> ')[0]!);
       });
     }
+  }
+
+  // The order of the checks: a request without a key is refused for the key, whatever else is wrong with it (§5.3 is unconditional).
+  const orderProbes: { id: string; title: string; body: { json?: unknown; rawBody?: string } }[] = [
+    { id: 'order.auth-before-validation', title: 'no key and a body without name -> 401 (the key is checked before the body) + Error', body: { json: { description: 'no key and no name' } } },
+    { id: 'order.auth-before-parsing', title: 'no key and a body that is not JSON -> 401 (the key is checked before the body is parsed) + Error', body: { rawBody: '{"name": "not json' } },
+  ];
+  for (const probe of orderProbes) {
+    check({ id: `${probe.id}:${createCategory.operationId}`, rule: '§5.3', title: probe.title, operation: createCategory.label, operationId: createCategory.operationId, writes: true, maxCreates: () => 1 }, async (run) => {
+      const exchange = await run.send({ ...callOf(createCategory), ...probe.body, identity: 'anonymous', bypassPrism: true });
+      expectError(run.spec, exchange, 401, 'a request without a key (and a bad body)');
+    });
   }
 
   check(

@@ -15,9 +15,10 @@ import { createCategory } from './operations.js';
 const families: { family: CaseFamily; rule: (operationId: string) => string; title: string }[] = [
   { family: 'required', rule: (id) => `§4 ${id}.1`, title: 'coverage: each required property absent -> 400 + Error' },
   { family: 'types', rule: (id) => `§4 ${id}.1`, title: 'coverage: each property null or of every JSON type it is not -> 400 + Error' },
-  { family: 'body-shape', rule: (id) => `§4 ${id}.1`, title: 'coverage: body absent, empty, malformed, or not an object -> 400 + Error' },
+  { family: 'body-shape', rule: (id) => `§4 ${id}.1`, title: 'coverage: body absent, empty, malformed, near-JSON (trailing comma, quotes, comments, NaN, trailing text), or not an object -> 400 + Error' },
   { family: 'valid-values', rule: (id) => `§4 ${id}.2`, title: 'coverage: valid boundary values (empty, long, non-ASCII, emoji, RTL, control characters) and absent optional properties -> created, echoed' },
-  { family: 'media-types', rule: () => '§1', title: 'coverage: application/json; charset=utf-8 accepted, a non-JSON media type refused with an Error' },
+  { family: 'media-types', rule: () => '§1', title: 'coverage: application/json in any letter case and parameter spelling accepted; text/plain and a form refused with an Error; other JSON-based types and no Content-Type open' },
+  { family: 'raw-json', rule: (id) => `§4 ${id}`, title: 'coverage: bodies no JSON writer produces (escaped or re-cased property names, a property twice, BOM, invalid UTF-8, lone surrogate, NUL, deep nesting, unknown property) judged as JSON defines them' },
 ];
 
 export default defineArea('Coverage phase (§1, §4, deterministic)', 'concurrent', (check) => {
@@ -56,11 +57,11 @@ async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase
     path: operation.path,
     authorization: run.bearer(),
     identity: 'main',
-    ...(entry.body.kind === 'json' ? { rawBody: JSON.stringify(entry.body.value) } : entry.body.kind === 'raw' ? { rawBody: entry.body.text } : {}),
+    ...(entry.body.kind === 'json' ? { rawBody: JSON.stringify(entry.body.value) } : entry.body.kind === 'raw' ? { rawBody: entry.body.text } : entry.body.kind === 'bytes' ? { rawBody: entry.body.bytes } : {}),
     ...(entry.contentType === undefined ? {} : { contentType: entry.contentType }),
     // Prism's proxy refuses some of these itself; the server must see them.
     bypassPrism: true,
-    ...(entry.family === 'media-types' && entry.expect === 'reject' ? { offInterface: true } : {}),
+    ...(entry.family === 'media-types' && entry.expect !== 'accept' ? { offInterface: true } : {}),
   });
   const label = entry.label;
   const response = exchange.response;
@@ -81,6 +82,9 @@ async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase
     for (const [name, value] of Object.entries(entry.echo ?? {})) {
       if (typeof value === 'string' && body[name] !== value) return `${name} not echoed: sent ${JSON.stringify(value).slice(0, 60)}, got ${JSON.stringify(body[name])?.slice(0, 60)}`;
     }
+    if (entry.echoOneOf !== undefined && !entry.echoOneOf.values.includes(body[entry.echoOneOf.property])) {
+      return `${entry.echoOneOf.property} sent twice (${entry.echoOneOf.values.map((value) => JSON.stringify(value).slice(0, 40)).join(' and ')}), created with neither: ${JSON.stringify(body[entry.echoOneOf.property])?.slice(0, 60)}`;
+    }
     if (typeof body.id === 'number') recordId(run.state.categoryIds, body.id, `coverage ${label}`);
     return undefined;
   };
@@ -88,8 +92,8 @@ async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase
     case 'accept':
       return { label, exchange, ...optional(created()) };
     case 'open':
-      if (status === 400) return { label, exchange, ...optional(isError()), note: `${label}: refused with 400 (the interface shows no size limits: information)` };
-      return { label, exchange, ...optional(created()) };
+      if (status >= 400 && status < 500) return { label, exchange, ...optional(isError()), note: `${label}: refused with ${status} (the interface leaves it open: information)` };
+      return { label, exchange, ...optional(created()), ...(entry.echoOneOf === undefined ? {} : { note: `${label}: created with ${entry.echoOneOf.property} ${JSON.stringify((response.json as Record<string, unknown> | undefined)?.[entry.echoOneOf.property])?.slice(0, 40)}` }) };
     case 'reject': {
       if (status >= 200 && status < 300) return { label, exchange, problem: `an invalid body was accepted with ${status}` };
       const mediaType = entry.family === 'media-types';

@@ -28,14 +28,32 @@ export default defineArea('Other operations (§4, §5.2, §9.3)', 'sequential', 
     });
   }
 
-  check({ id: 'other.deprecation:getPetById', rule: '§9.3', title: 'deprecation and sunset headers (their form is not shown)', operation: getPetById.label }, async (run) => {
+  check({ id: 'other.deprecation:getPetById', rule: '§9.3', title: 'deprecation and sunset headers (whether they are sent is not shown; when sent, Deprecation is a date or "true", Sunset an HTTP-date not before it)', operation: getPetById.label }, async (run) => {
     const exchange = run.state.shared.get(`valid-key:${getPetById.operationId}`) ?? run.skip('no response to look at: the request above did not complete');
     const headers = responseOf(exchange).headers;
+    const deprecatedAt = deprecationTime(headers.deprecation);
+    const sunsetAt = headers.sunset === undefined ? undefined : Date.parse(headers.sunset);
+    const problems: string[] = [];
+    if (deprecatedAt === null) problems.push(`Deprecation: ${JSON.stringify(headers.deprecation)} is neither an RFC 9745 date ("@<unix seconds>"), an HTTP-date nor "true"`);
+    if (sunsetAt !== undefined && !Number.isFinite(sunsetAt)) problems.push(`Sunset: ${JSON.stringify(headers.sunset)} is not an HTTP-date (RFC 8594)`);
+    if (typeof deprecatedAt === 'number' && sunsetAt !== undefined && Number.isFinite(sunsetAt) && sunsetAt < deprecatedAt) problems.push(`Sunset ${headers.sunset} is before the Deprecation date ${new Date(deprecatedAt).toUTCString()}`);
+    if (problems.length > 0) throw new CheckFailure(`the deprecation of ${getPetById.label} is announced in a form no client can read: ${problems.join('; ')}`, [evidenceOf(exchange, problems.join('; '), { header: headers.deprecation !== undefined && deprecatedAt === null ? 'Deprecation' : 'Sunset' })]);
     const notes = [describeDeprecation(headers.deprecation), describeSunset(headers.sunset)];
     if (headers.link?.includes('deprecation') || headers.link?.includes('sunset')) notes.push(`Link: ${headers.link}`);
     run.info(notes.join('; '));
   });
 });
+
+/** When a Deprecation header says the operation was deprecated: epoch ms, true (no date), undefined (absent) or null (unreadable). */
+function deprecationTime(value: string | undefined): number | true | undefined | null {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  const rfc9745 = /^@(-?\d{1,15})$/.exec(text);
+  if (rfc9745) return Number(rfc9745[1]) * 1000;
+  if (text.toLowerCase() === 'true') return true;
+  const date = Date.parse(text);
+  return /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)/.test(text) && Number.isFinite(date) ? date : null;
+}
 
 /** What the Deprecation header says; RFC 9745 uses "@<unix seconds>", older drafts "true". */
 function describeDeprecation(value: string | undefined): string {

@@ -1,66 +1,55 @@
-import { defineArea } from '../lib/check.js';
+import { defineArea, type CheckRun } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { evidenceOf, type Exchange } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
-import { parseNonNegativeInteger } from '../lib/rate-limit-headers.js';
 import type { ApiRequest } from '../lib/http-client.js';
+import { newWindowBetween, readBudget, type BudgetReading } from '../lib/rate-limit-headers.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
  * Interface section 8: X-RateLimit-Remaining is what is left "in the current window", so each
  * request of a key lowers it until the window resets. (Presence and form of the headers on every
  * response are judged at the end, over every exchange of the run.)
+ *
+ * A measurement that a new window interrupts (the headers say so: Reset moved on, or the Limit
+ * now names the other window) is taken again, up to three times, so a run that happens to start
+ * in the last second of a minute is judged like any other.
  */
+const attempts = 3;
+
 export default defineArea('Rate limits (§8)', 'sequential', (check) => {
   check({ id: 'rate.remaining-decreases', rule: '§8', title: 'X-RateLimit-Remaining decreases across 3 sequential requests of one key', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    const exchanges: Exchange[] = [];
-    for (let index = 0; index < 3; index += 1) {
-      exchanges.push(await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' }));
-    }
-    let compared = 0;
-    for (let index = 1; index < exchanges.length; index += 1) {
-      const before = exchanges[index - 1]!;
-      const after = exchanges[index]!;
-      const previous = readBudget(before);
-      const next = readBudget(after);
-      if (previous.remaining === undefined || next.remaining === undefined) {
-        return run.skip('X-RateLimit-Remaining is missing or not an integer, so its course cannot be followed (see the §8 header checks)');
-      }
-      if (previous.limit !== next.limit) continue; // the server switched to reporting another window
-      if (previous.resetMs !== undefined && after.sentAtMs >= previous.resetMs - 1_000) continue; // the window may have reset in between
-      compared += 1;
-      if (next.remaining >= previous.remaining) {
+    const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
+    const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list()]), 'some');
+    for (const [before, after] of measured.pairs) {
+      const previous = budgetOf(run, before);
+      const next = budgetOf(run, after);
+      if (next.remaining! >= previous.remaining!) {
         throw new CheckFailure(`X-RateLimit-Remaining went from ${previous.remaining} to ${next.remaining} between two sequential requests in one window`, [
           evidenceOf(before, `X-RateLimit-Remaining ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
           evidenceOf(after, `X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
         ]);
       }
     }
-    if (compared === 0) return run.inconclusive('inconclusive: every pair of requests straddled a window reset');
-    run.note(`Remaining ${exchanges.map((exchange) => readBudget(exchange).remaining).join(' -> ')}`);
+    run.note(`Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`);
   });
 
   check({ id: 'rate.reset-steady', rule: '§8', title: 'X-RateLimit-Reset never moves earlier between sequential requests of one key in one window', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    const exchanges: Exchange[] = [];
-    for (let index = 0; index < 4; index += 1) exchanges.push(await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' }));
-    let compared = 0;
-    for (let index = 1; index < exchanges.length; index += 1) {
-      const previous = readBudget(exchanges[index - 1]!);
-      const next = readBudget(exchanges[index]!);
-      if (previous.resetMs === undefined || next.resetMs === undefined) return run.skip('X-RateLimit-Reset is missing or not a Unix timestamp in seconds (see the §8 header checks)');
-      // Another Limit is another window (the minute and the day); a reset already passed starts a new one.
-      if (previous.limit !== next.limit || exchanges[index]!.sentAtMs >= previous.resetMs - 1_000) continue;
-      compared += 1;
+    const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
+    const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list(), list()]), 'some');
+    for (const [before, after] of measured.pairs) {
+      const previous = budgetOf(run, before);
+      const next = budgetOf(run, after);
+      if (previous.resetSeconds === undefined || next.resetSeconds === undefined) return run.skip('X-RateLimit-Reset is missing or not a Unix timestamp in seconds (see the §8 header checks)');
       // Fixed windows keep their Reset, sliding ones move it later; earlier (beyond 1 s of rounding) is neither.
-      if (next.resetMs < previous.resetMs - 1_000) {
-        throw new CheckFailure(`X-RateLimit-Reset moved earlier, from ${previous.resetMs / 1000} to ${next.resetMs / 1000}, between two sequential requests in one window: the reset the key was promised is not the one it gets`, [
-          evidenceOf(exchanges[index - 1]!, `X-RateLimit-Reset ${previous.resetMs / 1000}`, { header: 'X-RateLimit-Reset' }),
-          evidenceOf(exchanges[index]!, `X-RateLimit-Reset ${next.resetMs / 1000}, earlier than ${previous.resetMs / 1000}`, { header: 'X-RateLimit-Reset' }),
+      if (next.resetSeconds < previous.resetSeconds - 1) {
+        throw new CheckFailure(`X-RateLimit-Reset moved earlier, from ${previous.resetSeconds} to ${next.resetSeconds}, between two sequential requests in one window: the reset the key was promised is not the one it gets`, [
+          evidenceOf(before, `X-RateLimit-Reset ${previous.resetSeconds}`, { header: 'X-RateLimit-Reset' }),
+          evidenceOf(after, `X-RateLimit-Reset ${next.resetSeconds}, earlier than ${previous.resetSeconds}`, { header: 'X-RateLimit-Reset' }),
         ]);
       }
     }
-    if (compared === 0) return run.inconclusive('inconclusive: every pair of requests straddled a window reset');
-    run.note(`Reset ${[...new Set(exchanges.map((exchange) => (readBudget(exchange).resetMs ?? 0) / 1000))].join(' -> ')}`);
+    run.note(`Reset ${[...new Set(measured.exchanges.map((exchange) => budgetOf(run, exchange).resetSeconds))].join(' -> ')}${retaken(measured.attempt)}`);
   });
 
   check({ id: 'rate.every-request-counts', rule: '§8', title: 'every request spends the budget, whatever its method or outcome (GET, POST 201, POST 400, 404, 405), one request each', operation: '(all of one key)', maxCreates: () => 2 }, async (run) => {
@@ -76,37 +65,82 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
       { what: 'PATCH /categories without a body (405)', request: { operationId: 'methodNotAllowed', method: 'PATCH', path: '/categories', authorization: run.bearer(), identity: 'main' } },
       { what: 'GET /categories (200)', request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' } },
     ];
-    const exchanges: Exchange[] = [];
-    for (const step of steps) exchanges.push(await run.send(step.request));
+    // Every step must be judged, so a sequence that a new window interrupts anywhere is sent again.
+    const measured = await inOneWindow(run, () => sequence(run, steps.map((step) => step.request)), 'all');
     run.cases(steps.length);
-    let compared = 0;
-    const trail: string[] = [];
-    for (let index = 1; index < exchanges.length; index += 1) {
-      const before = exchanges[index - 1]!;
-      const after = exchanges[index]!;
-      const previous = readBudget(before);
-      const next = readBudget(after);
-      trail.push(String(previous.remaining));
-      if (previous.remaining === undefined || next.remaining === undefined) return run.skip('X-RateLimit-Remaining is missing or not an integer on some of these responses (see the §8 header checks)');
-      if (previous.limit !== next.limit || (previous.resetMs !== undefined && after.sentAtMs >= previous.resetMs - 1_000)) continue;
-      compared += 1;
-      if (next.remaining >= previous.remaining) {
+    for (const [before, after] of measured.pairs) {
+      const index = measured.exchanges.indexOf(after);
+      const previous = budgetOf(run, before);
+      const next = budgetOf(run, after);
+      if (next.remaining! >= previous.remaining!) {
         throw new CheckFailure(`a request was not counted: X-RateLimit-Remaining was ${previous.remaining} after ${steps[index - 1]!.what} and still ${next.remaining} after ${steps[index]!.what} (requests sent one at a time, one window)`, [
           evidenceOf(before, `${steps[index - 1]!.what}: X-RateLimit-Remaining ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
           evidenceOf(after, `next request: X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
         ]);
       }
     }
-    if (compared === 0) return run.inconclusive('inconclusive: every pair of requests straddled a window reset');
-    trail.push(String(readBudget(exchanges.at(-1)!).remaining));
-    run.note(`Remaining ${trail.join(' -> ')}`);
+    run.note(`Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`);
+  });
+
+  check({ id: 'rate.parallel-distinct', rule: '§8', title: 'requests of one key sent in parallel each spend one request: no two answers in one window report the same X-RateLimit-Remaining', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+    const count = Math.max(2, Math.min(6, run.target.concurrency * 2));
+    const exchanges = await Promise.all(Array.from({ length: count }, () => run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' })));
+    const windows = new Map<string, { remaining: number; exchange: Exchange }[]>();
+    for (const exchange of exchanges) {
+      const budget = budgetOf(run, exchange);
+      const window = `${budget.limit}/${budget.resetSeconds}`;
+      windows.set(window, [...(windows.get(window) ?? []), { remaining: budget.remaining!, exchange }]);
+    }
+    for (const answers of windows.values()) {
+      const seen = new Map<number, Exchange>();
+      for (const { remaining, exchange } of answers) {
+        const twin = seen.get(remaining);
+        if (twin !== undefined) {
+          throw new CheckFailure(`${count} parallel requests of one key: two answers in one window both say X-RateLimit-Remaining ${remaining}, so one request was not counted (a lost update under concurrency) or counted for another`, [
+            evidenceOf(twin, `X-RateLimit-Remaining ${remaining}`, { header: 'X-RateLimit-Remaining' }),
+            evidenceOf(exchange, `X-RateLimit-Remaining ${remaining} again, same X-RateLimit-Reset`, { header: 'X-RateLimit-Remaining' }),
+          ]);
+        }
+        seen.set(remaining, exchange);
+      }
+    }
+    run.cases(count);
+    run.note(`Remaining ${exchanges.map((exchange) => budgetOf(run, exchange).remaining).sort((a, b) => (b ?? 0) - (a ?? 0)).join(', ')} (${count} in parallel, up to --concurrency ${run.target.concurrency} in flight)`);
   });
 });
 
-function readBudget(exchange: Exchange): { remaining: number | undefined; limit: number | undefined; resetMs: number | undefined } {
-  const headers = responseOf(exchange).headers;
-  const reset = parseNonNegativeInteger(headers['x-ratelimit-reset']);
-  // Only a believable Unix timestamp in seconds can tell when the window ends; the header checks judge the rest.
-  const resetMs = reset !== undefined && Math.abs(reset * 1000 - exchange.receivedAtMs) < 2 * 86_400_000 ? reset * 1000 : undefined;
-  return { remaining: parseNonNegativeInteger(headers['x-ratelimit-remaining']), limit: parseNonNegativeInteger(headers['x-ratelimit-limit']), resetMs };
+/** Sends the requests one at a time, in order. */
+async function sequence(run: CheckRun, requests: ApiRequest[]): Promise<Exchange[]> {
+  const exchanges: Exchange[] = [];
+  for (const request of requests) exchanges.push(await run.send(request));
+  return exchanges;
+}
+
+/**
+ * Takes a measurement until a new window interrupts `all` of its steps (or, with 'some', not
+ * every one of them): the consecutive pairs of answers that lie in one window are returned.
+ */
+async function inOneWindow(run: CheckRun, take: () => Promise<Exchange[]>, needed: 'all' | 'some'): Promise<{ exchanges: Exchange[]; pairs: [Exchange, Exchange][]; attempt: number }> {
+  for (let attempt = 1; attempt <= attempts; attempt += 1) {
+    const exchanges = await take();
+    const pairs: [Exchange, Exchange][] = [];
+    for (let index = 1; index < exchanges.length; index += 1) {
+      const before = exchanges[index - 1]!;
+      const after = exchanges[index]!;
+      if (!newWindowBetween(budgetOf(run, before), budgetOf(run, after))) pairs.push([before, after]);
+    }
+    if (needed === 'all' ? pairs.length === exchanges.length - 1 : pairs.length > 0) return { exchanges, pairs, attempt };
+  }
+  return run.inconclusive(`inconclusive: a new window started during each of ${attempts} measurements (windows shorter than a few requests?)`);
+}
+
+/** The budget a response reports; the check is skipped when Remaining cannot be read (the header checks report why). */
+function budgetOf(run: CheckRun, exchange: Exchange): BudgetReading {
+  const budget = readBudget(responseOf(exchange).headers, exchange.receivedAtMs);
+  if (budget.remaining === undefined) return run.skip('X-RateLimit-Remaining is missing or not an integer, so its course cannot be followed (see the §8 header checks)');
+  return budget;
+}
+
+function retaken(attempt: number): string {
+  return attempt === 1 ? '' : ` (measured again: a new window started during ${attempt - 1} earlier measurement${attempt > 2 ? 's' : ''})`;
 }

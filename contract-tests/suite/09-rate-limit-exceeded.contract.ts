@@ -1,27 +1,89 @@
 import { defineArea, type CheckRun } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf, type Evidence, type Exchange } from '../lib/exchange.js';
-import type { ApiRequest } from '../lib/http-client.js';
 import { responseOf } from '../lib/expect-response.js';
-import { missingRateHeaders, parseNonNegativeInteger, parseRetryAfter, rateHeaderValueProblems, serverClock } from '../lib/rate-limit-headers.js';
-import { callOf, listCategories } from './operations.js';
+import { missingRateHeaders, newWindowBetween, parseNonNegativeInteger, parseRetryAfter, rateHeaderValueProblems, readBudget, serverClock, type BudgetReading } from '../lib/rate-limit-headers.js';
+import { affordKeyRequests, isLimited, rateLimitKeyList, rateLimitKeyRecord, retryAtOf } from '../lib/rate-limit-key.js';
+import { allOperations, callOf, createCategory, listCategories } from './operations.js';
 
 /**
- * Interface section 8, rules 1 to 3, with the key given by --rate-limit-key only: read
- * X-RateLimit-Remaining, send exactly one request more than it allows, expect 429 with
- * Retry-After and the rate-limit headers, then never use that key again (rule 3: clients that
- * keep sending after a 429 may be banned).
+ * Interface section 8, rules 1 to 3, with the key given by --rate-limit-key only. The key is
+ * the run's alone (the README asks that nobody else uses it meanwhile), so its arithmetic is
+ * exact: each request lowers X-RateLimit-Remaining by one. The kit reads Remaining, sends one
+ * request at a time until only a few are left, then one more than are left in parallel: exactly
+ * that many must be served and one refused with 429, Retry-After and the rate-limit headers. Then
+ * it stops using the key (rule 3: clients that keep sending after a 429 may be banned) unless the
+ * run may wait windows out (10-rate-limit-time.contract.ts).
  */
 const sharedKey = 'rate-limit-429';
 /** The rate.429 check's first request with the rate-limit key. */
 const firstProbeKey = 'rate-limit-first-probe';
-/** The last response of the rate-limit key before its 429. */
+/** The served answer with the least Remaining, just before the 429. */
 const lastAllowedKey = 'rate-limit-last-allowed';
+/** Attempts at the parallel batch when a new window starts during it. */
+const batchAttempts = 3;
 
 export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (check) => {
+  check({ id: 'rate.independent-budgets', rule: '§8', title: 'keys have independent budgets: the main key\'s requests do not spend the rate-limit key\'s', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
+    const start = run.state.shared.get('rate-limit-start');
+    if (start?.response === undefined) return run.skip('no reading of the rate-limit key at the start of the run');
+    if (start.response.status === 429) return run.skip('the rate-limit key was already over its limit at the start of the run');
+    let before = start;
+    let mainSent = run.state.requestsByIdentity.main - run.state.mainRequestsAtRateLimitStart;
+    let later = await run.send(rateLimitKeyList(run));
+    run.state.shared.set(firstProbeKey, later);
+    // A new window between the two readings makes them incomparable: measure again, briefly.
+    for (let attempt = 1; newWindowBetween(reading(before), reading(later)) || isLimited(later); attempt += 1) {
+      if (attempt > 3 || isLimited(later)) return run.inconclusive('inconclusive: a new window of the rate-limit key started between each pair of its readings');
+      affordKeyRequests(run, 2, 'measuring the budgets again');
+      before = await run.send(rateLimitKeyList(run));
+      const mainBefore = run.state.requestsByIdentity.main;
+      for (let index = 0; index < 3; index += 1) await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
+      mainSent = run.state.requestsByIdentity.main - mainBefore;
+      later = await run.send(rateLimitKeyList(run));
+    }
+    run.judged(2);
+    const first = reading(before).remaining;
+    const second = reading(later).remaining;
+    if (first === undefined || second === undefined) return run.skip('X-RateLimit-Remaining of the rate-limit key is missing or not an integer');
+    const unexplained = first - 1 - second;
+    if (unexplained <= 0) {
+      run.note(`Remaining ${first} -> ${second} over its own 1 request while the main key sent ${mainSent}`);
+      return;
+    }
+    const evidence = [evidenceOf(before, `rate-limit key: X-RateLimit-Remaining ${first}`, { header: 'X-RateLimit-Remaining' }), evidenceOf(later, `rate-limit key: X-RateLimit-Remaining ${second} after 1 request of its own and ${mainSent} of the main key`, { header: 'X-RateLimit-Remaining' })];
+    if (unexplained >= 3 && unexplained * 2 >= Math.min(mainSent, first)) {
+      throw new CheckFailure(`the rate-limit key lost ${unexplained} more requests than it sent while the main key sent ${mainSent}: the keys draw on one budget`, evidence);
+    }
+    run.info(`the rate-limit key lost ${unexplained} more requests than it sent (another client may be using it)`, evidence);
+  });
+
+  check({ id: 'auth.rate-limit-key:every-operation', rule: '§5.2', title: 'the second key is accepted by every operation too (not 401), each request counted once', operation: '(rate-limit key)', maxCreates: (target) => (target.rateLimitKey === undefined ? 0 : 1) }, async (run) => {
+    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
+    const refused: Exchange[] = [];
+    const untried: string[] = [];
+    for (const operation of allOperations) {
+      if (operation === createCategory && run.target.readOnly) continue;
+      // A tiny budget is kept for the 429 checks: the key must reach its limit by the requests that judge it.
+      const latest = latestOfKey(run);
+      const affordable = run.state.requestsByIdentity['rate-limit'] + 1 <= run.target.maxRequests;
+      if (latest === undefined || isLimited(latest) || (reading(latest).remaining ?? 0) < 2 || !affordable) {
+        untried.push(operation.label);
+        continue;
+      }
+      const exchange = await run.send({ ...callOf(operation), authorization: run.bearer(run.target.rateLimitKey), identity: 'rate-limit', ...(operation === createCategory ? { json: { name: run.categoryName('rate-limit-key') } } : {}) });
+      if (responseOf(exchange).status === 401) refused.push(exchange);
+    }
+    if (untried.length === allOperations.length) return run.skip('the rate-limit key had too few requests left to spend them on every operation');
+    if (refused.length > 0) {
+      throw new CheckFailure(`the rate-limit key was refused with 401 by ${refused.map((exchange) => `${exchange.request.method} ${exchange.request.path}`).join(', ')}, though the key is valid (other operations accept it)`, refused.map((exchange) => evidenceOf(exchange, '401 with the key given by --rate-limit-key', { header: 'Authorization' })));
+    }
+    if (untried.length > 0) run.note(`not tried, to keep the key's last requests for the 429 checks: ${untried.join(', ')}`);
+  });
+
   check({ id: 'rate.429', rule: '§8.1', title: 'exceeding the limit -> 429 (with --rate-limit-key)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    const key = run.target.rateLimitKey ?? run.skip('needs --rate-limit-key: a key the kit may drive into 429');
-    const request: ApiRequest = { ...callOf(listCategories), authorization: run.bearer(key), identity: 'rate-limit' };
+    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key: a key the kit may drive into 429');
     const start = run.state.shared.get('rate-limit-start');
     if (start?.response?.status === 429) {
       // Refused at its very first request of the run: that 429 is the one to judge, and the key is not used again.
@@ -31,36 +93,87 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
       return;
     }
     run.state.mainRequestsAtFirstProbe = run.state.requestsByIdentity.main;
-    const probe = await run.send(request);
-    run.state.shared.set(firstProbeKey, probe);
-    const first = responseOf(probe);
-    if (first.status === 429) {
-      run.state.shared.set(sharedKey, probe);
+    const earlier = latestOfKey(run);
+    if (isLimited(earlier)) {
+      // Refused already, by a check above: that 429 is the one to judge, and the key is not used again.
+      run.state.shared.set(sharedKey, earlier!);
+      const served = [...run.state.exchanges].reverse().find((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined && !isLimited(exchange));
+      if (served !== undefined) run.state.shared.set(lastAllowedKey, served);
+      run.note('the key reached its limit during the checks above');
+      return;
+    }
+    // The key's latest answer tells what is left; read it afresh only when there is none.
+    let last = earlier ?? (await run.send(rateLimitKeyList(run)));
+    if (!run.state.shared.has(firstProbeKey)) run.state.shared.set(firstProbeKey, last);
+    if (isLimited(last)) {
+      run.state.shared.set(sharedKey, last);
       run.note('the key was already over its limit');
       return;
     }
-    if (first.status === 401) return run.inconclusive('inconclusive: the server refused the rate-limit key with 401; check --rate-limit-key');
-    const remaining = parseNonNegativeInteger(first.headers['x-ratelimit-remaining']);
-    if (remaining === undefined) return run.skip('inconclusive: X-RateLimit-Remaining of the rate-limit key is missing or not an integer, so the kit cannot tell how many requests exceed it');
-    const needed = remaining + 1;
-    if (needed > run.target.maxRequests) {
-      return run.skip(`refused: exceeding the limit needs ${needed} more requests (X-RateLimit-Remaining ${remaining}), more than --max-requests ${run.target.maxRequests}`);
+    if (responseOf(last).status === 401) return run.inconclusive('inconclusive: the server refused the rate-limit key with 401; check --rate-limit-key');
+    const firstRemaining = reading(last).remaining;
+    if (firstRemaining === undefined) return run.skip('inconclusive: X-RateLimit-Remaining of the rate-limit key is missing or not an integer, so the kit cannot tell how many requests exceed it');
+    if (firstRemaining + 1 > run.target.maxRequests - run.state.requestsByIdentity['rate-limit']) {
+      return run.skip(`refused: exceeding the limit needs ${firstRemaining + 1} more requests (X-RateLimit-Remaining ${firstRemaining}), more than --max-requests ${run.target.maxRequests}`);
     }
-    const { limited, sent, last } = await burst(run, request, needed);
-    if (limited === undefined) {
-      const reset = parseNonNegativeInteger(first.headers['x-ratelimit-reset']);
-      if (reset !== undefined && Date.now() >= reset * 1000 && reset * 1000 > probe.receivedAtMs) {
-        return run.inconclusive(`inconclusive: the window reset (X-RateLimit-Reset ${reset}) while the kit was sending ${needed} requests`);
+    const batch = Math.min(4, run.target.concurrency);
+    const record = rateLimitKeyRecord(run.state);
+    for (let attempt = 1; ; attempt += 1) {
+      // One at a time while more than a batch is left: "the answer before" is then well defined.
+      while ((reading(last).remaining ?? 0) > batch) {
+        affordKeyRequests(run, 1, 'exceeding the limit');
+        const next = await run.send(rateLimitKeyList(run));
+        if (isLimited(next)) return limitedEarly(run, last, next);
+        last = next;
       }
-      throw new CheckFailure(`no 429 after ${sent} more requests although X-RateLimit-Remaining was ${remaining}`, [
-        evidenceOf(probe, `X-RateLimit-Remaining ${remaining}`, { header: 'X-RateLimit-Remaining' }),
-        ...(last ? [evidenceOf(last, `request ${sent} of ${needed}: ${responseOf(last).status}, X-RateLimit-Remaining ${responseOf(last).headers['x-ratelimit-remaining'] ?? 'missing'}`)] : []),
+      // The last few (and one more) in parallel: a server that checks and counts in two steps lets more through.
+      const left = reading(last).remaining ?? 0;
+      affordKeyRequests(run, left + 1, 'exceeding the limit');
+      const answers = await Promise.all(Array.from({ length: left + 1 }, () => run.send(rateLimitKeyList(run))));
+      for (const answer of answers) record.parallel.add(answer.seq);
+      const served = answers.filter((answer) => !isLimited(answer));
+      const newWindow = served.some((answer) => newWindowBetween(reading(last), reading(answer)));
+      if (newWindow && attempt < batchAttempts && served.length === answers.length) {
+        // A window began during the batch; continue in the new one.
+        last = served.reduce((lowest, answer) => ((reading(answer).remaining ?? 0) < (reading(lowest).remaining ?? 0) ? answer : lowest));
+        continue;
+      }
+      const limited = answers.filter(isLimited);
+      if (limited.length === 0) {
+        throw new CheckFailure(`no 429: X-RateLimit-Remaining was ${left}, and all ${answers.length} requests sent next (in parallel) were served`, [
+          evidenceOf(last, `X-RateLimit-Remaining ${left}`, { header: 'X-RateLimit-Remaining' }),
+          ...answers.slice(-2).map((answer) => evidenceOf(answer, `${responseOf(answer).status}, X-RateLimit-Remaining ${responseOf(answer).headers['x-ratelimit-remaining'] ?? 'missing'}`)),
+        ]);
+      }
+      run.state.shared.set(sharedKey, limited[0]!);
+      const lowest = served.length === 0 ? last : served.reduce((low, answer) => ((reading(answer).remaining ?? Infinity) < (reading(low).remaining ?? Infinity) ? answer : low));
+      run.state.shared.set(lastAllowedKey, lowest);
+      run.state.shared.set('rate-limit-before-batch', last);
+      run.note(`429 after ${run.state.requestsByIdentity['rate-limit']} requests of the key in this run (Remaining ${firstRemaining} at first; the last ${answers.length} in parallel)`);
+      return;
+    }
+  });
+
+  check({ id: 'rate.parallel-exact', rule: '§8.1', title: 'when N requests are left, N+1 sent in parallel get exactly N served (Remaining N-1 ... 0, each once) and one 429', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+    const limited = limitedExchange(run);
+    const before = run.state.shared.get('rate-limit-before-batch') ?? run.skip('the 429 came before the parallel batch');
+    const record = rateLimitKeyRecord(run.state);
+    const batch = run.state.exchanges.filter((exchange) => record.parallel.has(exchange.seq) && !newWindowBetween(reading(before), reading(exchange)));
+    const left = reading(before).remaining ?? run.skip('X-RateLimit-Remaining is missing before the batch');
+    if (batch.length !== left + 1) return run.skip('the parallel batch did not stay in one window');
+    run.judged(batch.length);
+    const served = batch.filter((exchange) => !isLimited(exchange));
+    const reported = served.map((exchange) => reading(exchange).remaining).sort((a, b) => (b ?? -1) - (a ?? -1));
+    const expected = Array.from({ length: left }, (_, index) => left - 1 - index);
+    if (served.length !== left || JSON.stringify(reported) !== JSON.stringify(expected)) {
+      const what = served.length > left ? `${served.length} were served, ${served.length - left} more than the ${left} it said were left` : served.length < left ? `only ${served.length} were served of the ${left} it said were left` : `the served answers said Remaining ${reported.join(', ')} instead of ${expected.join(', ')}`;
+      throw new CheckFailure(`X-RateLimit-Remaining was ${left} and ${batch.length} requests were sent in parallel: ${what}`, [
+        evidenceOf(before, `X-RateLimit-Remaining ${left} before the batch`, { header: 'X-RateLimit-Remaining' }),
+        ...batch.slice(0, 5).map((exchange) => evidenceOf(exchange, `${responseOf(exchange).status}, X-RateLimit-Remaining ${responseOf(exchange).headers['x-ratelimit-remaining'] ?? 'missing'}`, { header: 'X-RateLimit-Remaining' })),
+        evidenceOf(limited, 'the 429'),
       ]);
     }
-    run.state.shared.set(sharedKey, limited);
-    if (last !== undefined) run.state.shared.set(lastAllowedKey, last);
-    else run.state.shared.set(lastAllowedKey, probe);
-    run.note(sent < needed ? `429 after ${sent} of ${needed} requests (another client may share the key)` : `429 after exactly ${needed} requests (X-RateLimit-Remaining was ${remaining})`);
+    run.note(`Remaining ${left}: ${left} served (${reported.join(', ')}), 1 refused`);
   });
 
   check({ id: 'rate.429-retry-after', rule: '§8.2', title: '429 carries Retry-After: a positive integer or an HTTP-date', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
@@ -90,18 +203,16 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     }
   });
 
-  check({ id: 'rate.429-only-when-exhausted', rule: '§8.1', title: 'a 429 comes only when the budget says none is left (the response before it, and the 429 itself, say Remaining 0)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+  check({ id: 'rate.429-only-when-exhausted', rule: '§8.1', title: 'a 429 comes only when the budget says none is left (the answer before it, and the 429 itself, say Remaining 0)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
     const limited = limitedExchange(run);
     const before = run.state.shared.get(lastAllowedKey);
     const problems: Evidence[] = [];
     const ownRemaining = parseNonNegativeInteger(responseOf(limited).headers['x-ratelimit-remaining']);
     if (ownRemaining !== undefined && ownRemaining > 0) problems.push(evidenceOf(limited, `the 429 says X-RateLimit-Remaining ${ownRemaining}: requests are left, yet this one was refused`, { header: 'X-RateLimit-Remaining' }));
-    if (before?.response !== undefined && before.response.status !== 429) {
-      const promised = parseNonNegativeInteger(before.response.headers['x-ratelimit-remaining']);
-      const resetMs = (parseNonNegativeInteger(before.response.headers['x-ratelimit-reset']) ?? 0) * 1000;
-      const sameWindow = limited.sentAtMs < resetMs - 1_000;
-      if (promised !== undefined && promised > 0 && sameWindow) {
-        problems.push(evidenceOf(before, `X-RateLimit-Remaining ${promised} on the response just before the 429 (requests sent one at a time, same window)`, { header: 'X-RateLimit-Remaining' }));
+    if (before?.response !== undefined && !isLimited(before) && !newWindowBetween(reading(before), reading(limited))) {
+      const promised = reading(before).remaining;
+      if (promised !== undefined && promised > 0) {
+        problems.push(evidenceOf(before, `X-RateLimit-Remaining ${promised} on the last answer served before the 429 (same window)`, { header: 'X-RateLimit-Remaining' }));
       }
     }
     if (problems.length > 0) throw new CheckFailure(`the 429 contradicts the budget the key reported: ${problems.map((problem) => problem.detail).join('; ')}`, [...problems, evidenceOf(limited, 'the 429')]);
@@ -131,28 +242,25 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     run.note(`Retry-After ${headers['retry-after']} agrees with X-RateLimit-Reset ${reset} (tolerance ${slackMs / 1000} s, ${clock.source})`);
   });
 
-  check({ id: 'rate.independent-budgets', rule: '§8', title: 'keys have independent budgets: the main key\'s requests do not spend the rate-limit key\'s', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-    const start = run.state.shared.get('rate-limit-start');
-    const later = run.state.shared.get(firstProbeKey);
-    if (start?.response === undefined || later?.response === undefined) return run.skip('no two readings of the rate-limit key to compare (see rate.429)');
-    run.judged(2);
-    const before = parseNonNegativeInteger(start.response.headers['x-ratelimit-remaining']);
-    const after = parseNonNegativeInteger(later.response.headers['x-ratelimit-remaining']);
-    const resetMs = (parseNonNegativeInteger(start.response.headers['x-ratelimit-reset']) ?? 0) * 1000;
-    if (before === undefined || after === undefined || start.response.status === 429) return run.skip('X-RateLimit-Remaining of the rate-limit key is missing, or it was already over its limit at the start');
-    if (resetMs > 864_000_000 && later.sentAtMs >= resetMs - 1_000) return run.inconclusive('inconclusive: the rate-limit key\'s window reset between its two readings');
-    const mainSent = run.state.mainRequestsAtFirstProbe - run.state.mainRequestsAtRateLimitStart;
-    const unexplained = before - 1 - after;
-    if (unexplained <= 0) {
-      run.note(`Remaining ${before} -> ${after} over its own 1 request while the main key sent ${mainSent}`);
-      return;
+  check({ id: 'rate.first-429-no-ban', rule: '§8.3', title: 'the first 429 sends the key away no longer than the window it was promised: Retry-After ends by the X-RateLimit-Reset of the answers before it (a ban is only for keys that keep sending)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+    const limited = limitedExchange(run);
+    const before = run.state.shared.get(lastAllowedKey);
+    if (before?.response === undefined || isLimited(before)) return run.skip('no answer of the key was served before its 429 in this run');
+    const promised = reading(before).resetSeconds;
+    const retryAt = retryAtOf(limited);
+    if (promised === undefined || retryAt === undefined) return run.skip('needs an X-RateLimit-Reset before the 429 and a valid Retry-After on it (judged by the checks above)');
+    run.judged(1);
+    // The answer before the 429 and the 429 itself are judged on their own Date headers; 2 s for rounding.
+    const beforeClock = serverClock(responseOf(before).headers, before.receivedAtMs);
+    const promisedAt = before.receivedAtMs + (promised * 1000 - beforeClock.nowMs);
+    const slackMs = beforeClock.source === 'Date header' ? 2_000 : 60_000;
+    if (retryAt > promisedAt + slackMs) {
+      throw new CheckFailure(`the key's first 429 says to retry in ${Math.round((retryAt - limited.receivedAtMs) / 1000)} s, ${Math.round((retryAt - promisedAt) / 1000)} s after the window it was promised ends (X-RateLimit-Reset ${promised} on the answer just before): the key was sent away for longer than its window, though it had not kept sending after a 429`, [
+        evidenceOf(before, `X-RateLimit-Reset ${promised}`, { header: 'X-RateLimit-Reset' }),
+        evidenceOf(limited, `Retry-After ${responseOf(limited).headers['retry-after']}`, { header: 'Retry-After' }),
+      ]);
     }
-    const evidence = [evidenceOf(start, `rate-limit key: X-RateLimit-Remaining ${before}`, { header: 'X-RateLimit-Remaining' }), evidenceOf(later, `rate-limit key: X-RateLimit-Remaining ${after} after 1 request of its own and ${mainSent} of the main key`, { header: 'X-RateLimit-Remaining' })];
-    if (unexplained >= 3 && unexplained * 2 >= Math.min(mainSent, before)) {
-      throw new CheckFailure(`the rate-limit key lost ${unexplained} more requests than it sent while the main key sent ${mainSent}: the keys draw on one budget`, evidence);
-    }
-    run.info(`the rate-limit key lost ${unexplained} more requests than it sent (another client may be using it)`, evidence);
+    run.note(`Retry-After ends by the promised reset (${promised})`);
   });
 
   check({ id: 'rate.429-body', rule: '§7', title: '429 body (not shown by the interface)', operation: listCategories.label }, async (run) => {
@@ -162,6 +270,23 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
   });
 });
 
+/** The latest answer to the rate-limit key. */
+function latestOfKey(run: CheckRun): Exchange | undefined {
+  return [...run.state.exchanges].reverse().find((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined);
+}
+
+function reading(exchange: Exchange): BudgetReading {
+  const response = exchange.response;
+  return response === undefined ? { limit: undefined, remaining: undefined, resetSeconds: undefined } : readBudget(response.headers, exchange.receivedAtMs);
+}
+
+/** A 429 before the batch: the answer before it must have said 0 (judged by rate.429-only-when-exhausted). */
+function limitedEarly(run: CheckRun, last: Exchange, limited: Exchange): void {
+  run.state.shared.set(sharedKey, limited);
+  run.state.shared.set(lastAllowedKey, last);
+  run.note(`429 while sending one at a time, after an answer that said Remaining ${reading(last).remaining ?? 'missing'}`);
+}
+
 function limitedExchange(run: CheckRun): Exchange {
   const exchange = run.state.shared.get(sharedKey);
   if (exchange !== undefined) {
@@ -169,25 +294,4 @@ function limitedExchange(run: CheckRun): Exchange {
     return exchange;
   }
   return run.skip(run.target.rateLimitKey === undefined ? 'needs --rate-limit-key' : 'no 429 was received (see the check above)');
-}
-
-/**
- * Sends `count` requests with up to --concurrency in flight and stops sending at the first 429.
- * Exactly `count` go out unless the 429 comes early.
- */
-async function burst(run: CheckRun, request: ApiRequest, count: number): Promise<{ limited: Exchange | undefined; sent: number; last: Exchange | undefined }> {
-  let sent = 0;
-  let limited: Exchange | undefined;
-  let last: Exchange | undefined;
-  const worker = async () => {
-    while (sent < count && limited === undefined && !run.state.rateLimitKeyStopped) {
-      sent += 1;
-      const exchange = await run.send(request);
-      if (exchange.response?.status === 429) limited ??= exchange;
-      else last = exchange;
-    }
-  };
-  // One at a time: then "the response before the 429" is well defined, and so is what it promised.
-  await worker();
-  return { limited, sent, last };
 }

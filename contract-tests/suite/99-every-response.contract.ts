@@ -2,7 +2,7 @@ import { defineArea, isSoft, type CheckRun } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf, truncate, type Evidence, type Exchange, type ExchangeResponse } from '../lib/exchange.js';
 import { isJsonContentType } from '../lib/expect-response.js';
-import { missingRateHeaders, rateHeaderValueProblems, resetProblem, serverClock } from '../lib/rate-limit-headers.js';
+import { interfacePlans, missingRateHeaders, parseRetryAfter, rateHeaderValueProblems, readBudget, resetProblem, serverClock } from '../lib/rate-limit-headers.js';
 import { describeIssues, validateBody } from '../lib/spec-model.js';
 
 /**
@@ -43,6 +43,43 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
       const problem = resetProblem(response.headers['x-ratelimit-reset'], clock.nowMs, clock.source);
       return problem === undefined ? [] : [{ exchange, detail: problem.detail, summary: `${problem.header} ${problem.detail}`, header: problem.header }];
     }));
+  });
+
+  check({ id: 'every.reset-within-window', rule: '§8', title: 'a key on a plan\'s per-minute limit (X-RateLimit-Limit 60 or 300) is told of a reset at most a minute ahead (server Date, ± 2 s)' }, async (run) => {
+    const population = answered(run).filter(({ exchange, response }) => exchange.identity !== 'anonymous' && response.status !== 401 && response.status !== 429 && minuteLimits.has(readBudget(response.headers, exchange.receivedAtMs).limit ?? -1));
+    judge(run, 'responses of a per-minute limit announce a reset more than a minute ahead', population.flatMap(({ exchange, response }) => {
+      const reset = readBudget(response.headers, exchange.receivedAtMs).resetSeconds;
+      const clock = serverClock(response.headers, exchange.receivedAtMs);
+      const slack = clock.source === 'Date header' ? 2_000 : 60_000;
+      if (reset === undefined || reset * 1000 <= clock.nowMs + 60_000 + slack) return [];
+      return [{ exchange, detail: `X-RateLimit-Limit ${response.headers['x-ratelimit-limit']} (a plan's requests per minute) with X-RateLimit-Reset ${reset}, ${Math.round((reset * 1000 - clock.nowMs) / 1000)} s ahead of the ${clock.source}`, header: 'X-RateLimit-Reset' }];
+    }), population.length);
+  });
+
+  check({ id: 'every.429-retry-after', rule: '§8.2', title: 'every 429 of the run carries Retry-After: a positive integer or an HTTP-date' }, async (run) => {
+    const population = answered(run).filter(({ response }) => response.status === 429);
+    if (population.length === 0) return run.skip('no response of the run was a 429');
+    judge(run, '429 responses lack a usable Retry-After', population.flatMap(({ exchange, response }) => {
+      const parsed = parseRetryAfter(response.headers['retry-after'], serverClock(response.headers, exchange.receivedAtMs).nowMs);
+      return parsed.ok ? [] : [{ exchange, detail: `Retry-After ${parsed.reason}`, header: 'Retry-After' }];
+    }), population.length);
+  });
+
+  check({ id: 'every.date-header', rule: 'RFC 9110 §6.6.1', title: 'every 2xx, 3xx and 4xx response carries Date as an HTTP-date (IMF-fixdate)' }, async (run) => {
+    const population = answered(run).filter(({ response }) => response.status >= 200 && response.status < 500);
+    judge(run, 'responses lack a Date header in IMF-fixdate form', population.flatMap(({ exchange, response }) => {
+      const date = response.headers.date;
+      if (date !== undefined && imfFixdate.test(date) && Number.isFinite(Date.parse(date))) return [];
+      return [{ exchange, detail: `${response.status} ${date === undefined ? 'without Date' : `with Date ${JSON.stringify(date)}, not an IMF-fixdate`}`, header: 'Date' }];
+    }), population.length);
+  });
+
+  check({ id: 'every.not-deprecated', rule: '§9.3', title: 'only GET /pets/{petId} is deprecated: no other operation announces Deprecation or Sunset' }, async (run) => {
+    const population = answered(run).filter(({ exchange }) => run.spec.operations.get(exchange.operationId)?.deprecated === false);
+    judge(run, 'responses of operations that are not deprecated announce a deprecation', population.flatMap(({ exchange, response }) => {
+      const announced = ['deprecation', 'sunset'].filter((name) => response.headers[name] !== undefined);
+      return announced.length === 0 ? [] : [{ exchange, detail: `${exchange.operationId} answered with ${announced.map((name) => `${name === 'sunset' ? 'Sunset' : 'Deprecation'}: ${response.headers[name]}`).join(', ')}, though the interface deprecates only GET /pets/{petId}`, header: announced[0] === 'sunset' ? 'Sunset' : 'Deprecation' }];
+    }), population.length);
   });
 
   check({ id: 'every.error-shape', rule: '§7', title: 'every error response (except 429) is a JSON Error {code, message, status}' }, async (run) => {
@@ -140,10 +177,16 @@ function errors(run: CheckRun): { exchange: Exchange; response: ExchangeResponse
   return wholeBodies(run).filter(({ response }) => response.status >= 400 && response.status !== 429);
 }
 
-/** Answers whose body was read whole (a body cut at --max-body-bytes is not judged; its check says so). */
+/** Answers whose body was read whole (a body cut at --max-body-bytes is not judged; its check says so); HEAD answers have none. */
 function wholeBodies(run: CheckRun): { exchange: Exchange; response: ExchangeResponse }[] {
-  return answered(run).filter(({ response }) => response.truncatedAtBytes === undefined);
+  return answered(run).filter(({ exchange, response }) => response.truncatedAtBytes === undefined && exchange.request.method !== 'HEAD');
 }
+
+/** The per-minute limits of the plans (section 8) that no plan also has as a day limit: their windows are a minute. */
+const minuteLimits = new Set<number>(interfacePlans.filter((plan) => !interfacePlans.some((other) => other.perDay === plan.perMinute)).map((plan) => plan.perMinute));
+
+/** RFC 9110 section 5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`. */
+const imfFixdate = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 
 /**
  * Fails with the first few offenders as evidence; violations that all come from experimental or

@@ -1,0 +1,56 @@
+import { defineArea } from '../lib/check.js';
+import { CheckFailure } from '../lib/check-errors.js';
+import { evidenceOf, type Exchange } from '../lib/exchange.js';
+import { expectStatus } from '../lib/expect-response.js';
+import { callOf, listCategories } from './operations.js';
+
+/**
+ * Interface section 4: what was sent, what the 201 returned and what every later list shows are
+ * one category. The creating checks compare what they sent with the 201; this one takes every 201
+ * the main key received in the run and every list the main key received after it (one more list
+ * is fetched now, after all creation), and requires the category in each: same id, same name,
+ * same description (or none), listed once. A server that loses, alters, duplicates or caches
+ * away a created category fails here, whichever check created it.
+ */
+interface Created {
+  exchange: Exchange;
+  id: number;
+  name: unknown;
+  description: unknown;
+}
+
+export default defineArea('Data round trip (§4)', 'sequential', (check) => {
+  check({ id: 'data.round-trip', rule: '§4 listCategories', title: 'every category the run created (201) is in every later list, unchanged and once: same id, name and description', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
+    if (run.target.readOnly) return run.skip('read-only run: nothing was created');
+    expectStatus(await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' }), 200, 'a valid key');
+    const created: Created[] = run.state.exchanges.flatMap((exchange) => {
+      const response = exchange.response;
+      if (exchange.identity !== 'main' || exchange.operationId !== 'createCategory' || response?.status !== 201 || !response.hasJson) return [];
+      const body = response.json as { id?: unknown; name?: unknown; description?: unknown } | null;
+      return body !== null && typeof body === 'object' && typeof body.id === 'number' ? [{ exchange, id: body.id, name: body.name, description: body.description }] : [];
+    });
+    const lists = run.state.exchanges.filter((exchange) => exchange.identity === 'main' && exchange.operationId === 'listCategories' && exchange.response?.status === 200 && Array.isArray(exchange.response.json) && exchange.response.truncatedAtBytes === undefined);
+    if (created.length === 0) return run.skip('no category was created by the main key in this run');
+    let comparisons = 0;
+    for (const list of lists) {
+      const items = list.response!.json as { id?: unknown; name?: unknown; description?: unknown }[];
+      const byId = new Map<unknown, typeof items>();
+      for (const item of items) if (item !== null && typeof item === 'object') byId.set(item.id, [...(byId.get(item.id) ?? []), item]);
+      for (const category of created) {
+        if (category.exchange.nextSeqAtAnswer === undefined || list.seq < category.exchange.nextSeqAtAnswer) continue;
+        comparisons += 1;
+        const found = byId.get(category.id) ?? [];
+        const problem = found.length === 0 ? 'is missing' : found.length > 1 ? `is listed ${found.length} times` : found[0]!.name !== category.name || found[0]!.description !== category.description ? `is listed as ${JSON.stringify({ name: found[0]!.name, description: found[0]!.description })}` : undefined;
+        if (problem !== undefined) {
+          throw new CheckFailure(`category ${category.id}, created as ${JSON.stringify({ name: category.name, description: category.description })}, ${problem} in a list fetched after its 201 (${items.length} items)`, [
+            evidenceOf(category.exchange, `201 with id ${category.id}`),
+            evidenceOf(list, `${items.length} items; id ${category.id} ${problem}`, { field: 'id' }),
+          ]);
+        }
+      }
+    }
+    run.judged(lists.length);
+    run.cases(comparisons);
+    run.note(`${created.length} created categories checked in ${lists.length} later lists (${comparisons} comparisons)`);
+  });
+});

@@ -1,0 +1,10 @@
+import { startMockServer } from './src/server/start-server.js';
+import { runKit } from './test/contract-kit/support/run-kit.js';
+import { createVirtualClock } from './test/contract-kit/reference/virtual-clock.js';
+const clock = createVirtualClock({ startMs: Date.parse(process.argv[2] ?? '2026-03-02T10:00:20Z'), followRealTime: process.argv[3] === 'real' });
+const mock = await startMockServer({ port: 0, seed: 1, clock });
+const t = performance.now();
+const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', rateLimitKey: 'demo-free', clock, windowWaitSeconds: 172800, maxWaitSeconds: 86400, maxRequests: 2000 });
+for (const r of run.report.results) if (r.status !== 'PASS' || r.id.startsWith('rate.')) console.log(r.status.padEnd(5), r.id.padEnd(40), (r.message ?? '').slice(0, 250));
+console.log(run.report.verdict, run.report.requestsByKey, Math.round(performance.now() - t), 'ms');
+await mock.close(500);

@@ -1,0 +1,57 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { plans, type Plan } from './plans.js';
+import { createReferencePetstore } from './reference-petstore.js';
+
+/** The keys of the reference server: a Pro key for most checks, a Free key to drive into 429. */
+export const referenceKeys = { main: 'ref-main-key', limited: 'ref-limited-key' } as const;
+
+export interface ReferenceServer {
+  /** `http://127.0.0.1:PORT/v1` */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The reference Petstore (reference-petstore.ts) on node:http, 127.0.0.1, a free port: it only
+ * translates requests and responses. `clock` is the one the kit waits on in tests.
+ *
+ * @example
+ * const server = await startReferenceServer({ clock: createVirtualClock({ startMs: Date.now() }) });
+ * await runContract({ baseUrl: server.baseUrl, apiKey: referenceKeys.main, clock });
+ * await server.close();
+ */
+export async function startReferenceServer(options: { clock: { now(): number }; keys?: ReadonlyMap<string, Plan> }): Promise<ReferenceServer> {
+  const handle = createReferencePetstore({
+    clock: options.clock,
+    keys: options.keys ?? new Map<string, Plan>([[referenceKeys.main, plans.pro], [referenceKeys.limited, plans.free]]),
+  });
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const answer = handle({
+        method: String(request.method),
+        target: String(request.url),
+        headers: request.headers as Record<string, string | undefined>,
+        body: Buffer.concat(chunks),
+        client: String(request.socket.remoteAddress),
+      });
+      // The answer carries its own Date (from the server's clock, maybe a test's virtual one): node adds none then.
+      response.writeHead(answer.status, answer.headers);
+      response.end(answer.body);
+    });
+  });
+  // Stryker disable next-line StringLiteral: the address only keeps the test server off the network; loopback clients see no difference.
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    // Stryker disable next-line all: test harness cleanup, not server behaviour; no request can observe it.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
