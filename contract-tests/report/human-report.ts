@@ -93,10 +93,12 @@ export function rulesLegend(report: ContractReport): string[] {
     if (section === undefined) continue;
     bySection.set(section.anchor, [...(bySection.get(section.anchor) ?? []), rule]);
   }
-  if (bySection.size === 0) return [];
+  const external = Object.entries(links.external ?? {}).filter(([rule]) => report.results.some((result) => result.rule === rule));
+  if (bySection.size === 0 && external.length === 0) return [];
   return [
     `Rules, by section of the interface document (${clean(links.document)}):`,
     ...[...bySection.values()].map((rules) => `  ${clean(rules.join(', '))}: ${clean(links.sections[rules[0]!]!.heading)}, ${clean(ruleHref(links, rules[0]!, 'local')!)}`),
+    ...external.map(([rule, url]) => `  ${clean(rule)}: ${clean(url)}`),
   ];
 }
 

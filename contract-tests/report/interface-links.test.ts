@@ -1,19 +1,29 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { suiteAreas } from '../suite/index.js';
-import { documentHeadings, interfaceDocumentFile, interfaceDocumentPath, interfaceLinks, kitRepository, ruleHref, ruleSection } from './interface-links.js';
+import { documentHeadings, externalRuleUrl, interfaceDocumentFile, interfaceDocumentPath, interfaceLinks, kitRepository, ruleHref, ruleSection } from './interface-links.js';
 
 const document = await readFile(interfaceDocumentFile, 'utf8');
 const headings = documentHeadings(document);
 
 describe('rule ids link to the interface document', () => {
-  it('every rule id the suite uses names an existing section of the shipped document', () => {
+  it('every rule id the suite uses names an existing section of the shipped document (or, for an RFC, its section at the RFC Editor)', () => {
     const rules = new Set(suiteAreas.flatMap((area) => area.checks.map((check) => check.rule)));
     expect(rules.size).toBeGreaterThan(10);
-    const unresolved = [...rules].filter((rule) => ruleSection(rule, headings) === undefined);
+    const unresolved = [...rules].filter((rule) => ruleSection(rule, headings) === undefined && externalRuleUrl(rule) === undefined);
     expect(unresolved).toEqual([]);
     const anchors = new Set(headings.map((heading) => heading.anchor));
-    for (const rule of rules) expect(anchors.has(ruleSection(rule, headings)!.anchor), rule).toBe(true);
+    for (const rule of [...rules].filter((id) => !id.startsWith('RFC '))) expect(anchors.has(ruleSection(rule, headings)!.anchor), rule).toBe(true);
+    const links = interfaceLinks(rules, document, { version: '0.1.0', cwd: '/' });
+    for (const rule of rules) expect(ruleHref(links, rule, 'web'), rule).toMatch(/^https:\/\//);
+  });
+
+  it('points an RFC rule id at the RFC Editor', () => {
+    expect(externalRuleUrl('RFC 9110 §9.3.2')).toBe('https://www.rfc-editor.org/rfc/rfc9110#section-9.3.2');
+    expect(externalRuleUrl('RFC 6750')).toBe('https://www.rfc-editor.org/rfc/rfc6750');
+    expect(externalRuleUrl('§8')).toBeUndefined();
+    const links = interfaceLinks(['RFC 9110 §6.6.1'], document, { version: '1.0.0', cwd: '/' });
+    expect(ruleHref(links, 'RFC 9110 §6.6.1', 'local')).toBe('https://www.rfc-editor.org/rfc/rfc9110#section-6.6.1');
   });
 
   it('points each form of rule id at its section: §N, §N.M, §N name, §N name.M, aliases', () => {

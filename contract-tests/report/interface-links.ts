@@ -27,6 +27,8 @@ export interface InterfaceLinks {
   web: string;
   /** Rule id -> the heading of its section and the heading's anchor (`#8-limits`). */
   sections: Record<string, { heading: string; anchor: string }>;
+  /** Rule ids of other documents the kit checks against (`RFC 9110 §9.3.2`) -> their address. */
+  external?: Record<string, string>;
 }
 
 /** A heading of the document with its GitHub anchor. */
@@ -91,6 +93,18 @@ export function ruleSection(rule: string, headings: readonly DocumentHeading[]):
 }
 
 /**
+ * The address of a rule id that names another document: `RFC 9110 §9.3.2` is section 9.3.2 of
+ * RFC 9110 at the RFC Editor. Undefined for any other id.
+ *
+ * @example externalRuleUrl('RFC 9110 §9.3.2') // 'https://www.rfc-editor.org/rfc/rfc9110#section-9.3.2'
+ */
+export function externalRuleUrl(rule: string): string | undefined {
+  const match = /^RFC (\d+)(?: §(\d+(?:\.\d+)*))?$/.exec(rule.trim());
+  if (!match) return undefined;
+  return `https://www.rfc-editor.org/rfc/rfc${match[1]}${match[2] === undefined ? '' : `#section-${match[2]}`}`;
+}
+
+/**
  * The links a report carries for the rule ids it names.
  *
  * @example interfaceLinks(['§8', '§5.3'], markdown, { version: '0.1.0', cwd: process.cwd() }).sections['§8'] // { heading: '8. Limits', anchor: '8-limits' }
@@ -98,9 +112,12 @@ export function ruleSection(rule: string, headings: readonly DocumentHeading[]):
 export function interfaceLinks(rules: Iterable<string>, markdown: string, options: { version: string; cwd: string; file?: string }): InterfaceLinks {
   const headings = documentHeadings(markdown);
   const sections: InterfaceLinks['sections'] = {};
+  const external: Record<string, string> = {};
   for (const rule of rules) {
     const section = ruleSection(rule, headings);
     if (section !== undefined) sections[rule] = section;
+    const url = section === undefined ? externalRuleUrl(rule) : undefined;
+    if (url !== undefined) external[rule] = url;
   }
   const file = options.file ?? interfaceDocumentFile;
   const fromCwd = relative(options.cwd, file);
@@ -109,16 +126,19 @@ export function interfaceLinks(rules: Iterable<string>, markdown: string, option
     local: fromCwd !== '' && !fromCwd.startsWith('..') && !isAbsolute(fromCwd) ? fromCwd.split('\\').join('/') : pathToFileURL(file).href,
     web: `${kitRepository}/blob/v${options.version}/${interfaceDocumentPath}`,
     sections,
+    ...(Object.keys(external).length === 0 ? {} : { external }),
   };
 }
 
 /**
- * Where a rule id points, for one kind of reader; undefined when the report has no links or the id
- * names no section.
+ * Where a rule id points, for one kind of reader (an RFC's rule id points at the RFC for both);
+ * undefined when the report has no links or the id names no section.
  *
  * @example ruleHref(report.interface, '§8', 'web') // 'https://github.com/petstore-kit/petstore-kit/blob/v0.1.0/docs/petstore-service-interface.md#8-limits'
  */
 export function ruleHref(links: InterfaceLinks | undefined, rule: string, reader: 'local' | 'web'): string | undefined {
+  const external = links?.external?.[rule];
+  if (external !== undefined) return external;
   const section = links?.sections[rule];
   if (links === undefined || section === undefined) return undefined;
   return `${reader === 'web' ? links.web : links.local}#${section.anchor}`;
