@@ -58,15 +58,21 @@ Report:
   -v, --version           Print "petstore-contract <version>"
 
 Output: each check's line streams to stderr as it finishes (colour on a terminal; NO_COLOR
-turns it off, FORCE_COLOR on); the report goes to stdout or --output.
+turns it off, FORCE_COLOR on), and so does a line for each wait for a rate-limit window (a
+countdown on a terminal). The report goes to stdout or --output: failures grouped by cause,
+each with a curl that reproduces it (keys as $PETSTORE_API_KEY), the coverage matrix, where each
+rule id is in the interface document (shipped as docs/petstore-service-interface.md), the
+verdict; it lists every check too unless the live lines already reached its reader.
 
 Exit codes: 0 the server conforms (no required check failed), 1 a required check failed (or a
-SKIP with --fail-on-skip), 2 usage error, unreachable server, or the kit could not run,
+SKIP with --fail-on-skip), 2 the run could not mean anything: a bad option, the server
+unreachable, a key refused, no API at the base URL (one line, within seconds), Prism failing,
 3 INCONCLUSIVE: required checks could not run (rate-limited, deadline, server gone mid-run);
 the report names what stopped them.
 
-Created categories are named contract-test-<runId>-...: the interface has no delete operation,
-so this is how to find (and clean up) what a run leaves behind.
+Before its first request that could create data, the run says how many categories it may
+create at most (--read-only: none). They are named contract-test-<runId>-...: the interface has
+no delete operation, so this is how to find (and clean up) what a run leaves behind.
 `;
 
 /** The flags, for node:util's parseArgs (values are checked after parsing, with messages of our own). */

@@ -2,6 +2,7 @@ import { Agent, request } from 'undici';
 import { apiUrl } from '../lib/api-url.js';
 import type { ObservedBudget } from '../lib/contract-target.js';
 import type { Exchange } from '../lib/exchange.js';
+import { parseRetryAfter } from '../lib/rate-limit-headers.js';
 import { maskSecret } from '../lib/mask-secret.js';
 import { ContractRunError } from './contract-run-error.js';
 
@@ -23,7 +24,7 @@ import { ContractRunError } from './contract-run-error.js';
  *
  * @example const budget = await preflight({ baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro', timeoutMs: 10_000, extraHeaders: {} });
  */
-export async function preflight(options: PreflightOptions): Promise<ObservedBudget & { status: number }> {
+export async function preflight(options: PreflightOptions): Promise<PreflightResult> {
   const agent = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
   const probe = (baseUrl: string, path: string) => probeOnce(agent, options, apiUrl(baseUrl, path));
   try {
@@ -33,13 +34,13 @@ export async function preflight(options: PreflightOptions): Promise<ObservedBudg
     if (first.status === 401 || first.status === 403) {
       throw new ContractRunError('refused', refusedKeyMessage('--api-key', options.apiKey, first));
     }
-    if (kindOf(first) === 'api') return { status: first.status, remaining: first.header('x-ratelimit-remaining'), reset: first.header('x-ratelimit-reset'), receivedAtMs: first.receivedAtMs };
+    if (kindOf(first) === 'api') return resultOf(first);
 
     // GET /categories did not answer like an API: do the other operations? One that does (or
     // that asks for a key) means the server is there and the suite has something to judge.
     const others = await Promise.all(otherOperationPaths.map((path) => probe(options.baseUrl, path).catch(() => undefined)));
     if (others.some((answer) => answer === undefined || kindOf(answer) === 'api' || answer.status === 401 || answer.status === 403)) {
-      return { status: first.status, remaining: first.header('x-ratelimit-remaining'), reset: first.header('x-ratelimit-reset'), receivedAtMs: first.receivedAtMs };
+      return resultOf(first);
     }
     const answers = [first, ...(others as ProbeAnswer[])];
     const suggestion = kindOf(first) === 'server-error' ? undefined : await suggestBaseUrl(options.baseUrl, (candidate) => probe(candidate, '/categories'));
@@ -47,6 +48,33 @@ export async function preflight(options: PreflightOptions): Promise<ObservedBudg
   } finally {
     await agent.close();
   }
+}
+
+/** What the preflight's answer tells the run: the main key's budget, and its status. */
+export interface PreflightResult extends ObservedBudget {
+  status: number;
+  /** The answer's Retry-After, when it was a 429. */
+  retryAfter: string | undefined;
+  url: string;
+}
+
+function resultOf(answer: ProbeAnswer): PreflightResult {
+  return { status: answer.status, remaining: answer.header('x-ratelimit-remaining'), reset: answer.header('x-ratelimit-reset'), receivedAtMs: answer.receivedAtMs, retryAfter: answer.status === 429 ? answer.header('retry-after') : undefined, url: answer.url };
+}
+
+/**
+ * A 429 to the preflight does not stop the run (the rate-limit checks judge a server that answers
+ * 429 to everything), but the first seconds should say what it means for this run: a key rate
+ * limited or banned for longer than --max-wait leaves its checks INCONCLUSIVE.
+ *
+ * @example limitedKeyNotice({ status: 429, retryAfter: '3600', url, ... }, 120) // 'petstore-contract: GET … answered 429 to --api-key (Retry-After 3600 s): …'
+ */
+export function limitedKeyNotice(result: PreflightResult, maxWaitSeconds: number): string | undefined {
+  if (result.status !== 429) return undefined;
+  const retry = parseRetryAfter(result.retryAfter, result.receivedAtMs);
+  const seconds = retry.ok ? Math.ceil(retry.delayMs / 1000) : undefined;
+  const fits = seconds !== undefined && seconds <= maxWaitSeconds;
+  return `petstore-contract: GET ${result.url} answered 429 to --api-key (Retry-After ${seconds === undefined ? (result.retryAfter === undefined ? 'missing' : JSON.stringify(result.retryAfter)) : `${seconds} s`}): the key is rate-limited or banned; ${fits ? `the checks that need it wait for it (--max-wait ${maxWaitSeconds} s)` : `the checks that need it will be INCONCLUSIVE unless it recovers within --max-wait ${maxWaitSeconds} s; run again later, or with another key`}`;
 }
 
 export interface PreflightOptions {

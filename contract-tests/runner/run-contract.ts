@@ -14,7 +14,7 @@ import { kitVersion } from './kit-version.js';
 import { startPrism, type RunningPrism } from './prism-process.js';
 import { creationBound, creationLine } from './creation-bound.js';
 import { createRequestRecorder, failureGroupsWithCurl, reportInterfaceLinks, secretVariables } from './report-extras.js';
-import { assertRateLimitKeyAccepted, preflight } from './preflight.js';
+import { assertRateLimitKeyAccepted, limitedKeyNotice, preflight } from './preflight.js';
 import { runChecks } from './run-checks.js';
 
 /** The outcome of a run: the report and the exit code it implies (0 conforms, 1 fails, 3 inconclusive). */
@@ -66,6 +66,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   const probe = await preflight({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs, extraHeaders: settings.extraHeaders }).catch((error: unknown) => {
     throw error instanceof ContractRunError ? new ContractRunError(error.kind, redact(error.message)) : error;
   });
+  const notice = limitedKeyNotice(probe, settings.maxWaitSeconds);
+  if (notice !== undefined) log(notice);
 
   let prism: RunningPrism | undefined;
   const deadline = new AbortController();

@@ -237,6 +237,21 @@ describe('the preflight never stops a server the suite can judge', () => {
     expect(result.status).toBe(429);
   });
 
+  it('a key answered 429 (banned for an hour): the run goes on, and its first line says what that means for it', async () => {
+    const server = await serve((request, response) =>
+      request.headers.authorization === 'Bearer banned-key-1234'
+        ? json(response, 429, { code: 'key_banned', message: 'banned', status: 429 }, { 'retry-after': '3600', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.ceil(Date.now() / 1000) + 3600) })
+        : json(response, 401, { code: 'unauthorized', message: 'Missing or invalid API key', status: 401 }),
+    );
+    servers.push(server);
+    const log: string[] = [];
+    const run = await runContract({ baseUrl: `${server.url}/v1`, apiKey: 'banned-key-1234', readOnly: true, maxWaitSeconds: 5, propertyRuns: 2, log: (line) => log.push(line) });
+    expect(log[0]).toBe(`petstore-contract: GET ${server.url}/v1/categories answered 429 to --api-key (Retry-After 3600 s): the key is rate-limited or banned; the checks that need it will be INCONCLUSIVE unless it recovers within --max-wait 5 s; run again later, or with another key`);
+    expect(run.exitCode).not.toBe(0);
+    // The checks that need no key still judged the server.
+    expect(run.report.results.find((result) => result.id === 'auth.missing-key:listCategories')?.status).toBe('PASS');
+  });
+
   it('listCategories missing (404) or crashing (500) while another operation answers', async () => {
     for (const status of [404, 500]) {
       const { result, requests } = await passes((request, response) => ((request.url ?? '').startsWith('/v1/categories') ? json(response, status, { code: 'x', message: 'x', status }) : json(response, 200, [])));
