@@ -128,6 +128,8 @@ export function deriveBodyCases(schema: JsonSchema, validString: (label: string)
   cases.push({ label: 'media type: Application/JSON (letter case)', family: 'media-types', body: json(upper), contentType: 'Application/JSON', expect: 'accept', echo: upper });
   const tight = base('charset-tight');
   cases.push({ label: 'media type: application/json;charset=UTF-8 (no space, upper case)', family: 'media-types', body: json(tight), contentType: 'application/json;charset=UTF-8', expect: 'accept', echo: tight });
+  const spaced = base('charset-spaced');
+  cases.push({ label: 'media type: application/json ; charset=utf-8 (whitespace before the parameter)', family: 'media-types', body: json(spaced), contentType: 'application/json ; charset=utf-8', expect: 'accept', echo: spaced });
   const quoted = base('charset-quoted');
   cases.push({ label: 'media type: application/json; charset="utf-8" (quoted)', family: 'media-types', body: json(quoted), contentType: 'application/json; charset="utf-8"', expect: 'accept', echo: quoted });
   cases.push({ label: 'media type: text/plain (a JSON text, but not declared as JSON)', family: 'media-types', body: json(base('text-plain')), contentType: 'text/plain', expect: 'reject' });
@@ -180,7 +182,11 @@ function rawJsonCases(properties: Record<string, JsonSchema>, required: Set<stri
   // The value carries a marker (U+00A7, bytes C2 A7) that is then replaced by two bytes UTF-8 never has.
   const marked = Buffer.from(withValue('invalid-utf8', JSON.stringify(`${String(base('invalid-utf8')[key])}-\u00a7`)), 'utf8');
   const at = marked.indexOf(Buffer.from('\u00a7', 'utf8'));
-  cases.push({ label: `${key}: bytes that are not UTF-8 (0xFF 0xFE) in the value`, family, body: { kind: 'bytes', bytes: Buffer.concat([marked.subarray(0, at), Buffer.from([0xff, 0xfe]), marked.subarray(at + 2)]) }, contentType, expect: 'reject' });
+  // RFC 8259 asks senders for UTF-8 and leaves readers free: refused, or each bad byte replaced by U+FFFD (as the
+  // Unicode standard and every common decoder do). Dropping the bytes or reading them as Latin-1 alters the data.
+  const repaired = base('invalid-utf8');
+  repaired[key] = `${String(repaired[key])}-\ufffd\ufffd`;
+  cases.push({ label: `${key}: bytes that are not UTF-8 (0xFF 0xFE) in the value`, family, body: { kind: 'bytes', bytes: Buffer.concat([marked.subarray(0, at), Buffer.from([0xff, 0xfe]), marked.subarray(at + 2)]) }, contentType, expect: 'open', echo: repaired });
   cases.push({ label: `${key}: a lone surrogate (\\ud800) in the value`, family, body: { kind: 'raw', text: withValue('lone-surrogate', `${JSON.stringify(String(base('lone-surrogate')[key])).slice(0, -1)}\\ud800"`) }, contentType, expect: 'open' });
   const nul = base('nul');
   nul[key] = `${String(nul[key])}\u0000after-nul`;

@@ -22,7 +22,8 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
 
   check({ id: 'errors.unknown-path-near-miss', rule: '§7', title: 'near misses of real paths (a segment before or after /categories or /pets/{petId}) -> 4xx + Error, not the operation', operation: 'GET (unknown path)' }, async (run) => {
     const prefix = run.target.namePrefix;
-    const paths = [`/categories/${prefix}`, `/${prefix}/categories`, `/pets/1/${prefix}`, `/${prefix}/pets/1`, `/store/orders/${prefix}/${prefix}`];
+    // The version prefix twice is what a client gets when its base URL already ends in /v1 and it adds another.
+    const paths = [`/categories/${prefix}`, `/${prefix}/categories`, `/pets/1/${prefix}`, `/${prefix}/pets/1`, `/store/orders/${prefix}/${prefix}`, '/v1/categories', '/v1/pets/1'];
     const exchanges = await Promise.all(paths.map((path) => run.send({ operationId: 'unknownPath', method: 'GET', path, authorization: run.bearer(), identity: 'main', bypassPrism: true })));
     run.cases(paths.length);
     for (const exchange of exchanges) judgeError(run, exchange, 404);

@@ -127,11 +127,16 @@ async function inOneWindow(run: CheckRun, take: () => Promise<Exchange[]>, neede
     for (let index = 1; index < exchanges.length; index += 1) {
       const before = exchanges[index - 1]!;
       const after = exchanges[index]!;
-      if (!newWindowBetween(budgetOf(run, before), budgetOf(run, after))) pairs.push([before, after]);
+      // Headers that cannot be read say nothing of windows: the pair stays, and its check judges (or skips) it in order.
+      if (!newWindowBetween(readingOf(before), readingOf(after))) pairs.push([before, after]);
     }
     if (needed === 'all' ? pairs.length === exchanges.length - 1 : pairs.length > 0) return { exchanges, pairs, attempt };
   }
   return run.inconclusive(`inconclusive: a new window started during each of ${attempts} measurements (windows shorter than a few requests?)`);
+}
+
+function readingOf(exchange: Exchange): BudgetReading {
+  return readBudget(responseOf(exchange).headers, exchange.receivedAtMs);
 }
 
 /** The budget a response reports; the check is skipped when Remaining cannot be read (the header checks report why). */

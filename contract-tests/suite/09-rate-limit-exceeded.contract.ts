@@ -3,7 +3,7 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf, type Evidence, type Exchange } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import { missingRateHeaders, newWindowBetween, parseNonNegativeInteger, parseRetryAfter, rateHeaderValueProblems, readBudget, serverClock, type BudgetReading } from '../lib/rate-limit-headers.js';
-import { affordKeyRequests, isLimited, rateLimitKeyList, rateLimitKeyRecord, retryAtOf } from '../lib/rate-limit-key.js';
+import { affordKeyRequests, isLimited, promiseStillHeld, rateLimitKeyList, rateLimitKeyRecord, retryAtOf } from '../lib/rate-limit-key.js';
 import { allOperations, callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -34,7 +34,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     let later = await run.send(rateLimitKeyList(run));
     run.state.shared.set(firstProbeKey, later);
     // A new window between the two readings makes them incomparable: measure again, briefly.
-    for (let attempt = 1; newWindowBetween(reading(before), reading(later)) || isLimited(later); attempt += 1) {
+    for (let attempt = 1; newWindowBetween(reading(before), reading(later)); attempt += 1) {
       if (attempt > 3 || isLimited(later)) return run.inconclusive('inconclusive: a new window of the rate-limit key started between each pair of its readings');
       affordKeyRequests(run, 2, 'measuring the budgets again');
       before = await run.send(rateLimitKeyList(run));
@@ -45,7 +45,8 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     }
     run.judged(2);
     const first = reading(before).remaining;
-    const second = reading(later).remaining;
+    // A 429 at the second reading, in the same window, is the budget spent to nothing.
+    const second = reading(later).remaining ?? (isLimited(later) ? 0 : undefined);
     if (first === undefined || second === undefined) return run.skip('X-RateLimit-Remaining of the rate-limit key is missing or not an integer');
     const unexplained = first - 1 - second;
     if (unexplained <= 0) {
@@ -99,6 +100,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
       run.state.shared.set(sharedKey, earlier!);
       const served = [...run.state.exchanges].reverse().find((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined && !isLimited(exchange));
       if (served !== undefined) run.state.shared.set(lastAllowedKey, served);
+      run.judged(1);
       run.note('the key reached its limit during the checks above');
       return;
     }
@@ -118,30 +120,43 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     }
     const batch = Math.min(4, run.target.concurrency);
     const record = rateLimitKeyRecord(run.state);
+    // What the window promised when it was first read: more requests than that, and a 429 is due.
+    let windowStart = last;
+    let sentInWindow = 0;
     for (let attempt = 1; ; attempt += 1) {
+      const promised = (reading(windowStart).remaining ?? 0) + 1;
       // One at a time while more than a batch is left: "the answer before" is then well defined.
-      while ((reading(last).remaining ?? 0) > batch) {
+      while ((reading(last).remaining ?? 0) > batch && promised - sentInWindow > batch + 1) {
         affordKeyRequests(run, 1, 'exceeding the limit');
         const next = await run.send(rateLimitKeyList(run));
+        sentInWindow += 1;
         if (isLimited(next)) return limitedEarly(run, last, next);
+        if (newWindowBetween(reading(last), reading(next))) {
+          windowStart = next;
+          sentInWindow = 0;
+        }
         last = next;
       }
       // The last few (and one more) in parallel: a server that checks and counts in two steps lets more through.
       const left = reading(last).remaining ?? 0;
-      affordKeyRequests(run, left + 1, 'exceeding the limit');
-      const answers = await Promise.all(Array.from({ length: left + 1 }, () => run.send(rateLimitKeyList(run))));
+      const size = Math.max(1, Math.min(left + 1, promised - sentInWindow));
+      affordKeyRequests(run, size, 'exceeding the limit');
+      const answers = await Promise.all(Array.from({ length: size }, () => run.send(rateLimitKeyList(run))));
+      sentInWindow += size;
       for (const answer of answers) record.parallel.add(answer.seq);
       const served = answers.filter((answer) => !isLimited(answer));
-      const newWindow = served.some((answer) => newWindowBetween(reading(last), reading(answer)));
-      if (newWindow && attempt < batchAttempts && served.length === answers.length) {
-        // A window began during the batch; continue in the new one.
-        last = served.reduce((lowest, answer) => ((reading(answer).remaining ?? 0) < (reading(lowest).remaining ?? 0) ? answer : lowest));
+      const newer = served.filter((answer) => newWindowBetween(reading(last), reading(answer)));
+      if (newer.length > 0 && attempt < batchAttempts && served.length === answers.length) {
+        // A window began during the batch; go on in the new one.
+        last = newer.reduce((lowest, answer) => ((reading(answer).remaining ?? 0) < (reading(lowest).remaining ?? 0) ? answer : lowest));
+        windowStart = last;
+        sentInWindow = 0;
         continue;
       }
       const limited = answers.filter(isLimited);
       if (limited.length === 0) {
-        throw new CheckFailure(`no 429: X-RateLimit-Remaining was ${left}, and all ${answers.length} requests sent next (in parallel) were served`, [
-          evidenceOf(last, `X-RateLimit-Remaining ${left}`, { header: 'X-RateLimit-Remaining' }),
+        throw new CheckFailure(`no 429: X-RateLimit-Remaining was ${reading(windowStart).remaining}, and all ${sentInWindow} requests sent since in that window were served (the last ${answers.length} in parallel)`, [
+          evidenceOf(windowStart, `X-RateLimit-Remaining ${reading(windowStart).remaining}`, { header: 'X-RateLimit-Remaining' }),
           ...answers.slice(-2).map((answer) => evidenceOf(answer, `${responseOf(answer).status}, X-RateLimit-Remaining ${responseOf(answer).headers['x-ratelimit-remaining'] ?? 'missing'}`)),
         ]);
       }
@@ -209,7 +224,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     const problems: Evidence[] = [];
     const ownRemaining = parseNonNegativeInteger(responseOf(limited).headers['x-ratelimit-remaining']);
     if (ownRemaining !== undefined && ownRemaining > 0) problems.push(evidenceOf(limited, `the 429 says X-RateLimit-Remaining ${ownRemaining}: requests are left, yet this one was refused`, { header: 'X-RateLimit-Remaining' }));
-    if (before?.response !== undefined && !isLimited(before) && !newWindowBetween(reading(before), reading(limited))) {
+    if (before?.response !== undefined && !isLimited(before) && promiseStillHeld(before, limited)) {
       const promised = reading(before).remaining;
       if (promised !== undefined && promised > 0) {
         problems.push(evidenceOf(before, `X-RateLimit-Remaining ${promised} on the last answer served before the 429 (same window)`, { header: 'X-RateLimit-Remaining' }));

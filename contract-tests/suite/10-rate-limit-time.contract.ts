@@ -4,7 +4,7 @@ import { evidenceOf, type Exchange } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
 import { newWindowBetween, planOfMinuteLimit, readBudget, serverClock, type BudgetReading } from '../lib/rate-limit-headers.js';
-import { affordKeyRequests, isLimited, rateLimitKeyList, rateLimitKeyRecord, retryAtOf } from '../lib/rate-limit-key.js';
+import { affordKeyRequests, isLimited, promiseStillHeld, rateLimitKeyList, rateLimitKeyRecord, retryAtOf } from '../lib/rate-limit-key.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -172,12 +172,14 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
   check({ id: 'rate.429-only-when-exhausted:later', rule: '§8.1', title: 'every later 429 of the key sent one request at a time comes only after an answer that said Remaining 0 (same window)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
     if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
     const record = rateLimitKeyRecord(run.state);
-    const sequential = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined && !record.parallel.has(exchange.seq)).sort((a, b) => a.seq - b.seq);
+    // Answers of the parallel batch stay in the sequence (they spent the budget) but are never one of a judged pair.
+    const sequential = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined).sort((a, b) => a.seq - b.seq);
     let judged = 0;
     for (let index = 1; index < sequential.length; index += 1) {
       const before = sequential[index - 1]!;
       const after = sequential[index]!;
-      if (!isLimited(after) || isLimited(before) || newWindowBetween(reading(before), reading(after))) continue;
+      // The first 429 is judged by rate.429-only-when-exhausted.
+      if (after === run.state.shared.get(limitedKey) || !isLimited(after) || isLimited(before) || record.parallel.has(before.seq) || record.parallel.has(after.seq) || !promiseStillHeld(before, after)) continue;
       judged += 1;
       const promised = reading(before).remaining;
       if (promised !== undefined && promised > 0) {
@@ -191,12 +193,13 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
   check({ id: 'rate.remaining-exact', rule: '§8', title: 'each request of the rate-limit key, sent one at a time, lowers X-RateLimit-Remaining by exactly one within a window', operation: '(rate-limit key)' }, async (run) => {
     if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
     const record = rateLimitKeyRecord(run.state);
-    const sequential = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined && !record.parallel.has(exchange.seq)).sort((a, b) => a.seq - b.seq);
+    // Answers of the parallel batch stay in the sequence (they spent the budget) but are never one of a judged pair.
+    const sequential = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined).sort((a, b) => a.seq - b.seq);
     let judged = 0;
     for (let index = 1; index < sequential.length; index += 1) {
       const before = sequential[index - 1]!;
       const after = sequential[index]!;
-      if (isLimited(before) || isLimited(after) || newWindowBetween(reading(before), reading(after))) continue;
+      if (isLimited(before) || isLimited(after) || record.parallel.has(before.seq) || record.parallel.has(after.seq) || newWindowBetween(reading(before), reading(after))) continue;
       const previous = reading(before).remaining;
       const next = reading(after).remaining;
       if (previous === undefined || next === undefined) continue;

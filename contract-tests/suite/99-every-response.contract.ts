@@ -47,6 +47,7 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
 
   check({ id: 'every.reset-within-window', rule: '§8', title: 'a key on a plan\'s per-minute limit (X-RateLimit-Limit 60 or 300) is told of a reset at most a minute ahead (server Date, ± 2 s)' }, async (run) => {
     const population = answered(run).filter(({ exchange, response }) => exchange.identity !== 'anonymous' && response.status !== 401 && response.status !== 429 && minuteLimits.has(readBudget(response.headers, exchange.receivedAtMs).limit ?? -1));
+    if (population.length === 0) return run.skip(`no answer to a key reported a plan's per-minute limit (${[...minuteLimits].join(' or ')}): nothing to judge`);
     judge(run, 'responses of a per-minute limit announce a reset more than a minute ahead', population.flatMap(({ exchange, response }) => {
       const reset = readBudget(response.headers, exchange.receivedAtMs).resetSeconds;
       const clock = serverClock(response.headers, exchange.receivedAtMs);
