@@ -18,4 +18,5 @@ it.each(['handlers.ts', 'browser.ts'])('mocks/%s bundles for the browser with no
   const inputs = Object.keys(result.metafile.inputs);
   expect(inputs).toContain('src/core/mock-app.ts');
   expect(inputs.filter((input) => input.startsWith('node:') || input.includes('load-spec') || input.startsWith('src/server/'))).toEqual([]);
-});
+  // A bundle of the whole core: past vitest's 5 s default when the suite shares two cores.
+}, 30_000);

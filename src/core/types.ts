@@ -36,11 +36,6 @@ export interface MockResponse {
   headers: Record<string, string>;
   /** Serialised body (JSON text) or `null` for none. */
   body: string | null;
-  /**
-   * UTF-8 bytes of `body`, when the core already counted them (the stored categories, a refusal): a
-   * transport that needs the length takes it instead of counting again. Whoever changes `body` drops it.
-   */
-  bodyBytes?: number;
 }
 
 /** Time source in milliseconds since the epoch, injected so tests and the virtual clock control it. */

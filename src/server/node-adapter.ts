@@ -30,6 +30,7 @@ interface Connection {
   running?: boolean;
   /** Set by `answerAfterPending`: runs once every executed request is answered. */
   thenAnswer?: () => void;
+  readonly socket: Socket;
   /** The socket's addresses, read once: each read of `socket.remoteAddress` is a call into node. */
   clientAddress: string;
   serverAddress: string | undefined;
@@ -79,7 +80,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
   const connectionOf = (socket: Socket): Connection => {
     let connection = connections.get(socket);
     if (connection === undefined) {
-      connection = { queue: [], awaited: 0, closed: false, clientAddress: socket.remoteAddress ?? 'unknown', serverAddress: socket.localAddress };
+      connection = { socket, queue: [], awaited: 0, closed: false, clientAddress: socket.remoteAddress ?? 'unknown', serverAddress: socket.localAddress };
       connections.set(socket, connection);
     }
     return connection;
@@ -108,11 +109,11 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
    * round trip could otherwise let a later request overtake). With the in-memory store the core
    * answers at once and the response is written in the same turn, like a plain node:http handler.
    */
-  const pump = (socket: Socket, connection: Connection) => {
+  const pump = (connection: Connection) => {
     while (!connection.running && connection.queue.length > 0 && connection.queue[0]!.ready !== undefined) {
       const { response, ready, unread } = connection.queue.shift()!;
-      if (connection.closed || response.destroyed || socket.destroyed) continue;
-      if (execute(socket, connection, response, ready!, unread)) return;
+      if (connection.closed || response.destroyed || connection.socket.destroyed) continue;
+      if (execute(connection, response, ready!, unread)) return;
     }
     settle(connection);
   };
@@ -122,7 +123,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
    * store), else when its promise settles, the connection marked running meanwhile. True when the
    * answer is still to come (the caller then stops: the promise pumps on).
    */
-  const execute = (socket: Socket, connection: Connection, response: ServerResponse, ready: MockRequest, unread: boolean | undefined): boolean => {
+  const execute = (connection: Connection, response: ServerResponse, ready: MockRequest, unread: boolean | undefined): boolean => {
     let answer: MockResponse | Promise<MockResponse>;
     try {
       answer = app.respond(ready);
@@ -130,28 +131,29 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       answer = Promise.reject(error);
     }
     if (!(answer instanceof Promise)) {
-      writeAnswer(socket, connection, response, answer, unread);
+      writeAnswer(connection, response, answer, unread);
       return false;
     }
     connection.running = true;
     answer.then(
       (result) => {
         connection.running = false;
-        writeAnswer(socket, connection, response, result, unread);
-        pump(socket, connection);
+        writeAnswer(connection, response, result, unread);
+        pump(connection);
       },
       (error: unknown) => {
         // The core turns every failure into an answer; this is the last line of defence.
         logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         connection.running = false;
-        writeAnswer(socket, connection, response, { status: 500, headers: {}, body: JSON.stringify({ code: 'internal_error', message: 'The mock failed to handle this request; see its log', status: 500 }) }, unread);
-        pump(socket, connection);
+        writeAnswer(connection, response, { status: 500, headers: {}, body: JSON.stringify({ code: 'internal_error', message: 'The mock failed to handle this request; see its log', status: 500 }) }, unread);
+        pump(connection);
       },
     );
     return true;
   };
 
-  const writeAnswer = (socket: Socket, connection: Connection, response: ServerResponse, result: MockResponse, unread: boolean | undefined) => {
+  const writeAnswer = (connection: Connection, response: ServerResponse, result: MockResponse, unread: boolean | undefined) => {
+    const { socket } = connection;
     if (response.destroyed || socket.destroyed) return;
     if (unread || isClosing()) {
       // The last answer on this connection: node closes it after writing this one.
@@ -182,7 +184,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     const chunked = base.headers['transfer-encoding'] !== undefined;
     // The common case, without the queue: nothing before it on this connection and no body to wait for.
     if (!expectsContinue && connection.queue.length === 0 && !connection.running && contentLength === undefined && !chunked) {
-      execute(socket, connection, response, base, false);
+      execute(connection, response, base, false);
       return;
     }
     const pending: Pending = { incoming: request, response };
@@ -192,9 +194,10 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     const done = (ready: MockRequest, unread = false) => {
       pending.ready = ready;
       pending.unread = unread;
-      pump(socket, connection);
+      pump(connection);
     };
-    const readBody = () => readBodyOf(request, base, declaredLength, chunked, done);
+    // Without a length or chunks there is no body to wait for.
+    const readBody = () => (declaredLength === undefined && !chunked ? done(base) : readBodyOf(request, base, done));
 
     if (declaredLength !== undefined && declaredLength > maxBodyBytes) return done({ ...base, body: null, bodyTooLarge: true }, true);
     if (expectsContinue) {
@@ -213,9 +216,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     readBody();
   };
 
-  const readBodyOf = (request: IncomingMessage, base: MockRequest, declaredLength: number | undefined, chunked: boolean, done: (ready: MockRequest, unread?: boolean) => void) => {
-    if (declaredLength === undefined && !chunked) return done(base);
-
+  const readBodyOf = (request: IncomingMessage, base: MockRequest, done: (ready: MockRequest, unread?: boolean) => void) => {
     const chunks: Buffer[] = [];
     let received = 0;
     let finished = false;
@@ -251,7 +252,7 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       const last = connection.lastWritten;
       connection.lastWritten = undefined;
       if (last !== undefined && !last.writableFinished && !last.destroyed) awaitEnd(connection, last);
-      pump(socket, connection);
+      pump(connection);
     },
   };
 }
@@ -285,7 +286,7 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
       response.end();
     } else {
       // A string body goes out in one write with the headers; a Buffer would take two.
-      result.headers['Content-Length'] = `${result.bodyBytes ?? Buffer.byteLength(result.body, 'utf8')}`;
+      result.headers['Content-Length'] = `${Buffer.byteLength(result.body, 'utf8')}`;
       response.writeHead(result.status, result.headers);
       response.end(result.body, 'utf8');
     }

@@ -638,13 +638,6 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-/** A random epoch per session creation or reset: buckets of an older epoch count as empty. */
-const processNonce = randomBytes(6).toString('hex');
-let nonceCounter = 0;
-function nextNonce(): string {
-  nonceCounter += 1;
-  return `${processNonce}.${nonceCounter.toString(36)}`;
-}
 
 class RedisStore implements StateStore {
   readonly kind = 'redis' as const;
@@ -661,6 +654,9 @@ class RedisStore implements StateStore {
   readonly #sweepMs: number;
   #sweeper: NodeJS.Timeout | undefined;
   #closed = false;
+  /** A random epoch per session creation or reset (`#nonce`): buckets of an older epoch count as empty. */
+  readonly #noncePrefix = randomBytes(6).toString('hex');
+  #nonceCounter = 0;
 
   constructor(redis: RedisCommander, settings: RedisSettings, options: StateStoreOptions) {
     assertStoreOptions(options);
@@ -676,7 +672,7 @@ class RedisStore implements StateStore {
   async hit(session: string, input: HitInput): Promise<HitResult> {
     if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
     const keyId = input.configKey?.id ?? input.keyDigest?.slice(0, 32) ?? '-';
-    const reply = (await this.#run(session, input.baseTimeMs, scripts.hit, [this.#key(session, `b:k:${keyId}`), this.#anonymousBucket(session, input.clientAddress)], [
+    const reply = (await this.#run(session, input.baseTimeMs, scripts.hit, { keys: [this.#key(session, `b:k:${keyId}`), this.#anonymousBucket(session, input.clientAddress)], args: [
       String(input.baseTimeMs),
       input.keyDigest ?? '',
       input.configKey ? JSON.stringify(entryRecord(input.configKey)) : '',
@@ -687,11 +683,11 @@ class RedisStore implements StateStore {
       String(this.options.ban.durationMs),
       String(this.#historyTtlMs()),
       ...this.#categoryArgs(input.categories),
-    ])) as string[];
+    ] })) as string[];
     const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry, done, dropped, ...bucket] = reply;
     const key = source === '' ? null : entryFrom(JSON.parse(entryJson!));
     const limits = { perMinute: Number(bucket[4]), perDay: Number(bucket[5]) };
-    const extra: Pick<HitResult, 'categoriesJson' | 'categoriesBytes' | 'created' | 'categoryRefusal'> = {};
+    const extra: Pick<HitResult, 'categoriesJson' | 'created' | 'categoryRefusal'> = {};
     const operation = input.categories;
     if (operation && done === 'seed') {
       // Seeds too large to ride along with every request: the first operation of the session sends them.
@@ -704,7 +700,6 @@ class RedisStore implements StateStore {
     } else if (operation?.kind === 'create' && done !== '') {
       extra.created = createdText(createdFrom(done!, dropped!));
     }
-    if (extra.categoriesJson !== undefined) extra.categoriesBytes = Buffer.byteLength(extra.categoriesJson, 'utf8');
     return {
       ...extra,
       nowMs: Number(nowMs),
@@ -721,17 +716,17 @@ class RedisStore implements StateStore {
   }
 
   async peekAnonymous(session: string, clientAddress: string, baseTimeMs: number): Promise<RateDecision> {
-    const reply = (await this.#run(session, baseTimeMs, scripts.peek, [this.#anonymousBucket(session, clientAddress)], [
+    const reply = (await this.#run(session, baseTimeMs, scripts.peek, { keys: [this.#anonymousBucket(session, clientAddress)], args: [
       String(baseTimeMs),
       String(this.options.anonymous.perMinute),
       String(this.options.anonymous.perDay),
-    ])) as string[];
+    ] })) as string[];
     return decisionFrom(reply.slice(0, 5), reply.slice(5), this.options.anonymous);
   }
 
   async createCategory(session: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory> {
     const fields = JSON.stringify(input);
-    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.createCategory, [], [String(this.options.maxCategories), String(this.options.maxCategoryBytes), fields, ...this.#seeds(withSeeds)]) as Promise<string[]>;
+    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.createCategory, { args: [String(this.options.maxCategories), String(this.options.maxCategoryBytes), fields, ...this.#seeds(withSeeds)] }) as Promise<string[]>;
     let reply = await attempt(this.#inlineSeeds);
     if (reply[0] === 'seed') reply = await attempt(true);
     if (reply[0] === 'too_large') throw tooLargeCategory(Number(reply[1]), this.options.maxCategoryBytes);
@@ -743,14 +738,14 @@ class RedisStore implements StateStore {
   }
 
   async listCategoriesJson(session: string, baseTimeMs: number): Promise<string> {
-    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.listCategories, [], [String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(withSeeds)]) as Promise<string[]>;
+    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.listCategories, { args: [String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(withSeeds)] }) as Promise<string[]>;
     let reply = await attempt(this.#inlineSeeds);
     if (reply[0] === 'seed') reply = await attempt(true);
     return reply[0]!;
   }
 
   async stats(session: string, baseTimeMs: number): Promise<SessionStats> {
-    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.stats, [], [String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(withSeeds)]) as Promise<string[]>;
+    const attempt = (withSeeds: boolean) => this.#run(session, baseTimeMs, scripts.stats, { args: [String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(withSeeds)] }) as Promise<string[]>;
     let reply = await attempt(this.#inlineSeeds);
     if (reply[0] === 'seed') reply = await attempt(true);
     return {
@@ -762,12 +757,12 @@ class RedisStore implements StateStore {
 
   async addKey(session: string, key: RuntimeKey, baseTimeMs: number): Promise<{ created: boolean }> {
     assertRuntimeKey(key);
-    const reply = await this.#run(session, baseTimeMs, scripts.addKey, [], [key.digest, JSON.stringify(entryRecord(key))]);
+    const reply = await this.#run(session, baseTimeMs, scripts.addKey, { args: [key.digest, JSON.stringify(entryRecord(key))] });
     return { created: Number(reply) === 1 };
   }
 
   async listKeys(session: string, baseTimeMs: number): Promise<ApiKeyEntry[]> {
-    const reply = (await this.#run(session, baseTimeMs, scripts.listKeys, [], [])) as string[];
+    const reply = (await this.#run(session, baseTimeMs, scripts.listKeys, {})) as string[];
     return reply
       .map((stored) => {
         const bar = stored.indexOf('|');
@@ -779,33 +774,33 @@ class RedisStore implements StateStore {
 
   async advanceClock(session: string, ms: number, baseTimeMs: number): Promise<number> {
     assertClockStep(ms);
-    return Number(await this.#run(session, baseTimeMs, scripts.advanceClock, [], [String(ms)]));
+    return Number(await this.#run(session, baseTimeMs, scripts.advanceClock, { args: [String(ms)] }));
   }
 
   async clockOffset(session: string, baseTimeMs: number): Promise<number> {
-    return Number(await this.#run(session, baseTimeMs, scripts.clockOffset, [], []));
+    return Number(await this.#run(session, baseTimeMs, scripts.clockOffset, {}));
   }
 
   async appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): Promise<void> {
-    await this.#run(session, baseTimeMs, scripts.appendRequest, [], [JSON.stringify(entry), String(this.options.requestLogSize)]);
+    await this.#run(session, baseTimeMs, scripts.appendRequest, { args: [JSON.stringify(entry), String(this.options.requestLogSize)] });
   }
 
   async requests(session: string, baseTimeMs: number): Promise<RequestLogEntry[]> {
-    const reply = (await this.#run(session, baseTimeMs, scripts.requests, [], [])) as string[];
+    const reply = (await this.#run(session, baseTimeMs, scripts.requests, {})) as string[];
     const entries: RequestLogEntry[] = [];
     for (let index = reply.length - 1; index >= 0; index -= 1) entries.push(publicLogEntry(JSON.parse(reply[index]!) as RecordedRequest));
     return entries;
   }
 
   async recordedRequests(session: string, baseTimeMs: number): Promise<RecordedRequest[]> {
-    const reply = (await this.#run(session, baseTimeMs, scripts.requests, [], [])) as string[];
+    const reply = (await this.#run(session, baseTimeMs, scripts.requests, {})) as string[];
     const entries: RecordedRequest[] = [];
     for (let index = reply.length - 1; index >= 0; index -= 1) entries.push(JSON.parse(reply[index]!) as RecordedRequest);
     return entries;
   }
 
   async reset(session: string, baseTimeMs: number): Promise<void> {
-    await this.#run(session, baseTimeMs, scripts.reset, [], []);
+    await this.#run(session, baseTimeMs, scripts.reset, {});
   }
 
   async listSessions(baseTimeMs: number): Promise<SessionInfo[]> {
@@ -819,22 +814,22 @@ class RedisStore implements StateStore {
 
   async setSpent(session: string, client: StoreClient, spent: SpentCounts, baseTimeMs: number): Promise<void> {
     assertClientStep(client, spent, null);
-    await this.#run(session, baseTimeMs, scripts.setSpent, [this.#clientBucket(session, client)], [String(baseTimeMs), spent.minute === undefined ? '' : String(spent.minute), spent.day === undefined ? '' : String(spent.day), String(this.#historyTtlMs())]);
+    await this.#run(session, baseTimeMs, scripts.setSpent, { keys: [this.#clientBucket(session, client)], args: [String(baseTimeMs), spent.minute === undefined ? '' : String(spent.minute), spent.day === undefined ? '' : String(spent.day), String(this.#historyTtlMs())] });
   }
 
   async ban(session: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }> {
     assertClientStep(client, null, ms);
-    const reply = await this.#run(session, baseTimeMs, scripts.ban, [this.#clientBucket(session, client)], [String(baseTimeMs), String(ms), String(this.#historyTtlMs())]);
+    const reply = await this.#run(session, baseTimeMs, scripts.ban, { keys: [this.#clientBucket(session, client)], args: [String(baseTimeMs), String(ms), String(this.#historyTtlMs())] });
     return { untilMs: Number(reply) };
   }
 
   async setAfterSunset(session: string, mode: AfterSunsetMode | null, baseTimeMs: number): Promise<void> {
     assertAfterSunsetMode(mode);
-    await this.#run(session, baseTimeMs, scripts.setAfterSunset, [], [mode ?? '']);
+    await this.#run(session, baseTimeMs, scripts.setAfterSunset, { args: [mode ?? ''] });
   }
 
   async afterSunset(session: string, baseTimeMs: number): Promise<AfterSunsetMode | null> {
-    const reply = await this.#run(session, baseTimeMs, scripts.afterSunset, [], []);
+    const reply = await this.#run(session, baseTimeMs, scripts.afterSunset, {});
     const parsed = AfterSunsetModeSchema.safeParse(reply);
     return parsed.success ? parsed.data : null;
   }
@@ -845,6 +840,11 @@ class RedisStore implements StateStore {
     clearInterval(this.#sweeper);
     this.#sweep();
     await this.#redis.close();
+  }
+
+  #nonce(): string {
+    this.#nonceCounter += 1;
+    return `${this.#noncePrefix}.${this.#nonceCounter.toString(36)}`;
   }
 
   /** The default session never expires; the others live `sessionIdleMs` after their last use. */
@@ -858,7 +858,7 @@ class RedisStore implements StateStore {
 
   #categoryArgs(operation: HitInput['categories']): string[] {
     if (!operation) return [''];
-    const fields = operation.kind === 'create' ? (operation.inputJson?.json ?? JSON.stringify(operation.input)) : '';
+    const fields = operation.kind === 'create' ? JSON.stringify(operation.input) : '';
     return [operation.kind, operation.requiresKey ? '1' : '0', fields, String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(this.#inlineSeeds)];
   }
 
@@ -879,13 +879,13 @@ class RedisStore implements StateStore {
     return this.#key(session, `b:a:${encodeURIComponent(clientAddress)}`);
   }
 
-  /** Runs a session script: KEYS meta, keys, cats, seq, log, then `extraKeys`; ARGV ttl, nonce, then `args`. */
-  async #run(session: string, baseTimeMs: number, which: Script, extraKeys: string[], args: string[]): Promise<unknown> {
+  /** Runs a session script: KEYS meta, keys, cats, seq, log, then `call.keys`; ARGV ttl, nonce, then `call.args`. */
+  async #run(session: string, baseTimeMs: number, which: Script, call: { keys?: string[]; args?: string[] }): Promise<unknown> {
     this.#assertOpen();
     assertSessionName(session);
     await this.#admit(session, baseTimeMs);
-    const keys = [this.#key(session, 'meta'), this.#key(session, 'keys'), this.#key(session, 'cats'), this.#key(session, 'seq'), this.#key(session, 'log'), ...extraKeys];
-    return this.#call(which, keys, [String(this.#ttlMs(session)), nextNonce(), ...args]);
+    const keys = [this.#key(session, 'meta'), this.#key(session, 'keys'), this.#key(session, 'cats'), this.#key(session, 'seq'), this.#key(session, 'log'), ...(call.keys ?? [])];
+    return this.#call(which, keys, [String(this.#ttlMs(session)), this.#nonce(), ...(call.args ?? [])]);
   }
 
   /**

@@ -35,5 +35,4 @@ export const StoreConfigSchema = z.strictObject({
   retryAfterSeconds: z.int().min(1).max(60).optional(),
   cluster: z.boolean().optional(),
 });
-export type StoreConfig = z.infer<typeof StoreConfigSchema>;
 export type SessionsConfig = z.output<typeof SessionsConfigSchema>;

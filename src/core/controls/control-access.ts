@@ -9,6 +9,12 @@
  * reason since the webpack-dev-server and Vite advisories (docs/decisions/008-hardening.md).
  */
 
+import { sha256 } from '@noble/hashes/sha2.js';
+import type { MockConfig } from '../config/mock-config.js';
+import { HttpError } from '../errors.js';
+import { constantTimeEqual } from '../state/key-registry.js';
+import type { MockRequest } from '../types.js';
+
 /** `allowedHosts` as configured: names (`.example.test` also matches its subdomains), or `'all'`. */
 export type AllowedHosts = 'all' | readonly string[];
 
@@ -53,11 +59,6 @@ function canonicalHostname(url: string): string | undefined {
 }
 
 const ipv4 = /^(\d{1,3})\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-
-/** An IP literal as the URL parser writes a hostname: dotted decimal, or an IPv6 address in brackets. */
-export function isIpLiteral(hostname: string): boolean {
-  return ipv4.test(hostname) || hostname.startsWith('[');
-}
 
 /**
  * A loopback address or name, as the URL parser writes a hostname: `127.0.0.0/8`, `[::1]`,
@@ -133,4 +134,39 @@ export function originRefusal(origin: string | undefined, allowedHosts: AllowedH
 /** At most 100 characters of untrusted text, JSON-escaped. */
 function quote(text: string): string {
   return JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}…` : text);
+}
+
+const encoder = new TextEncoder();
+
+/** Would the controls serve this caller (address, Host, Origin, token)? Checks only; counts nothing. */
+export function controlAccessAllowed(request: MockRequest, config: MockConfig): boolean {
+  try {
+    assertControlAccess(request, config);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function assertControlAccess(request: MockRequest, config: MockConfig, checks: { token: boolean } = { token: true }): void {
+  // `clientAddress` undefined is a caller in the same process or page (MSW, a test): trusted, and
+  // with no Host to speak of (a browser's fetch never exposes it).
+  if (request.clientAddress !== undefined) {
+    if (!config.allowRemoteControl && !isLoopbackAddress(request.clientAddress)) {
+      throw new HttpError('control_forbidden', 'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)');
+    }
+    const badHost = hostRefusal(request.headers.host, request.serverAddress, config.allowedHosts);
+    if (badHost !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badHost}`);
+    // A page on any website can make the developer's own browser send a simple POST to loopback:
+    // a request that names a foreign Origin is refused (the controls also send no CORS headers).
+    const badOrigin = originRefusal(request.headers.origin, config.allowedHosts);
+    if (badOrigin !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badOrigin}`);
+  }
+  if (checks.token && config.controlToken !== undefined) {
+    const sent = request.headers['x-mock-control-token'];
+    // Digests have one length, so the comparison does not even reveal the token's length.
+    if (sent === undefined || !constantTimeEqual(sha256(encoder.encode(sent)), sha256(encoder.encode(config.controlToken)))) {
+      throw new HttpError('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token');
+    }
+  }
 }

@@ -2,14 +2,15 @@ import * as z from 'zod';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { Category } from '../../../spec/schemas.js';
 import type { Authenticator } from '../pipeline/auth.js';
-import { hostRefusal, isLoopbackAddress, originRefusal } from './control-access.js';
+import { assertControlAccess } from './control-access.js';
 import { HttpError } from '../errors.js';
-import { constantTimeEqual, maskSecret, toHex, type ApiKeyEntry } from '../state/key-registry.js';
+import { maskSecret, toHex, type ApiKeyEntry } from '../state/key-registry.js';
 import { planLimits, type Limits, type MockConfig } from '../config/mock-config.js';
-import { decodeJsonBody, decodeUtf8, isJsonMediaType } from '../wire/request-body.js';
+import { decodeControlBody, decodeScenarioBody } from './control-bodies.js';
 import type { RequestLogEntry } from '../state/request-log.js';
 import type { SessionInfo, SessionStats, StateStore } from '../state/state-store.js';
 import type { MockRequest } from '../types.js';
+import type { ControlAnswer } from '../pipeline/request-record.js';
 import type { LabSessions } from './lab-sessions.js';
 import type { LabReport } from '../../lab/lab-types.js';
 import { labReportJunit } from '../../lab/lab-report.js';
@@ -67,6 +68,8 @@ export interface ClockState {
   offsetSeconds: number;
 }
 
+export type { ControlAnswer };
+
 /** What the controls need of the app. */
 export interface ControlRuntime {
   store: StateStore;
@@ -90,13 +93,13 @@ export interface ControlRuntime {
   dashboardPage?: () => { status: number; headers: Record<string, string>; body: string };
 }
 
-/** What a control answers over HTTP: a JSON body, or text of another type (`contentType` set, `body` a string). */
-export interface ControlAnswer {
-  status: number;
-  body: unknown;
-  contentType?: string;
-  /** More response headers (the dashboard's ETag, the page's Content-Security-Policy). */
-  headers?: Record<string, string>;
+
+/** One control call over HTTP: who asked, on which session, with which query. */
+interface ControlCall {
+  runtime: ControlRuntime;
+  session: string;
+  query: URLSearchParams;
+  request: MockRequest;
 }
 
 interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
@@ -111,7 +114,7 @@ interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
   /** Runs the control; `input` is already validated. */
   run(runtime: ControlRuntime, session: string, input: any): Promise<Awaited<ReturnType<MockControls[Name]>>>;
   /** The HTTP answer of a result. */
-  http(result: Awaited<ReturnType<MockControls[Name]>>, runtime: ControlRuntime, session: string, query: URLSearchParams, request?: MockRequest): Promise<ControlAnswer> | ControlAnswer;
+  http(result: Awaited<ReturnType<MockControls[Name]>>, call: ControlCall): Promise<ControlAnswer> | ControlAnswer;
 }
 
 const AdvanceClockSchema = z.strictObject({ advanceSeconds: z.number().finite().min(0).max(10 * 365 * 86_400) });
@@ -140,7 +143,7 @@ const publicKey = ({ masked, plan, limits }: ApiKeyEntry) => ({ key: masked, pla
  * (`/__mock/*`) and the functions (`app.controls`, `createPetstoreHandlers().controls`) both go
  * through `runControl`, so an input is validated in one place, with one error.
  */
-export const controlRoutes = [
+const controlRoutes = [
   {
     method: 'GET',
     path: '/__mock/health',
@@ -159,7 +162,7 @@ export const controlRoutes = [
       await runtime.store.reset(session, runtime.baseNow());
       runtime.afterReset(session);
     },
-    http: async (_result, runtime, session) => ({ status: 200, body: { reset: true, session, categories: (await runtime.store.stats(session, runtime.baseNow())).categories.count } }),
+    http: async (_result, { runtime, session }) => ({ status: 200, body: { reset: true, session, categories: (await runtime.store.stats(session, runtime.baseNow())).categories.count } }),
   } satisfies ControlRoute<'reset'>,
   {
     method: 'GET',
@@ -217,7 +220,7 @@ export const controlRoutes = [
     path: '/__mock/requests',
     name: 'requests',
     run: (runtime, session) => runtime.store.requests(session, runtime.baseNow()),
-    async http(result, runtime, session, query) {
+    async http(result, { runtime, session, query }) {
       const format = query.get('format');
       if (format === null || format === 'json') return { status: 200, body: result };
       if (format !== 'jsonl') throw new HttpError('invalid_control_request', `Unknown requests format ${JSON.stringify(format.slice(0, 40))}; formats: json, jsonl`);
@@ -244,7 +247,7 @@ export const controlRoutes = [
     path: '/__mock/sessions',
     name: 'sessions',
     run: (runtime) => runtime.store.listSessions(runtime.baseNow()),
-    http: (result, runtime) => ({
+    http: (result, { runtime }) => ({
       status: 200,
       body: {
         sessions: result.map(({ name, lastSeenMs }) => ({ name, lastSeen: lastSeenMs === null ? null : new Date(lastSeenMs).toISOString() })),
@@ -260,7 +263,7 @@ export const controlRoutes = [
     async run(runtime, session) {
       return runtime.lab.report(session, await clockOf(runtime, session));
     },
-    http(result, _runtime, _session, query) {
+    http(result, { query }) {
       const format = query.get('format');
       if (format === null || format === 'json') return { status: 200, body: result };
       if (format === 'junit') return { status: 200, body: labReportJunit(result), contentType: 'application/xml; charset=utf-8' };
@@ -275,8 +278,8 @@ export const controlRoutes = [
     async run(runtime, session, input: z.infer<typeof DashboardSchema> | undefined) {
       return buildDashboardSnapshot(runtime, session, await clockOf(runtime, session), input?.limit ?? 10_000);
     },
-    http(result, _runtime, _session, query, request) {
-      const answer = dashboardResponse(result, request?.headers['if-none-match']);
+    http(result, { request }) {
+      const answer = dashboardResponse(result, request.headers['if-none-match']);
       return { status: answer.status, body: answer.status === 304 ? null : answer.body, contentType: answer.headers['Content-Type'] ?? 'application/json; charset=utf-8', headers: answer.headers };
     },
   } satisfies ControlRoute<'dashboard'>,
@@ -361,7 +364,7 @@ export async function handleControlRequest(request: MockRequest, path: string, s
   const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
   const input = 'input' in route ? (route.method === 'GET' ? inputFromQuery(route.path, query) : ('decodeBody' in route ? route.decodeBody : decodeControlBody)(request)) : undefined;
   const result = await (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
-  return (route.http as (r: unknown, rt: ControlRuntime, s: string, q: URLSearchParams, m: MockRequest) => Promise<ControlAnswer> | ControlAnswer)(result, runtime, session, query, request);
+  return (route.http as (result: unknown, call: ControlCall) => Promise<ControlAnswer> | ControlAnswer)(result, { runtime, session, query, request });
 }
 
 /** The input of a GET control, from its query (`GET /__mock/dashboard?limit=N`). */
@@ -383,69 +386,4 @@ function dashboardPage(request: MockRequest, runtime: ControlRuntime): ControlAn
   const page = runtime.dashboardPage();
   const { 'Content-Type': contentType, ...headers } = page.headers;
   return { status: page.status, body: page.body, contentType: contentType ?? 'text/html; charset=utf-8', headers };
-}
-
-/** Would the controls serve this caller (address, Host, Origin, token)? Checks only; counts nothing. */
-export function controlAccessAllowed(request: MockRequest, config: MockConfig): boolean {
-  try {
-    assertControlAccess(request, config);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function assertControlAccess(request: MockRequest, config: MockConfig, checks: { token: boolean } = { token: true }): void {
-  // `clientAddress` undefined is a caller in the same process or page (MSW, a test): trusted, and
-  // with no Host to speak of (a browser's fetch never exposes it).
-  if (request.clientAddress !== undefined) {
-    if (!config.allowRemoteControl && !isLoopbackAddress(request.clientAddress)) {
-      throw new HttpError('control_forbidden', 'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)');
-    }
-    const badHost = hostRefusal(request.headers.host, request.serverAddress, config.allowedHosts);
-    if (badHost !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badHost}`);
-    // A page on any website can make the developer's own browser send a simple POST to loopback:
-    // a request that names a foreign Origin is refused (the controls also send no CORS headers).
-    const badOrigin = originRefusal(request.headers.origin, config.allowedHosts);
-    if (badOrigin !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badOrigin}`);
-  }
-  if (checks.token && config.controlToken !== undefined) {
-    const sent = request.headers['x-mock-control-token'];
-    // Digests have one length, so the comparison does not even reveal the token's length.
-    if (sent === undefined || !constantTimeEqual(sha256(encoder.encode(sent)), sha256(encoder.encode(config.controlToken)))) {
-      throw new HttpError('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token');
-    }
-  }
-}
-
-const yamlTypes = new Set(['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml']);
-
-/** `POST /__mock/scenario`: YAML text (application/yaml, text/yaml) is handed on as text; JSON is decoded. */
-function decodeScenarioBody(request: MockRequest): unknown {
-  const type = request.headers['content-type']?.split(';')[0]!.trim().toLowerCase();
-  if (type !== undefined && yamlTypes.has(type)) {
-    if (request.body === null || request.body.byteLength === 0) throw new HttpError('invalid_control_request', 'A scenario body is required (YAML or JSON)');
-    try {
-      return decodeUtf8(request.body);
-    } catch {
-      throw new HttpError('invalid_control_request', 'Invalid scenario: the body is not UTF-8 text');
-    }
-  }
-  if (type !== undefined && !isJsonMediaType(type)) throw new HttpError('unsupported_media_type', `A scenario is sent as application/yaml, text/yaml or application/json, not ${type.slice(0, 60)}`);
-  const value = decodeControlBody(request);
-  // A JSON string is not YAML text in disguise: only a YAML content type carries text.
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError('invalid_control_request', 'Invalid scenario: (root): expected a JSON object of scenario fields (presets, keys, anonymous, clock, categories, sunset)');
-  return value;
-}
-
-function decodeControlBody(request: MockRequest): unknown {
-  let decoded;
-  try {
-    decoded = decodeJsonBody(request.body, request.headers['content-type'], true);
-  } catch (error) {
-    if (error instanceof HttpError && error.status === 400) throw new HttpError('invalid_control_request', error.message);
-    throw error;
-  }
-  if (!decoded.present) throw new HttpError('invalid_control_request', 'A JSON body is required');
-  return decoded.value;
 }

@@ -87,7 +87,7 @@ export async function buildDashboardSnapshot(sources: DashboardSources, session:
     recent: shown,
     coverage: report.coverage,
     tokenRequired: sources.config.controlToken !== undefined,
-    timelineSvg: renderTimelineSvg(timelineOf(shown, clients, nowMs, session, lab.banPolicy.durationMs)),
+    timelineSvg: renderTimelineSvg(timelineOf(shown, clients, nowMs, { session, banDurationMs: lab.banPolicy.durationMs })),
   };
 }
 
@@ -103,7 +103,7 @@ function windowsOf(decision: RateDecision | undefined, limits: LabLimits, nowMs:
   });
 }
 
-function timelineOf(recent: DashboardSnapshot['recent'], clients: DashboardClient[], nowMs: number, session: string, banDurationMs: number): TimelineInput {
+function timelineOf(recent: DashboardSnapshot['recent'], clients: DashboardClient[], nowMs: number, { session, banDurationMs }: { session: string; banDurationMs: number }): TimelineInput {
   const byClient = new Map<string, { atMs: number; status: number }[]>();
   for (const entry of recent) {
     let list = byClient.get(entry.client);

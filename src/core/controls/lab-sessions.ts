@@ -2,6 +2,7 @@ import { buildLabReport, createLabSessionState, observeLabOf, type LabSessionSta
 import type { LabBanPolicy, LabClockState, LabLimits, LabReport } from '../../lab/lab-types.js';
 import { observationFromHit } from '../../lab/response-observer.js';
 import type { RateDecision } from '../state/rate-limiter.js';
+import type { RequestRecord } from '../pipeline/request-record.js';
 import type { HitResult } from '../state/state-store.js';
 
 /**
@@ -42,27 +43,48 @@ export interface LabRequestInput {
   display?: string;
 }
 
+/** What the lab takes of a request the store counted (`record.hit` set). */
+export function labRequestOf(record: RequestRecord): LabRequestInput {
+  const { operation, credentials } = record;
+  const operationId = operation === undefined ? null : operation.operationId;
+  return {
+    hit: record.hit!,
+    method: record.request.method.slice(0, 20),
+    path: record.path.slice(0, 300),
+    operationId,
+    pathTemplate: operation === undefined ? undefined : operation.pathTemplate,
+    status: record.response.status,
+    forced: record.forcedAnswer,
+    deprecatedSunset: operationId === null ? undefined : record.served.sunsets.get(operationId),
+    // A demo key is shown by name (it is public); any other client as the lab masks it.
+    display: record.hit!.key !== null && credentials?.kind === 'token' ? credentials.demoKey : undefined,
+  };
+}
+
 /** Clients judged per session (each up to ~6 KB with its evidence samples); requests of clients past it are counted in the coverage only. */
 const maxClientsPerSession = 1_000;
 
-export function createLabSessions(options: { maxSessions: number; banPolicy: LabBanPolicy; anonymous: LabLimits }): LabSessions {
-  interface SessionLab {
-    lab: LabSessionState;
-    // Bounded by the lab: only clients it judges get an entry.
-    last: Map<string, { decision: RateDecision; atMs: number }>;
-    observed: number;
+interface SessionLab {
+  lab: LabSessionState;
+  // Bounded by the lab: only clients it judges get an entry.
+  last: Map<string, { decision: RateDecision; atMs: number }>;
+  observed: number;
+}
+
+/** Forgets the clients of a session idle for longer than `idleMs`. */
+function sweep(found: SessionLab, nowMs: number, idleMs: number): void {
+  for (const [id, client] of Object.entries(found.lab.clients)) {
+    if (client.lastAtMs + idleMs >= nowMs) continue;
+    delete found.lab.clients[id];
+    found.lab.clientCount -= 1;
+    found.last.delete(id);
   }
+}
+
+export function createLabSessions(options: { maxSessions: number; banPolicy: LabBanPolicy; anonymous: LabLimits }): LabSessions {
   // A client idle for longer than a day (and than a ban) has nothing left in the limiter either: it
   // is forgotten (swept every 1,000 requests), so memory returns like the limiter's.
   const idleMs = Math.max(86_400_000, options.banPolicy.durationMs);
-  const sweep = (found: SessionLab, nowMs: number) => {
-    for (const [id, client] of Object.entries(found.lab.clients)) {
-      if (client.lastAtMs + idleMs >= nowMs) continue;
-      delete found.lab.clients[id];
-      found.lab.clientCount -= 1;
-      found.last.delete(id);
-    }
-  };
   const sessions = new Map<string, SessionLab>();
   // The session fed last is already the newest: no reorder (this runs on every request).
   let newest: { name: string; found: SessionLab } | null = null;
@@ -88,7 +110,7 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
       const found = entry(session);
       const { lab, last } = found;
       found.observed += 1;
-      if (found.observed % 1_000 === 0) sweep(found, input.hit.nowMs);
+      if (found.observed % 1_000 === 0) sweep(found, input.hit.nowMs, idleMs);
       // One lookup of the client for both uses below (a new one is looked up again, once).
       const known = lab.clients[input.hit.client];
       const observation = observationFromHit({

@@ -2,7 +2,6 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { parseScenario, planScenario, scenarioPresets, validateScenario, type Scenario, type ScenarioClient, type ScenarioContext, type ScenarioPlan } from '../config/scenario-file.js';
 import { maskSecret, toHex, type ApiKeyEntry } from '../state/key-registry.js';
 import type { MockConfig } from '../config/mock-config.js';
-import type { AfterSunsetMode } from '../config/store-config.js';
 import type { StateStore, StoreClient } from '../state/state-store.js';
 import type { Authenticator } from '../pipeline/auth.js';
 
@@ -154,11 +153,3 @@ export function scenarioPresetList(): { name: string; description: string; scena
   return Object.entries(scenarioPresets).map(([name, preset]) => ({ name, description: preset.description, scenario: preset.scenario }));
 }
 
-/**
- * What a deprecated operation does past its sunset date in this session: the session's choice (a
- * scenario), else the config's `sunset.afterSunset`. Asked only past the date, so requests before it
- * cost nothing.
- */
-export async function afterSunsetMode(runtime: Pick<ScenarioRuntime, 'store' | 'config'>, session: string, baseTimeMs: number): Promise<AfterSunsetMode> {
-  return (await runtime.store.afterSunset(session, baseTimeMs)) ?? runtime.config.sunset.afterSunset;
-}

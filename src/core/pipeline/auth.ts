@@ -75,18 +75,12 @@ export function createAuthenticator(config: MockConfig): Authenticator {
   // (the largest part of the 401 and 429 paths). Bounded in entries and in header length; the
   // config and demo keys never change, so a cached answer never goes stale.
   const recent = new Map<string, Credentials>();
-  // The header of the request before: most requests repeat it, and comparing two strings costs less
-  // than hashing the new one for the Map (each request's header is a new string, its hash not yet known).
-  // Undefined until the first header: it never equals one (an empty header is still read, and refused).
-  let lastHeader: string | undefined;
-  let lastCredentials: Credentials = missingCredentials;
 
   return {
     startupKeys,
     servedDemoKeys,
     credentials(header) {
       if (header === undefined) return missingCredentials;
-      if (header === lastHeader) return lastCredentials;
       let credentials = recent.get(header);
       if (credentials === undefined) {
         credentials = readCredentials(header);
@@ -95,8 +89,6 @@ export function createAuthenticator(config: MockConfig): Authenticator {
           recent.set(header, credentials);
         }
       }
-      lastHeader = header;
-      lastCredentials = credentials;
       return credentials;
     },
     configKey: (key) => keys.find(key),

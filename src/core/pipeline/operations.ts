@@ -2,7 +2,6 @@ import type { NewCategory } from '../../../spec/schemas.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { DataGenerator } from '../spec/data-generator.js';
 import type { HitInput, HitResult } from '../state/state-store.js';
-import type { JsonText } from '../wire/json-text.js';
 import { integerText } from '../wire/number-text.js';
 import { RawJson } from '../wire/response-shaping.js';
 
@@ -30,34 +29,27 @@ export interface OperationContext {
  * response. Operations without a module here are answered from the spec (`generatedResponse`).
  */
 export interface StatefulOperation {
-  /**
-   * `bodyJson`: the body's JSON text, when the body was read as a compact object of the operation's
-   * declared properties (`compactNames`): it holds nothing else, and the text is `JSON.stringify`'s.
-   */
-  storeWork(operation: CompiledOperation, body: unknown, bodyJson: JsonText | undefined): HitInput['categories'];
+  /** What the store does for this request in the hit's round trip, from the validated body. */
+  storeWork(operation: CompiledOperation, body: unknown): HitInput['categories'];
   respond(context: OperationContext): OperationResult;
 }
 
-const emptyList = new RawJson('[]', 2);
+const emptyList = new RawJson('[]');
 
 /** `GET /categories`: the session's list, as JSON text kept by the store. */
-export const listCategories: StatefulOperation = {
+const listCategories: StatefulOperation = {
   storeWork: (operation) => ({ kind: 'list', requiresKey: operation.requiresAuth }),
-  respond: ({ hit }) => ({ status: 200, body: hit.categoriesJson === undefined ? emptyList : new RawJson(hit.categoriesJson, hit.categoriesBytes) }),
+  respond: ({ hit }) => ({ status: 200, body: hit.categoriesJson === undefined ? emptyList : new RawJson(hit.categoriesJson) }),
 };
 
 /** `POST /categories`: stores the declared fields under the session's next id. */
 export const createCategory: StatefulOperation = {
-  storeWork: (operation, body, bodyJson) =>
-    bodyJson === undefined
-      ? { kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }
-      : // Declared fields only already, with their text: nothing to copy, and the store need not write the text again.
-        { kind: 'create', requiresKey: operation.requiresAuth, input: body as NewCategory, inputJson: bodyJson },
+  storeWork: (operation, body) => ({ kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }),
   respond: ({ hit, basePath, headers }) => {
     if (hit.categoryRefusal) throw hit.categoryRefusal;
-    const { id, json, bytes } = hit.created!;
+    const { id, json } = hit.created!;
     headers.Location = `${basePath}/categories/${integerText(id)}`;
-    return { status: 201, body: new RawJson(json, bytes) };
+    return { status: 201, body: new RawJson(json) };
   },
 };
 
@@ -78,7 +70,7 @@ export function generatedResponse({ operation, data }: Pick<OperationContext, 'o
  * The fields of a validated body that the operation's schema declares, and nothing else: what a
  * client adds beyond the spec (or a hostile `__proto__` key) is never stored.
  */
-export function declaredFields(operation: CompiledOperation, body: unknown): Record<string, unknown> {
+function declaredFields(operation: CompiledOperation, body: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of operation.requestBody?.declaredProperties ?? []) {
     if (Object.hasOwn(body as object, name)) out[name] = (body as Record<string, unknown>)[name];

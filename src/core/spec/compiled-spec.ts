@@ -1,18 +1,13 @@
-import type * as z from 'zod';
-import { compactObjectNames } from '../wire/flat-json.js';
 import { isoDatePattern } from '../config/decoding.js';
-import { compileSpecDefinition, validatorOf, type OperationDefinition, type SpecDefinition } from '../../../spec/compile-spec.js';
+import { compileSpecDefinition, type OperationDefinition, type SpecDefinition } from '../../../spec/compile-spec.js';
 import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import type { JsonSchema, OpenApiDocument } from '../../../spec/openapi-types.js';
-import { stripAnnotations as stripSchemaAnnotations } from '../../../spec/schema-keywords.js';
 
 /** What the mock knows about one operation, read from the spec once at startup. */
 export interface CompiledOperation {
   operationId: string;
   method: string;
   pathTemplate: string;
-  /** Matches a path relative to the base path; groups are the path parameters, in order. */
-  pattern: RegExp;
   parameterNames: string[];
   parameters: CompiledParameter[];
   requiresAuth: boolean;
@@ -43,8 +38,6 @@ export interface CompiledRequestBody {
   validator: SchemaValidator;
   /** Top-level properties the schema declares (never `id` or `__proto__`): all a handler may store. */
   declaredProperties: string[];
-  /** The declared properties a compact body of strings may have to be read without `JSON.parse` (flat-json.ts). */
-  compactNames: readonly string[];
 }
 
 export interface CompiledResponse {
@@ -104,7 +97,6 @@ export function compileSpec(raw: OpenApiDocument, options: { basePath?: string }
 
 function compileOperation(operation: OperationDefinition, bearerSchemes: Set<string>): CompiledOperation {
   const { operationId } = operation;
-  const { pattern, names } = compilePath(operation.pathTemplate);
   const responses = new Map<number, CompiledResponse>();
   for (const response of operation.responses) {
     // "default" and "4XX"-style ranges are not concrete statuses a mock can pick.
@@ -118,8 +110,7 @@ function compileOperation(operation: OperationDefinition, bearerSchemes: Set<str
     operationId,
     method: operation.method,
     pathTemplate: operation.pathTemplate,
-    pattern,
-    parameterNames: names,
+    parameterNames: parameterNamesOf(operation.pathTemplate),
     parameters: operation.parameters
       .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
       .map((parameter) => {
@@ -142,7 +133,7 @@ function compileRequestBody(operation: OperationDefinition): CompiledRequestBody
   if (body.jsonMediaTypes.length === 0) throw new Error(`Failed to compile spec: ${operation.operationId} has a request body without a JSON media type`);
   const schema = body.schema ?? {};
   const declaredProperties = typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__') : [];
-  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, schema, declaredProperties, compactNames: compactObjectNames(declaredProperties) };
+  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, schema, declaredProperties };
   return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => body.validator }) as CompiledRequestBody;
 }
 
@@ -160,21 +151,9 @@ function compileDeprecation(operation: OperationDefinition): CompiledOperation['
   return extension as CompiledOperation['deprecation'];
 }
 
-/** `/pets/{petId}` -> /^\/pets\/([^/]+)$/ with names ['petId']. */
-function compilePath(template: string): { pattern: RegExp; names: string[] } {
-  const names: string[] = [];
-  const source = template
-    .split(/(\{[^}]+\})/)
-    .map((part) => {
-      const name = /^\{([^}]+)\}$/.exec(part)?.[1];
-      if (name) {
-        names.push(name);
-        return '([^/]+)';
-      }
-      return part.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&');
-    })
-    .join('');
-  return { pattern: new RegExp(`^${source}$`), names };
+/** `/pets/{petId}/toys/{toyId}` -> ['petId', 'toyId']: the path parameters, in order. */
+function parameterNamesOf(template: string): string[] {
+  return [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
 }
 
 /** Parameters arrive as text; numbers and booleans are converted when the text really is one. */
@@ -186,20 +165,4 @@ function coercerFor(schema: JsonSchema): (text: string) => unknown {
     if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
     return text;
   };
-}
-
-/**
- * A copy of a schema without annotation keywords and `x-*` extensions (field names under
- * `properties` are kept). Safe on recursive (cyclic) schemas.
- */
-export function stripAnnotations(schema: JsonSchema): JsonSchema {
-  return stripSchemaAnnotations(schema);
-}
-
-/**
- * A validator of a schema: ajv (JSON Schema 2020-12) behind zod's `safeParse`. A schema of a
- * compiled spec validates with the document's references; another must stand alone.
- */
-export function toZod(schema: JsonSchema, what: string): z.ZodType {
-  return validatorOf(schema, what);
 }

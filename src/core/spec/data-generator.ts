@@ -24,9 +24,9 @@ export interface DataGenerator {
 }
 
 /** Nesting levels of generated objects and arrays; deeper, only required fields are filled. */
-export const maxDepth = 5;
+const maxDepth = 5;
 /** References followed in a row (bounds recursion through allOf/anyOf, which adds no nesting). */
-export const maxReferenceDepth = 32;
+const maxReferenceDepth = 32;
 
 type Generator = ReturnType<typeof createGeneratorSync>;
 type GeneratorSchema = Parameters<Generator['generate']>[0];

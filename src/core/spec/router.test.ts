@@ -53,7 +53,7 @@ describe('createRouter', () => {
     expect(matched('GET', '/categories/extra')).toEqual({ kind: 'not-found' });
   });
 
-  it('gives a repeated request the same answer as a first one, whatever came before (the last answer is kept)', () => {
+  it('gives a repeated request the same answer as a first one, whatever came before', () => {
     const methods = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'];
     const paths = ['/categories', '/pets/7', '/pets/8', '/pets/mine', '/pets/7/toys/9', '/files/a.json', '/a/b/c', '/a/b/d', '/pets', '/nowhere'];
     // Paths built at run time, as requests bring them: equal text, never the same string object.
@@ -64,9 +64,6 @@ describe('createRouter', () => {
         for (const [method, path] of requests) {
           const answer = cached(method, path);
           expect(answer).toEqual(createRouter(operations)(method, path));
-          // Shared from one request to the next, so nobody may change it.
-          expect(Object.isFrozen(answer)).toBe(true);
-          if (answer.kind === 'operation') expect(Object.isFrozen(answer.pathParams)).toBe(true);
         }
       }),
       { numRuns: 200 },

@@ -54,25 +54,11 @@ export function createRouter(operations: CompiledOperation[]): (method: string, 
   });
   for (const endpoint of endpointsByTemplate.values()) endpoint.allow = [...endpoint.byMethod.keys()].sort();
 
-  // A client sends the same request over and over: the last answer is kept (frozen, as it is shared),
-  // and a repeat costs two string comparisons instead of hashing the path and building the match.
-  let lastMethod: string | undefined;
-  let lastPath: string | undefined;
-  let lastMatch: RouteMatch = notFound;
   return (method, path) => {
-    if (path === lastPath && method === lastMethod) return lastMatch;
     const literal = literalPaths.get(path);
-    let match: RouteMatch;
-    if (literal !== undefined) match = answer(literal, method, []);
-    else {
-      const found = findTemplate(root, path.split('/'));
-      match = found === undefined ? notFound : answer(found.endpoint, method, found.captures);
-    }
-    if (match.kind === 'operation') Object.freeze(match.pathParams);
-    lastMatch = Object.freeze(match);
-    lastMethod = method;
-    lastPath = path;
-    return match;
+    if (literal !== undefined) return answer(literal, method, []);
+    const found = findTemplate(root, path.split('/'));
+    return found === undefined ? notFound : answer(found.endpoint, method, found.captures);
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import { HttpError } from '../errors.js';
 import type { CreatedCategoryText } from './state-store.js';
-import { recordWithIdJson, type JsonText } from '../wire/json-text.js';
+import { utf8Length } from './utf8.js';
 
 /** What the store holds and what its bounds dropped, for `GET /__mock/health`. */
 export interface CategoryStoreStats {
@@ -65,11 +65,12 @@ export class CategoryStore {
   /**
    * `create`, answering with the category's id, its JSON text (the store keeps it for the list
    * anyway), its UTF-8 bytes and the count dropped so far: no category object (the answer is the text).
-   * `inputJson`, when the caller has it, is `JSON.stringify(input)` and its bytes.
    */
-  createEntry(input: NewCategory, inputJson?: JsonText): CreatedCategoryText {
+  createEntry(input: NewCategory): CreatedCategoryText {
     const id = this.#nextId;
-    const { json, bytes } = recordWithIdJson(id, input, inputJson);
+    const json = JSON.stringify({ id, ...input });
+    // Counted here, where the text is made: the byte bound needs it, and the list's count is kept from it.
+    const bytes = utf8Length(json);
     // The list is "[" + items + "]" with a comma between items.
     if (2 + bytes > this.#maxBytes) {
       throw new HttpError('payload_too_large', `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${this.#maxBytes}) bytes of categories`);

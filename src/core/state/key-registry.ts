@@ -10,7 +10,9 @@ export interface ApiKeyEntry {
   id: string;
 }
 
-interface StoredKey extends ApiKeyEntry {
+interface StoredKey {
+  /** What lookups answer: frozen, so it is made once and no caller can change it for the next. */
+  entry: ApiKeyEntry;
   digest: Uint8Array;
 }
 
@@ -32,16 +34,16 @@ export class KeyRegistry {
     const digest = sha256(encoder.encode(key));
     const hex = toHex(digest);
     const created = !this.#byDigest.has(hex);
-    const stored: StoredKey = { masked: maskSecret(key), plan, limits: { ...limits }, id: hex.slice(0, 32), digest };
+    const stored: StoredKey = { entry: frozenKeyEntry({ masked: maskSecret(key), plan, limits, id: hex.slice(0, 32) }), digest };
     this.#byDigest.set(hex, stored);
-    return { entry: publicEntry(stored), created };
+    return { entry: copyKeyEntry(stored.entry), created };
   }
 
   find(key: string): ApiKeyEntry | undefined {
     const digest = sha256(encoder.encode(key));
     const stored = this.#byDigest.get(toHex(digest));
     if (!stored || !constantTimeEqual(stored.digest, digest)) return undefined;
-    return stored;
+    return stored.entry;
   }
 
   /**
@@ -52,11 +54,11 @@ export class KeyRegistry {
     const digest = sha256(encoder.encode(key));
     const digestHex = toHex(digest);
     const stored = this.#byDigest.get(digestHex);
-    return { digestHex, entry: stored && constantTimeEqual(stored.digest, digest) ? stored : undefined };
+    return { digestHex, entry: stored && constantTimeEqual(stored.digest, digest) ? stored.entry : undefined };
   }
 
   list(): ApiKeyEntry[] {
-    return [...this.#byDigest.values()].map(publicEntry);
+    return [...this.#byDigest.values()].map((stored) => copyKeyEntry(stored.entry));
   }
 
   get size(): number {
@@ -68,8 +70,16 @@ export class KeyRegistry {
   }
 }
 
-function publicEntry({ masked, plan, limits, id }: StoredKey): ApiKeyEntry {
-  return { masked, plan, limits: { ...limits }, id };
+/** A copy of a key's public entry (its limits copied too), the caller's to keep. */
+export function copyKeyEntry({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
+  return { masked, plan, limits: { perMinute: limits.perMinute, perDay: limits.perDay }, id };
+}
+
+/** A frozen copy of a key's public entry: what a store keeps and reports on every hit without copying again. */
+export function frozenKeyEntry(entry: ApiKeyEntry): ApiKeyEntry {
+  const copy = copyKeyEntry(entry);
+  Object.freeze(copy.limits);
+  return Object.freeze(copy);
 }
 
 export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {

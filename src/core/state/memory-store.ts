@@ -1,7 +1,7 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import { CategoryStore } from './category-store.js';
 import { HttpError } from '../errors.js';
-import type { ApiKeyEntry } from './key-registry.js';
+import { copyKeyEntry, frozenKeyEntry, type ApiKeyEntry } from './key-registry.js';
 import { RateLimiter, type RateDecision } from './rate-limiter.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import type { AfterSunsetMode } from '../config/store-config.js';
@@ -148,8 +148,6 @@ class MemoryStore implements StateStore {
     this.options = { ...options, seedCategories: options.seedCategories.map((category) => ({ ...category })) };
   }
 
-  #lastCheckedDigest: string | undefined;
-
   readonly immediate: ImmediateStoreCalls = {
     hit: (sessionName, input) => this.#hit(sessionName, input),
     // The core hands over an entry it never touches again: kept as it is (the async call copies).
@@ -161,28 +159,23 @@ class MemoryStore implements StateStore {
   }
 
   #hit(sessionName: string, input: HitInput): HitResult {
-    // A key sends the same digest request after request: checked once, until another comes.
-    if (input.keyDigest !== undefined && input.keyDigest !== this.#lastCheckedDigest) {
-      assertDigest(input.keyDigest);
-      this.#lastCheckedDigest = input.keyDigest;
-    }
+    if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
     const session = this.#session(sessionName, input.baseTimeMs);
     const nowMs = (session.now = input.baseTimeMs + session.offsetMs);
     const runtime = input.keyDigest === undefined ? undefined : session.keys.get(input.keyDigest);
     const key = runtime ?? input.configKey ?? null;
     const decision = key ? session.keyLimiter.hit(key.id, key.limits) : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
-    const client = key ? keyClientOf(key.id) : anonymousClientOf(input.clientAddress);
+    const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
     const history = session.recordHistory(client, key === null, decision);
-    const result: HitResult = { nowMs, decision, key: key ? publicKeyOf(key) : null, client, history };
+    const result: HitResult = { nowMs, decision, key, client, history };
     if (!key && session.anonymousLimiter.evicted > 0) result.trackedClientsDropped = session.anonymousLimiter.evicted;
     const operation = input.categories;
     if (operation && decision.outcome === 'allowed' && (!operation.requiresKey || key !== null)) {
       if (operation.kind === 'list') {
         result.categoriesJson = session.categories.listJson();
-        result.categoriesBytes = session.categories.listBytes;
       } else {
         try {
-          result.created = session.categories.createEntry(operation.input, operation.inputJson);
+          result.created = session.categories.createEntry(operation.input);
         } catch (error) {
           // Larger than the whole byte bound: the request was counted, the category is refused (413).
           if (!(error instanceof HttpError)) throw error;
@@ -218,12 +211,12 @@ class MemoryStore implements StateStore {
     assertRuntimeKey(key);
     const session = this.#session(sessionName, baseTimeMs);
     const created = !session.keys.has(key.digest);
-    session.keys.set(key.digest, copyEntry(key));
+    session.keys.set(key.digest, frozenKeyEntry(key));
     return { created };
   }
 
   async listKeys(sessionName: string, baseTimeMs: number): Promise<ApiKeyEntry[]> {
-    return [...this.#session(sessionName, baseTimeMs).keys.values()].map(copyEntry);
+    return [...this.#session(sessionName, baseTimeMs).keys.values()].map(copyKeyEntry);
   }
 
   async advanceClock(sessionName: string, ms: number, baseTimeMs: number): Promise<number> {
@@ -329,47 +322,4 @@ class MemoryStore implements StateStore {
   #assertOpen(): void {
     if (this.#closed) throw new Error('Failed to use the memory store: it is closed');
   }
-}
-
-/**
- * Rate-limit client names (`k:<id>`, `a:<address>`), made once per id and address instead of a new
- * string per request (a new string is hashed again on every Map lookup). Bounded: cleared when full.
- */
-const keyClientNames = new Map<string, string>();
-const anonymousClientNames = new Map<string, string>();
-function keyClientOf(id: string): string {
-  return clientNameOf(keyClientNames, 'k:', id);
-}
-function anonymousClientOf(address: string): string {
-  return clientNameOf(anonymousClientNames, 'a:', address);
-}
-function clientNameOf(names: Map<string, string>, prefix: 'k:' | 'a:', id: string): string {
-  let name = names.get(id);
-  if (name === undefined) {
-    if (names.size >= 4096) names.clear();
-    name = `${prefix}${id}`;
-    names.set(id, name);
-  }
-  return name;
-}
-
-/**
- * A key as a hit reports it: a frozen copy made once per stored entry (a hit per request would
- * otherwise copy it every time; frozen, no caller can change what the next hit reports).
- */
-const publicKeys = new WeakMap<ApiKeyEntry, ApiKeyEntry>();
-function publicKeyOf(entry: ApiKeyEntry): ApiKeyEntry {
-  let copy = publicKeys.get(entry);
-  // Stored entries never change (a key added again is a new entry): one copy per entry is enough.
-  if (copy === undefined) {
-    const fresh = copyEntry(entry);
-    Object.freeze(fresh.limits);
-    copy = Object.freeze(fresh);
-    publicKeys.set(entry, copy);
-  }
-  return copy;
-}
-
-function copyEntry({ masked, plan, limits, id }: ApiKeyEntry): ApiKeyEntry {
-  return { masked, plan, limits: { perMinute: limits.perMinute, perDay: limits.perDay }, id };
 }

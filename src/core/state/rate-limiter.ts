@@ -84,7 +84,7 @@ export class RateLimiter {
     const now = this.#clock.now();
     const bucket = this.#touch(clientId, now);
 
-    if (bucket.bannedUntil > now) return this.#refusal('banned', limits, bucket.bannedUntil, now, bucket);
+    if (bucket.bannedUntil > now) return this.#banned(bucket, limits, now);
     if (bucket.bannedUntil !== 0) {
       bucket.bannedUntil = 0;
       bucket.strikes = 0;
@@ -97,12 +97,12 @@ export class RateLimiter {
       bucket.strikes += 1;
       if (this.#ban.enabled && bucket.strikes > this.#ban.threshold) {
         bucket.bannedUntil = now + this.#ban.durationMs;
-        return this.#refusal('banned', limits, bucket.bannedUntil, now, bucket);
+        return this.#banned(bucket, limits, now);
       }
       // When both are full the client waits for the later of the two resets.
       const useDay = dayFull && (!minuteFull || bucket.dayStart + dayMs >= bucket.minuteStart + minuteMs);
       const resetAtMs = useDay ? bucket.dayStart + dayMs : bucket.minuteStart + minuteMs;
-      return { ...this.#refusal('limited', limits, resetAtMs, now, bucket), limit: useDay ? limits.perDay : limits.perMinute };
+      return { ...this.#limited(bucket, limits, resetAtMs, now), limit: useDay ? limits.perDay : limits.perMinute };
     }
 
     bucket.minuteCount += 1;
@@ -116,7 +116,7 @@ export class RateLimiter {
     const now = this.#clock.now();
     const bucket = this.#buckets.get(clientId);
     if (!bucket) return this.#report(freshBucket(now), limits, now, 'allowed');
-    if (bucket.bannedUntil > now) return this.#refusal('banned', limits, bucket.bannedUntil, now, bucket);
+    if (bucket.bannedUntil > now) return this.#banned(bucket, limits, now);
     const view: Bucket = { ...bucket };
     if (now >= view.minuteStart + minuteMs) Object.assign(view, { minuteStart: now, minuteCount: 0 });
     if (now >= view.dayStart + dayMs) Object.assign(view, { dayStart: now, dayCount: 0 });
@@ -215,11 +215,16 @@ export class RateLimiter {
     };
   }
 
-  #refusal(outcome: 'limited' | 'banned', limits: Limits, resetAtMs: number, now: number, bucket: Bucket): RateDecision {
+  #limited(bucket: Bucket, limits: Limits, resetAtMs: number, now: number): RateDecision {
+    return { outcome: 'limited', limit: Math.min(limits.perMinute, limits.perDay), remaining: 0, resetAtMs, retryAfterSeconds: secondsUntil(resetAtMs, now), windows: windowsOf(bucket, limits) };
+  }
+
+  #banned(bucket: Bucket, limits: Limits, now: number): RateDecision {
+    const resetAtMs = bucket.bannedUntil;
     // A banned client has nothing left in either window until the ban ends, whatever its counts say
     // (so Retry-After, the ban, is also where every effective window ends, as the IETF draft asks).
-    const windows = outcome === 'banned' ? windowsOf(bucket, limits).map((window) => ({ ...window, remaining: 0, resetAtMs })) : windowsOf(bucket, limits);
-    return { outcome, limit: Math.min(limits.perMinute, limits.perDay), remaining: 0, resetAtMs, retryAfterSeconds: secondsUntil(resetAtMs, now), windows };
+    const windows = windowsOf(bucket, limits).map((window) => ({ ...window, remaining: 0, resetAtMs }));
+    return { outcome: 'banned', limit: Math.min(limits.perMinute, limits.perDay), remaining: 0, resetAtMs, retryAfterSeconds: secondsUntil(resetAtMs, now), windows };
   }
 }
 

@@ -10,7 +10,12 @@ export const sessionNamePattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
  * @example assertSessionName('ci-job-42'); // ok
  */
 export function assertSessionName(name: string): void {
-  if (!sessionNamePattern.test(name)) {
-    throw new RangeError(`Invalid session name ${JSON.stringify(name.slice(0, 80))}: 1-64 letters, digits, ".", "_", ":" or "-", starting with a letter or digit`);
-  }
+  if (!sessionNamePattern.test(name)) throw new RangeError(`Invalid session name ${JSON.stringify(name.slice(0, 80))}: ${sessionNameRule}`);
 }
+
+/** Why an `X-Mock-Session` header is refused (400 invalid_session). */
+export function invalidSessionMessage(name: string): string {
+  return `Invalid X-Mock-Session ${JSON.stringify(name.slice(0, 80))}: ${sessionNameRule}`;
+}
+
+const sessionNameRule = '1-64 letters, digits, ".", "_", ":" or "-", starting with a letter or digit';

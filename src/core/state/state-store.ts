@@ -1,5 +1,4 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
-import type { JsonText } from '../wire/json-text.js';
 import type { ApiKeyEntry } from './key-registry.js';
 import type { AfterSunsetMode } from '../config/store-config.js';
 import type { Limits } from '../config/mock-config.js';
@@ -153,10 +152,9 @@ export interface HitInput {
    * The request's category operation, done in the same round trip when the request is allowed (and,
    * with `requiresKey`, made with a valid key): `list` for `GET /categories`, `create` for a valid
    * `POST /categories` (the caller has validated the body and checked everything else that could refuse
-   * it). Nothing is done for a refused request. `inputJson`, when the caller has it (the body's own
-   * text), is `JSON.stringify(input)` and its bytes, for the store to build the category's text on.
+   * it). Nothing is done for a refused request.
    */
-  categories?: { kind: 'list'; requiresKey: boolean } | { kind: 'create'; requiresKey: boolean; input: NewCategory; inputJson?: JsonText };
+  categories?: { kind: 'list'; requiresKey: boolean } | { kind: 'create'; requiresKey: boolean; input: NewCategory };
 }
 
 export interface HitResult {
@@ -170,8 +168,6 @@ export interface HitResult {
   history: ClientHistory;
   /** After a `list` operation was done: what `listCategoriesJson` would answer. */
   categoriesJson?: string;
-  /** With `categoriesJson`: its UTF-8 bytes. */
-  categoriesBytes?: number;
   /** After a `create` operation was done: what `createCategory` would answer, the category as text only (the answer is the text). */
   created?: CreatedCategoryText;
   /** Anonymous clients the session forgot to stay within maxTrackedClients (memory only; absent when none). */
@@ -209,7 +205,7 @@ export interface CreatedCategoryText {
   dropped: number;
   /** The category as JSON text (`JSON.stringify(category)`): the answer's body, made once. */
   json: string;
-  /** UTF-8 bytes of `json`. */
+  /** UTF-8 bytes of `json`, counted where it was made (the store's byte bound counts them). */
   bytes: number;
 }
 

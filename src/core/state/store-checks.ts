@@ -3,9 +3,9 @@ import { AfterSunsetModeSchema, type AfterSunsetMode } from '../config/store-con
 import type { RuntimeKey, SessionInfo, SpentCounts, StoreClient } from './state-store.js';
 
 /** Most requests `setSpent` puts in a window (far above any plan's day). */
-export const maxSpentCount = 1_000_000_000;
+const maxSpentCount = 1_000_000_000;
 /** Longest ban `ban` sets: 30 days. */
-export const maxBanMs = 30 * 86_400_000;
+const maxBanMs = 30 * 86_400_000;
 
 /** Throws a RangeError naming the bad part of a `setSpent` or `ban` call; both stores check alike. */
 export function assertClientStep(client: StoreClient, spent: SpentCounts | null, banMs: number | null): void {

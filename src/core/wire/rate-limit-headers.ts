@@ -20,9 +20,6 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
   return headers;
 }
 
-/** Which rate-limit fields responses carry: the interface's X-RateLimit-*, and optionally the IETF ones. */
-export type RateLimitHeaderStyle = 'x-ratelimit' | 'ietf';
-
 /**
  * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers-11),
  * structured-field Lists with one item per window: the policy is the quota `q` per window `w`

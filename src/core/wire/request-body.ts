@@ -1,22 +1,15 @@
 import { HttpError } from '../errors.js';
-import { parseCompactStringObject } from './flat-json.js';
-import type { JsonText } from './json-text.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-// Clients send the same few Content-Type strings over and over: remember the verdicts (bounded).
-const contentTypeVerdicts = new Map<string, boolean>();
-
 /** Is this Content-Type JSON (`application/json`, `application/problem+json`, ...) in UTF-8? */
 export function isJsonContentType(contentType: string): boolean {
-  // What nearly every client sends, judged without hashing the header for the lookup below.
+  // What nearly every client sends, judged without splitting it.
   if (contentType === 'application/json') return true;
-  let verdict = contentTypeVerdicts.get(contentType);
-  if (verdict === undefined) {
-    verdict = judgeContentType(contentType);
-    if (contentTypeVerdicts.size < 256) contentTypeVerdicts.set(contentType, verdict);
-  }
-  return verdict;
+  const [essence = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  if (!isJsonMediaType(essence)) return false;
+  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 
 /** Is this media type, without parameters and lower-cased, JSON (`application/json`, `application/*+json`)? */
@@ -31,20 +24,11 @@ export function decodeUtf8(bytes: Uint8Array): string {
   return utf8.decode(bytes);
 }
 
-function judgeContentType(contentType: string): boolean {
-  const [essence = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
-  if (!isJsonMediaType(essence)) return false;
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice(8).replace(/"/g, '');
-  return charset === undefined || charset === 'utf-8' || charset === 'utf8';
-}
-
 export interface DecodedJsonBody {
   present: true;
   value: unknown;
   /** The body's text (UTF-8, a leading BOM dropped). */
   text: string;
-  /** `JSON.stringify(value)` and its UTF-8 bytes, when the text is that already (a compact object of the `compactNames`). */
-  valueJson: JsonText | undefined;
 }
 
 /** Throws 415 unless the Content-Type of a body is JSON in UTF-8. */
@@ -61,16 +45,11 @@ export function assertJsonContentType(contentType: string | undefined): void {
  * Decodes a JSON request body: no body, a non-JSON content type, bytes that are not UTF-8 and text
  * that is not JSON each get their own error. `JSON.parse` keeps `__proto__` keys as plain data, and
  * only validated fields are ever copied out, so hostile keys change nothing.
- *
- * With `compactNames` (from `compactObjectNames`), the compact JSON of a flat object of those keys
- * and plain strings, as `JSON.stringify` writes it, is read without `JSON.parse`, to the same value;
- * `valueJson` then says that the text is `JSON.stringify(value)`, so it can be kept as it is.
  */
 export function decodeJsonBody(
   body: Uint8Array | null,
   contentType: string | undefined,
   required: boolean,
-  compactNames?: readonly string[],
 ): { present: false } | DecodedJsonBody {
   if (body === null || body.length === 0) {
     if (required) throw new HttpError('body_required', 'Invalid request body: a JSON body is required');
@@ -83,13 +62,8 @@ export function decodeJsonBody(
   } catch {
     throw new HttpError('malformed_json', 'Invalid request body: it is not valid UTF-8');
   }
-  if (compactNames !== undefined) {
-    const compact = parseCompactStringObject(text, compactNames);
-    // Printable ASCII: the text's length is its UTF-8 bytes.
-    if (compact !== undefined) return { present: true, value: compact, text, valueJson: { json: text, bytes: text.length } };
-  }
   try {
-    return { present: true, value: JSON.parse(text) as unknown, text, valueJson: undefined };
+    return { present: true, value: JSON.parse(text) as unknown, text };
   } catch (error) {
     // Blank is checked only once parsing failed: a valid body (every request of a working client) is never trimmed.
     if (text.trim() === '') {

@@ -10,5 +10,6 @@ describe('utf8LengthInJavaScript (the byte count of browsers, where there is no 
       }),
       { numRuns: 500 },
     );
-  });
+    // About 2 s alone; past vitest's 5 s default on a machine busy with the rest of the suite.
+  }, 30_000);
 });
