@@ -68,10 +68,8 @@ export function renderHumanReport(report: ContractReport, options: HumanReportOp
 /**
  * The failures by cause as text: a numbered heading per cause (how many checks, which rules),
  * a line per operation it hit naming the checks, the evidence, and the curl that reproduces it.
- *
- * @example renderFailureGroupsText(groupFailures(report.results)).join('\n')
  */
-export function renderFailureGroupsText(groups: readonly FailureGroup[], colour = false): string[] {
+function renderFailureGroupsText(groups: readonly FailureGroup[], colour = false): string[] {
   const checks = groups.reduce((total, group) => total + group.checks.length, 0);
   const lines = [`Failures by cause: ${groups.length} ${groups.length === 1 ? 'cause' : 'causes'}, ${checks} failed ${checks === 1 ? 'check' : 'checks'}`];
   groups.forEach((group, index) => {
@@ -84,7 +82,7 @@ export function renderFailureGroupsText(groups: readonly FailureGroup[], colour 
 }
 
 /** Where each rule id of the report is in the interface document: one line per section, its rule ids first. */
-export function rulesLegend(report: ContractReport): string[] {
+function rulesLegend(report: ContractReport): string[] {
   const links = report.interface;
   if (links === undefined) return [];
   const bySection = new Map<string, string[]>();
