@@ -1,5 +1,8 @@
 #!/usr/bin/env node
-import { writeFile } from 'node:fs/promises';
+import { fstatSync } from 'node:fs';
+import { access, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { checkLine, details, renderHumanReport, renderSummaryLine } from '../report/human-report.js';
 import { renderJsonReport } from '../report/json-report.js';
 import { renderJunitReport } from '../report/junit-report.js';
@@ -8,20 +11,22 @@ import { colourEnabled, sanitiseForTerminal } from '../report/terminal-text.js';
 import type { ContractReport } from '../report/report-model.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
 import { kitVersion } from '../runner/kit-version.js';
+import { LiveConsole } from './live-console.js';
 import { helpText, parseCliArgs, type ReporterName } from './parse-cli-args.js';
 
 /**
  * `petstore-contract`: parse the command line, run the suite, stream each check's line to stderr
  * as it finishes, print or write the report, exit 0 (conforms), 1 (a required check failed),
- * 2 (usage error, unreachable server, kit failure) or 3 (inconclusive). Errors are one line,
- * never a stack trace; whatever reaches the terminal has its control characters escaped.
+ * 2 (usage error, a server the run cannot mean anything against, kit failure) or 3
+ * (inconclusive). Errors are one line, never a stack trace; whatever reaches the terminal has its
+ * control characters escaped.
  */
 async function main(): Promise<number> {
   let command;
   try {
     command = parseCliArgs(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`petstore-contract: ${sanitiseForTerminal((error as Error).message)}\nRun petstore-contract --help for the options.\n`);
+    process.stderr.write(`petstore-contract: ${sanitiseForTerminal((error as Error).message)} (petstore-contract --help lists the options)\n`);
     return 2;
   }
   if (command.kind === 'help') {
@@ -32,10 +37,19 @@ async function main(): Promise<number> {
     process.stdout.write(`petstore-contract ${kitVersion}\n`);
     return 0;
   }
+  // A report that cannot be written is found out now, not after the run.
+  if (command.output !== undefined) {
+    const problem = await outputProblem(command.output);
+    if (problem !== undefined) {
+      process.stderr.write(`petstore-contract: Failed to use --output ${sanitiseForTerminal(command.output)}: ${problem}\n`);
+      return 2;
+    }
+  }
 
   const abort = new AbortController();
+  const live = new LiveConsole(process.stderr, { interactive: process.stderr.isTTY === true && process.env.TERM !== 'dumb' });
   const onSignal = () => {
-    process.stderr.write('petstore-contract: interrupted; stopping the run\n');
+    live.line('petstore-contract: interrupted; stopping the run');
     abort.abort();
   };
   process.once('SIGINT', onSignal);
@@ -47,27 +61,32 @@ async function main(): Promise<number> {
     const { report, exitCode } = await runContract({
       ...command.options,
       signal: abort.signal,
-      log: (line) => process.stderr.write(`${sanitiseForTerminal(line)}\n`),
+      log: (line) => live.line(sanitiseForTerminal(line)),
+      onWait: (notice) => live.wait({ ...notice, waitingFor: sanitiseForTerminal(notice.waitingFor) }),
       // Live output: one line per check as it finishes (reason and evidence under FAIL/SKIP/INFO).
-      onResult: (result) => process.stderr.write(`${[checkLine(result, liveColour), ...(result.status === 'PASS' ? [] : details(result))].join('\n')}\n`),
+      onResult: (result) => {
+        for (const line of [checkLine(result, liveColour), ...(result.status === 'PASS' ? [] : details(result))]) live.line(line);
+      },
     });
-    const reportColour = command.output === undefined && command.reporter === 'human' && colourEnabled(process.stdout, process.env);
-    const text = render(report, command.reporter, reportColour);
+    live.close();
     if (command.output === undefined) {
-      process.stdout.write(text);
+      const reportColour = command.reporter === 'human' && colourEnabled(process.stdout, process.env);
+      // The check lines already went by on stderr; where the same reader sees both, the report does not repeat them.
+      process.stdout.write(render(report, command.reporter, { colour: reportColour, listChecks: !liveLinesReachReportReader() }));
     } else {
       try {
-        await writeFile(command.output, text);
+        await writeFile(command.output, render(report, command.reporter, { colour: false, listChecks: true }));
       } catch (error) {
-        process.stderr.write(`petstore-contract: Failed to write the report to ${command.output}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+        process.stderr.write(`petstore-contract: Failed to write the report to ${sanitiseForTerminal(command.output)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
         return 2;
       }
-      process.stdout.write(`${renderSummaryLine(report)}\nReport (${command.reporter}) written to ${command.output}\n`);
+      process.stdout.write(`${renderSummaryLine(report)}\nReport (${command.reporter}) written to ${sanitiseForTerminal(command.output)}\n`);
     }
     return exitCode;
   } catch (error) {
+    live.close();
     const message = error instanceof ContractRunError ? error.message : `Failed to run: ${(error as Error).message ?? String(error)}`;
-    process.stderr.write(`petstore-contract: ${sanitiseForTerminal(message)}\n`);
+    process.stderr.write(`petstore-contract: ${sanitiseForTerminal(message)}${error instanceof ContractRunError && error.kind === 'usage' ? ' (petstore-contract --help lists the options)' : ''}\n`);
     return 2;
   } finally {
     process.off('SIGINT', onSignal);
@@ -75,19 +94,60 @@ async function main(): Promise<number> {
   }
 }
 
-function render(report: ContractReport, reporter: ReporterName, colour: boolean): string {
+function render(report: ContractReport, reporter: ReporterName, options: { colour: boolean; listChecks: boolean }): string {
   if (reporter === 'junit') return renderJunitReport(report);
   if (reporter === 'json') return renderJsonReport(report);
   if (reporter === 'markdown') return renderMarkdownReport(report);
-  return renderHumanReport(report, { colour });
+  return renderHumanReport(report, options);
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`petstore-contract: Failed to run: ${sanitiseForTerminal((error as Error).message ?? String(error))}\n`);
-    process.exitCode = 2;
-  },
-);
+/**
+ * Did the live lines (stderr) reach whoever reads the report (stdout)? Yes on a terminal, in a CI
+ * log (stderr a pipe the runner collects beside stdout) and when both go to one file; no when the
+ * report goes to a file of its own, or stderr to another file or /dev/null.
+ */
+function liveLinesReachReportReader(): boolean {
+  try {
+    const out = fstatSync(1);
+    const err = fstatSync(2);
+    if (out.dev === err.dev && out.ino === err.ino) return true;
+    if (out.isFile()) return false;
+    return process.stderr.isTTY === true || err.isFIFO() || err.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+/** Why the report could not be written to `path`, or undefined when it can. */
+async function outputProblem(path: string): Promise<string | undefined> {
+  const target = resolve(path);
+  const existing = await stat(target).catch(() => undefined);
+  if (existing?.isDirectory()) return 'it is a directory';
+  try {
+    await access(existing === undefined ? dirname(target) : target, constants.W_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `the directory ${dirname(target)} does not exist` : `not writable (${code ?? 'EACCES'})`;
+  }
+}
+
+/**
+ * Exits once stdout and stderr have taken everything written: undici's timer wheel would keep an
+ * idle process alive for another half second, which is a third of a stopped run's time.
+ */
+function exitWhenFlushed(code: number): void {
+  process.exitCode = code;
+  let pending = 2;
+  const done = () => {
+    pending -= 1;
+    if (pending === 0) process.exit(code);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
+}
+
+main().then(exitWhenFlushed, (error: unknown) => {
+  process.stderr.write(`petstore-contract: Failed to run: ${sanitiseForTerminal((error as Error).message ?? String(error))}\n`);
+  exitWhenFlushed(2);
+});

@@ -44,6 +44,13 @@ describe('parseCliArgs', () => {
     expect(usage(['--base-url', 'http://h'])).toBe('Failed to start: --api-key is required (or set PETSTORE_API_KEY)');
     expect(usage(['--base-url', 'http://h', '--api-key', 'k', '--reporter', 'xml'])).toContain('--reporter: "xml" is not one of human, junit, json');
     expect(usage(['--base-url', 'http://h', '--api-key', 'k', '--concurrency', '2.5'])).toContain('--concurrency: "2.5" is not an integer');
-    expect(usage(['--base-url', 'http://h', '--api-key', 'k', 'extra'])).toContain('Failed to read the command line');
+    expect(usage(['--base-url', 'http://h', '--api-key', 'k', 'extra'])).toBe('Failed to read the command line: unexpected argument "extra": every value follows its option (--base-url URL), and a value with spaces needs quotes');
+    expect(usage(['--nope'])).toBe('Failed to read the command line: unknown option --nope');
+    expect(usage(['--reporter=xml', '--rate-limit'])).toBe('Failed to read the command line: unknown option --rate-limit (did you mean --rate-limit-key?)');
+    expect(usage(['--conccurency', '2'])).toBe('Failed to read the command line: unknown option --conccurency (did you mean --concurrency?)');
+    expect(usage(['-x'])).toBe('Failed to read the command line: unknown option -x');
+    expect(usage(['--timeout'])).toBe('Failed to read the command line: --timeout needs a value');
+    expect(usage(['--read-only=yes'])).toBe('Failed to read the command line: --read-only takes no value');
+    expect(usage(['--seed', '-5'])).toBe('Failed to read the command line: --seed needs a value; a value starting with "-" is written --seed=-VALUE');
   });
 });

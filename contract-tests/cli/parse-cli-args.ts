@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { defaults, type ContractOptions } from '../runner/contract-options.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
 
@@ -58,16 +58,47 @@ Report:
   -v, --version           Print "petstore-contract <version>"
 
 Output: each check's line streams to stderr as it finishes (colour on a terminal; NO_COLOR
-turns it off, FORCE_COLOR on); the report goes to stdout or --output.
+turns it off, FORCE_COLOR on), and so does a line for each wait for a rate-limit window (a
+countdown on a terminal). The report goes to stdout or --output: failures grouped by cause,
+each with a curl that reproduces it (keys as $PETSTORE_API_KEY), the coverage matrix, where each
+rule id is in the interface document (shipped as docs/petstore-service-interface.md), the
+verdict; it lists every check too unless the live lines already reached its reader.
 
 Exit codes: 0 the server conforms (no required check failed), 1 a required check failed (or a
-SKIP with --fail-on-skip), 2 usage error, unreachable server, or the kit could not run,
+SKIP with --fail-on-skip), 2 the run could not mean anything: a bad option, the server
+unreachable, a key refused, no API at the base URL (one line, within seconds), Prism failing,
 3 INCONCLUSIVE: required checks could not run (rate-limited, deadline, server gone mid-run);
 the report names what stopped them.
 
-Created categories are named contract-test-<runId>-...: the interface has no delete operation,
-so this is how to find (and clean up) what a run leaves behind.
+Before its first request that could create data, the run says how many categories it may
+create at most (--read-only: none). They are named contract-test-<runId>-...: the interface has
+no delete operation, so this is how to find (and clean up) what a run leaves behind.
 `;
+
+/** The flags, for node:util's parseArgs (values are checked after parsing, with messages of our own). */
+const cliOptions = {
+  'base-url': { type: 'string' },
+  'api-key': { type: 'string' },
+  'rate-limit-key': { type: 'string' },
+  'read-only': { type: 'boolean' },
+  'max-requests': { type: 'string' },
+  'max-wait': { type: 'string' },
+  'window-wait': { type: 'string' },
+  reporter: { type: 'string' },
+  output: { type: 'string' },
+  timeout: { type: 'string' },
+  concurrency: { type: 'string' },
+  strict: { type: 'boolean' },
+  'via-prism': { type: 'boolean' },
+  seed: { type: 'string' },
+  header: { type: 'string', short: 'H', multiple: true },
+  deadline: { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'create-budget': { type: 'string' },
+  'fail-on-skip': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const satisfies ParseArgsConfig['options'];
 
 /**
  * Turns argv (and the PETSTORE_* environment variables as fallbacks) into a command. Throws
@@ -81,35 +112,14 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'rate-limit-key': { type: 'string' },
-        'read-only': { type: 'boolean' },
-        'max-requests': { type: 'string' },
-        'max-wait': { type: 'string' },
-        'window-wait': { type: 'string' },
-        reporter: { type: 'string' },
-        output: { type: 'string' },
-        timeout: { type: 'string' },
-        concurrency: { type: 'string' },
-        strict: { type: 'boolean' },
-        'via-prism': { type: 'boolean' },
-        seed: { type: 'string' },
-        header: { type: 'string', short: 'H', multiple: true },
-        deadline: { type: 'string' },
-        'max-body-bytes': { type: 'string' },
-        'create-budget': { type: 'string' },
-        'fail-on-skip': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
+      options: cliOptions,
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new ContractRunError('usage', `Failed to read the command line: ${(error as Error).message}`);
+    throw new ContractRunError('usage', `Failed to read the command line: ${describeParseError(error as Error & { code?: string })}`);
   }
+
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
 
@@ -156,4 +166,51 @@ function optionalNumber<K extends keyof ContractOptions>(text: string | undefine
     throw new ContractRunError('usage', `Failed to use ${flag}: ${JSON.stringify(text)} is not ${kind === 'integer' ? 'an integer' : 'a number of seconds'}`);
   }
   return { [key]: Number(text) } as Partial<Record<K, number>>;
+}
+
+/**
+ * node:util's parseArgs messages as one line in the kit's words: the multi-line "ambiguous"
+ * hint and the positional-argument advice do not fit a one-line error, and a near miss of an
+ * option name gets a suggestion.
+ */
+function describeParseError(error: Error & { code?: string }): string {
+  const option = /'(-{1,2}[^' =]+)/.exec(error.message)?.[1];
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION': {
+      const suggestion = option === undefined ? undefined : closestOption(option);
+      return `unknown option ${option ?? error.message}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}`;
+    }
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument ${JSON.stringify(/'([^']*)'/.exec(error.message)?.[1] ?? '')}: every value follows its option (--base-url URL), and a value with spaces needs quotes`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (/does not take an argument/.test(error.message)) return `${option} takes no value`;
+      if (/ambiguous/.test(error.message)) return `${option} needs a value; a value starting with "-" is written ${option}=-VALUE`;
+      return `${option} needs a value`;
+    default:
+      return error.message.split('\n')[0]!;
+  }
+}
+
+/** The option a mistyped one most likely meant (edit distance up to 2, or a unique prefix). */
+function closestOption(typed: string): string | undefined {
+  const names = Object.keys(cliOptions).map((name) => `--${name}`);
+  const word = typed.replace(/^-+/, '');
+  const prefixed = names.filter((name) => word.length >= 3 && name.slice(2).startsWith(word));
+  if (prefixed.length === 1) return prefixed[0];
+  let best: { name: string; distance: number } | undefined;
+  for (const name of names) {
+    const distance = editDistance(word, name.slice(2));
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }

@@ -18,6 +18,14 @@ export interface CheckDefinition {
   operationId?: string;
   /** Sends POST requests: skipped under --read-only (a broken server could create data from any POST). */
   writes?: boolean;
+  /**
+   * Most requests that could create a category (a POST, or any request with a body) the check may
+   * send, from the run's options: the runner adds them up into the bound it prints before the
+   * first one, and refuses to send one past it. Any check that may POST declares it.
+   *
+   * @example maxCreates: (target) => target.propertyRuns
+   */
+  maxCreates?: (target: ContractTarget) => number | Promise<number>;
 }
 
 /** One check as data: what it is, and the function that runs it. */

@@ -65,6 +65,8 @@ export interface PrismViolation {
 /** What a report shows of one failure: the request, the status, the offending header or field. */
 export interface Evidence {
   request: string;
+  /** The exchange's `seq`, when the evidence is one request: the report rebuilds it as a curl. */
+  seq?: number;
   status?: number;
   header?: string;
   field?: string;
@@ -95,6 +97,7 @@ export function describeRequest(exchange: Exchange): string {
 export function evidenceOf(exchange: Exchange, detail: string, where: { header?: string; field?: string } = {}): Evidence {
   return {
     request: describeRequest(exchange),
+    seq: exchange.seq,
     ...(exchange.response ? { status: exchange.response.status } : {}),
     ...where,
     detail,

@@ -5,7 +5,7 @@ import type { ContractTarget } from './contract-target.js';
 import { evidenceOf, maskHeaders, truncate, type Exchange, type ExchangeResponse, type Identity, type PrismViolation } from './exchange.js';
 import type { KitClock } from './kit-clock.js';
 import { parseRetryAfter, serverClock } from './rate-limit-headers.js';
-import { RateBudget, WaitAllowance } from './rate-budget.js';
+import { RateBudget, WaitAllowance, type WaitNotice } from './rate-budget.js';
 import type { RunState } from './run-state.js';
 import { Semaphore } from './semaphore.js';
 
@@ -48,6 +48,12 @@ export interface ApiRequest {
   keepSendingAfter429?: boolean;
 }
 
+/** What the runner may watch: each request as sent (unmasked, for a reproducing curl), each wait as it starts. */
+export interface ClientHooks {
+  onSend?: (exchange: Exchange, sent: { headers: Record<string, string>; body: string | Uint8Array | undefined }) => void;
+  onWait?: (notice: WaitNotice) => void;
+}
+
 /** Requests kept in hand before the kit waits for a rate-limit window to reset. */
 const reserve = 2;
 const maxStoredBody = 8_000;
@@ -78,13 +84,15 @@ export class ContractHttpClient {
   readonly #log: (message: string) => void;
 
   readonly #signal: AbortSignal;
+  readonly #hooks: ClientHooks;
 
   /**
    * `signal` aborts at the run's deadline: requests in flight are cut and waits end, so the run
    * always gets to write its report.
    */
-  constructor(target: ContractTarget, state: RunState, log: (message: string) => void, signal: AbortSignal = new AbortController().signal) {
+  constructor(target: ContractTarget, state: RunState, log: (message: string) => void, signal: AbortSignal = new AbortController().signal, hooks: ClientHooks = {}) {
     this.#target = target;
+    this.#hooks = hooks;
     this.#state = state;
     this.#signal = signal;
     this.#clock = target.clock;
@@ -94,7 +102,7 @@ export class ContractHttpClient {
     this.#slots = new Semaphore(target.concurrency);
     const allowance = new WaitAllowance(target.maxWaitMs);
     const sleep = (ms: number) => this.#sleep(ms);
-    const budget = (label: string) => new RateBudget({ label, reserve, allowance, now: () => this.#clock.now(), sleep, log: (message) => log(`petstore-contract: ${message}`) });
+    const budget = (label: string) => new RateBudget({ label, reserve, allowance, now: () => this.#clock.now(), sleep, log: (message) => log(`petstore-contract: ${message}`), ...(hooks.onWait ? { onWait: hooks.onWait } : {}) });
     this.#budgets = new Map([
       ['main', budget('the main key')],
       ['anonymous', budget('unauthenticated requests')],
@@ -173,7 +181,8 @@ export class ContractHttpClient {
       const left = Math.floor((this.#windowWaits.maxMs - this.#windowWaits.spentMs) / 1000);
       throw new OverBudget(`${notBefore.why} needs ${seconds} s of waiting; --window-wait allows ${left} s more (raise it to ${Math.ceil((this.#windowWaits.spentMs + ms) / 1000)} to check this)`);
     }
-    this.#log(`petstore-contract: waiting ${seconds} s on purpose: ${notBefore.why}`);
+    if (this.#hooks.onWait) this.#hooks.onWait({ waitingFor: `${notBefore.why} (on purpose, --window-wait)`, ms, untilMs: notBefore.atMs });
+    else this.#log(`petstore-contract: waiting ${seconds} s on purpose: ${notBefore.why}`);
     await this.#sleep(ms);
   }
 
@@ -208,6 +217,7 @@ export class ContractHttpClient {
       answeredByPrism: false,
       prismViolations: [],
     };
+    this.#hooks.onSend?.(exchange, { headers, body });
     try {
       const response = await request(url, {
         method: apiRequest.method as 'GET',

@@ -33,6 +33,19 @@ export interface RateBudgetOptions {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   log?: (message: string) => void;
+  /** Told of each wait as it starts (the CLI's progress line); without it, the wait is a `log` line. */
+  onWait?: (notice: WaitNotice) => void;
+}
+
+/**
+ * A wait the run is about to sit through: what it waits for, and until when.
+ *
+ * @example { waitingFor: 'X-RateLimit-Reset of the main key (Remaining 2, reserve 2)', ms: 37_000, untilMs: 1_795_310_113_000 }
+ */
+export interface WaitNotice {
+  waitingFor: string;
+  ms: number;
+  untilMs: number;
 }
 
 /** What a response said, as far as pacing cares. */
@@ -63,7 +76,7 @@ const defaultBackoffMs = 60_000;
  * try { response = await send(); budget.observe(response); } finally { budget.release(); }
  */
 export class RateBudget {
-  readonly #options: Required<RateBudgetOptions>;
+  readonly #options: Required<Omit<RateBudgetOptions, 'onWait'>> & Pick<RateBudgetOptions, 'onWait'>;
   #remaining: number | undefined;
   #resetAtMs: number | undefined;
   #inFlight = 0;
@@ -85,7 +98,7 @@ export class RateBudget {
       const now = this.#options.now();
       const wait = this.#waitNeeded(now);
       if (wait === undefined) break;
-      await this.#wait(wait.untilMs, wait.reason, now);
+      await this.#wait(wait, now);
     }
     this.#inFlight += 1;
   }
@@ -122,9 +135,9 @@ export class RateBudget {
     return this.#remaining;
   }
 
-  #waitNeeded(now: number): { untilMs: number; reason: string } | undefined {
+  #waitNeeded(now: number): { untilMs: number; reason: string; waitingFor: string } | undefined {
     if (this.#blockedUntilMs > now) {
-      return { untilMs: this.#blockedUntilMs, reason: `${this.#options.label} was answered 429; waiting for Retry-After` };
+      return { untilMs: this.#blockedUntilMs, reason: `${this.#options.label} was answered 429; waiting for Retry-After`, waitingFor: `Retry-After of ${this.#options.label} (answered 429)` };
     }
     if (this.#remaining === undefined || this.#resetAtMs === undefined) return undefined;
     if (now >= this.#resetAtMs + afterResetMs) {
@@ -136,10 +149,11 @@ export class RateBudget {
     return {
       untilMs: this.#resetAtMs + afterResetMs,
       reason: `X-RateLimit-Remaining of ${this.#options.label} is ${this.#remaining} (reserve ${this.#options.reserve}); waiting for X-RateLimit-Reset (${new Date(this.#resetAtMs).toISOString()})`,
+      waitingFor: `X-RateLimit-Reset of ${this.#options.label} (Remaining ${this.#remaining}, reserve ${this.#options.reserve})`,
     };
   }
 
-  async #wait(untilMs: number, reason: string, now: number): Promise<void> {
+  async #wait({ untilMs, reason, waitingFor }: { untilMs: number; reason: string; waitingFor: string }, now: number): Promise<void> {
     const pending = this.#pendingWait;
     if (pending && pending.untilMs >= untilMs) {
       // Another request of this identity already waits for the same instant: wait with it, book nothing twice.
@@ -153,7 +167,8 @@ export class RateBudget {
         `rate budget exhausted: ${reason}, ${Math.ceil(ms / 1000)} s, would exceed --max-wait ${Math.round(this.#options.allowance.maxMs / 1000)} s (${spent} s already waited)`,
       );
     }
-    this.#options.log(`${reason}: ${Math.ceil(ms / 1000)} s`);
+    if (this.#options.onWait) this.#options.onWait({ waitingFor, ms, untilMs });
+    else this.#options.log(`${reason}: ${Math.ceil(ms / 1000)} s`);
     const done = this.#options.sleep(ms);
     this.#pendingWait = { untilMs, done };
     try {

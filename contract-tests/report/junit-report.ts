@@ -1,11 +1,17 @@
 import type { Evidence } from '../lib/exchange.js';
+import { groupFailures, type FailureGroup } from './failure-groups.js';
 import { renderMatrixText } from './human-report.js';
+import { ruleHref } from './interface-links.js';
 import type { CheckResult, ContractReport } from './report-model.js';
 
 /**
  * The report as JUnit XML, for CI systems: one testsuite per area, one testcase per check, named
- * by its rule. FAIL is a `<failure>` with the evidence, SKIP a `<skipped>` with the reason; INFO
- * and WARN pass and carry their text in `<system-out>`, plus a `status` property.
+ * by its rule; no suite is empty. FAIL is a `<failure>` with the evidence, the cause it shares
+ * with other failures and a curl that reproduces it; SKIP a `<skipped>` with the reason; INFO and
+ * WARN pass and carry their text in `<system-out>`, plus a `status` property. Each testcase has
+ * a `rule-url` property: its rule's section of the interface document on the web. The coverage
+ * matrix and the verdict are the first suite's `<system-out>` (JUnit has no free text outside
+ * a suite, and a suite of no tests shows as an empty suite in CI views).
  *
  * @example await writeFile('contract.xml', renderJunitReport(report));
  */
@@ -17,10 +23,16 @@ export function renderJunitReport(report: ContractReport): string {
     areas.set(result.area, list);
   }
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
+  const groups = report.failureGroups ?? groupFailures(report.results);
+  const causeOf = new Map<string, Cause>();
+  groups.forEach((group, index) => group.checks.forEach((check) => causeOf.set(check.id, { group, index, of: groups.length })));
+  const verdict = report.verdict ?? (report.conforms ? 'CONFORMS' : 'DOES NOT CONFORM');
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(
     `<testsuites name="petstore-contract" tests="${report.summary.total}" failures="${report.summary.FAIL}" errors="0" skipped="${report.summary.SKIP}" time="${seconds(report.durationMs)}" timestamp="${escapeXml(report.startedAt)}">`,
   );
+  const perKey = Object.entries(report.requestsByKey ?? {}).map(([key, count]) => `${key}: ${count}`).join('; ');
+  let first = true;
   for (const [area, results] of areas) {
     const failures = results.filter((result) => result.status === 'FAIL').length;
     const skipped = results.filter((result) => result.status === 'SKIP').length;
@@ -29,33 +41,47 @@ export function renderJunitReport(report: ContractReport): string {
     const time = results.some((result) => result.startMs !== undefined) ? Math.max(...results.map((result) => (result.startMs ?? 0) + result.durationMs)) - Math.min(...starts) : results.reduce((total, result) => total + result.durationMs, 0);
     out.push(`  <testsuite name="${escapeXml(area)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${escapeXml(report.startedAt)}">`);
     out.push('    <properties>');
-    const perKey = Object.entries(report.requestsByKey ?? {}).map(([key, count]) => `${key}: ${count}`).join('; ');
-    for (const [name, value] of [['baseUrl', report.target.baseUrl], ['runId', report.runId], ['seed', String(report.settings.seed)], ['verdict', report.verdict ?? (report.conforms ? 'CONFORMS' : 'DOES NOT CONFORM')], ['requestsByKey', perKey]] as const) {
+    for (const [name, value] of [['baseUrl', report.target.baseUrl], ['runId', report.runId], ['seed', String(report.settings.seed)], ['verdict', verdict], ['requestsByKey', perKey]] as const) {
       out.push(`      <property name="${name}" value="${escapeXml(value)}"/>`);
     }
     out.push('    </properties>');
-    for (const result of results) out.push(...testCase(result));
+    for (const result of results) out.push(...testCase(result, ruleHref(report.interface, result.rule, 'web'), causeOf.get(result.id)));
+    if (first) {
+      out.push(`    <system-out>${escapeXml([...renderMatrixText(report), '', `verdict: ${verdict}${report.stoppedBy ? ` (stopped by ${report.stoppedBy.join('; ')})` : ''}`].join('\n'))}</system-out>`);
+      first = false;
+    }
     out.push('  </testsuite>');
   }
-  // The coverage matrix travels as the output of a suite of its own (JUnit has no other free text).
-  out.push(`  <testsuite name="coverage matrix (rule x operation)" tests="0" failures="0" errors="0" skipped="0" time="0.000" timestamp="${escapeXml(report.startedAt)}">`);
-  out.push(`    <system-out>${escapeXml([...renderMatrixText(report), '', `verdict: ${report.verdict ?? (report.conforms ? 'CONFORMS' : 'DOES NOT CONFORM')}${report.stoppedBy ? ` (stopped by ${report.stoppedBy.join('; ')})` : ''}`].join('\n'))}</system-out>`);
-  out.push('  </testsuite>');
   out.push('</testsuites>');
   return `${out.join('\n')}\n`;
 }
 
-function testCase(result: CheckResult): string[] {
+/** A failure's place among the run's causes. */
+interface Cause {
+  group: FailureGroup;
+  index: number;
+  of: number;
+}
+
+function testCase(result: CheckResult, ruleUrl: string | undefined, cause: Cause | undefined): string[] {
   const name = `${result.rule} ${result.title}${result.operation === undefined ? '' : ` [${result.operation}]`}`;
   const open = `    <testcase classname="petstore-contract.${escapeXml(result.area)}" name="${escapeXml(name)}" time="${(result.durationMs / 1000).toFixed(3)}">`;
   const inconclusive = result.inconclusive ? '<property name="inconclusive" value="true"/>' : '';
   const cases = result.cases === undefined ? '' : `<property name="cases" value="${result.cases}"/>`;
-  const lines = [open, `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/>${inconclusive}${cases}</properties>`];
+  const link = ruleUrl === undefined ? '' : `<property name="rule-url" value="${escapeXml(ruleUrl)}"/>`;
+  const lines = [open, `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/>${inconclusive}${cases}${link}</properties>`];
   const message = result.message ?? '';
   switch (result.status) {
-    case 'FAIL':
-      lines.push(`      <failure message="${escapeXml(message)}" type="${escapeXml(result.rule)}">${escapeXml(result.evidence.map(describe).join('\n'))}</failure>`);
+    case 'FAIL': {
+      const text = [
+        ...result.evidence.map(describe),
+        ...(cause === undefined ? [] : [`cause ${cause.index + 1} of ${cause.of}: ${cause.group.cause} (${cause.group.checks.length} ${cause.group.checks.length === 1 ? 'check' : 'checks'})`]),
+        ...(cause?.group.curl === undefined ? [] : [`reproduce: ${cause.group.curl}`]),
+        ...(ruleUrl === undefined ? [] : [`rule: ${ruleUrl}`]),
+      ];
+      lines.push(`      <failure message="${escapeXml(message)}" type="${escapeXml(result.rule)}">${escapeXml(text.join('\n'))}</failure>`);
       break;
+    }
     case 'SKIP':
       lines.push(`      <skipped message="${escapeXml(`${result.inconclusive ? 'INCONCLUSIVE: ' : ''}${message}`)}"/>`);
       break;

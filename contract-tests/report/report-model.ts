@@ -1,4 +1,5 @@
 import type { Evidence } from '../lib/exchange.js';
+import type { InterfaceLinks } from './interface-links.js';
 
 /** The five outcomes of a check. Only FAIL makes a server non-conforming. */
 export type CheckStatus = 'PASS' | 'FAIL' | 'SKIP' | 'INFO' | 'WARN';
@@ -70,11 +71,17 @@ export interface ContractReport {
   requestsByKey?: Record<string, number>;
   /** Categories the run created on the server (the interface has no delete). */
   createdCategories?: number;
+  /** The most it could have created: the bound printed before its first request that could create data. */
+  mayCreateCategories?: number;
   verdict?: Verdict;
   /** What stopped required checks, when the verdict is INCONCLUSIVE. */
   stoppedBy?: string[];
   /** Tolerance used to judge time (server Date vs. headers). */
   timeTolerance?: string;
+  /** The failures grouped by cause, each with a curl that sends its evidence's request again. */
+  failureGroups?: FailureGroup[];
+  /** Where each rule id of the report points in the interface document (shipped in the package). */
+  interface?: InterfaceLinks;
   results: CheckResult[];
   summary: Record<CheckStatus, number> & { total: number; requests: number };
   /** Messages the run printed while it ran (waits for rate-limit windows, Prism). */
@@ -96,4 +103,32 @@ export function summarise(results: readonly CheckResult[]): ContractReport['summ
     summary.requests += result.requests;
   }
   return summary;
+}
+
+/**
+ * Failures grouped by cause: one broken behaviour usually fails many checks (a 401 without an
+ * Error body fails 48 auth probes; an unprotected operation fails its twelve), and a reader wants
+ * the behaviour once, with the places it showed up and one request that shows it again.
+ *
+ * Two failures share a cause when their messages say the same thing once what varies between
+ * places is taken out (which probe it was, "expected 401 for <probe>, got 200"; the exact 2xx a
+ * refused request got; numbers that are counts, ids or times; quoted values; URLs; the run's
+ * names; the fast-check counterexample), or when a failure's evidence is a response that already
+ * failed a check of the group. The same rule failing on several operations is one cause; so is
+ * one response breaking several rules.
+ */
+export interface FailureGroup {
+  /** What is wrong, in the checks' words: their message when they all say it alike, else what they share. */
+  cause: string;
+  /** The failures' shared message with what varies taken out; the group's key. */
+  signature: string;
+  /** Rule ids of the group's checks, in the order they first appear. */
+  rules: string[];
+  /** Operations hit (`METHOD /path`; `(every response)` for checks over the whole run). */
+  operations: string[];
+  checks: { id: string; rule: string; title: string; operation: string | undefined }[];
+  /** The first piece of evidence of the group's first check. */
+  evidence: Evidence | undefined;
+  /** A curl that sends the evidence's request again (the keys as shell variables), when the run kept it. */
+  curl?: string;
 }

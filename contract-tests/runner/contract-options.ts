@@ -57,6 +57,8 @@ export interface ContractOptions {
   log?: (message: string) => void;
   /** Called with each check's result as it finishes (live output); secrets already masked. */
   onResult?: (result: import('../report/report-model.js').CheckResult) => void;
+  /** Called as each wait for a rate-limit window starts (what for, until when). Default: one line through `log`. */
+  onWait?: (notice: import('../lib/rate-budget.js').WaitNotice) => void;
   /**
    * Extra request headers (`-H 'Name: value'`), added to every request unless a check sets the
    * same header. Values of credential-like names (Authorization, Cookie, *Key*, *Token*) are secrets.

@@ -1,5 +1,9 @@
-/** Why a run could not produce a verdict. All of them exit 2. */
-export type ContractRunErrorKind = 'usage' | 'unreachable' | 'prism' | 'internal';
+/**
+ * Why a run could not produce a verdict. All of them exit 2: a bad option (`usage`), a server the
+ * kit cannot reach (`unreachable`), a key the server refuses (`refused`), a base URL where no
+ * operation answers like the API (`not-the-api`), Prism failing to start, a fault of the kit.
+ */
+export type ContractRunErrorKind = 'usage' | 'unreachable' | 'refused' | 'not-the-api' | 'prism' | 'internal';
 
 /**
  * Misuse of the kit or a server it cannot reach: a clear one-line message for the user, exit code

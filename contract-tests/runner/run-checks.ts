@@ -5,6 +5,7 @@ import type { ContractHttpClient } from '../lib/http-client.js';
 import type { RunState } from '../lib/run-state.js';
 import type { SpecModel } from '../lib/spec-model.js';
 import type { CheckResult } from '../report/report-model.js';
+import { checkCreationBound, createsData } from './creation-bound.js';
 
 /** What the scheduler needs besides the checks. */
 export interface RunChecksContext {
@@ -84,11 +85,20 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
     return finish('SKIP');
   }
   const stability = check.operationId === undefined ? undefined : spec.operations.get(check.operationId)?.stability;
+  // The run printed a bound on what it may create, summed from what each check declares: hold each to it.
+  const mayCreate = await checkCreationBound(check, target);
+  let created = 0;
   const run: CheckRun = {
     target,
     spec,
     state,
     send: async (request) => {
+      if (createsData(request)) {
+        if (created >= mayCreate) {
+          throw new InconclusiveError(`not sent: ${request.method} ${request.path} could create data, and this check declared at most ${mayCreate} such requests${target.readOnly ? ' (read-only run)' : ''} (maxCreates): the bound printed at the start of the run must hold`);
+        }
+        created += 1;
+      }
       meta.requests += 1;
       const exchange = await context.client.send(check.id, request);
       if (exchange.response !== undefined) meta.observed += 1;

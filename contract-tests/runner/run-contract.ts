@@ -3,16 +3,18 @@ import { access } from 'node:fs/promises';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { ContractHttpClient } from '../lib/http-client.js';
 import { createRedactor, looksLikeCredentialHeader, maskSecret, redactDeep } from '../lib/mask-secret.js';
+import type { WaitNotice } from '../lib/rate-budget.js';
 import { createRunState } from '../lib/run-state.js';
-import { loadSpecModel } from '../lib/spec-model.js';
+import { waitLine } from '../report/progress-text.js';
 import { summarise, type CheckResult, type ContractReport, type Verdict } from '../report/report-model.js';
-import { suiteAreas } from '../suite/index.js';
 import { callOf, listCategories } from '../suite/operations.js';
 import { resolveContractOptions, type ContractOptions } from './contract-options.js';
 import { ContractRunError } from './contract-run-error.js';
 import { kitVersion } from './kit-version.js';
 import { startPrism, type RunningPrism } from './prism-process.js';
-import { probeServer } from './preflight.js';
+import { creationBound, creationLine } from './creation-bound.js';
+import { createRequestRecorder, failureGroupsWithCurl, reportInterfaceLinks, secretVariables } from './report-extras.js';
+import { assertRateLimitKeyAccepted, limitedKeyNotice, preflight } from './preflight.js';
 import { runChecks } from './run-checks.js';
 
 /** The outcome of a run: the report and the exit code it implies (0 conforms, 1 fails, 3 inconclusive). */
@@ -56,20 +58,16 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   } catch {
     throw new ContractRunError('usage', `Failed to load spec ${settings.specPath}: no such file`);
   }
-  let spec;
-  try {
-    spec = await loadSpecModel(settings.specPath);
-  } catch (error) {
-    throw new ContractRunError('usage', (error as Error).message);
-  }
   const timeoutMs = Math.round(settings.timeoutSeconds * 1000);
   const deadlineMs = Math.round(settings.deadlineSeconds * 1000);
-  const probe = await probeServer(settings.baseUrl, settings.apiKey, timeoutMs, settings.extraHeaders).catch((error: unknown) => {
+  // A run that cannot mean anything (server unreachable, a key refused, no API at the base URL) stops
+  // here or at the rate-limit key's first answer, before the suite and the spec's validators are
+  // loaded (they take most of a second).
+  const probe = await preflight({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs, extraHeaders: settings.extraHeaders }).catch((error: unknown) => {
     throw error instanceof ContractRunError ? new ContractRunError(error.kind, redact(error.message)) : error;
   });
-  if (probe.status === 404 && !/\/v\d+$/.test(settings.baseUrl)) {
-    log(`petstore-contract: GET ${settings.baseUrl}/categories answered 404; does the base URL lack its version prefix (/v1)?`);
-  }
+  const notice = limitedKeyNotice(probe, settings.maxWaitSeconds);
+  if (notice !== undefined) log(notice);
 
   let prism: RunningPrism | undefined;
   const deadline = new AbortController();
@@ -111,18 +109,38 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       createBudget: settings.createBudget,
     };
     const state = createRunState();
-    client = new ContractHttpClient(target, state, log, deadline.signal);
+    const recorder = createRequestRecorder(settings.baseUrl);
+    const onWait = (notice: WaitNotice) => {
+      // The report keeps the line; the CLI shows it as it likes (a countdown on a terminal).
+      logLines.push(redact(waitLine(notice)));
+      if (options.onWait) options.onWait(notice);
+      else printLog(redact(waitLine(notice)));
+    };
+    client = new ContractHttpClient(target, state, log, deadline.signal, { onSend: recorder.onSend, onWait });
     if (settings.rateLimitKey !== undefined) {
       // The rate-limit key's budget before the main key spends anything: the independent-budget
       // check compares it with what the key reports later.
-      try {
-        const first = await client.send('rate.independent-budgets', { ...callOf(listCategories), authorization: `Bearer ${settings.rateLimitKey}`, identity: 'rate-limit' });
+      const first = await client.send('rate.independent-budgets', { ...callOf(listCategories), authorization: `Bearer ${settings.rateLimitKey}`, identity: 'rate-limit' }).catch(() => undefined);
+      if (first !== undefined) {
+        try {
+          assertRateLimitKeyAccepted(first, settings.rateLimitKey);
+        } catch (error) {
+          throw new ContractRunError('refused', redact((error as Error).message));
+        }
         state.shared.set('rate-limit-start', first);
         state.mainRequestsAtRateLimitStart = state.requestsByIdentity.main;
-      } catch {
-        // The checks that need it say so.
       }
+      // Without an answer, the checks that need it say so.
     }
+    const [{ loadSpecModel }, { suiteAreas }] = await Promise.all([import('../lib/spec-model.js'), import('../suite/index.js')]);
+    let spec;
+    try {
+      spec = await loadSpecModel(settings.specPath);
+    } catch (error) {
+      throw new ContractRunError('usage', (error as Error).message);
+    }
+    const mayCreate = await creationBound(suiteAreas, target);
+    log(creationLine({ bound: mayCreate, baseUrl: settings.baseUrl, namePrefix: target.namePrefix, createBudget: settings.createBudget, readOnly: settings.readOnly }));
     const results = await runChecks(suiteAreas, {
       target,
       spec,
@@ -172,6 +190,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         ...(settings.rateLimitKey === undefined ? {} : { [`rate-limit key ${masked(settings.rateLimitKey)}`]: state.requestsByIdentity['rate-limit'] }),
       },
       createdCategories: state.created,
+      mayCreateCategories: mayCreate,
       results,
       summary,
       log: logLines,
@@ -180,6 +199,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       verdict,
       ...(verdict === 'INCONCLUSIVE' ? { stoppedBy: [...state.stoppers] } : {}),
       timeTolerance,
+      failureGroups: failureGroupsWithCurl(results, recorder.sent, secretVariables(settings)),
+      interface: await reportInterfaceLinks(results, kitVersion),
     };
     // Every string of the report, evidence and server bodies included, with the secrets masked.
     return { report: redactDeep(report, redact), exitCode };

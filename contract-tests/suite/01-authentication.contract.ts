@@ -47,7 +47,7 @@ export default defineArea('Authentication (§5)', 'concurrent', (check) => {
       { id: 'key-in-other-header', rule: '§5.1', title: 'key in X-API-Key / Api-Key / X-Auth-Token without Authorization -> 401 + Error', authorization: () => undefined, headers: (apiKey) => ({ 'x-api-key': apiKey, 'api-key': apiKey, 'x-auth-token': apiKey, 'x-access-token': apiKey }) },
     ];
     for (const probe of probes) {
-      check({ id: `auth.${probe.id}:${operation.operationId}`, rule: probe.rule, title: probe.title, operation: operation.label, operationId: operation.operationId, writes }, async (run) => {
+      check({ id: `auth.${probe.id}:${operation.operationId}`, rule: probe.rule, title: probe.title, operation: operation.label, operationId: operation.operationId, writes, ...(writes ? { maxCreates: () => 1 } : {}) }, async (run) => {
         const authorization = probe.authorization(run.target.apiKey, run.target.runId);
         if (authorization === null) return run.skip('the key has no letters, so its case cannot be changed');
         const query = probe.query?.(run.target.apiKey);
@@ -72,7 +72,7 @@ export default defineArea('Authentication (§5)', 'concurrent', (check) => {
     { id: 'order.auth-before-parsing', title: 'no key and a body that is not JSON -> 401 (the key is checked before the body is parsed) + Error', body: { rawBody: '{"name": "not json' } },
   ];
   for (const probe of orderProbes) {
-    check({ id: `${probe.id}:${createCategory.operationId}`, rule: '§5.3', title: probe.title, operation: createCategory.label, operationId: createCategory.operationId, writes: true }, async (run) => {
+    check({ id: `${probe.id}:${createCategory.operationId}`, rule: '§5.3', title: probe.title, operation: createCategory.label, operationId: createCategory.operationId, writes: true, maxCreates: () => 1 }, async (run) => {
       const exchange = await run.send({ ...callOf(createCategory), ...probe.body, identity: 'anonymous', bypassPrism: true });
       expectError(run.spec, exchange, 401, 'a request without a key (and a bad body)');
     });

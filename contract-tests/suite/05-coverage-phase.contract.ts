@@ -23,7 +23,9 @@ const families: { family: CaseFamily; rule: (operationId: string) => string; tit
 
 export default defineArea('Coverage phase (§1, §4, deterministic)', 'concurrent', (check) => {
   for (const { family, rule, title } of families) {
-    check({ id: `coverage.${family}:${createCategory.operationId}`, rule: rule(createCategory.operationId), title, operation: createCategory.label, operationId: createCategory.operationId, writes: true }, async (run) => {
+    const casesOf = async (specPath: string) => (await bodyOperations(specPath)).map((operation) => ({ operation, cases: deriveBodyCases(operation.schema, (label) => `${specPath}-${label}`).filter((entry) => entry.family === family) }));
+    const maxCreates = async (target: { specPath: string }) => (await casesOf(target.specPath)).reduce((total, { cases }) => total + cases.length, 0);
+    check({ id: `coverage.${family}:${createCategory.operationId}`, rule: rule(createCategory.operationId), title, operation: createCategory.label, operationId: createCategory.operationId, writes: true, maxCreates }, async (run) => {
       const operations = await bodyOperations(run.target.specPath);
       if (operations.length === 0) return run.skip('the spec declares no JSON request body');
       const failures: { label: string; problem: string; evidence: Evidence }[] = [];

@@ -39,13 +39,13 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
     run.note(`answered ${response.status}${response.status === 405 ? `, Allow: ${response.headers.allow ?? 'missing'}` : ''}`);
   });
 
-  check({ id: 'errors.method-with-body', rule: '§7', title: 'a method the path does not allow, with a valid NewCategory body (PATCH /categories) -> 4xx + Error; nothing is created', operation: 'PATCH /categories', writes: true }, async (run) => {
+  check({ id: 'errors.method-with-body', rule: '§7', title: 'a method the path does not allow, with a valid NewCategory body (PATCH /categories) -> 4xx + Error; nothing is created', operation: 'PATCH /categories', writes: true, maxCreates: () => 1 }, async (run) => {
     const exchange = await run.send({ operationId: 'methodNotAllowed', method: 'PATCH', path: '/categories', authorization: run.bearer(), identity: 'main', json: { name: run.categoryName('patch') }, bypassPrism: true });
     judgeError(run, exchange, 405);
     run.note(`answered ${responseOf(exchange).status}`);
   });
 
-  check({ id: 'errors.body-too-large', rule: '§7', title: 'a 2 MiB body that is not JSON (so nothing can be created) -> 4xx (413 or 400) + Error with the rate-limit headers, never a dropped connection', operation: createCategory.label, operationId: createCategory.operationId, writes: true }, async (run) => {
+  check({ id: 'errors.body-too-large', rule: '§7', title: 'a 2 MiB body that is not JSON (so nothing can be created) -> 4xx (413 or 400) + Error with the rate-limit headers, never a dropped connection', operation: createCategory.label, operationId: createCategory.operationId, writes: true, maxCreates: () => 1 }, async (run) => {
     const exchange = await run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', rawBody: `{"description": "${'x'.repeat(2 * 1024 * 1024)}`, offInterface: true, bypassPrism: true });
     judgeError(run, exchange, 413);
     run.note(`answered ${responseOf(exchange).status}`);

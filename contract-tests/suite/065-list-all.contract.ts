@@ -17,7 +17,7 @@ const targetCount = Math.max(...pageSizesCrossed) + 1;
  * other creating checks, alone.
  */
 export default defineArea('listCategories lists all (§4)', 'sequential', (check) => {
-  check({ id: 'list.all', rule: '§4 listCategories', title: `every created category is listed, past page sizes ${pageSizesCrossed.join(', ')} (ids unique)`, operation: listCategories.label, operationId: listCategories.operationId, writes: true }, async (run) => {
+  check({ id: 'list.all', rule: '§4 listCategories', title: `every created category is listed, past page sizes ${pageSizesCrossed.join(', ')} (ids unique)`, operation: listCategories.label, operationId: listCategories.operationId, writes: true, maxCreates: (target) => target.createBudget }, async (run) => {
     const before = await list(run.send.bind(run), run.bearer());
     const listedBefore = Array.isArray(before.json) ? before.json.length : 0;
     const wanted = Math.min(run.target.createBudget, Math.max(1, targetCount - listedBefore));

@@ -60,7 +60,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     run.info(`the rate-limit key lost ${unexplained} more requests than it sent (another client may be using it)`, evidence);
   });
 
-  check({ id: 'auth.rate-limit-key:every-operation', rule: '§5.2', title: 'the second key is accepted by every operation too (not 401), each request counted once', operation: '(rate-limit key)' }, async (run) => {
+  check({ id: 'auth.rate-limit-key:every-operation', rule: '§5.2', title: 'the second key is accepted by every operation too (not 401), each request counted once', operation: '(rate-limit key)', maxCreates: (target) => (target.rateLimitKey === undefined ? 0 : 1) }, async (run) => {
     if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
     const refused: Exchange[] = [];
     const untried: string[] = [];

@@ -56,7 +56,7 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
     run.note(`served after ${Math.round((retryAt - limited.receivedAtMs) / 1000)} s: Remaining ${now.remaining} of ${now.limit}, Reset ${previous.resetSeconds} -> ${now.resetSeconds}`);
   });
 
-  check({ id: 'rate.limit-before-validation', rule: '§8.1', title: 'a request over the limit gets 429 whatever else is wrong with it (an invalid body, an unknown path): the limit is applied first', operation: createCategory.label, operationId: createCategory.operationId }, async (run) => {
+  check({ id: 'rate.limit-before-validation', rule: '§8.1', title: 'a request over the limit gets 429 whatever else is wrong with it (an invalid body, an unknown path): the limit is applied first', operation: createCategory.label, operationId: createCategory.operationId, maxCreates: (target) => (target.rateLimitKey === undefined ? 0 : 1) }, async (run) => {
     const served = await servedKey(run, 'waiting out the last 429, to exhaust the key once more');
     const left = reading(served).remaining ?? run.skip('X-RateLimit-Remaining of the rate-limit key is missing');
     affordKeyRequests(run, left + 1, 'exhausting the key again');

@@ -31,17 +31,25 @@ describe('petstore-contract command line', () => {
     }
   });
 
-  it('exits 2 with a one-line message on a usage error', async () => {
-    const missing = await runCli([]);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain('petstore-contract: Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
-    noStackTrace(missing.stderr);
-    const unknown = await runCli(['--base-url', 'http://127.0.0.1:1/v1', '--api-key', 'k', '--nope']);
-    expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("Unknown option '--nope'");
-    const badNumber = await runCli(['--base-url', 'http://127.0.0.1:1/v1', '--api-key', 'k', '--timeout', 'soon']);
-    expect(badNumber.code).toBe(2);
-    expect(badNumber.stderr).toContain('Failed to use --timeout: "soon" is not a number of seconds');
+  it('every bad input is one line on stderr and exit 2, never a stack trace, nothing sent', async () => {
+    const base = ['--base-url', 'http://127.0.0.1:1/v1', '--api-key', 'k-123456'];
+    // One of each way in (a flag parseArgs refuses, a value the kit refuses, a base URL, a key, a
+    // report path): every message is written by one path in the CLI; parse-cli-args.test.ts has the rest.
+    const cases: [string[], string][] = [
+      [[], 'petstore-contract: Failed to start: --base-url is required (or set PETSTORE_BASE_URL) (petstore-contract --help lists the options)'],
+      [[...base, '--read-olny'], 'petstore-contract: Failed to read the command line: unknown option --read-olny (did you mean --read-only?) (petstore-contract --help lists the options)'],
+      [[...base, '--concurrency', '-1'], 'petstore-contract: Failed to read the command line: --concurrency needs a value; a value starting with "-" is written --concurrency=-VALUE (petstore-contract --help lists the options)'],
+      [[...base, '--timeout', 'soon'], 'petstore-contract: Failed to use --timeout: "soon" is not a number of seconds (petstore-contract --help lists the options)'],
+      [['--base-url', 'ftp://h/v1', '--api-key', 'two words'], 'petstore-contract: Failed to use base URL ftp://h/v1: only http and https are supported (petstore-contract --help lists the options)'],
+      [[...base, '--output', join(outputDir, 'no-such-dir', 'report.xml')], `petstore-contract: Failed to use --output ${join(outputDir, 'no-such-dir', 'report.xml')}: the directory ${join(outputDir, 'no-such-dir')} does not exist`],
+    ];
+    const runs = await Promise.all(cases.map(([args]) => runCli(args)));
+    runs.forEach((run, index) => {
+      expect(run.code, cases[index]![0].join(' ')).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(`${cases[index]![1]}\n`);
+      noStackTrace(run.stderr);
+    });
   });
 
   it('exits 2 when the server is unreachable', async () => {
@@ -70,12 +78,49 @@ describe('petstore-contract command line', () => {
     expect(xml).toContain('name="§8.1 exceeding the limit -&gt; 429 (with --rate-limit-key) [GET /categories]"');
   });
 
-  it('exits 1 for a broken server and names the rule in the human report', async () => {
-    const { code, stdout } = await runCli(['--base-url', broken.baseUrl, '--api-key', fakeKeys.main]);
+  it('exits 1 for a broken server: each check once (live, on stderr), then the failures by cause with a curl, never the key', async () => {
+    const { code, stdout, stderr } = await runCli(['--base-url', broken.baseUrl, '--api-key', fakeKeys.main]);
     expect(code).toBe(1);
-    expect(stdout).toMatch(/FAIL {2}§8 +X-RateLimit-Reset is a Unix timestamp in seconds in the near future/);
-    expect(stdout).toContain('milliseconds, not seconds');
+    expect(stderr).toMatch(/^ {2}FAIL {2}§8 +X-RateLimit-Reset is a Unix timestamp in seconds in the near future/m);
+    // Piped (as in CI), stdout and stderr reach one log: the check lines are not printed twice.
+    expect(stdout).not.toMatch(/^ {2}(PASS|FAIL|SKIP|INFO|WARN) {2}/m);
+    expect(stdout).toContain('Failures by cause: 1 cause, 1 failed check');
+    expect(stdout).toMatch(/^ {2}1\. FAIL .*milliseconds, not seconds.* · 1 check · §8$/m);
+    expect(stdout).toMatch(/^ {7}reproduce: curl -sS -i -g --path-as-is http:\/\/127\.0\.0\.1:\d+\/v1\/\S+ -H 'accept: application\/json'/m);
+    expect(stdout).toMatch(/^ {2}§8\b.*: 8\. Limits, docs\/petstore-service-interface\.md#8-limits$/m);
+    expect(stdout + stderr).not.toContain(fakeKeys.main);
     expect(stdout).toContain('Verdict: DOES NOT CONFORM');
+  });
+
+  it('says how many categories the run may create, and how to create none, before the first request that could create one', async () => {
+    const server = await startFakePetstore({ anonymousLimit: 100_000 });
+    try {
+      const { code, stderr, stdout } = await runCli(['--base-url', server.baseUrl, '--api-key', fakeKeys.main, '--create-budget', '7', '--reporter', 'json']);
+      expect(code).toBe(0);
+      const report = JSON.parse(stdout) as { mayCreateCategories: number; createdCategories: number; log: string[] };
+      const line = stderr.split('\n').find((text) => text.includes('may create'));
+      expect(line).toMatch(new RegExp(`^petstore-contract: this run may create up to ${report.mayCreateCategories} categories on ${server.baseUrl.replace(/[.]/g, '\\.')}, named contract-test-[0-9a-f]{8}-\\* \\(the interface has no delete; up to 7 of them cross list page sizes: --create-budget\\); --read-only creates none$`));
+      // Before any check's line, so before any POST; and the promise held.
+      expect(stderr.indexOf(line!)).toBeLessThan(stderr.search(/^ {2}(PASS|FAIL)/m));
+      expect(server.requests.filter((request) => request.method === 'POST').length).toBeLessThanOrEqual(report.mayCreateCategories);
+      expect(report.createdCategories).toBeLessThanOrEqual(report.mayCreateCategories);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('says as it waits for a rate-limit window what for and how long (one line per wait when not a terminal)', async () => {
+    const server = await startFakePetstore({ hostile: { kind: 'all-429', retryAfter: '1', rateHeaders: false } });
+    try {
+      const { code, stderr } = await runCli(['--base-url', server.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--max-wait', '3', '--reporter', 'json']);
+      expect([1, 3]).toContain(code);
+      const waits = stderr.split('\n').filter((line) => line.startsWith('petstore-contract: waiting'));
+      expect(waits.length).toBeGreaterThan(0);
+      for (const line of waits) expect(line).toMatch(/^petstore-contract: waiting 1 s for Retry-After of (the main key|unauthenticated requests) \(answered 429\), until \d\d:\d\d:\d\d UTC$/);
+      expect(stderr).not.toContain('\r');
+    } finally {
+      await server.close();
+    }
   });
 
   it('--version and -v print exactly one line "petstore-contract <version>"', async () => {
@@ -104,7 +149,7 @@ describe('petstore-contract command line', () => {
     expect(code).toBe(1);
     expect(stdout).toMatch(/^## ❌ petstore-contract: DOES NOT CONFORM \(exit 1\)$/m);
     expect(stdout).toContain('### Coverage (rule x operation)');
-    expect(stdout).toMatch(/\| §4 createCategory\.1 \| [^\n]*SKIP \d+ \\\(read-only run/);
+    expect(stdout).toMatch(/\| \[§4 createCategory\.1\]\(https:\/\/github\.com\/petstore-kit\/petstore-kit\/blob\/v[\d.]+\/docs\/petstore-service-interface\.md#createcategory\) \| [^\n]*SKIP \d+ \\\(read-only run/);
   });
 
   it('-H adds a header to every request, refuses headers the checks own, and masks credential-like values', async () => {

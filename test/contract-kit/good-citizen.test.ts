@@ -33,7 +33,7 @@ describe('the kit as a good citizen', () => {
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, propertyRuns: 3, maxWaitSeconds: 30 });
     expect(idsWith(run, 'FAIL')).toEqual([]);
     expect(run.exitCode).toBe(0);
-    expect(run.log.some((line) => /X-RateLimit-Remaining of the main key is \d+ \(reserve 2\); waiting for X-RateLimit-Reset/.test(line))).toBe(true);
+    expect(run.log.some((line) => /^petstore-contract: waiting \d+ s for X-RateLimit-Reset of the main key \(Remaining \d+, reserve 2\), until \d\d:\d\d:\d\d UTC$/.test(line))).toBe(true);
     expect(main429s(server)).toEqual([]);
     // Nothing but the checks that need a second key or Prism is skipped: the waits let everything run.
     const skipped = run.report.results.filter((result) => result.status === 'SKIP');
@@ -65,7 +65,7 @@ describe('the kit as a good citizen', () => {
     expect(hit.status).toBe('SKIP');
     expect(hit.message).toMatch(/^rate-limited, inconclusive: GET \/store\/orders was answered 429/);
     expect(resultOf(run, 'rate.remaining-decreases').status).toBe('PASS');
-    expect(run.log.some((line) => line.includes('was answered 429; waiting for Retry-After'))).toBe(true);
+    expect(run.log.some((line) => /^petstore-contract: waiting \d+ s for Retry-After of the main key \(answered 429\), until /.test(line))).toBe(true);
   });
 
   it('refuses to exceed a limit that needs more than --max-requests, and says so', async () => {

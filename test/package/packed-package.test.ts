@@ -160,7 +160,7 @@ describe('the packed package', () => {
   it('ships LICENSE, CHANGELOG.md and README.md, and no source maps of the bundles', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n');
-    for (const file of ['package/LICENSE', 'package/CHANGELOG.md', 'package/README.md', 'package/package.json']) expect(files).toContain(file);
+    for (const file of ['package/LICENSE', 'package/CHANGELOG.md', 'package/README.md', 'package/package.json', 'package/docs/petstore-service-interface.md']) expect(files).toContain(file);
     expect(files.filter((file) => /^package\/dist\/(bin|contract)\/.*\.map$/.test(file))).toEqual([]);
   });
 
@@ -269,6 +269,10 @@ export { clock };
         (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: `${error.stdout}${error.stderr}` }),
       );
       expect(result.code, result.stdout).toBe(0);
+      // Rule ids point at the interface document shipped in the installed package.
+      const link = /: 8\. Limits, (node_modules\/petstore-kit\/docs\/petstore-service-interface\.md)#8-limits$/m.exec(result.stdout);
+      expect(link, result.stdout).not.toBeNull();
+      expect(await readFile(join(app, link![1]!), 'utf8')).toContain('## 8. Limits');
     } finally {
       await mock.stop();
     }

@@ -10,7 +10,7 @@ const cliPath = fileURLToPath(new URL('../../../contract-tests/cli/contract-cli.
  *
  * @example const { code, stdout } = await runCli(['--help']);
  */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string; firstStderrAtMs: number | undefined }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], {
       cwd: root,
@@ -20,8 +20,12 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     });
     let stdout = '';
     let stderr = '';
+    let firstStderrAtMs: number | undefined;
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => {
+      firstStderrAtMs ??= Date.now();
+      stderr += chunk.toString('utf8');
+    });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`Failed to run petstore-contract ${args.join(' ')}: no exit within ${timeoutMs} ms\n${stderr}`));
@@ -29,7 +33,7 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      resolve({ code, stdout, stderr, firstStderrAtMs });
     });
   });
 }
