@@ -103,14 +103,16 @@ function fill(template: unknown, schema: JsonSchema | undefined, reason: Reason,
   const properties = (typeof schema === 'object' ? (schema.properties as Record<string, JsonSchema> | undefined) : undefined) ?? {};
   const names = new Set([...Object.keys(out), ...Object.keys(properties)]);
   const hasMessage = [...names].some((name) => roles[name.toLowerCase()] === 'message');
+  const required = new Set(typeof schema === 'object' && Array.isArray(schema.required) ? (schema.required as string[]) : []);
   for (const name of names) {
     const role = roles[name.toLowerCase()];
     const current = out[name];
     const type = typeOf(properties[name], current);
     if (type === 'object' && depth < 2 && current !== undefined) out[name] = fill(current, properties[name], reason, depth + 1);
-    if (role === undefined) continue;
-    const value = valueFor(role, type, reason, hasMessage);
+    const value = role === undefined ? undefined : valueFor(role, type, reason, hasMessage);
     if (value !== undefined) out[name] = value;
+    // Sample data in an optional field the reason does not fill (`instance`, `timestamp`) would only mislead.
+    else if (!required.has(name) && !(type === 'object' && current !== undefined)) delete out[name];
   }
   return out;
 }
