@@ -89,6 +89,9 @@ function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
     const preferHeader = request.headers.prefer;
     record.forced = forcedResponse(operation, preferHeader === undefined ? noPreferences : parsePrefer(preferHeader), runtime.data);
     if (record.forced !== undefined) return undefined;
+    // Before any state changes: a POST whose answer the client cannot take creates nothing.
+    const accept = request.headers.accept;
+    if (accept !== undefined && accept !== '*/*') refuseUnacceptable(operation, accept);
     if (operation.parameters.length > 0) validateParameters(operation, record.match!.kind === 'operation' ? record.match!.pathParams : {}, new URLSearchParams(queryOf(request.url)));
     const body = validatedBody(request, operation);
     // A multipart body is read by the platform's parser, which answers later: only then does this stage wait.
@@ -292,6 +295,11 @@ function answerBody(record: RequestRecord, status: number, body: unknown): unkno
   if (response === undefined) return body;
   const media = responseMedia(response, record.request.headers.accept);
   return media === undefined ? body : mediaBody(media, body);
+}
+
+function refuseUnacceptable(operation: CompiledOperation, accept: string): void {
+  const response = operation.successStatus === undefined ? undefined : operation.responses.get(operation.successStatus);
+  if (response !== undefined) responseMedia(response, accept);
 }
 
 function isOwnError(body: unknown): body is ErrorBody {
