@@ -163,3 +163,25 @@ describe('media types over node:http', () => {
     expect([...body.slice(0, 8)]).toEqual(pngSignature);
   });
 });
+
+describe('Accept on the kit\'s own spec', () => {
+  it('is judged before any state changes: a POST whose answer the client refuses creates nothing', async () => {
+    const { readSpecFile } = await import('../../spec/load-spec.js');
+    const app = createMockApp({ spec: await readSpecFile(), config: { seedCategories: 0 } });
+    const headers = { authorization: 'Bearer demo-free', 'content-type': 'application/json' };
+    const refused = await app.handle({ method: 'POST', url: '/v1/categories', headers: { ...headers, accept: 'text/html' }, body: new TextEncoder().encode('{"name":"dog"}') });
+    expect([refused.status, JSON.parse(refused.body!).code]).toEqual([406, 'not_acceptable']);
+    const list = await app.handle({ method: 'GET', url: '/v1/categories', headers: { ...headers, accept: 'text/html, application/json;q=0.5' }, body: null });
+    expect([list.status, list.body]).toEqual([200, '[]']);
+  });
+});
+
+describe('media types over MSW', () => {
+  it('hands an image to the page as its bytes', async () => {
+    const { toResponse } = await import('../../mocks/handlers.js');
+    const app = createMockApp({ spec: parseSpecText(documentText('3.1.0')) });
+    const response = toResponse(await app.handle({ method: 'GET', url: '/photo', headers: {}, body: null }));
+    expect(response.headers.get('content-type')).toBe('image/png');
+    expect([...new Uint8Array(await response.arrayBuffer()).slice(0, 8)]).toEqual(pngSignature);
+  });
+});

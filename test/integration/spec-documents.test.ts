@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { readSpecFile } from '../../spec/load-spec.js';
+import { parseSpecText, readSpecFile } from '../../spec/load-spec.js';
 import { createMockApp } from '../../src/core/mock-app.js';
 import { createDataGenerator } from '../../src/core/spec/data-generator.js';
 import type { Logger } from '../../src/core/types.js';
@@ -54,5 +54,20 @@ describe('the largest corpus document (discord: 750 kB, 200 operations)', () => 
     const app = createMockApp({ spec: await readSpecFile(`${corpusDirectory}discord/openapi.json`) });
     expect(app.spec.operations).toHaveLength(200);
     expect(performance.now() - started).toBeLessThan(15_000);
+  });
+});
+
+describe('the OpenAPI 3.0 example of docs/mock.md', () => {
+  const page = readFileSync(fileURLToPath(new URL('../../docs/mock.md', import.meta.url)), 'utf8');
+  const yaml = /cat > pets-3\.0\.yaml <<'YAML'\n([\s\S]*?)\nYAML\n/.exec(page)![1]!;
+
+  it('answers as the page says', async () => {
+    const app = createMockApp({ spec: parseSpecText(yaml) });
+    const get = (url: string, headers: Record<string, string> = {}) => app.handle({ method: 'GET', url, headers, body: null, clientAddress: '127.0.0.1' });
+    expect((await get('/api/pets/2', { 'x-api-key': 'demo-free' })).body).toBe('{"name":"Rex","tag":null}');
+    const anonymous = await get('/api/pets/2');
+    expect([anonymous.status, anonymous.headers['WWW-Authenticate']]).toEqual([401, 'ApiKey realm="Pets", in="header", name="X-API-Key"']);
+    const one = await get('/api/pets/1', { 'x-api-key': 'demo-free' });
+    expect([one.status, JSON.parse(one.body!).message]).toEqual([400, 'Invalid path parameter id: must be > 1']);
   });
 });
