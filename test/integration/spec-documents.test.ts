@@ -48,14 +48,8 @@ describe.each(corpus)('the corpus document $name', ({ file, operations, features
   }, 180_000);
 });
 
-describe('the largest corpus document (discord: 750 kB, 200 operations)', () => {
-  it('loads and compiles in well under 5 s (measured by the corpus bench; here a generous bound for a loaded machine)', async () => {
-    const started = performance.now();
-    const app = createMockApp({ spec: await readSpecFile(`${corpusDirectory}discord/openapi.json`) });
-    expect(app.spec.operations).toHaveLength(200);
-    expect(performance.now() - started).toBeLessThan(15_000);
-  });
-});
+// Start-up time and memory of each document (the largest, discord, ready in under 5 s) are measured
+// by `npm run bench:corpus`, not by a timed test.
 
 describe('the OpenAPI 3.0 example of docs/mock.md', () => {
   const page = readFileSync(fileURLToPath(new URL('../../docs/mock.md', import.meta.url)), 'utf8');
