@@ -79,6 +79,20 @@ export function createAuthenticator(config: MockConfig): Authenticator {
     const { digestHex, entry } = keys.lookup(token);
     return { kind: 'token', token, digestHex, configKey: entry, demoKey: servedDemoKeys.has(token) ? token : undefined };
   };
+  // Keys sent in other ways than the Authorization header (an API key header, query, cookie, basic)
+  // are read once too, for the same reason and with the same bounds.
+  const recentKeys = new Map<string, Credentials>();
+  const keyCredentials = (key: string): Credentials => {
+    let credentials = recentKeys.get(key);
+    if (credentials === undefined) {
+      credentials = tokenCredentials(key);
+      if (key.length <= maxCachedHeaderLength) {
+        if (recentKeys.size >= maxCachedHeaders) recentKeys.delete(recentKeys.keys().next().value!);
+        recentKeys.set(key, credentials);
+      }
+    }
+    return credentials;
+  };
   const readCredentials = (header: string): Credentials => {
     const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
     if (!match) return { kind: 'none', failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
@@ -125,7 +139,7 @@ export function createAuthenticator(config: MockConfig): Authenticator {
         // One round trip to the store checks one key: the others of a combined requirement are the config's.
         const unknown = others.findIndex((value) => keys.find(value) === undefined);
         if (unknown !== -1) return { kind: 'none', failure: `Invalid credentials for ${alternative[unknown + 1]!.name}` };
-        return withScopes(tokenCredentials(primary!), alternative);
+        return withScopes(keyCredentials(primary!), alternative);
       }
       return { kind: 'none', failure: failure ?? 'Missing credentials' };
     },
