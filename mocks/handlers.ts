@@ -171,7 +171,7 @@ export async function toMockRequest(request: Request, maxBodyBytes: number): Pro
 export function toResponse(response: MockResponse, requestMethod = 'GET'): Response {
   // The fetch Response refuses a body on these statuses, and HEAD never carries one (node:http
   // drops it too), so the transport leaves it out rather than throwing.
-  const body = requestMethod === 'HEAD' || nullBodyStatuses.has(response.status) ? null : response.body;
+  const body = requestMethod === 'HEAD' || nullBodyStatuses.has(response.status) ? null : (response.body ?? response.bytes ?? null);
   return new HttpResponse(body, { status: response.status, headers: response.headers });
 }
 

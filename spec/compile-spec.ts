@@ -9,8 +9,8 @@ import {
   type OpenApiResponse,
   type SecurityRequirement,
 } from './openapi-types.js';
-import { originOf, resolveDocument, SpecError, type ResolvedDocument } from './ref-resolver.js';
-import { auditSchemas } from './schema-keywords.js';
+import { nodeAt, originOf, resolveDocument, SpecError, type ResolvedDocument } from './ref-resolver.js';
+import { auditSchemas, type SchemaAudit } from './schema-keywords.js';
 import { createDocumentValidators, knownFormats, standaloneValidator, type SchemaValidator } from './schema-validator.js';
 
 /**
@@ -29,6 +29,11 @@ export interface SpecDefinition {
   document: OpenApiDocument;
   /** The document as given (references untouched). */
   source: OpenApiDocument;
+  /**
+   * What the kit serves without checking, one line each, for the user to read at start (formats
+   * no validator here knows: values are checked by type only).
+   */
+  warnings: string[];
   /** `components.schemas`, resolved. */
   componentSchemas: Record<string, JsonSchema>;
   resolved: ResolvedDocument;
@@ -69,8 +74,24 @@ export interface ParameterDefinition {
   readonly validator: SchemaValidator;
 }
 
+/** One media type of a body, as declared. */
+export interface MediaDefinition {
+  /** As written (`application/json`, `image/*`, `text/plain; charset=utf-8`). */
+  type: string;
+  /** Lower case, without parameters: what requests and `Accept` are matched on. */
+  essence: string;
+  schema: JsonSchema | undefined;
+  /** Named examples; an unnamed `example` is stored as `default`. */
+  examples: Map<string, unknown>;
+  /** The media type's `encoding` (multipart and form bodies), as written. */
+  encoding: Record<string, { contentType?: string }> | undefined;
+  readonly validator: SchemaValidator | undefined;
+}
+
 export interface RequestBodyDefinition {
   required: boolean;
+  /** Every media type, in document order. */
+  media: MediaDefinition[];
   /** Every media type the body declares. */
   mediaTypes: string[];
   /** The JSON ones (`application/json`, `application/*+json`), in document order. */
@@ -88,6 +109,8 @@ export interface ResponseDefinition {
   description: string | undefined;
   headers: HeaderDefinition[];
   mediaTypes: string[];
+  /** Every media type, in document order. */
+  media: MediaDefinition[];
   /** Schema of the JSON body (`application/json`, else the first JSON media type). */
   schema: JsonSchema | undefined;
   readonly validator: SchemaValidator | undefined;
@@ -131,10 +154,18 @@ export function compileSpecDefinition(input: OpenApiDocument, options: CompileOp
   return options.basePath === undefined ? definition : { ...definition, basePath: options.basePath };
 }
 
-function compileFresh(source: OpenApiDocument, maxNodes: number | undefined): SpecDefinition {
-  const resolved = resolveDocument(source, maxNodes === undefined ? {} : { maxNodes });
-  auditSchemas(source, knownFormats);
-  const document = resolved.document;
+function compileFresh(given: OpenApiDocument, maxNodes: number | undefined): SpecDefinition {
+  refuseOtherVersions(given);
+  const resolveOptions = maxNodes === undefined ? {} : { maxNodes };
+  let resolved = resolveDocument(given, resolveOptions);
+  const { unknownFormats, dropped } = auditSchemas(given, knownFormats);
+  const warnings = unknownFormats.size === 0 ? [] : [unknownFormatsWarning(unknownFormats)];
+  if (dropped.length > 0) {
+    // Served without the keywords whose values are not JSON Schema, on a copy: the given document is the caller's.
+    resolved = resolveDocument(withoutKeywords(given, dropped), resolveOptions);
+    warnings.push(droppedKeywordsWarning(dropped));
+  }
+  const { document, source } = resolved;
   const validatorFor = validatorOf;
 
   const globalSecurity = document.security ?? [];
@@ -171,6 +202,7 @@ function compileFresh(source: OpenApiDocument, maxNodes: number | undefined): Sp
     operations,
     document,
     source,
+    warnings,
     componentSchemas: (document.components?.schemas ?? {}) as Record<string, JsonSchema>,
     resolved,
     validatorFor,
@@ -196,6 +228,34 @@ export function validatorOf(schema: JsonSchema, what: string): SchemaValidator {
     validatorsByCompilation.set(origin.resolved, validators);
   }
   return validators.at(origin.pointer, what);
+}
+
+/** Compiling reads OpenAPI 3.1; 3.0 and Swagger 2.0 are read as 3.1 when loaded (Node), not here. */
+function refuseOtherVersions(source: OpenApiDocument): void {
+  const version = (source as { openapi?: unknown; swagger?: unknown }).openapi ?? (source as { swagger?: unknown }).swagger;
+  if (typeof version === 'string' && version.startsWith('3.1')) return;
+  const found = JSON.stringify(version)?.slice(0, 40) ?? 'no version';
+  throw new SpecError(`Failed to compile spec: expected "openapi: 3.1.x", found ${found}; load OpenAPI 3.0 and Swagger 2.0 documents with readSpecFile or parseSpecText, which read them as 3.1`);
+}
+
+function withoutKeywords(document: OpenApiDocument, dropped: SchemaAudit['dropped']): OpenApiDocument {
+  const copy = structuredClone(document);
+  for (const { pointer, keyword } of dropped) {
+    const schema = nodeAt(copy, pointer);
+    if (schema !== null && typeof schema === 'object') delete (schema as Record<string, unknown>)[keyword];
+  }
+  return copy;
+}
+
+function droppedKeywordsWarning(dropped: SchemaAudit['dropped']): string {
+  const listed = dropped.slice(0, 5).map(({ pointer, problem }) => `${problem} at #${pointer.slice(0, 160)}`);
+  return `Schema keywords served as annotations, their values are not JSON Schema: ${listed.join('; ')}${dropped.length > 5 ? `; and ${dropped.length - 5} more` : ''}`;
+}
+
+function unknownFormatsWarning(formats: ReadonlyMap<string, unknown>): string {
+  const names = [...formats.keys()].map((format) => JSON.stringify(format.slice(0, 40)));
+  const more = names.length > 20 ? ` and ${names.length - 20} more` : '';
+  return `Unknown formats, served as annotations (values checked by type only): ${names.slice(0, 20).join(', ')}${more}`;
 }
 
 function readStability(operation: OpenApiOperation, operationId: string): OperationDefinition['stability'] {
@@ -238,21 +298,42 @@ function defineRequestBody(operation: OpenApiOperation, operationId: string, val
   const schema = media[0]?.[1].schema;
   return lazy({
     required: body.required === true,
+    media: defineMedia(body.content, `${operationId} request body`, validatorFor),
     mediaTypes: Object.keys(body.content ?? {}),
     jsonMediaTypes: media.map(([type]) => type),
     schema,
   }, 'validator', () => (media.length === 0 ? undefined : validatorFor(schema ?? {}, `${operationId} request body`))) as RequestBodyDefinition;
 }
 
+function defineMedia(content: Record<string, OpenApiMediaType> | undefined, where: string, validatorFor: ValidatorFor): MediaDefinition[] {
+  if (content === null || typeof content !== 'object') return [];
+  return Object.entries(content).map(([type, media]) => {
+    const schema = media?.schema;
+    return lazy({
+      type,
+      essence: type.split(';')[0]!.trim().toLowerCase(),
+      schema,
+      examples: examplesOf(media),
+      encoding: (media as { encoding?: MediaDefinition['encoding'] } | undefined)?.encoding,
+    }, 'validator', () => (schema === undefined ? undefined : validatorFor(schema, `${where} ${type}`))) as MediaDefinition;
+  });
+}
+
+function examplesOf(media: OpenApiMediaType | undefined): Map<string, unknown> {
+  const examples = new Map<string, unknown>();
+  if (media === null || typeof media !== 'object') return examples;
+  for (const [name, example] of Object.entries(media.examples ?? {})) {
+    if (example && typeof example === 'object' && 'value' in example) examples.set(name, example.value);
+  }
+  if ('example' in media) examples.set('default', media.example);
+  return examples;
+}
+
 function defineResponse(statusKey: string, response: OpenApiResponse, where: string, validatorFor: ValidatorFor): ResponseDefinition {
   const media = jsonMedia(response.content);
   const [, chosen] = media.find(([type]) => type === 'application/json') ?? media[0] ?? [];
   const schema = chosen?.schema;
-  const examples = new Map<string, unknown>();
-  for (const [name, example] of Object.entries(chosen?.examples ?? {})) {
-    if (example && typeof example === 'object' && 'value' in example) examples.set(name, example.value);
-  }
-  if (chosen && 'example' in chosen) examples.set('default', chosen.example);
+  const examples = examplesOf(chosen);
   const status = /^[1-5]\d\d$/.test(statusKey) ? Number(statusKey) : undefined;
   return lazy({
     statusKey,
@@ -260,6 +341,7 @@ function defineResponse(statusKey: string, response: OpenApiResponse, where: str
     description: response.description,
     headers: Object.entries(response.headers ?? {}).map(([name, header]: [string, OpenApiHeader]) => ({ name, required: header?.required === true, schema: header?.schema })),
     mediaTypes: Object.keys(response.content ?? {}),
+    media: defineMedia(response.content, where, validatorFor),
     schema,
     examples,
     notShown: schema !== undefined && marksNotShown(schema),

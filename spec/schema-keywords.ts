@@ -60,12 +60,15 @@ const schemaListKeywords = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
 /**
  * Checks every schema of the document (components, parameters, headers, bodies, and whatever a
  * `$ref` points to): each keyword enforced or an annotation, each value well-formed (the parts
- * of the 2020-12 meta-schema a validator relies on), each `format` one the validator checks.
- * Throws a `SpecError` naming the first problem and where it is. Visits each node once.
+ * of the 2020-12 meta-schema a validator relies on). Throws a `SpecError` naming the first problem
+ * and where it is; returns the formats the validator does not know (annotations, as 2020-12 says:
+ * the caller warns about them). Visits each node once.
  *
  * @example auditSchemas(document, knownFormats); // throws 'Failed to compile spec: unknown keyword "minimun" at #/components/schemas/Toy/properties/age ...'
  */
-export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<string>): void {
+export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<string>): SchemaAudit {
+  const unknownFormats = new Map<string, string>();
+  const dropped: { pointer: string; keyword: string; problem: string }[] = [];
   const seen = new Set<object>();
   const dialect = source.jsonSchemaDialect;
   if (dialect !== undefined && (typeof dialect !== 'string' || !acceptedDialects.has(dialect))) {
@@ -118,35 +121,15 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
         fail(pointer, `unknown keyword ${short(keyword)} (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...)`);
       }
       const push = (sub: unknown, subPointer: string) => schemaStack.push({ schema: sub, pointer: subPointer });
-      if (keyword === 'type') {
-        const types = Array.isArray(value) ? value : [value];
-        if (types.length === 0 || !types.every((type) => typeof type === 'string' && jsonTypes.has(type)) || new Set(types).size !== types.length) {
-          fail(pointer, `type ${short(value)} is not a JSON type or a list of distinct ones (${[...jsonTypes].join(', ')})`);
-        }
-      } else if (countKeywords.has(keyword)) {
-        if (!Number.isInteger(value) || (value as number) < 0) fail(pointer, `${keyword} must be a non-negative integer, found ${short(value)}`);
-      } else if (boundKeywords.has(keyword)) {
-        if (typeof value !== 'number') fail(pointer, `${keyword} must be a number, found ${short(value)}${typeof value === 'boolean' ? ' (the boolean form is OpenAPI 3.0)' : ''}`);
-      } else if (keyword === 'multipleOf') {
-        if (typeof value !== 'number' || value <= 0) fail(pointer, `multipleOf must be a number greater than 0, found ${short(value)}`);
-      } else if (keyword === 'enum') {
-        if (!Array.isArray(value)) fail(pointer, `enum must be an array, found ${describe(value)}`);
-      } else if (keyword === 'uniqueItems') {
-        if (typeof value !== 'boolean') fail(pointer, `uniqueItems must be true or false, found ${short(value)}`);
-      } else if (keyword === 'required') {
-        if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) fail(pointer, `required must be a list of property names, found ${short(value)}`);
-      } else if (keyword === 'dependentRequired') {
-        if (!isRecord(value) || !Object.values(value).every((names) => Array.isArray(names) && names.every((name) => typeof name === 'string'))) {
-          fail(pointer, 'dependentRequired must map property names to lists of property names');
-        }
-      } else if (keyword === 'pattern') {
-        if (typeof value !== 'string') fail(pointer, `pattern must be a string, found ${describe(value)}`);
-        checkPattern(value as string, pointer, fail);
-      } else if (keyword === 'format') {
-        if (typeof value !== 'string') fail(pointer, `format must be a string, found ${describe(value)}`);
-        if (!knownFormats.has(value as string)) {
-          fail(pointer, `format ${short(value)} is not one the mock can check (known: ${[...knownFormats].sort().join(', ')}); remove it or describe the value with pattern`);
-        }
+      const problem = valueProblem(keyword, value);
+      if (problem !== undefined) {
+        // Served without the keyword, said once at start: what real documents get wrong should not stop a mock.
+        dropped.push({ pointer, keyword, problem });
+        continue;
+      }
+      if (keyword === 'format') {
+        // JSON Schema 2020-12: a format the validator does not know is an annotation.
+        if (!knownFormats.has(value as string) && !unknownFormats.has(value as string)) unknownFormats.set(value as string, pointer);
       } else if (keyword === '$schema') {
         if (typeof value !== 'string' || !acceptedDialects.has(value.replace(/#$/, ''))) fail(pointer, `$schema ${short(value)} is not supported; schemas of OpenAPI 3.1 are JSON Schema 2020-12`);
       } else if (keyword === '$ref') {
@@ -157,21 +140,55 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
         if (target !== null && typeof target === 'object') edges.push(target);
         push(target, targetPointer);
       } else if (schemaMapKeywords.has(keyword)) {
-        if (!isRecord(value)) fail(pointer, `${keyword} must be an object of schemas, found ${describe(value)}`);
-        for (const [name, sub] of Object.entries(value as Record<string, unknown>)) {
-          if (keyword === 'patternProperties') checkPattern(name, at, fail);
-          push(sub, `${at}/${escape(name)}`);
-        }
+        for (const [name, sub] of Object.entries(value as Record<string, unknown>)) push(sub, `${at}/${escape(name)}`);
       } else if (schemaKeywords.has(keyword)) {
-        if (keyword === 'items' && Array.isArray(value)) fail(pointer, 'items must be a schema (the list form is draft 7; in 2020-12 use prefixItems)');
         push(value, at);
       } else if (schemaListKeywords.has(keyword)) {
-        if (!Array.isArray(value) || value.length === 0) fail(pointer, `${keyword} must be a non-empty list of schemas, found ${describe(value)}`);
         (value as unknown[]).forEach((sub, index) => push(sub, `${at}/${index}`));
       }
     }
   }
   refuseCyclesWithoutNesting(audited, sameValueEdges, fail);
+  return { unknownFormats, dropped };
+}
+
+/**
+ * Why a keyword's value is not valid JSON Schema 2020-12 (the parts of the meta-schema the
+ * validator relies on), or undefined when it is.
+ */
+function valueProblem(keyword: string, value: unknown): string | undefined {
+  if (keyword === 'type') {
+    const types = Array.isArray(value) ? value : [value];
+    const valid = types.length > 0 && types.every((type) => typeof type === 'string' && jsonTypes.has(type)) && new Set(types).size === types.length;
+    return valid ? undefined : `type ${short(value)} is not a JSON type or a list of distinct ones (${[...jsonTypes].join(', ')})`;
+  }
+  if (countKeywords.has(keyword)) return Number.isInteger(value) && (value as number) >= 0 ? undefined : `${keyword} must be a non-negative integer, found ${short(value)}`;
+  if (boundKeywords.has(keyword)) return typeof value === 'number' ? undefined : `${keyword} must be a number, found ${short(value)}${typeof value === 'boolean' ? ' (the boolean form is OpenAPI 3.0)' : ''}`;
+  if (keyword === 'multipleOf') return typeof value === 'number' && value > 0 ? undefined : `multipleOf must be a number greater than 0, found ${short(value)}`;
+  if (keyword === 'enum') return Array.isArray(value) ? undefined : `enum must be an array, found ${describe(value)}`;
+  if (keyword === 'uniqueItems') return typeof value === 'boolean' ? undefined : `uniqueItems must be true or false, found ${short(value)}`;
+  if (keyword === 'required') return Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `required must be a list of property names, found ${short(value)}`;
+  if (keyword === 'dependentRequired') {
+    const valid = isRecord(value) && Object.values(value).every((names) => Array.isArray(names) && names.every((name) => typeof name === 'string'));
+    return valid ? undefined : 'dependentRequired must map property names to lists of property names';
+  }
+  if (keyword === 'pattern') return typeof value === 'string' ? patternProblem(value) : `pattern must be a string, found ${describe(value)}`;
+  if (keyword === 'format') return typeof value === 'string' ? undefined : `format must be a string, found ${describe(value)}`;
+  if (schemaMapKeywords.has(keyword)) {
+    if (!isRecord(value)) return `${keyword} must be an object of schemas, found ${describe(value)}`;
+    return keyword === 'patternProperties' ? Object.keys(value).map(patternProblem).find((problem) => problem !== undefined) : undefined;
+  }
+  if (keyword === 'items' && Array.isArray(value)) return 'items must be a schema (the list form is draft 7; in 2020-12 use prefixItems)';
+  if (schemaListKeywords.has(keyword) && (!Array.isArray(value) || value.length === 0)) return `${keyword} must be a non-empty list of schemas, found ${describe(value)}`;
+  return undefined;
+}
+
+/** What the audit found that the kit serves but does not check. */
+export interface SchemaAudit {
+  /** Formats no validator here checks (validated by type only), each with where it is first used. */
+  unknownFormats: ReadonlyMap<string, string>;
+  /** Keywords whose values are not valid JSON Schema: served without them (the caller removes them and warns). */
+  dropped: readonly { pointer: string; keyword: string; problem: string }[];
 }
 
 /** Find a cycle among schemas applied to one same value; report where it starts. */
@@ -206,12 +223,13 @@ const sameValueKeywords = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then
 
 const nameMaps = new Set(['properties', 'patternProperties', 'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'content', 'encoding', 'variables', 'paths', 'webhooks', 'examples']);
 
-function checkPattern(pattern: string, pointer: string, fail: (pointer: string, problem: string) => never): void {
+function patternProblem(pattern: string): string | undefined {
   try {
     // The validator compiles patterns as ECMA-262 regular expressions in Unicode mode.
     new RegExp(pattern, 'u');
+    return undefined;
   } catch (error) {
-    fail(pointer, `pattern ${short(pattern)} is not a valid regular expression (${(error as Error).message.slice(0, 120)})`);
+    return `pattern ${short(pattern)} is not a valid regular expression (${(error as Error).message.slice(0, 120)})`;
   }
 }
 

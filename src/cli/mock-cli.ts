@@ -23,8 +23,10 @@ const help = `petstore-mock: a stateful mock of the Petstore API (auth, validati
 Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
        petstore-mock replay FILE [options]  replay a HAR or an exported log (petstore-mock replay --help)
 
-  SPEC                     OpenAPI 3.1 spec to serve, YAML or JSON (default: the kit's own Petstore spec);
-                           --spec FILE says the same
+  SPEC                     OpenAPI document to serve, YAML or JSON: OpenAPI 3.1, 3.0 or Swagger 2.0 (read
+                           as 3.1); $refs to other files are read relative to it (default: the kit's
+                           own Petstore spec); --spec FILE says the same
+      --allow-remote-refs  Also follow $refs to http(s) URLs (off: a spec does not fetch at start)
 
 Options:
   -p, --port N             Port to listen on (default 4010, or $PORT; 0 picks a free port)
@@ -89,6 +91,7 @@ const options = {
   store: { type: 'string' },
   scenario: { type: 'string', multiple: true },
   watch: { type: 'boolean' },
+  'allow-remote-refs': { type: 'boolean' },
   'control-token': { type: 'string' },
   'allow-remote-control': { type: 'boolean' },
   'allowed-hosts': { type: 'string', multiple: true },
@@ -165,7 +168,7 @@ async function main(argv: string[]): Promise<number> {
       const scenarios = await readScenarioFiles(values.scenario ?? [], merged);
       if (scenarios.length > 0) Object.assign(config, { scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]) });
     }
-    mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath, config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
+    mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath, allowRemoteRefs: values['allow-remote-refs'], config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
   } catch (error) {
     process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
     return 2;
@@ -204,7 +207,7 @@ async function main(argv: string[]): Promise<number> {
   for (const entry of mock.app.startupKeys) {
     logger.info(`  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`);
   }
-  if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger);
+  if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, values['allow-remote-refs'] === true);
   logger.info(`State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`);
   logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, scenario, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`);
   await stopped;
@@ -277,14 +280,14 @@ function allowedHostsOption(flags: string[], fromConfig: 'all' | string[] | unde
  * watch on the old file would go quiet). Changes are debounced: one save is often several events.
  * A spec that fails to load or compile leaves the previous one serving, with one line saying why.
  */
-function watchSpec(path: string, app: MockApp, logger: Logger): FSWatcher {
+function watchSpec(path: string, app: MockApp, logger: Logger, allowRemoteRefs: boolean): FSWatcher {
   const file = resolve(path);
   const name = basename(file);
   let timer: NodeJS.Timeout | undefined;
   let reloading = Promise.resolve();
   const reload = async () => {
     try {
-      app.replaceSpec(await readSpecFile(file));
+      app.replaceSpec(await readSpecFile(file, { allowRemoteRefs }));
       logger.info(`Reloaded ${path}: ${app.spec.title} ${app.spec.version}, ${app.spec.operations.length} operations under ${app.basePath}; state kept`);
     } catch (error) {
       logger.error(`${(error as Error).message.split('\n')[0]}; still serving the previous spec`);

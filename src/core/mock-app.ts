@@ -147,6 +147,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const store = options.store === undefined ? createMemoryStore(storeOptions) : typeof options.store === 'function' ? options.store(storeOptions) : options.store;
   const auth = createAuthenticator(config);
   const startedAtMs = baseClock.now();
+  for (const warning of spec.definition.warnings) logger.warn(warning);
   const lab = createLabSessions({
     maxSessions: store.options.maxSessions + 1,
     banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
@@ -162,7 +163,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     data,
     // A Map: an object looked up by a variable key takes V8's generic keyed path on every request.
     operations: new Map(Object.entries(petstoreOperations)),
-    served: serveSpec(spec, config, startedAtMs),
+    served: serveSpec(spec, config, startedAtMs, data),
     startup: null,
     warned: { drops: false, evictions: false },
     serveControl: (record) => handleControlRequest(record.request, record.path, record.session, controlRuntime),
@@ -225,7 +226,9 @@ function mockAppOf(runtime: PipelineRuntime, controlsFor: (session: string) => M
     startupKeys: auth.startupKeys,
     replaceSpec(next) {
       // Compiled whole before anything is swapped: a spec that cannot be served changes nothing.
-      runtime.served = serveSpec(isCompiledSpec(next) ? next : compileSpec(next), config, startedAtMs);
+      const spec = isCompiledSpec(next) ? next : compileSpec(next);
+      runtime.served = serveSpec(spec, config, startedAtMs, runtime.data);
+      for (const warning of spec.definition.warnings) runtime.logger.warn(warning);
     },
     needsBody: (request) => needsBody(runtime, request),
     anonymousHead: (clientAddress) => anonymousHead(runtime, defaultSessionName, clientAddress, baseClock.now()),

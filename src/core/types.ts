@@ -34,8 +34,10 @@ export interface MockRequest {
 export interface MockResponse {
   status: number;
   headers: Record<string, string>;
-  /** Serialised body (JSON text) or `null` for none. */
+  /** Serialised body (JSON or other text) or `null` for none (and for bytes). */
   body: string | null;
+  /** A body of bytes (an image, a file), when `body` is null: transports send it as it is. */
+  bytes?: Uint8Array;
 }
 
 /** Time source in milliseconds since the epoch, injected so tests and the virtual clock control it. */

@@ -282,8 +282,10 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
   if (response.headersSent || response.destroyed) return;
   try {
     if (result.body === null) {
+      // A body of bytes (an image the spec declares) goes out as it is.
+      if (result.bytes !== undefined) result.headers['Content-Length'] = `${result.bytes.byteLength}`;
       response.writeHead(result.status, result.headers);
-      response.end();
+      response.end(result.bytes);
     } else {
       // A string body goes out in one write with the headers; a Buffer would take two.
       result.headers['Content-Length'] = `${Buffer.byteLength(result.body, 'utf8')}`;

@@ -20,8 +20,10 @@ export interface MockServerOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Spec file; default the kit's own spec. Ignored when `spec` is given. */
+  /** Spec file (OpenAPI 3.1, 3.0 or Swagger 2.0); default the kit's own spec. Ignored when `spec` is given. */
   specPath?: string;
+  /** Follow `$ref`s to http(s) URLs when reading `specPath` (off by default). */
+  allowRemoteRefs?: boolean;
   spec?: OpenApiDocument;
   /** Config file (YAML). Ignored when `config` is given. */
   configPath?: string;
@@ -66,7 +68,7 @@ export interface RunningMockServer {
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const logger = options.logger ?? silentLogger;
-  const spec = options.spec ?? (await readSpecFile(options.specPath));
+  const spec = options.spec ?? (await readSpecFile(options.specPath, { allowRemoteRefs: options.allowRemoteRefs }));
   const config = parseMockConfig(options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined));
   // Replicas share their state through Redis; one process keeps it in memory.
   // A store this function connected is this function's to close; a given one is the caller's, and the

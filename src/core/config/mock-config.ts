@@ -20,6 +20,11 @@ const KeySchema = z
     key: z.string().min(1).max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
     plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
     limits: LimitsSchema.optional(),
+    /**
+     * OAuth2 / OpenID Connect scopes this key holds: an operation whose requirement asks for a scope
+     * the key lacks answers 403. Without it, a key holds every scope.
+     */
+    scopes: z.array(z.string().min(1).max(200)).max(1_000).optional(),
   })
   .refine((entry) => entry.plan !== undefined || entry.limits !== undefined, { message: 'needs a plan or limits' });
 export type KeyConfig = z.infer<typeof KeySchema>;
@@ -85,14 +90,12 @@ export const MockConfigSchema = z.strictObject({
    */
   scenario: ScenarioSchema.optional(),
   /**
-   * Rate-limit fields on responses: `x-ratelimit` (the interface's X-RateLimit-*, always sent) and,
-   * opt-in, `ietf`: RateLimit-Policy and RateLimit (draft-ietf-httpapi-ratelimit-headers).
+   * Rate-limit fields on responses: `x-ratelimit` (X-RateLimit-*), `ietf` (RateLimit-Policy and
+   * RateLimit, draft-ietf-httpapi-ratelimit-headers) and `retry-after` (on a 429). Absent, the spec
+   * decides: the fields its responses declare (the Petstore's: X-RateLimit-* and Retry-After). A
+   * spec that declares none and no 429 is served without rate limits unless this is set.
    */
-  rateLimitHeaders: z
-    .array(z.enum(['x-ratelimit', 'ietf']))
-    .min(1)
-    .refine((styles) => styles.includes('x-ratelimit'), 'must include x-ratelimit: the interface requires X-RateLimit-* on every response')
-    .default(['x-ratelimit']),
+  rateLimitHeaders: z.array(z.enum(['x-ratelimit', 'ietf', 'retry-after'])).optional(),
 });
 
 export type MockConfigInput = z.input<typeof MockConfigSchema>;

@@ -97,7 +97,7 @@ export async function withBudgetHeaders(record: RequestRecord, response: MockRes
 export async function anonymousHead(runtime: PipelineRuntime, session: string, clientAddress: string | undefined, baseTimeMs: number): Promise<Record<string, string>> {
   try {
     const [decision, offset] = await Promise.all([runtime.store.peekAnonymous(session, clientAddress ?? 'local', baseTimeMs), runtime.store.clockOffset(session, baseTimeMs)]);
-    return { Date: runtime.shaper.httpDate(baseTimeMs + offset), ...runtime.shaper.rateLimitHeaders(decision, baseTimeMs + offset) };
+    return { Date: runtime.shaper.httpDate(baseTimeMs + offset), ...runtime.shaper.rateLimitHeaders(decision, baseTimeMs + offset, runtime.served.rateLimitFields) };
   } catch {
     return { Date: runtime.shaper.httpDate(baseTimeMs) };
   }

@@ -4,6 +4,7 @@ import type { DataGenerator } from '../spec/data-generator.js';
 import type { HitInput, HitResult } from '../state/state-store.js';
 import { integerText } from '../wire/number-text.js';
 import { RawJson } from '../wire/response-shaping.js';
+import { mediaBody, responseMedia, sampleOf } from './media-answers.js';
 
 export interface OperationResult {
   status: number;
@@ -56,14 +57,17 @@ export const createCategory: StatefulOperation = {
 /** The stateful operations of the Petstore, by operationId. */
 export const petstoreOperations: Readonly<Record<string, StatefulOperation>> = { listCategories, createCategory };
 
-/** Any other operation: its first example, or data generated from its schema. */
-export function generatedResponse({ operation, data }: Pick<OperationContext, 'operation' | 'data'>): OperationResult {
+/**
+ * Any other operation: its success response in the media type `Accept` prefers, from its first
+ * example or data generated from its schema; no body when it declares none.
+ */
+export function generatedResponse({ operation, data }: Pick<OperationContext, 'operation' | 'data'>, accept?: string): OperationResult {
   const status = operation.successStatus ?? 200;
-  const response = operation.responses.get(status);
-  if (!response) return { status, body: null };
-  const example = response.examples.values().next();
-  if (!example.done) return { status, body: example.value };
-  return { status, body: response.schema === undefined ? null : data.generate(response.schema) };
+  const response = operation.responses.get(status) ?? operation.rangeResponses.get('2XX') ?? operation.rangeResponses.get('DEFAULT');
+  if (!response) return { status, body: undefined };
+  const media = responseMedia(response, accept);
+  if (media === undefined) return { status, body: undefined };
+  return { status, body: mediaBody(media, sampleOf(media, data)) };
 }
 
 /**

@@ -1,13 +1,17 @@
-import { HttpError } from '../errors.js';
+import { errorCatalogue, HttpError, type ErrorBody, type ErrorCode } from '../errors.js';
 import { sessionNamePattern } from '../state/sessions.js';
 import type { HitInput } from '../state/state-store.js';
 import { TooManySessionsError } from '../state/state-store.js';
 import type { MockRequest, MockResponse } from '../types.js';
 import { parsePrefer, type Preferences } from '../wire/prefer-header.js';
-import { isJsonContentType } from '../wire/request-body.js';
-import { errorCodeOf } from '../wire/response-shaping.js';
-import { validateParameters, validatedBody } from './checks.js';
+import type { CompiledOperation } from '../spec/compiled-spec.js';
+import type { RateDecision } from '../state/rate-limiter.js';
+import type { DecodedJsonBody } from '../wire/request-body.js';
+import { errorCodeOf, type ErrorShape } from '../wire/response-shaping.js';
+import type { Credentials } from './auth.js';
+import { bodyIsRead, validateParameters, validatedBody } from './checks.js';
 import { forcedResponse } from './forced-response.js';
+import { mediaBody, responseMedia } from './media-answers.js';
 import { generatedResponse } from './operations.js';
 import { recordAnswer } from './recording.js';
 import { RequestRecord, type PipelineRuntime } from './request-record.js';
@@ -72,31 +76,54 @@ const noPreferences: Preferences = Object.freeze({});
  * kept and answered after it, in the interface's order (a 429 still wins over a 400, and a refused
  * request is still counted).
  */
-function checkBeforeStore(record: RequestRecord): undefined {
+function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
   const { runtime, request } = record;
-  record.credentials = runtime.auth.credentials(request.headers.authorization);
   const apiPath = apiPathOf(record);
   record.match = apiPath === null ? null : record.served.route(request.method, apiPath);
   const operation = record.match?.kind === 'operation' ? record.match.operation : undefined;
   record.operation = operation;
+  record.credentials = credentialsOf(runtime, operation, request);
   if (operation === undefined) return undefined;
   try {
     if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
     const preferHeader = request.headers.prefer;
     record.forced = forcedResponse(operation, preferHeader === undefined ? noPreferences : parsePrefer(preferHeader), runtime.data);
     if (record.forced !== undefined) return undefined;
+    // Before any state changes: a POST whose answer the client cannot take creates nothing.
+    const accept = request.headers.accept;
+    if (accept !== undefined && accept !== '*/*') refuseUnacceptable(operation, accept);
     if (operation.parameters.length > 0) validateParameters(operation, record.match!.kind === 'operation' ? record.match!.pathParams : {}, new URLSearchParams(queryOf(request.url)));
     const body = validatedBody(request, operation);
+    // A multipart body is read by the platform's parser, which answers later: only then does this stage wait.
+    if (body instanceof Promise) return body.then((decoded) => afterBody(record, operation, decoded), (error: unknown) => keepError(record, error));
+    afterBody(record, operation, body);
+  } catch (error) {
+    keepError(record, error);
+  }
+  return undefined;
+}
+
+/** The credentials a request offers for its operation (the Authorization header alone for a bearer-only or open one). */
+function credentialsOf(runtime: PipelineRuntime, operation: CompiledOperation | undefined, request: MockRequest): Credentials {
+  if (operation === undefined || operation.security.bearerOnly || operation.security.alternatives.length === 0) return runtime.auth.credentials(request.headers.authorization);
+  return runtime.auth.credentialsFor(operation.security, request);
+}
+
+function afterBody(record: RequestRecord, operation: CompiledOperation, body: DecodedJsonBody | undefined): void {
+  try {
     if (body !== undefined) {
       record.body = body.value;
       record.bodyText = body.text;
     }
-    record.storeWork = runtime.operations.get(operation.operationId)?.storeWork(operation, record.body);
+    record.storeWork = record.runtime.operations.get(operation.operationId)?.storeWork(operation, record.body);
   } catch (error) {
-    record.pendingError = error;
-    record.forced = undefined;
+    keepError(record, error);
   }
-  return undefined;
+}
+
+function keepError(record: RequestRecord, error: unknown): void {
+  record.pendingError = error;
+  record.forced = undefined;
 }
 
 /**
@@ -150,10 +177,10 @@ function shapeAnswer(record: RequestRecord): Promise<void> | undefined {
     runtime.logger.warn(`More than maxTrackedClients (${runtime.config.maxTrackedClients}) anonymous clients: the least recently seen are forgotten from now on (their budgets start over), counted in GET /__mock/health`);
   }
   // Every response gets its own fresh headers object, so the steps below add to it in place.
-  record.headers = runtime.shaper.rateLimitHeaders(decision, nowMs);
+  const served = record.served;
+  record.headers = runtime.shaper.rateLimitHeaders(decision, nowMs, served.rateLimitFields);
   try {
-    if (decision.outcome === 'banned') return refuse(record, 'key_banned', `Too many requests after a 429: ${key ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`);
-    if (decision.outcome === 'limited') return refuse(record, 'rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`);
+    if (served.rateLimited && decision.outcome !== 'allowed') return refuseOverLimit(record, decision, key !== null);
     const fullPath = record.path.slice(0, 200);
     if (match === null) throw new HttpError('not_found', `No resource at ${fullPath}; the API is served under ${record.served.basePath}`);
     if (match.kind === 'not-found') throw new HttpError('not_found', `No resource at ${fullPath}`);
@@ -163,7 +190,14 @@ function shapeAnswer(record: RequestRecord): Promise<void> | undefined {
     const operationId = match.operation.operationId;
     const operationHeaders = record.served.operationHeaders.get(operationId);
     if (operationHeaders) Object.assign(record.headers, operationHeaders);
-    if (refusesAuth(match.operation, key)) return refuse(record, 'unauthorized', credentials?.kind === 'none' ? credentials.failure : 'Invalid API key');
+    if (refusesAuth(match.operation, key)) {
+      record.headers['WWW-Authenticate'] = match.operation.security.challenge;
+      return refuse(record, 'unauthorized', credentials?.kind === 'none' ? credentials.failure : 'Invalid API key');
+    }
+    if (credentials?.kind === 'token' && credentials.missingScopes !== undefined && match.operation.requiresAuth) {
+      record.headers['WWW-Authenticate'] = `Bearer error="insufficient_scope", scope="${credentials.missingScopes.join(' ').replace(/["\\]/g, '')}"`;
+      return refuse(record, 'insufficient_scope', `The key lacks the scopes ${credentials.missingScopes.join(', ').slice(0, 200)}`);
+    }
     // Past its sunset date a deprecated operation may be gone (`sunset.afterSunset`): only then is
     // the session's setting read, so no other request waits for the store.
     const sunsetMs = record.served.sunsetMs.get(operationId);
@@ -183,15 +217,31 @@ function refusesAuth(operation: { requiresAuth: boolean }, key: object | null): 
   return operation.requiresAuth && key === null;
 }
 
-function refuse(record: RequestRecord, code: 'key_banned' | 'rate_limited' | 'unauthorized', message: string): undefined {
-  record.response = record.runtime.shaper.refusal(code, message, record.headers, record.nowMs);
+function refuseOverLimit(record: RequestRecord, decision: RateDecision, hasKey: boolean): undefined {
+  if (decision.outcome === 'banned') return refuse(record, 'key_banned', `Too many requests after a 429: ${hasKey ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`);
+  return refuse(record, 'rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`);
+}
+
+function refuse(record: RequestRecord, code: 'key_banned' | 'rate_limited' | 'unauthorized' | 'insufficient_scope', message: string): undefined {
+  const { shaper } = record.runtime;
+  const status = errorCatalogue[code].status;
+  const shaped = errorShapeFor(record)?.(code, message, status);
+  record.response = shaped === undefined ? shaper.refusal(code, message, record.headers, record.nowMs) : shaper.finish(status, shaped, record.headers, record.nowMs);
   record.errorCode = code;
   return undefined;
 }
 
 function answerError(record: RequestRecord, error: unknown): void {
-  record.response = record.runtime.shaper.errorResponse(error, record.headers, record.nowMs);
+  record.response = record.runtime.shaper.errorResponse(error, record.headers, record.nowMs, errorShapeFor(record));
   record.errorCode = errorCodeOf(error);
+}
+
+/** The shape the spec declares for errors of the request's operation (or of the spec, for a request no operation took). */
+function errorShapeFor(record: RequestRecord): ErrorShape | undefined {
+  const { served } = record;
+  if (served.routelessErrorShape === undefined) return undefined;
+  const operation = record.operation;
+  return operation === undefined ? served.routelessErrorShape : served.errorShapes.get(operation.operationId);
 }
 
 /** A deprecated operation past its sunset: served as usual, or 410 Gone, as the session (else the config) says. */
@@ -217,14 +267,14 @@ function answerOperation(record: RequestRecord): void {
       // A forced 429 shows the reported window spent, in the IETF fields too.
       if (forced.status === 429) Object.assign(record.headers, spentHeaders(record));
       const body = forced.body();
-      record.response = runtime.shaper.finish(forced.status, body, record.headers, record.nowMs);
+      record.response = runtime.shaper.finish(forced.status, answerBody(record, forced.status, body), record.headers, record.nowMs);
       record.errorCode = errorCodeInBody(forced.status, body);
       record.forcedAnswer = true;
       return;
     }
     const stateful = runtime.operations.get(match.operation.operationId);
     const context = { operation: match.operation, body: record.body, pathParams: match.pathParams, hit: hit!, basePath: record.served.basePath, data: runtime.data, headers: record.headers };
-    const result = stateful ? stateful.respond(context) : generatedResponse(context);
+    const result = stateful ? stateful.respond(context) : generatedResponse(context, record.request.headers.accept);
     if (hit!.created && hit!.created.dropped > 0 && !runtime.warned.drops) {
       runtime.warned.drops = true;
       runtime.logger.warn(`The category store is full (maxCategories ${runtime.config.maxCategories}, maxCategoryBytes ${runtime.config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
@@ -235,11 +285,32 @@ function answerOperation(record: RequestRecord): void {
   }
 }
 
+/**
+ * A forced answer's body in the media type `Accept` prefers among those its response declares (a
+ * JSON value as it is; an image forced by `Prefer: code=200` is still an image).
+ */
+function answerBody(record: RequestRecord, status: number, body: unknown): unknown {
+  const response = record.operation?.responses.get(status);
+  if (status >= 400 && isOwnError(body)) return errorShapeFor(record)?.(body.code as ErrorCode, body.message, status) ?? body;
+  if (response === undefined) return body;
+  const media = responseMedia(response, record.request.headers.accept);
+  return media === undefined ? body : mediaBody(media, body);
+}
+
+function refuseUnacceptable(operation: CompiledOperation, accept: string): void {
+  const response = operation.successStatus === undefined ? undefined : operation.responses.get(operation.successStatus);
+  if (response !== undefined) responseMedia(response, accept);
+}
+
+function isOwnError(body: unknown): body is ErrorBody {
+  return body !== null && typeof body === 'object' && typeof (body as ErrorBody).code === 'string' && typeof (body as ErrorBody).message === 'string' && Object.keys(body).length === 3;
+}
+
 /** The rate-limit fields of the request's decision with the reported window spent (a forced 429). */
 function spentHeaders(record: RequestRecord): Record<string, string> {
   const decision = record.hit!.decision;
   const windows = decision.windows.map((window) => (window.resetAtMs === decision.resetAtMs ? { ...window, remaining: 0 } : window));
-  return record.runtime.shaper.rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0, windows }, record.nowMs);
+  return record.runtime.shaper.rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0, windows }, record.nowMs, record.served.rateLimitFields);
 }
 
 /** The `code` of a forced error body (the spec's example, or one the mock made), for the log. */
@@ -273,10 +344,9 @@ export async function needsBody(runtime: PipelineRuntime, request: MockRequest):
   if (apiPath === null || request.bodyTooLarge) return false;
   const match = record.served.route(request.method, apiPath);
   if (match.kind !== 'operation') return false;
-  const contentType = request.headers['content-type'];
-  if (match.operation.requestBody !== undefined && (contentType === undefined || !isJsonContentType(contentType))) return false;
+  if (match.operation.requestBody !== undefined && !bodyIsRead(match.operation.requestBody, request.headers['content-type'])) return false;
   if (!sessionNamePattern.test(record.session)) return false;
-  const credentials = runtime.auth.credentials(request.headers.authorization);
+  const credentials = credentialsOf(runtime, match.operation, request);
   try {
     // A key added at run time lives in the store, per session: only a token known nowhere is a 401.
     const known = credentials.kind === 'token' && (credentials.configKey !== undefined || (await runtime.store.listKeys(record.session, record.baseTimeMs)).some((entry) => entry.id === credentials.digestHex.slice(0, 32)));

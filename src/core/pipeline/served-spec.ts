@@ -1,6 +1,10 @@
 import type { MockConfig } from '../config/mock-config.js';
 import type { CompiledOperation, CompiledSpec } from '../spec/compiled-spec.js';
+import type { DataGenerator } from '../spec/data-generator.js';
 import { createRouter, type RouteMatch } from '../spec/router.js';
+import type { RateLimitFields } from '../wire/rate-limit-headers.js';
+import type { ErrorShape } from '../wire/response-shaping.js';
+import { errorShapeOf } from './error-shapes.js';
 
 /**
  * Everything the spec decides for the request path, made once per spec: `replaceSpec` swaps it
@@ -18,6 +22,14 @@ export interface ServedSpec {
   readonly sunsets: ReadonlyMap<string, string | null>;
   /** The same dates in milliseconds, for the per-request check (only operations with a sunset). */
   readonly sunsetMs: ReadonlyMap<string, number>;
+  /** The rate-limit fields answers carry: the ones the spec's responses declare, unless the config says. */
+  readonly rateLimitFields: RateLimitFields;
+  /** Requests are rate limited (429, bans): the spec declares rate-limit fields or a 429, or the config asks. */
+  readonly rateLimited: boolean;
+  /** The error shape of each operation that declares one of its own (by operationId); none for the API's own Error shape. */
+  readonly errorShapes: ReadonlyMap<string, ErrorShape>;
+  /** The error shape of answers no operation gives (404 for a path no operation has): the first the spec declares. */
+  readonly routelessErrorShape: ErrorShape | undefined;
 }
 
 /**
@@ -26,7 +38,7 @@ export interface ServedSpec {
  *
  * @example const served = serveSpec(compileSpec(document), config, Date.now());
  */
-export function serveSpec(spec: CompiledSpec, config: MockConfig, startedAtMs: number): ServedSpec {
+export function serveSpec(spec: CompiledSpec, config: MockConfig, startedAtMs: number, data: DataGenerator): ServedSpec {
   for (const operationId of Object.keys(config.deprecation)) {
     const operation = spec.operations.find((candidate) => candidate.operationId === operationId);
     if (!operation?.deprecated) {
@@ -44,7 +56,49 @@ export function serveSpec(spec: CompiledSpec, config: MockConfig, startedAtMs: n
     sunsets.set(operation.operationId, sunset === undefined ? null : new Date(Date.parse(sunset)).toISOString());
     if (sunset !== undefined) sunsetMs.set(operation.operationId, Date.parse(sunset));
   }
-  return { spec, basePath: spec.basePath, basePathSlash: `${spec.basePath}/`, route: createRouter(spec.operations), operationHeaders, sunsets, sunsetMs };
+  const errorShapes = new Map<string, ErrorShape>();
+  for (const operation of spec.operations) {
+    const shape = errorShapeOf([operation], data);
+    if (shape !== undefined) errorShapes.set(operation.operationId, shape);
+  }
+  const { fields, limited } = rateLimitsOf(spec, config);
+  return {
+    spec,
+    basePath: spec.basePath,
+    basePathSlash: `${spec.basePath}/`,
+    route: createRouter(spec.operations),
+    operationHeaders,
+    sunsets,
+    sunsetMs,
+    rateLimitFields: fields,
+    rateLimited: limited,
+    errorShapes,
+    routelessErrorShape: errorShapes.size === 0 ? undefined : errorShapeOf(spec.operations, data),
+  };
+}
+
+/**
+ * The rate-limit fields the spec's responses declare (X-RateLimit-*, the IETF RateLimit and
+ * RateLimit-Policy, Retry-After), or the ones the config names; limits are applied when there are
+ * any, or when the spec declares a 429.
+ */
+function rateLimitsOf(spec: CompiledSpec, config: MockConfig): { fields: RateLimitFields; limited: boolean } {
+  const asked = config.rateLimitHeaders;
+  if (asked !== undefined) return { fields: { xRateLimit: asked.includes('x-ratelimit'), ietf: asked.includes('ietf'), retryAfter: true }, limited: true };
+  const names = new Set<string>();
+  let declares429 = false;
+  for (const operation of spec.operations) {
+    for (const response of [...operation.responses.values(), ...operation.rangeResponses.values()]) {
+      for (const name of response.headerNames) names.add(name.toLowerCase());
+    }
+    declares429 ||= operation.responses.has(429);
+  }
+  const fields = {
+    xRateLimit: [...names].some((name) => name.startsWith('x-ratelimit-')),
+    ietf: names.has('ratelimit') || names.has('ratelimit-policy'),
+    retryAfter: names.has('retry-after'),
+  };
+  return { fields, limited: declares429 || fields.xRateLimit || fields.ietf || fields.retryAfter };
 }
 
 function headersOf(operation: CompiledOperation, config: MockConfig, startedAtMs: number): Record<string, string> {

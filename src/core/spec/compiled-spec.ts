@@ -1,7 +1,10 @@
 import { isoDatePattern } from '../config/decoding.js';
 import { compileSpecDefinition, type OperationDefinition, type SpecDefinition } from '../../../spec/compile-spec.js';
 import type { SchemaValidator } from '../../../spec/schema-validator.js';
+import type { MediaDefinition, ResponseDefinition } from '../../../spec/compile-spec.js';
 import type { JsonSchema, OpenApiDocument } from '../../../spec/openapi-types.js';
+import { formFields, mediaKind, type CompiledMedia } from './media.js';
+import { compileSecurity, type CompiledSecurity } from './security.js';
 
 /** What the mock knows about one operation, read from the spec once at startup. */
 export interface CompiledOperation {
@@ -10,9 +13,14 @@ export interface CompiledOperation {
   pathTemplate: string;
   parameterNames: string[];
   parameters: CompiledParameter[];
+  /** Credentials are required: some alternative needs them and none is empty. */
   requiresAuth: boolean;
+  /** The operation's effective security (its own, else the document's). */
+  security: CompiledSecurity;
   requestBody: CompiledRequestBody | undefined;
   responses: Map<number, CompiledResponse>;
+  /** Responses declared for a range or by default (`4XX`, `default`): the shapes of the errors the operation may answer. */
+  rangeResponses: Map<string, CompiledResponse>;
   /** The first 2xx status the operation declares (what it answers when all goes well). */
   successStatus: number | undefined;
   deprecated: boolean;
@@ -24,6 +32,7 @@ export interface CompiledParameter {
   name: string;
   in: 'path' | 'query';
   required: boolean;
+  schema: JsonSchema | undefined;
   /** Turns the parameter's text into the type its schema asks for, before validation. */
   coerce: (text: string) => unknown;
   /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
@@ -32,7 +41,13 @@ export interface CompiledParameter {
 
 export interface CompiledRequestBody {
   required: boolean;
+  /** The JSON media types (the fast path reads these). */
   mediaTypes: string[];
+  /** Every declared media type, in document order. */
+  media: CompiledMedia[];
+  /** Only JSON media types are declared: the body is read as JSON and nothing else. */
+  jsonOnly: boolean;
+  /** Schema of the first JSON media type (`{}` without one). */
   schema: JsonSchema;
   /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
   validator: SchemaValidator;
@@ -41,7 +56,14 @@ export interface CompiledRequestBody {
 }
 
 export interface CompiledResponse {
-  status: number;
+  /** The status, or undefined for a range or `default`. */
+  status: number | undefined;
+  /** As written: '200', '4XX', 'default'. */
+  statusKey: string;
+  /** Every declared media type, in document order (the first served when `Accept` allows any). */
+  media: CompiledMedia[];
+  /** Their essences (lower case, no parameters), for content negotiation. */
+  mediaEssences: string[];
   /** JSON schema of the `application/json` body, if the spec gives one (resolved: may be recursive). */
   schema: JsonSchema | undefined;
   /** Named examples; an unnamed `example` is stored as `default`. */
@@ -79,33 +101,28 @@ export function isCompiledSpec(spec: OpenApiDocument | CompiledSpec): spec is Co
  */
 export function compileSpec(raw: OpenApiDocument, options: { basePath?: string } = {}): CompiledSpec {
   const definition = compileSpecDefinition(raw, options);
-  const bearerSchemes = new Set(
-    Object.entries(definition.document.components?.securitySchemes ?? {})
-      .filter(([, scheme]) => scheme?.type === 'http' && typeof scheme.scheme === 'string' && scheme.scheme.toLowerCase() === 'bearer')
-      .map(([name]) => name),
-  );
   return {
     title: definition.title,
     version: definition.version,
     basePath: definition.basePath,
-    operations: definition.operations.map((operation) => compileOperation(operation, bearerSchemes)),
+    operations: definition.operations.map((operation) => compileOperation(operation, definition.document)),
     document: definition.document,
     componentSchemas: definition.componentSchemas,
     definition,
   };
 }
 
-function compileOperation(operation: OperationDefinition, bearerSchemes: Set<string>): CompiledOperation {
+function compileOperation(operation: OperationDefinition, document: OpenApiDocument): CompiledOperation {
   const { operationId } = operation;
   const responses = new Map<number, CompiledResponse>();
+  const rangeResponses = new Map<string, CompiledResponse>();
   for (const response of operation.responses) {
-    // "default" and "4XX"-style ranges are not concrete statuses a mock can pick.
-    if (response.status === undefined) continue;
-    responses.set(response.status, { status: response.status, schema: response.schema, examples: response.examples, headerNames: response.headers.map((header) => header.name) });
+    // "default" and "4XX"-style ranges are not concrete statuses a mock can pick; errors take their shape.
+    if (response.status === undefined) rangeResponses.set(response.statusKey.toUpperCase(), compileResponse(response));
+    else responses.set(response.status, compileResponse(response));
   }
-  if (responses.size === 0) throw new Error(`Failed to compile spec: ${operationId} declares no responses`);
   const successStatus = [...responses.keys()].filter((status) => status >= 200 && status < 300).sort((a, b) => a - b)[0];
-  const { security } = operation;
+  const security = compileSecurity(operation.security, document, operationId);
   return {
     operationId,
     method: operation.method,
@@ -114,12 +131,14 @@ function compileOperation(operation: OperationDefinition, bearerSchemes: Set<str
     parameters: operation.parameters
       .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
       .map((parameter) => {
-        const compiled = { name: parameter.name, in: parameter.in as 'path' | 'query', required: parameter.required, coerce: coercerFor(parameter.schema ?? {}) };
+        const compiled = { name: parameter.name, in: parameter.in as 'path' | 'query', required: parameter.required, schema: parameter.schema, coerce: coercerFor(parameter.schema ?? {}) };
         return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => parameter.validator }) as CompiledParameter;
       }),
-    requiresAuth: security.length > 0 && security.every((requirement) => Object.keys(requirement ?? {}).some((name) => bearerSchemes.has(name))),
+    requiresAuth: security.alternatives.length > 0 && !security.anonymousAllowed,
+    security,
     requestBody: compileRequestBody(operation),
     responses,
+    rangeResponses,
     successStatus,
     deprecated: operation.deprecated,
     deprecation: compileDeprecation(operation),
@@ -127,14 +146,26 @@ function compileOperation(operation: OperationDefinition, bearerSchemes: Set<str
   };
 }
 
+function compileResponse(response: ResponseDefinition): CompiledResponse {
+  const media = response.media.map(compileMedia);
+  return { status: response.status, statusKey: response.statusKey, media, mediaEssences: media.map((entry) => entry.essence), schema: response.schema, examples: response.examples, headerNames: response.headers.map((header) => header.name) };
+}
+
+function compileMedia(media: MediaDefinition): CompiledMedia {
+  const kind = mediaKind(media.essence);
+  const fields = kind === 'form' || kind === 'multipart' ? formFields(media.schema) : new Map();
+  const compiled = { type: media.type, essence: media.essence, kind, schema: media.schema, examples: media.examples, fields };
+  return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => media.validator }) as CompiledMedia;
+}
+
 function compileRequestBody(operation: OperationDefinition): CompiledRequestBody | undefined {
   const body = operation.requestBody;
   if (!body) return undefined;
-  if (body.jsonMediaTypes.length === 0) throw new Error(`Failed to compile spec: ${operation.operationId} has a request body without a JSON media type`);
   const schema = body.schema ?? {};
   const declaredProperties = typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__') : [];
-  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, schema, declaredProperties };
-  return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => body.validator }) as CompiledRequestBody;
+  const media = body.media.map(compileMedia);
+  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, media, jsonOnly: media.length > 0 && media.every((entry) => entry.kind === 'json' && entry.essence !== '*/*' && entry.essence !== 'application/*'), schema, declaredProperties };
+  return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => body.validator ?? body.media[0]?.validator }) as CompiledRequestBody;
 }
 
 /** The dates of `x-deprecation`, checked: a header must never say "Invalid Date". */

@@ -38,8 +38,6 @@ export function createDataGenerator(seed: number): DataGenerator {
   let currentSource: object | undefined;
   let faker: Faker;
   let generators: { some: Generator; all: Generator; minimal: Generator };
-  /** Schemas nested at least `maxDepth` deep (or recursive): their output is checked, see below. */
-  const deep = new WeakMap<object, boolean>();
 
   // json-schema-faker asks for each `#/...` reference it meets: answer from the current document.
   const refResolver = (ref: string): GeneratorSchema => {
@@ -82,14 +80,18 @@ export function createDataGenerator(seed: number): DataGenerator {
         try {
           const ready = schemaAt(currentSource, origin.pointer) as GeneratorSchema;
           const value = generator.generate(ready);
-          if (!isDeep(schema, deep)) return value;
-          // At maxDepth the generator fills required fields with bare defaults ('' for a string
-          // with minLength 1): for deep and recursive schemas, check, and fall back to the smallest
-          // instance (no optional fields, shortest arrays), where recursion ends by itself.
+          // The generator does not always meet the schema: at maxDepth it fills required fields with
+          // bare defaults ('' under minLength 1), and a oneOf's branch may match a second branch
+          // too. Checked, then tried again, then the smallest instance (no optional fields,
+          // shortest arrays), where recursion ends by itself; the first try if none passes.
           const validator = validatorOf(schema, 'generated data');
-          if (validator.safeParse(value).success) return value;
+          if (validator.isValid(value)) return value;
+          for (let attempt = 0; attempt < 2; attempt += 1) {
+            const again = generator.generate(ready);
+            if (validator.isValid(again)) return again;
+          }
           const minimal = generators.minimal.generate(ready);
-          return validator.safeParse(minimal).success ? minimal : value;
+          return validator.isValid(minimal) ? minimal : value;
         } finally {
           currentSource = undefined;
         }
@@ -103,46 +105,4 @@ export function createDataGenerator(seed: number): DataGenerator {
     },
     reset,
   };
-}
-
-/** Sub-schemas that nest the data one level deeper. */
-const nestingKeywords = ['items', 'additionalProperties', 'contains', 'unevaluatedItems', 'unevaluatedProperties'];
-const nestingMaps = ['properties', 'patternProperties'];
-const sameLevelLists = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-
-/**
- * Does data of this (resolved) schema nest `maxDepth` levels or more, or without end (recursion)?
- * Each schema object is measured once, so shared schemas cost nothing extra.
- */
-function isDeep(schema: JsonSchema, memo: WeakMap<object, boolean>): boolean {
-  if (schema === null || typeof schema !== 'object') return false;
-  const known = memo.get(schema);
-  if (known !== undefined) return known;
-  const depths = new Map<object, number>();
-  const onPath = new Set<object>();
-  const depthOf = (node: unknown): number => {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) return 0;
-    if (onPath.has(node)) return Number.POSITIVE_INFINITY;
-    const done = depths.get(node);
-    if (done !== undefined) return done;
-    onPath.add(node);
-    const record = node as Record<string, unknown>;
-    let depth = 0;
-    for (const keyword of nestingKeywords) depth = Math.max(depth, 1 + depthOf(record[keyword]));
-    for (const keyword of nestingMaps) {
-      const map = record[keyword];
-      if (map !== null && typeof map === 'object') for (const sub of Object.values(map)) depth = Math.max(depth, 1 + depthOf(sub));
-    }
-    for (const keyword of sameLevelLists) {
-      const list = record[keyword];
-      if (Array.isArray(list)) for (const sub of list) depth = Math.max(depth, (keyword === 'prefixItems' ? 1 : 0) + depthOf(sub));
-    }
-    for (const keyword of ['not', 'if', 'then', 'else']) depth = Math.max(depth, depthOf(record[keyword]));
-    onPath.delete(node);
-    depths.set(node, depth);
-    return depth;
-  };
-  const result = depthOf(schema) >= maxDepth;
-  memo.set(schema, result);
-  return result;
 }

@@ -34,13 +34,22 @@ describe('createRouter', () => {
     expect(matched('GET', '/files/report.json')).toEqual(['GET /files/{name}.json', { name: 'report' }]);
   });
 
-  it('prefers a literal path to a template, and of two templates the one written first', () => {
+  it('prefers a literal path to a template, and of two templates the more specific one that has the method', () => {
     expect(matched('GET', '/pets/mine')).toEqual(['GET /pets/mine', {}]);
     expect(matched('DELETE', '/pets/mine')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
-    expect(matched('GET', '/a/b/c')).toEqual(['GET /a/{x}/c', { x: 'b' }]);
-    expect(matched('GET', '/a/b/d')).toEqual(['GET /a/b/{y}', { y: 'd' }]);
-    // Same shape, two spellings: the first template's methods are the path's.
-    expect(matched('PUT', '/pets/1/toys/2')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+    // A literal segment wins over a parameter from the left, as routers read paths.
+    expect(matched('GET', '/a/b/c')).toEqual(['GET /a/b/{y}', { y: 'c' }]);
+    expect(matched('GET', '/a/z/c')).toEqual(['GET /a/{x}/c', { x: 'z' }]);
+    // Same shape, two spellings: the one with the method answers; else the first one's methods are the path's.
+    expect(matched('PUT', '/pets/1/toys/2')).toEqual(['PUT /pets/{id}/toys/{toyId}', { id: '1', toyId: '2' }]);
+    expect(matched('PATCH', '/pets/1/toys/2')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+  });
+
+  it('finds the template that has the method when a less specific one matches too', () => {
+    const route = createRouter([operation('POST', '/media/{id}/{status}'), operation('GET', '/media/{id}/watch_data')]);
+    expect(route('GET', '/media/7/watch_data')).toMatchObject({ kind: 'operation', operation: { operationId: 'GET /media/{id}/watch_data' } });
+    expect(route('POST', '/media/7/watch_data')).toMatchObject({ kind: 'operation', operation: { operationId: 'POST /media/{id}/{status}' } });
+    expect(route('DELETE', '/media/7/watch_data')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
   });
 
   it('answers 405 with the allowed methods, sorted, and 404 for unknown paths', () => {

@@ -30,8 +30,9 @@ const newNode = (): TrieNode => ({ literal: new Map(), parameter: undefined, mix
  * Finds the operation for a method and a path relative to the base path, in time that depends on
  * the path, not on the number of operations: literal paths in a map, templated ones in a trie of
  * segments. Literal paths win over templated ones (`/pets/mine` before `/pets/{petId}`), as
- * OpenAPI asks; of two templates matching one path, the one written first wins. A path that
- * exists without the method is `method-not-allowed`, with the methods it has.
+ * OpenAPI asks, and of two templates the more specific one that has the method (a literal segment
+ * before a parameter, from the left; then the one written first). A path that exists without the
+ * method is `method-not-allowed`, with the methods its most specific template has.
  *
  * @example
  * const route = createRouter(spec.operations);
@@ -57,8 +58,11 @@ export function createRouter(operations: CompiledOperation[]): (method: string, 
   return (method, path) => {
     const literal = literalPaths.get(path);
     if (literal !== undefined) return answer(literal, method, []);
-    const found = findTemplate(root, path.split('/'));
-    return found === undefined ? notFound : answer(found.endpoint, method, found.captures);
+    const matches = findTemplates(root, path.split('/'));
+    if (matches.length === 0) return notFound;
+    // The most specific template that has the method (`/media/{id}/watch_data` before `/media/{id}/{status}`).
+    const found = matches.find((match) => match.endpoint.byMethod.has(method)) ?? matches[0]!;
+    return answer(found.endpoint, method, found.captures);
   };
 }
 
@@ -103,30 +107,30 @@ function insert(root: TrieNode, template: string, endpoint: Endpoint): void {
 }
 
 /**
- * The first-written template matching the path. Every trie node sits at one depth, so each is
- * visited at most once: the cost is bounded by the path's length and the templates that share its
- * prefix, never by the number of operations.
+ * Every template matching the path, the most specific first (a literal segment before a mixed one
+ * before a parameter, from the left), then in the order written. Every trie node sits at one
+ * depth, so each is visited at most once: the cost is bounded by the path's length and the
+ * templates that share its prefix, never by the number of operations.
  */
-function findTemplate(root: TrieNode, segments: string[]): { endpoint: Endpoint; captures: string[] } | undefined {
-  let best: { endpoint: Endpoint; captures: string[] } | undefined;
-  const walk = (node: TrieNode, index: number, captures: string[]) => {
+function findTemplates(root: TrieNode, segments: string[]): { endpoint: Endpoint; captures: string[]; rank: string }[] {
+  const found: { endpoint: Endpoint; captures: string[]; rank: string }[] = [];
+  const walk = (node: TrieNode, index: number, captures: string[], rank: string) => {
     if (index === segments.length) {
-      const endpoint = node.endpoints[0];
-      if (endpoint !== undefined && (best === undefined || endpoint.order < best.endpoint.order)) best = { endpoint, captures };
+      for (const endpoint of node.endpoints) found.push({ endpoint, captures, rank });
       return;
     }
     const segment = segments[index]!;
     const literal = node.literal.get(segment);
-    if (literal !== undefined) walk(literal, index + 1, captures);
+    if (literal !== undefined) walk(literal, index + 1, captures, `${rank}0`);
     if (segment === '') return;
-    if (node.parameter !== undefined) walk(node.parameter, index + 1, [...captures, segment]);
     for (const { pattern, node: child } of node.mixed) {
       const match = pattern.exec(segment);
-      if (match) walk(child, index + 1, [...captures, ...match.slice(1)]);
+      if (match) walk(child, index + 1, [...captures, ...match.slice(1)], `${rank}1`);
     }
+    if (node.parameter !== undefined) walk(node.parameter, index + 1, [...captures, segment], `${rank}2`);
   };
-  walk(root, 0, []);
-  return best;
+  walk(root, 0, [], '');
+  return found.sort((a, b) => (a.rank < b.rank ? -1 : a.rank > b.rank ? 1 : a.endpoint.order - b.endpoint.order));
 }
 
 function safeDecode(segment: string): string {

@@ -4,6 +4,31 @@ import { integerText } from './number-text.js';
 // The rate-limit fields of an answer, written from the limiter's decision.
 
 /**
+ * Which rate-limit fields answers carry: the ones the spec's responses declare (or the config asks
+ * for). The Petstore's: X-RateLimit-* on every answer and Retry-After on a 429.
+ */
+export interface RateLimitFields {
+  /** X-RateLimit-Limit, -Remaining and -Reset. */
+  readonly xRateLimit: boolean;
+  /** The IETF RateLimit and RateLimit-Policy fields. */
+  readonly ietf: boolean;
+  /** Retry-After on a 429. */
+  readonly retryAfter: boolean;
+}
+
+/**
+ * The rate-limit fields of a decision that `fields` asks for.
+ *
+ * @example rateLimitFields(decision, nowMs, { xRateLimit: true, ietf: false, retryAfter: true }); // { 'X-RateLimit-Limit': '60', ... }
+ */
+export function rateLimitFields(decision: RateDecision, nowMs: number, fields: RateLimitFields): Record<string, string> {
+  const headers = fields.xRateLimit ? rateLimitHeaders(decision) : {};
+  if (!fields.retryAfter) delete headers['Retry-After'];
+  else if (!fields.xRateLimit && decision.outcome !== 'allowed') headers['Retry-After'] = `${decision.retryAfterSeconds}`;
+  return fields.ietf ? Object.assign(headers, ietfRateLimitHeaders(decision, nowMs)) : headers;
+}
+
+/**
  * The X-RateLimit-* headers of a decision (interface section 8), plus Retry-After when refused.
  * Reset is Unix time in whole seconds, rounded up so a client that waits until it never comes early.
  */

@@ -3,17 +3,31 @@ import { errorCatalogue, HttpError, type ErrorBody, type ErrorCode } from '../er
 import type { RateDecision } from '../state/rate-limiter.js';
 import { StoreUnavailableError, TooManySessionsError } from '../state/state-store.js';
 import type { Logger, MockResponse } from '../types.js';
-import { ietfRateLimitHeaders, rateLimitHeaders as xRateLimitHeaders } from './rate-limit-headers.js';
+import { rateLimitFields, type RateLimitFields } from './rate-limit-headers.js';
 
 const corsHeaders = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow, X-Mock-Session',
+  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow, X-Mock-Session, WWW-Authenticate, RateLimit, RateLimit-Policy',
 };
 
 /** A body that is already JSON text (a stored category, the list): sent as it is. */
 export class RawJson {
   constructor(readonly text: string) {}
 }
+
+/** A body of a media type the spec declares (problem+json, text, XML, an image): sent as it is, with its type. */
+export class MediaBody {
+  constructor(
+    readonly contentType: string,
+    readonly content: string | Uint8Array,
+  ) {}
+}
+
+/**
+ * The body of an error in the shape the spec declares for it (`MediaBody`), or undefined for the
+ * API's own Error shape `{code, message, status}`.
+ */
+export type ErrorShape = (code: ErrorCode, message: string, status: number) => MediaBody | undefined;
 
 /**
  * Response shaping: every answer of the core goes through `finish` (Date from the session's virtual
@@ -25,11 +39,15 @@ export interface ResponseShaper {
   readonly cors: Readonly<Record<string, string>>;
   /** This shaper with the CORS headers left out. */
   readonly withoutCors: ResponseShaper;
-  rateLimitHeaders(decision: RateDecision, nowMs: number): Record<string, string>;
+  /** The rate-limit fields of a decision that `fields` asks for (the served spec's, see `RateLimitFields`). */
+  rateLimitHeaders(decision: RateDecision, nowMs: number, fields: RateLimitFields): Record<string, string>;
   /** The answer of `status` with `body` (a value to write as JSON, a `RawJson`, or undefined for none). */
   finish(status: number, body: unknown, headers: Record<string, string>, nowMs: number): MockResponse;
-  /** The Error answer of any error (a 500 for one that is no HttpError, logged with its stack). */
-  errorResponse(error: unknown, headers: Record<string, string>, nowMs: number): MockResponse;
+  /**
+   * The Error answer of any error (a 500 for one that is no HttpError, logged with its stack), in
+   * the shape the spec declares for it when `shape` gives one.
+   */
+  errorResponse(error: unknown, headers: Record<string, string>, nowMs: number, shape?: ErrorShape): MockResponse;
   /** The Error answer of `code`, built without an Error object: for the refusals on the hot path (401, 429). */
   refusal(code: ErrorCode, message: string, headers: Record<string, string>, nowMs: number): MockResponse;
   httpDate(nowMs: number): string;
@@ -47,10 +65,8 @@ export function errorCodeOf(error: unknown): ErrorCode {
 }
 
 export function createResponseShaper(config: MockConfig, logger: Logger): ResponseShaper {
-  // The IETF RateLimit fields are opt-in (config rateLimitHeaders), next to X-RateLimit-*.
-  const ietfFields = config.rateLimitHeaders.includes('ietf');
-  const cors = ietfFields ? { ...corsHeaders, 'Access-Control-Expose-Headers': `${corsHeaders['Access-Control-Expose-Headers']}, RateLimit, RateLimit-Policy` } : corsHeaders;
-  const shared: ShaperState = { dates: new HttpDateCache(), lastStoreLogMs: Number.NEGATIVE_INFINITY, lastRefusal: { code: '', message: '', body: new RawJson('') }, ietfFields, logger };
+  const cors = corsHeaders;
+  const shared: ShaperState = { dates: new HttpDateCache(), lastStoreLogMs: Number.NEGATIVE_INFINITY, lastRefusal: { code: '', message: '', body: new RawJson('') }, logger };
   const withCors = shaperOf(shared, config.cors ? cors : undefined, cors);
   const withoutCors = shaperOf(shared, undefined, cors);
   Object.assign(withCors, { withoutCors });
@@ -64,7 +80,6 @@ interface ShaperState {
   lastStoreLogMs: number;
   // A hammering client gets the same refusal request after request: its JSON is made once.
   lastRefusal: { code: string; message: string; body: RawJson };
-  readonly ietfFields: boolean;
   readonly logger: Logger;
 }
 
@@ -73,19 +88,20 @@ function shaperOf(state: ShaperState, answerCors: Readonly<Record<string, string
   const exposeHeaders = answerCors?.['Access-Control-Expose-Headers'];
   const shaper: Omit<ResponseShaper, 'withoutCors'> = {
     cors,
-    rateLimitHeaders: (decision, nowMs) => (state.ietfFields ? Object.assign(xRateLimitHeaders(decision), ietfRateLimitHeaders(decision, nowMs)) : xRateLimitHeaders(decision)),
+    rateLimitHeaders: rateLimitFields,
     httpDate: (nowMs) => state.dates.at(nowMs),
     finish(status, body, headers, nowMs) {
       // Every time the mock states comes from the session's virtual clock, Date included.
       headers.Date = state.dates.at(nowMs);
-      const text = body instanceof RawJson ? body.text : body === undefined ? null : JSON.stringify(body);
+      let text: string | null;
+      if (body instanceof RawJson) text = body.text;
+      else if (body instanceof MediaBody) {
+        headers['Content-Type'] = body.contentType;
+        const { content } = body;
+        return withCors(typeof content === 'string' ? { status, headers, body: content } : { status, headers, body: null, bytes: content });
+      } else text = body === undefined ? null : JSON.stringify(body);
       if (text !== null) headers['Content-Type'] = 'application/json';
-      // Set one by one: an Object.assign per answer costs more than two stores.
-      if (allowOrigin !== undefined) {
-        headers['Access-Control-Allow-Origin'] = allowOrigin;
-        headers['Access-Control-Expose-Headers'] = exposeHeaders!;
-      }
-      return { status, headers, body: text };
+      return withCors({ status, headers, body: text });
     },
     refusal(code, message, headers, nowMs) {
       const status = errorCatalogue[code].status;
@@ -95,11 +111,20 @@ function shaperOf(state: ShaperState, answerCors: Readonly<Record<string, string
       }
       return shaper.finish(status, state.lastRefusal.body, headers, nowMs);
     },
-    errorResponse(error, headers, nowMs) {
+    errorResponse(error, headers, nowMs, shape) {
       const answer = httpErrorOf(error, state);
-      return shaper.finish(answer.status, answer.toBody(), Object.assign(headers, answer.headers), nowMs);
+      const body = shape?.(answer.code, answer.message, answer.status) ?? answer.toBody();
+      return shaper.finish(answer.status, body, Object.assign(headers, answer.headers), nowMs);
     },
   };
+  // Set one by one: an Object.assign per answer costs more than two stores.
+  function withCors(response: MockResponse): MockResponse {
+    if (allowOrigin !== undefined) {
+      response.headers['Access-Control-Allow-Origin'] = allowOrigin;
+      response.headers['Access-Control-Expose-Headers'] = exposeHeaders!;
+    }
+    return response;
+  }
   return shaper;
 }
 

@@ -1,0 +1,144 @@
+import type { OpenApiDocument } from './openapi-types.js';
+import { SpecError } from './ref-resolver.js';
+
+/**
+ * OpenAPI 3.0 read as 3.1: the one reading of what 3.0 schemas mean, applied in place to a parsed
+ * document before it is compiled. Schema positions are found by the document's structure (a
+ * `schema`, `components.schemas`, the subschemas of a schema), never by key names anywhere: an
+ * example whose data holds `nullable: true`, or a property named `example`, is left as written.
+ *
+ * What changes in a schema:
+ * - `nullable: true` (3.0, and the 3.0 habit in 3.1 documents): `type: [T, 'null']`, `null` added to
+ *   an `enum`; without `type` (next to `$ref`, `allOf`, ...) the schema becomes `anyOf: [it, {type: 'null'}]`;
+ *   `x-nullable` (Swagger 2.0) the same; `nullable: false` dropped;
+ * - boolean `exclusiveMinimum`/`exclusiveMaximum` (draft 4): the number form of 2020-12;
+ * - `example`: `examples: [example]` (2020-12);
+ * - draft-4 forms: `items: [...]` becomes `prefixItems` (and `additionalItems` becomes `items`),
+ *   `dependencies` becomes `dependentRequired`/`dependentSchemas`, a draft-4 `$schema` and `id` go.
+ * And `x-webhooks` (3.0 tools) becomes `webhooks`; the version becomes 3.1.1.
+ *
+ * @example
+ * const document = normaliseOpenApi(parse(text)); // a 3.0 document, now 3.1
+ * document.components.schemas.Pet.properties.tag; // { type: ['string', 'null'] } where 3.0 said nullable: true
+ */
+export function normaliseOpenApi(document: OpenApiDocument): OpenApiDocument {
+  const version = document.openapi;
+  if (typeof version === 'string' && version.startsWith('3.0')) {
+    document.openapi = '3.1.1';
+    const extension = (document as Record<string, unknown>)['x-webhooks'];
+    if (extension !== undefined && document.webhooks === undefined) {
+      document.webhooks = extension;
+      delete (document as Record<string, unknown>)['x-webhooks'];
+    }
+  }
+  // A 3.1 document may still carry 3.0's forms (nullable is common): they mean the same there.
+  forEachSchema(document, normaliseSchema);
+  return document;
+}
+
+/** OpenAPI's names of maps whose keys are names (a property named `schema` is not a schema). */
+const nameMaps = new Set([
+  'paths', 'webhooks', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks',
+  'pathItems', 'content', 'encoding', 'variables', 'examples', 'schemas', 'properties', 'patternProperties',
+  'definitions', '$defs', 'dependentSchemas', 'mapping',
+]);
+const subschemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const subschemas = new Set(['items', 'additionalItems', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties']);
+const subschemaLists = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+
+function isData(key: string, value: unknown): boolean {
+  return key.startsWith('x-') || key === 'example' || key === 'default' || key === 'enum' || key === 'const' || key === 'value' || (key === 'examples' && Array.isArray(value));
+}
+
+type SchemaNode = Record<string, unknown>;
+
+/**
+ * Calls `visit` once for every schema object of a document (outermost first), found by structure.
+ * Explicit stacks, shared objects visited once: safe on any nesting and on YAML aliases.
+ */
+export function forEachSchema(document: unknown, visit: (schema: SchemaNode) => void): void {
+  const seen = new Set<object>();
+  const documentStack: { node: unknown; isNameMap: boolean }[] = [{ node: document, isNameMap: false }];
+  const schemaStack: unknown[] = [];
+  while (documentStack.length > 0) {
+    const { node, isNameMap } = documentStack.pop()!;
+    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
+    seen.add(node);
+    for (const [key, value] of Object.entries(node)) {
+      if (!isNameMap && isData(key, value)) continue;
+      if (!isNameMap && key === 'schema') schemaStack.push(value);
+      else if (!isNameMap && (key === 'schemas' || key === 'definitions') && value !== null && typeof value === 'object') schemaStack.push(...Object.values(value));
+      else documentStack.push({ node: value, isNameMap: !isNameMap && nameMaps.has(key) });
+    }
+  }
+  const seenSchemas = new Set<object>();
+  while (schemaStack.length > 0) {
+    const schema = schemaStack.pop();
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || seenSchemas.has(schema)) continue;
+    seenSchemas.add(schema);
+    visit(schema as SchemaNode);
+    for (const [keyword, value] of Object.entries(schema)) {
+      if (value === null || typeof value !== 'object') continue;
+      if (subschemaMaps.has(keyword)) schemaStack.push(...Object.values(value));
+      else if (subschemas.has(keyword)) schemaStack.push(...(Array.isArray(value) ? value : [value]));
+      else if (subschemaLists.has(keyword) && Array.isArray(value)) schemaStack.push(...value);
+    }
+  }
+}
+
+function normaliseSchema(schema: SchemaNode): void {
+  for (const side of ['Minimum', 'Maximum'] as const) {
+    const exclusive = `exclusive${side}`;
+    const bound = side === 'Minimum' ? 'minimum' : 'maximum';
+    if (schema[exclusive] === true) {
+      if (typeof schema[bound] === 'number') schema[exclusive] = schema[bound];
+      else delete schema[exclusive];
+      delete schema[bound];
+    } else if (schema[exclusive] === false) delete schema[exclusive];
+  }
+  if ('example' in schema) {
+    if (!Array.isArray(schema.examples)) schema.examples = [schema.example];
+    delete schema.example;
+  }
+  if (Array.isArray(schema.items)) {
+    schema.prefixItems = schema.items;
+    if ('additionalItems' in schema) schema.items = schema.additionalItems;
+    else delete schema.items;
+    delete schema.additionalItems;
+  } else if ('additionalItems' in schema) delete schema.additionalItems; // ignored without an items list (draft 4)
+  if (schema.dependencies !== null && typeof schema.dependencies === 'object') {
+    for (const [name, dependency] of Object.entries(schema.dependencies)) {
+      const target = Array.isArray(dependency) ? 'dependentRequired' : 'dependentSchemas';
+      schema[target] = { ...(schema[target] as object | undefined), [name]: dependency };
+    }
+    delete schema.dependencies;
+  }
+  if (typeof schema.$schema === 'string' && /draft-0[3-7]/.test(schema.$schema)) delete schema.$schema;
+  if (typeof schema.id === 'string') delete schema.id; // draft 4's $id, which OpenAPI never used
+  normaliseNullable(schema);
+}
+
+function normaliseNullable(schema: SchemaNode): void {
+  const nullable = schema.nullable ?? schema['x-nullable'];
+  if (nullable === undefined) return;
+  delete schema.nullable;
+  delete schema['x-nullable'];
+  if (nullable !== true) return;
+  const { type } = schema;
+  if (typeof type === 'string' || Array.isArray(type)) {
+    const types = Array.isArray(type) ? type : [type];
+    if (!types.includes('null')) schema.type = [...types, 'null'];
+    if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+    return;
+  }
+  if (type !== undefined) throw new SpecError(`Failed to compile spec: a nullable schema has type ${JSON.stringify(type)?.slice(0, 60)}; expected a type name`);
+  // No type (next to $ref, allOf, oneOf...): the value is that schema or null.
+  const inner: SchemaNode = {};
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (keyword === 'description' || keyword === 'title' || keyword.startsWith('x-')) continue;
+    inner[keyword] = value;
+    delete schema[keyword];
+  }
+  if (Object.keys(inner).length === 0) return; // nullable alone: any value, null included
+  schema.anyOf = [inner, { type: 'null' }];
+}

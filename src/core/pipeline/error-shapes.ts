@@ -1,0 +1,138 @@
+import { errorCatalogue, type ErrorCode } from '../errors.js';
+import type { CompiledOperation, CompiledResponse } from '../spec/compiled-spec.js';
+import type { CompiledMedia } from '../spec/media.js';
+import type { DataGenerator } from '../spec/data-generator.js';
+import type { JsonSchema } from '../../../spec/openapi-types.js';
+import { MediaBody, type ErrorShape } from '../wire/response-shaping.js';
+import { xmlText } from '../wire/xml-text.js';
+
+/**
+ * Error answers in the shape the spec declares for that status on that operation (its exact
+ * status, else its `4XX`, else its `default` response): RFC 9457 problem details, `{error: {code,
+ * message}}`, Matrix's `{errcode, error}`, whatever the document says, filled with the real reason
+ * by the roles of its fields (status, code, message, title, type). The API's own Error shape
+ * `{code, message, status}` where the spec declares none, or declares that one, or any body.
+ *
+ * @example
+ * const shape = errorShapeOf(operation, data); // the operation declares application/problem+json for 404
+ * shape?.('not_found', 'No resource at /v1/x', 404); // MediaBody('application/problem+json', '{"type":"about:blank","title":"No such resource","status":404,"detail":"No resource at /v1/x"}')
+ */
+export function errorShapeOf(operations: readonly CompiledOperation[], data: DataGenerator): ErrorShape | undefined {
+  const declares = (status: number) => operations.map((operation) => responseFor(operation, status)).find((response) => response !== undefined && mediaOf(response) !== undefined);
+  if (![400, 401, 403, 404, 405, 406, 413, 415, 429].some((status) => declares(status) !== undefined)) return undefined;
+  const templates = new Map<number, { media: CompiledMedia; template: unknown } | null>();
+  return (code, message, status) => {
+    let entry = templates.get(status);
+    if (entry === undefined) {
+      const response = declares(status);
+      const media = response === undefined ? undefined : mediaOf(response);
+      entry = media === undefined ? null : { media, template: templateOf(media, data) };
+      templates.set(status, entry);
+    }
+    return entry === null ? undefined : shaped(entry.media, entry.template, { code, message, status });
+  };
+}
+
+function responseFor(operation: CompiledOperation, status: number): CompiledResponse | undefined {
+  return operation.responses.get(status) ?? operation.rangeResponses.get(`${Math.floor(status / 100)}XX`) ?? operation.rangeResponses.get('DEFAULT');
+}
+
+const ownFields = new Set(['code', 'message', 'status']);
+
+/** The media type of a declared error, unless it is the API's own Error shape or any body (then the mock's own answer). */
+function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
+  const media = response.media.find((entry) => entry.kind === 'json') ?? response.media[0];
+  if (media === undefined) return undefined;
+  if (media.kind !== 'json') return media.kind === 'text' || media.kind === 'xml' ? media : undefined;
+  const properties = propertiesOf(media.schema);
+  if (properties.length === 0 || properties.every((name) => ownFields.has(name))) return media.essence === 'application/json' || media.essence === '*/*' ? undefined : media;
+  return media;
+}
+
+function propertiesOf(schema: JsonSchema | undefined): string[] {
+  if (schema === undefined || typeof schema !== 'object') return [];
+  const names = new Set(Object.keys((schema.properties as object | undefined) ?? {}));
+  for (const part of [...((schema.allOf as JsonSchema[] | undefined) ?? [])]) for (const name of propertiesOf(part)) names.add(name);
+  return [...names];
+}
+
+function templateOf(media: CompiledMedia, data: DataGenerator): unknown {
+  const example = media.examples.values().next();
+  if (!example.done) return example.value;
+  if (media.schema === undefined) return {};
+  try {
+    return data.generate(media.schema, { allOptionals: true });
+  } catch {
+    return {};
+  }
+}
+
+interface Reason {
+  code: ErrorCode;
+  message: string;
+  status: number;
+  /** RFC 9457 problem details (`application/problem+json`): `type` is `about:blank`. */
+  problem?: boolean;
+}
+
+function shaped(media: CompiledMedia, template: unknown, reason: Reason): MediaBody | undefined {
+  const type = media.essence.includes('*') ? 'application/json' : media.type;
+  if (media.kind === 'text') return new MediaBody(type, reason.message);
+  if (media.kind === 'xml') return new MediaBody(type, xmlText({ code: reason.code, message: reason.message, status: reason.status }, 'error'));
+  const properties = propertiesOf(media.schema);
+  const problem = media.essence.endsWith('problem+json') || (properties.includes('title') && properties.includes('detail'));
+  const filled = fill(template, media.schema, { ...reason, problem }, 0);
+  const validator = media.validator;
+  // The document's shape when the reason fits it; else its own example or sample, still valid.
+  const body = validator === undefined || validator.isValid(filled) ? filled : validator.isValid(template) ? template : undefined;
+  return body === undefined ? undefined : new MediaBody(type, JSON.stringify(body));
+}
+
+type Role = 'status' | 'code' | 'message' | 'title' | 'type' | 'error';
+const roles: Record<string, Role> = {
+  status: 'status', statuscode: 'status', status_code: 'status', httpstatus: 'status', http_status: 'status',
+  code: 'code', errcode: 'code', error_code: 'code', errorcode: 'code',
+  message: 'message', detail: 'message', details: 'message', error_description: 'message', errormessage: 'message', error_message: 'message', msg: 'message', reason: 'message', description: 'message',
+  title: 'title', type: 'type', error: 'error',
+};
+
+/** The template with its fields set by role; nested objects (`{error: {code, message}}`) one level down. */
+function fill(template: unknown, schema: JsonSchema | undefined, reason: Reason, depth: number): unknown {
+  if (template === null || typeof template !== 'object' || Array.isArray(template)) return template;
+  const out: Record<string, unknown> = { ...(template as Record<string, unknown>) };
+  const properties = (typeof schema === 'object' ? (schema.properties as Record<string, JsonSchema> | undefined) : undefined) ?? {};
+  const names = new Set([...Object.keys(out), ...Object.keys(properties)]);
+  const hasMessage = [...names].some((name) => roles[name.toLowerCase()] === 'message');
+  const required = new Set(typeof schema === 'object' && Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  for (const name of names) {
+    const role = roles[name.toLowerCase()];
+    const current = out[name];
+    const type = typeOf(properties[name], current);
+    if (type === 'object' && depth < 2 && current !== undefined) out[name] = fill(current, properties[name], reason, depth + 1);
+    const value = role === undefined ? undefined : valueFor(role, type, reason, hasMessage);
+    if (value !== undefined) out[name] = value;
+    // Sample data in an optional field the reason does not fill (`instance`, `timestamp`) would only mislead.
+    else if (!required.has(name) && !(type === 'object' && current !== undefined)) delete out[name];
+  }
+  return out;
+}
+
+function valueFor(role: Role, type: string | undefined, reason: Reason, hasMessage: boolean): unknown {
+  const numeric = type === 'integer' || type === 'number';
+  if (role === 'status') return numeric ? reason.status : type === 'string' ? String(reason.status) : undefined;
+  if (role === 'code') return numeric ? reason.status : type === 'string' ? reason.code : undefined;
+  if (type !== 'string') return undefined;
+  if (role === 'message' || (role === 'error' && !hasMessage)) return reason.message;
+  if (role === 'title' || role === 'error') return errorCatalogue[reason.code].title;
+  return reason.problem ? 'about:blank' : undefined; // RFC 9457: a problem with no type of its own
+}
+
+function typeOf(schema: JsonSchema | undefined, value: unknown): string | undefined {
+  const declared = typeof schema === 'object' ? schema.type : undefined;
+  const first = Array.isArray(declared) ? declared.find((type) => type !== 'null') : declared;
+  if (typeof first === 'string') return first;
+  if (value === undefined) return undefined;
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
+}

@@ -1,0 +1,87 @@
+import { HttpError } from '../errors.js';
+import type { CompiledResponse } from '../spec/compiled-spec.js';
+import type { DataGenerator } from '../spec/data-generator.js';
+import type { CompiledMedia } from '../spec/media.js';
+import { chooseMedia } from '../wire/accept.js';
+import { placeholderFile } from '../wire/placeholder-files.js';
+import { MediaBody } from '../wire/response-shaping.js';
+import { xmlText } from '../wire/xml-text.js';
+
+// Responses in the media types the spec declares: the one `Accept` prefers, its example or data
+// made from its schema, written as that type (JSON, text, XML, a small valid image or file).
+
+/**
+ * The declared media type of a response that the request's `Accept` prefers (ties: the declared
+ * order); undefined when the response declares no body. Throws `not_acceptable` (406) when the
+ * response declares bodies and `Accept` takes none of them.
+ *
+ * @example responseMedia(response, 'application/xml')?.essence // 'application/xml'
+ */
+export function responseMedia(response: CompiledResponse, accept: string | undefined): CompiledMedia | undefined {
+  const { media } = response;
+  if (media.length === 0) return undefined;
+  const index = media.length === 1 && (accept === undefined || accept === media[0]!.essence) ? 0 : chooseMedia(response.mediaEssences, accept);
+  if (index === -1) {
+    throw new HttpError('not_acceptable', `Accept ${accept!.slice(0, 100)} takes none of the media types declared for ${response.statusKey}: ${response.mediaEssences.join(', ').slice(0, 300)}`);
+  }
+  return media[index];
+}
+
+/** The media type's first example, or data made from its schema (null without either). */
+export function sampleOf(media: CompiledMedia, data: DataGenerator): unknown {
+  const example = media.examples.values().next();
+  if (!example.done) return example.value;
+  return media.schema === undefined ? null : data.generate(media.schema);
+}
+
+/**
+ * A value written as the media type says: JSON as it is (`application/json`, which the response
+ * shaper writes) or as text of its own type (`application/problem+json`); text and XML from a
+ * string example or written from the value; binary types from a base64 example or a placeholder
+ * file of that type.
+ *
+ * @example mediaBody(pngMedia, null) // MediaBody('image/png', <a 1x1 PNG>)
+ */
+export function mediaBody(media: CompiledMedia, value: unknown): unknown {
+  const concrete = !media.type.includes('*');
+  switch (media.kind) {
+    case 'json':
+      if (media.essence === 'application/json' || media.essence === '*/*' || media.essence === 'application/*') return value;
+      return new MediaBody(media.type, JSON.stringify(value) ?? 'null');
+    case 'text':
+      return new MediaBody(concrete ? media.type : 'text/plain', typeof value === 'string' ? value : value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+    case 'xml':
+      return new MediaBody(concrete ? media.type : 'application/xml', typeof value === 'string' && value.trimStart().startsWith('<') ? value : xmlText(value, xmlRootName(media)));
+    case 'form':
+      return new MediaBody(media.type, formText(value));
+    default:
+      return binaryBody(media, value);
+  }
+}
+
+function binaryBody(media: CompiledMedia, value: unknown): MediaBody {
+  const schema = media.schema;
+  if (typeof value === 'string' && typeof schema === 'object' && schema.contentEncoding === 'base64' && !media.type.includes('*')) {
+    try {
+      return new MediaBody(media.type, Uint8Array.from(atob(value), (char) => char.charCodeAt(0)));
+    } catch {
+      // Not base64 after all: a placeholder of the type instead.
+    }
+  }
+  if (media.kind === 'multipart') return new MediaBody('multipart/form-data; boundary=petstore-kit', '--petstore-kit--\r\n');
+  const file = placeholderFile(media.essence);
+  return new MediaBody(file.type, file.bytes);
+}
+
+function xmlRootName(media: CompiledMedia): string {
+  const schema = media.schema;
+  const xml = typeof schema === 'object' ? (schema.xml as { name?: unknown } | undefined) : undefined;
+  return typeof xml?.name === 'string' ? xml.name : 'root';
+}
+
+function formText(value: unknown): string {
+  if (value === null || typeof value !== 'object') return '';
+  const form = new URLSearchParams();
+  for (const [name, field] of Object.entries(value)) form.append(name, typeof field === 'object' ? JSON.stringify(field) : String(field));
+  return form.toString();
+}
