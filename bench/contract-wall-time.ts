@@ -56,7 +56,7 @@ async function main(): Promise<number> {
 
   const contract = binCommand('dist/bin/petstore-contract.js', 'contract-tests/cli/contract-cli.ts');
   if (!contract) {
-    process.stderr.write('bench:contract: Failed to run the contract suite: neither contract-tests/cli/contract-cli.ts nor dist/bin/petstore-contract.js exists yet (the contract kit of issue 5 is not in this checkout).\n');
+    process.stderr.write('bench:contract: Failed to run the contract suite: neither contract-tests/cli/contract-cli.ts nor dist/bin/petstore-contract.js exists yet.\n');
     return 2;
   }
   const mock = binCommand('dist/bin/petstore-mock.js', 'src/cli/mock-cli.ts');

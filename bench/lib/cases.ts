@@ -1,6 +1,6 @@
 import type { ProbeRequest } from './http-probe.js';
 
-/** The four load cases of issue 6. */
+/** The four load cases: a read, a write, a refusal before the store (401) and one after it (429). */
 export type CaseId = 'get' | 'post' | '401' | '429';
 
 export const caseIds: readonly CaseId[] = ['get', 'post', '401', '429'];
