@@ -32,12 +32,12 @@ Options:
   -p, --port N             Port to listen on (default 4010, or $PORT; 0 picks a free port)
   -h, --host HOST          Address to bind (default 127.0.0.1)
       --seed N             Seed of the fake data; same seed, same data (default 1)
-      --config FILE        YAML config: plans, keys, ban policy, limits (see README "Configuration")
+      --config FILE        YAML config: plans, keys, ban policy, limits (docs/configuration.md)
       --store URL          Keep the state in Redis (redis://HOST:PORT/DB) so several replicas share it;
                            needs npm install redis (default: in memory, one process)
       --scenario FILE      Set up the default session before the first request: keys with budgets already
-                           spent, bans, the clock (say past the sunset date), categories (YAML; see README
-                           "Scenarios"). Repeatable: files are merged in order, after the config's scenario:
+                           spent, bans, the clock (say past the sunset date), categories (YAML; docs/scenarios.md).
+                           Repeatable: files are merged in order, after the config's scenario
       --watch              Reload the spec when its file changes; keys, counters, bans and data are kept.
                            An edit that does not load keeps the previous spec serving
       --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls

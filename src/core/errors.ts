@@ -1,7 +1,7 @@
 /**
  * The catalogue of errors the mock answers with. Every entry becomes the interface's own Error
  * body `{code, message, status}`; `code` values are stable (the interface leaves the set open, so
- * these are the kit's own and are documented in the README).
+ * these are the kit's own, listed in docs/mock.md).
  */
 export const errorCatalogue = {
   body_required: { status: 400, title: 'Request body is required' },

@@ -67,7 +67,7 @@ export function createAuthenticator(config: MockConfig): Authenticator {
   const demoKeyNames = new Set(demoKeys.map((entry) => entry.key));
   const startupKeys: StartupKey[] = [...(config.demoKeys ? demoKeys : []), ...config.keys].map((entry) => ({
     key: entry.key,
-    // The demo keys are public (they are in the README); every other key is a secret.
+    // The demo keys are public (the README and docs/configuration.md print them); every other key is a secret.
     display: demoKeyNames.has(entry.key) ? entry.key : maskSecret(entry.key),
     plan: entry.limits && !entry.plan ? 'custom' : entry.plan!,
     limits: entry.limits ?? planLimits(config.plans, entry.plan!)!,
