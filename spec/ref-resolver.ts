@@ -110,7 +110,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
       const out: unknown[] = [];
       resolvedByRaw.set(raw, out);
       filling.add(out);
-      raw.forEach((item, index) => out.push(visit(item, `${pointer}/${index}`, false, depth + 1)));
+      for (const [index, item] of raw.entries()) out.push(visit(item, `${pointer}/${index}`, false, depth + 1));
       filling.delete(out);
       return out;
     }

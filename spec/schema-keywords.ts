@@ -86,11 +86,11 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
     if (node === null || typeof node !== 'object' || seen.has(node)) continue;
     seen.add(node);
     for (const [key, value] of Object.entries(node)) {
-      const at = `${pointer}/${escape(key)}`;
+      const at = `${pointer}/${escapePointerSegment(key)}`;
       if (!isNameMap && (key.startsWith('x-') || key === 'example' || key === 'value' || key === 'enum' || key === 'default' || (key === 'examples' && Array.isArray(value)))) continue;
       if (!isNameMap && key === 'schema') schemaStack.push({ schema: value, pointer: at });
       else if (pointer === '/components' && key === 'schemas' && value !== null && typeof value === 'object') {
-        for (const [name, schema] of Object.entries(value)) schemaStack.push({ schema, pointer: `${at}/${escape(name)}` });
+        for (const [name, schema] of Object.entries(value)) schemaStack.push({ schema, pointer: `${at}/${escapePointerSegment(name)}` });
       } else documentStack.push({ node: value, pointer: at, isNameMap: !isNameMap && nameMaps.has(key) });
     }
   }
@@ -108,7 +108,7 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
     const edges: object[] = [];
     sameValueEdges.set(schema as object, edges);
     for (const [keyword, value] of Object.entries(schema as Record<string, unknown>)) {
-      const at = `${pointer}/${escape(keyword)}`;
+      const at = `${pointer}/${escapePointerSegment(keyword)}`;
       if (sameValueKeywords.has(keyword)) {
         for (const sub of Array.isArray(value) ? value : keyword === 'dependentSchemas' && isRecord(value) ? Object.values(value) : [value]) {
           if (sub !== null && typeof sub === 'object') edges.push(sub);
@@ -140,11 +140,11 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
         if (target !== null && typeof target === 'object') edges.push(target);
         push(target, targetPointer);
       } else if (schemaMapKeywords.has(keyword)) {
-        for (const [name, sub] of Object.entries(value as Record<string, unknown>)) push(sub, `${at}/${escape(name)}`);
+        for (const [name, sub] of Object.entries(value as Record<string, unknown>)) push(sub, `${at}/${escapePointerSegment(name)}`);
       } else if (schemaKeywords.has(keyword)) {
         push(value, at);
       } else if (schemaListKeywords.has(keyword)) {
-        (value as unknown[]).forEach((sub, index) => push(sub, `${at}/${index}`));
+        for (const [index, sub] of (value as unknown[]).entries()) push(sub, `${at}/${index}`);
       }
     }
   }
@@ -281,7 +281,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function escape(segment: string): string {
+function escapePointerSegment(segment: string): string {
   return segment.includes('~') || segment.includes('/') ? segment.replaceAll('~', '~0').replaceAll('/', '~1') : segment;
 }
 

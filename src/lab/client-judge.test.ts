@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientVerdicts, createClientJudgeState, maxSamples, observeClient, type ClientJudgeState } from './client-judge.js';
-import { ban, obs, t0 } from './observation.fixture.js';
+import { ban, obs, } from './observation.fixture.js';
 import type { LabObservation, Verdict } from './lab-types.js';
 
 function judge(observations: LabObservation[], policy = ban): Record<string, Verdict> {

@@ -29,9 +29,11 @@ export function createCoverageState(): CoverageState {
 export function observeCoverage(state: CoverageState, observation: LabObservation, pathTemplate?: string): CoverageState {
   if (observation.outcome === 'other') return state;
   if (observation.operationId !== null) {
-    const operation = (state.operations[observation.operationId] ??= { method: observation.method, path: pathTemplate ?? observation.path, statuses: {} });
+    state.operations[observation.operationId] ??= { method: observation.method, path: pathTemplate ?? observation.path, statuses: {} };
+    const operation = state.operations[observation.operationId]!;
     // A number key: an element access, no number-to-string conversion (the same "201" key).
-    const counts = (operation.statuses[observation.status] ??= { organic: 0, forced: 0 });
+    operation.statuses[observation.status] ??= { organic: 0, forced: 0 };
+    const counts = operation.statuses[observation.status]!;
     if (observation.forced) counts.forced += 1;
     else counts.organic += 1;
   }

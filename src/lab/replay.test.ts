@@ -165,13 +165,19 @@ describe('runReplayCommand', () => {
       out: '',
       err: '',
       written: {} as Record<string, string>,
-      stdout: (text: string) => void (io.out += text),
-      stderr: (text: string) => void (io.err += text),
+      stdout: (text: string) => {
+        io.out += text;
+      },
+      stderr: (text: string) => {
+        io.err += text;
+      },
       readFile: async (path: string) => {
         if (!(path in files)) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
         return files[path]!;
       },
-      writeFile: async (path: string, text: string) => void (io.written[path] = text),
+      writeFile: async (path: string, text: string) => {
+        io.written[path] = text;
+      },
     };
     return io;
   }

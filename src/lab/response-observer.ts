@@ -38,14 +38,14 @@ export function observeExchange(
     outcome = 'other';
   } else if (status === 429) {
     const code = codeOf(response.body);
-    const forcedMessage = response.body !== null && response.body.includes('"message":"Forced by Prefer');
+    const forcedMessage = response.body?.includes('"message":"Forced by Prefer') === true;
     if (code === 'key_banned' && !forcedMessage) outcome = 'banned';
     else if (!forcedMessage) outcome = 'limited';
     else forced = true;
   } else if (preferred) {
     // A forced error says so in its message; a forced success cannot be told from a real one, but the
     // core serves Prefer on every allowed request of a known operation, so asked for means forced.
-    forced = status < 400 ? context.operation !== null : response.body !== null && response.body.includes('"message":"Forced by Prefer');
+    forced = status < 400 ? context.operation !== null : response.body?.includes('"message":"Forced by Prefer') === true;
   }
   const retryAfter = headers['Retry-After'];
   const deprecation = headers.Deprecation;

@@ -35,7 +35,7 @@ export function dashboardResponse(snapshot: DashboardSnapshot, ifNoneMatch: stri
   const body = JSON.stringify(snapshot);
   const etag = `"${bytesToHex(sha256(new TextEncoder().encode(body))).slice(0, 32)}"`;
   const headers: Record<string, string> = { ETag: etag, 'Cache-Control': 'no-store', Vary: 'X-Mock-Session, X-Mock-Control-Token' };
-  if (ifNoneMatch !== null && ifNoneMatch !== undefined && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
+  if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
     return { status: 304, headers, body: '' };
   }
   return { status: 200, headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8' }, body };

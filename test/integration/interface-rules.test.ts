@@ -86,7 +86,10 @@ const stores: Record<string, { skip: string | false; open: OpenStore }> = {
   memory: { skip: false, open: undefined },
   redis: {
     skip: gate.skip ? gate.reason : false,
-    open: async (config) => connectRedisStore({ url: redis!.url, prefix: `rules-${process.pid}-${(prefixes += 1)}:` }, mockStoreOptions({ spec, config, seed })),
+    open: async (config) => {
+      prefixes += 1;
+      return connectRedisStore({ url: redis!.url, prefix: `rules-${process.pid}-${prefixes}:` }, mockStoreOptions({ spec, config, seed }));
+    },
   },
 };
 

@@ -33,7 +33,10 @@ function headersOf(session: string, init: { key?: string; contentType?: string }
 
 let server: RunningMockServer;
 let sessionCounter = 0;
-const newSession = (prefix: string) => `${prefix}-${(sessionCounter += 1)}`;
+const newSession = (prefix: string) => {
+  sessionCounter += 1;
+  return `${prefix}-${sessionCounter}`;
+};
 
 const nodeTransport: Transport = {
   name: 'node:http server, POST /__mock/scenario',
@@ -125,17 +128,17 @@ const presetChecks: Record<ScenarioPresetName, (get: (path: string, key?: string
   async 'after-sunset'(get) {
     const served = await get('/v1/pets/1', 'demo-pro');
     expect(served.status).toBe(200);
-    expect(served.headers['sunset']).toBe(new Date(sunsetMs).toUTCString());
-    expect(served.headers['deprecation']).toMatch(/^@\d+$/);
-    expect(Date.parse(served.headers['date']!)).toBeGreaterThan(sunsetMs);
+    expect(served.headers.sunset).toBe(new Date(sunsetMs).toUTCString());
+    expect(served.headers.deprecation).toMatch(/^@\d+$/);
+    expect(Date.parse(served.headers.date!)).toBeGreaterThan(sunsetMs);
     expect(served.headers['x-ratelimit-remaining']).toBe('299');
   },
   async 'after-sunset-gone'(get) {
     const gone = await get('/v1/pets/1', 'demo-pro');
     expect(gone.status).toBe(410);
     expect(gone.json).toEqual({ code: 'operation_sunset', status: 410, message: expect.stringContaining('2027-12-31T23:59:59.000Z') });
-    expect(gone.headers['sunset']).toBe(new Date(sunsetMs).toUTCString());
-    expect(gone.headers['deprecation']).toMatch(/^@\d+$/);
+    expect(gone.headers.sunset).toBe(new Date(sunsetMs).toUTCString());
+    expect(gone.headers.deprecation).toMatch(/^@\d+$/);
     expect(gone.headers['x-ratelimit-limit']).toBe('300');
     expect(gone.headers['x-ratelimit-remaining']).toBe('299');
     expect(gone.headers['content-type']).toBe('application/json');

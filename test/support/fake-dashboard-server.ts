@@ -363,11 +363,15 @@ export class FakeDashboardServer {
       this.failures.left--;
       const kind = this.failures.kind;
       if (this.failures.left === 0) this.failures = null;
-      if (kind === 'status-500') return this.send(response, 500, errorBody('internal_error', 'Failed to build the dashboard: injected failure', 500));
-      return this.send(response, 200, '{"session": "default", "clients": [');
+      if (kind === 'status-500') this.send(response, 500, errorBody('internal_error', 'Failed to build the dashboard: injected failure', 500));
+      else this.send(response, 200, '{"session": "default", "clients": [');
+      return;
     }
     const limit = parseRecentLimit(url.searchParams.get('limit'));
-    if (!limit.ok) return this.send(response, 400, errorBody('validation_failed', limit.message, 400));
+    if (!limit.ok) {
+      this.send(response, 400, errorBody('validation_failed', limit.message, 400));
+      return;
+    }
     const answer = dashboardResponse(this.snapshot(session, limit.limit), request.headers['if-none-match']);
     response.writeHead(answer.status, answer.headers);
     response.end(answer.body);

@@ -75,7 +75,9 @@ export interface FetchedResponse {
 export async function fromFetchResponse(response: FetchedResponse): Promise<Received> {
   const text = await response.text();
   const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
+  response.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
   return { status: response.status, headers, text, json: parsed(text) };
 }
 

@@ -19,7 +19,7 @@ export function codeBlocks(markdown: string): CodeBlock[] {
     const match = fence.exec(line);
     if (open) {
       if (match && match[2]!.startsWith(open.marker) && match[3]!.trim() === '') {
-        blocks.push({ lang: open.lang, text: open.lines.join('\n') + '\n' });
+        blocks.push({ lang: open.lang, text: `${open.lines.join('\n')}\n` });
         open = undefined;
       } else open.lines.push(line.startsWith(open.indent) ? line.slice(open.indent.length) : line);
     } else if (match) open = { marker: match[2]!, indent: match[1]!, lang: match[3]!.trim(), lines: [] };

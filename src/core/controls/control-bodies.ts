@@ -9,8 +9,8 @@ const yamlTypes = new Set(['application/yaml', 'application/x-yaml', 'text/yaml'
 
 /** `POST /__mock/scenario`: YAML text (application/yaml, text/yaml) is handed on as text; JSON is decoded. */
 export function decodeScenarioBody(request: MockRequest): unknown {
-  const type = request.headers['content-type']?.split(';')[0]!.trim().toLowerCase();
-  if (type !== undefined && yamlTypes.has(type)) {
+  const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (yamlTypes.has(type)) {
     if (request.body === null || request.body.byteLength === 0) throw new HttpError('invalid_control_request', 'A scenario body is required (YAML or JSON)');
     try {
       return decodeUtf8(request.body);

@@ -107,7 +107,10 @@ function timelineOf(recent: DashboardSnapshot['recent'], clients: DashboardClien
   const byClient = new Map<string, { atMs: number; status: number }[]>();
   for (const entry of recent) {
     let list = byClient.get(entry.client);
-    if (!list) byClient.set(entry.client, (list = []));
+    if (!list) {
+      list = [];
+      byClient.set(entry.client, list);
+    }
     list.push({ atMs: entry.timeMs, status: entry.status });
   }
   const from = recent.length > 0 ? recent[0]!.timeMs : nowMs - 60_000;
