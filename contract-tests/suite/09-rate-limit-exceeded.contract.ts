@@ -123,10 +123,11 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     // What the window promised when it was first read: more requests than that, and a 429 is due.
     let windowStart = last;
     let sentInWindow = 0;
+    // Read afresh at each use: a window that begins mid-way makes a new promise.
+    const promised = () => (reading(windowStart).remaining ?? 0) + 1;
     for (let attempt = 1; ; attempt += 1) {
-      const promised = (reading(windowStart).remaining ?? 0) + 1;
       // One at a time while more than a batch is left: "the answer before" is then well defined.
-      while ((reading(last).remaining ?? 0) > batch && promised - sentInWindow > batch + 1) {
+      while ((reading(last).remaining ?? 0) > batch && promised() - sentInWindow > batch + 1) {
         affordKeyRequests(run, 1, 'exceeding the limit');
         const next = await run.send(rateLimitKeyList(run));
         sentInWindow += 1;
@@ -139,7 +140,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
       }
       // The last few (and one more) in parallel: a server that checks and counts in two steps lets more through.
       const left = reading(last).remaining ?? 0;
-      const size = Math.max(1, Math.min(left + 1, promised - sentInWindow));
+      const size = Math.max(1, Math.min(left + 1, promised() - sentInWindow));
       affordKeyRequests(run, size, 'exceeding the limit');
       const answers = await Promise.all(Array.from({ length: size }, () => run.send(rateLimitKeyList(run))));
       sentInWindow += size;
