@@ -64,6 +64,10 @@ const dayMs = 86_400_000;
 /** Shared prologue of every session script: KEYS[1..5] are the session's meta, keys, categories, id sequence and log. */
 const luaPrologue = `
 local function num(x) return string.format('%.17g', x) end
+-- "Not banned" and "no refusal yet" are no time (any time may be a request's, 1969 too): '-' in a bucket, -inf here.
+local none = -math.huge
+local function time_or_none(text) if text == '-' then return none end return tonumber(text) end
+local function time_text(t) if t == none then return '-' end return num(t) end
 local ttl = tonumber(ARGV[1])
 local session = redis.call('HMGET', KEYS[1], 'off', 'ep')
 if not session[1] then
@@ -132,10 +136,10 @@ end
 /** Lua: the bucket at `key` as locals (ms mc ds dc: the windows; st bu: refusals in a row and the ban; then the history), or a fresh one at `now`. */
 function readBucketFields(key: string): string {
   return `local f = read_bucket(${key})
-local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, 0, 0, 0, 0, -1, 0
+local ms, mc, ds, dc, st, bu, hr, hf, hc, la, lr = now, 0, now, 0, 0, none, 0, 0, 0, none, 0
 if f then
-  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), tonumber(f[7])
-  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), tonumber(f[11]), tonumber(f[12])
+  ms, mc, ds, dc, st, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[6]), time_or_none(f[7])
+  hr, hf, hc, la, lr = tonumber(f[8]), tonumber(f[9]), tonumber(f[10]), time_or_none(f[11]), tonumber(f[12])
 end
 `;
 }
@@ -151,7 +155,7 @@ if now >= ds + ${dayMs} then ds = now; dc = 0 end
  */
 function writeBucket(key: string, historyTtlArgument: number): string {
   return `local keep = math.max(math.ceil(math.max(ds + ${dayMs}, ms + ${minuteMs}, bu) - now) + 1000, tonumber(ARGV[${historyTtlArgument}]))
-redis.call('SET', ${key}, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), num(bu), num(hr), num(hf), num(hc), num(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
+redis.call('SET', ${key}, table.concat({ epoch, num(ms), num(mc), num(ds), num(dc), num(st), time_text(bu), num(hr), num(hf), num(hc), time_text(la), num(lr) }, ' '), 'PX', string.format('%d', keep))
 `;
 }
 
@@ -183,7 +187,7 @@ local tighter = math.min(per_minute, per_day)
 if bu > now then
   outcome, limit, remaining, reset_at = 'banned', tighter, 0, bu
 else
-  if bu ~= 0 then bu = 0; st = 0 end
+  if bu ~= none then bu = none; st = 0 end
   ${rollWindows}  local minute_full, day_full = mc >= per_minute, dc >= per_day
   if minute_full or day_full then
     st = st + 1
@@ -209,7 +213,7 @@ else
 end
 local retry_after = math.max(1, math.ceil((reset_at - now) / 1000))
 local previous_at, previous_retry = '', ''
-if la >= 0 then previous_at, previous_retry = num(la), num(lr) end
+if la ~= none then previous_at, previous_retry = num(la), num(lr) end
 hr = hr + 1
 if outcome == 'allowed' then hc = 0 else hf = hf + 1; hc = hc + 1; la = now; lr = retry_after end
 ${writeBucket('bucket', 11)}-- The request's category operation in the same round trip, only when it is served (and, for a create that
@@ -245,9 +249,9 @@ const peekScript = `${luaPrologue}
 local now = tonumber(ARGV[3]) + offset
 local per_minute, per_day = tonumber(ARGV[4]), tonumber(ARGV[5])
 local f = read_bucket(KEYS[6])
-local ms, mc, ds, dc, bu = now, 0, now, 0, 0
+local ms, mc, ds, dc, bu = now, 0, now, 0, none
 if f then
-  ms, mc, ds, dc, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), tonumber(f[7])
+  ms, mc, ds, dc, bu = tonumber(f[2]), tonumber(f[3]), tonumber(f[4]), tonumber(f[5]), time_or_none(f[7])
 end
 refresh_ttl()
 if bu > now then

@@ -14,7 +14,8 @@ interface HistoryRecord {
   requests: number;
   refusals: number;
   consecutiveRefusals: number;
-  lastRefusalAtMs: number;
+  /** Null before the first 429: "none" is not a time (a refusal may come at any time, before 1970 too). */
+  lastRefusalAtMs: number | null;
   lastRetryAfterSeconds: number;
 }
 
@@ -91,13 +92,13 @@ class MemorySession {
         this.histories.set(client, record);
       }
     } else {
-      record = { requests: 0, refusals: 0, consecutiveRefusals: 0, lastRefusalAtMs: -1, lastRetryAfterSeconds: 0 };
+      record = { requests: 0, refusals: 0, consecutiveRefusals: 0, lastRefusalAtMs: null, lastRetryAfterSeconds: 0 };
       // A history lives as long as its client's rate-limit record: once the limiter has swept an
       // expired client, its history goes too (as Redis lets both expire together), so memory returns.
       if (++this.#newHistoriesSinceSweep >= 1024) this.#sweepHistories();
       this.histories.set(client, record);
     }
-    const previousRefusal = record.lastRefusalAtMs >= 0 ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds } : null;
+    const previousRefusal = record.lastRefusalAtMs !== null ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds } : null;
     record.requests += 1;
     if (decision.outcome === 'allowed') {
       record.consecutiveRefusals = 0;
