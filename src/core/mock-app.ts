@@ -148,7 +148,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const auth = createAuthenticator(config);
   const startedAtMs = baseClock.now();
   const lab = createLabSessions({
-    maxSessions: store.options.maxSessions + 1,
+    maxSessions: store.options.maxSessions,
     banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
     anonymous: config.anonymous,
   });

@@ -3,6 +3,7 @@ import type { LabBanPolicy, LabClockState, LabLimits, LabReport } from '../../la
 import { observationFromHit } from '../../lab/response-observer.js';
 import type { RateDecision } from '../state/rate-limiter.js';
 import type { RequestRecord } from '../pipeline/request-record.js';
+import { defaultSessionName } from '../state/sessions.js';
 import type { HitResult } from '../state/state-store.js';
 
 /**
@@ -10,8 +11,8 @@ import type { HitResult } from '../state/state-store.js';
  * coverage of a test run, fed after every API request and served at `GET /__mock/report`.
  *
  * The lab state is kept in this process, per session, bounded: at most 1,000 clients judged per
- * session, a client idle for a day and a ban forgotten, at most `maxSessions` sessions (the least
- * recently fed forgotten first). With a Redis store shared by
+ * session, a client idle for a day and a ban forgotten, at most `maxSessions` named sessions (the
+ * least recently fed forgotten first) besides the default one, which is never forgotten. With a Redis store shared by
  * replicas each replica judges the requests it served: the report of one replica covers its own
  * traffic (docs/decisions/012-rate-limit-lab.md).
  */
@@ -81,31 +82,41 @@ function sweep(found: SessionLab, nowMs: number, idleMs: number): void {
   }
 }
 
+/**
+ * @param options.maxSessions Most named sessions judged at once (the store's bound); the least recently
+ *   fed is forgotten past it. The default session is kept apart and never forgotten: its report is
+ *   what `--report` writes and `--min-coverage` gates, however many named sessions came and went.
+ */
 export function createLabSessions(options: { maxSessions: number; banPolicy: LabBanPolicy; anonymous: LabLimits }): LabSessions {
   // A client idle for longer than a day (and than a ban) has nothing left in the limiter either: it
   // is forgotten (swept every 1,000 requests), so memory returns like the limiter's.
   const idleMs = Math.max(86_400_000, options.banPolicy.durationMs);
+  const emptyLab = (): SessionLab => ({ lab: createLabSessionState({ maxClients: maxClientsPerSession }), last: new Map(), observed: 0 });
+  let defaultLab = emptyLab();
+  /** Named sessions only, least recently fed first. */
   const sessions = new Map<string, SessionLab>();
   // The session fed last is already the newest: no reorder (this runs on every request).
   let newest: { name: string; found: SessionLab } | null = null;
   const entry = (session: string): SessionLab => {
+    if (session === defaultSessionName) return defaultLab;
     if (newest !== null && newest.name === session) return newest.found;
     let found = sessions.get(session);
     if (found) {
       // Most recently fed last, so the first entry is the one to forget.
       sessions.delete(session);
     } else {
-      found = { lab: createLabSessionState({ maxClients: maxClientsPerSession }), last: new Map(), observed: 0 };
-      if (sessions.size >= options.maxSessions) sessions.delete(sessions.keys().next().value!);
+      found = emptyLab();
+      if (sessions.size >= Math.max(1, options.maxSessions)) sessions.delete(sessions.keys().next().value!);
     }
     sessions.set(session, found);
     newest = { name: session, found };
     return found;
   };
+  const existing = (session: string): SessionLab | undefined => (session === defaultSessionName ? defaultLab : sessions.get(session));
   const state = (session: string): LabSessionState => entry(session).lab;
   return {
     banPolicy: options.banPolicy,
-    lastDecisions: (session) => sessions.get(session)?.last ?? new Map(),
+    lastDecisions: (session) => existing(session)?.last ?? new Map(),
     observe(session, input) {
       const found = entry(session);
       const { lab, last } = found;
@@ -139,9 +150,10 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
       }
     },
     report(session, clock) {
-      return buildLabReport(sessions.get(session)?.lab ?? createLabSessionState(), { session, clock, banPolicy: options.banPolicy });
+      return buildLabReport(existing(session)?.lab ?? createLabSessionState(), { session, clock, banPolicy: options.banPolicy });
     },
     reset(session) {
+      if (session === defaultSessionName) defaultLab = emptyLab();
       sessions.delete(session);
       if (newest?.name === session) newest = null;
     },
