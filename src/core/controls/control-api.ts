@@ -177,7 +177,13 @@ const controlRoutes = [
     name: 'advanceClock',
     input: AdvanceClockSchema,
     async run(runtime, session, input: z.infer<typeof AdvanceClockSchema>) {
-      await runtime.store.advanceClock(session, input.advanceSeconds * 1000, runtime.baseNow());
+      try {
+        await runtime.store.advanceClock(session, input.advanceSeconds * 1000, runtime.baseNow());
+      } catch (error) {
+        // The store refuses a clock past 100 years ahead, changing nothing.
+        if (error instanceof RangeError) throw new HttpError('invalid_control_request', `Invalid control request: advanceSeconds: ${error.message}`);
+        throw error;
+      }
       return clockOf(runtime, session);
     },
     http: (result) => ({ status: 200, body: result }),

@@ -1,6 +1,7 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import { HttpError } from '../errors.js';
 import type { CreatedCategoryText } from './state-store.js';
+import { categoryTooLargeMessage } from './store-checks.js';
 import { utf8Length } from './utf8.js';
 
 /** What the store holds and what its bounds dropped, for `GET /__mock/health`. */
@@ -72,9 +73,7 @@ export class CategoryStore {
     // Counted here, where the text is made: the byte bound needs it, and the list's count is kept from it.
     const bytes = utf8Length(json);
     // The list is "[" + items + "]" with a comma between items.
-    if (2 + bytes > this.#maxBytes) {
-      throw new HttpError('payload_too_large', `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${this.#maxBytes}) bytes of categories`);
-    }
+    if (2 + bytes > this.#maxBytes) throw new HttpError('payload_too_large', categoryTooLargeMessage(bytes, this.#maxBytes));
     this.#nextId += 1;
     while (this.size > 0 && (this.size >= this.#maxCount || this.#bytes + bytes + 1 > this.#maxBytes)) this.#dropOldest();
     this.#bytes += bytes + (this.size > 0 ? 1 : 0);
@@ -85,6 +84,18 @@ export class CategoryStore {
     this.#count += 1;
     this.#listJson = null;
     return { id, dropped: this.#dropped, json, bytes };
+  }
+
+  /**
+   * Of categories about to be created in this order, the first larger than the whole byte bound with
+   * its size, or null: with the ids they would get, so a caller can refuse them all before storing one.
+   */
+  firstTooLarge(inputs: readonly NewCategory[]): { index: number; bytes: number } | null {
+    for (let index = 0; index < inputs.length; index += 1) {
+      const bytes = utf8Length(JSON.stringify({ id: this.#nextId + index, ...inputs[index] }));
+      if (2 + bytes > this.#maxBytes) return { index, bytes };
+    }
+    return null;
   }
 
   #dropOldest(): void {

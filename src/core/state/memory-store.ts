@@ -5,10 +5,10 @@ import { copyKeyEntry, frozenKeyEntry, type ApiKeyEntry } from './key-registry.j
 import { RateLimiter, type RateDecision } from './rate-limiter.js';
 import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
 import type { AfterSunsetMode } from '../config/store-config.js';
-import { assertAfterSunsetMode, assertClientStep, assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from './store-checks.js';
+import { assertAfterSunsetMode, assertClientStep, assertClockStep, assertDigest, assertRuntimeKey, assertScenarioSteps, categoryTooLargeMessage, clockOffsetInRange, clockRangeMessage, scenarioOffset, sortSessions } from './store-checks.js';
 import { assertSessionName, defaultSessionName } from './sessions.js';
 import { assertStoreOptions } from './store-options.js';
-import { TooManySessionsError, type ClientHistory, type CreatedCategory, type HitInput, type HitResult, type ImmediateStoreCalls, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient } from './state-store.js';
+import { ScenarioRefusedError, TooManySessionsError, type StoreScenario, type ClientHistory, type CreatedCategory, type HitInput, type HitResult, type ImmediateStoreCalls, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient } from './state-store.js';
 
 interface HistoryRecord {
   requests: number;
@@ -223,7 +223,9 @@ class MemoryStore implements StateStore {
   async advanceClock(sessionName: string, ms: number, baseTimeMs: number): Promise<number> {
     assertClockStep(ms);
     const session = this.#session(sessionName, baseTimeMs);
-    session.offsetMs += ms;
+    const moved = session.offsetMs + ms;
+    if (!clockOffsetInRange(moved, baseTimeMs)) throw new RangeError(clockRangeMessage(moved));
+    session.offsetMs = moved;
     return session.offsetMs;
   }
 
@@ -284,6 +286,24 @@ class MemoryStore implements StateStore {
 
   async afterSunset(sessionName: string, baseTimeMs: number): Promise<AfterSunsetMode | null> {
     return this.#session(sessionName, baseTimeMs).afterSunset;
+  }
+
+  async applyScenario(sessionName: string, scenario: StoreScenario, baseTimeMs: number): Promise<{ offsetMs: number }> {
+    assertScenarioSteps(scenario);
+    const session = this.#session(sessionName, baseTimeMs);
+    // Everything that can refuse it, before the first change.
+    const offsetMs = scenarioOffset(scenario.clock, session.offsetMs, baseTimeMs);
+    const tooLarge = session.categories.firstTooLarge(scenario.categories);
+    if (tooLarge !== null) throw new ScenarioRefusedError('category', tooLarge.index, categoryTooLargeMessage(tooLarge.bytes, this.options.maxCategoryBytes));
+    // Then all of it, in the plan's order: budgets and bans at the scenario's clock.
+    session.offsetMs = offsetMs;
+    session.now = baseTimeMs + offsetMs;
+    if (scenario.afterSunset !== undefined) session.afterSunset = scenario.afterSunset;
+    for (const key of scenario.keys) session.keys.set(key.digest, frozenKeyEntry(key));
+    for (const { client, spent } of scenario.spends) (client.kind === 'key' ? session.keyLimiter.setSpent(client.id, spent) : session.anonymousLimiter.setSpent(client.address, spent));
+    for (const { client, ms } of scenario.bans) (client.kind === 'key' ? session.keyLimiter.banFor(client.id, ms) : session.anonymousLimiter.banFor(client.address, ms));
+    for (const category of scenario.categories) session.categories.createEntry(category);
+    return { offsetMs };
   }
 
   async close(): Promise<void> {
