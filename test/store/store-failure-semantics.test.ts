@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +114,32 @@ describe.skipIf(gate.skip)(`a 503 changes nothing${gate.skip ? ` (skipped: ${gat
     expect(after!.names).toEqual(before.names);
     expect(await retried(app, 'frozen-otter')).toBe(201);
     expect((await namesAndRemaining(app)).names.filter((name) => name === 'frozen-otter')).toHaveLength(1);
+  });
+
+  it('an event loop blocked past the timeout while the answer waits in the socket: the answer is read, not given up as a 503', async () => {
+    const store = await connectRedisStore({ url: redis.url, prefix: uniquePrefix(), timeoutMs: 100 }, options);
+    try {
+      const t0 = Date.now();
+      // Admitted once (a second's registration), so the next call is one command sent at once.
+      await store.listCategoriesJson('blocked', t0);
+      const pending = store.createCategory('blocked', { name: 'busy-otter' }, t0);
+      const settled = pending.then(() => 'created', (error: Error) => error.message);
+      // The command is handed to node-redis in these microtasks, and written by its setImmediate, before this one.
+      for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
+      await new Promise((resolve) => setImmediate(resolve));
+      // Busy (as a huge scenario's parse could keep it) until Redis has run the script, and then for four timeouts more.
+      // (redis-cli, not a client of this process: nothing here may let the event loop turn.)
+      const storedNames = () => spawnSync('sh', ['-c', `redis-cli -p ${redis.port} --raw LRANGE "$(redis-cli -p ${redis.port} --scan --pattern '*{blocked}:cats')" 0 -1`], { encoding: 'utf8' }).stdout;
+      const busyUntil = performance.now() + 10_000;
+      while (performance.now() < busyUntil && !storedNames().includes('busy-otter'));
+      expect(storedNames()).toContain('busy-otter');
+      const blockedUntil = performance.now() + 400;
+      while (performance.now() < blockedUntil);
+      expect(await settled).toBe('created');
+      expect(JSON.parse(await store.listCategoriesJson('blocked', t0)).map((category: { name: string }) => category.name)).toContain('busy-otter');
+    } finally {
+      await store.close();
+    }
   });
 
   it('a stopped Redis: requests fail at once with 503 (nothing was sent), and the store serves again once it is back', async () => {
