@@ -35,7 +35,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const headersOf = (session: string) => (session === 'default' ? {} : { 'x-mock-session': session });
+const headersOf = (session: string): Record<string, string> => (session === 'default' ? {} : { 'x-mock-session': session });
 /** What a client and a developer send a session: the API, and every control that reads the store. */
 function requestsFor(session: string): MockRequest[] {
   const headers = headersOf(session);

@@ -5,6 +5,7 @@ import type { AfterSunsetMode } from '../config/store-config.js';
 import type { Limits } from '../config/mock-config.js';
 import type { BanPolicy, RateDecision } from './rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from './request-log.js';
+import type { ProcessMemory } from './memory-account.js';
 
 /**
  * The state of the mock that must be shared by replicas and kept apart per session, behind one
@@ -105,6 +106,13 @@ export interface StateStore {
   close(): Promise<void>;
 
   /**
+   * The process's memory budget, when the store keeps its sessions in this process (memory): the app
+   * counts the lab against the same budget. A store without one (Redis) keeps its data where its own
+   * bound applies (maxmemory), and the app gives the lab a budget of its own.
+   */
+  readonly memory?: ProcessMemory;
+
+  /**
    * The request path's two calls answered at once, offered by a store whose state is in this
    * process (memory): the core then answers a request in the same turn of the event loop, with no
    * promise per step (issue 11: the in-memory mock must cost no more than it did before stores).
@@ -160,6 +168,11 @@ export interface StateStoreOptions {
   maxSessions: number;
   /** A session not used for this long (base clock) is forgotten. The default session never is. */
   sessionIdleMs: number;
+  /**
+   * The memory budget of everything the process keeps for its sessions (the memory store's data and
+   * the lab), in bytes. Default 256 MiB. With Redis it counts the lab only.
+   */
+  memoryBudgetBytes?: number;
 }
 
 
