@@ -62,7 +62,7 @@ export const MockConfigSchema = z.strictObject({
    * session and the writer are left, the write is 507 store_full. The default fits a 1 GiB heap four
    * times over; at least 4 x maxCategoryBytes + 16 MiB (one session's categories and list, twice).
    */
-  memoryBudgetBytes: positiveInt.min(minMemoryBudgetBytes).max(64 * 1024 * 1024 * 1024).default(storeDefaults.memoryBudgetBytes),
+  memoryBudgetBytes: positiveInt.max(64 * 1024 * 1024 * 1024).default(storeDefaults.memoryBudgetBytes),
   /** Most anonymous clients (by address) tracked at once; the least recently seen are dropped past it. */
   maxTrackedClients: positiveInt.default(10_000),
   /** How many recent requests `GET /__mock/requests` keeps. */
