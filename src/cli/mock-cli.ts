@@ -35,6 +35,8 @@ Options:
       --config FILE        YAML config: plans, keys, ban policy, limits (docs/configuration.md)
       --store URL          Keep the state in Redis (redis://HOST:PORT/DB) so several replicas share it;
                            needs npm install redis (default: in memory, one process)
+      --memory-budget SIZE Memory for the state of every session in this process, e.g. 256MiB or 1GiB
+                           (default 256MiB); past it the least recently used named session is forgotten
       --scenario FILE      Set up the default session before the first request: keys with budgets already
                            spent, bans, the clock (say past the sunset date), categories (YAML; docs/scenarios.md).
                            Repeatable: files are merged in order, after the config's scenario
@@ -89,6 +91,7 @@ const options = {
   seed: { type: 'string' },
   config: { type: 'string' },
   store: { type: 'string' },
+  'memory-budget': { type: 'string' },
   scenario: { type: 'string', multiple: true },
   watch: { type: 'boolean' },
   'allow-remote-refs': { type: 'boolean' },
@@ -139,6 +142,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`petstore-mock: ${typeof port === 'string' ? port : seed}\n`);
     return 2;
   }
+  const memoryBudget = values['memory-budget'] === undefined ? undefined : parseByteSize(values['memory-budget'], '--memory-budget');
+  if (typeof memoryBudget === 'string') {
+    process.stderr.write(`petstore-mock: ${memoryBudget}\n`);
+    return 2;
+  }
   let requiredSituations: SituationName[] = [];
   if (values['min-coverage'] !== undefined) {
     try {
@@ -160,6 +168,7 @@ async function main(argv: string[]): Promise<number> {
       ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], fileConfig?.allowedHosts) } : {}),
       // --store replaces the config's URL and keeps its other store settings (prefix, timeout).
       ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
+      ...(memoryBudget !== undefined ? { memoryBudgetBytes: memoryBudget } : {}),
     };
     if (values.scenario !== undefined || fileConfig?.scenario !== undefined) {
       const merged = parseMockConfig({ ...(fileConfig ?? {}), ...config });
@@ -308,6 +317,16 @@ function watchSpec(path: string, app: MockApp, logger: Logger, allowRemoteRefs: 
 function parseInteger(text: string, flag: string, min: number, max: number): number | string {
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) return `${flag} must be an integer from ${min} to ${max}, got "${text}"`;
   return Number(text);
+}
+
+const byteUnits: Record<string, number> = { '': 1, b: 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3 };
+
+/** A size in bytes: a whole number, optionally with a binary unit (KiB, MiB, GiB; K, M, G say the same). */
+function parseByteSize(text: string, flag: string): number | string {
+  const match = /^(\d{1,15})\s*([a-z]*)$/i.exec(text.trim());
+  const unit = match === null ? undefined : byteUnits[match[2]!.toLowerCase()];
+  if (match === null || unit === undefined) return `${flag} must be a size such as 268435456, 256MiB or 1GiB, got "${text}"`;
+  return Number(match[1]) * unit;
 }
 
 main(process.argv.slice(2)).then(

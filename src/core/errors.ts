@@ -24,6 +24,8 @@ export const errorCatalogue = {
   key_banned: { status: 429, title: 'API key temporarily banned' },
   internal_error: { status: 500, title: 'Internal error' },
   store_unavailable: { status: 503, title: "The mock's state store is unavailable" },
+  store_corrupt: { status: 503, title: "The mock's state store holds data the mock did not write" },
+  store_full: { status: 507, title: "The mock's memory budget (or Redis's maxmemory) is used up" },
   too_many_sessions: { status: 503, title: 'Too many sessions are alive' },
   // Answered by the HTTP server before a request reaches the core (src/server/protocol-guards.ts).
   bad_request: { status: 400, title: 'The HTTP request could not be parsed' },

@@ -16,6 +16,7 @@ import { serveSpec } from './pipeline/served-spec.js';
 import { compileSpec, isCompiledSpec, type CompiledSpec } from './spec/compiled-spec.js';
 import { createDataGenerator } from './spec/data-generator.js';
 import { seedCategories } from './spec/seeding.js';
+import { MemoryBudget } from './state/memory-budget.js';
 import { createMemoryStore } from './state/memory-store.js';
 import { defaultSessionName, invalidSessionMessage, sessionNamePattern } from './state/sessions.js';
 import type { StateStore, StateStoreOptions } from './state/state-store.js';
@@ -148,8 +149,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const auth = createAuthenticator(config);
   const startedAtMs = baseClock.now();
   for (const warning of spec.definition.warnings) logger.warn(warning);
+  // One budget for the process: the memory store's own, which the lab shares; with a store that keeps
+  // its data elsewhere (Redis), a budget of the lab's alone.
+  const memory = store.memory ?? new MemoryBudget(config.memoryBudgetBytes, 'the lab of every session (the Redis store keeps the rest, bounded by its maxmemory)');
   const lab = createLabSessions({
-    maxSessions: store.options.maxSessions + 1,
+    memory,
+    maxSessions: store.options.maxSessions,
     banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
     anonymous: config.anonymous,
   });
@@ -173,6 +178,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   };
   const controlRuntime: ControlRuntime = {
     lab,
+    memory,
     startupKeys: auth.startupKeys,
     // The demo keys are public: the lab shows them by name, every other key masked.
     demoKeyNames: auth.servedDemoKeys,

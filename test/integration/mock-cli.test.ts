@@ -100,6 +100,28 @@ describe('petstore-mock command line', () => {
     expect(stderr).toMatch(/store/);
   });
 
+  it('--memory-budget sets the memory budget /__mock/health reports; a size it cannot read, or one too small, is one line and exit 2', async () => {
+    let memory: { budgetBytes?: number } = {};
+    const started = await runCli(['--port', '0', '--memory-budget', '96MiB'], {
+      until: /Ctrl\+C stops/,
+      onReady: async (output) => {
+        const origin = /listening on (http:\/\/\S+)\/v1/.exec(output)![1]!;
+        memory = ((await (await fetch(`${origin}/__mock/health`)).json()) as { memory: { budgetBytes: number } }).memory;
+      },
+    });
+    expect(started.code).toBe(0);
+    expect(memory.budgetBytes).toBe(96 * 1024 * 1024);
+    for (const [size, message] of [
+      ['lots', /^petstore-mock: --memory-budget must be a size such as 268435456, 256MiB or 1GiB, got "lots"$/],
+      ['1MiB', /^petstore-mock: Failed to load config: memoryBudgetBytes: 1048576 is less than 4 x maxCategoryBytes \+ 16 MiB/],
+    ] as const) {
+      const { code, stderr } = await runCli(['--port', '0', '--memory-budget', size]);
+      expect(code).toBe(2);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr.trim()).toMatch(message);
+    }
+  }, 120_000);
+
   it('names the file and the field of a bad config', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-config-'));
     const file = join(dir, 'petstore.yaml');

@@ -20,14 +20,15 @@ process.once('exit', () => {
 });
 
 /**
- * Starts the mock CLI with `args` (from source through tsx, or the built `bin`) and resolves once it prints its base URL.
+ * Starts the mock CLI with `args` (from source through tsx, or the built `bin`; `nodeArgs` go to node
+ * itself, e.g. a heap size) and resolves once it prints its base URL.
  *
  * @example const replica = await startMockProcess(['--store', redis.url]);
  */
-export function startMockProcess(args: string[], timeoutMs = 20_000, options: { bin?: string } = {}): Promise<MockProcess> {
+export function startMockProcess(args: string[], timeoutMs = 20_000, options: { bin?: string; nodeArgs?: string[] } = {}): Promise<MockProcess> {
   return new Promise((resolve, reject) => {
     const entry = options.bin === undefined ? ['--import', 'tsx', join(root, 'src/cli/mock-cli.ts')] : [options.bin];
-    const child = spawn(process.execPath, [...entry, '--port', '0', ...args], { cwd: root, env: { ...process.env, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, '--port', '0', ...args], { cwd: root, env: { ...process.env, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     started.add(child);
     let stdout = '';
     let stderr = '';

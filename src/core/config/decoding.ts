@@ -42,3 +42,12 @@ function quoteShort(text: string): string {
   return JSON.stringify(text.length > 30 ? `${text.slice(0, 30)}…` : text);
 }
 
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Whether text has a UTF-8 form, i.e. no lone surrogate (`String.prototype.isWellFormed`, which older
+ * browsers lack). Text that names a store key must: Redis could not name it, so neither store takes it.
+ */
+export function isWellFormed(text: string): boolean {
+  return !loneSurrogate.test(text);
+}

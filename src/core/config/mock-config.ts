@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { describeIssues, isoDate, LimitsSchema, planName, type Limits } from './decoding.js';
 import { ScenarioSchema } from './scenario-file.js';
-import { AfterSunsetModeSchema, SessionsConfigSchema, StoreConfigSchema } from './store-config.js';
+import { AfterSunsetModeSchema, minMemoryBudgetBytes, SessionsConfigSchema, storeDefaults, StoreConfigSchema } from './store-config.js';
 
 /**
  * Configuration of the mock: plans, keys, the anonymous budget, the ban policy and the limits of
@@ -59,6 +59,15 @@ export const MockConfigSchema = z.strictObject({
    */
   maxCategoryBytes: positiveInt.min(1024).max(256 * 1024 * 1024).default(16 * 1024 * 1024),
   maxBodyBytes: positiveInt.max(1024 * 1024 * 1024).default(1024 * 1024),
+  /**
+   * One memory budget, in bytes, for everything the mock keeps for its sessions in this process:
+   * categories and their cached lists, request logs, rate-limit records, run-time keys and the lab, of
+   * every session (with Redis, the lab only: Redis bounds the rest with its maxmemory). Past it the
+   * least recently used named session is forgotten, never the default one; when only the default
+   * session and the writer are left, the write is 507 store_full. The default fits a 1 GiB heap four
+   * times over; at least 4 x maxCategoryBytes + 16 MiB (one session's categories and list, twice).
+   */
+  memoryBudgetBytes: positiveInt.max(64 * 1024 * 1024 * 1024).default(storeDefaults.memoryBudgetBytes),
   /** Most anonymous clients (by address) tracked at once; the least recently seen are dropped past it. */
   maxTrackedClients: positiveInt.default(10_000),
   /** How many recent requests `GET /__mock/requests` keeps. */
@@ -126,6 +135,9 @@ export function parseMockConfig(input: unknown, source = 'config'): MockConfig {
   const result = MockConfigSchema.safeParse(input ?? {});
   if (!result.success) throw new Error(`Failed to load ${source}: ${describeIssues(result.error.issues)}`);
   const config = result.data;
+  if (config.memoryBudgetBytes < 4 * config.maxCategoryBytes + minMemoryBudgetBytes) {
+    throw new Error(`Failed to load ${source}: memoryBudgetBytes: ${config.memoryBudgetBytes} is less than 4 x maxCategoryBytes + 16 MiB (${4 * config.maxCategoryBytes + minMemoryBudgetBytes}): a session's full categories and their list must fit, with the default session's`);
+  }
   const plans = { ...defaultPlans, ...config.plans };
   for (const [index, entry] of config.keys.entries()) {
     if (entry.plan !== undefined && entry.limits === undefined && planLimits(plans, entry.plan) === undefined) {

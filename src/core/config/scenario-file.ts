@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import { describeIssues, isoDate, LimitsSchema, planName, type Limits } from './decoding.js';
+import { describeIssues, isoDate, isWellFormed, LimitsSchema, planName, type Limits } from './decoding.js';
 import { AfterSunsetModeSchema } from './store-config.js';
 
 /**
@@ -36,7 +36,7 @@ const ScenarioKey = z.strictObject({
 
 const ScenarioAnonymous = z.strictObject({
   /** The client address (in the browser, the MSW setup's fixed name). */
-  address: z.string().min(1).max(200),
+  address: z.string().min(1).max(200).refine(isWellFormed, 'must be well-formed Unicode (no lone surrogate)'),
   spent: Spent.optional(),
   bannedSeconds: z.union([z.int().positive().max(30 * 86_400), z.literal('policy')], { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' }).optional(),
 });

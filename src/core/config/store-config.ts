@@ -1,9 +1,14 @@
 import * as z from 'zod';
 
+/** The least memory budget the config takes: room for a session's seeds, log and lab, and then some. */
+export const minMemoryBudgetBytes = 16 * 1024 * 1024;
+
 /** The session bounds when the config says nothing. */
 export const storeDefaults = {
   maxSessions: 100,
   sessionIdleMs: 3_600_000,
+  /** A quarter of a 1 GiB heap. */
+  memoryBudgetBytes: 256 * 1024 * 1024,
 } as const;
 
 /** Past its sunset date, a deprecated operation keeps serving (with its headers) or answers 410 Gone. */

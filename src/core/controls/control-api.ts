@@ -8,6 +8,7 @@ import { maskSecret, toHex, type ApiKeyEntry } from '../state/key-registry.js';
 import { planLimits, type Limits, type MockConfig } from '../config/mock-config.js';
 import { decodeControlBody, decodeScenarioBody } from './control-bodies.js';
 import type { RequestLogEntry } from '../state/request-log.js';
+import type { MemoryBudgetStats, ProcessMemory } from '../state/memory-account.js';
 import type { SessionInfo, SessionStats, StateStore } from '../state/state-store.js';
 import type { MockRequest } from '../types.js';
 import type { ControlAnswer } from '../pipeline/request-record.js';
@@ -60,6 +61,8 @@ export interface HealthState extends SessionStats {
   status: 'ok';
   session: string;
   store: 'memory' | 'redis';
+  /** The process's memory budget: what it counts, what is used, what it forgot and refused. */
+  memory: MemoryBudgetStats;
 }
 
 export interface ClockState {
@@ -83,6 +86,8 @@ export interface ControlRuntime {
   afterReset(session: string): void;
   /** The rate-limit lab of every session. */
   lab: LabSessions;
+  /** The process's memory budget (`GET /__mock/health` reports it). */
+  memory: ProcessMemory;
   /** The keys accepted at start and the public demo key names (the dashboard lists unused keys, demo keys by name). */
   startupKeys: readonly StartupKey[];
   demoKeyNames: ReadonlySet<string>;
@@ -150,7 +155,7 @@ const controlRoutes = [
     name: 'health',
     async run(runtime, session) {
       const stats = await runtime.store.stats(session, runtime.baseNow());
-      return { status: 'ok' as const, session, store: runtime.store.kind, ...stats };
+      return { status: 'ok' as const, session, store: runtime.store.kind, ...stats, memory: runtime.memory.stats() };
     },
     http: (result) => ({ status: 200, body: result }),
   } satisfies ControlRoute<'health'>,
@@ -177,7 +182,10 @@ const controlRoutes = [
     name: 'advanceClock',
     input: AdvanceClockSchema,
     async run(runtime, session, input: z.infer<typeof AdvanceClockSchema>) {
-      await runtime.store.advanceClock(session, input.advanceSeconds * 1000, runtime.baseNow());
+      // The store refuses a clock past 100 years ahead, changing nothing.
+      await runtime.store.advanceClock(session, input.advanceSeconds * 1000, runtime.baseNow()).catch((error: unknown) => {
+        throw error instanceof RangeError ? new HttpError('invalid_control_request', `Invalid control request: advanceSeconds: ${error.message}`) : error;
+      });
       return clockOf(runtime, session);
     },
     http: (result) => ({ status: 200, body: result }),

@@ -2,7 +2,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { parseScenario, planScenario, scenarioPresets, validateScenario, type Scenario, type ScenarioClient, type ScenarioContext, type ScenarioPlan } from '../config/scenario-file.js';
 import { maskSecret, toHex, type ApiKeyEntry } from '../state/key-registry.js';
 import type { MockConfig } from '../config/mock-config.js';
-import type { StateStore, StoreClient } from '../state/state-store.js';
+import type { NewCategory } from '../../../spec/schemas.js';
+import { ScenarioRefusedError, type RuntimeKey, type SpentCounts, type StateStore, type StoreClient, type StoreScenario } from '../state/state-store.js';
 import type { Authenticator } from '../pipeline/auth.js';
 
 /**
@@ -88,64 +89,74 @@ function storeClient(client: ScenarioClient): StoreClient {
 }
 
 /**
- * Applies a planned scenario to `session`. Everything that can be refused (a clock that would go
- * back, a sunset date that is not set) is checked before the first change; then the steps run in the
- * plan's order (clock, sunset mode, keys, budgets, bans, categories), so budgets and bans start at the
+ * Applies a planned scenario to `session` in one step of the store (`StateStore.applyScenario`):
+ * everything that can refuse it (a clock that would go back or run more than 100 years ahead, a sunset
+ * date that is not set, a category larger than maxCategoryBytes, the memory budget) is checked before
+ * the first change, so a refused scenario changes nothing, on either store. The steps then run in the
+ * plan's order (clock, sunset mode, keys, budgets, bans, categories): budgets and bans start at the
  * scenario's clock.
  */
 export async function applyScenarioPlan(runtime: ScenarioRuntime, session: string, plan: ScenarioPlan, source = 'scenario'): Promise<AppliedScenario> {
   const base = runtime.baseNow();
-  const offsetMs = await runtime.store.clockOffset(session, base);
-  const nowMs = base + offsetMs;
-  // The clock step first, as an advance: the virtual clock never goes back.
-  let advanceMs = 0;
+  const scenario = storeScenarioOf(runtime, plan, source);
+  let offsetMs: number;
+  try {
+    ({ offsetMs } = await runtime.store.applyScenario(session, scenario, base));
+  } catch (error) {
+    if (error instanceof ScenarioRefusedError) throw new ScenarioError(`Failed to load ${source}: ${refusedField(error, plan)}: ${error.message}`);
+    // A step no store takes (a client's address, a count out of range): named by the store's own words.
+    if (error instanceof RangeError) throw new ScenarioError(`Failed to load ${source}: ${error.message}`);
+    throw error;
+  }
+  return {
+    session,
+    description: plan.description,
+    clock: new Date(base + offsetMs).toISOString(),
+    afterSunset: scenario.afterSunset ?? null,
+    keysAdded: scenario.keys.length,
+    budgetsSet: scenario.spends.length,
+    bans: scenario.bans.length,
+    categoriesCreated: scenario.categories.length,
+  };
+}
+
+/** The plan as the store applies it: keys with their digests, clients by id, the clock as a move the store checks against the session's. */
+function storeScenarioOf(runtime: ScenarioRuntime, plan: ScenarioPlan, source: string): StoreScenario {
+  let clock: StoreScenario['clock'];
+  let afterSunset: StoreScenario['afterSunset'];
+  const keys: RuntimeKey[] = [];
+  const spends: { client: StoreClient; spent: SpentCounts }[] = [];
+  const bans: { client: StoreClient; ms: number }[] = [];
+  const categories: NewCategory[] = [];
   for (const operation of plan.operations) {
-    if (operation.op !== 'setClock') continue;
-    const to = operation.to;
-    if (to.kind === 'offset') {
-      advanceMs = to.seconds * 1000;
-    } else if (to.kind === 'instant') {
-      if (to.atMs < nowMs) throw new ScenarioError(`Failed to load ${source}: clock.at: ${new Date(to.atMs).toISOString()} is before the session's clock (${new Date(nowMs).toISOString()}); the virtual clock only moves forward (use a new X-Mock-Session, or clock.offsetSeconds)`);
-      advanceMs = to.atMs - nowMs;
-    } else {
-      const sunsets = [...runtime.sunsets().values()].filter((value): value is string => value !== null).map((value) => Date.parse(value));
-      if (sunsets.length === 0) throw new ScenarioError(`Failed to load ${source}: clock.at: after-sunset needs a deprecated operation with a sunset date (x-deprecation in the spec, or deprecation.<operationId>.sunset in the config)`);
-      // Past every sunset date; a clock already past them stays where it is.
-      advanceMs = Math.max(0, Math.max(...sunsets) + to.seconds * 1000 - nowMs);
+    if (operation.op === 'setClock') clock = clockMove(runtime, operation.to, source);
+    else if (operation.op === 'setAfterSunset') afterSunset = operation.mode;
+    else if (operation.op === 'spendBudget') spends.push({ client: storeClient(operation.client), spent: { minute: operation.minute, day: operation.day } });
+    else if (operation.op === 'ban') bans.push({ client: storeClient(operation.client), ms: operation.seconds * 1000 });
+    else if (operation.op === 'createCategory') categories.push(operation.description === undefined ? { name: operation.name } : { name: operation.name, description: operation.description });
+    else {
+      const digest = digestOf(operation.key);
+      keys.push({ masked: maskSecret(operation.key), plan: operation.plan, limits: { ...operation.limits }, id: digest.slice(0, 32), digest });
     }
   }
-  const applied: AppliedScenario = { session, description: plan.description, clock: '', afterSunset: null, keysAdded: 0, budgetsSet: 0, bans: 0, categoriesCreated: 0 };
-  if (advanceMs > 0) await runtime.store.advanceClock(session, advanceMs, base);
-  for (const operation of plan.operations) {
-    switch (operation.op) {
-      case 'setClock':
-        break;
-      case 'setAfterSunset':
-        await runtime.store.setAfterSunset(session, operation.mode, base);
-        applied.afterSunset = operation.mode;
-        break;
-      case 'addKey': {
-        const digest = digestOf(operation.key);
-        await runtime.store.addKey(session, { masked: maskSecret(operation.key), plan: operation.plan, limits: { ...operation.limits }, id: digest.slice(0, 32), digest }, base);
-        applied.keysAdded += 1;
-        break;
-      }
-      case 'spendBudget':
-        await runtime.store.setSpent(session, storeClient(operation.client), { minute: operation.minute, day: operation.day }, base);
-        applied.budgetsSet += 1;
-        break;
-      case 'ban':
-        await runtime.store.ban(session, storeClient(operation.client), operation.seconds * 1000, base);
-        applied.bans += 1;
-        break;
-      case 'createCategory':
-        await runtime.store.createCategory(session, operation.description === undefined ? { name: operation.name } : { name: operation.name, description: operation.description }, base);
-        applied.categoriesCreated += 1;
-        break;
-    }
-  }
-  applied.clock = new Date(base + (await runtime.store.clockOffset(session, base))).toISOString();
-  return applied;
+  return { ...(clock === undefined ? {} : { clock }), ...(afterSunset === undefined ? {} : { afterSunset }), keys, spends, bans, categories };
+}
+
+/** A scenario clock as a store's move: an offset ahead, an instant, or just past every sunset date. */
+function clockMove(runtime: ScenarioRuntime, to: Extract<ScenarioPlan['operations'][number], { op: 'setClock' }>['to'], source: string): StoreScenario['clock'] {
+  if (to.kind === 'offset') return { kind: 'advance', ms: to.seconds * 1000 };
+  if (to.kind === 'instant') return { kind: 'to', atMs: to.atMs };
+  const sunsets = [...runtime.sunsets().values()].filter((value): value is string => value !== null).map((value) => Date.parse(value));
+  if (sunsets.length === 0) throw new ScenarioError(`Failed to load ${source}: clock.at: after-sunset needs a deprecated operation with a sunset date (x-deprecation in the spec, or deprecation.<operationId>.sunset in the config)`);
+  // Past every sunset date; a clock already past them stays where it is.
+  return { kind: 'atLeast', atMs: Math.max(...sunsets) + to.seconds * 1000 };
+}
+
+/** The scenario field a store's refusal is about. */
+function refusedField(error: ScenarioRefusedError, plan: ScenarioPlan): string {
+  if (error.part === 'category') return `categories.${error.index}`;
+  const clock = plan.operations.find((operation) => operation.op === 'setClock');
+  return clock !== undefined && clock.op === 'setClock' && clock.to.kind === 'offset' ? 'clock.offsetSeconds' : 'clock.at';
 }
 
 /** The presets as `GET /__mock/scenario/presets` lists them. */

@@ -1,6 +1,8 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import { HttpError } from '../errors.js';
 import type { CreatedCategoryText } from './state-store.js';
+import { textBytes, type ByteMeter } from './memory-account.js';
+import { categoryTooLargeMessage } from './store-checks.js';
 import { utf8Length } from './utf8.js';
 
 /** What the store holds and what its bounds dropped, for `GET /__mock/health`. */
@@ -46,15 +48,21 @@ export class CategoryStore {
   /** UTF-8 bytes of `[` + the items' JSON joined by `,` + `]`. */
   #bytes = 2;
   #listJson: string | null = null;
+  /** What the cached list counts against the memory budget (0 when none is cached). */
+  #listCharge = 0;
   #dropped = 0;
+  readonly #meter: ByteMeter | undefined;
 
   /**
    * @param bounds.maxCount Most categories kept.
    * @param bounds.maxBytes Most bytes of the served list; a single category larger than that is refused (413).
+   * @param bounds.meter The memory budget's account: each category's text and the cached list count
+   *   against it; a category it has no room for is refused (507), a list it has no room for is served uncached.
    */
-  constructor(bounds: { maxCount?: number; maxBytes?: number } = {}) {
+  constructor(bounds: { maxCount?: number; maxBytes?: number; meter?: ByteMeter } = {}) {
     this.#maxCount = bounds.maxCount ?? Number.POSITIVE_INFINITY;
     this.#maxBytes = bounds.maxBytes ?? Number.POSITIVE_INFINITY;
+    this.#meter = bounds.meter;
   }
 
   /** Stores a category; `input` holds only fields the spec declares (the caller picks them). */
@@ -72,9 +80,10 @@ export class CategoryStore {
     // Counted here, where the text is made: the byte bound needs it, and the list's count is kept from it.
     const bytes = utf8Length(json);
     // The list is "[" + items + "]" with a comma between items.
-    if (2 + bytes > this.#maxBytes) {
-      throw new HttpError('payload_too_large', `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${this.#maxBytes}) bytes of categories`);
-    }
+    if (2 + bytes > this.#maxBytes) throw new HttpError('payload_too_large', categoryTooLargeMessage(bytes, this.#maxBytes));
+    // The cached list goes with any change (its room first, for the category).
+    this.#forgetList();
+    if (this.#meter !== undefined && !this.#meter.take(entryCharge(json, bytes))) throw this.#meter.full('category');
     this.#nextId += 1;
     while (this.size > 0 && (this.size >= this.#maxCount || this.#bytes + bytes + 1 > this.#maxBytes)) this.#dropOldest();
     this.#bytes += bytes + (this.size > 0 ? 1 : 0);
@@ -83,12 +92,34 @@ export class CategoryStore {
     this.#jsons[slot] = json;
     this.#sizes[slot] = bytes;
     this.#count += 1;
-    this.#listJson = null;
     return { id, dropped: this.#dropped, json, bytes };
+  }
+
+  /**
+   * Of categories about to be created in this order, the first larger than the whole byte bound with
+   * its size, or null: with the ids they would get, so a caller can refuse them all before storing one.
+   */
+  firstTooLarge(inputs: readonly NewCategory[]): { index: number; bytes: number } | null {
+    for (let index = 0; index < inputs.length; index += 1) {
+      const bytes = utf8Length(JSON.stringify({ id: this.#nextId + index, ...inputs[index] }));
+      if (2 + bytes > this.#maxBytes) return { index, bytes };
+    }
+    return null;
+  }
+
+  /** What categories about to be created would count against the memory budget, before the oldest they push out give theirs back. */
+  chargeOf(inputs: readonly NewCategory[]): number {
+    let total = 0;
+    for (let index = 0; index < inputs.length; index += 1) {
+      const json = JSON.stringify({ id: this.#nextId + index, ...inputs[index] });
+      total += entryCharge(json, utf8Length(json));
+    }
+    return total;
   }
 
   #dropOldest(): void {
     const bytes = this.#sizes[this.#head]!;
+    this.#meter?.give(entryCharge(this.#jsons[this.#head]!, bytes));
     this.#jsons[this.#head] = undefined;
     this.#head = (this.#head + 1) & (this.#jsons.length - 1);
     this.#count -= 1;
@@ -117,8 +148,24 @@ export class CategoryStore {
 
   /** The list as JSON text, built from each category's own JSON and kept until the next change: listing is the hot path. */
   listJson(): string {
-    if (this.#listJson === null) this.#listJson = `[${this.#live().join(',')}]`;
-    return this.#listJson;
+    if (this.#listJson !== null) return this.#listJson;
+    const text = `[${this.#live().join(',')}]`;
+    const charge = textBytes(text, this.#bytes);
+    // Kept when the budget has room; else served as made, and made again next time.
+    if (this.#meter === undefined || this.#meter.take(charge)) {
+      this.#listJson = text;
+      this.#listCharge = charge;
+    } else {
+      this.#meter.notKept();
+    }
+    return text;
+  }
+
+  #forgetList(): void {
+    if (this.#listJson === null) return;
+    this.#meter?.give(this.#listCharge);
+    this.#listJson = null;
+    this.#listCharge = 0;
   }
 
   /** The stored JSON texts, oldest first. */
@@ -148,15 +195,22 @@ export class CategoryStore {
   }
 
   clear(): void {
+    this.#forgetList();
+    const live = this.#live();
+    for (let index = 0; index < live.length; index += 1) this.#meter?.give(entryCharge(live[index]!, this.#sizes[(this.#head + index) & (this.#sizes.length - 1)]!));
     this.#jsons = new Array<string | undefined>(initialCapacity).fill(undefined);
     this.#sizes = new Array<number>(initialCapacity).fill(0);
     this.#head = 0;
     this.#count = 0;
     this.#nextId = 1;
     this.#bytes = 2;
-    this.#listJson = null;
     this.#dropped = 0;
   }
+}
+
+/** What a stored category counts against the memory budget: its text, and its two slots and string header. */
+function entryCharge(json: string, utf8Bytes: number): number {
+  return textBytes(json, utf8Bytes) + 48;
 }
 
 /** A power of two (the ring's index arithmetic needs one). */

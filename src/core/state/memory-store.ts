@@ -1,124 +1,15 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
-import { CategoryStore } from './category-store.js';
 import { HttpError } from '../errors.js';
-import { copyKeyEntry, frozenKeyEntry, type ApiKeyEntry } from './key-registry.js';
-import { RateLimiter, type RateDecision } from './rate-limiter.js';
-import { RequestLog, type RecordedRequest, type RequestLogEntry } from './request-log.js';
-import type { AfterSunsetMode } from '../config/store-config.js';
-import { assertAfterSunsetMode, assertClientStep, assertClockStep, assertDigest, assertRuntimeKey, sortSessions } from './store-checks.js';
+import { copyKeyEntry, type ApiKeyEntry } from './key-registry.js';
+import type { RateDecision } from './rate-limiter.js';
+import type { RecordedRequest, RequestLogEntry } from './request-log.js';
+import { MemorySession } from './memory-session.js';
+import { MemoryBudget } from './memory-budget.js';
+import { storeDefaults, type AfterSunsetMode } from '../config/store-config.js';
+import { assertAfterSunsetMode, assertClientStep, assertClockStep, assertDigest, assertRuntimeKey, assertScenarioSteps, categoryTooLargeMessage, clockOffsetInRange, clockRangeMessage, scenarioOffset, sortSessions } from './store-checks.js';
 import { assertSessionName, defaultSessionName } from './sessions.js';
 import { assertStoreOptions } from './store-options.js';
-import { TooManySessionsError, type ClientHistory, type CreatedCategory, type HitInput, type HitResult, type ImmediateStoreCalls, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient } from './state-store.js';
-
-interface HistoryRecord {
-  requests: number;
-  refusals: number;
-  consecutiveRefusals: number;
-  lastRefusalAtMs: number;
-  lastRetryAfterSeconds: number;
-}
-
-/** One isolated world: the same components the single-process core used, one set per session. */
-class MemorySession {
-  /** The virtual time of the operation in progress: the limiters read it through their clock. */
-  now = 0;
-  offsetMs = 0;
-  lastSeenMs: number;
-  readonly keyLimiter: RateLimiter;
-  readonly anonymousLimiter: RateLimiter;
-  readonly categories: CategoryStore;
-  readonly log: RequestLog;
-  /** Keys added at run time, by digest, in the order they were first added. */
-  readonly keys = new Map<string, ApiKeyEntry>();
-  /** Per client, least recently seen first (re-inserted on every hit). */
-  readonly histories = new Map<string, HistoryRecord>();
-  #newHistoriesSinceSweep = 0;
-  /** A scenario's `sunset.afterSunset` for this session; null: the config decides. */
-  afterSunset: AfterSunsetMode | null = null;
-
-  constructor(
-    readonly options: StateStoreOptions,
-    baseTimeMs: number,
-  ) {
-    const clock = { now: () => this.now };
-    // Keys and anonymous clients are tracked apart, as in the single-process core: only anonymous
-    // clients (one per address, so unbounded in number) are capped.
-    this.keyLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: Number.POSITIVE_INFINITY });
-    this.anonymousLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: options.maxTrackedClients });
-    this.categories = new CategoryStore({ maxCount: options.maxCategories, maxBytes: options.maxCategoryBytes });
-    this.log = new RequestLog(options.requestLogSize);
-    this.lastSeenMs = baseTimeMs;
-    this.seed();
-  }
-
-  seed(): void {
-    this.categories.clear();
-    for (const category of this.options.seedCategories) {
-      // A seed larger than the whole byte bound is skipped (and takes no id), as in the Redis store.
-      try {
-        // create copies its input into the stored category.
-        this.categories.create(category);
-      } catch (error) {
-        if (!(error instanceof HttpError)) throw error;
-      }
-    }
-  }
-
-  reset(): void {
-    this.keyLimiter.reset();
-    this.anonymousLimiter.reset();
-    this.keys.clear();
-    this.histories.clear();
-    this.log.clear();
-    this.afterSunset = null;
-    this.seed();
-  }
-
-  #sweepHistories(): void {
-    this.#newHistoriesSinceSweep = 0;
-    for (const id of this.histories.keys()) {
-      const limiter = id.startsWith('a:') ? this.anonymousLimiter : this.keyLimiter;
-      if (!limiter.has(id.slice(2))) this.histories.delete(id);
-    }
-  }
-
-  recordHistory(client: string, anonymous: boolean, decision: RateDecision): ClientHistory {
-    let record = this.histories.get(client);
-    if (record) {
-      // Only anonymous histories are evicted least-recently-seen first: only they need the re-insert.
-      if (anonymous) {
-        this.histories.delete(client);
-        this.histories.set(client, record);
-      }
-    } else {
-      record = { requests: 0, refusals: 0, consecutiveRefusals: 0, lastRefusalAtMs: -1, lastRetryAfterSeconds: 0 };
-      // A history lives as long as its client's rate-limit record: once the limiter has swept an
-      // expired client, its history goes too (as Redis lets both expire together), so memory returns.
-      if (++this.#newHistoriesSinceSweep >= 1024) this.#sweepHistories();
-      this.histories.set(client, record);
-    }
-    const previousRefusal = record.lastRefusalAtMs >= 0 ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds } : null;
-    record.requests += 1;
-    if (decision.outcome === 'allowed') {
-      record.consecutiveRefusals = 0;
-    } else {
-      record.refusals += 1;
-      record.consecutiveRefusals += 1;
-      record.lastRefusalAtMs = this.now;
-      record.lastRetryAfterSeconds = decision.retryAfterSeconds;
-    }
-    // Bounded like the anonymous buckets: a flood of addresses forgets the least recently seen.
-    if (anonymous && this.histories.size > this.options.maxTrackedClients) {
-      for (const [id] of this.histories) {
-        if (id.startsWith('a:')) {
-          this.histories.delete(id);
-          break;
-        }
-      }
-    }
-    return { requests: record.requests, refusals: record.refusals, consecutiveRefusals: record.consecutiveRefusals, previousRefusal };
-  }
-}
+import { ScenarioRefusedError, TooManySessionsError, type StoreScenario, type ClientHistory, type CreatedCategory, type HitInput, type HitResult, type ImmediateStoreCalls, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient } from './state-store.js';
 
 /**
  * The in-memory state store: the default, and the only one in the browser bundle. Each session is
@@ -140,12 +31,16 @@ export function createMemoryStore(options: StateStoreOptions): StateStore {
 class MemoryStore implements StateStore {
   readonly kind = 'memory' as const;
   readonly options: Readonly<StateStoreOptions>;
+  readonly memory: MemoryBudget;
   readonly #sessions = new Map<string, MemorySession>();
   #closed = false;
 
   constructor(options: StateStoreOptions) {
     assertStoreOptions(options);
     this.options = { ...options, seedCategories: options.seedCategories.map((category) => ({ ...category })) };
+    this.memory = new MemoryBudget(options.memoryBudgetBytes ?? storeDefaults.memoryBudgetBytes, 'categories and their cached lists, request logs, rate-limit records, run-time keys and the lab, of every session');
+    // A session forgotten to make room goes whole, as an idle one does (the budget has counted it out).
+    this.memory.onEvict((name) => this.#sessions.delete(name));
   }
 
   readonly immediate: ImmediateStoreCalls = {
@@ -167,6 +62,7 @@ class MemoryStore implements StateStore {
     const decision = key ? session.keyLimiter.hit(key.id, key.limits) : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
     const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
     const history = session.recordHistory(client, key === null, decision);
+    session.countRecords();
     const result: HitResult = { nowMs, decision, key, client, history };
     if (!key && session.anonymousLimiter.evicted > 0) result.trackedClientsDropped = session.anonymousLimiter.evicted;
     const operation = input.categories;
@@ -177,7 +73,7 @@ class MemoryStore implements StateStore {
         try {
           result.created = session.categories.createEntry(operation.input);
         } catch (error) {
-          // Larger than the whole byte bound: the request was counted, the category is refused (413).
+          // Larger than the whole byte bound (413), or no room in the memory budget (507): the request was counted, the category is refused.
           if (!(error instanceof HttpError)) throw error;
           result.categoryRefusal = error;
         }
@@ -209,10 +105,7 @@ class MemoryStore implements StateStore {
 
   async addKey(sessionName: string, key: RuntimeKey, baseTimeMs: number): Promise<{ created: boolean }> {
     assertRuntimeKey(key);
-    const session = this.#session(sessionName, baseTimeMs);
-    const created = !session.keys.has(key.digest);
-    session.keys.set(key.digest, frozenKeyEntry(key));
-    return { created };
+    return { created: this.#session(sessionName, baseTimeMs).addKey(key) };
   }
 
   async listKeys(sessionName: string, baseTimeMs: number): Promise<ApiKeyEntry[]> {
@@ -222,7 +115,9 @@ class MemoryStore implements StateStore {
   async advanceClock(sessionName: string, ms: number, baseTimeMs: number): Promise<number> {
     assertClockStep(ms);
     const session = this.#session(sessionName, baseTimeMs);
-    session.offsetMs += ms;
+    const moved = session.offsetMs + ms;
+    if (!clockOffsetInRange(moved, baseTimeMs)) throw new RangeError(clockRangeMessage(moved));
+    session.offsetMs = moved;
     return session.offsetMs;
   }
 
@@ -266,6 +161,7 @@ class MemoryStore implements StateStore {
     session.now = baseTimeMs + session.offsetMs;
     if (client.kind === 'key') session.keyLimiter.setSpent(client.id, spent);
     else session.anonymousLimiter.setSpent(client.address, spent);
+    session.countRecords();
   }
 
   async ban(sessionName: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }> {
@@ -273,6 +169,7 @@ class MemoryStore implements StateStore {
     const session = this.#session(sessionName, baseTimeMs);
     session.now = baseTimeMs + session.offsetMs;
     const untilMs = client.kind === 'key' ? session.keyLimiter.banFor(client.id, ms) : session.anonymousLimiter.banFor(client.address, ms);
+    session.countRecords();
     return { untilMs };
   }
 
@@ -285,9 +182,30 @@ class MemoryStore implements StateStore {
     return this.#session(sessionName, baseTimeMs).afterSunset;
   }
 
+  async applyScenario(sessionName: string, scenario: StoreScenario, baseTimeMs: number): Promise<{ offsetMs: number }> {
+    assertScenarioSteps(scenario);
+    const session = this.#session(sessionName, baseTimeMs);
+    // Everything that can refuse it, before the first change.
+    const offsetMs = scenarioOffset(scenario.clock, session.offsetMs, baseTimeMs);
+    const tooLarge = session.categories.firstTooLarge(scenario.categories);
+    if (tooLarge !== null) throw new ScenarioRefusedError('category', tooLarge.index, categoryTooLargeMessage(tooLarge.bytes, this.options.maxCategoryBytes));
+    session.assertRoomFor(scenario.keys, scenario.categories);
+    // Then all of it, in the plan's order: budgets and bans at the scenario's clock.
+    session.offsetMs = offsetMs;
+    session.now = baseTimeMs + offsetMs;
+    if (scenario.afterSunset !== undefined) session.afterSunset = scenario.afterSunset;
+    for (const key of scenario.keys) session.addKey(key);
+    for (const { client, spent } of scenario.spends) (client.kind === 'key' ? session.keyLimiter.setSpent(client.id, spent) : session.anonymousLimiter.setSpent(client.address, spent));
+    for (const { client, ms } of scenario.bans) (client.kind === 'key' ? session.keyLimiter.banFor(client.id, ms) : session.anonymousLimiter.banFor(client.address, ms));
+    for (const category of scenario.categories) session.categories.createEntry(category);
+    // Last: the records are charged, never refused, so they cannot take the room made above for the keys and categories.
+    session.countRecords();
+    return { offsetMs };
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
-    this.#sessions.clear();
+    for (const [name, session] of this.#sessions) this.#forget(name, session);
   }
 
   #session(name: string, baseTimeMs: number): MemorySession {
@@ -297,7 +215,7 @@ class MemoryStore implements StateStore {
     if (!session) assertSessionName(name);
     if (session && name !== defaultSessionName && baseTimeMs - session.lastSeenMs >= this.options.sessionIdleMs) {
       // Idle past its expiry: forgotten, exactly as if it had been swept (Redis lets its keys expire).
-      this.#sessions.delete(name);
+      this.#forget(name, session);
       session = undefined;
     }
     if (!session) {
@@ -306,17 +224,24 @@ class MemoryStore implements StateStore {
         const named = this.#sessions.size - (this.#sessions.has(defaultSessionName) ? 1 : 0);
         if (named >= this.options.maxSessions) throw new TooManySessionsError(this.options.maxSessions);
       }
-      session = new MemorySession(this.options, baseTimeMs);
+      session = new MemorySession(this.options, baseTimeMs, this.memory.meter(name));
       this.#sessions.set(name, session);
     }
     if (baseTimeMs > session.lastSeenMs) session.lastSeenMs = baseTimeMs;
+    this.memory.touch(name);
     return session;
   }
 
   #expireIdle(baseTimeMs: number): void {
     for (const [name, session] of this.#sessions) {
-      if (name !== defaultSessionName && baseTimeMs - session.lastSeenMs >= this.options.sessionIdleMs) this.#sessions.delete(name);
+      if (name !== defaultSessionName && baseTimeMs - session.lastSeenMs >= this.options.sessionIdleMs) this.#forget(name, session);
     }
+  }
+
+  /** A session dropped by the store (idle): what it held goes back to the memory budget. */
+  #forget(name: string, session: MemorySession): void {
+    this.#sessions.delete(name);
+    session.meter.releaseAll();
   }
 
   #assertOpen(): void {

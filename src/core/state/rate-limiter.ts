@@ -3,6 +3,11 @@ import type { Clock } from '../types.js';
 
 const minuteMs = 60_000;
 const dayMs = 86_400_000;
+/**
+ * A ban that ends before every time: "not banned" is no instant, so a request at any time (before
+ * 1970, at Go's zero time) compares after it. 0 was a time, and read every request before 1970 as banned.
+ */
+const notBanned = Number.NEGATIVE_INFINITY;
 
 /** What the limiter decided for one request, and what the X-RateLimit-* headers report. */
 export interface RateDecision {
@@ -45,6 +50,7 @@ interface Bucket {
   dayCount: number;
   /** Consecutive requests answered 429 since the client was last allowed. */
   strikes: number;
+  /** When the ban ends; `notBanned` when there is none (never a time: any time, 1969 too, may be a request's). */
   bannedUntil: number;
   /** When the bucket was last moved to the recent end of the table. */
   touchedAt: number;
@@ -85,8 +91,8 @@ export class RateLimiter {
     const bucket = this.#touch(clientId, now);
 
     if (bucket.bannedUntil > now) return this.#banned(bucket, limits, now);
-    if (bucket.bannedUntil !== 0) {
-      bucket.bannedUntil = 0;
+    if (bucket.bannedUntil !== notBanned) {
+      bucket.bannedUntil = notBanned;
       bucket.strikes = 0;
     }
     rollWindows(bucket, now);
@@ -237,7 +243,7 @@ export function windowsOf(bucket: Pick<Bucket, 'minuteStart' | 'minuteCount' | '
 }
 
 function freshBucket(now: number): Bucket {
-  return { minuteStart: now, minuteCount: 0, dayStart: now, dayCount: 0, strikes: 0, bannedUntil: 0, touchedAt: now };
+  return { minuteStart: now, minuteCount: 0, dayStart: now, dayCount: 0, strikes: 0, bannedUntil: notBanned, touchedAt: now };
 }
 
 function secondsUntil(atMs: number, now: number): number {

@@ -1,3 +1,5 @@
+import type { ByteMeter } from './memory-account.js';
+
 /**
  * Bodies kept per exported request (characters). The log is a ring of up to 100,000 entries, so the
  * integration stores at most this much per entry; a longer body is cut and its replay may differ
@@ -45,8 +47,11 @@ export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRe
   return { time: new Date(timeMs).toISOString(), ...entry };
 }
 
-/** One slot of the log, written over in place once the log is full: an entry's fields and its replay fields (`url` null without them). */
-type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null };
+/**
+ * One slot of the log, written over in place once the log is full: an entry's fields and its replay
+ * fields (`url` null without them), and what it counts against the memory budget.
+ */
+type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null } & { charge: number };
 
 /**
  * A fixed-size ring buffer: the newest `capacity` entries, oldest first. Memory never grows past it.
@@ -63,12 +68,18 @@ type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]
  */
 export class RequestLog {
   readonly #capacity: number;
+  readonly #meter: ByteMeter | undefined;
   #slots: LogSlot[] = [];
   /** Index of the slot the next entry goes to (once full: the oldest entry). */
   #next = 0;
 
-  constructor(capacity: number) {
+  /**
+   * @param meter The memory budget's account: each entry's texts count against it (an entry it has no
+   *   room for is not kept; the request was answered all the same).
+   */
+  constructor(capacity: number, meter?: ByteMeter) {
     this.#capacity = capacity;
+    this.#meter = meter;
   }
 
   add(entry: RecordedRequest): void {
@@ -76,10 +87,15 @@ export class RequestLog {
     // The entry before this one, whose texts this one may share (none in an empty log).
     const previous = this.#slots.length === 0 ? undefined : this.#slots[index === 0 ? this.#capacity - 1 : index - 1];
     let slot = this.#slots[index];
-    if (slot === undefined) {
-      // NaN, not 0: the field holds doubles from the start (a small integer first would change its representation, and the slot's shape, at the first real time).
-      slot = { timeMs: Number.NaN, method: '', path: '', operationId: null, plan: '', key: null, status: 0, code: null, url: null, keyDigest: null, clientAddress: null, auth: null, limits: null, prefer: null, contentType: null, body: null };
-      this.#slots.push(slot);
+    if (this.#meter !== undefined) {
+      const charge = chargeOf(entry);
+      const more = charge - (slot === undefined ? 0 : slot.charge);
+      if (more > 0 && !this.#meter.take(more)) return this.#meter.notKept();
+      if (more < 0) this.#meter.give(-more);
+      if (slot !== undefined) slot.charge = charge;
+      else slot = newSlot(this.#slots, charge);
+    } else if (slot === undefined) {
+      slot = newSlot(this.#slots, 0);
     }
     slot.timeMs = entry.timeMs;
     slot.method = entry.method;
@@ -128,6 +144,7 @@ export class RequestLog {
 
   clear(): void {
     // The slots go too: they hold the cleared entries' texts.
+    for (const slot of this.#slots) this.#meter?.give(slot.charge);
     this.#slots = [];
     this.#next = 0;
   }
@@ -137,6 +154,25 @@ export class RequestLog {
     if (this.#slots.length < this.#capacity) return [...this.#slots];
     return [...this.#slots.slice(this.#next), ...this.#slots.slice(0, this.#next)];
   }
+}
+
+/** A new slot at the end of the log. */
+function newSlot(slots: LogSlot[], charge: number): LogSlot {
+  // NaN, not 0: the field holds doubles from the start (a small integer first would change its representation, and the slot's shape, at the first real time).
+  const slot: LogSlot = { timeMs: Number.NaN, method: '', path: '', operationId: null, plan: '', key: null, status: 0, code: null, url: null, keyDigest: null, clientAddress: null, auth: null, limits: null, prefer: null, contentType: null, body: null, charge };
+  slots.push(slot);
+  return slot;
+}
+
+/**
+ * What an entry counts against the memory budget: its slot, and two bytes a character of the texts
+ * the request brought (a body with one non-Latin-1 character is two bytes wide); texts shared with the
+ * entry before count again (an upper bound, at no cost). The key, plan and code are the mock's own.
+ */
+function chargeOf(entry: RecordedRequest): number {
+  const replay = entry.replay;
+  const texts = entry.path.length + (replay === undefined ? 0 : replay.url.length + (replay.body?.length ?? 0) + (replay.prefer?.length ?? 0) + (replay.contentType?.length ?? 0) + (replay.clientAddress?.length ?? 0));
+  return 200 + 2 * texts;
 }
 
 /**

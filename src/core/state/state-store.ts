@@ -1,9 +1,11 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
+import { HttpError } from '../errors.js';
 import type { ApiKeyEntry } from './key-registry.js';
 import type { AfterSunsetMode } from '../config/store-config.js';
 import type { Limits } from '../config/mock-config.js';
 import type { BanPolicy, RateDecision } from './rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from './request-log.js';
+import type { ProcessMemory } from './memory-account.js';
 
 /**
  * The state of the mock that must be shared by replicas and kept apart per session, behind one
@@ -91,8 +93,24 @@ export interface StateStore {
   /** The session's choice, or null when it made none (the config decides). */
   afterSunset(session: string, baseTimeMs: number): Promise<AfterSunsetMode | null>;
 
+  /**
+   * A scenario in one step: everything that can refuse it (the clock's move and range, each category's
+   * size, every key, client and budget, the memory budget) is checked before the first change, and
+   * then all of it is applied, in the order clock, sunset mode, keys, budgets, bans, categories
+   * (budgets and bans at the scenario's clock). A refusal (`ScenarioRefusedError`, or the RangeError of
+   * a bad step) changes nothing. Returns the session's clock offset afterwards.
+   */
+  applyScenario(session: string, scenario: StoreScenario, baseTimeMs: number): Promise<{ offsetMs: number }>;
+
   /** Releases connections; the store answers nothing afterwards. */
   close(): Promise<void>;
+
+  /**
+   * The process's memory budget, when the store keeps its sessions in this process (memory): the app
+   * counts the lab against the same budget. A store without one (Redis) keeps its data where its own
+   * bound applies (maxmemory), and the app gives the lab a budget of its own.
+   */
+  readonly memory?: ProcessMemory;
 
   /**
    * The request path's two calls answered at once, offered by a store whose state is in this
@@ -109,6 +127,20 @@ export interface ImmediateStoreCalls {
   appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): void;
 }
 
+
+/** A scenario as a store applies it (`applyScenario`): every step resolved, applied whole or not at all. */
+export interface StoreScenario {
+  /**
+   * Where the virtual clock goes: forward by `ms`; `to` an instant (refused when the session's clock is
+   * past it); `atLeast` an instant (a clock already past it stays). Never more than 100 years ahead.
+   */
+  clock?: { kind: 'advance'; ms: number } | { kind: 'to'; atMs: number } | { kind: 'atLeast'; atMs: number };
+  afterSunset?: AfterSunsetMode;
+  keys: readonly RuntimeKey[];
+  spends: readonly { client: StoreClient; spent: SpentCounts }[];
+  bans: readonly { client: StoreClient; ms: number }[];
+  categories: readonly NewCategory[];
+}
 
 /** A rate-limit client: a key by its id (`ApiKeyEntry.id`), or an anonymous client by address. */
 export type StoreClient = { kind: 'key'; id: string } | { kind: 'anonymous'; address: string };
@@ -136,6 +168,11 @@ export interface StateStoreOptions {
   maxSessions: number;
   /** A session not used for this long (base clock) is forgotten. The default session never is. */
   sessionIdleMs: number;
+  /**
+   * The memory budget of everything the process keeps for its sessions (the memory store's data and
+   * the lab), in bytes. Default 256 MiB. With Redis it counts the lab only.
+   */
+  memoryBudgetBytes?: number;
 }
 
 
@@ -261,3 +298,42 @@ export class TooManySessionsError extends Error {
   }
 }
 
+/**
+ * A scenario part a store refused before changing anything: the clock (`clock-behind`: an instant
+ * before the session's clock; `clock-range`: more than 100 years ahead) or a category (`category`,
+ * `index` in the scenario's categories) larger than maxCategoryBytes. The message is the same from
+ * every store; the scenario names the field.
+ */
+export class ScenarioRefusedError extends RangeError {
+  constructor(
+    readonly part: 'clock-behind' | 'clock-range' | 'category',
+    readonly index: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ScenarioRefusedError';
+  }
+}
+
+/**
+ * The store holds data under its keys that the mock did not write (Redis: another tool's key of the
+ * wrong type, a list entry that is no category, a meta field that is no number, a clock out of range).
+ * Answered 503 `store_corrupt` on every replica, with where and how to repair it; never a 500.
+ */
+export class StoreCorruptError extends HttpError {
+  constructor(message: string) {
+    super('store_corrupt', message);
+    this.name = 'StoreCorruptError';
+  }
+}
+
+/**
+ * A write that the memory budget (or Redis's own maxmemory) has no room for, refused before it
+ * changed anything: 507 `store_full` with Retry-After.
+ */
+export class StoreFullError extends HttpError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('store_full', message, { 'Retry-After': String(retryAfterSeconds) });
+    this.name = 'StoreFullError';
+  }
+}

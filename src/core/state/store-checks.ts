@@ -1,18 +1,29 @@
 // Checks both stores make of what they are given, so both refuse alike, with the same words.
+import { isWellFormed } from '../config/decoding.js';
 import { AfterSunsetModeSchema, type AfterSunsetMode } from '../config/store-config.js';
-import type { RuntimeKey, SessionInfo, SpentCounts, StoreClient } from './state-store.js';
+import { ScenarioRefusedError, type RuntimeKey, type SessionInfo, type SpentCounts, type StoreClient, type StoreScenario } from './state-store.js';
 
 /** Most requests `setSpent` puts in a window (far above any plan's day). */
 const maxSpentCount = 1_000_000_000;
 /** Longest ban `ban` sets: 30 days. */
 const maxBanMs = 30 * 86_400_000;
 
+/**
+ * Furthest a session's virtual clock runs ahead of the real one: 100 years of 365 days (what a
+ * scenario's offsetSeconds may say at most). Far past any test's need, and far inside what a
+ * JavaScript Date holds, so every time the mock states stays a real date.
+ */
+export const maxClockOffsetMs = 100 * 365 * 86_400_000;
+/** The largest time a JavaScript Date holds, either side of 1970 (ECMAScript's time value range). */
+export const maxDateMs = 8_640_000_000_000_000;
+
 /** Throws a RangeError naming the bad part of a `setSpent` or `ban` call; both stores check alike. */
 export function assertClientStep(client: StoreClient, spent: SpentCounts | null, banMs: number | null): void {
   if (client.kind === 'key') {
     if (!/^[0-9a-f]{32}$/.test(client.id)) throw new RangeError('Failed to use a key client: its id must be 32 lower-case hex digits (the digest\'s first half)');
-  } else if (typeof client.address !== 'string' || client.address.length === 0 || client.address.length > 200) {
-    throw new RangeError('Failed to use an anonymous client: its address must be 1 to 200 characters');
+  } else if (typeof client.address !== 'string' || client.address.length === 0 || client.address.length > 200 || !isWellFormed(client.address)) {
+    // A lone surrogate has no UTF-8 form: Redis could not name its bucket, so neither store takes it.
+    throw new RangeError('Failed to use an anonymous client: its address must be 1 to 200 characters of well-formed Unicode (no lone surrogate)');
   }
   if (spent) {
     for (const window of ['minute', 'day'] as const) {
@@ -43,7 +54,56 @@ export function assertClockStep(ms: number): void {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new RangeError('Failed to advance the clock: the step must be a finite number >= 0');
 }
 
+/** Whether a session may have this clock offset at this base time: at most 100 years ahead, and a real date. */
+export function clockOffsetInRange(offsetMs: number, baseTimeMs: number): boolean {
+  return offsetMs >= 0 && offsetMs <= maxClockOffsetMs && Math.abs(baseTimeMs + offsetMs) <= maxDateMs;
+}
+
+/** Why a clock move is refused: the same words from every store. */
+export function clockRangeMessage(offsetMs: number): string {
+  return `the clock would be ${(offsetMs / (365 * 86_400_000)).toFixed(1)} years ahead; the virtual clock stays within 100 years of the real one (a new X-Mock-Session starts at now)`;
+}
+
+/** Why a scenario's instant is refused: it is behind the session's clock, which never goes back. */
+export function clockBehindMessage(atMs: number, nowMs: number): string {
+  return `${new Date(atMs).toISOString()} is before the session's clock (${new Date(nowMs).toISOString()}); the virtual clock only moves forward (use a new X-Mock-Session, or clock.offsetSeconds)`;
+}
+
+/** The words of a category larger than the whole byte bound (413 on the API, a refused scenario part). */
+export function categoryTooLargeMessage(bytes: number, maxBytes: number): string {
+  return `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${maxBytes}) bytes of categories`;
+}
+
+
+
 /** Most recently seen first; never-used sessions last; ties by name, so every store lists alike. */
 export function sortSessions(sessions: SessionInfo[]): SessionInfo[] {
   return sessions.sort((a, b) => (b.lastSeenMs ?? -1) - (a.lastSeenMs ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Throws the RangeError of the first bad step of a scenario (a client, a budget, a ban, a key, the sunset mode): both stores check alike. */
+export function assertScenarioSteps(scenario: StoreScenario): void {
+  for (const key of scenario.keys) assertRuntimeKey(key);
+  for (const { client, spent } of scenario.spends) assertClientStep(client, spent, null);
+  for (const { client, ms } of scenario.bans) assertClientStep(client, null, ms);
+  if (scenario.afterSunset !== undefined) assertAfterSunsetMode(scenario.afterSunset);
+  const clock = scenario.clock;
+  if (clock !== undefined && !Number.isFinite(clock.kind === 'advance' ? clock.ms : clock.atMs)) throw new RangeError('Failed to move the clock: not a finite time');
+  if (clock?.kind === 'advance') assertClockStep(clock.ms);
+}
+
+/**
+ * The offset a scenario's clock step gives a session whose offset is `offsetMs` (the memory store's
+ * reading; the Redis script says the same in Lua), or the ScenarioRefusedError that refuses it.
+ */
+export function scenarioOffset(clock: StoreScenario['clock'], offsetMs: number, baseTimeMs: number): number {
+  let moved = offsetMs;
+  if (clock?.kind === 'advance') moved = offsetMs + clock.ms;
+  else if (clock?.kind === 'atLeast') moved = Math.max(offsetMs, clock.atMs - baseTimeMs);
+  else if (clock?.kind === 'to') {
+    if (clock.atMs < baseTimeMs + offsetMs) throw new ScenarioRefusedError('clock-behind', 0, clockBehindMessage(clock.atMs, baseTimeMs + offsetMs));
+    moved = clock.atMs - baseTimeMs;
+  }
+  if (!clockOffsetInRange(moved, baseTimeMs)) throw new ScenarioRefusedError('clock-range', 0, clockRangeMessage(moved));
+  return moved;
 }

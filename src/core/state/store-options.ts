@@ -1,6 +1,6 @@
 import type { NewCategory } from '../../../spec/schemas.js';
 import type { Limits } from '../config/mock-config.js';
-import { storeDefaults, type SessionsConfig } from '../config/store-config.js';
+import { minMemoryBudgetBytes, storeDefaults, type SessionsConfig } from '../config/store-config.js';
 import type { StateStoreOptions } from './state-store.js';
 
 /**
@@ -19,6 +19,7 @@ export function assertStoreOptions(options: StateStoreOptions): void {
     ['requestLogSize', options.requestLogSize, 1],
     ['maxSessions', options.maxSessions, 0],
     ['sessionIdleMs', options.sessionIdleMs, 1],
+    ['memoryBudgetBytes', options.memoryBudgetBytes ?? minMemoryBudgetBytes, minMemoryBudgetBytes],
   ];
   for (const [name, value, minimum] of whole) {
     if (!Number.isSafeInteger(value) || value < minimum) throw new RangeError(`Invalid store option ${name}: expected a whole number >= ${minimum}, got ${String(value)}`);
@@ -31,7 +32,7 @@ export function assertStoreOptions(options: StateStoreOptions): void {
  * @example createMemoryStore(storeOptionsFromConfig(config, []))
  */
 export function storeOptionsFromConfig(
-  config: { anonymous: Limits; ban: { enabled: boolean; threshold: number; durationSeconds: number }; maxTrackedClients: number; maxCategories: number; maxCategoryBytes: number; requestLogSize: number },
+  config: { anonymous: Limits; ban: { enabled: boolean; threshold: number; durationSeconds: number }; maxTrackedClients: number; maxCategories: number; maxCategoryBytes: number; requestLogSize: number; memoryBudgetBytes?: number },
   seedCategories: readonly NewCategory[],
   sessions: { maxSessions?: number; sessionIdleMs?: number } | SessionsConfig = {},
 ): StateStoreOptions {
@@ -46,5 +47,6 @@ export function storeOptionsFromConfig(
     seedCategories: seedCategories.map((category) => ({ ...category })),
     maxSessions: sessions.maxSessions ?? storeDefaults.maxSessions,
     sessionIdleMs: idleMs ?? storeDefaults.sessionIdleMs,
+    ...(config.memoryBudgetBytes === undefined ? {} : { memoryBudgetBytes: config.memoryBudgetBytes }),
   };
 }

@@ -1,0 +1,168 @@
+import type { NewCategory } from '../../../spec/schemas.js';
+import { CategoryStore } from './category-store.js';
+import { HttpError } from '../errors.js';
+import { frozenKeyEntry, type ApiKeyEntry } from './key-registry.js';
+import type { ByteMeter } from './memory-account.js';
+import { RateLimiter, type RateDecision } from './rate-limiter.js';
+import { RequestLog } from './request-log.js';
+import type { AfterSunsetMode } from '../config/store-config.js';
+import type { ClientHistory, RuntimeKey, StateStoreOptions } from './state-store.js';
+
+/** What a session's own objects (its tables, limiters, log and store) count against the memory budget. */
+const sessionBytes = 16 * 1024;
+/** A rate-limit bucket or a client history: its object and its table entry. */
+const recordBytes = 200;
+/** A run-time key: its frozen entry, limits and table entry. */
+const keyBytes = 400;
+
+interface HistoryRecord {
+  requests: number;
+  refusals: number;
+  consecutiveRefusals: number;
+  /** Null before the first 429: "none" is not a time (a refusal may come at any time, before 1970 too). */
+  lastRefusalAtMs: number | null;
+  lastRetryAfterSeconds: number;
+}
+
+/**
+ * One isolated world of the memory store: the same components the single-process core used, one set
+ * per session, and its account with the memory budget (categories, their cached list, the log, the
+ * rate-limit records and run-time keys count against it).
+ */
+export class MemorySession {
+  /** The virtual time of the operation in progress: the limiters read it through their clock. */
+  now = 0;
+  offsetMs = 0;
+  lastSeenMs: number;
+  readonly keyLimiter: RateLimiter;
+  readonly anonymousLimiter: RateLimiter;
+  readonly categories: CategoryStore;
+  readonly log: RequestLog;
+  /** Keys added at run time, by digest, in the order they were first added. */
+  readonly keys = new Map<string, ApiKeyEntry>();
+  /** Per client, least recently seen first (re-inserted on every hit). */
+  readonly histories = new Map<string, HistoryRecord>();
+  #newHistoriesSinceSweep = 0;
+  /** A scenario's `sunset.afterSunset` for this session; null: the config decides. */
+  afterSunset: AfterSunsetMode | null = null;
+
+  /** Rate-limit records (buckets and histories) counted against the budget so far. */
+  #chargedRecords = 0;
+
+  constructor(
+    readonly options: StateStoreOptions,
+    baseTimeMs: number,
+    readonly meter: ByteMeter,
+  ) {
+    const clock = { now: () => this.now };
+    // Keys and anonymous clients are tracked apart, as in the single-process core: only anonymous
+    // clients (one per address, so unbounded in number) are capped.
+    this.keyLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: Number.POSITIVE_INFINITY });
+    this.anonymousLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: options.maxTrackedClients });
+    this.categories = new CategoryStore({ maxCount: options.maxCategories, maxBytes: options.maxCategoryBytes, meter });
+    this.log = new RequestLog(options.requestLogSize, meter);
+    this.lastSeenMs = baseTimeMs;
+    meter.charge(sessionBytes);
+    this.seed();
+  }
+
+  /**
+   * Counts the rate-limit records against the budget as they come and go: O(1), read from the
+   * tables' sizes (a record is bounded by maxTrackedClients and expiry, so it is charged, never refused).
+   */
+  countRecords(): void {
+    const records = this.keyLimiter.size + this.anonymousLimiter.size + this.histories.size;
+    if (records === this.#chargedRecords) return;
+    this.meter.charge((records - this.#chargedRecords) * recordBytes);
+    this.#chargedRecords = records;
+  }
+
+  /**
+   * Throws 507 store_full, changing nothing, when the memory budget has no room for these keys and
+   * categories; else the room is made (other sessions forgotten as needed) for the steps that take it.
+   */
+  assertRoomFor(keys: readonly RuntimeKey[], categories: readonly NewCategory[]): void {
+    const fresh = new Set(keys.map((key) => key.digest).filter((digest) => !this.keys.has(digest)));
+    const room = this.categories.chargeOf(categories) + fresh.size * keyBytes;
+    if (!this.meter.take(room)) throw this.meter.full('scenario');
+    this.meter.give(room);
+  }
+
+  /** Adds a key at run time (or changes one); a new key counts against the budget, 507 when it has no room. */
+  addKey(key: RuntimeKey): boolean {
+    const created = !this.keys.has(key.digest);
+    if (created && !this.meter.take(keyBytes)) throw this.meter.full('key');
+    this.keys.set(key.digest, frozenKeyEntry(key));
+    return created;
+  }
+
+  seed(): void {
+    this.categories.clear();
+    for (const category of this.options.seedCategories) {
+      // A seed larger than the whole byte bound is skipped (and takes no id), as in the Redis store.
+      try {
+        // create copies its input into the stored category.
+        this.categories.create(category);
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+      }
+    }
+  }
+
+  reset(): void {
+    this.keyLimiter.reset();
+    this.anonymousLimiter.reset();
+    this.meter.give(this.keys.size * keyBytes);
+    this.keys.clear();
+    this.histories.clear();
+    this.countRecords();
+    this.log.clear();
+    this.afterSunset = null;
+    this.seed();
+  }
+
+  #sweepHistories(): void {
+    this.#newHistoriesSinceSweep = 0;
+    for (const id of this.histories.keys()) {
+      const limiter = id.startsWith('a:') ? this.anonymousLimiter : this.keyLimiter;
+      if (!limiter.has(id.slice(2))) this.histories.delete(id);
+    }
+  }
+
+  recordHistory(client: string, anonymous: boolean, decision: RateDecision): ClientHistory {
+    let record = this.histories.get(client);
+    if (record) {
+      // Only anonymous histories are evicted least-recently-seen first: only they need the re-insert.
+      if (anonymous) {
+        this.histories.delete(client);
+        this.histories.set(client, record);
+      }
+    } else {
+      record = { requests: 0, refusals: 0, consecutiveRefusals: 0, lastRefusalAtMs: null, lastRetryAfterSeconds: 0 };
+      // A history lives as long as its client's rate-limit record: once the limiter has swept an
+      // expired client, its history goes too (as Redis lets both expire together), so memory returns.
+      if (++this.#newHistoriesSinceSweep >= 1024) this.#sweepHistories();
+      this.histories.set(client, record);
+    }
+    const previousRefusal = record.lastRefusalAtMs !== null ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds } : null;
+    record.requests += 1;
+    if (decision.outcome === 'allowed') {
+      record.consecutiveRefusals = 0;
+    } else {
+      record.refusals += 1;
+      record.consecutiveRefusals += 1;
+      record.lastRefusalAtMs = this.now;
+      record.lastRetryAfterSeconds = decision.retryAfterSeconds;
+    }
+    // Bounded like the anonymous buckets: a flood of addresses forgets the least recently seen.
+    if (anonymous && this.histories.size > this.options.maxTrackedClients) {
+      for (const [id] of this.histories) {
+        if (id.startsWith('a:')) {
+          this.histories.delete(id);
+          break;
+        }
+      }
+    }
+    return { requests: record.requests, refusals: record.refusals, consecutiveRefusals: record.consecutiveRefusals, previousRefusal };
+  }
+}
