@@ -47,6 +47,19 @@ describe('the kit against broken servers', () => {
     expect(resultOf(run, 'other.response:listStoreOrders').status).toBe('SKIP');
   });
 
+  it('a broken fake still answers what its handler cannot handle (an array nested 10,000 deep it accepts as a name): a 500 Error, never a throw', async () => {
+    server = await startFakePetstore({ faults: ['wrong-types-accepted'] });
+    const post = (body: string) => fetch(`${server!.baseUrl}/categories`, { method: 'POST', headers: { authorization: `Bearer ${fakeKeys.main}`, 'content-type': 'application/json' }, body });
+    const deep = await post(`{"name":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
+    expect(deep.status).toBe(500);
+    expect(await deep.json()).toEqual({ code: 'internal_error', message: 'The server failed to handle the request', status: 500 });
+    expect(deep.headers.get('x-ratelimit-remaining')).not.toBeNull();
+    // Nothing half-stored, and the server goes on answering.
+    const listed = (await (await fetch(`${server.baseUrl}/categories`, { headers: { authorization: `Bearer ${fakeKeys.main}` } })).json()) as unknown[];
+    expect(listed).toHaveLength(2);
+    expect((await post('{"name":[1]}')).status).toBe(201);
+  });
+
   it('pins every issue-9 fault and at least 50 broken servers in all', () => {
     for (const fault of issue9Faults) expect(expectations.faults[fault], fault).toBeDefined();
     expect(Object.keys(expectations.faults).length).toBeGreaterThanOrEqual(50);
