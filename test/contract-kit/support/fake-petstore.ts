@@ -302,52 +302,58 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
     }
     if (!known) return error(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`, { Allow: path === '/v1/categories' ? 'GET, POST' : 'GET' });
 
-    switch (route) {
-      case 'GET /v1/categories': {
-        let visible = faults.has('created-not-listed') ? categories.slice(0, 2) : categories;
-        if (faults.has('list-first-20')) visible = visible.slice(0, 20);
-        if (faults.has('list-drops-description')) visible = visible.map(({ description: _dropped, ...rest }) => rest);
-        return send(200, faults.has('list-wrapped') ? { items: visible } : visible);
-      }
-      case 'POST /v1/categories': {
-        const contentType = (request.headers['content-type'] ?? '').toLowerCase();
-        const jsonType = faults.has('charset-rejected') ? contentType === 'application/json' : contentType.split(';')[0]!.trim() === 'application/json';
-        if (body.trim() === '') return error(400, 'body_required', 'A JSON body is required');
-        if (!jsonType && !(faults.has('text-plain-accepted') && contentType.startsWith('text/plain'))) return error(415, 'unsupported_media_type', 'Send application/json');
-        let value: unknown;
-        try {
-          value = JSON.parse(body);
-        } catch {
-          if (faults.has('malformed-json-500')) return error(500, 'internal_error', 'Unexpected token');
-          return error(400, 'malformed_json', 'The body is not valid JSON');
+    // A real server's framework answers what its handler throws (a body JSON cannot write back, such as an
+    // array nested 10,000 deep under wrong-types-accepted) with a 500; it never drops the request or crashes.
+    try {
+      switch (route) {
+        case 'GET /v1/categories': {
+          let visible = faults.has('created-not-listed') ? categories.slice(0, 2) : categories;
+          if (faults.has('list-first-20')) visible = visible.slice(0, 20);
+          if (faults.has('list-drops-description')) visible = visible.map(({ description: _dropped, ...rest }) => rest);
+          return send(200, faults.has('list-wrapped') ? { items: visible } : visible);
         }
-        if (value === null || typeof value !== 'object' || Array.isArray(value)) return error(400, 'validation_failed', 'The body must be an object');
-        const input = value as { name?: unknown; description?: unknown };
-        if (input.name === undefined && !faults.has('missing-name-accepted')) return error(400, 'validation_failed', 'name is required');
-        const nameOk = input.name === undefined || typeof input.name === 'string' || (faults.has('name-boolean-accepted') && typeof input.name === 'boolean') || (faults.has('name-object-accepted') && typeof input.name === 'object' && input.name !== null && !Array.isArray(input.name));
-        const descriptionOk = input.description === undefined || typeof input.description === 'string' || (faults.has('null-description-accepted') && input.description === null);
-        if (!(nameOk && descriptionOk) && !faults.has('wrong-types-accepted')) return error(400, 'validation_failed', 'name and description must be strings');
-        if (typeof input.name === 'string') {
-          const name = input.name;
-          if (faults.has('unicode-rejected') && /[^\x00-\x7f]/.test(name)) return error(400, 'validation_failed', 'name must be ASCII');
-          if (faults.has('emoji-rejected') && /\p{Extended_Pictographic}/u.test(name)) return error(400, 'validation_failed', 'name must not contain emoji');
-          if (faults.has('empty-name-rejected') && name === '') return error(400, 'validation_failed', 'name must not be empty');
-          if (faults.has('control-chars-rejected') && /[\u0000-\u001f]/.test(name)) return error(400, 'validation_failed', 'name must not contain control characters');
+        case 'POST /v1/categories': {
+          const contentType = (request.headers['content-type'] ?? '').toLowerCase();
+          const jsonType = faults.has('charset-rejected') ? contentType === 'application/json' : contentType.split(';')[0]!.trim() === 'application/json';
+          if (body.trim() === '') return error(400, 'body_required', 'A JSON body is required');
+          if (!jsonType && !(faults.has('text-plain-accepted') && contentType.startsWith('text/plain'))) return error(415, 'unsupported_media_type', 'Send application/json');
+          let value: unknown;
+          try {
+            value = JSON.parse(body);
+          } catch {
+            if (faults.has('malformed-json-500')) return error(500, 'internal_error', 'Unexpected token');
+            return error(400, 'malformed_json', 'The body is not valid JSON');
+          }
+          if (value === null || typeof value !== 'object' || Array.isArray(value)) return error(400, 'validation_failed', 'The body must be an object');
+          const input = value as { name?: unknown; description?: unknown };
+          if (input.name === undefined && !faults.has('missing-name-accepted')) return error(400, 'validation_failed', 'name is required');
+          const nameOk = input.name === undefined || typeof input.name === 'string' || (faults.has('name-boolean-accepted') && typeof input.name === 'boolean') || (faults.has('name-object-accepted') && typeof input.name === 'object' && input.name !== null && !Array.isArray(input.name));
+          const descriptionOk = input.description === undefined || typeof input.description === 'string' || (faults.has('null-description-accepted') && input.description === null);
+          if (!(nameOk && descriptionOk) && !faults.has('wrong-types-accepted')) return error(400, 'validation_failed', 'name and description must be strings');
+          if (typeof input.name === 'string') {
+            const name = input.name;
+            if (faults.has('unicode-rejected') && /[^\x00-\x7f]/.test(name)) return error(400, 'validation_failed', 'name must be ASCII');
+            if (faults.has('emoji-rejected') && /\p{Extended_Pictographic}/u.test(name)) return error(400, 'validation_failed', 'name must not contain emoji');
+            if (faults.has('empty-name-rejected') && name === '') return error(400, 'validation_failed', 'name must not be empty');
+            if (faults.has('control-chars-rejected') && /[\u0000-\u001f]/.test(name)) return error(400, 'validation_failed', 'name must not contain control characters');
+          }
+          const serial = nextId++;
+          const id = faults.has('duplicate-ids') ? 1 : faults.has('ids-wrap') ? 3 + ((serial - 3) % 12) : serial;
+          const category = {
+            id: faults.has('string-ids') ? String(id) : id,
+            name: input.name === undefined ? 'unnamed' : typeof input.name === 'string' ? input.name : JSON.stringify(input.name),
+            ...(input.description === undefined || input.description === null || faults.has('description-dropped') ? {} : { description: String(input.description) }),
+          };
+          categories.push(category);
+          return send(faults.has('create-returns-200') ? 200 : 201, category);
         }
-        const serial = nextId++;
-        const id = faults.has('duplicate-ids') ? 1 : faults.has('ids-wrap') ? 3 + ((serial - 3) % 12) : serial;
-        const category = {
-          id: faults.has('string-ids') ? String(id) : id,
-          name: input.name === undefined ? 'unnamed' : typeof input.name === 'string' ? input.name : JSON.stringify(input.name),
-          ...(input.description === undefined || input.description === null || faults.has('description-dropped') ? {} : { description: String(input.description) }),
-        };
-        categories.push(category);
-        return send(faults.has('create-returns-200') ? 200 : 201, category);
+        case 'GET /v1/store/orders':
+          return send(200, []);
+        default:
+          return send(200, { id: 1, name: 'Rex' }, { Deprecation: '@1767225600', Sunset: 'Fri, 31 Dec 2027 23:59:59 GMT' });
       }
-      case 'GET /v1/store/orders':
-        return send(200, []);
-      default:
-        return send(200, { id: 1, name: 'Rex' }, { Deprecation: '@1767225600', Sunset: 'Fri, 31 Dec 2027 23:59:59 GMT' });
+    } catch {
+      return error(500, 'internal_error', 'The server failed to handle the request');
     }
   }
 
