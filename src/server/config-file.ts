@@ -1,12 +1,12 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import { readYamlText, YamlTextError } from '../core/config/yaml-text.js';
 import { MockConfigSchema, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
 
 /**
- * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB still holds ~20,000 keys.
- * Past it the file is refused unread, in one line, before any parsing (a 50 MB file used to take
- * 40 s and 3.4 GB, then print every key).
+ * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB is the most
+ * read as JSON (YAML: 256 Ki characters, see yaml-text.ts). Past it the file is refused unread, in
+ * one line, before any parsing (a 50 MB file used to take 40 s and 3.4 GB, then print every key).
  */
 export const maxConfigFileBytes = 1024 * 1024;
 
@@ -25,59 +25,26 @@ export async function readConfigFile(path: string): Promise<MockConfig> {
     throw new Error(`Failed to load config ${path}: ${reason}`);
   };
   const text = await readYamlFileText(path, 'config').catch((error: Error) => fail(error.message));
-
-  // yaml's own duplicate-key check compares every key with every other (60,000 keys: minutes);
-  // duplicateKey() below does the same in one pass.
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { uniqueKeys: false, lineCounter });
-  const contents = document.contents as { items?: { key?: { value?: unknown } }[] } | null;
-  const topKeys = Array.isArray(contents?.items) ? contents.items.map((pair) => String(pair.key?.value ?? '')) : [];
-  const looksLikeConfig = topKeys.some((key) => knownSettings.has(key));
-  const error = document.errors[0] ?? duplicateKey(document, lineCounter);
-  if (error !== undefined) {
-    const position = error.linePos?.[0];
-    const where = position ? ` at line ${position.line}, column ${position.col}` : '';
-    // yaml's message starts with a fixed phrase; what follows a colon may quote the file.
-    const phrase = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').replace(/:.*$/, '').slice(0, 120);
-    const excerpt = looksLikeConfig && position ? `: ${quoteExcerpt(text, position.line, position.col)}` : '';
-    fail(`invalid YAML${where} (${phrase})${excerpt}`);
-  }
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 100 });
-  } catch (aliasError) {
-    return fail(`invalid YAML (${(aliasError as Error).message.replace(/:.*$/, '').slice(0, 120)})`);
+    value = readYamlText(text);
+  } catch (error) {
+    if (!(error instanceof YamlTextError)) throw error;
+    const where = error.position ? ` at line ${error.position.line}, column ${error.position.column}` : '';
+    // An excerpt only of a config with a mistake in it: `--config /etc/shadow` must not print the file.
+    const looksLikeConfig = error.topLevelKeys.some((key) => knownSettings.has(key));
+    const excerpt = looksLikeConfig && error.position ? `: ${quoteExcerpt(text, error.position.line, error.position.column)}` : '';
+    return fail(`invalid YAML${where} (${error.phrase})${excerpt}`);
   }
   if (value === null || value === undefined) return parseMockConfig({}, `config ${path}`);
   if (typeof value !== 'object' || Array.isArray(value)) {
     fail(`expected a YAML mapping of settings (plans:, keys:, ...), got ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}; is it the right file?`);
   }
-  if (!looksLikeConfig && topKeys.length > 0) {
+  const topKeys = Object.keys(value as object);
+  if (topKeys.length > 0 && !topKeys.some((key) => knownSettings.has(key))) {
     fail(`none of its ${topKeys.length} top-level keys is a setting of the mock (${[...knownSettings].slice(0, 6).join(', ')}, ...); is it the right file?`);
   }
   return parseMockConfig(value, `config ${path}`);
-}
-
-/** The first key repeated in a mapping, as a yaml-like error with its position; found in one pass. */
-function duplicateKey(document: ReturnType<typeof parseDocument>, lineCounter: LineCounter): { message: string; linePos?: { line: number; col: number }[] } | undefined {
-  let found: { message: string; linePos?: { line: number; col: number }[] } | undefined;
-  visit(document, {
-    Map(_key, map) {
-      if (!isMap(map)) return undefined;
-      const seen = new Set<unknown>();
-      for (const pair of map.items) {
-        const key = isScalar(pair.key) ? pair.key.value : pair.key;
-        if (seen.has(key)) {
-          const offset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
-          found = { message: 'Map keys must be unique', linePos: offset === undefined ? undefined : [lineCounter.linePos(offset)] };
-          return visit.BREAK;
-        }
-        seen.add(key);
-      }
-      return undefined;
-    },
-  });
-  return found;
 }
 
 /**

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { MockApp } from '../../src/core/mock-app.js';
+import type { MockRequest, MockResponse } from '../../src/core/types.js';
+import { createCoreApp, listRequest } from './support/core-app.js';
+
+/**
+ * Every input is read in time linear in its size (issue 28, item 4 and finding 4). The core is
+ * synchronous: while it reads one scenario, no other session is served, so a reader that is
+ * quadratic in some shape of its input is a way to stop the mock for everyone.
+ *
+ * The bound is generous (5 s: the whole test suite runs in parallel on two busy cores); the parsing
+ * bench (`npm run bench:parsing`) gives the real figures.
+ */
+const boundMs = 5_000;
+
+async function timed(app: MockApp, request: MockRequest): Promise<{ response: MockResponse; ms: number }> {
+  const started = performance.now();
+  const response = await app.handle(request);
+  return { response, ms: performance.now() - started };
+}
+
+const scenarioRequest = (body: string, session: string, contentType = 'application/yaml'): MockRequest => ({
+  method: 'POST',
+  url: '/__mock/scenario',
+  headers: { 'content-type': contentType, 'x-mock-session': session },
+  body: new TextEncoder().encode(body),
+  clientAddress: '127.0.0.1',
+});
+
+describe('finding 4: a large YAML scenario no longer stops every session', () => {
+  it("the issue's scenario, 40,000 keys in 311 KB of YAML, is answered in seconds and the next session is served", async () => {
+    const app = createCoreApp();
+    const yaml = Array.from({ length: 40_000 }, (_, index) => `key${String(index).padStart(5, '0')}: 1`).join('\n');
+    expect(yaml.length).toBeGreaterThan(300_000);
+    const { response, ms } = await timed(app, scenarioRequest(yaml, 'big'));
+    expect(response.status).toBeLessThan(500);
+    expect(ms, `the scenario took ${ms.toFixed(0)} ms`).toBeLessThan(boundMs);
+    const next = await timed(app, listRequest({ key: 'demo-free', headers: { 'x-mock-session': 'other' } }));
+    expect(next.response.status).toBe(200);
+  });
+
+  it('a scenario nested 200,000 levels deep is refused with a 400, and the mock lives on', async () => {
+    const app = createCoreApp();
+    // Deep recursion in the YAML reader used to end in a fatal V8 error (RegExpCompiler out of memory): the process died.
+    const yaml = `description: ${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const { response, ms } = await timed(app, scenarioRequest(yaml, 'deep'));
+    expect(response.status).toBe(400);
+    expect(ms, `the scenario took ${ms.toFixed(0)} ms`).toBeLessThan(boundMs);
+    expect((await app.handle(listRequest({ key: 'demo-free' }))).status).toBe(200);
+  });
+
+  it('a scenario of 10,000 anchors each aliased once is answered in seconds (alias resolution is not quadratic)', async () => {
+    const app = createCoreApp();
+    const yaml = Array.from({ length: 10_000 }, (_, index) => `a${index}: &a${index} ${index}\nb${index}: *a${index}`).join('\n');
+    const { response, ms } = await timed(app, scenarioRequest(yaml, 'anchors'));
+    expect(response.status).toBeLessThan(500);
+    expect(ms, `the scenario took ${ms.toFixed(0)} ms`).toBeLessThan(boundMs);
+  });
+});
