@@ -2,16 +2,17 @@
  * `petstore-mock replay FILE` (Node only: it reads and writes files). The CLI wires it with one line:
  * `if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));`
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { createMockApp } from '../core/mock-app.js';
 import { demoKeys, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
 import { createRouter } from '../core/spec/router.js';
 import type { Clock } from '../core/types.js';
+import { readBoundedText } from '../server/bounded-file.js';
 import { readConfigFile } from '../server/config-file.js';
 import { labReportJunit } from '../lab/lab-report.js';
-import { parseKeyMapping, parseReplayInput, ReplayInputError } from '../lab/replay-input.js';
+import { maxReplayFileBytes, parseKeyMapping, parseReplayInput, ReplayInputError } from '../lab/replay-input.js';
 import { replay, type ReplayResult, type ReplayTarget } from '../lab/replay.js';
 import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
 
@@ -25,7 +26,7 @@ export interface ReplayCommandIo {
 const nodeIo: ReplayCommandIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  readFile: (path) => readFile(path, 'utf8'),
+  readFile: (path) => readBoundedText(path, { maxBytes: maxReplayFileBytes, expected: 'a HAR file or a JSON-lines export of the API requests' }),
   writeFile: (path, text) => writeFile(path, text),
 };
 
@@ -140,17 +141,33 @@ export async function replayAgainstMockApp(requests: Parameters<typeof replay>[0
   });
 }
 
+/** Clients shown in the summary's table; the report (--report) has every one. */
+const maxClientRows = 50;
+
 /** The summary the command prints: totals, a table per client, and how the statuses compare with the recording. */
 export function formatReplaySummary(result: ReplayResult): string {
+  const recorded = (ms: number) => iso(ms - result.timeShiftMs);
   const lines: string[] = [];
-  lines.push(`Replayed ${count(result.requests)} requests recorded from ${iso(result.fromMs)} to ${iso(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`);
+  lines.push(`Replayed ${count(result.requests)} requests recorded from ${recorded(result.fromMs)} to ${recorded(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`);
+  if (result.timeShiftMs !== 0) lines.push(`Recorded before 1970: replayed ${count(result.timeShiftMs / 86_400_000)} days later, from ${iso(result.fromMs)} (the report and the timeline show those times)`);
   lines.push(`Statuses: ${Object.entries(result.byStatus).map(([status, n]) => `${status} x ${count(n)}`).join(', ')}`);
-  lines.push('');
+  lines.push('', ...clientTable(result), '');
+  const { compared, same, differences } = result.recorded;
+  if (compared > 0) {
+    lines.push(`Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`);
+    for (const difference of differences.slice(0, 5)) lines.push(`  #${difference.index + 1} ${recorded(difference.atMs)} ${difference.method} ${difference.url}: recorded ${difference.recorded}, replayed ${difference.replayed}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The busiest clients, one line each: requests by status class, bans and failed verdicts. */
+function clientTable(result: ReplayResult): string[] {
   const header = ['client', 'plan', 'requests', '2xx', '4xx', '429', '5xx', 'bans', 'verdicts'];
-  const rows = result.clients.map((client) => {
+  const reports = new Map(result.report.clients.map((report) => [report.client, report]));
+  const shown = [...result.clients].sort((a, b) => b.requests - a.requests).slice(0, maxClientRows);
+  const rows = shown.map((client) => {
     const by = (test: (status: number) => boolean) => Object.entries(client.byStatus).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
-    const report = result.report.clients.find((candidate) => candidate.client === client.client);
-    const failed = report?.verdicts.filter((verdict) => verdict.outcome === 'fail').map((verdict) => verdict.rule) ?? [];
+    const failed = reports.get(client.client)?.verdicts.filter((verdict) => verdict.outcome === 'fail').map((verdict) => verdict.rule) ?? [];
     return [
       client.client,
       client.plan,
@@ -163,18 +180,11 @@ export function formatReplaySummary(result: ReplayResult): string {
       failed.length > 0 ? `FAIL ${failed.join(', ')}` : 'ok',
     ];
   });
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const widths = header.map((title, column) => rows.reduce((width, row) => Math.max(width, row[column]!.length), title.length));
   const numeric = new Set([2, 3, 4, 5, 6, 7]);
   const render = (row: string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ');
-  lines.push(render(header));
-  for (const row of rows) lines.push(render(row));
-  lines.push('');
-  const { compared, same, differences } = result.recorded;
-  if (compared > 0) {
-    lines.push(`Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`);
-    for (const difference of differences.slice(0, 5)) lines.push(`  #${difference.index + 1} ${iso(difference.atMs)} ${difference.method} ${difference.url}: recorded ${difference.recorded}, replayed ${difference.replayed}`);
-  }
-  return `${lines.join('\n')}\n`;
+  const more = result.clients.length - shown.length;
+  return [render(header), ...rows.map(render), ...(more > 0 ? [`… and ${count(more)} more clients with fewer requests (--report FILE lists every one)`] : [])];
 }
 
 function count(value: number): string {

@@ -1,7 +1,6 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { readYamlText, YamlTextError } from '../core/config/yaml-text.js';
 import { MockConfigSchema, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
+import { readBoundedText } from './bounded-file.js';
 
 /**
  * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB is the most
@@ -52,63 +51,8 @@ export async function readConfigFile(path: string): Promise<MockConfig> {
  * a huge file is refused unread), UTF-8 without NUL bytes. Throws an Error whose message is the reason
  * alone, for the caller to prefix with the file's name.
  */
-export async function readYamlFileText(path: string, kind: 'config' | 'scenario'): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readBounded(path);
-  } catch (error) {
-    throw new Error(describeFileError(error as NodeJS.ErrnoException, kind));
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new Error(`it is not a text file (not UTF-8); expected a YAML ${kind}`);
-  }
-  // A NUL never appears in YAML (it is not even allowed escaped-free): a binary file.
-  if (text.includes('\0')) throw new Error(`it is not a text file (it holds NUL bytes); expected a YAML ${kind}`);
-  return text;
-}
-
-/** Reads at most `maxConfigFileBytes + 1` bytes of a regular file: a device or a growing file never fills memory. */
-async function readBounded(path: string): Promise<Buffer> {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused as not a regular file).
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stats = await handle.stat();
-    if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
-    if (stats.size > maxConfigFileBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
-    const buffer = Buffer.alloc(maxConfigFileBytes + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > maxConfigFileBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
-    return buffer.subarray(0, length);
-  } finally {
-    await handle.close();
-  }
-}
-
-function describeFileError(error: NodeJS.ErrnoException, kind: 'config' | 'scenario'): string {
-  switch (error.code) {
-    case 'ENOENT':
-      return 'no such file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a directory';
-    case 'ENOTREG':
-      return 'it is not a regular file';
-    case 'ETOOBIG':
-      return `the file is larger than ${maxConfigFileBytes} bytes (1 MiB): refused unread; a ${kind} is a few hundred bytes of YAML`;
-    default:
-      return `cannot read it (${error.code ?? 'unknown error'})`;
-  }
+export function readYamlFileText(path: string, kind: 'config' | 'scenario'): Promise<string> {
+  return readBoundedText(path, { maxBytes: maxConfigFileBytes, expected: `a YAML ${kind} (a few hundred bytes)` });
 }
 
 /** At most 40 characters of line `line` around `column`, JSON-escaped (control characters, quotes). */

@@ -102,7 +102,13 @@ export const replayShapes: readonly TextShape[] = [
 
 /** A HAR document of as many entries as fit in `bytes`. */
 function harOfSize(bytes: number, entry: (index: number) => Record<string, unknown>): string {
-  const one = JSON.stringify(entry(0)).length + 1;
-  const count = Math.max(1, Math.floor((bytes - 100) / one) - 1);
-  return harDocument(Array.from({ length: count }, (_, index) => entry(index)));
+  const entries: Record<string, unknown>[] = [];
+  let length = harDocument([]).length;
+  for (let index = 0; ; index += 1) {
+    const next = entry(index);
+    length += JSON.stringify(next).length + 1;
+    if (length > bytes) break;
+    entries.push(next);
+  }
+  return harDocument(entries);
 }
