@@ -9,6 +9,7 @@ import { createMockApp } from '../core/mock-app.js';
 import { demoKeys, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
 import { createRouter } from '../core/spec/router.js';
 import type { Clock } from '../core/types.js';
+import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../contract-tests/report/terminal-text.js';
 import { readBoundedText } from '../server/bounded-file.js';
 import { readConfigFile } from '../server/config-file.js';
 import { labReportJunit } from '../lab/lab-report.js';
@@ -64,25 +65,28 @@ const options = {
  * @example process.exitCode = await runReplayCommand(['incident.har', '--default-plan', 'free', '--timeline', 'incident.svg']);
  */
 export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nodeIo): Promise<number> {
+  // Everything printed is escaped for the terminal: a recording's URLs, keys and plans, and paths.
+  const print = (text: string) => io.stdout(sanitiseLinesForTerminal(text));
+  const fail = (message: string, hint = '') => {
+    io.stderr(`petstore-mock replay: ${sanitiseForTerminal(message)}${hint}\n`);
+    return 2;
+  };
   let values;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
   } catch (error) {
-    io.stderr(`petstore-mock replay: ${(error as Error).message}\nRun petstore-mock replay --help for the options.\n`);
-    return 2;
+    return fail((error as Error).message, '\nRun petstore-mock replay --help for the options.');
   }
   if (values.help) {
-    io.stdout(replayHelp);
+    print(replayHelp);
     return 0;
   }
   if (positionals.length !== 1) {
-    io.stderr(`petstore-mock replay: expected one recording (a HAR file or a JSON-lines export), got ${positionals.length}\nRun petstore-mock replay --help for the options.\n`);
-    return 2;
+    return fail(`expected one recording (a HAR file or a JSON-lines export), got ${positionals.length}`, '\nRun petstore-mock replay --help for the options.');
   }
   if (values.timeline !== undefined && !/\.svg$/i.test(values.timeline)) {
-    io.stderr(`petstore-mock replay: --timeline ${values.timeline}: the file name must end in .svg\n`);
-    return 2;
+    return fail(`--timeline ${values.timeline}: the file name must end in .svg`);
   }
   try {
     const config: MockConfig = values.config ? await readConfigFile(values.config) : parseMockConfig({});
@@ -101,20 +105,19 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
     const requests = parseReplayInput(text, { plans: config.plans, keyPlans, ...(values['default-plan'] !== undefined ? { defaultPlan: values['default-plan'] } : {}), demoKeys: demo });
     const spec = await readSpecFile();
     const result = await replayAgainstMockApp(requests, config, spec, positionals[0]!);
-    io.stdout(formatReplaySummary(result));
+    print(formatReplaySummary(result));
     if (values.report !== undefined) {
       const body = /\.xml$/i.test(values.report) ? labReportJunit(result.report) : `${JSON.stringify(result.report, null, 2)}\n`;
       await io.writeFile(values.report, body);
-      io.stdout(`Report written to ${values.report}\n`);
+      print(`Report written to ${sanitiseForTerminal(values.report)}\n`);
     }
     if (values.timeline !== undefined) {
       await io.writeFile(values.timeline, renderTimelineSvg(result.timeline, { width: 1100 }));
-      io.stdout(`Timeline written to ${values.timeline}\n`);
+      print(`Timeline written to ${sanitiseForTerminal(values.timeline)}\n`);
     }
     return 0;
   } catch (error) {
-    io.stderr(`petstore-mock replay: ${(error as Error).message}\n`);
-    return 2;
+    return fail((error as Error).message);
   }
 }
 
@@ -148,6 +151,7 @@ const maxClientRows = 50;
 export function formatReplaySummary(result: ReplayResult): string {
   const recorded = (ms: number) => iso(ms - result.timeShiftMs);
   const lines: string[] = [];
+  // What the recording says (clients, plans, methods, URLs) is escaped: it may hold any character.
   lines.push(`Replayed ${count(result.requests)} requests recorded from ${recorded(result.fromMs)} to ${recorded(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`);
   if (result.timeShiftMs !== 0) lines.push(`Recorded before 1970: replayed ${count(result.timeShiftMs / 86_400_000)} days later, from ${iso(result.fromMs)} (the report and the timeline show those times)`);
   lines.push(`Statuses: ${Object.entries(result.byStatus).map(([status, n]) => `${status} x ${count(n)}`).join(', ')}`);
@@ -155,7 +159,7 @@ export function formatReplaySummary(result: ReplayResult): string {
   const { compared, same, differences } = result.recorded;
   if (compared > 0) {
     lines.push(`Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`);
-    for (const difference of differences.slice(0, 5)) lines.push(`  #${difference.index + 1} ${recorded(difference.atMs)} ${difference.method} ${difference.url}: recorded ${difference.recorded}, replayed ${difference.replayed}`);
+    for (const difference of differences.slice(0, 5)) lines.push(`  #${difference.index + 1} ${recorded(difference.atMs)} ${sanitiseForTerminal(difference.method)} ${sanitiseForTerminal(difference.url)}: recorded ${difference.recorded}, replayed ${difference.replayed}`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -169,15 +173,15 @@ function clientTable(result: ReplayResult): string[] {
     const by = (test: (status: number) => boolean) => Object.entries(client.byStatus).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
     const failed = reports.get(client.client)?.verdicts.filter((verdict) => verdict.outcome === 'fail').map((verdict) => verdict.rule) ?? [];
     return [
-      client.client,
-      client.plan,
+      sanitiseForTerminal(client.client),
+      sanitiseForTerminal(client.plan),
       count(client.requests),
       count(by((status) => status < 400)),
       count(by((status) => status >= 400 && status < 500 && status !== 429)),
       count(client.refused429),
       count(by((status) => status >= 500)),
       count(client.bans),
-      failed.length > 0 ? `FAIL ${failed.join(', ')}` : 'ok',
+      failed.length > 0 ? `FAIL ${sanitiseForTerminal(failed.join(', '))}` : 'ok',
     ];
   });
   const widths = header.map((title, column) => rows.reduce((width, row) => Math.max(width, row[column]!.length), title.length));

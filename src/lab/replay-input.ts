@@ -397,6 +397,7 @@ function parseHar(textOrDocument: unknown, options: ReplayInputOptions): ReplayR
     const status = entry.response?.status;
     const match = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
     const key = match ? match[1]! : null;
+    if (key !== null && !/^[\x21-\x7e]{1,512}$/.test(key)) fail('request.headers', `a bearer key of at most 512 printable ASCII characters, as the mock's keys are; got ${displayKey(key, demoKeys)}`);
     let client: string;
     let kind: 'key' | 'anonymous' = 'anonymous';
     let plan = 'anonymous';
