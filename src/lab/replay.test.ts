@@ -203,7 +203,7 @@ describe('runReplayCommand', () => {
   });
 });
 
-describe('the README walk-through', () => {
+describe('the replay walk-through of docs/lab-and-replay.md', () => {
   it('records, exports, replays and draws: test-output/lab-walkthrough.{jsonl,json,svg}', async () => {
     const { mkdirSync, writeFileSync, readFileSync } = await import('node:fs');
     mkdirSync('test-output', { recursive: true });

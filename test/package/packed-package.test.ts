@@ -6,7 +6,9 @@ import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codeBlockStartingWith } from '../support/markdown.js';
 
 // The package as a user gets it: `npm pack` (which builds through `prepack`), the tarball
 // installed into an empty project with npm, then used only through its public names: the bins,
@@ -51,8 +53,8 @@ function bin(name: string): string {
 }
 
 /** Starts `petstore-mock` from the installed package and resolves with its base URL. */
-async function startInstalledMock(): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
-  const verbose = spawn(process.execPath, [bin('petstore-mock'), '--port', '0'], { cwd: app, env: { ...process.env, PORT: '' } });
+async function startInstalledMock(args: string[] = []): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+  const verbose = spawn(process.execPath, [bin('petstore-mock'), '--port', '0', ...args], { cwd: app, env: { ...process.env, PORT: '' } });
   children.push(verbose);
   const baseUrl = await new Promise<string>((resolveUrl, reject) => {
     let stdout = '';
@@ -162,6 +164,16 @@ describe('the packed package', () => {
     expect(files.filter((file) => /^package\/dist\/(bin|contract)\/.*\.map$/.test(file))).toEqual([]);
   });
 
+  it('ships the user documentation and nothing written for contributors', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const shipped = stdout.split('\n').filter((file) => file.startsWith('package/docs/')).map((file) => file.slice('package/'.length)).sort();
+    const contributorsOnly = new Set(['docs/architecture.md', 'docs/contributing.md']);
+    const userPages = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`).filter((page) => !contributorsOnly.has(page));
+    const images = (await readdir(join(root, 'docs/images'))).map((name) => `docs/images/${name}`);
+    // The pages link these images; the design notes (decisions/, architecture) stay in the repository.
+    expect(shipped).toEqual([...userPages, ...images].sort());
+  });
+
   it('petstore-mock --version prints one line: the name and the package version', async () => {
     for (const flag of ['--version', '-v']) {
       const { stdout } = await run(process.execPath, [bin('petstore-mock'), flag], { cwd: app });
@@ -267,5 +279,119 @@ export { clock };
       (error: { stderr: string }) => ({ stdout: JSON.stringify({ error: error.stderr.split('\n').find((line) => /Error/.test(line)) }) }),
     );
     expect(JSON.parse(stdout)).toContain('runContract');
+  });
+});
+
+// The README's three quick starts, pasted into the consumer project as a new user would: its files
+// written as shown, its commands run as shown (only the mock's address changes: port 0, not 4010).
+describe("the README's quick starts, from the installed tarball", () => {
+  const readme = () => readFile(join(root, 'README.md'), 'utf8');
+  /** Runs a shell block of the README in the consumer project, against the mock at `baseUrl`. */
+  const shell = (block: string, baseUrl: string) =>
+    run('bash', ['-eo', 'pipefail', '-c', block.replaceAll('http://127.0.0.1:4010', new URL(baseUrl).origin)], { cwd: app, timeout: 120_000 }).then(
+      (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    );
+  /** The `# ...` lines of a block: what the README says a command prints. */
+  const shown = (block: string) => block.split('\n').filter((line) => line.startsWith('# ')).map((line) => line.slice(2));
+
+  it('frontend: the Node test passes under vitest, with the msw of this leg', async () => {
+    await mkdir(join(app, 'src'), { recursive: true });
+    await writeFile(join(app, 'src/petstore.test.ts'), codeBlockStartingWith(await readme(), '// src/petstore.test.ts'));
+    // A consumer has vitest among its own dev dependencies; the repository's copy stands in for it.
+    if (!existsSync(join(app, 'node_modules/vitest'))) await symlink(join(root, 'node_modules/vitest'), join(app, 'node_modules/vitest'), 'dir');
+    const vitest = join(root, 'node_modules/vitest/vitest.mjs');
+    const result = await run(process.execPath, [vitest, 'run', '--root', app, 'src/petstore.test.ts'], { cwd: app, timeout: 120_000, env: { ...process.env, NO_COLOR: '1', CI: 'true' } }).then(
+      (ok) => ({ code: 0, output: ok.stdout + ok.stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toMatch(/Tests\s+2 passed/);
+  });
+
+  it('frontend: the browser files type-check without @types/node and bundle; a production build leaves the mock out', async () => {
+    const text = await readme();
+    await mkdir(join(app, 'src'), { recursive: true });
+    await writeFile(join(app, 'src/mocks.ts'), codeBlockStartingWith(text, '// src/mocks.ts'));
+    await writeFile(join(app, 'src/main.ts'), codeBlockStartingWith(text, '// src/main.ts'));
+    // What `vite/client` declares of import.meta.env, which the snippet reads.
+    await writeFile(join(app, 'src/env.d.ts'), 'interface ImportMetaEnv { readonly DEV: boolean }\ninterface ImportMeta { readonly env: ImportMetaEnv }\n');
+    await writeFile(
+      join(app, 'tsconfig.quick-start.json'),
+      JSON.stringify({
+        compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['dom', 'es2022'], types: [], strict: true, noEmit: true, skipLibCheck: false },
+        files: ['src/env.d.ts', 'src/mocks.ts', 'src/main.ts'],
+      }),
+    );
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.quick-start.json'], { cwd: app }).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
+    expect(checked).toBe('');
+    // As a production build does: the development flag replaced, then dead code dropped (minifySyntax).
+    const bundle = async (development: boolean) => {
+      const result = await build({
+        absWorkingDir: app,
+        entryPoints: ['src/main.ts'],
+        bundle: true,
+        write: false,
+        format: 'esm',
+        platform: 'browser',
+        splitting: true,
+        minifySyntax: true,
+        outdir: 'out',
+        define: { 'import.meta.env.DEV': String(development) },
+        logLevel: 'silent',
+      });
+      const entry = result.outputFiles.find((file) => file.path.endsWith('/main.js'))!.text;
+      const chunks = Object.fromEntries(result.outputFiles.map((file) => [file.path.slice(file.path.lastIndexOf('/') + 1), file.text]));
+      return { entry, loaded: [...entry.matchAll(/import\("\.\/([^"]+)"\)/g)].map((match) => chunks[match[1]!] ?? '').join('\n') };
+    };
+    // Development: the entry loads the worker's setup (MSW's worker script name is in it).
+    expect((await bundle(true)).loaded).toContain('mockServiceWorker.js');
+    // Production: the entry never loads the mock.
+    expect((await bundle(false)).entry).not.toContain('import(');
+  });
+
+  it('CI engineer: the local try gives the verdict it shows', async () => {
+    const block = codeBlockStartingWith(await readme(), 'npx petstore-mock &');
+    const command = block.split('\n').find((line) => line.startsWith('npx petstore-contract '))!;
+    const mock = await startInstalledMock();
+    try {
+      const result = await shell(command, mock.baseUrl);
+      const [checks, verdict] = shown(block);
+      expect(result.code, result.stderr).toBe(0);
+      // The counts of checks as shown; the requests and the time vary from run to run.
+      expect(result.stdout).toContain(checks!.replace(/^\.\.\. /, '').replace(/ · \d+ requests in .*$/, ''));
+      expect(result.stdout).toContain(verdict);
+    } finally {
+      await mock.stop();
+    }
+  });
+
+  it('incident responder: the scenario, the client, the report, the export and the replay give what it shows', async () => {
+    const text = await readme();
+    await writeFile(join(app, 'incident.yaml'), codeBlockStartingWith(text, '# incident.yaml'));
+    expect(codeBlockStartingWith(text, 'npx petstore-mock --scenario incident.yaml')).toBe('npx petstore-mock --scenario incident.yaml\n');
+    const mock = await startInstalledMock(['--scenario', 'incident.yaml']);
+    try {
+      const preset = codeBlockStartingWith(text, "curl -X POST -H 'Content-Type: application/yaml' --data-binary 'presets: [banned-key]' http://127.0.0.1:4010/__mock/scenario");
+      expect((await shell(preset, mock.baseUrl)).stdout).toContain('"bans":1');
+      const client = codeBlockStartingWith(text, 'for i in $(seq 20); do curl -s -o /dev/null -w \'%{http_code} \' -H \'Authorization: Bearer team-key\' http://127.0.0.1:4010/v1/categories; done');
+      const statuses = await shell(client.split('\n')[0]!, mock.baseUrl);
+      expect(statuses.stdout.trim()).toBe(shown(client)[0]);
+      const report = await shell(codeBlockStartingWith(text, 'curl -s http://127.0.0.1:4010/__mock/report                 # JSON: per client, each rule with its evidence'), mock.baseUrl);
+      expect(report.code, report.stderr).toBe(0);
+      expect(report.stdout).toContain('<failure message="');
+      const replay = codeBlockStartingWith(text, "curl -s 'http://127.0.0.1:4010/__mock/requests?format=jsonl' > incident.jsonl");
+      const replayed = await shell(replay.split('\n').filter((line) => !line.startsWith('#')).join('\n'), mock.baseUrl);
+      expect(replayed.code, replayed.stderr).toBe(0);
+      const printed = replayed.stdout.split('\n').map((line) => line.trimEnd());
+      for (const line of shown(replay)) expect(printed).toContain(line.trimEnd());
+      expect(existsSync(join(app, 'incident-report.json')) && existsSync(join(app, 'incident.svg'))).toBe(true);
+    } finally {
+      await mock.stop();
+    }
   });
 });

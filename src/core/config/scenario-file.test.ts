@@ -192,11 +192,12 @@ describe('merging scenario files', () => {
   });
 });
 
-describe('the README', () => {
-  it('lists every preset with its description in the presets table', async () => {
-    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
-    for (const name of scenarioPresetNames) expect(readme).toContain(`| \`${name}\` | ${scenarioPresets[name].description} |`);
-    expect(readme).toContain('| 410 | `operation_sunset` |');
+describe('the documentation (docs/scenarios.md, docs/mock.md)', () => {
+  it('lists every preset with its description in the presets table, and the 410 of a sunset operation', async () => {
+    const page = await readFile(new URL('../../../docs/scenarios.md', import.meta.url), 'utf8');
+    const rows = page.split('\n').filter((line) => /^\| `[a-z-]+` \| /.test(line));
+    expect(rows).toEqual(scenarioPresetNames.map((name) => `| \`${name}\` | ${scenarioPresets[name].description} |`));
+    expect(await readFile(new URL('../../../docs/mock.md', import.meta.url), 'utf8')).toContain('| 410 | `operation_sunset` |');
   });
 
   it('names a file that is no scenario without quoting it', () => {
