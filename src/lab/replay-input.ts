@@ -141,11 +141,15 @@ export interface ReplayInputOptions {
 }
 
 /**
- * The largest recording read: 64 MiB, a quarter of a million requests as JSON lines, read in well
- * under a second (the parsing bench gives the figures). A HAR of a browser session with its response
- * bodies can be larger: export the API's requests alone.
+ * The largest recording read, a bound per format so that each is parsed in under a second on the
+ * 2-core CI machine (`npm run bench:parsing` gives the figures): 32 MiB of JSON lines (about 110,000
+ * requests), 16 MiB of HAR (JSON.parse builds a dozen objects per HAR entry, and the collector's
+ * work on them costs more than the reading; at 64 MiB a HAR took 2.7 s of CPU). A HAR of a browser
+ * session with its response bodies can be larger: export the API's requests alone, or split it.
  */
-export const maxReplayFileBytes = 64 * 1024 * 1024;
+export const maxReplayFileBytes = 32 * 1024 * 1024;
+/** The largest HAR read (in characters, checked once the format is known). */
+export const maxHarTextLength = 16 * 1024 * 1024;
 /** A HAR nests 6 levels deep, an export line 2: anything deeper is refused before it is parsed. */
 const maxJsonDepth = 64;
 /** Values (objects, arrays, items) in a recording: JSON.parse makes an object of each, 20 times the bytes of `[{},{},...]`. */
@@ -211,6 +215,11 @@ export function parseReplayInput(text: string, options: ReplayInputOptions): Rep
 function parseHarOrLines(text: string, start: number, options: ReplayInputOptions): ReplayRequest[] {
   const firstLineEnd = text.indexOf('\n', start);
   const firstLine = firstLineEnd === -1 ? text.slice(start) : text.slice(start, firstLineEnd);
+  // A HAR over its bound is refused before JSON.parse builds it (a one-line HAR is parsed whole below).
+  const harTooLarge = () =>
+    new ReplayInputError(`Failed to read the recording: a HAR file is read up to ${maxHarTextLength / 1024 / 1024} MiB, this one is ${(text.length / 1024 / 1024).toFixed(1)} MiB; export the API's requests alone (GET /__mock/requests?format=jsonl), or split the HAR`);
+  const looksLikeHar = /^\{\s*"log"\s*:/.test(firstLine) || !firstLine.trimEnd().endsWith('}');
+  if (looksLikeHar && text.length > maxHarTextLength) throw harTooLarge();
   let first: unknown;
   try {
     first = JSON.parse(firstLine);
@@ -218,6 +227,7 @@ function parseHarOrLines(text: string, start: number, options: ReplayInputOption
     return parseHar(text, options);
   }
   if (typeof (first as { log?: unknown } | null)?.log !== 'object') return parseExportLines(text, options);
+  if (text.length > maxHarTextLength) throw harTooLarge();
   // A HAR on one line (what most tools write) is parsed once.
   return parseHar(firstLineEnd === -1 || text.slice(firstLineEnd).trim() === '' ? first : text, options);
 }

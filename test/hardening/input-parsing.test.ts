@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { MockApp } from '../../src/core/mock-app.js';
 import type { MockRequest, MockResponse } from '../../src/core/types.js';
-import { createCoreApp, listRequest } from './support/core-app.js';
+import { createCoreApp, listRequest, specDocument } from './support/core-app.js';
+import { parsingCases } from './support/parsing-cases.js';
 
 /**
  * Every input is read in time linear in its size (issue 28, item 4 and finding 4). The core is
@@ -55,5 +56,23 @@ describe('finding 4: a large YAML scenario no longer stops every session', () =>
     const { response, ms } = await timed(app, scenarioRequest(yaml, 'anchors'));
     expect(response.status).toBeLessThan(500);
     expect(ms, `the scenario took ${ms.toFixed(0)} ms`).toBeLessThan(boundMs);
+  });
+});
+
+describe('item 4: every input in its worst shapes at its size limit, answered in seconds', async () => {
+  // Scenarios and configs (YAML and JSON), replay recordings (JSON lines and HAR), request bodies:
+  // many keys, long lines, deep nesting, many anchors and aliases (support/worst-case-inputs.ts).
+  const { cases, dispose } = await parsingCases(specDocument);
+  afterAll(dispose);
+
+  it.each(cases.map((entry) => [entry.name, entry] as const))('%s', { timeout: 60_000 }, async (_name, entry) => {
+    const text = entry.make();
+    // At the limit, not far under it: a shape that stops short of its bound measures nothing.
+    expect(text.length).toBeGreaterThan(entry.limitBytes * 0.75);
+    const started = performance.now();
+    const { outcome, problem } = await entry.run(text);
+    const ms = performance.now() - started;
+    expect(problem, outcome).toBeUndefined();
+    expect(ms, `${entry.name} took ${ms.toFixed(0)} ms (${outcome})`).toBeLessThan(boundMs);
   });
 });

@@ -88,16 +88,22 @@ export function harDocument(entries: readonly Record<string, unknown>[]): string
   return JSON.stringify({ log: { version: '1.2', creator: { name: 'test', version: '1' }, entries } });
 }
 
+/** A replay worst case: JSON lines and HAR files have their own size bounds. */
+export interface ReplayShape extends TextShape {
+  format: 'json lines' | 'har';
+}
+
 /** Replay worst cases: text of at most `bytes` bytes. */
-export const replayShapes: readonly TextShape[] = [
-  { name: 'JSON lines, one request each', make: (bytes) => fill(bytes, (i) => exportLine(i)) },
-  { name: 'JSON lines, each a new client', make: (bytes) => fill(bytes, (i) => exportLine(i, { client: `client-${i.toString(16).padStart(12, '0')}` })) },
-  { name: 'JSON lines with the longest URLs', make: (bytes) => fill(bytes, (i) => exportLine(i, { url: `/v1/categories?q=${'a'.repeat(8_000)}` })) },
-  { name: 'HAR entries, one request each', make: (bytes) => harOfSize(bytes, (i) => harEntry(i)) },
-  { name: 'HAR entries, each a new key', make: (bytes) => harOfSize(bytes, (i) => harEntry(i, { key: `key-${i}` })) },
-  { name: 'HAR entries with a thousand headers of one name', make: (bytes) => harOfSize(bytes, (i) => harEntry(i, { headers: 1_000 })) },
-  { name: 'one HAR entry with a huge URL', make: (bytes) => harDocument([harEntry(0, { url: `http://api.example/v1/categories?q=${'%41'.repeat(Math.floor((bytes - 400) / 3))}` })]) },
-  { name: 'a HAR nested deeply where an entry is expected', make: (bytes) => `{"log":{"entries":[${'['.repeat(Math.floor((bytes - 40) / 2))}${']'.repeat(Math.floor((bytes - 40) / 2))}]}}` },
+export const replayShapes: readonly ReplayShape[] = [
+  { format: 'json lines', name: 'JSON lines, one request each', make: (bytes) => fill(bytes, (i) => exportLine(i)) },
+  { format: 'json lines', name: 'JSON lines, each a new client', make: (bytes) => fill(bytes, (i) => exportLine(i, { client: `client-${i.toString(16).padStart(12, '0')}` })) },
+  { format: 'json lines', name: 'JSON lines with the longest URLs', make: (bytes) => fill(bytes, (i) => exportLine(i, { url: `/v1/categories?q=${'a'.repeat(8_000)}` })) },
+  { format: 'har', name: 'HAR entries, one request each', make: (bytes) => harOfSize(bytes, (i) => harEntry(i)) },
+  { format: 'har', name: 'HAR entries, each a new key', make: (bytes) => harOfSize(bytes, (i) => harEntry(i, { key: `key-${i}` })) },
+  { format: 'har', name: 'HAR entries with a thousand headers of one name', make: (bytes) => harOfSize(bytes, (i) => harEntry(i, { headers: 1_000 })) },
+  { format: 'har', name: 'one HAR entry with a huge URL', make: (bytes) => harDocument([harEntry(0, { url: `http://api.example/v1/categories?q=${'%41'.repeat(Math.floor((bytes - 400) / 3))}` })]) },
+  { format: 'har', name: 'a HAR nested deeply where an entry is expected', make: (bytes) => `{"log":{"entries":[${'['.repeat(Math.floor((bytes - 40) / 2))}${']'.repeat(Math.floor((bytes - 40) / 2))}]}}` },
+  { format: 'har', name: 'a HAR pretty-printed over many lines', make: (bytes) => JSON.stringify(JSON.parse(harOfSize(Math.floor(bytes / 1.8), (i) => harEntry(i))), null, 1) },
 ];
 
 /** A HAR document of as many entries as fit in `bytes`. */
