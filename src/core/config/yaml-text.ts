@@ -2,7 +2,7 @@ import { Composer, isMap, isScalar, LineCounter, Parser, visit, YAMLParseError, 
 
 // The one reader of every YAML text the kit is given: the config file, scenario files, the YAML
 // body of POST /__mock/scenario and the MSW `scenario` option. Its cost is linear in the size of the
-// text, whatever its shape (docs/decisions/019-linear-input-parsing.md):
+// text, whatever its shape (docs/decisions/021-linear-input-parsing.md):
 // - yaml's own duplicate-key check compares each key with every other (40,000 keys: minutes); it
 //   is off, and duplicateKey() below makes the same check in one pass;
 // - yaml resolves each alias by scanning the anchors before it, so the number of aliases is bounded;
