@@ -31,6 +31,8 @@ import { exportLine, harDocument, harEntry } from './support/worst-case-inputs.j
 
 /** The longest any one answer may take (generous: the suite runs beside others on two cores). */
 const answerBoundMs = 3_000;
+/** The longest one run of the replay command may take: it reads and compiles the spec and builds an app each time. */
+const commandBoundMs = 10_000;
 let slowest = { what: '', ms: 0 };
 const runs = { controls: 0, scenarios: 0, replays: 0, configs: 0 };
 /** How often each outcome came: a suite whose every input is refused at the first field proves little. */
@@ -41,12 +43,12 @@ afterAll(() => {
   console.log(`[hardening] input fuzz: ${JSON.stringify(runs)} runs; outcomes ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}; slowest answer ${slowest.ms.toFixed(0)} ms (${slowest.what.split('\n')[0]})`);
 });
 
-async function timed<T>(what: string, work: () => Promise<T>): Promise<T> {
+async function timed<T>(what: string, work: () => Promise<T>, boundMs = answerBoundMs): Promise<T> {
   const started = performance.now();
   const result = await work();
   const ms = performance.now() - started;
   if (ms > slowest.ms) slowest = { what: what.slice(0, 120), ms };
-  if (ms > answerBoundMs) throw new Error(`${what.slice(0, 200)} took ${ms.toFixed(0)} ms, over ${answerBoundMs} ms`);
+  if (ms > boundMs) throw new Error(`${what.slice(0, 200)} took ${ms.toFixed(0)} ms, over ${boundMs} ms`);
   return result;
 }
 
@@ -76,7 +78,29 @@ const offsetSeconds = fc.oneof(fc.integer({ min: -1, max: 100 * 365 * 86_400 + 1
 const clock = fc.oneof(fc.record({ at: orJunk(instant) }), fc.record({ offsetSeconds: orJunk(offsetSeconds) }), fc.record({ at: instant, offsetSeconds }), fc.constant({}));
 const text = (maxLength: number) => fc.oneof(fc.string({ unit: 'grapheme', maxLength }), fc.string({ unit: 'binary', maxLength }), fc.constantFrom('\uD800', '\u001b[2J', 'x'.repeat(maxLength + 1)));
 
-const scenarioArbitrary: fc.Arbitrary<Record<string, unknown>> = fc.record(
+const validLimits = fc.record({ perMinute: fc.integer({ min: 1, max: 1_000 }), perDay: fc.integer({ min: 1, max: 100_000 }) });
+const validSpent = fc.record({ minute: fc.oneof(fc.nat(100), fc.constantFrom('full', 'one-left')), day: fc.oneof(fc.nat(2_000), fc.constantFrom('full', 'one-left')) }, { requiredKeys: [] });
+const validBan = fc.oneof(fc.integer({ min: 1, max: 30 * 86_400 }), fc.constant('policy'));
+/** A scenario the schema accepts (bar a duplicate key or an unknown plan now and then): it reaches the store. */
+const validScenario: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    description: fc.string({ maxLength: 40 }),
+    presets: fc.array(fc.constantFrom(...scenarioPresetNames), { maxLength: 2 }),
+    clock: fc.oneof(
+      fc.record({ at: fc.date({ min: new Date('1971-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString()) }),
+      fc.record({ offsetSeconds: fc.oneof(fc.integer({ min: 0, max: 100 * 365 * 86_400 }), fc.constant(100 * 365 * 86_400)) }),
+      fc.constant({ at: 'after-sunset' }),
+    ),
+    keys: fc.array(fc.record({ key: fc.oneof(fc.constantFrom('demo-free', 'demo-pro', 'demo-enterprise'), fc.stringMatching(/^[a-z0-9-]{1,20}$/)), plan: fc.constantFrom('free', 'pro', 'business', 'enterprise'), spent: validSpent, bannedSeconds: validBan }, { requiredKeys: ['key', 'plan'] }), { maxLength: 4 }),
+    anonymous: fc.array(fc.record({ address: fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('browser', '\uD800', 'a\uDC00b')), spent: validSpent, bannedSeconds: validBan }, { requiredKeys: ['address'] }), { maxLength: 3 }),
+    categories: fc.array(fc.record({ name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }), description: fc.string({ unit: 'grapheme', maxLength: 30 }) }, { requiredKeys: ['name'] }), { maxLength: 4 }),
+    sunset: fc.record({ afterSunset: fc.constantFrom('serve', 'gone') }),
+  },
+  { requiredKeys: [] },
+);
+
+/** A scenario with junk anywhere: nearly always refused, at the first bad field or the last. */
+const hostileScenario: fc.Arbitrary<Record<string, unknown>> = fc.record(
   {
     description: orJunk(text(40)),
     presets: orJunk(fc.array(fc.constantFrom<string>(...scenarioPresetNames, 'nope'), { maxLength: 3 })),
@@ -89,6 +113,8 @@ const scenarioArbitrary: fc.Arbitrary<Record<string, unknown>> = fc.record(
   },
   { requiredKeys: [] },
 );
+
+const scenarioArbitrary = fc.oneof({ weight: 3, arbitrary: validScenario }, { weight: 2, arbitrary: hostileScenario });
 
 const encoder = new TextEncoder();
 
@@ -290,7 +316,27 @@ const harEntryArbitrary = fc
     return useOverrides ? { ...entry, ...overrides } : entry;
   });
 
+/** An export line the reader takes, with hostile text where the format allows any (the URL's tail, the plan's name). */
+const validExportLine = fc
+  .record({
+    index: fc.nat(10_000),
+    time: fc.integer({ min: 0, max: 600_000 }).map((offset) => new Date(Date.UTC(2026, 0, 1) + offset).toISOString()),
+    method: fc.constantFrom('GET', 'POST'),
+    url: fc.oneof(fc.constantFrom('/v1/categories', '/v1/pets/3', '/v1/store/orders'), hostileText.map((tail) => `/v1/categories?q=${tail}`)),
+    client: fc.nat(8).map((n) => `client-${n.toString(16).padStart(12, '0')}`),
+    plan: fc.oneof(planName, hostileText.map((name) => name.slice(0, 60))),
+    status: fc.constantFrom(200, 201, 429),
+    prefer: fc.constantFrom(null, 'code=429'),
+  })
+  .map(({ index, ...overrides }) => exportLine(index, overrides));
+/** A HAR entry the reader takes (with --default-plan for its keys). */
+const validHarEntry = fc
+  .record({ index: fc.nat(10_000), key: fc.oneof(fc.constantFrom('demo-free', 'demo-pro'), fc.stringMatching(/^[\x21-\x7e]{1,24}$/)), url: fc.oneof(fc.webUrl({ withQueryParameters: true }), hostileText.map((tail) => `http://api.example/v1/categories?q=${encodeURIComponent(tail)}`)) })
+  .map(({ index, key, url }) => harEntry(index, { key, url }));
+
 const recordingArbitrary = fc.oneof(
+  { weight: 2, arbitrary: fc.array(validExportLine, { minLength: 1, maxLength: 30 }).map((lines) => `${lines.join('\n')}\n`) },
+  { weight: 2, arbitrary: fc.array(validHarEntry, { minLength: 1, maxLength: 30 }).map((entries) => harDocument(entries)) },
   fc.array(exportLineArbitrary, { minLength: 1, maxLength: 30 }).map((lines) => `${lines.join('\n')}\n`),
   fc.array(harEntryArbitrary, { minLength: 1, maxLength: 30 }).map((entries) => harDocument(entries)),
   fc.array(harEntryArbitrary, { minLength: 1, maxLength: 10 }).map((entries) => JSON.stringify(JSON.parse(harDocument(entries)), null, 2)),
@@ -315,7 +361,7 @@ describe('fuzzing replay recordings through petstore-mock replay', () => {
         let stdout = '';
         let stderr = '';
         const io = { stdout: (chunk: string) => void (stdout += chunk), stderr: (chunk: string) => void (stderr += chunk), readFile: async () => recording, writeFile: async () => undefined };
-        const status = await timed(`replay ${recording}`, () => runReplayCommand(['recording.har', ...extra, '--report', 'report.json'], io));
+        const status = await timed(`replay ${recording}`, () => runReplayCommand(['recording.har', ...extra, '--report', 'report.json'], io), commandBoundMs);
         saw(`replay exit ${status}`);
         const where = `\n--- recording:\n${recording.slice(0, 600)}\n--- stdout:\n${stdout.slice(0, 600)}\n--- stderr:\n${stderr.slice(0, 600)}`;
         if (status !== 0 && status !== 2) throw new Error(`exit ${status}${where}`);
@@ -340,7 +386,32 @@ describe('fuzzing replay recordings through petstore-mock replay', () => {
 // ---------------------------------------------------------------------------------------------
 // The config file.
 
-const configArbitrary: fc.Arbitrary<Record<string, unknown>> = fc.record(
+/** A config the schema accepts (bar an unknown plan now and then): it reaches createMockApp and serves. */
+const validConfig: fc.Arbitrary<Record<string, unknown>> = fc.record(
+  {
+    plans: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_-]{0,10}$/), validLimits, { maxKeys: 2 }),
+    anonymous: validLimits,
+    keys: fc.array(fc.record({ key: fc.stringMatching(/^[a-z0-9-]{1,20}$/), plan: fc.constantFrom('free', 'pro', 'business', 'enterprise') }), { maxLength: 3 }),
+    demoKeys: fc.boolean(),
+    ban: fc.record({ enabled: fc.boolean(), threshold: fc.integer({ min: 1, max: 20 }), durationSeconds: fc.integer({ min: 1, max: 3_600 }) }, { requiredKeys: [] }),
+    seedCategories: fc.integer({ min: 0, max: 20 }),
+    maxCategories: fc.integer({ min: 1, max: 1_000 }),
+    maxCategoryBytes: fc.constantFrom(1024, 4096, 16 * 1024 * 1024),
+    maxBodyBytes: fc.constantFrom(1, 100, 1024 * 1024),
+    maxTrackedClients: fc.integer({ min: 1, max: 100 }),
+    requestLogSize: fc.integer({ min: 1, max: 1_000 }),
+    controlToken: fc.stringMatching(/^[a-z0-9]{1,10}$/),
+    cors: fc.boolean(),
+    sessions: fc.record({ maxSessions: fc.integer({ min: 0, max: 5 }), idleSeconds: fc.integer({ min: 1, max: 100 }) }, { requiredKeys: [] }),
+    sunset: fc.record({ afterSunset: fc.constantFrom('serve', 'gone') }),
+    scenario: validScenario,
+    rateLimitHeaders: fc.constantFrom(['x-ratelimit'], ['x-ratelimit', 'ietf']),
+  },
+  { requiredKeys: [] },
+);
+
+/** A config with junk anywhere. */
+const hostileConfig: fc.Arbitrary<Record<string, unknown>> = fc.record(
   {
     plans: orJunk(fc.dictionary(planName, limits, { maxKeys: 3 })),
     anonymous: orJunk(limits),
@@ -366,6 +437,8 @@ const configArbitrary: fc.Arbitrary<Record<string, unknown>> = fc.record(
   },
   { requiredKeys: [] },
 );
+
+const configArbitrary = fc.oneof({ weight: 3, arbitrary: validConfig }, { weight: 2, arbitrary: hostileConfig });
 
 const configText = fc.oneof(
   { weight: 4, arbitrary: configArbitrary.map((config) => toYaml(config)) },
@@ -406,13 +479,24 @@ describe('fuzzing the config file', () => {
           await rm(path, { force: true });
         }
         saw('config read');
-        const app = createMockApp({ spec: specDocument, config, clock: { now: () => fixedNow }, seed: 1 });
+        // The config's scenario is checked against its keys when the app is built, and applied when it starts (a
+        // clock.at before now is refused then): either refusal is one line, which the CLI prints naming the file.
+        const refusedAtStart = (error: unknown, prefix: RegExp) => {
+          saw('config scenario refused at start');
+          const message = (error as Error).message;
+          if (!(error instanceof Error) || !prefix.test(message) || message.includes('\n')) throw new Error(`the config's scenario failed unclearly: ${message}\n--- config:\n${yaml.slice(0, 600)}`);
+        };
+        let app: MockApp;
+        try {
+          app = createMockApp({ spec: specDocument, config, clock: { now: () => fixedNow }, seed: 1 });
+        } catch (error) {
+          return refusedAtStart(error, /^Failed to load scenario: /);
+        }
         const ready = await app.ready.then(
           () => undefined,
           (error: Error) => error,
         );
-        // The config's scenario was validated when the config was read: applying it must not fail.
-        if (ready !== undefined) throw new Error(`the config was read, but its scenario could not be applied: ${ready.message}\n--- config:\n${yaml.slice(0, 600)}`);
+        if (ready !== undefined) return refusedAtStart(ready, /^The mock's scenario could not be applied: /);
         const calls: Call[] = [
           { method: 'GET', url: '/v1/categories' },
           { method: 'POST', url: '/v1/categories', contentType: 'application/json', body: '{"name":"n"}' },
