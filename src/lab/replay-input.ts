@@ -197,6 +197,8 @@ function limitsOfPlan(plan: string, plans: Record<string, LabLimits>, where: str
 export function parseReplayInput(text: string, options: ReplayInputOptions): ReplayRequest[] {
   const start = text.search(/\S/);
   if (start === -1) throw new ReplayInputError('Failed to read the recording: it is empty');
+  // A HAR over its bound is refused on its size alone, before any pass over it.
+  if (text[start] === '{' && looksLikeHar(text, start)) refuseLargeHar(text);
   const shapeProblem = jsonShapeProblem(text);
   if (shapeProblem !== undefined) throw new ReplayInputError(`Failed to read the recording: ${shapeProblem}; expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`);
   const requests = text[start] === '{' ? parseHarOrLines(text, start, options) : parseExportLines(text, options);
@@ -215,21 +217,32 @@ export function parseReplayInput(text: string, options: ReplayInputOptions): Rep
 function parseHarOrLines(text: string, start: number, options: ReplayInputOptions): ReplayRequest[] {
   const firstLineEnd = text.indexOf('\n', start);
   const firstLine = firstLineEnd === -1 ? text.slice(start) : text.slice(start, firstLineEnd);
-  // A HAR over its bound is refused before JSON.parse builds it (a one-line HAR is parsed whole below).
-  const harTooLarge = () =>
-    new ReplayInputError(`Failed to read the recording: a HAR file is read up to ${maxHarTextLength / 1024 / 1024} MiB, this one is ${(text.length / 1024 / 1024).toFixed(1)} MiB; export the API's requests alone (GET /__mock/requests?format=jsonl), or split the HAR`);
-  const looksLikeHar = /^\{\s*"log"\s*:/.test(firstLine) || !firstLine.trimEnd().endsWith('}');
-  if (looksLikeHar && text.length > maxHarTextLength) throw harTooLarge();
   let first: unknown;
   try {
     first = JSON.parse(firstLine);
   } catch {
+    refuseLargeHar(text);
     return parseHar(text, options);
   }
   if (typeof (first as { log?: unknown } | null)?.log !== 'object') return parseExportLines(text, options);
-  if (text.length > maxHarTextLength) throw harTooLarge();
+  refuseLargeHar(text);
   // A HAR on one line (what most tools write) is parsed once.
   return parseHar(firstLineEnd === -1 || text.slice(firstLineEnd).trim() === '' ? first : text, options);
+}
+
+/**
+ * A HAR, judged from its first line alone: one that opens with `{"log":`, or one that is not a whole
+ * JSON object (a HAR over many lines). An export line is a whole object on its line.
+ */
+function looksLikeHar(text: string, start: number): boolean {
+  const end = text.indexOf('\n', start);
+  if (/^\{\s*"log"\s*:/.test(text.slice(start, start + 64))) return true;
+  return end !== -1 && !text.slice(start, end).trimEnd().endsWith('}');
+}
+
+function refuseLargeHar(text: string): void {
+  if (text.length <= maxHarTextLength) return;
+  throw new ReplayInputError(`Failed to read the recording: a HAR file is read up to ${maxHarTextLength / 1024 / 1024} MiB, this one is ${(text.length / 1024 / 1024).toFixed(1)} MiB; export the API's requests alone (GET /__mock/requests?format=jsonl), or split the HAR`);
 }
 
 /**

@@ -3,6 +3,9 @@ import type { MockApp } from '../../src/core/mock-app.js';
 import type { MockRequest, MockResponse } from '../../src/core/types.js';
 import { createCoreApp, listRequest, specDocument } from './support/core-app.js';
 import { parsingCases } from './support/parsing-cases.js';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
+import { maxHarTextLength, maxReplayFileBytes, parseReplayInput } from '../../src/lab/replay-input.js';
+import { exportLine, harDocument, harEntry } from './support/worst-case-inputs.js';
 
 /**
  * Every input is read in time linear in its size (issue 28, item 4 and finding 4). The core is
@@ -74,5 +77,33 @@ describe('item 4: every input in its worst shapes at its size limit, answered in
     const ms = performance.now() - started;
     expect(problem, outcome).toBeUndefined();
     expect(ms, `${entry.name} took ${ms.toFixed(0)} ms (${outcome})`).toBeLessThan(boundMs);
+  });
+});
+
+describe('item 4: a recording is read up to the size its format is parsed in under a second', () => {
+  const plans = parseMockConfig({}).plans;
+  const entries = (count: number) => Array.from({ length: count }, (_, index) => harEntry(index));
+
+  it('a HAR over its 16 MiB is refused in one line before it is parsed, on one line or pretty-printed', () => {
+    const oneLine = harDocument(entries(Math.ceil((maxHarTextLength * 1.05) / 200)));
+    expect(oneLine.length).toBeGreaterThan(maxHarTextLength);
+    for (const text of [oneLine, JSON.stringify(JSON.parse(oneLine), null, 2)]) {
+      const started = performance.now();
+      expect(() => parseReplayInput(text, { plans, defaultPlan: 'free' })).toThrow(/^Failed to read the recording: a HAR file is read up to 16 MiB, this one is \d+\.\d MiB; export the API's requests alone/);
+      // Refused on its size: no JSON.parse of 17 MiB (a second or more on a busy machine).
+      expect(performance.now() - started).toBeLessThan(boundMs);
+    }
+  });
+
+  it('a HAR just under its bound and JSON lines up to the file bound are read', () => {
+    const har = harDocument(entries(Math.floor((maxHarTextLength * 0.95) / 200)));
+    expect(har.length).toBeLessThanOrEqual(maxHarTextLength);
+    expect(parseReplayInput(har, { plans, defaultPlan: 'free' }).length).toBeGreaterThan(50_000);
+    const lines: string[] = [];
+    for (let index = 0, length = 0; length + 400 < maxReplayFileBytes; index += 1) {
+      lines.push(exportLine(index));
+      length += lines.at(-1)!.length + 1;
+    }
+    expect(parseReplayInput(lines.join('\n'), { plans }).length).toBe(lines.length);
   });
 });
