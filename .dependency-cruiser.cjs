@@ -3,7 +3,8 @@
 // picture; docs/decisions/018-pipeline-and-rooms.md says why.
 //
 // One line: spec -> src/core -> src/server | src/cli | mocks, and contract-tests -> spec + an HTTP
-// client. Inside src/core each room may import only the rooms below it:
+// client. One leaf of the kit is shared: src/server and src/cli print through its terminal-text
+// sanitiser. Inside src/core each room may import only the rooms below it:
 //
 //   base files (types, errors, clock)
 //   config   <- state <- wire <- pipeline <- controls <- mock-app.ts (the assembler)
@@ -43,6 +44,14 @@ module.exports = {
     forbid('ui-is-a-page', 'The dashboard page reads the lab\'s types only.', '^src/ui/', '^src/(core|server|cli)/'),
     forbid('mocks-stay-browser-safe', 'The MSW handlers run in a page: no server, CLI or Node-only loader (mocks/node.ts is the Node setup).', '^mocks/(handlers|browser|unhandled-requests)\\.ts$', '^(src/(server|cli)/|spec/load-spec\\.ts$)'),
     forbid('src-ships-no-test-support', 'Test support lives under test/.', '^(src|mocks|spec)/', '^test/'),
+    forbid(
+      'mock-shares-only-terminal-text-with-the-kit',
+      'The mock and the contract kit print through one sanitiser, contract-tests/report/terminal-text.ts; nothing else of the kit is the mock\'s, and the core prints nothing.',
+      '^(src|mocks)/',
+      '^contract-tests/(?!report/terminal-text\\.ts$)',
+    ),
+    forbid('core-prints-nothing', 'Terminal text is for the transports and the CLI: the core runs in a page too.', '^src/(core|lab|ui)/', '^contract-tests/'),
+    forbid('terminal-text-is-a-leaf', 'The sanitiser the mock shares with the kit imports nothing, so sharing it shares nothing else.', '^contract-tests/report/terminal-text\\.ts$', ''),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

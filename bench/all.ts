@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm run bench -- [options]`: the load test (`run-bench.ts`, which takes the options), then the
- * instruction count (when valgrind is installed), the core alone and the replay, each with its own
- * defaults, stopping at the first that fails. A script of `a && b && c` would not do: npm appends the
+ * instruction count (when valgrind is installed), the core alone, the replay and the parsing of
+ * every input at its size limit, each with its own defaults, stopping at the first that fails. A script of `a && b && c` would not do: npm appends the
  * arguments of `npm run bench -- ...` to its last command, so the replay bench would get them and the
  * load test none. `--quick` (a check that the harness works) and `--help` run the load test alone.
  */
@@ -29,6 +29,7 @@ const followers: [script: string, args: string[]][] = [
   ['instructions-bench.ts', ['--if-available']],
   ['core-bench.ts', []],
   ['replay-bench.ts', []],
+  ['parsing-bench.ts', []],
 ];
 let status = run('run-bench.ts', args);
 if (!args.includes('--quick') && !args.includes('--help')) {

@@ -5,18 +5,37 @@
  * honoured, https://no-color.org).
  */
 
+// Everything that changes what a terminal shows beyond drawing a character: the C0 and C1 controls
+// and DEL (ESC starts every escape sequence, CSI, OSC, DCS), the format characters (bidi controls,
+// zero-width ones, tags that hide text), the line and paragraph separators, the combining grapheme
+// joiner, and lone surrogates. The one list of the project: the mock's logger, `petstore-mock replay`
+// and the contract kit all print through this module (.dependency-cruiser.cjs lets src import it).
+const unsafe = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034f]/gu;
+const unsafeButLineFeed = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034f]/gu;
+
+function escapeCharacter(char: string): string {
+  const code = char.codePointAt(0)!;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
+}
+
 /**
- * Escapes C0 and C1 control characters, DEL and the Unicode bidi/format controls (which can
- * reorder what a terminal shows) as visible `\xNN` / `\u{NNNN}` text. Newlines are escaped too:
- * one evidence line stays one line.
+ * Escapes every control and invisible format character (see above) as visible `\xNN` /
+ * `\u{NNNN}` text. Newlines are escaped too: a value printed on a line stays on that line.
  *
  * @example sanitiseForTerminal('ok\u001b[2J') // 'ok\\x1b[2J'
  */
 export function sanitiseForTerminal(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, (char) => {
-    const code = char.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
-  });
+  return text.replace(unsafe, escapeCharacter);
+}
+
+/**
+ * The same for a whole block of output the caller wrote line by line: its line feeds are kept, every
+ * other control character is escaped. What came from outside is escaped with sanitiseForTerminal first.
+ *
+ * @example sanitiseLinesForTerminal('Replayed 2 requests\nStatuses: 200 x 2\u001b[2J\n') // 'Replayed 2 requests\nStatuses: 200 x 2\\x1b[2J\n'
+ */
+export function sanitiseLinesForTerminal(text: string): string {
+  return text.replace(unsafeButLineFeed, escapeCharacter);
 }
 
 /** Should output to this stream be coloured? */

@@ -4,6 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultSpecPath, readSpecFile } from '../../spec/load-spec.js';
+import { sanitiseForTerminal } from '../../contract-tests/report/terminal-text.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { readYamlFileText } from '../server/config-file.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
@@ -116,7 +117,7 @@ async function main(argv: string[]): Promise<number> {
     const message = (error as Error).message;
     // -h is --host, as in Prism; someone typing -h alone most likely wanted the help.
     const hint = /'-h, --host <value>' argument missing/.test(message) ? ' (-h is --host, as in Prism; --help shows the options)' : '';
-    process.stderr.write(`petstore-mock: ${message}${hint}\nRun petstore-mock --help for the options.\n`);
+    printError(`${message}${hint}`, '\nRun petstore-mock --help for the options.');
     return 2;
   }
   if (values.help) {
@@ -128,23 +129,23 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) {
-    process.stderr.write(`petstore-mock: expected at most one spec file, got ${positionals.length}: ${positionals.join(' ')}\nRun petstore-mock --help for the options.\n`);
+    printError(`expected at most one spec file, got ${positionals.length}: ${positionals.join(' ')}`, '\nRun petstore-mock --help for the options.');
     return 2;
   }
   if (positionals.length === 1 && values.spec !== undefined && positionals[0] !== values.spec) {
-    process.stderr.write(`petstore-mock: two specs given (${positionals[0]} and --spec ${values.spec}); give one\n`);
+    printError(`two specs given (${positionals[0]} and --spec ${values.spec}); give one`);
     return 2;
   }
   const specPath = positionals[0] ?? values.spec;
   const port = parseInteger(values.port ?? (process.env.PORT?.trim() || '4010'), values.port === undefined && process.env.PORT?.trim() ? 'PORT' : '--port', 0, 65_535);
   const seed = parseInteger(values.seed ?? '1', '--seed', 0, 2 ** 31 - 1);
   if (typeof port === 'string' || typeof seed === 'string') {
-    process.stderr.write(`petstore-mock: ${typeof port === 'string' ? port : seed}\n`);
+    printError(typeof port === 'string' ? port : (seed as string));
     return 2;
   }
   const memoryBudget = values['memory-budget'] === undefined ? undefined : parseByteSize(values['memory-budget'], '--memory-budget');
   if (typeof memoryBudget === 'string') {
-    process.stderr.write(`petstore-mock: ${memoryBudget}\n`);
+    printError(memoryBudget);
     return 2;
   }
   let requiredSituations: SituationName[] = [];
@@ -152,7 +153,7 @@ async function main(argv: string[]): Promise<number> {
     try {
       requiredSituations = parseSituationList(values['min-coverage']);
     } catch (error) {
-      process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
+      printError((error as Error).message);
       return 2;
     }
   }
@@ -179,14 +180,14 @@ async function main(argv: string[]): Promise<number> {
     }
     mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath, allowRemoteRefs: values['allow-remote-refs'], config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
   } catch (error) {
-    process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
+    printError((error as Error).message);
     return 2;
   }
   try {
     await mock.app.ready;
   } catch (error) {
     await mock.close().catch(() => undefined);
-    process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
+    printError((error as Error).message);
     return 2;
   }
 
@@ -329,12 +330,17 @@ function parseByteSize(text: string, flag: string): number | string {
   return Number(match[1]) * unit;
 }
 
+/** One line of the CLI's own on stderr (and a hint line); whatever it quotes, a path or a spec's title, is escaped. */
+function printError(message: string, hint = ''): void {
+  process.stderr.write(`petstore-mock: ${sanitiseForTerminal(message)}${hint}\n`);
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`petstore-mock: ${(error as Error).message}\n`);
+    printError((error as Error).message);
     process.exitCode = 1;
   },
 );

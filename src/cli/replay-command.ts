@@ -2,16 +2,18 @@
  * `petstore-mock replay FILE` (Node only: it reads and writes files). The CLI wires it with one line:
  * `if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));`
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { createMockApp } from '../core/mock-app.js';
 import { demoKeys, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
 import { createRouter } from '../core/spec/router.js';
 import type { Clock } from '../core/types.js';
+import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../contract-tests/report/terminal-text.js';
+import { readBoundedText } from '../server/bounded-file.js';
 import { readConfigFile } from '../server/config-file.js';
 import { labReportJunit } from '../lab/lab-report.js';
-import { parseKeyMapping, parseReplayInput, ReplayInputError } from '../lab/replay-input.js';
+import { maxReplayFileBytes, parseKeyMapping, parseReplayInput, ReplayInputError } from '../lab/replay-input.js';
 import { replay, type ReplayResult, type ReplayTarget } from '../lab/replay.js';
 import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
 
@@ -25,7 +27,7 @@ export interface ReplayCommandIo {
 const nodeIo: ReplayCommandIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  readFile: (path) => readFile(path, 'utf8'),
+  readFile: (path) => readBoundedText(path, { maxBytes: maxReplayFileBytes, expected: 'a HAR file or a JSON-lines export of the API requests' }),
   writeFile: (path, text) => writeFile(path, text),
 };
 
@@ -63,25 +65,28 @@ const options = {
  * @example process.exitCode = await runReplayCommand(['incident.har', '--default-plan', 'free', '--timeline', 'incident.svg']);
  */
 export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nodeIo): Promise<number> {
+  // Everything printed is escaped for the terminal: a recording's URLs, keys and plans, and paths.
+  const print = (text: string) => io.stdout(sanitiseLinesForTerminal(text));
+  const fail = (message: string, hint = '') => {
+    io.stderr(`petstore-mock replay: ${sanitiseForTerminal(message)}${hint}\n`);
+    return 2;
+  };
   let values;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
   } catch (error) {
-    io.stderr(`petstore-mock replay: ${(error as Error).message}\nRun petstore-mock replay --help for the options.\n`);
-    return 2;
+    return fail((error as Error).message, '\nRun petstore-mock replay --help for the options.');
   }
   if (values.help) {
-    io.stdout(replayHelp);
+    print(replayHelp);
     return 0;
   }
   if (positionals.length !== 1) {
-    io.stderr(`petstore-mock replay: expected one recording (a HAR file or a JSON-lines export), got ${positionals.length}\nRun petstore-mock replay --help for the options.\n`);
-    return 2;
+    return fail(`expected one recording (a HAR file or a JSON-lines export), got ${positionals.length}`, '\nRun petstore-mock replay --help for the options.');
   }
   if (values.timeline !== undefined && !/\.svg$/i.test(values.timeline)) {
-    io.stderr(`petstore-mock replay: --timeline ${values.timeline}: the file name must end in .svg\n`);
-    return 2;
+    return fail(`--timeline ${values.timeline}: the file name must end in .svg`);
   }
   try {
     const config: MockConfig = values.config ? await readConfigFile(values.config) : parseMockConfig({});
@@ -100,20 +105,19 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
     const requests = parseReplayInput(text, { plans: config.plans, keyPlans, ...(values['default-plan'] !== undefined ? { defaultPlan: values['default-plan'] } : {}), demoKeys: demo });
     const spec = await readSpecFile();
     const result = await replayAgainstMockApp(requests, config, spec, positionals[0]!);
-    io.stdout(formatReplaySummary(result));
+    print(formatReplaySummary(result));
     if (values.report !== undefined) {
       const body = /\.xml$/i.test(values.report) ? labReportJunit(result.report) : `${JSON.stringify(result.report, null, 2)}\n`;
       await io.writeFile(values.report, body);
-      io.stdout(`Report written to ${values.report}\n`);
+      print(`Report written to ${sanitiseForTerminal(values.report)}\n`);
     }
     if (values.timeline !== undefined) {
       await io.writeFile(values.timeline, renderTimelineSvg(result.timeline, { width: 1100 }));
-      io.stdout(`Timeline written to ${values.timeline}\n`);
+      print(`Timeline written to ${sanitiseForTerminal(values.timeline)}\n`);
     }
     return 0;
   } catch (error) {
-    io.stderr(`petstore-mock replay: ${(error as Error).message}\n`);
-    return 2;
+    return fail((error as Error).message);
   }
 }
 
@@ -140,41 +144,51 @@ export async function replayAgainstMockApp(requests: Parameters<typeof replay>[0
   });
 }
 
+/** Clients shown in the summary's table; the report (--report) has every one. */
+const maxClientRows = 50;
+
 /** The summary the command prints: totals, a table per client, and how the statuses compare with the recording. */
 export function formatReplaySummary(result: ReplayResult): string {
+  const recorded = (ms: number) => iso(ms - result.timeShiftMs);
   const lines: string[] = [];
-  lines.push(`Replayed ${count(result.requests)} requests recorded from ${iso(result.fromMs)} to ${iso(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`);
+  // What the recording says (clients, plans, methods, URLs) is escaped: it may hold any character.
+  lines.push(`Replayed ${count(result.requests)} requests recorded from ${recorded(result.fromMs)} to ${recorded(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`);
+  if (result.timeShiftMs !== 0) lines.push(`Recorded before 1970: replayed ${count(result.timeShiftMs / 86_400_000)} days later, from ${iso(result.fromMs)} (the report and the timeline show those times)`);
   lines.push(`Statuses: ${Object.entries(result.byStatus).map(([status, n]) => `${status} x ${count(n)}`).join(', ')}`);
-  lines.push('');
+  lines.push('', ...clientTable(result), '');
+  const { compared, same, differences } = result.recorded;
+  if (compared > 0) {
+    lines.push(`Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`);
+    for (const difference of differences.slice(0, 5)) lines.push(`  #${difference.index + 1} ${recorded(difference.atMs)} ${sanitiseForTerminal(difference.method)} ${sanitiseForTerminal(difference.url)}: recorded ${difference.recorded}, replayed ${difference.replayed}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The busiest clients, one line each: requests by status class, bans and failed verdicts. */
+function clientTable(result: ReplayResult): string[] {
   const header = ['client', 'plan', 'requests', '2xx', '4xx', '429', '5xx', 'bans', 'verdicts'];
-  const rows = result.clients.map((client) => {
+  const reports = new Map(result.report.clients.map((report) => [report.client, report]));
+  const shown = [...result.clients].sort((a, b) => b.requests - a.requests).slice(0, maxClientRows);
+  const rows = shown.map((client) => {
     const by = (test: (status: number) => boolean) => Object.entries(client.byStatus).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
-    const report = result.report.clients.find((candidate) => candidate.client === client.client);
-    const failed = report?.verdicts.filter((verdict) => verdict.outcome === 'fail').map((verdict) => verdict.rule) ?? [];
+    const failed = reports.get(client.client)?.verdicts.filter((verdict) => verdict.outcome === 'fail').map((verdict) => verdict.rule) ?? [];
     return [
-      client.client,
-      client.plan,
+      sanitiseForTerminal(client.client),
+      sanitiseForTerminal(client.plan),
       count(client.requests),
       count(by((status) => status < 400)),
       count(by((status) => status >= 400 && status < 500 && status !== 429)),
       count(client.refused429),
       count(by((status) => status >= 500)),
       count(client.bans),
-      failed.length > 0 ? `FAIL ${failed.join(', ')}` : 'ok',
+      failed.length > 0 ? `FAIL ${sanitiseForTerminal(failed.join(', '))}` : 'ok',
     ];
   });
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
+  const widths = header.map((title, column) => rows.reduce((width, row) => Math.max(width, row[column]!.length), title.length));
   const numeric = new Set([2, 3, 4, 5, 6, 7]);
   const render = (row: string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ');
-  lines.push(render(header));
-  for (const row of rows) lines.push(render(row));
-  lines.push('');
-  const { compared, same, differences } = result.recorded;
-  if (compared > 0) {
-    lines.push(`Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`);
-    for (const difference of differences.slice(0, 5)) lines.push(`  #${difference.index + 1} ${iso(difference.atMs)} ${difference.method} ${difference.url}: recorded ${difference.recorded}, replayed ${difference.replayed}`);
-  }
-  return `${lines.join('\n')}\n`;
+  const more = result.clients.length - shown.length;
+  return [render(header), ...rows.map(render), ...(more > 0 ? [`… and ${count(more)} more clients with fewer requests (--report FILE lists every one)`] : [])];
 }
 
 function count(value: number): string {

@@ -151,6 +151,13 @@ describe('controls as functions', () => {
     expect(await app.controls.requests()).toEqual([]);
     expectError(await exchange(app, 'GET', '/v1/categories', { key: 'team-key-123456' }), 401, 'unauthorized');
   });
+
+  it('give the dashboard without an argument, as their type allows (found by the input fuzz suite)', async () => {
+    const app = createTestApp();
+    await exchange(app, 'GET', '/v1/categories', { key: 'demo-free' });
+    expect((await app.controls.dashboard()).recent).toHaveLength(1);
+    expect((await app.controls.dashboard({ limit: 1 })).recent).toHaveLength(1);
+  });
 });
 
 describe('replaceSpec (petstore-mock --watch)', () => {

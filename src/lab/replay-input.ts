@@ -140,6 +140,25 @@ export interface ReplayInputOptions {
   demoKeys?: Readonly<Record<string, string>>;
 }
 
+/**
+ * The largest recording read, a bound per format so that each is parsed in under a second on the
+ * 2-core CI machine (`npm run bench:parsing` gives the figures): 32 MiB of JSON lines (about 110,000
+ * requests), 16 MiB of HAR (JSON.parse builds a dozen objects per HAR entry, and the collector's
+ * work on them costs more than the reading; at 64 MiB a HAR took 2.7 s of CPU). A HAR of a browser
+ * session with its response bodies can be larger: export the API's requests alone, or split it.
+ */
+export const maxReplayFileBytes = 32 * 1024 * 1024;
+/** The largest HAR read (in characters, checked once the format is known). */
+export const maxHarTextLength = 16 * 1024 * 1024;
+/** A HAR nests 6 levels deep, an export line 2: anything deeper is refused before it is parsed. */
+const maxJsonDepth = 64;
+/** Values (objects, arrays, items) in a recording: JSON.parse makes an object of each, 20 times the bytes of `[{},{},...]`. */
+const maxJsonValues = 8 * 1024 * 1024;
+/** Recorded times the replay takes: the years 0001 to 9999 of ISO 8601 (before 1970 they are replayed moved, see replay.ts). */
+// (Date.UTC maps the years 0 to 99 to 1900 to 1999: the bounds are parsed instead.)
+const earliestTimeMs = Date.parse('0001-01-01T00:00:00.000Z');
+const latestTimeMs = Date.parse('9999-12-31T23:59:59.999Z');
+
 export class ReplayInputError extends Error {
   constructor(message: string) {
     super(message);
@@ -178,17 +197,11 @@ function limitsOfPlan(plan: string, plans: Record<string, LabLimits>, where: str
 export function parseReplayInput(text: string, options: ReplayInputOptions): ReplayRequest[] {
   const start = text.search(/\S/);
   if (start === -1) throw new ReplayInputError('Failed to read the recording: it is empty');
-  const firstLineEnd = text.indexOf('\n', start);
-  const firstLine = text.slice(start, firstLineEnd === -1 ? undefined : firstLineEnd).trim();
-  let looksLikeHar = text[start] === '{' && !isCompleteJson(firstLine);
-  if (!looksLikeHar && text[start] === '{') {
-    try {
-      looksLikeHar = typeof (JSON.parse(firstLine) as { log?: unknown }).log === 'object';
-    } catch {
-      looksLikeHar = false;
-    }
-  }
-  const requests = looksLikeHar ? parseHar(text, options) : parseExportLines(text, options);
+  // A HAR over its bound is refused on its size alone, before any pass over it.
+  if (text[start] === '{' && looksLikeHar(text, start)) refuseLargeHar(text);
+  const shapeProblem = jsonShapeProblem(text);
+  if (shapeProblem !== undefined) throw new ReplayInputError(`Failed to read the recording: ${shapeProblem}; expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`);
+  const requests = text[start] === '{' ? parseHarOrLines(text, start, options) : parseExportLines(text, options);
   // Stable: Array.prototype.sort is stable, and recordings are nearly always in order already.
   let ordered = true;
   for (let index = 1; index < requests.length; index += 1) {
@@ -200,13 +213,60 @@ export function parseReplayInput(text: string, options: ReplayInputOptions): Rep
   return ordered ? requests : requests.sort((a, b) => a.atMs - b.atMs);
 }
 
-function isCompleteJson(line: string): boolean {
+/** Told apart by the first line: a whole JSON object with `log` (a HAR on one line), or not whole (a HAR over many lines), or an export line. */
+function parseHarOrLines(text: string, start: number, options: ReplayInputOptions): ReplayRequest[] {
+  const firstLineEnd = text.indexOf('\n', start);
+  const firstLine = firstLineEnd === -1 ? text.slice(start) : text.slice(start, firstLineEnd);
+  let first: unknown;
   try {
-    JSON.parse(line);
-    return true;
+    first = JSON.parse(firstLine);
   } catch {
-    return false;
+    refuseLargeHar(text);
+    return parseHar(text, options);
   }
+  if (typeof (first as { log?: unknown } | null)?.log !== 'object') return parseExportLines(text, options);
+  refuseLargeHar(text);
+  // A HAR on one line (what most tools write) is parsed once.
+  return parseHar(firstLineEnd === -1 || text.slice(firstLineEnd).trim() === '' ? first : text, options);
+}
+
+/**
+ * A HAR, judged from its first line alone: one that opens with `{"log":`, or one that is not a whole
+ * JSON object (a HAR over many lines). An export line is a whole object on its line.
+ */
+function looksLikeHar(text: string, start: number): boolean {
+  const end = text.indexOf('\n', start);
+  if (/^\{\s*"log"\s*:/.test(text.slice(start, start + 64))) return true;
+  return end !== -1 && !text.slice(start, end).trimEnd().endsWith('}');
+}
+
+function refuseLargeHar(text: string): void {
+  if (text.length <= maxHarTextLength) return;
+  throw new ReplayInputError(`Failed to read the recording: a HAR file is read up to ${maxHarTextLength / 1024 / 1024} MiB, this one is ${(text.length / 1024 / 1024).toFixed(1)} MiB; export the API's requests alone (GET /__mock/requests?format=jsonl), or split the HAR`);
+}
+
+/**
+ * Why a JSON text is refused before JSON.parse builds it, or nothing: nested deeper than a recording
+ * is, or more values than a recording of its size holds. One pass, strings skipped.
+ */
+function jsonShapeProblem(text: string): string | undefined {
+  let depth = 0;
+  let values = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (code === 0x22) {
+      // Past the string: the next quote that no backslash escapes.
+      for (index += 1; index < text.length && text.charCodeAt(index) !== 0x22; index += 1) if (text.charCodeAt(index) === 0x5c) index += 1;
+    } else if (code === 0x5b || code === 0x7b) {
+      values += 1;
+      if (++depth > maxJsonDepth) return `nested more than ${maxJsonDepth} levels deep (at character ${index + 1})`;
+    } else if (code === 0x5d || code === 0x7d) {
+      if (depth > 0) depth -= 1;
+    } else if (code === 0x2c && ++values > maxJsonValues) {
+      return `more than ${maxJsonValues} JSON values (at character ${index + 1})`;
+    }
+  }
+  return undefined;
 }
 
 const methodPattern = /^[A-Z]{1,20}$/;
@@ -270,7 +330,7 @@ function checkExportLine(value: unknown, where: string): ExportLine {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('(line)', 'a JSON object (one request per line)');
   const line = value as Record<string, unknown>;
   if (line.v !== 1) fail('v', 'version 1');
-  if (typeof line.time !== 'string' || Number.isNaN(Date.parse(line.time))) fail('time', 'an ISO date-time');
+  if (typeof line.time !== 'string' || !isReplayableTime(line.time)) fail('time', 'an ISO date-time in the years 0001 to 9999');
   if (typeof line.method !== 'string' || !methodPattern.test(line.method)) fail('method', 'an HTTP method in capitals');
   if (typeof line.url !== 'string' || !line.url.startsWith('/') || line.url.length > 8192) fail('url', 'a path starting with /');
   if (typeof line.client !== 'string' || !/^(client|anonymous)-[0-9a-f]{12}$/.test(line.client)) fail('client', 'a pseudonym (client-<12 hex> or anonymous-<12 hex>)');
@@ -287,6 +347,11 @@ function checkExportLine(value: unknown, where: string): ExportLine {
   return { ...(line as unknown as ExportLine), code: (line.code as string | undefined) ?? null, operationId: (line.operationId as string | undefined) ?? null, prefer: (line.prefer as string | undefined) ?? null, contentType: (line.contentType as string | undefined) ?? null, body: (line.body as string | undefined) ?? null };
 }
 
+function isReplayableTime(text: string): boolean {
+  const ms = Date.parse(text);
+  return ms >= earliestTimeMs && ms <= latestTimeMs;
+}
+
 function isPositiveInteger(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) > 0;
 }
@@ -297,12 +362,14 @@ interface HarEntry {
   response?: { status?: unknown };
 }
 
-function parseHar(text: string, options: ReplayInputOptions): ReplayRequest[] {
-  let document: unknown;
-  try {
-    document = JSON.parse(text);
-  } catch (error) {
-    throw new ReplayInputError(`Failed to read the recording: not valid JSON (${(error as Error).message.slice(0, 120)}); expected a HAR 1.2 file or the JSON lines of GET /__mock/requests?format=jsonl`);
+function parseHar(textOrDocument: unknown, options: ReplayInputOptions): ReplayRequest[] {
+  let document = textOrDocument;
+  if (typeof textOrDocument === 'string') {
+    try {
+      document = JSON.parse(textOrDocument);
+    } catch (error) {
+      throw new ReplayInputError(`Failed to read the recording: not valid JSON (${(error as Error).message.slice(0, 120)}); expected a HAR 1.2 file or the JSON lines of GET /__mock/requests?format=jsonl`);
+    }
   }
   const entries = (document as { log?: { entries?: unknown } } | null)?.log?.entries;
   if (!Array.isArray(entries)) throw new ReplayInputError('Failed to read the recording: log.entries: expected the array of a HAR 1.2 file');
@@ -320,7 +387,7 @@ function parseHar(text: string, options: ReplayInputOptions): ReplayRequest[] {
       throw new ReplayInputError(`Failed to read the recording: ${where}.${field}: expected ${expected}`);
     };
     if (entry === null || typeof entry !== 'object') fail('', 'an entry object');
-    if (typeof entry.startedDateTime !== 'string' || Number.isNaN(Date.parse(entry.startedDateTime))) fail('startedDateTime', 'an ISO date-time');
+    if (typeof entry.startedDateTime !== 'string' || !isReplayableTime(entry.startedDateTime)) fail('startedDateTime', 'an ISO date-time in the years 0001 to 9999');
     const request = entry.request;
     if (request === null || typeof request !== 'object') fail('request', 'an object');
     if (typeof request!.method !== 'string' || !methodPattern.test(request!.method.toUpperCase())) fail('request.method', 'an HTTP method');
@@ -353,6 +420,7 @@ function parseHar(text: string, options: ReplayInputOptions): ReplayRequest[] {
     const status = entry.response?.status;
     const match = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
     const key = match ? match[1]! : null;
+    if (key !== null && !/^[\x21-\x7e]{1,512}$/.test(key)) fail('request.headers', `a bearer key of at most 512 printable ASCII characters, as the mock's keys are; got ${displayKey(key, demoKeys)}`);
     let client: string;
     let kind: 'key' | 'anonymous' = 'anonymous';
     let plan = 'anonymous';

@@ -40,8 +40,15 @@ export interface ReplayClientSummary {
 
 export interface ReplayResult {
   requests: number;
+  /** The first and the last request on the replay's clock (the recorded times plus `timeShiftMs`). */
   fromMs: number;
   toMs: number;
+  /**
+   * How far the recording was moved to be replayed: 0, or for a recording that starts before
+   * 1970-01-02 (Go's zero time, a 1969 recording) the whole days that move its first request to
+   * 2000-01-01, at the same time of day. Every window and day boundary falls as recorded.
+   */
+  timeShiftMs: number;
   byStatus: Record<string, number>;
   clients: ReplayClientSummary[];
   /** How the replayed statuses compare with the recorded ones (where the recording has them). */
@@ -52,6 +59,15 @@ export interface ReplayResult {
 
 const encoder = new TextEncoder();
 const maxDifferencesShown = 20;
+const dayMs = 86_400_000;
+/** A recording that starts earlier is moved: the rate limiter takes time 0 for "never" (not banned, no window yet). */
+const earliestAsRecordedMs = dayMs;
+const movedToMs = Date.UTC(2000, 0, 1);
+
+/** 0, or the whole days that move a recording starting at `firstAtMs` to 2000-01-01 (see `ReplayResult.timeShiftMs`). */
+export function replayTimeShift(firstAtMs: number): number {
+  return firstAtMs >= earliestAsRecordedMs ? 0 : Math.ceil((movedToMs - firstAtMs) / dayMs) * dayMs;
+}
 
 /**
  * Replays recorded requests against a fresh mock, the virtual clock following the recorded times,
@@ -65,7 +81,8 @@ const maxDifferencesShown = 20;
  */
 export async function replay(requests: readonly ReplayRequest[], options: ReplayOptions): Promise<ReplayResult> {
   if (requests.length === 0) throw new Error('Failed to replay: no requests');
-  let now = requests[0]!.atMs;
+  const timeShiftMs = replayTimeShift(requests[0]!.atMs);
+  let now = requests[0]!.atMs + timeShiftMs;
   const clock: Clock = { now: () => now };
   const target = await options.createApp(clock);
   const handle = target.handle.bind(target);
@@ -90,7 +107,7 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
   for (let index = 0; index < requests.length; index += 1) {
     const request = requests[index]!;
     // The clock never goes back (a recording out of order by a few ms is sorted already).
-    if (request.atMs > now) now = request.atMs;
+    if (request.atMs + timeShiftMs > now) now = request.atMs + timeShiftMs;
     const mockRequest: MockRequest = {
       method: request.method,
       url: request.url,
@@ -145,7 +162,7 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
     }
   }
 
-  const fromMs = requests[0]!.atMs;
+  const fromMs = requests[0]!.atMs + timeShiftMs;
   const toMs = now;
   const report = buildLabReport(lab, { session: options.session ?? 'replay', clock: clockStateAt(toMs), banPolicy: options.banPolicy });
   const sortedStatuses: Record<string, number> = {};
@@ -155,6 +172,7 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
     requests: requests.length,
     fromMs,
     toMs,
+    timeShiftMs,
     byStatus: sortedStatuses,
     clients: laneList.map((lane) => ({ ...lane.summary, byStatus: sortByStatus(lane.summary.byStatus) })),
     recorded: { compared, same, differences },

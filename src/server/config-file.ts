@@ -1,12 +1,11 @@
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { isMap, isScalar, LineCounter, parseDocument, visit } from 'yaml';
+import { readYamlText, YamlTextError } from '../core/config/yaml-text.js';
 import { MockConfigSchema, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
+import { readBoundedText } from './bounded-file.js';
 
 /**
- * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB still holds ~20,000 keys.
- * Past it the file is refused unread, in one line, before any parsing (a 50 MB file used to take
- * 40 s and 3.4 GB, then print every key).
+ * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB is the most
+ * read as JSON (YAML: 256 Ki characters, see yaml-text.ts). Past it the file is refused unread, in
+ * one line, before any parsing (a 50 MB file used to take 40 s and 3.4 GB, then print every key).
  */
 export const maxConfigFileBytes = 1024 * 1024;
 
@@ -25,59 +24,26 @@ export async function readConfigFile(path: string): Promise<MockConfig> {
     throw new Error(`Failed to load config ${path}: ${reason}`);
   };
   const text = await readYamlFileText(path, 'config').catch((error: Error) => fail(error.message));
-
-  // yaml's own duplicate-key check compares every key with every other (60,000 keys: minutes);
-  // duplicateKey() below does the same in one pass.
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { uniqueKeys: false, lineCounter });
-  const contents = document.contents as { items?: { key?: { value?: unknown } }[] } | null;
-  const topKeys = Array.isArray(contents?.items) ? contents.items.map((pair) => String(pair.key?.value ?? '')) : [];
-  const looksLikeConfig = topKeys.some((key) => knownSettings.has(key));
-  const error = document.errors[0] ?? duplicateKey(document, lineCounter);
-  if (error !== undefined) {
-    const position = error.linePos?.[0];
-    const where = position ? ` at line ${position.line}, column ${position.col}` : '';
-    // yaml's message starts with a fixed phrase; what follows a colon may quote the file.
-    const phrase = error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '').replace(/:.*$/, '').slice(0, 120);
-    const excerpt = looksLikeConfig && position ? `: ${quoteExcerpt(text, position.line, position.col)}` : '';
-    fail(`invalid YAML${where} (${phrase})${excerpt}`);
-  }
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 100 });
-  } catch (aliasError) {
-    return fail(`invalid YAML (${(aliasError as Error).message.replace(/:.*$/, '').slice(0, 120)})`);
+    value = readYamlText(text);
+  } catch (error) {
+    if (!(error instanceof YamlTextError)) throw error;
+    const where = error.position ? ` at line ${error.position.line}, column ${error.position.column}` : '';
+    // An excerpt only of a config with a mistake in it: `--config /etc/shadow` must not print the file.
+    const looksLikeConfig = error.topLevelKeys.some((key) => knownSettings.has(key));
+    const excerpt = looksLikeConfig && error.position ? `: ${quoteExcerpt(text, error.position.line, error.position.column)}` : '';
+    return fail(`invalid YAML${where} (${error.phrase})${excerpt}`);
   }
   if (value === null || value === undefined) return parseMockConfig({}, `config ${path}`);
   if (typeof value !== 'object' || Array.isArray(value)) {
     fail(`expected a YAML mapping of settings (plans:, keys:, ...), got ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}; is it the right file?`);
   }
-  if (!looksLikeConfig && topKeys.length > 0) {
+  const topKeys = Object.keys(value as object);
+  if (topKeys.length > 0 && !topKeys.some((key) => knownSettings.has(key))) {
     fail(`none of its ${topKeys.length} top-level keys is a setting of the mock (${[...knownSettings].slice(0, 6).join(', ')}, ...); is it the right file?`);
   }
   return parseMockConfig(value, `config ${path}`);
-}
-
-/** The first key repeated in a mapping, as a yaml-like error with its position; found in one pass. */
-function duplicateKey(document: ReturnType<typeof parseDocument>, lineCounter: LineCounter): { message: string; linePos?: { line: number; col: number }[] } | undefined {
-  let found: { message: string; linePos?: { line: number; col: number }[] } | undefined;
-  visit(document, {
-    Map(_key, map) {
-      if (!isMap(map)) return undefined;
-      const seen = new Set<unknown>();
-      for (const pair of map.items) {
-        const key = isScalar(pair.key) ? pair.key.value : pair.key;
-        if (seen.has(key)) {
-          const offset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
-          found = { message: 'Map keys must be unique', linePos: offset === undefined ? undefined : [lineCounter.linePos(offset)] };
-          return visit.BREAK;
-        }
-        seen.add(key);
-      }
-      return undefined;
-    },
-  });
-  return found;
 }
 
 /**
@@ -85,63 +51,8 @@ function duplicateKey(document: ReturnType<typeof parseDocument>, lineCounter: L
  * a huge file is refused unread), UTF-8 without NUL bytes. Throws an Error whose message is the reason
  * alone, for the caller to prefix with the file's name.
  */
-export async function readYamlFileText(path: string, kind: 'config' | 'scenario'): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readBounded(path);
-  } catch (error) {
-    throw new Error(describeFileError(error as NodeJS.ErrnoException, kind));
-  }
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new Error(`it is not a text file (not UTF-8); expected a YAML ${kind}`);
-  }
-  // A NUL never appears in YAML (it is not even allowed escaped-free): a binary file.
-  if (text.includes('\0')) throw new Error(`it is not a text file (it holds NUL bytes); expected a YAML ${kind}`);
-  return text;
-}
-
-/** Reads at most `maxConfigFileBytes + 1` bytes of a regular file: a device or a growing file never fills memory. */
-async function readBounded(path: string): Promise<Buffer> {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused as not a regular file).
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  try {
-    const stats = await handle.stat();
-    if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
-    if (stats.size > maxConfigFileBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
-    const buffer = Buffer.alloc(maxConfigFileBytes + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
-      if (bytesRead === 0) break;
-      length += bytesRead;
-    }
-    if (length > maxConfigFileBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
-    return buffer.subarray(0, length);
-  } finally {
-    await handle.close();
-  }
-}
-
-function describeFileError(error: NodeJS.ErrnoException, kind: 'config' | 'scenario'): string {
-  switch (error.code) {
-    case 'ENOENT':
-      return 'no such file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a directory';
-    case 'ENOTREG':
-      return 'it is not a regular file';
-    case 'ETOOBIG':
-      return `the file is larger than ${maxConfigFileBytes} bytes (1 MiB): refused unread; a ${kind} is a few hundred bytes of YAML`;
-    default:
-      return `cannot read it (${error.code ?? 'unknown error'})`;
-  }
+export function readYamlFileText(path: string, kind: 'config' | 'scenario'): Promise<string> {
+  return readBoundedText(path, { maxBytes: maxConfigFileBytes, expected: `a YAML ${kind} (a few hundred bytes)` });
 }
 
 /** At most 40 characters of line `line` around `column`, JSON-escaped (control characters, quotes). */

@@ -1,13 +1,16 @@
+import { sanitiseForTerminal } from '../../contract-tests/report/terminal-text.js';
 import type { Logger } from '../core/types.js';
 
 /**
- * The one logger of the CLI: every line carries a prefix; debug lines only when verbose.
+ * The one logger of the CLI: every line carries a prefix; debug lines only when verbose. A message
+ * is one line, whatever it quotes (a spec's title, a path, an error's stack): its control and
+ * invisible format characters, line breaks included, are written escaped.
  *
  * @example createConsoleLogger({ verbose: true }).debug('GET /v1/categories 200')
  */
 export function createConsoleLogger(options: { prefix?: string; verbose?: boolean; quiet?: boolean } = {}): Logger {
   const prefix = options.prefix ?? '[petstore-mock]';
-  const write = (stream: NodeJS.WriteStream, message: string) => stream.write(`${prefix} ${message}\n`);
+  const write = (stream: NodeJS.WriteStream, message: string) => stream.write(`${prefix} ${sanitiseForTerminal(message)}\n`);
   return {
     verbose: options.verbose === true,
     info: (message) => options.quiet || write(process.stdout, message),

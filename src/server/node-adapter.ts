@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import type { MockApp } from '../core/mock-app.js';
 import type { Logger, MockRequest, MockResponse } from '../core/types.js';
 import { silentLogger } from '../core/types.js';
+import { lingerThenClose } from './lingering-close.js';
 
 /**
  * What the adapter knows of one connection: the requests it has received and not yet executed, in
@@ -26,6 +27,8 @@ interface Connection {
   awaited: number;
   /** A response said `Connection: close`: nothing after it is executed, node would never write its answer. */
   closed: boolean;
+  /** The connection's last answer refused a body it did not read, and the socket is read and discarded until it closes. */
+  lingering?: boolean;
   /** A request is executing (awaiting the core): the next one waits for its answer. */
   running?: boolean;
   /** Set by `answerAfterPending`: runs once every executed request is answered. */
@@ -68,7 +71,7 @@ export interface NodeListeners {
  * The node:http transport: translates an IncomingMessage to a MockRequest, calls the core, writes
  * the MockResponse, per connection in the order the requests came. No routing, auth or validation
  * here. A body over `maxBodyBytes` is never read into memory: the core answers 413 and the
- * connection is closed.
+ * connection is closed after a lingering close (lingering-close.ts), so the client reads the 413.
  *
  * @example const listeners = createNodeListeners(app); http.createServer(listeners.onRequest).listen(4010)
  */
@@ -159,13 +162,19 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       // The last answer on this connection: node closes it after writing this one.
       connection.closed = true;
       response.shouldKeepAlive = false;
-      if (unread) result.headers.Connection = 'close';
+      if (unread) {
+        result.headers.Connection = 'close';
+        // node closes the connection of a last answer with socket.destroySoon() once it is written;
+        // the rest of the unread body may still be on its way: a lingering close instead.
+        socket.destroySoon = () => {
+          connection.lingering = true;
+          lingerThenClose(socket);
+        };
+      }
     }
     write(response, result, logger);
     // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
     if (!response.shouldKeepAlive) connection.closed = true;
-    // The rest of an unread body may still be arriving: give the answer time to leave, then drop it.
-    if (unread) response.once('finish', () => setTimeout(() => socket.destroy(), 50).unref());
     if (connection.thenAnswer !== undefined) awaitEnd(connection, response);
     else connection.lastWritten = response;
   };
@@ -176,6 +185,9 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     // no error to give it. Listeners per request are measurable (docs/decisions/015-hot-path.md).
     const socket = request.socket;
     const connection = connectionOf(socket);
+    // A request after a refused body: the body is all in, nothing the client waits for is left to
+    // read, and what else it sends would only pile up unanswered requests.
+    if (connection.lingering) return void socket.destroy();
     // After a Connection: close answer, node never writes another one on this socket: run nothing.
     if (connection.closed || connection.thenAnswer !== undefined) return;
     const base = toMockRequestHead(request, connection);
@@ -224,8 +236,9 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       if (finished) return;
       received += chunk.length;
       if (received > maxBodyBytes) {
+        // Not paused: what still comes is read and thrown away, and the answer is followed by a lingering close.
         finished = true;
-        request.pause();
+        chunks.length = 0;
         done({ ...base, body: null, bodyTooLarge: true }, true);
         return;
       }

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Socket } from 'node:net';
 import { errorCatalogue, type ErrorCode } from '../core/errors.js';
 import type { MockApp } from '../core/mock-app.js';
+import { lingerThenClose } from './lingering-close.js';
 import type { NodeListeners } from './node-adapter.js';
 
 /**
@@ -62,7 +63,7 @@ function answerRaw(socket: Duplex, code: ErrorCode, message: string, rateLimitHe
   const status = errorCatalogue[code].status;
   const body = errorBody(code, message);
   const extra = Object.entries(rateLimitHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  // A client still sending its body would keep the socket open: give the answer time to leave.
-  setTimeout(() => socket.destroy(), 2_000).unref();
+  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  // A client may still be sending: it reads the answer, not a reset.
+  lingerThenClose(socket as Socket);
 }

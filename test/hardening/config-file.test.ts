@@ -105,16 +105,27 @@ describe('configs beyond a sane size (item 8)', () => {
     expect(message.length).toBeLessThan(300);
   });
 
-  it('a config under the bound with 60,000 unknown keys: a summary of the keys, not the keys', async () => {
-    let text = 'seedCategories: 1\n';
-    for (let index = 0; index < 60_000; index += 1) text += `u${index}: 1\n`;
-    const path = file('many-keys.yaml', text);
+  it('a config under the bounds with 20,000 unknown keys in YAML, 60,000 in JSON: a summary of the keys, not the keys', async () => {
+    let yaml = 'seedCategories: 1\n';
+    for (let index = 0; index < 20_000; index += 1) yaml += `u${index}: 1\n`;
+    const json = JSON.stringify(Object.fromEntries([['seedCategories', 1], ...Array.from({ length: 60_000 }, (_, index) => [`u${index}`, 1])]));
+    for (const [name, text, more] of [['many-keys.yaml', yaml, 19_997], ['many-keys.json', json, 59_997]] as const) {
+      const started = performance.now();
+      const message = await failureOf(file(name, text));
+      // Linear: yaml's own duplicate-key check took minutes here.
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(message).toMatch(new RegExp(`Unrecognized keys: "u0", "u1", "u2" and ${more} more`));
+      expect(message.length).toBeLessThan(400);
+    }
+  });
+
+  it('a YAML config over 256 Ki characters is refused in one line naming the bound, unparsed', async () => {
+    let yaml = 'seedCategories: 1\n';
+    for (let index = 0; index < 60_000; index += 1) yaml += `u${index}: 1\n`;
     const started = performance.now();
-    const message = await failureOf(path);
-    // Linear: yaml's own duplicate-key check took minutes here.
-    expect(performance.now() - started).toBeLessThan(15_000);
-    expect(message).toMatch(/Unrecognized keys: "u0", "u1", "u2" and 59997 more/);
-    expect(message.length).toBeLessThan(400);
+    const message = await failureOf(file('too-much-yaml.yaml', yaml));
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(message).toMatch(/invalid YAML \(the YAML is \d+ characters, more than the 262144 read; as JSON, up to 1048576 are read\)$/);
   });
 
   it('many bad fields: the first few problems and a count of the rest', async () => {

@@ -3,6 +3,7 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MockRequest, MockResponse } from '../../src/core/types.js';
 import { createCoreApp } from './support/core-app.js';
+import { fuzzRuns, fuzzSeed } from './support/fuzz-budget.js';
 import { errorShapeProblems } from './support/error-shape.js';
 import { prototypeChanges, snapshotPrototypes } from './support/prototype-guard.js';
 import { deepBodies, headerNameArbitrary, headerValueArbitrary, methodArbitrary, smallBodyArbitrary, targetArbitrary } from './support/request-arbitraries.js';
@@ -13,8 +14,9 @@ import { deepBodies, headerNameArbitrary, headerValueArbitrary, methodArbitrary,
  * hand it, such as client addresses a loopback socket never has. Every answer is a valid HTTP
  * answer that node:http can write, never a 5xx, errors are Error objects, nothing throws.
  */
-const seed = 20_260_614;
-const numRuns = 5_000;
+// `npm run fuzz` gives 20 times the runs and a seed of the day (support/fuzz-budget.ts).
+const seed = fuzzSeed(20_260_614);
+const numRuns = fuzzRuns(5_000);
 let tried = 0;
 const prototypesBefore = snapshotPrototypes();
 

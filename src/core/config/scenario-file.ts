@@ -1,7 +1,7 @@
-import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { describeIssues, isoDate, isWellFormed, LimitsSchema, planName, type Limits } from './decoding.js';
 import { AfterSunsetModeSchema } from './store-config.js';
+import { readYamlText } from './yaml-text.js';
 
 /**
  * Scenario files (issue 12 section 3): the state a session starts from, in one step: keys with their
@@ -122,9 +122,9 @@ export interface ScenarioPlan {
 export function parseScenario(text: string, source = 'scenario'): Scenario {
   let value: unknown;
   try {
-    value = parseYaml(text, { maxAliasCount: 100 });
+    value = readYamlText(text);
   } catch (error) {
-    throw new Error(`Failed to load ${source}: not valid YAML (${((error as Error).message.split('\n')[0] ?? '').slice(0, 160)})`);
+    throw new Error(`Failed to load ${source}: not valid YAML (${(error as Error).message})`);
   }
   // A file that is not a scenario at all (`--scenario /etc/passwd`) is named, never quoted.
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {

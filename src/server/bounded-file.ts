@@ -1,0 +1,77 @@
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+
+/**
+ * Reads a text file the kit is given (a config, a scenario, a recording to replay) with a bound on
+ * its size: a device, a FIFO or a file over the bound is refused unread, so neither memory nor the
+ * time to parse it can run away. The text is UTF-8 without NUL bytes. Throws an Error whose message
+ * is the reason alone (`no such file`, `the file is larger than ...`), for the caller to prefix with
+ * the file's name.
+ *
+ * @example await readBoundedText('incident.har', { maxBytes: 64 * 1024 * 1024, expected: 'a HAR file or a JSON-lines export' })
+ */
+export async function readBoundedText(path: string, options: { maxBytes: number; expected: string }): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readBounded(path, options.maxBytes);
+  } catch (error) {
+    throw new Error(describeFileError(error as NodeJS.ErrnoException, options));
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error(`it is not a text file (not UTF-8); expected ${options.expected}`);
+  }
+  // A NUL never appears in YAML or JSON text (JSON escapes it): a binary file.
+  if (text.includes('\0')) throw new Error(`it is not a text file (it holds NUL bytes); expected ${options.expected}`);
+  return text;
+}
+
+/** Reads at most `maxBytes + 1` bytes of a regular file: a device or a growing file never fills memory. */
+async function readBounded(path: string, maxBytes: number): Promise<Buffer> {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused as not a regular file).
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const stats = await handle.stat();
+    if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+    if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+    if (stats.size > maxBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
+    // The size read, not the size stat() said: a file may grow while it is read.
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(maxBytes + 1 - length, 4 * 1024 * 1024));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, length);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      length += bytesRead;
+      if (length > maxBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+  } finally {
+    await handle.close();
+  }
+}
+
+function describeFileError(error: NodeJS.ErrnoException, options: { maxBytes: number; expected: string }): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a directory';
+    case 'ENOTREG':
+      return 'it is not a regular file';
+    case 'ETOOBIG':
+      return `the file is larger than ${options.maxBytes} bytes (${describeBytes(options.maxBytes)}): refused unread; expected ${options.expected}`;
+    default:
+      return `cannot read it (${error.code ?? 'unknown error'})`;
+  }
+}
+
+function describeBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
