@@ -11,7 +11,24 @@ import { readSpecFile } from '../../spec/load-spec.js';
 import { parsingCases } from '../../test/hardening/support/parsing-cases.js';
 
 const targetMs = 1_000;
-const { values } = parseArgs({ options: { runs: { type: 'string' }, only: { type: 'string' }, spec: { type: 'string' } } });
+const usage = `npm run bench:parsing -- [--runs N] [--only TEXT] [--spec FILE]
+
+Times each input the mock parses in its worst shape at its size limit (target: under 1 s each).
+  --runs N      Runs per case; the best is kept (default 3)
+  --only TEXT   Only the cases whose name contains TEXT
+  --spec FILE   The spec the request-body cases use (default: the shipped Petstore spec)
+`;
+let values: { runs?: string; only?: string; spec?: string; help?: boolean };
+try {
+  ({ values } = parseArgs({ options: { runs: { type: 'string' }, only: { type: 'string' }, spec: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+} catch (error) {
+  process.stderr.write(`parsing-bench: ${(error as Error).message}; npm run bench:parsing -- --help for the options\n`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
 const runs = Number(values.runs ?? 3);
 if (!Number.isSafeInteger(runs) || runs < 1) {
   process.stderr.write('parsing-bench: --runs must be a positive whole number\n');

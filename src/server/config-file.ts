@@ -4,7 +4,7 @@ import { readBoundedText } from './bounded-file.js';
 
 /**
  * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB is the most
- * read as JSON (YAML: 256 Ki characters, see yaml-text.ts). Past it the file is refused unread, in
+ * read as JSON (YAML: 128 Ki characters, see yaml-text.ts). Past it the file is refused unread, in
  * one line, before any parsing (a 50 MB file used to take 40 s and 3.4 GB, then print every key).
  */
 export const maxConfigFileBytes = 1024 * 1024;

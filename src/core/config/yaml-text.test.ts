@@ -49,7 +49,7 @@ describe('readYamlText', () => {
 
   it('refuses YAML longer than its bound, and reads JSON up to the larger one', () => {
     const yaml = `a: "${'x'.repeat(maxYamlTextLength)}"`;
-    expect(problemOf(yaml).phrase).toMatch(/^the YAML is \d+ characters, more than the 262144 read/);
+    expect(problemOf(yaml).phrase).toMatch(/^the YAML is \d+ characters, more than the 131072 read/);
     expect(readYamlText(JSON.stringify({ a: 'x'.repeat(maxJsonTextLength - 20) }))).toMatchObject({});
     expect(problemOf(`{"a": "${'x'.repeat(maxJsonTextLength)}"}`).phrase).toMatch(/^the YAML is/);
   });
