@@ -61,6 +61,26 @@ const missingCredentials: Credentials = Object.freeze({ kind: 'none', failure: '
 const maxCachedHeaders = 1_024;
 const maxCachedHeaderLength = 512;
 
+/**
+ * `read`, with its answers kept per text. A client sends the same header or key on every request: reading it once
+ * saves a SHA-256 per request (the largest part of the 401 and 429 paths). Bounded in entries and in text length;
+ * the config and demo keys never change, so a kept answer never goes stale.
+ */
+function readOnce(read: (text: string) => Credentials): (text: string) => Credentials {
+  const recent = new Map<string, Credentials>();
+  return (text) => {
+    let credentials = recent.get(text);
+    if (credentials === undefined) {
+      credentials = read(text);
+      if (text.length <= maxCachedHeaderLength) {
+        if (recent.size >= maxCachedHeaders) recent.delete(recent.keys().next().value!);
+        recent.set(text, credentials);
+      }
+    }
+    return credentials;
+  };
+}
+
 export function createAuthenticator(config: MockConfig): Authenticator {
   const scopesByKey = new Map(config.keys.filter((entry) => entry.scopes !== undefined).map((entry) => [entry.key, new Set(entry.scopes)]));
   const keys = new KeyRegistry();
@@ -79,20 +99,8 @@ export function createAuthenticator(config: MockConfig): Authenticator {
     const { digestHex, entry } = keys.lookup(token);
     return { kind: 'token', token, digestHex, configKey: entry, demoKey: servedDemoKeys.has(token) ? token : undefined };
   };
-  // Keys sent in other ways than the Authorization header (an API key header, query, cookie, basic)
-  // are read once too, for the same reason and with the same bounds.
-  const recentKeys = new Map<string, Credentials>();
-  const keyCredentials = (key: string): Credentials => {
-    let credentials = recentKeys.get(key);
-    if (credentials === undefined) {
-      credentials = tokenCredentials(key);
-      if (key.length <= maxCachedHeaderLength) {
-        if (recentKeys.size >= maxCachedHeaders) recentKeys.delete(recentKeys.keys().next().value!);
-        recentKeys.set(key, credentials);
-      }
-    }
-    return credentials;
-  };
+  // Keys sent in other ways than the Authorization header (an API key header, query, cookie, basic).
+  const keyCredentials = readOnce(tokenCredentials);
   const readCredentials = (header: string): Credentials => {
     const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
     if (!match) return { kind: 'none', failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
@@ -106,26 +114,12 @@ export function createAuthenticator(config: MockConfig): Authenticator {
     const missingScopes = alternative.flatMap((check) => (check.kind === 'bearer' ? check.scopes.filter((scope) => !granted.has(scope)) : []));
     return missingScopes.length === 0 ? credentials : { ...credentials, missingScopes };
   };
-  // A client sends the same header on every request: reading it once saves a SHA-256 per request
-  // (the largest part of the 401 and 429 paths). Bounded in entries and in header length; the
-  // config and demo keys never change, so a cached answer never goes stale.
-  const recent = new Map<string, Credentials>();
+  const headerCredentials = readOnce(readCredentials);
 
   return {
     startupKeys,
     servedDemoKeys,
-    credentials(header) {
-      if (header === undefined) return missingCredentials;
-      let credentials = recent.get(header);
-      if (credentials === undefined) {
-        credentials = readCredentials(header);
-        if (header.length <= maxCachedHeaderLength) {
-          if (recent.size >= maxCachedHeaders) recent.delete(recent.keys().next().value!);
-          recent.set(header, credentials);
-        }
-      }
-      return credentials;
-    },
+    credentials: (header) => (header === undefined ? missingCredentials : headerCredentials(header)),
     credentialsFor(security, request) {
       let failure: string | undefined;
       for (const alternative of security.alternatives) {
