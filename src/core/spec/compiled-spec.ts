@@ -4,7 +4,7 @@ import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import type { MediaDefinition, ResponseDefinition } from '../../../spec/compile-spec.js';
 import type { JsonSchema, OpenApiDocument } from '../../../spec/openapi-types.js';
 import { formFields, mediaKind, type CompiledMedia } from './media.js';
-import { compileSecurity, type CompiledSecurity } from './security.js';
+import { compileSecurity, type CompiledSecurity } from '../../../spec/security-schemes.js';
 
 /** What the mock knows about one operation, read from the spec once at startup. */
 export interface CompiledOperation {

@@ -1,9 +1,9 @@
 import { base, en, Faker } from '@faker-js/faker';
 import { createGeneratorSync } from 'json-schema-faker';
-import type { JsonSchema } from '../../../spec/openapi-types.js';
-import { validatorOf } from '../../../spec/compile-spec.js';
-import { nodeAt, originOf } from '../../../spec/ref-resolver.js';
-import { stripAnnotations } from '../../../spec/schema-keywords.js';
+import type { JsonSchema } from './openapi-types.js';
+import { validatorOf } from './compile-spec.js';
+import { nodeAt, originOf } from './ref-resolver.js';
+import { stripAnnotations } from './schema-keywords.js';
 
 /**
  * Fake data from JSON schemas, repeatable under one seed: json-schema-faker walks the schema and
