@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { compileSpecDefinition, type ResponseDefinition } from '../../spec/compile-spec.js';
+import { compileSpecDefinition, type ResponseDefinition, type SpecDefinition } from '../../spec/compile-spec.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 
@@ -62,6 +62,16 @@ export async function loadSpecModel(path: string): Promise<SpecModel> {
 /** Same as `loadSpecModel`, from a parsed document. */
 export function buildSpecModel(raw: OpenApiDocument): SpecModel {
   const definition = compileSpecDefinition(raw);
+  if (definition.componentSchemas.Error === undefined) throw new Error('Failed to derive validators from the spec: components.schemas.Error is missing');
+  return specModelOf(definition);
+}
+
+/**
+ * The kit's view of a compiled document. A document without an `Error` component (not the
+ * Petstore interface) gets an Error validator that accepts nothing: only the Petstore rule checks
+ * read it, and they do not run on such a document.
+ */
+export function specModelOf(definition: SpecDefinition): SpecModel {
   const operations = new Map<string, SpecOperation>();
   for (const operation of definition.operations) {
     const responses = new Map<string, SpecResponse>();
@@ -77,8 +87,7 @@ export function buildSpecModel(raw: OpenApiDocument): SpecModel {
     });
   }
   const errorSchema = definition.componentSchemas.Error;
-  if (errorSchema === undefined) throw new Error('Failed to derive validators from the spec: components.schemas.Error is missing');
-  return { title: definition.title, version: definition.version, operations, errorValidator: definition.validatorFor(errorSchema, 'components.schemas.Error') };
+  return { title: definition.title, version: definition.version, operations, errorValidator: definition.validatorFor(errorSchema ?? false, 'components.schemas.Error') };
 }
 
 function specResponse(response: ResponseDefinition): SpecResponse {
