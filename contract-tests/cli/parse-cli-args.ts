@@ -34,6 +34,8 @@ Document:
                           path to resources this run did not create (a throwaway server only);
                           without it they go only to what the run created, or are skipped
   --invalid-cases N       Most invalid requests per operation of the generic layer (default ${defaults.invalidCases})
+  --operation ID          Check only this operation in the generic layer (repeatable): its
+                          operationId, or 'METHOD /path' as the document writes it
 
 Behaviour:
   --read-only             Send no POST, so nothing can be created; creation and validation
@@ -110,6 +112,7 @@ const cliOptions = {
   spec: { type: 'string' },
   'allow-destructive': { type: 'boolean' },
   'invalid-cases': { type: 'string' },
+  operation: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -166,6 +169,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     failOnSkip: values['fail-on-skip'] ?? false,
     ...(values.spec === undefined ? {} : { specPath: values.spec }),
     allowDestructive: values['allow-destructive'] ?? false,
+    ...(values.operation === undefined ? {} : { operations: values.operation }),
     ...optionalNumber(values['invalid-cases'], 'invalidCases', '--invalid-cases', 'integer'),
   };
   if (values.spec === '') throw new ContractRunError('usage', 'Failed to use --spec: the file name is empty');

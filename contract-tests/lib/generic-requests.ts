@@ -104,6 +104,7 @@ export class GenericRequestBuilder {
   readonly #operation: GenericOperation;
   readonly #data: DataGenerator;
   readonly #pathValues: Record<string, string>;
+  #body: ReturnType<typeof bodyOf> | undefined;
 
   constructor(operation: GenericOperation, data: DataGenerator, pathValues: Record<string, string> = {}) {
     this.#operation = operation;
@@ -125,7 +126,9 @@ export class GenericRequestBuilder {
 
   /** The same request with a body of the first declared media type (or none). */
   body(): { rawBody?: string | Uint8Array; contentType?: string; value?: unknown; media?: MediaDefinition } {
-    return bodyOf(this.#operation.definition, this.#data);
+    // Made once per builder: generating a large schema's data costs more than sending it.
+    this.#body ??= bodyOf(this.#operation.definition, this.#data);
+    return this.#body;
   }
 
   /**
@@ -200,7 +203,7 @@ export class GenericRequestBuilder {
     if (cookies.length > 0) headers.cookie = cookies.join('; ');
     const search = new URLSearchParams(query).toString();
     request.path = `${path}${search === '' ? '' : `?${search}`}`;
-    const body = change.body === undefined ? bodyOf(definition, this.#data) : change.body;
+    const body = change.body === undefined ? this.body() : change.body;
     if (body?.rawBody !== undefined) request.rawBody = body.rawBody;
     if (body?.contentType !== undefined) request.contentType = body.contentType;
     return request;

@@ -81,6 +81,13 @@ export interface ContractOptions {
   allowDestructive?: boolean;
   /** Most invalid requests the generic layer sends per operation. Default 6. */
   invalidCases?: number;
+  /**
+   * The generic layer checks only these operations (operationId, or `METHOD /path` as the
+   * document writes it). Default: every operation.
+   *
+   * @example operations: ['listPets', 'DELETE /pets/{petId}']
+   */
+  operations?: readonly string[];
   /** Aborting cancels the run and stops Prism. */
   signal?: AbortSignal;
 }
@@ -109,6 +116,7 @@ export interface ResolvedContractOptions {
   failOnSkip: boolean;
   allowDestructive: boolean;
   invalidCases: number;
+  operations: readonly string[] | undefined;
 }
 
 export const defaults = {
@@ -168,6 +176,7 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     failOnSkip: options.failOnSkip ?? false,
     allowDestructive: options.allowDestructive ?? false,
     invalidCases: integerIn(options.invalidCases ?? defaults.invalidCases, '--invalid-cases', 0, 1_000),
+    operations: options.operations,
   };
 }
 

@@ -65,7 +65,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   // The document decides what runs: the Petstore rule checks, the generic layer, or both (spec-layers.ts).
   let layers: SpecLayers;
   try {
-    layers = await specLayers(settings.specPath);
+    layers = await specLayers(settings.specPath, settings.operations);
   } catch (error) {
     throw new ContractRunError('usage', (error as Error).message);
   }

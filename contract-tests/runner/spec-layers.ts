@@ -27,11 +27,16 @@ export interface SpecLayers {
  *
  * @example const { petstoreRules, areas } = await specLayers('test/fixtures/specs/oai-petstore/petstore.yaml'); // false, 2 areas
  */
-export async function specLayers(specPath: string): Promise<SpecLayers> {
+export async function specLayers(specPath: string, only?: readonly string[]): Promise<SpecLayers> {
   const definition = compileSpecDefinition(await readSpecFile(specPath));
+  const chosen = only === undefined ? undefined : new Set(only);
+  const unknown = [...(chosen ?? [])].filter((name) => !definition.operations.some((operation) => operation.operationId === name || `${operation.method} ${operation.pathTemplate}` === name));
+  if (unknown.length > 0) throw new Error(`Failed to use --operation ${unknown.slice(0, 3).map((name) => JSON.stringify(name)).join(', ')}: the document declares no such operation (operationId, or METHOD /path as written)`);
   const petstoreRules = allOperations.every((rule) => definition.operations.some((operation) => operation.operationId === rule.operationId && `${operation.method} ${operation.pathTemplate}` === rule.label));
   const covered = new Set(allOperations.map((operation) => operation.operationId));
-  const include = petstoreRules ? (operationId: string) => !covered.has(operationId) : () => true;
+  const byLabel = new Map(definition.operations.map((operation) => [operation.operationId, `${operation.method} ${operation.pathTemplate}`]));
+  const picked = (operationId: string) => chosen === undefined || chosen.has(operationId) || chosen.has(byLabel.get(operationId) ?? '');
+  const include = petstoreRules ? (operationId: string) => !covered.has(operationId) && picked(operationId) : picked;
   const generic = genericAreas(definition, include);
   const genericOperations = definition.operations.filter((operation) => include(operation.operationId)).length;
   const spec = specModelOf(definition);

@@ -45,6 +45,17 @@ class GenericContext {
   /** Path template of a POST -> the path values it was sent with and the body of its 2xx. */
   readonly created = new Map<string, { pathValues: Record<string, string>; body: Record<string, unknown> }>();
 
+  readonly #builders = new Map<string, GenericRequestBuilder>();
+
+  builder(operation: GenericOperation, make: () => GenericRequestBuilder): GenericRequestBuilder {
+    let builder = this.#builders.get(operation.id);
+    if (builder === undefined) {
+      builder = make();
+      this.#builders.set(operation.id, builder);
+    }
+    return builder;
+  }
+
   data(seed: number): DataGenerator {
     this.#data ??= createDataGenerator(seed);
     return this.#data;
@@ -79,7 +90,8 @@ function defineOperationChecks(check: Register, operation: GenericOperation, con
     if (run.target.allowDestructive) return {};
     return run.skip(`${operation.label} changes an existing resource, and this run created none it could address (${operation.definition.pathTemplate.includes('{') ? 'no 2xx to a POST on the path before it named its id' : 'the path names no resource'}); --allow-destructive sends it anyway`);
   };
-  const builderFor = (run: CheckRun) => new GenericRequestBuilder(operation, context.data(run.target.seed), pathValuesFor(run));
+  // One builder per operation and run: its parameters and body are made once, for every check of the operation.
+  const builderFor = (run: CheckRun) => context.builder(operation, () => new GenericRequestBuilder(operation, context.data(run.target.seed), pathValuesFor(run)));
   const send = (run: CheckRun, request: GenericRequest, mode: CredentialMode['kind'], extra: { offInterface?: boolean; bypassPrism?: boolean } = {}) =>
     run.send({
       operationId: operation.id,
@@ -139,6 +151,7 @@ function defineOperationChecks(check: Register, operation: GenericOperation, con
   const hasInputs = operation.definition.parameters.some((parameter) => parameter.in !== 'cookie') || operation.definition.requestBody !== undefined;
   if (!hasInputs) return;
   check({ ...base, id: `generic.invalid-requests:${operation.id}`, rule: 'spec invalid request', title: 'requests the document makes invalid (parameter absent or of the wrong type, body cases of the coverage phase) -> 4xx, never 2xx or 5xx', ...(operation.mayCreate ? { maxCreates: (target) => target.invalidCases } : {}) }, async (run) => {
+    if (run.target.invalidCases === 0) return run.skip('--invalid-cases 0: no invalid request is sent');
     const cases = builderFor(run).invalid(run.target.apiKey, run.target.invalidCases);
     if (cases.length === 0) return run.skip('the document gives nothing to make invalid here (no required or typed parameter, no JSON body with a schema)');
     run.cases(cases.length);
