@@ -168,7 +168,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     ...(values.header === undefined ? {} : { headers: values.header }),
     failOnSkip: values['fail-on-skip'] ?? false,
     ...(values.spec === undefined ? {} : { specPath: values.spec }),
-    allowDestructive: values['allow-destructive'] ?? false,
+    ...(values['allow-destructive'] === true ? { allowDestructive: true } : {}),
     ...(values.operation === undefined ? {} : { operations: values.operation }),
     ...optionalNumber(values['invalid-cases'], 'invalidCases', '--invalid-cases', 'integer'),
   };
