@@ -16,6 +16,13 @@ describe('parseCliArgs', () => {
     });
   });
 
+  it('reads the generic layer flags', () => {
+    const command = parseCliArgs(['--base-url', 'http://h/api', '--api-key', 'user:pw', '--spec', 'api.yaml', '--allow-destructive', '--invalid-cases', '2', '--operation', 'listPets', '--operation', 'DELETE /pets/{id}'], {});
+    expect(command).toMatchObject({ options: { specPath: 'api.yaml', allowDestructive: true, invalidCases: 2, operations: ['listPets', 'DELETE /pets/{id}'] } });
+    expect(() => parseCliArgs(['--base-url', 'http://h/api', '--api-key', 'k', '--spec', ''], {})).toThrow('Failed to use --spec: the file name is empty');
+    expect(() => parseCliArgs(['--base-url', 'http://h/api', '--api-key', 'k', '--invalid-cases', 'many'], {})).toThrow('Failed to use --invalid-cases: "many" is not an integer');
+  });
+
   it('falls back to PETSTORE_* variables, flags first', () => {
     const env = { PETSTORE_BASE_URL: 'http://env/v1', PETSTORE_API_KEY: 'env-key', PETSTORE_RATE_LIMIT_KEY: 'env-limited' };
     expect(parseCliArgs([], env)).toMatchObject({ options: { baseUrl: 'http://env/v1', apiKey: 'env-key', rateLimitKey: 'env-limited' } });

@@ -24,6 +24,19 @@ Target:
                           Retry-After, then never uses it again (env PETSTORE_RATE_LIMIT_KEY).
                           Without it the 429 checks are skipped.
 
+Document:
+  --spec FILE             The OpenAPI document (3.1, 3.0 or Swagger 2.0; YAML or JSON) the checks
+                          derive from (default: the Petstore interface shipped with the kit). Every
+                          operation gets the generic layer: credentials refused (401), a valid
+                          request answered as declared, invalid requests answered 4xx. On a
+                          document that is not the Petstore interface, its rule checks do not run.
+  --allow-destructive     Let the generic layer send PUT, PATCH, DELETE and POST to a resource
+                          path to resources this run did not create (a throwaway server only);
+                          without it they go only to what the run created, or are skipped
+  --invalid-cases N       Most invalid requests per operation of the generic layer (default ${defaults.invalidCases})
+  --operation ID          Check only this operation in the generic layer (repeatable): its
+                          operationId, or 'METHOD /path' as the document writes it
+
 Behaviour:
   --read-only             Send no POST, so nothing can be created; creation and validation
                           checks are reported SKIP
@@ -96,6 +109,10 @@ const cliOptions = {
   'max-body-bytes': { type: 'string' },
   'create-budget': { type: 'string' },
   'fail-on-skip': { type: 'boolean' },
+  spec: { type: 'string' },
+  'allow-destructive': { type: 'boolean' },
+  'invalid-cases': { type: 'string' },
+  operation: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -150,7 +167,12 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     ...optionalNumber(values['create-budget'], 'createBudget', '--create-budget', 'integer'),
     ...(values.header === undefined ? {} : { headers: values.header }),
     failOnSkip: values['fail-on-skip'] ?? false,
+    ...(values.spec === undefined ? {} : { specPath: values.spec }),
+    ...(values['allow-destructive'] === true ? { allowDestructive: true } : {}),
+    ...(values.operation === undefined ? {} : { operations: values.operation }),
+    ...optionalNumber(values['invalid-cases'], 'invalidCases', '--invalid-cases', 'integer'),
   };
+  if (values.spec === '') throw new ContractRunError('usage', 'Failed to use --spec: the file name is empty');
   if (values.output === '') throw new ContractRunError('usage', 'Failed to use --output: the file name is empty');
   return { kind: 'run', options, reporter, output: values.output };
 }

@@ -50,6 +50,10 @@ export interface ContractTarget {
   maxBodyBytes: number;
   /** Most categories the "all means all" check may create (--create-budget). */
   createBudget: number;
+  /** The generic layer may send PUT, PATCH, DELETE and POST to a resource path it did not create (--allow-destructive). */
+  allowDestructive: boolean;
+  /** Most invalid requests the generic layer sends per operation (--invalid-cases). */
+  invalidCases: number;
 }
 
 /** What one response said about a key's rate budget. */

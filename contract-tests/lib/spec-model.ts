@@ -1,6 +1,5 @@
 import type * as z from 'zod';
-import { compileSpecDefinition, type ResponseDefinition } from '../../spec/compile-spec.js';
-import { readSpecFile } from '../../spec/load-spec.js';
+import { compileSpecDefinition, type ResponseDefinition, type SpecDefinition } from '../../spec/compile-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 
 /** What the suite reads from the spec about one operation. */
@@ -45,23 +44,28 @@ export type BodyVerdict =
   | { kind: 'invalid'; issues: string[]; notShown: boolean };
 
 /**
- * Loads the OpenAPI document and derives, for each operation, the validators of its response
+ * Derives from a parsed Petstore document, for each operation, the validators of its response
  * bodies, its stability and whether the interface shows its shapes: the kit's view of the reading
  * shared with the mock (`spec/compile-spec.ts`), so the two cannot drift. Validators are JSON
  * Schema 2020-12 (ajv) behind zod's `safeParse`, compiled on first use.
  * Throws "Failed to load spec ..." / "Failed to compile spec ..." on a document it cannot use.
  *
  * @example
- * const spec = await loadSpecModel('spec/petstore.openapi.yaml');
+ * const spec = buildSpecModel(await readSpecFile('spec/petstore.openapi.yaml'));
  * spec.operations.get('listCategories')?.responses.get('200')?.validator?.safeParse([]).success; // true
  */
-export async function loadSpecModel(path: string): Promise<SpecModel> {
-  return buildSpecModel(await readSpecFile(path));
-}
-
-/** Same as `loadSpecModel`, from a parsed document. */
 export function buildSpecModel(raw: OpenApiDocument): SpecModel {
   const definition = compileSpecDefinition(raw);
+  if (definition.componentSchemas.Error === undefined) throw new Error('Failed to derive validators from the spec: components.schemas.Error is missing');
+  return specModelOf(definition);
+}
+
+/**
+ * The kit's view of a compiled document. A document without an `Error` component (not the
+ * Petstore interface) gets an Error validator that accepts nothing: only the Petstore rule checks
+ * read it, and they do not run on such a document.
+ */
+export function specModelOf(definition: SpecDefinition): SpecModel {
   const operations = new Map<string, SpecOperation>();
   for (const operation of definition.operations) {
     const responses = new Map<string, SpecResponse>();
@@ -77,8 +81,7 @@ export function buildSpecModel(raw: OpenApiDocument): SpecModel {
     });
   }
   const errorSchema = definition.componentSchemas.Error;
-  if (errorSchema === undefined) throw new Error('Failed to derive validators from the spec: components.schemas.Error is missing');
-  return { title: definition.title, version: definition.version, operations, errorValidator: definition.validatorFor(errorSchema, 'components.schemas.Error') };
+  return { title: definition.title, version: definition.version, operations, errorValidator: definition.validatorFor(errorSchema ?? false, 'components.schemas.Error') };
 }
 
 function specResponse(response: ResponseDefinition): SpecResponse {

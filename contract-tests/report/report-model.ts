@@ -64,6 +64,10 @@ export interface ContractReport {
     maxBodyBytes?: number;
     createBudget?: number;
     failOnSkip?: boolean;
+    /** The generic layer may change resources the run did not create (--allow-destructive). */
+    allowDestructive?: boolean;
+    /** Most invalid requests per operation of the generic layer (--invalid-cases). */
+    invalidCases?: number;
     /** -H headers, credential values masked. */
     extraHeaders?: Record<string, string>;
   };

@@ -74,6 +74,20 @@ export interface ContractOptions {
   createBudget?: number;
   /** A SKIP fails the run (exit 1): for pipelines that want proof, not silence. Default false. */
   failOnSkip?: boolean;
+  /**
+   * The generic layer may send PUT, PATCH, DELETE and POST to a resource path on resources the
+   * run did not create (a throwaway server, a mock). Default false: only on what the run created.
+   */
+  allowDestructive?: boolean;
+  /** Most invalid requests the generic layer sends per operation. Default 6. */
+  invalidCases?: number;
+  /**
+   * The generic layer checks only these operations (operationId, or `METHOD /path` as the
+   * document writes it). Default: every operation.
+   *
+   * @example operations: ['listPets', 'DELETE /pets/{petId}']
+   */
+  operations?: readonly string[];
   /** Aborting cancels the run and stops Prism. */
   signal?: AbortSignal;
 }
@@ -100,6 +114,9 @@ export interface ResolvedContractOptions {
   maxBodyBytes: number;
   createBudget: number;
   failOnSkip: boolean;
+  allowDestructive: boolean;
+  invalidCases: number;
+  operations: readonly string[] | undefined;
 }
 
 export const defaults = {
@@ -113,6 +130,7 @@ export const defaults = {
   deadlineSeconds: 300,
   maxBodyBytes: 1_048_576,
   createBudget: 60,
+  invalidCases: 6,
 } as const;
 
 /**
@@ -156,6 +174,9 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     maxBodyBytes: integerIn(options.maxBodyBytes ?? defaults.maxBodyBytes, '--max-body-bytes', 1_024, 1_073_741_824),
     createBudget: integerIn(options.createBudget ?? defaults.createBudget, '--create-budget', 0, 10_000),
     failOnSkip: options.failOnSkip ?? false,
+    allowDestructive: options.allowDestructive ?? false,
+    invalidCases: integerIn(options.invalidCases ?? defaults.invalidCases, '--invalid-cases', 0, 1_000),
+    operations: options.operations,
   };
 }
 

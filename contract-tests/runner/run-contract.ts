@@ -15,7 +15,9 @@ import { startPrism, type RunningPrism } from './prism-process.js';
 import { creationBound, creationLine } from './creation-bound.js';
 import { createRequestRecorder, failureGroupsWithCurl, reportInterfaceLinks, secretVariables } from './report-extras.js';
 import { assertRateLimitKeyAccepted, limitedKeyNotice, preflight } from './preflight.js';
+import { reachability } from './reachability.js';
 import { runChecks } from './run-checks.js';
+import { genericCreationLine, genericLayerLine, specLayers, type SpecLayers } from './spec-layers.js';
 
 /** The outcome of a run: the report and the exit code it implies (0 conforms, 1 fails, 3 inconclusive). */
 export interface ContractRun {
@@ -60,12 +62,22 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   }
   const timeoutMs = Math.round(settings.timeoutSeconds * 1000);
   const deadlineMs = Math.round(settings.deadlineSeconds * 1000);
+  // The document decides what runs: the Petstore rule checks, the generic layer, or both (spec-layers.ts).
+  let layers: SpecLayers;
+  try {
+    layers = await specLayers(settings.specPath, settings.operations);
+  } catch (error) {
+    throw new ContractRunError('usage', (error as Error).message);
+  }
   // A run that cannot mean anything (server unreachable, a key refused, no API at the base URL) stops
-  // here or at the rate-limit key's first answer, before the suite and the spec's validators are
-  // loaded (they take most of a second).
-  const probe = await preflight({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs, extraHeaders: settings.extraHeaders }).catch((error: unknown) => {
+  // here or at the rate-limit key's first answer. On another document, only an unreachable server stops it.
+  const probe = await (layers.petstoreRules
+    ? preflight({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs, extraHeaders: settings.extraHeaders })
+    : reachability({ baseUrl: settings.baseUrl, path: layers.probePath, timeoutMs, extraHeaders: settings.extraHeaders })
+  ).catch((error: unknown) => {
     throw error instanceof ContractRunError ? new ContractRunError(error.kind, redact(error.message)) : error;
   });
+  if (!layers.petstoreRules) log(genericLayerLine(layers.genericOperations, settings));
   const notice = limitedKeyNotice(probe, settings.maxWaitSeconds);
   if (notice !== undefined) log(notice);
 
@@ -107,6 +119,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       extraHeaders: settings.extraHeaders,
       maxBodyBytes: settings.maxBodyBytes,
       createBudget: settings.createBudget,
+      allowDestructive: settings.allowDestructive,
+      invalidCases: settings.invalidCases,
     };
     const state = createRunState();
     const recorder = createRequestRecorder(settings.baseUrl);
@@ -117,7 +131,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       else printLog(redact(waitLine(notice)));
     };
     client = new ContractHttpClient(target, state, log, deadline.signal, { onSend: recorder.onSend, onWait });
-    if (settings.rateLimitKey !== undefined) {
+    if (settings.rateLimitKey !== undefined && layers.petstoreRules) {
       // The rate-limit key's budget before the main key spends anything: the independent-budget
       // check compares it with what the key reports later.
       const first = await client.send('rate.independent-budgets', { ...callOf(listCategories), authorization: `Bearer ${settings.rateLimitKey}`, identity: 'rate-limit' }).catch(() => undefined);
@@ -132,16 +146,10 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       }
       // Without an answer, the checks that need it say so.
     }
-    const [{ loadSpecModel }, { suiteAreas }] = await Promise.all([import('../lib/spec-model.js'), import('../suite/index.js')]);
-    let spec;
-    try {
-      spec = await loadSpecModel(settings.specPath);
-    } catch (error) {
-      throw new ContractRunError('usage', (error as Error).message);
-    }
-    const mayCreate = await creationBound(suiteAreas, target);
-    log(creationLine({ bound: mayCreate, baseUrl: settings.baseUrl, namePrefix: target.namePrefix, createBudget: settings.createBudget, readOnly: settings.readOnly }));
-    const results = await runChecks(suiteAreas, {
+    const { spec, areas } = layers;
+    const mayCreate = await creationBound(areas, target);
+    log(layers.petstoreRules ? creationLine({ bound: mayCreate, baseUrl: settings.baseUrl, namePrefix: target.namePrefix, createBudget: settings.createBudget, readOnly: settings.readOnly }) : genericCreationLine(mayCreate, settings));
+    const results = await runChecks(areas, {
       target,
       spec,
       state,
@@ -182,6 +190,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         maxBodyBytes: settings.maxBodyBytes,
         createBudget: settings.createBudget,
         failOnSkip: settings.failOnSkip,
+        allowDestructive: settings.allowDestructive,
+        invalidCases: settings.invalidCases,
         extraHeaders: Object.fromEntries(Object.entries(settings.extraHeaders).map(([name, value]) => [name, looksLikeCredentialHeader(name) ? masked(value) : value])),
       },
       requestsByKey: {

@@ -14,7 +14,7 @@ import { needsBody, respond } from './pipeline/pipeline.js';
 import type { PipelineRuntime, RequestObserver } from './pipeline/request-record.js';
 import { serveSpec } from './pipeline/served-spec.js';
 import { compileSpec, isCompiledSpec, type CompiledSpec } from './spec/compiled-spec.js';
-import { createDataGenerator } from './spec/data-generator.js';
+import { createDataGenerator } from '../../spec/data-generator.js';
 import { seedCategories } from './spec/seeding.js';
 import { MemoryBudget } from './state/memory-budget.js';
 import { createMemoryStore } from './state/memory-store.js';

@@ -1,7 +1,7 @@
 import { errorCatalogue, type ErrorCode } from '../errors.js';
 import type { CompiledOperation, CompiledResponse } from '../spec/compiled-spec.js';
 import type { CompiledMedia } from '../spec/media.js';
-import type { DataGenerator } from '../spec/data-generator.js';
+import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import { MediaBody, type ErrorShape } from '../wire/response-shaping.js';
 import { xmlText } from '../wire/xml-text.js';
@@ -38,6 +38,8 @@ function responseFor(operation: CompiledOperation, status: number): CompiledResp
 }
 
 const ownFields = new Set(['code', 'message', 'status']);
+/** An Error of the API's own shape: a schema over the same field names that refuses it declares a shape of its own. */
+const ownErrorSample = { code: 'invalid_request', message: 'Invalid request', status: 400 };
 
 /** The media type of a declared error, unless it is the API's own Error shape or any body (then the mock's own answer). */
 function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
@@ -45,7 +47,9 @@ function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
   if (media === undefined) return undefined;
   if (media.kind !== 'json') return media.kind === 'text' || media.kind === 'xml' ? media : undefined;
   const properties = propertiesOf(media.schema);
-  if (properties.length === 0 || properties.every((name) => ownFields.has(name))) return media.essence === 'application/json' || media.essence === '*/*' ? undefined : media;
+  const ownShape = properties.length === 0 || (properties.every((name) => ownFields.has(name)) && (media.validator?.isValid(ownErrorSample) ?? true));
+  if (ownShape) return media.essence === 'application/json' || media.essence === '*/*' ? undefined : media;
+  // The same field names typed otherwise (`code: integer`, OpenAPI's own petstore example): the document's shape.
   return media;
 }
 

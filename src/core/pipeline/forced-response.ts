@@ -1,5 +1,5 @@
 import type { CompiledOperation } from '../spec/compiled-spec.js';
-import type { DataGenerator } from '../spec/data-generator.js';
+import type { DataGenerator } from '../../../spec/data-generator.js';
 import { HttpError, type ErrorBody, type ErrorCode } from '../errors.js';
 import type { Preferences } from '../wire/prefer-header.js';
 

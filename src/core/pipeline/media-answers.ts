@@ -1,6 +1,6 @@
 import { HttpError } from '../errors.js';
 import type { CompiledResponse } from '../spec/compiled-spec.js';
-import type { DataGenerator } from '../spec/data-generator.js';
+import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { CompiledMedia } from '../spec/media.js';
 import { chooseMedia } from '../wire/accept.js';
 import { placeholderFile } from '../wire/placeholder-files.js';
@@ -27,11 +27,17 @@ export function responseMedia(response: CompiledResponse, accept: string | undef
   return media[index];
 }
 
-/** The media type's first example, or data made from its schema (null without either). */
+/**
+ * The media type's first example that its schema accepts, or data made from its schema (null
+ * without either). A JSON example that breaks its own schema (documents have them) is not served:
+ * the answer must be what the document declares.
+ */
 export function sampleOf(media: CompiledMedia, data: DataGenerator): unknown {
-  const example = media.examples.values().next();
-  if (!example.done) return example.value;
-  return media.schema === undefined ? null : data.generate(media.schema);
+  const validator = media.kind === 'json' ? media.validator : undefined;
+  for (const example of media.examples.values()) if (validator === undefined || validator.isValid(example)) return example;
+  if (media.schema !== undefined) return data.generate(media.schema);
+  const first = media.examples.values().next();
+  return first.done ? null : first.value;
 }
 
 /**

@@ -1,6 +1,7 @@
+import type { JsonSchema } from '../../../spec/openapi-types.js';
 import type { NewCategory } from '../../../spec/schemas.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
-import type { DataGenerator } from '../spec/data-generator.js';
+import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { HitInput, HitResult } from '../state/state-store.js';
 import { integerText } from '../wire/number-text.js';
 import { RawJson } from '../wire/response-shaping.js';
@@ -61,13 +62,28 @@ export const petstoreOperations: Readonly<Record<string, StatefulOperation>> = {
  * Any other operation: its success response in the media type `Accept` prefers, from its first
  * example or data generated from its schema; no body when it declares none.
  */
-export function generatedResponse({ operation, data }: Pick<OperationContext, 'operation' | 'data'>, accept?: string): OperationResult {
+export function generatedResponse({ operation, data, headers }: Pick<OperationContext, 'operation' | 'data'> & { headers?: Record<string, string> }, accept?: string): OperationResult {
   const status = operation.successStatus ?? 200;
   const response = operation.responses.get(status) ?? operation.rangeResponses.get('2XX') ?? operation.rangeResponses.get('DEFAULT');
   if (!response) return { status, body: undefined };
+  if (headers !== undefined) for (const header of response.requiredHeaders) addRequiredHeader(headers, header, data);
   const media = responseMedia(response, accept);
   if (media === undefined) return { status, body: undefined };
   return { status, body: mediaBody(media, sampleOf(media, data)) };
+}
+
+/**
+ * A header the response marks required, unless the answer has it already (the rate-limit headers):
+ * its schema's example or generated value, as printable text.
+ */
+function addRequiredHeader(headers: Record<string, string>, header: { name: string; schema: JsonSchema | undefined }, data: DataGenerator): void {
+  const lower = header.name.toLowerCase();
+  if (lower === 'content-type' || lower === 'content-length' || Object.keys(headers).some((name) => name.toLowerCase() === lower)) return;
+  const schema = header.schema;
+  const examples = typeof schema === 'object' && Array.isArray(schema.examples) ? (schema.examples as unknown[]) : [];
+  const value = examples.length > 0 ? examples[0] : schema === undefined ? 'placeholder' : data.generate(schema);
+  const text = typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '');
+  headers[header.name] = /^[\x20-\x7e]*$/.test(text) && text !== '' ? text : 'placeholder';
 }
 
 /**

@@ -4,7 +4,7 @@ import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import type { MediaDefinition, ResponseDefinition } from '../../../spec/compile-spec.js';
 import type { JsonSchema, OpenApiDocument } from '../../../spec/openapi-types.js';
 import { formFields, mediaKind, type CompiledMedia } from './media.js';
-import { compileSecurity, type CompiledSecurity } from './security.js';
+import { compileSecurity, type CompiledSecurity } from '../../../spec/security-schemes.js';
 
 /** What the mock knows about one operation, read from the spec once at startup. */
 export interface CompiledOperation {
@@ -69,6 +69,8 @@ export interface CompiledResponse {
   /** Named examples; an unnamed `example` is stored as `default`. */
   examples: Map<string, unknown>;
   headerNames: string[];
+  /** Headers the response marks `required`, with their schemas: the mock sends each one. */
+  requiredHeaders: { name: string; schema: JsonSchema | undefined }[];
 }
 
 export interface CompiledSpec {
@@ -148,7 +150,7 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
 
 function compileResponse(response: ResponseDefinition): CompiledResponse {
   const media = response.media.map(compileMedia);
-  return { status: response.status, statusKey: response.statusKey, media, mediaEssences: media.map((entry) => entry.essence), schema: response.schema, examples: response.examples, headerNames: response.headers.map((header) => header.name) };
+  return { status: response.status, statusKey: response.statusKey, media, mediaEssences: media.map((entry) => entry.essence), schema: response.schema, examples: response.examples, headerNames: response.headers.map((header) => header.name), requiredHeaders: response.headers.filter((header) => header.required).map(({ name, schema }) => ({ name, schema })) };
 }
 
 function compileMedia(media: MediaDefinition): CompiledMedia {

@@ -1,4 +1,4 @@
-import type { OpenApiDocument, SecurityRequirement } from '../../../spec/openapi-types.js';
+import type { OpenApiDocument, SecurityRequirement } from './openapi-types.js';
 
 /** How one security scheme of the document is checked on a request. */
 export type SchemeCheck =

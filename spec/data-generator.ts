@@ -1,9 +1,9 @@
 import { base, en, Faker } from '@faker-js/faker';
 import { createGeneratorSync } from 'json-schema-faker';
-import type { JsonSchema } from '../../../spec/openapi-types.js';
-import { validatorOf } from '../../../spec/compile-spec.js';
-import { nodeAt, originOf } from '../../../spec/ref-resolver.js';
-import { stripAnnotations } from '../../../spec/schema-keywords.js';
+import type { JsonSchema } from './openapi-types.js';
+import { validatorOf } from './compile-spec.js';
+import { nodeAt, originOf } from './ref-resolver.js';
+import { stripAnnotations } from './schema-keywords.js';
 
 /**
  * Fake data from JSON schemas, repeatable under one seed: json-schema-faker walks the schema and
@@ -25,6 +25,8 @@ export interface DataGenerator {
 
 /** Nesting levels of generated objects and arrays; deeper, only required fields are filled. */
 const maxDepth = 5;
+/** Draws after a first value the schema refuses, before the smallest instance and the branches one by one. */
+const retries = 8;
 /** References followed in a row (bounds recursion through allOf/anyOf, which adds no nesting). */
 const maxReferenceDepth = 32;
 
@@ -71,6 +73,21 @@ export function createDataGenerator(seed: number): DataGenerator {
   };
   reset();
 
+  const branchValue = (source: object, pointer: string, generator: Generator, validator: { isValid(value: unknown): boolean }): unknown => {
+    const raw = nodeAt(source, pointer) as Record<string, unknown> | undefined;
+    for (const keyword of ['oneOf', 'anyOf'] as const) {
+      const branches = raw?.[keyword];
+      if (!Array.isArray(branches)) continue;
+      for (let index = 0; index < branches.length; index += 1) {
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          const candidate = generator.generate(schemaAt(source, `${pointer}/${keyword}/${index}`) as GeneratorSchema);
+          if (validator.isValid(candidate)) return candidate;
+        }
+      }
+    }
+    return undefined;
+  };
+
   return {
     generate(schema, options = {}) {
       const generator = options.allOptionals ? generators.all : generators.some;
@@ -86,12 +103,15 @@ export function createDataGenerator(seed: number): DataGenerator {
           // shortest arrays), where recursion ends by itself; the first try if none passes.
           const validator = validatorOf(schema, 'generated data');
           if (validator.isValid(value)) return value;
-          for (let attempt = 0; attempt < 2; attempt += 1) {
+          // json-schema-faker may pick from an allOf'd enum the outer enum refuses: a few more draws.
+          for (let attempt = 0; attempt < retries; attempt += 1) {
             const again = generator.generate(ready);
             if (validator.isValid(again)) return again;
           }
           const minimal = generators.minimal.generate(ready);
-          return validator.isValid(minimal) ? minimal : value;
+          if (validator.isValid(minimal)) return minimal;
+          // A oneOf/anyOf whose branches differ by a const or enum (a tagged union): each branch alone.
+          return branchValue(origin.resolved.source, origin.pointer, generator, validator) ?? value;
         } finally {
           currentSource = undefined;
         }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../../../spec/openapi-types.js';
-import { compileSpecDefinition, validatorOf } from '../../../spec/compile-spec.js';
+import type { JsonSchema } from './openapi-types.js';
+import { compileSpecDefinition, validatorOf } from './compile-spec.js';
 import { createDataGenerator } from './data-generator.js';
 
 const schema: JsonSchema = {
