@@ -63,7 +63,7 @@ describe('progress while the run waits', () => {
     live.close();
     const unsized = stream(0);
     new LiveConsole(unsized, { interactive: true }).wait(reset);
-    expect(unsized.writes[0]).toBe(waitStatus([reset], start).slice(0, 78) + '…');
+    expect(unsized.writes[0]).toBe(`${waitStatus([reset], start).slice(0, 78)}…`);
     expect(unsized.writes[0]).toMatch(/^petstore-contract: 37 s left of a 37 s wait for /);
   });
 });

@@ -300,7 +300,7 @@ function bodyOf(definition: OperationDefinition, data: DataGenerator): { rawBody
   const declared = definition.requestBody?.media ?? [];
   const media = declared.find((entry) => isJsonMedia(entry.essence)) ?? declared[0];
   if (media === undefined) return {};
-  const value = valueOf(media, data);
+  const value = mediaValueOf(media, data);
   if (isJsonMedia(media.essence) || media.essence === '*/*' || media.essence === 'application/*') {
     return { rawBody: JSON.stringify(value ?? {}), contentType: isJsonMedia(media.essence) ? media.type : 'application/json', value, media };
   }
@@ -316,7 +316,7 @@ function bodyOf(definition: OperationDefinition, data: DataGenerator): { rawBody
   return { rawBody: typeof value === 'string' && value !== '' ? value : 'contract-test', contentType: type, value, media };
 }
 
-function valueOf(media: MediaDefinition, data: DataGenerator): unknown {
+function mediaValueOf(media: MediaDefinition, data: DataGenerator): unknown {
   for (const example of media.examples.values()) if (media.validator === undefined || media.validator.isValid(example)) return example;
   return media.schema === undefined ? undefined : data.generate(media.schema);
 }

@@ -14,7 +14,7 @@ describe('createRedactor', () => {
   });
 
   it('masks every string of a report, keys included', () => {
-    expect(redactDeep({ ['main key demo-enterprise']: ['x demo-enterprise'], n: 1 }, redact)).toEqual({ 'main key demo…(15)': ['x demo…(15)'], n: 1 });
+    expect(redactDeep({ 'main key demo-enterprise': ['x demo-enterprise'], n: 1 }, redact)).toEqual({ 'main key demo…(15)': ['x demo…(15)'], n: 1 });
   });
 
   it('knows which header names carry credentials', () => {

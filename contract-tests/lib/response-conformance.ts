@@ -56,7 +56,7 @@ export function judgeResponse(operation: OperationDefinition, response: Exchange
   }
   if (!hasBody) return out;
   const contentType = response.headers['content-type'];
-  const essence = contentType?.split(';')[0]!.trim().toLowerCase();
+  const essence = contentType === undefined ? undefined : contentType.split(';')[0]!.trim().toLowerCase();
   if (declared.media.length === 0) {
     if (response.bodyText !== '') out.open.push(`the ${status} response declares no content, and a body came (Content-Type ${contentType ?? 'missing'})`);
     return out;

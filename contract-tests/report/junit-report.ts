@@ -25,7 +25,9 @@ export function renderJunitReport(report: ContractReport): string {
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const groups = report.failureGroups ?? groupFailures(report.results);
   const causeOf = new Map<string, Cause>();
-  groups.forEach((group, index) => group.checks.forEach((check) => causeOf.set(check.id, { group, index, of: groups.length })));
+  for (const [index, group] of groups.entries()) {
+    for (const check of group.checks) causeOf.set(check.id, { group, index, of: groups.length });
+  }
   const verdict = report.verdict ?? (report.conforms ? 'CONFORMS' : 'DOES NOT CONFORM');
   const out: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   out.push(

@@ -32,8 +32,12 @@ export function genericAreas(spec: SpecDefinition, include: (operationId: string
     ...changing.filter((operation) => operation.definition.method !== 'DELETE').sort((a, b) => depth(a) - depth(b)),
     ...changing.filter((operation) => operation.definition.method === 'DELETE').sort((a, b) => depth(b) - depth(a)),
   ];
-  const areas = [defineArea('Generic layer: reading and creating operations (spec)', 'concurrent', (check) => reading.forEach((operation) => defineOperationChecks(check, operation, context)))];
-  if (ordered.length > 0) areas.push(defineArea('Generic layer: operations that change or delete, on what the kit created (spec)', 'sequential', (check) => ordered.forEach((operation) => defineOperationChecks(check, operation, context))));
+  const areas = [defineArea('Generic layer: reading and creating operations (spec)', 'concurrent', (check) => {
+    for (const operation of reading) defineOperationChecks(check, operation, context);
+  })];
+  if (ordered.length > 0) areas.push(defineArea('Generic layer: operations that change or delete, on what the kit created (spec)', 'sequential', (check) => {
+    for (const operation of ordered) defineOperationChecks(check, operation, context);
+  }));
   return areas;
 }
 

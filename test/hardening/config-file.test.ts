@@ -32,7 +32,7 @@ async function failureOf(path: string): Promise<string> {
 }
 
 // Secrets that must never reach an error line: each file holds them on every line.
-const shadow = ['root:$6$Zm9vYmFy$s3cr3tHashRoot:19000:0:99999:7:::', 'daemon:*:19000:0:99999:7:::', 'alice:$6$c2FsdA$s3cr3tHashAlice:19500:0:99999:7:::'].join('\n') + '\n';
+const shadow = `${['root:$6$Zm9vYmFy$s3cr3tHashRoot:19000:0:99999:7:::', 'daemon:*:19000:0:99999:7:::', 'alice:$6$c2FsdA$s3cr3tHashAlice:19500:0:99999:7:::'].join('\n')}\n`;
 const secretPattern = /s3cr3t|\$6\$|root:|alice|daemon|hunter2|BEGIN|PRIVATE|password/i;
 
 describe('errors never quote a file that is not a config (item 3)', () => {

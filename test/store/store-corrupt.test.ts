@@ -61,18 +61,36 @@ function expectNoBrokenAnswer(response: MockResponse, what: string): void {
 type Corruption = { name: string; session: string; corrupt(prefix: string): Promise<unknown> };
 const at = (prefix: string, session: string, name: string) => `${prefix}{${session}}:${name}`;
 const corruptions: Corruption[] = [
-  { name: 'the category list is a string', session: 'victim', corrupt: async (prefix) => (await raw.del(at(prefix, 'victim', 'cats')), raw.set(at(prefix, 'victim', 'cats'), 'hello')) },
+  { name: 'the category list is a string', session: 'victim', corrupt: async (prefix) => {
+      await raw.del(at(prefix, 'victim', 'cats'));
+      await raw.set(at(prefix, 'victim', 'cats'), 'hello');
+    } },
   { name: 'a category entry is not JSON', session: 'victim', corrupt: (prefix) => raw.rPush(at(prefix, 'victim', 'cats'), 'hello') },
   { name: 'a category entry was edited into invalid JSON', session: 'victim', corrupt: (prefix) => raw.lSet(at(prefix, 'victim', 'cats'), 0, '{"id":1,"name":"x"oops}') },
   { name: 'the meta clock is not a number', session: 'victim', corrupt: (prefix) => raw.hSet(at(prefix, 'victim', 'meta'), 'off', 'abc') },
-  { name: 'the meta key is a string', session: 'victim', corrupt: async (prefix) => (await raw.del(at(prefix, 'victim', 'meta')), raw.set(at(prefix, 'victim', 'meta'), 'x')) },
-  { name: 'the keys hash is a list', session: 'victim', corrupt: async (prefix) => (await raw.del(at(prefix, 'victim', 'keys')), raw.rPush(at(prefix, 'victim', 'keys'), 'x')) },
+  { name: 'the meta key is a string', session: 'victim', corrupt: async (prefix) => {
+      await raw.del(at(prefix, 'victim', 'meta'));
+      await raw.set(at(prefix, 'victim', 'meta'), 'x');
+    } },
+  { name: 'the keys hash is a list', session: 'victim', corrupt: async (prefix) => {
+      await raw.del(at(prefix, 'victim', 'keys'));
+      await raw.rPush(at(prefix, 'victim', 'keys'), 'x');
+    } },
   { name: 'a key entry is not JSON', session: 'victim', corrupt: (prefix) => raw.hSet(at(prefix, 'victim', 'keys'), digestOf('demo-free'), '1|not json') },
-  { name: 'the request log is a hash', session: 'victim', corrupt: async (prefix) => (await raw.del(at(prefix, 'victim', 'log')), raw.hSet(at(prefix, 'victim', 'log'), 'a', 'b')) },
+  { name: 'the request log is a hash', session: 'victim', corrupt: async (prefix) => {
+      await raw.del(at(prefix, 'victim', 'log'));
+      await raw.hSet(at(prefix, 'victim', 'log'), 'a', 'b');
+    } },
   { name: 'a log line is not JSON', session: 'victim', corrupt: (prefix) => raw.lPush(at(prefix, 'victim', 'log'), 'garbage') },
   { name: 'the id sequence is not a number', session: 'victim', corrupt: (prefix) => raw.set(at(prefix, 'victim', 'seq'), 'abc') },
-  { name: 'the default session\'s categories are a set', session: 'default', corrupt: async (prefix) => (await raw.del(at(prefix, 'default', 'cats')), raw.sAdd(at(prefix, 'default', 'cats'), 'x')) },
-  { name: 'the session registry is a string', session: 'newcomer', corrupt: async (prefix) => (await raw.del(`${prefix}sessions`), raw.set(`${prefix}sessions`, 'x')) },
+  { name: 'the default session\'s categories are a set', session: 'default', corrupt: async (prefix) => {
+      await raw.del(at(prefix, 'default', 'cats'));
+      await raw.sAdd(at(prefix, 'default', 'cats'), 'x');
+    } },
+  { name: 'the session registry is a string', session: 'newcomer', corrupt: async (prefix) => {
+      await raw.del(`${prefix}sessions`);
+      await raw.set(`${prefix}sessions`, 'x');
+    } },
 ];
 
 describe.skipIf(gate.skip)(`data the mock did not write under the Redis prefix${gate.skip ? ` (skipped: ${gate.reason})` : ''}`, () => {

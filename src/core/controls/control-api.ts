@@ -117,6 +117,7 @@ interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
   /** How a POST body becomes the input, when not as JSON (the scenario also takes YAML text). */
   decodeBody?: (request: MockRequest) => unknown;
   /** Runs the control; `input` is already validated. */
+  // biome-ignore lint/suspicious/noExplicitAny: each route's input is its own schema's output, which one table of routes cannot name
   run(runtime: ControlRuntime, session: string, input: any): Promise<Awaited<ReturnType<MockControls[Name]>>>;
   /** The HTTP answer of a result. */
   http(result: Awaited<ReturnType<MockControls[Name]>>, call: ControlCall): Promise<ControlAnswer> | ControlAnswer;

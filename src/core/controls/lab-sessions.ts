@@ -106,7 +106,10 @@ function observeIn(found: SessionLab, input: LabRequestInput, anonymousLimits: L
   const known = lab.clients[input.hit.client];
   // A client the lab would start judging needs room in the budget; without it, the request is not judged.
   if (known === undefined && lab.clientCount < maxClientsPerSession) {
-    if (!found.meter.take(labClientBytes)) return found.meter.notKept();
+    if (!found.meter.take(labClientBytes)) {
+      found.meter.notKept();
+      return;
+    }
     found.counted += 1;
   }
   const observation = observationFromHit({

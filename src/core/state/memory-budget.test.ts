@@ -70,7 +70,7 @@ describe('MemoryBudget', () => {
   it('counts one byte a character for ASCII text, else two a UTF-16 unit or the UTF-8 size, whichever is more', () => {
     expect(textBytes('{"id":1}', 8)).toBe(8);
     expect(textBytes('é'.repeat(10), 20)).toBe(20);
-    expect(textBytes('a'.repeat(99) + '€', 102)).toBe(200);
+    expect(textBytes(`${'a'.repeat(99)}€`, 102)).toBe(200);
     expect(textBytes('€€', 6)).toBe(6);
   });
 });

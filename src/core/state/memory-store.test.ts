@@ -5,7 +5,7 @@ import { createMemoryStore } from './memory-store.js';
 import { RateLimiter } from './rate-limiter.js';
 import { SessionsConfigSchema, StoreConfigSchema } from '../config/store-config.js';
 import { storeOptionsFromConfig } from './store-options.js';
-import { type StateStoreOptions } from './state-store.js';
+import type { StateStoreOptions } from './state-store.js';
 import { parseMockConfig } from '../config/mock-config.js';
 
 const t0 = Date.UTC(2026, 0, 1);

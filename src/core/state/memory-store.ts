@@ -9,7 +9,7 @@ import { storeDefaults, type AfterSunsetMode } from '../config/store-config.js';
 import { assertAfterSunsetMode, assertClientStep, assertClockStep, assertDigest, assertRuntimeKey, assertScenarioSteps, categoryTooLargeMessage, clockOffsetInRange, clockRangeMessage, scenarioOffset, sortSessions } from './store-checks.js';
 import { assertSessionName, defaultSessionName } from './sessions.js';
 import { assertStoreOptions } from './store-options.js';
-import { ScenarioRefusedError, TooManySessionsError, type StoreScenario, type ClientHistory, type CreatedCategory, type HitInput, type HitResult, type ImmediateStoreCalls, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient } from './state-store.js';
+import { ScenarioRefusedError, TooManySessionsError, type StoreScenario, type CreatedCategory, type HitInput, type HitResult, type ImmediateStoreCalls, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient } from './state-store.js';
 
 /**
  * The in-memory state store: the default, and the only one in the browser bundle. Each session is

@@ -90,7 +90,10 @@ export class RequestLog {
     if (this.#meter !== undefined) {
       const charge = chargeOf(entry);
       const more = charge - (slot === undefined ? 0 : slot.charge);
-      if (more > 0 && !this.#meter.take(more)) return this.#meter.notKept();
+      if (more > 0 && !this.#meter.take(more)) {
+        this.#meter.notKept();
+        return;
+      }
       if (more < 0) this.#meter.give(-more);
       if (slot !== undefined) slot.charge = charge;
       else slot = newSlot(this.#slots, charge);

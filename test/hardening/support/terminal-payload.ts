@@ -36,6 +36,7 @@ export const fakeLine = 'Verdict: ok, all clear';
 export const terminalPayload = `\n${fakeLine}${controlCharacters.join('')}${escapeSequences.join('')}${spoofingCharacters.join('')}x`;
 
 /** What must never be written raw: any control or format character but the line feeds the command writes itself. */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: U+034F is matched alone on purpose
 const raw = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u034f\u180e\ufff9-\ufffb]/u;
 
 /**
