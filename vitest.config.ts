@@ -12,7 +12,13 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['src/**/*.test.ts', 'mocks/**/*.test.ts', 'spec/**/*.test.ts', 'contract-tests/**/*.test.ts', 'test/architecture/**/*.test.ts'],
+          include: [
+            'src/**/*.test.ts',
+            'mocks/**/*.test.ts',
+            'spec/**/*.test.ts',
+            'contract-tests/**/*.test.ts',
+            'test/architecture/**/*.test.ts',
+          ],
           exclude: ['**/node_modules/**', 'contract-tests/suite/**'],
         },
       },

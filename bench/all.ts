@@ -15,7 +15,10 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const tsxCli = createRequire(import.meta.url).resolve('tsx/cli');
 
 function run(script: string, args: string[]): number {
-  const result = spawnSync(process.execPath, [tsxCli, join(root, 'bench', script), ...args], { stdio: 'inherit', cwd: root });
+  const result = spawnSync(process.execPath, [tsxCli, join(root, 'bench', script), ...args], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   if (result.error) {
     process.stderr.write(`bench: failed to start ${script}: ${result.error.message}\n`);
     return 2;

@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 
-const expose = 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow';
+const expose =
+  'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow';
 const list =
   '[{"id":1,"name":"giraffe","description":"A cognatus arca aliquam audentia coniuratio crux fugit."},{"id":2,"name":"giraffe","description":"Bardus utrimque acsi spargo cur laboriosam aqua avaritia."},{"id":3,"name":"sea lion","description":"Combibo stultus utor varius ago adflicto assentator utrimque altus curiositas."}]';
 
@@ -22,22 +23,52 @@ const list =
 const builtIn = {
   get: {
     status: 200,
-    headers: [['X-RateLimit-Limit', '1000000'], ['X-RateLimit-Remaining', '999999'], ['X-RateLimit-Reset', '1795309848'], ['Content-Type', 'application/json'], ['Access-Control-Allow-Origin', '*'], ['Access-Control-Expose-Headers', expose]],
+    headers: [
+      ['X-RateLimit-Limit', '1000000'],
+      ['X-RateLimit-Remaining', '999999'],
+      ['X-RateLimit-Reset', '1795309848'],
+      ['Content-Type', 'application/json'],
+      ['Access-Control-Allow-Origin', '*'],
+      ['Access-Control-Expose-Headers', expose],
+    ],
     body: list,
   },
   post: {
     status: 201,
-    headers: [['X-RateLimit-Limit', '1000000'], ['X-RateLimit-Remaining', '999998'], ['X-RateLimit-Reset', '1795309848'], ['Location', '/v1/categories/4'], ['Content-Type', 'application/json'], ['Access-Control-Allow-Origin', '*'], ['Access-Control-Expose-Headers', expose]],
+    headers: [
+      ['X-RateLimit-Limit', '1000000'],
+      ['X-RateLimit-Remaining', '999998'],
+      ['X-RateLimit-Reset', '1795309848'],
+      ['Location', '/v1/categories/4'],
+      ['Content-Type', 'application/json'],
+      ['Access-Control-Allow-Origin', '*'],
+      ['Access-Control-Expose-Headers', expose],
+    ],
     body: '{"id":4,"name":"bench","description":"x"}',
   },
   401: {
     status: 401,
-    headers: [['X-RateLimit-Limit', '100000000'], ['X-RateLimit-Remaining', '99999999'], ['X-RateLimit-Reset', '1795396189'], ['Content-Type', 'application/json'], ['Access-Control-Allow-Origin', '*'], ['Access-Control-Expose-Headers', expose]],
+    headers: [
+      ['X-RateLimit-Limit', '100000000'],
+      ['X-RateLimit-Remaining', '99999999'],
+      ['X-RateLimit-Reset', '1795396189'],
+      ['Content-Type', 'application/json'],
+      ['Access-Control-Allow-Origin', '*'],
+      ['Access-Control-Expose-Headers', expose],
+    ],
     body: '{"code":"unauthorized","message":"Missing API key; send Authorization: Bearer <API_KEY>","status":401}',
   },
   429: {
     status: 429,
-    headers: [['X-RateLimit-Limit', '1'], ['X-RateLimit-Remaining', '0'], ['X-RateLimit-Reset', '1795396189'], ['Retry-After', '86400'], ['Content-Type', 'application/json'], ['Access-Control-Allow-Origin', '*'], ['Access-Control-Expose-Headers', expose]],
+    headers: [
+      ['X-RateLimit-Limit', '1'],
+      ['X-RateLimit-Remaining', '0'],
+      ['X-RateLimit-Reset', '1795396189'],
+      ['Retry-After', '86400'],
+      ['Content-Type', 'application/json'],
+      ['Access-Control-Allow-Origin', '*'],
+      ['Access-Control-Expose-Headers', expose],
+    ],
     body: '{"code":"rate_limited","message":"Rate limit exceeded; retry after 86400 seconds and back off exponentially","status":429}',
   },
 };
@@ -49,7 +80,10 @@ function fail(message) {
 
 let values;
 try {
-  ({ values } = parseArgs({ options: { port: { type: 'string' }, case: { type: 'string' }, responses: { type: 'string' } }, strict: true }));
+  ({ values } = parseArgs({
+    options: { port: { type: 'string' }, case: { type: 'string' }, responses: { type: 'string' } },
+    strict: true,
+  }));
 } catch (error) {
   fail(error.message);
 }
@@ -66,7 +100,8 @@ const caseId = values.case ?? 'get';
 const chosen = canned[caseId];
 if (!chosen) fail(`Failed to pick a response: unknown case "${caseId}" (known: ${Object.keys(canned).join(', ')})`);
 const port = Number(values.port ?? '0');
-if (!Number.isInteger(port) || port < 0 || port > 65_535) fail(`--port must be an integer from 0 to 65535, got "${values.port}"`);
+if (!Number.isInteger(port) || port < 0 || port > 65_535)
+  fail(`--port must be an integer from 0 to 65535, got "${values.port}"`);
 
 // Everything is computed once: per request the server only writes these bytes. The body stays a
 // string on purpose: node:http then sends status line, headers and body in one write(), while a

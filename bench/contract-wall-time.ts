@@ -29,7 +29,8 @@ Options:
 /** How to run a bin: the built package when present, else the TypeScript source through tsx. */
 function binCommand(distPath: string, sourcePath: string): { args: string[]; from: string } | undefined {
   if (existsSync(join(root, distPath))) return { args: [join(root, distPath)], from: `node ${distPath}` };
-  if (existsSync(join(root, sourcePath))) return { args: ['--import', 'tsx', join(root, sourcePath)], from: `node --import tsx ${sourcePath}` };
+  if (existsSync(join(root, sourcePath)))
+    return { args: ['--import', 'tsx', join(root, sourcePath)], from: `node --import tsx ${sourcePath}` };
   return undefined;
 }
 
@@ -39,9 +40,20 @@ async function main(): Promise<number> {
   const extraArgs = separator === -1 ? [] : process.argv.slice(separator + 1);
   let values;
   try {
-    ({ values } = parseArgs({ args: ownArgs, options: { 'api-key': { type: 'string' }, 'rate-limit-key': { type: 'string' }, timeout: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+    ({ values } = parseArgs({
+      args: ownArgs,
+      options: {
+        'api-key': { type: 'string' },
+        'rate-limit-key': { type: 'string' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
   } catch (error) {
-    process.stderr.write(`bench:contract: ${(error as Error).message}\nRun npm run bench:contract -- --help for the options.\n`);
+    process.stderr.write(
+      `bench:contract: ${(error as Error).message}\nRun npm run bench:contract -- --help for the options.\n`,
+    );
     return 2;
   }
   if (values.help) {
@@ -56,12 +68,16 @@ async function main(): Promise<number> {
 
   const contract = binCommand('dist/bin/petstore-contract.js', 'contract-tests/cli/contract-cli.ts');
   if (!contract) {
-    process.stderr.write('bench:contract: Failed to run the contract suite: neither contract-tests/cli/contract-cli.ts nor dist/bin/petstore-contract.js exists yet.\n');
+    process.stderr.write(
+      'bench:contract: Failed to run the contract suite: neither contract-tests/cli/contract-cli.ts nor dist/bin/petstore-contract.js exists yet.\n',
+    );
     return 2;
   }
   const mock = binCommand('dist/bin/petstore-mock.js', 'src/cli/mock-cli.ts');
   if (!mock) {
-    process.stderr.write('bench:contract: Failed to start the mock: neither dist/bin/petstore-mock.js nor src/cli/mock-cli.ts exists.\n');
+    process.stderr.write(
+      'bench:contract: Failed to start the mock: neither dist/bin/petstore-mock.js nor src/cli/mock-cli.ts exists.\n',
+    );
     return 2;
   }
   stopProcessesOnSignals();
@@ -70,19 +86,41 @@ async function main(): Promise<number> {
   try {
     const port = await findFreePort();
     const mockStarted = performance.now();
-    server = startProcess(process.execPath, [...mock.args, '--port', String(port), '--host', '127.0.0.1', '--quiet'], 'mock', { cwd: root });
+    server = startProcess(
+      process.execPath,
+      [...mock.args, '--port', String(port), '--host', '127.0.0.1', '--quiet'],
+      'mock',
+      { cwd: root },
+    );
     const alive = server;
     try {
-      await waitForAnswer(port, { method: 'GET', path: '/__mock/health', headers: {} }, { expectedStatus: 200, intervalMs: 10, timeoutMs: 30_000, isAlive: () => alive.child.exitCode === null });
+      await waitForAnswer(
+        port,
+        { method: 'GET', path: '/__mock/health', headers: {} },
+        { expectedStatus: 200, intervalMs: 10, timeoutMs: 30_000, isAlive: () => alive.child.exitCode === null },
+      );
     } catch (error) {
       const stderr = alive.stderrTail();
-      process.stderr.write(`bench:contract: Failed to start the mock: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}\n`);
+      process.stderr.write(
+        `bench:contract: Failed to start the mock: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}\n`,
+      );
       return 2;
     }
     const baseUrl = `http://127.0.0.1:${port}/v1`;
-    process.stdout.write(`Mock (${mock.from}) answering at ${baseUrl} after ${(performance.now() - mockStarted).toFixed(0)} ms\n`);
+    process.stdout.write(
+      `Mock (${mock.from}) answering at ${baseUrl} after ${(performance.now() - mockStarted).toFixed(0)} ms\n`,
+    );
 
-    const contractArgs = [...contract.args, '--base-url', baseUrl, '--api-key', values['api-key'] ?? 'demo-enterprise', '--rate-limit-key', values['rate-limit-key'] ?? 'demo-free', ...extraArgs];
+    const contractArgs = [
+      ...contract.args,
+      '--base-url',
+      baseUrl,
+      '--api-key',
+      values['api-key'] ?? 'demo-enterprise',
+      '--rate-limit-key',
+      values['rate-limit-key'] ?? 'demo-free',
+      ...extraArgs,
+    ];
     process.stdout.write(`Running the contract suite (${contract.from})...\n\n`);
     const started = performance.now();
     const suite = startProcess(process.execPath, contractArgs, 'contract suite', { cwd: root, stdout: 'inherit' });
@@ -91,7 +129,10 @@ async function main(): Promise<number> {
     clearTimeout(timer);
     const wallSeconds = (performance.now() - started) / 1000;
     const code = suite.child.exitCode;
-    const outcome = code === null ? `killed (${suite.child.signalCode ?? 'timeout'}) after the ${timeoutSeconds} s limit` : `exit code ${code} (${code === 0 ? 'conforms' : code === 1 ? 'some checks failed' : code === 3 ? 'inconclusive' : 'usage error or server unreachable'})`;
+    const outcome =
+      code === null
+        ? `killed (${suite.child.signalCode ?? 'timeout'}) after the ${timeoutSeconds} s limit`
+        : `exit code ${code} (${code === 0 ? 'conforms' : code === 1 ? 'some checks failed' : code === 3 ? 'inconclusive' : 'usage error or server unreachable'})`;
     process.stdout.write(`\nContract suite wall time: ${wallSeconds.toFixed(2)} s, ${outcome}\n`);
     return code ?? 1;
   } finally {

@@ -24,34 +24,67 @@ if (process.argv[2] === '--one') {
   const read = performance.now();
   const app = createMockApp({ spec: document });
   const compiled = performance.now();
-  const first = app.spec.operations.find((operation) => operation.method === 'GET' && !operation.pathTemplate.includes('{'));
+  const first = app.spec.operations.find(
+    (operation) => operation.method === 'GET' && !operation.pathTemplate.includes('{'),
+  );
   if (first) await app.handle({ method: 'GET', url: `${app.basePath}${first.pathTemplate}`, headers: {}, body: null });
   const answered = performance.now();
   globalThis.gc?.();
   const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
-  process.stdout.write(JSON.stringify({ readMs: read - started, compileMs: compiled - read, firstRequestMs: answered - compiled, heapMb, operations: app.spec.operations.length }));
+  process.stdout.write(
+    JSON.stringify({
+      readMs: read - started,
+      compileMs: compiled - read,
+      firstRequestMs: answered - compiled,
+      heapMb,
+      operations: app.spec.operations.length,
+    }),
+  );
 } else {
-  const entries = JSON.parse(readFileSync(join(corpus, 'sources.json'), 'utf8')) as { name: string; file: string; sizeBytes: number }[];
+  const entries = JSON.parse(readFileSync(join(corpus, 'sources.json'), 'utf8')) as {
+    name: string;
+    file: string;
+    sizeBytes: number;
+  }[];
   process.stdout.write(`petstore-kit corpus start-up: node ${process.version}; each document in a fresh process\n`);
-  process.stdout.write(`${'document'.padEnd(32)} ${'size'.padStart(8)} ${'ops'.padStart(4)} ${'read'.padStart(8)} ${'compile'.padStart(8)} ${'1st req'.padStart(8)} ${'ready'.padStart(8)} ${'heap'.padStart(8)}\n`);
+  process.stdout.write(
+    `${'document'.padEnd(32)} ${'size'.padStart(8)} ${'ops'.padStart(4)} ${'read'.padStart(8)} ${'compile'.padStart(8)} ${'1st req'.padStart(8)} ${'ready'.padStart(8)} ${'heap'.padStart(8)}\n`,
+  );
   let failed = false;
   let largest: { name: string; readyMs: number; sizeBytes: number } | undefined;
   for (const entry of entries) {
-    const run = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--one', join(corpus, entry.file)], { encoding: 'utf8', cwd: root, timeout: 120_000 });
+    const run = spawnSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', fileURLToPath(import.meta.url), '--one', join(corpus, entry.file)],
+      { encoding: 'utf8', cwd: root, timeout: 120_000 },
+    );
     if (run.status !== 0) {
       failed = true;
-      process.stdout.write(`${entry.name.padEnd(32)} FAILED: ${(run.stderr || run.error?.message || '').split('\n')[0]}\n`);
+      process.stdout.write(
+        `${entry.name.padEnd(32)} FAILED: ${(run.stderr || run.error?.message || '').split('\n')[0]}\n`,
+      );
       continue;
     }
-    const figures = JSON.parse(run.stdout) as { readMs: number; compileMs: number; firstRequestMs: number; heapMb: number; operations: number };
+    const figures = JSON.parse(run.stdout) as {
+      readMs: number;
+      compileMs: number;
+      firstRequestMs: number;
+      heapMb: number;
+      operations: number;
+    };
     const readyMs = figures.readMs + figures.compileMs + figures.firstRequestMs;
-    if (largest === undefined || entry.sizeBytes > largest.sizeBytes) largest = { name: entry.name, readyMs, sizeBytes: entry.sizeBytes };
+    if (largest === undefined || entry.sizeBytes > largest.sizeBytes)
+      largest = { name: entry.name, readyMs, sizeBytes: entry.sizeBytes };
     const ms = (value: number) => `${Math.round(value)} ms`.padStart(8);
-    process.stdout.write(`${entry.name.padEnd(32)} ${`${Math.round(entry.sizeBytes / 1000)} kB`.padStart(8)} ${String(figures.operations).padStart(4)} ${ms(figures.readMs)} ${ms(figures.compileMs)} ${ms(figures.firstRequestMs)} ${ms(readyMs)} ${`${figures.heapMb.toFixed(1)} MB`.padStart(8)}\n`);
+    process.stdout.write(
+      `${entry.name.padEnd(32)} ${`${Math.round(entry.sizeBytes / 1000)} kB`.padStart(8)} ${String(figures.operations).padStart(4)} ${ms(figures.readMs)} ${ms(figures.compileMs)} ${ms(figures.firstRequestMs)} ${ms(readyMs)} ${`${figures.heapMb.toFixed(1)} MB`.padStart(8)}\n`,
+    );
   }
   if (largest !== undefined) {
     const met = largest.readyMs < 5_000;
-    process.stdout.write(`\n${met ? 'MET ' : 'MISS'}  The largest document (${largest.name}) ready in ${Math.round(largest.readyMs)} ms (goal < 5000 ms)\n`);
+    process.stdout.write(
+      `\n${met ? 'MET ' : 'MISS'}  The largest document (${largest.name}) ready in ${Math.round(largest.readyMs)} ms (goal < 5000 ms)\n`,
+    );
     failed ||= !met;
   }
   process.exitCode = failed ? 1 : 0;

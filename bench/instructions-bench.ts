@@ -27,7 +27,15 @@ import { findFreePort, probe, waitForAnswer } from './lib/http-probe.js';
 import { runLoad } from './lib/load-generator.js';
 import { integerOption, listOption, mockLaunchOption, parseBenchArgs, UsageError } from './lib/options.js';
 import { coreTargets } from './lib/report.js';
-import { bundleMockBin, captureMockResponses, detectMockLaunch, prepareCase, targets, type LaunchContext, type MockLaunch } from './lib/targets.js';
+import {
+  bundleMockBin,
+  captureMockResponses,
+  detectMockLaunch,
+  prepareCase,
+  targets,
+  type LaunchContext,
+  type MockLaunch,
+} from './lib/targets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -54,7 +62,6 @@ Options:
   --json FILE        Write the figures to FILE
   --help             Show this help
 `;
-
 
 interface Options {
   cases: CaseId[];
@@ -101,7 +108,10 @@ function available(command: string): boolean {
 
 function callgrindControl(pid: number, action: '--zero' | '--dump'): void {
   const result = spawnSync('callgrind_control', [action, String(pid)], { encoding: 'utf8', timeout: 60_000 });
-  if (result.error !== undefined || result.status !== 0) throw new Error(`Failed to run callgrind_control ${action} ${pid}: ${result.error?.message ?? result.stderr.trim().split('\n').at(-1)}`);
+  if (result.error !== undefined || result.status !== 0)
+    throw new Error(
+      `Failed to run callgrind_control ${action} ${pid}: ${result.error?.message ?? result.stderr.trim().split('\n').at(-1)}`,
+    );
 }
 
 /**
@@ -112,8 +122,14 @@ function callgrindControl(pid: number, action: '--zero' | '--dump'): void {
  * runtime functions that call it differ between V8 versions): callgrind writes
  * `<file>.<dump>-<thread>` per thread with `--separate-threads=yes`; thread 01 is the main one.
  */
-function processInstructions(directory: string, prefix: string, dump: number): { total: number; helpers: number; compiling: number } {
-  const files = readdirSync(directory).filter((name) => name.startsWith(`${prefix}.`) && name.match(/\.(\d+)-\d+$/)?.[1] === String(dump));
+function processInstructions(
+  directory: string,
+  prefix: string,
+  dump: number,
+): { total: number; helpers: number; compiling: number } {
+  const files = readdirSync(directory).filter(
+    (name) => name.startsWith(`${prefix}.`) && name.match(/\.(\d+)-\d+$/)?.[1] === String(dump),
+  );
   const main = files.find((name) => name.endsWith(`.${dump}-01`));
   if (main === undefined) throw new Error(`Failed to find callgrind's dump for ${prefix} in ${directory}`);
   let total = 0;
@@ -124,9 +140,18 @@ function processInstructions(directory: string, prefix: string, dump: number): {
     total += Number(totals[1]);
     if (file !== main) helpers += Number(totals[1]);
   }
-  const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', join(directory, main)], { encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
-  if (annotated.error !== undefined || annotated.status !== 0) throw new Error(`Failed to run callgrind_annotate on ${main}: ${annotated.error?.message ?? annotated.stderr.trim().split('\n').at(-1)}`);
-  const compiling = /^\s*([\d,]+) \([\s\d.]+%\)\s+\S*v8::internal::Compiler::CompileOptimized\(/m.exec(annotated.stdout);
+  const annotated = spawnSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', join(directory, main)], {
+    encoding: 'utf8',
+    timeout: 120_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (annotated.error !== undefined || annotated.status !== 0)
+    throw new Error(
+      `Failed to run callgrind_annotate on ${main}: ${annotated.error?.message ?? annotated.stderr.trim().split('\n').at(-1)}`,
+    );
+  const compiling = /^\s*([\d,]+) \([\s\d.]+%\)\s+\S*v8::internal::Compiler::CompileOptimized\(/m.exec(
+    annotated.stdout,
+  );
   return { total, helpers, compiling: compiling === null ? 0 : Number(compiling[1]!.replace(/,/g, '')) };
 }
 
@@ -142,8 +167,18 @@ const steadyYoungGeneration = ['--min-semi-space-size=16', '--max-semi-space-siz
 
 /** Moves the mock's virtual clock (default session) forward, as `POST /__mock/clock` does for any client. */
 async function advanceVirtualClock(port: number, seconds: number): Promise<void> {
-  const response = await probe(port, { method: 'POST', path: '/__mock/clock', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: seconds }) }, 60_000);
-  if (response.status !== 200) throw new Error(`Failed to advance the mock's clock: answered ${response.status}: ${response.body.slice(0, 160)}`);
+  const response = await probe(
+    port,
+    {
+      method: 'POST',
+      path: '/__mock/clock',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advanceSeconds: seconds }),
+    },
+    60_000,
+  );
+  if (response.status !== 200)
+    throw new Error(`Failed to advance the mock's clock: answered ${response.status}: ${response.body.slice(0, 160)}`);
 }
 
 interface Count {
@@ -165,15 +200,38 @@ const maxCompilingShare = 0.02;
 /** Windows counted at most per target and case. */
 const maxCounts = 3;
 
-async function countTarget(target: 'mock' | 'bare', caseId: CaseId, options: Options, context: LaunchContext, workDir: string): Promise<Count> {
+async function countTarget(
+  target: 'mock' | 'bare',
+  caseId: CaseId,
+  options: Options,
+  context: LaunchContext,
+  workDir: string,
+): Promise<Count> {
   const prefix = `${target}-${caseId}`;
   const port = await findFreePort();
   const { command, args } = targets[target].command(port, caseId, context);
   let server: ManagedProcess | undefined;
   try {
-    server = startProcess('valgrind', ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(workDir, `${prefix}.%p`)}`, command, '--no-concurrent-recompilation', ...steadyYoungGeneration, ...args], `${targets[target].label} under callgrind`, { cwd: root });
+    server = startProcess(
+      'valgrind',
+      [
+        '--tool=callgrind',
+        '--separate-threads=yes',
+        `--callgrind-out-file=${join(workDir, `${prefix}.%p`)}`,
+        command,
+        '--no-concurrent-recompilation',
+        ...steadyYoungGeneration,
+        ...args,
+      ],
+      `${targets[target].label} under callgrind`,
+      { cwd: root },
+    );
     const alive = () => server!.child.exitCode === null && server!.child.signalCode === null;
-    await waitForAnswer(port, { method: 'GET', path: '/bench-ready', headers: {} }, { intervalMs: 200, timeoutMs: 180_000, isAlive: alive });
+    await waitForAnswer(
+      port,
+      { method: 'GET', path: '/bench-ready', headers: {} },
+      { intervalMs: 200, timeoutMs: 180_000, isAlive: alive },
+    );
     await prepareCase(port, target, caseId, 60_000);
     const request = benchCases[caseId].request('mock');
     // Under callgrind a request takes about 50 times as long: the bounds are generous.
@@ -187,7 +245,14 @@ async function countTarget(target: 'mock' | 'bare', caseId: CaseId, options: Opt
       const firstHalf = Math.ceil(options.warmup / 2);
       await runLoad({ port, request, connections: options.connections, amount: firstHalf, ...bound });
       if (target === 'mock') await advanceVirtualClock(port, 61);
-      if (options.warmup > firstHalf) await runLoad({ port, request, connections: options.connections, amount: options.warmup - firstHalf, ...bound });
+      if (options.warmup > firstHalf)
+        await runLoad({
+          port,
+          request,
+          connections: options.connections,
+          amount: options.warmup - firstHalf,
+          ...bound,
+        });
     }
     // A count that caught V8 still optimizing is not of the steady state: the functions waiting for
     // their optimized code run slower meanwhile, which taking the compiler's own share out does not
@@ -195,18 +260,36 @@ async function countTarget(target: 'mock' | 'bare', caseId: CaseId, options: Opt
     // after). Such a count is made again on the next window, up to `maxCounts` in all.
     for (let dump = 1; ; dump += 1) {
       callgrindControl(server.pid, '--zero');
-      const load = await runLoad({ port, request, connections: options.connections, amount: options.requests, ...bound });
+      const load = await runLoad({
+        port,
+        request,
+        connections: options.connections,
+        amount: options.requests,
+        ...bound,
+      });
       callgrindControl(server.pid, '--dump');
       const answered = Object.values(load.statusCounts).reduce((sum, count) => sum + count, 0);
-      if (answered !== options.requests || load.errors > 0) throw new Error(`answered ${answered} of ${options.requests} requests (${load.errors} errors)`);
+      if (answered !== options.requests || load.errors > 0)
+        throw new Error(`answered ${answered} of ${options.requests} requests (${load.errors} errors)`);
       const expected = String(benchCases[caseId].expectedStatus);
-      if ((load.statusCounts[expected] ?? 0) !== answered) throw new Error(`expected every answer to be ${expected}, got ${JSON.stringify(load.statusCounts)}`);
+      if ((load.statusCounts[expected] ?? 0) !== answered)
+        throw new Error(`expected every answer to be ${expected}, got ${JSON.stringify(load.statusCounts)}`);
       const { total, helpers, compiling } = processInstructions(workDir, prefix, dump);
       if (compiling > total * maxCompilingShare && dump < maxCounts) continue;
-      return { target, instructionsPerRequest: (total - compiling) / options.requests, compilingPerRequest: compiling / options.requests, helperThreadsPerRequest: helpers / options.requests, statusCounts: load.statusCounts, counts: dump };
+      return {
+        target,
+        instructionsPerRequest: (total - compiling) / options.requests,
+        compilingPerRequest: compiling / options.requests,
+        helperThreadsPerRequest: helpers / options.requests,
+        statusCounts: load.statusCounts,
+        counts: dump,
+      };
     }
   } catch (error) {
-    return { target, error: `${(error as Error).message}${server?.stderrTail() ? ` (${server.stderrTail().split('\n').at(-1)})` : ''}` };
+    return {
+      target,
+      error: `${(error as Error).message}${server?.stderrTail() ? ` (${server.stderrTail().split('\n').at(-1)})` : ''}`,
+    };
   } finally {
     await server?.stop(10_000);
   }
@@ -218,7 +301,9 @@ async function main(): Promise<number> {
     options = parseOptions(process.argv.slice(2));
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`bench:instructions: ${error.message}\nRun npm run bench:instructions -- --help for the options.\n`);
+      process.stderr.write(
+        `bench:instructions: ${error.message}\nRun npm run bench:instructions -- --help for the options.\n`,
+      );
       return 2;
     }
     throw error;
@@ -228,7 +313,9 @@ async function main(): Promise<number> {
     return 0;
   }
   if (!available('valgrind') || !available('callgrind_control')) {
-    process.stdout.write('bench:instructions: valgrind is not installed, so instructions are not counted (Debian: apt-get install valgrind)\n');
+    process.stdout.write(
+      'bench:instructions: valgrind is not installed, so instructions are not counted (Debian: apt-get install valgrind)\n',
+    );
     return options.ifAvailable ? 0 : 2;
   }
   stopProcessesOnSignals();
@@ -239,7 +326,9 @@ async function main(): Promise<number> {
   const context: LaunchContext = { root, configFile, mockLaunch: options.mockLaunch };
   // From the source, the bin is bundled as the package ships it (tsx's loader would be counted too).
   if (options.mockLaunch === 'src') context.mockBin = await bundleMockBin(root, mkdtempSync(join(workDir, 'bin-')));
-  process.stdout.write(`petstore-kit instructions: node ${process.version}, mock from ${context.mockLaunch === 'dist' ? 'dist/' : 'the source, bundled as npm run build does'}; ${options.warmup} requests of warm-up, ${options.requests} counted, ${options.connections} connections\n`);
+  process.stdout.write(
+    `petstore-kit instructions: node ${process.version}, mock from ${context.mockLaunch === 'dist' ? 'dist/' : 'the source, bundled as npm run build does'}; ${options.warmup} requests of warm-up, ${options.requests} counted, ${options.connections} connections\n`,
+  );
 
   const rows: { caseId: CaseId; mock: Count; bare: Count; ratio?: number }[] = [];
   try {
@@ -248,12 +337,22 @@ async function main(): Promise<number> {
     context.responsesFile = responsesFile;
     for (const caseId of options.cases) {
       // Both at once: a count does not depend on what else runs, and it halves the wait.
-      const [mock, bare] = await Promise.all([countTarget('mock', caseId, options, context, workDir), countTarget('bare', caseId, options, context, workDir)]);
-      const ratio = mock.instructionsPerRequest !== undefined && bare.instructionsPerRequest !== undefined ? mock.instructionsPerRequest / bare.instructionsPerRequest : undefined;
+      const [mock, bare] = await Promise.all([
+        countTarget('mock', caseId, options, context, workDir),
+        countTarget('bare', caseId, options, context, workDir),
+      ]);
+      const ratio =
+        mock.instructionsPerRequest !== undefined && bare.instructionsPerRequest !== undefined
+          ? mock.instructionsPerRequest / bare.instructionsPerRequest
+          : undefined;
       rows.push({ caseId, mock, bare, ...(ratio === undefined ? {} : { ratio }) });
       const figure = (count: Count) =>
-        count.instructionsPerRequest === undefined ? `FAILED (${count.error})` : `${Math.round(count.instructionsPerRequest).toLocaleString('en-US')} (${Math.round(count.helperThreadsPerRequest ?? 0).toLocaleString('en-US')} on helper threads; +${Math.round(count.compilingPerRequest ?? 0).toLocaleString('en-US')} compiling${(count.counts ?? 1) > 1 ? `; window ${count.counts}, those before caught V8 compiling` : ''})`;
-      process.stdout.write(`  ${benchCases[caseId].label.padEnd(9)} mock ${figure(mock)}, bare ${figure(bare)} instructions per request${ratio === undefined ? '' : `: ${ratio.toFixed(2)} x`}\n`);
+        count.instructionsPerRequest === undefined
+          ? `FAILED (${count.error})`
+          : `${Math.round(count.instructionsPerRequest).toLocaleString('en-US')} (${Math.round(count.helperThreadsPerRequest ?? 0).toLocaleString('en-US')} on helper threads; +${Math.round(count.compilingPerRequest ?? 0).toLocaleString('en-US')} compiling${(count.counts ?? 1) > 1 ? `; window ${count.counts}, those before caught V8 compiling` : ''})`;
+      process.stdout.write(
+        `  ${benchCases[caseId].label.padEnd(9)} mock ${figure(mock)}, bare ${figure(bare)} instructions per request${ratio === undefined ? '' : `: ${ratio.toFixed(2)} x`}\n`,
+      );
     }
   } finally {
     await stopAllProcesses();
@@ -263,11 +362,16 @@ async function main(): Promise<number> {
   for (const row of rows) {
     const goal = coreTargets[row.caseId].cpu;
     const met = row.ratio === undefined ? undefined : row.ratio <= goal;
-    process.stdout.write(`  ${met === undefined ? 'n/a ' : met ? 'MET ' : 'MISS'}  Instructions per request, ${benchCases[row.caseId].label}: ${row.ratio === undefined ? 'not measured' : `${row.ratio.toFixed(2)} x`} (goal <= ${goal} x bare)\n`);
+    process.stdout.write(
+      `  ${met === undefined ? 'n/a ' : met ? 'MET ' : 'MISS'}  Instructions per request, ${benchCases[row.caseId].label}: ${row.ratio === undefined ? 'not measured' : `${row.ratio.toFixed(2)} x`} (goal <= ${goal} x bare)\n`,
+    );
   }
   if (options.jsonFile) {
     try {
-      writeFileSync(options.jsonFile, `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup: options.warmup, requests: options.requests, connections: options.connections, rows }, null, 2)}\n`);
+      writeFileSync(
+        options.jsonFile,
+        `${JSON.stringify({ date: new Date().toISOString(), node: process.version, warmup: options.warmup, requests: options.requests, connections: options.connections, rows }, null, 2)}\n`,
+      );
     } catch (error) {
       process.stderr.write(`bench:instructions: Failed to write ${options.jsonFile}: ${(error as Error).message}\n`);
       return 1;

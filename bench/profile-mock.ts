@@ -27,7 +27,15 @@ async function main(): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { case: { type: 'string' }, connections: { type: 'string' }, duration: { type: 'string' }, mock: { type: 'string' }, top: { type: 'string' }, keep: { type: 'string' }, root: { type: 'string' } },
+      options: {
+        case: { type: 'string' },
+        connections: { type: 'string' },
+        duration: { type: 'string' },
+        mock: { type: 'string' },
+        top: { type: 'string' },
+        keep: { type: 'string' },
+        root: { type: 'string' },
+      },
       strict: true,
     }));
   } catch (error) {
@@ -43,8 +51,13 @@ async function main(): Promise<number> {
   const duration = Number(values.duration ?? '10');
   const top = Number(values.top ?? '25');
   const from = values.mock ?? 'src';
-  if (![connections, duration, top].every((value) => Number.isInteger(value) && value > 0) || (from !== 'src' && from !== 'dist')) {
-    process.stderr.write('profile-mock: --connections, --duration and --top must be positive integers; --mock src or dist\n');
+  if (
+    ![connections, duration, top].every((value) => Number.isInteger(value) && value > 0) ||
+    (from !== 'src' && from !== 'dist')
+  ) {
+    process.stderr.write(
+      'profile-mock: --connections, --duration and --top must be positive integers; --mock src or dist\n',
+    );
     return 2;
   }
   const mockRoot = values.root ? resolve(values.root) : root;
@@ -55,15 +68,36 @@ async function main(): Promise<number> {
     const configFile = join(workDir, 'bench-config.yaml');
     writeFileSync(configFile, benchConfigYaml);
     const port = await findFreePort();
-    const entry = from === 'dist' ? [join(mockRoot, 'dist/bin/petstore-mock.js')] : ['--import', 'tsx', join(mockRoot, 'src/cli/mock-cli.ts')];
-    const server = startProcess(process.execPath, ['--cpu-prof', '--cpu-prof-dir', workDir, ...entry, '--port', String(port), '--quiet', '--config', configFile], 'mock', { cwd: root });
+    const entry =
+      from === 'dist'
+        ? [join(mockRoot, 'dist/bin/petstore-mock.js')]
+        : ['--import', 'tsx', join(mockRoot, 'src/cli/mock-cli.ts')];
+    const server = startProcess(
+      process.execPath,
+      ['--cpu-prof', '--cpu-prof-dir', workDir, ...entry, '--port', String(port), '--quiet', '--config', configFile],
+      'mock',
+      { cwd: root },
+    );
     const benchCase = benchCases[caseId];
     try {
-      await waitForAnswer(port, { method: 'GET', path: '/__mock/health', headers: {} }, { expectedStatus: 200, intervalMs: 10, isAlive: () => server.child.exitCode === null });
-      if (caseId === '429') await probe(port, { method: 'GET', path: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` } });
-      process.stdout.write(`Profiling the mock (${from}) under ${benchCase.label} at ${connections} connections for ${duration} s...\n`);
+      await waitForAnswer(
+        port,
+        { method: 'GET', path: '/__mock/health', headers: {} },
+        { expectedStatus: 200, intervalMs: 10, isAlive: () => server.child.exitCode === null },
+      );
+      if (caseId === '429')
+        await probe(port, {
+          method: 'GET',
+          path: '/v1/categories',
+          headers: { authorization: `Bearer ${exhaustedKey}` },
+        });
+      process.stdout.write(
+        `Profiling the mock (${from}) under ${benchCase.label} at ${connections} connections for ${duration} s...\n`,
+      );
       const load = await runLoad({ port, request: benchCase.request('mock'), connections, durationSeconds: duration });
-      process.stdout.write(`${Math.round(load.requestsPerSecond).toLocaleString('en-US')} req/s under the profiler (slower than without it), statuses ${JSON.stringify(load.statusCounts)}\n`);
+      process.stdout.write(
+        `${Math.round(load.requestsPerSecond).toLocaleString('en-US')} req/s under the profiler (slower than without it), statuses ${JSON.stringify(load.statusCounts)}\n`,
+      );
     } finally {
       // A graceful stop (SIGTERM) lets Node write the profile on exit.
       await server.stop(15_000);
@@ -75,8 +109,11 @@ async function main(): Promise<number> {
       process.stdout.write(`Profile kept as ${join(values.keep, `mock-${caseId}-${connections}.cpuprofile`)}\n`);
     }
     const costs = summarizeProfile(JSON.parse(readFileSync(join(workDir, file), 'utf8')) as CpuProfile, mockRoot);
-    const row = (cost: (typeof costs)[number]) => `${cost.selfMs.toFixed(0).padStart(7)} ${(cost.selfShare * 100).toFixed(1).padStart(5)}%  ${cost.totalMs.toFixed(0).padStart(7)} ${(cost.totalShare * 100).toFixed(1).padStart(5)}%  ${cost.name}`;
-    process.stdout.write(`\nTop ${top} by self time (ms, share of the profile; then inclusive):\n${costs.slice(0, top).map(row).join('\n')}\n`);
+    const row = (cost: (typeof costs)[number]) =>
+      `${cost.selfMs.toFixed(0).padStart(7)} ${(cost.selfShare * 100).toFixed(1).padStart(5)}%  ${cost.totalMs.toFixed(0).padStart(7)} ${(cost.totalShare * 100).toFixed(1).padStart(5)}%  ${cost.name}`;
+    process.stdout.write(
+      `\nTop ${top} by self time (ms, share of the profile; then inclusive):\n${costs.slice(0, top).map(row).join('\n')}\n`,
+    );
     const inclusive = [...costs].sort((a, b) => b.totalMs - a.totalMs).filter((cost) => !cost.name.startsWith('('));
     process.stdout.write(`\nTop ${top} by inclusive time:\n${inclusive.slice(0, top).map(row).join('\n')}\n`);
     return 0;

@@ -19,7 +19,13 @@ import { startMockProcess, type MockProcess } from '../test/support/mock-process
 import { runLoad } from './lib/load-generator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '20' }, help: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '20' },
+    help: { type: 'boolean', default: false },
+  },
+});
 if (values.help) {
   console.log('npm run bench:redis -- [--duration S (default 5)] [--connections N per replica (default 20)]');
   process.exit(0);
@@ -30,25 +36,61 @@ const dist = join(root, 'dist/bin/petstore-mock.js');
 const launch = existsSync(dist) ? { bin: dist } : {};
 
 const cases = [
-  { label: 'GET 200', request: { method: 'GET', path: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise' } } },
-  { label: 'POST 201', request: { method: 'POST', path: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body: '{"name":"bench","description":"x"}' } },
+  {
+    label: 'GET 200',
+    request: { method: 'GET', path: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise' } },
+  },
+  {
+    label: 'POST 201',
+    request: {
+      method: 'POST',
+      path: '/v1/categories',
+      headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' },
+      body: '{"name":"bench","description":"x"}',
+    },
+  },
 ] as const;
 
-console.log(`petstore-kit redis-mode bench: node ${process.version}, ${cpus().length} CPU(s), load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}`);
-console.log(`${durationSeconds} s per run, ${connections} connections per replica, the mock ${existsSync(dist) ? 'from dist' : 'from source (tsx)'}\n`);
+console.log(
+  `petstore-kit redis-mode bench: node ${process.version}, ${cpus().length} CPU(s), load average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')}`,
+);
+console.log(
+  `${durationSeconds} s per run, ${connections} connections per replica, the mock ${existsSync(dist) ? 'from dist' : 'from source (tsx)'}\n`,
+);
 
 async function measure(label: string, replicas: MockProcess[]): Promise<void> {
   for (const { label: caseLabel, request } of cases) {
     // Every case starts from the seeded state (a POST run leaves thousands of categories for the next GET to list).
     await fetch(`${replicas[0]!.origin}/__mock/reset`, { method: 'POST' });
     // Warm-up, then the measured run, every replica under load at once.
-    await Promise.all(replicas.map((replica) => runLoad({ port: Number(new URL(replica.origin).port), request, connections, durationSeconds: 1 })));
+    await Promise.all(
+      replicas.map((replica) =>
+        runLoad({ port: Number(new URL(replica.origin).port), request, connections, durationSeconds: 1 }),
+      ),
+    );
     await fetch(`${replicas[0]!.origin}/__mock/reset`, { method: 'POST' });
-    const results = await Promise.all(replicas.map((replica) => runLoad({ port: Number(new URL(replica.origin).port), request, connections, durationSeconds })));
+    const results = await Promise.all(
+      replicas.map((replica) =>
+        runLoad({ port: Number(new URL(replica.origin).port), request, connections, durationSeconds }),
+      ),
+    );
     const total = results.reduce((sum, result) => sum + result.requestsPerSecond, 0);
     const p99 = Math.max(...results.map((result) => result.latencyP99));
-    const bad = results.reduce((sum, result) => sum + result.errors + result.timeouts + Object.entries(result.statusCounts).filter(([status]) => !/^2/.test(status)).reduce((s, [, n]) => s + n, 0), 0);
-    console.log(`  ${label.padEnd(22)} ${caseLabel}: ${Math.round(total).toLocaleString('en-US')} req/s total, p99 ${p99} ms${bad > 0 ? `, ${bad} non-2xx or errors` : ''}`);
+    const bad = results.reduce(
+      (sum, result) =>
+        sum +
+        result.errors +
+        result.timeouts +
+        Object.entries(result.statusCounts)
+          .filter(([status]) => !/^2/.test(status))
+          .reduce((s, [, n]) => s + n, 0),
+      0,
+    );
+    console.log(
+      `  ${label.padEnd(22)} ${caseLabel}: ${Math.round(total).toLocaleString('en-US')} req/s total, p99 ${p99} ms${bad > 0 ? `, ${bad} non-2xx or errors` : ''}`,
+    );
   }
 }
 
@@ -61,7 +103,9 @@ try {
 const redis = await startRedisServer();
 try {
   for (const count of [1, 2]) {
-    const replicas = await Promise.all(Array.from({ length: count }, () => startMockProcess(['--store', redis.url], 20_000, launch)));
+    const replicas = await Promise.all(
+      Array.from({ length: count }, () => startMockProcess(['--store', redis.url], 20_000, launch)),
+    );
     try {
       await measure(`redis, ${count} replica${count === 1 ? '' : 's'}`, replicas);
     } finally {
@@ -71,4 +115,8 @@ try {
 } finally {
   await redis.stop();
 }
-console.log(`\nLoad average after: ${loadavg().map((value) => value.toFixed(2)).join(' ')} (2 shared CPUs: the replicas, Redis and the load generators compete).`);
+console.log(
+  `\nLoad average after: ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')} (2 shared CPUs: the replicas, Redis and the load generators compete).`,
+);

@@ -29,12 +29,17 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  console.log('npx tsx bench/redis-store-bench.ts [--seconds S (default 3, max 30)] [--inflight N (default 64 per connection)]');
+  console.log(
+    'npx tsx bench/redis-store-bench.ts [--seconds S (default 3, max 30)] [--inflight N (default 64 per connection)]',
+  );
   process.exit(0);
 }
 const seconds = Math.min(30, Math.max(0.5, Number(values.seconds)));
 const inflight = Math.min(1_024, Math.max(1, Number(values.inflight)));
-const options = storeOptionsFromConfig(parseMockConfig({ anonymous: { perMinute: 100_000_000, perDay: 100_000_000 }, ban: { enabled: false } }), [{ name: 'dog' }]);
+const options = storeOptionsFromConfig(
+  parseMockConfig({ anonymous: { perMinute: 100_000_000, perDay: 100_000_000 }, ban: { enabled: false } }),
+  [{ name: 'dog' }],
+);
 const baseTimeMs = Date.UTC(2026, 0, 1);
 
 /** Keeps `inflight` hits in flight on `store` for `ms`; returns how many completed. */
@@ -80,7 +85,23 @@ async function replicas(url: string, prefix: string, count: number): Promise<num
   const self = fileURLToPath(import.meta.url);
   const outputs = await Promise.all(
     Array.from({ length: count }, () => {
-      const child = spawn(process.execPath, ['--import', 'tsx', self, '--worker', url, '--prefix', prefix, '--seconds', String(seconds), '--inflight', String(inflight)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          self,
+          '--worker',
+          url,
+          '--prefix',
+          prefix,
+          '--seconds',
+          String(seconds),
+          '--inflight',
+          String(inflight),
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       const timer = setTimeout(() => child.kill('SIGKILL'), (seconds + 30) * 1000);
@@ -129,7 +150,9 @@ async function main() {
     const statsClient = createClient({ url: redis.url });
     statsClient.on('error', () => {});
     await statsClient.connect();
-    const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(await statsClient.info('commandstats'));
+    const evalsha = /cmdstat_evalsha:calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(
+      await statsClient.info('commandstats'),
+    );
     statsClient.destroy();
     const scriptMicros = evalsha ? Number(evalsha[3]) : Number.NaN;
 
@@ -138,7 +161,10 @@ async function main() {
     const startedMemory = performance.now();
     const doneMemory = await drive(memory, seconds * 1000, 100);
     const memoryRate = doneMemory / ((performance.now() - startedMemory) / 1000);
-    const memoryHit = await sequentialLatency(() => memory.hit('default', { baseTimeMs, clientAddress: '10.0.0.1' }), 20_000);
+    const memoryHit = await sequentialLatency(
+      () => memory.hit('default', { baseTimeMs, clientAddress: '10.0.0.1' }),
+      20_000,
+    );
 
     const rows = [
       ['PING round trip (sequential)', `median ${ping.medianMs.toFixed(3)} ms, p99 ${ping.p99Ms.toFixed(3)} ms`],
@@ -147,12 +173,17 @@ async function main() {
       ['Node CPU per Redis hit (client side, 1 connection)', `${nodeMicrosPerHit.toFixed(1)} µs`],
       [`Redis hits/s, 2 connections in one process`, Math.round(twoConnections).toLocaleString('en-US')],
       [`Redis hits/s, 2 processes (replicas), 1 connection each`, Math.round(twoReplicas).toLocaleString('en-US')],
-      ['Redis CPU per hit script (INFO commandstats)', `${scriptMicros.toFixed(2)} µs: one Redis core tops out near ${Math.round(1e6 / scriptMicros).toLocaleString('en-US')} hits/s`],
+      [
+        'Redis CPU per hit script (INFO commandstats)',
+        `${scriptMicros.toFixed(2)} µs: one Redis core tops out near ${Math.round(1e6 / scriptMicros).toLocaleString('en-US')} hits/s`,
+      ],
       ['Memory store hits/s (same driver)', Math.round(memoryRate).toLocaleString('en-US')],
       ['Memory hit (sequential)', `median ${(memoryHit.medianMs * 1000).toFixed(1)} µs`],
     ];
     const width = Math.max(...rows.map(([name]) => name!.length));
-    console.log(`redis-store bench: ${seconds} s per run, loopback, redis-server with persistence off; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)}`);
+    console.log(
+      `redis-store bench: ${seconds} s per run, loopback, redis-server with persistence off; ${cpus().length} cores, load average ${loadavg()[0]!.toFixed(2)}`,
+    );
     for (const [name, value] of rows) console.log(`${name!.padEnd(width)}  ${value}`);
   } finally {
     await Promise.all(stores.map((store) => store.close()));

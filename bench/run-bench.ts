@@ -17,9 +17,27 @@ import { findFreePort } from './lib/http-probe.js';
 import { planCpuPinning } from './lib/cpu-pinning.js';
 import { runLoad } from './lib/load-generator.js';
 import { integerOption, listOption, mockLaunchOption, parseBenchArgs, UsageError } from './lib/options.js';
-import { checkTargets, computeRatios, formatTable, measurementRows, ratioRows, summarizeSlices, type Measurement } from './lib/report.js';
+import {
+  checkTargets,
+  computeRatios,
+  formatTable,
+  measurementRows,
+  ratioRows,
+  summarizeSlices,
+  type Measurement,
+} from './lib/report.js';
 import { canSampleRss, readCpuSeconds, sampleRss } from './lib/process-stats.js';
-import { captureMockResponses, detectMockLaunch, prepareCase, startTarget, targetIds, targets, type LaunchContext, type MockLaunch, type TargetId } from './lib/targets.js';
+import {
+  captureMockResponses,
+  detectMockLaunch,
+  prepareCase,
+  startTarget,
+  targetIds,
+  targets,
+  type LaunchContext,
+  type MockLaunch,
+  type TargetId,
+} from './lib/targets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -90,12 +108,16 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
   if (values.help) return 'help';
   const quick = values.quick === true;
   const mock = mockLaunchOption(values.mock, detectMockLaunch(root));
-  const connections = (values.connections ?? '10,100').split(',').map((part) => integerOption(part.trim(), '--connections', 0, 1, 10_000));
+  const connections = (values.connections ?? '10,100')
+    .split(',')
+    .map((part) => integerOption(part.trim(), '--connections', 0, 1, 10_000));
   return {
     durationSeconds: integerOption(values.duration, '--duration', quick ? 1 : 4, 1, 600),
     slices: integerOption(values.slices, '--slices', quick ? 1 : 5, 1, 100),
     warmupSeconds: integerOption(values.warmup, '--warmup', quick ? 1 : 2, 0, 60),
-    targets: listOption<TargetId>(values.targets, '--targets', targetIds, targetIds, { prism: ['prism-info', 'prism-silent'] }),
+    targets: listOption<TargetId>(values.targets, '--targets', targetIds, targetIds, {
+      prism: ['prism-info', 'prism-silent'],
+    }),
     cases: listOption<CaseId>(values.cases, '--cases', caseIds, caseIds),
     connections,
     rounds: integerOption(values.rounds, '--rounds', 1, 1, 20),
@@ -111,9 +133,20 @@ function parseOptions(argv: string[]): BenchOptions | 'help' {
  * up, then `slices` measured runs of each, alternating A B, B A, A B, ... so each pair of slices
  * compared runs back to back and a drift in time weighs on both alike.
  */
-async function measureCase(options: BenchOptions, context: LaunchContext, caseId: CaseId, connections: number, round: number): Promise<Measurement[]> {
+async function measureCase(
+  options: BenchOptions,
+  context: LaunchContext,
+  caseId: CaseId,
+  connections: number,
+  round: number,
+): Promise<Measurement[]> {
   const benchCase = benchCases[caseId];
-  const started: { row: Measurement; server?: ManagedProcess; port?: number; sampler?: ReturnType<typeof sampleRss> }[] = options.targets.map((target) => ({ row: { target, caseId, connections, slices: [] } }));
+  const started: {
+    row: Measurement;
+    server?: ManagedProcess;
+    port?: number;
+    sampler?: ReturnType<typeof sampleRss>;
+  }[] = options.targets.map((target) => ({ row: { target, caseId, connections, slices: [] } }));
   try {
     for (const entry of started) {
       try {
@@ -122,7 +155,14 @@ async function measureCase(options: BenchOptions, context: LaunchContext, caseId
         await prepareCase(port, entry.row.target, caseId);
         entry.port = port;
         entry.sampler = sampleRss(entry.server.pid);
-        if (options.warmupSeconds > 0) await runLoad({ port, request: benchCase.request(targets[entry.row.target].dialect), connections, durationSeconds: options.warmupSeconds, cpus: context.loadCpus });
+        if (options.warmupSeconds > 0)
+          await runLoad({
+            port,
+            request: benchCase.request(targets[entry.row.target].dialect),
+            connections,
+            durationSeconds: options.warmupSeconds,
+            cpus: context.loadCpus,
+          });
       } catch (error) {
         entry.row.error = (error as Error).message;
       }
@@ -133,9 +173,22 @@ async function measureCase(options: BenchOptions, context: LaunchContext, caseId
         if (entry.row.error !== undefined || entry.server === undefined || entry.port === undefined) continue;
         try {
           const cpuBefore = readCpuSeconds(entry.server.pid);
-          const load = await runLoad({ port: entry.port, request: benchCase.request(targets[entry.row.target].dialect), connections, durationSeconds: options.durationSeconds, cpus: context.loadCpus });
+          const load = await runLoad({
+            port: entry.port,
+            request: benchCase.request(targets[entry.row.target].dialect),
+            connections,
+            durationSeconds: options.durationSeconds,
+            cpus: context.loadCpus,
+          });
           const cpuSeconds = readCpuSeconds(entry.server.pid) - cpuBefore;
-          entry.row.slices!.push({ round, slice, load, cpuSeconds, cpuMicrosPerRequest: load.totalRequests > 0 && cpuSeconds > 0 ? (cpuSeconds * 1e6) / load.totalRequests : undefined });
+          entry.row.slices!.push({
+            round,
+            slice,
+            load,
+            cpuSeconds,
+            cpuMicrosPerRequest:
+              load.totalRequests > 0 && cpuSeconds > 0 ? (cpuSeconds * 1e6) / load.totalRequests : undefined,
+          });
         } catch (error) {
           entry.row.error = (error as Error).message;
         }
@@ -152,9 +205,14 @@ async function measureCase(options: BenchOptions, context: LaunchContext, caseId
 
 function describeRow(row: Measurement): string {
   const name = `${targets[row.target].label}, ${benchCases[row.caseId].label}, ${row.connections} conns`;
-  if (row.error !== undefined || !row.slices || row.slices.length === 0) return `  ${name}: FAILED: ${row.error ?? 'no slice measured'}`;
-  const rss = row.rss && row.rss.peakRssBytes > 0 ? `, peak ${(row.rss.peakRssBytes / 1024 / 1024).toFixed(0)} MiB` : '';
-  const slices = row.slices.map((slice) => `${Math.round(slice.load.requestsPerSecond).toLocaleString('en-US')}${slice.cpuMicrosPerRequest === undefined ? '' : ` (${slice.cpuMicrosPerRequest.toFixed(1)} us)`}`);
+  if (row.error !== undefined || !row.slices || row.slices.length === 0)
+    return `  ${name}: FAILED: ${row.error ?? 'no slice measured'}`;
+  const rss =
+    row.rss && row.rss.peakRssBytes > 0 ? `, peak ${(row.rss.peakRssBytes / 1024 / 1024).toFixed(0)} MiB` : '';
+  const slices = row.slices.map(
+    (slice) =>
+      `${Math.round(slice.load.requestsPerSecond).toLocaleString('en-US')}${slice.cpuMicrosPerRequest === undefined ? '' : ` (${slice.cpuMicrosPerRequest.toFixed(1)} us)`}`,
+  );
   return `  ${name}: req/s (CPU per request) by slice: ${slices.join(', ')}${rss}`;
 }
 
@@ -180,14 +238,25 @@ async function main(): Promise<number> {
   const configFile = join(workDir, 'bench-config.yaml');
   writeFileSync(configFile, benchConfigYaml);
   const { pinning, why: pinned } = planCpuPinning(options.pin);
-  const context: LaunchContext = { root, configFile, mockLaunch: options.mockLaunch, ...(pinning ? { serverCpus: pinning.servers, loadCpus: pinning.load } : {}) };
+  const context: LaunchContext = {
+    root,
+    configFile,
+    mockLaunch: options.mockLaunch,
+    ...(pinning ? { serverCpus: pinning.servers, loadCpus: pinning.load } : {}),
+  };
   const loadBefore = loadavg();
   const rows = options.targets.length * options.cases.length * options.connections.length * options.rounds;
   const estimateMinutes = (rows * (options.slices * (options.durationSeconds + 0.5) + options.warmupSeconds + 2)) / 60;
 
-  process.stdout.write(`petstore-kit bench: node ${process.version}, ${cpus().length} CPU(s), ${pinned}, load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}\n`);
-  process.stdout.write(`Mock started from ${options.mockLaunch === 'dist' ? 'the built package (node dist/bin/petstore-mock.js)' : 'source (node --import tsx src/cli/mock-cli.ts; run npm run build first to bench the package)'}\n`);
-  process.stdout.write(`${rows} rows of ${options.slices} slice(s) of ${options.durationSeconds} s after ${options.warmupSeconds} s of warm-up, connections ${options.connections.join(' and ')}: about ${estimateMinutes.toFixed(1)} min\n`);
+  process.stdout.write(
+    `petstore-kit bench: node ${process.version}, ${cpus().length} CPU(s), ${pinned}, load average ${loadBefore.map((value) => value.toFixed(2)).join(' ')}\n`,
+  );
+  process.stdout.write(
+    `Mock started from ${options.mockLaunch === 'dist' ? 'the built package (node dist/bin/petstore-mock.js)' : 'source (node --import tsx src/cli/mock-cli.ts; run npm run build first to bench the package)'}\n`,
+  );
+  process.stdout.write(
+    `${rows} rows of ${options.slices} slice(s) of ${options.durationSeconds} s after ${options.warmupSeconds} s of warm-up, connections ${options.connections.join(' and ')}: about ${estimateMinutes.toFixed(1)} min\n`,
+  );
   if (!canSampleRss()) process.stdout.write('No /proc on this system: the RSS column stays empty.\n');
 
   const measurements: Measurement[] = [];
@@ -200,17 +269,23 @@ async function main(): Promise<number> {
         context.responsesFile = responsesFile;
         process.stdout.write('Bare server: serving the responses just captured from the mock.\n');
       } catch (error) {
-        process.stdout.write(`Bare server: serving its built-in copies (failed to capture the mock's responses: ${(error as Error).message.split('\n')[0]})\n`);
+        process.stdout.write(
+          `Bare server: serving its built-in copies (failed to capture the mock's responses: ${(error as Error).message.split('\n')[0]})\n`,
+        );
       }
     }
 
     if (options.startupAttempts > 0) {
-      process.stdout.write(`\nFirst response after process start (GET categories -> 200, polled every 5 ms, median of ${options.startupAttempts}):\n`);
+      process.stdout.write(
+        `\nFirst response after process start (GET categories -> 200, polled every 5 ms, median of ${options.startupAttempts}):\n`,
+      );
       for (const target of options.targets) {
         try {
           const result = await measureFirstResponse(targets[target], context, options.startupAttempts);
           firstResponse[target] = result;
-          process.stdout.write(`  ${targets[target].label.padEnd(20)} ${result.medianMs.toFixed(0).padStart(5)} ms   (${result.attemptsMs.map((ms) => ms.toFixed(0)).join(', ')})\n`);
+          process.stdout.write(
+            `  ${targets[target].label.padEnd(20)} ${result.medianMs.toFixed(0).padStart(5)} ms   (${result.attemptsMs.map((ms) => ms.toFixed(0)).join(', ')})\n`,
+          );
         } catch (error) {
           process.stdout.write(`  ${targets[target].label.padEnd(20)} FAILED: ${(error as Error).message}\n`);
         }
@@ -225,7 +300,9 @@ async function main(): Promise<number> {
           for (const row of await measureCase(options, context, caseId, connections, round)) {
             process.stdout.write(`${describeRow(row)}\n`);
             // The slices of every round count; a row that failed once is reported failed.
-            const kept = measurements.find((entry) => entry.target === row.target && entry.caseId === caseId && entry.connections === connections);
+            const kept = measurements.find(
+              (entry) => entry.target === row.target && entry.caseId === caseId && entry.connections === connections,
+            );
             if (kept === undefined) measurements.push(row);
             else {
               kept.slices!.push(...row.slices!);
@@ -247,11 +324,17 @@ async function main(): Promise<number> {
   const table = measurementRows(measurements);
   const ratioTable = ratioRows(ratios);
   const kept = ` (each row: the median of its ${options.slices * options.rounds} slice(s); ratios: the median of the ratios of slices run back to back, lowest and highest in brackets)`;
-  process.stdout.write(`\n${formatTable(table.header, table.rows)}${kept}\n\n${formatTable(ratioTable.header, ratioTable.rows)}\n\nTargets (issues 6 and 11):\n`);
+  process.stdout.write(
+    `\n${formatTable(table.header, table.rows)}${kept}\n\n${formatTable(ratioTable.header, ratioTable.rows)}\n\nTargets (issues 6 and 11):\n`,
+  );
   for (const check of checks) {
-    process.stdout.write(`  ${check.met === undefined ? 'n/a ' : check.met ? 'MET ' : 'MISS'}  ${check.name}: ${check.measured} (goal ${check.goal})\n`);
+    process.stdout.write(
+      `  ${check.met === undefined ? 'n/a ' : check.met ? 'MET ' : 'MISS'}  ${check.name}: ${check.measured} (goal ${check.goal})\n`,
+    );
   }
-  process.stdout.write(`\nLoad average before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadAfter.map((value) => value.toFixed(2)).join(' ')}: on a shared ${cpus().length}-CPU machine the load generator, the server and other work compete, so treat differences under ~10% as noise.\n`);
+  process.stdout.write(
+    `\nLoad average before ${loadBefore.map((value) => value.toFixed(2)).join(' ')}, after ${loadAfter.map((value) => value.toFixed(2)).join(' ')}: on a shared ${cpus().length}-CPU machine the load generator, the server and other work compete, so treat differences under ~10% as noise.\n`,
+  );
 
   if (options.jsonFile) {
     const report = {

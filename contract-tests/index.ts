@@ -16,5 +16,11 @@ export { renderJunitReport } from './report/junit-report.js';
 export { renderMarkdownReport } from './report/markdown-report.js';
 export { coverageMatrix, type CoverageMatrix } from './report/coverage-matrix.js';
 export { groupFailures, type FailureGroup } from './report/failure-groups.js';
-export { exitCodes, type CheckResult, type CheckStatus, type ContractReport, type Verdict } from './report/report-model.js';
+export {
+  exitCodes,
+  type CheckResult,
+  type CheckStatus,
+  type ContractReport,
+  type Verdict,
+} from './report/report-model.js';
 export { kitVersion } from './runner/kit-version.js';

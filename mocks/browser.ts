@@ -1,6 +1,12 @@
 import type { HttpHandler } from 'msw';
 import { setupWorker } from 'msw/browser';
-import { createPetstoreHandlers, type MockApp, type MockControls, type PetstoreHandlers, type PetstoreHandlersOptions } from './handlers.js';
+import {
+  createPetstoreHandlers,
+  type MockApp,
+  type MockControls,
+  type PetstoreHandlers,
+  type PetstoreHandlersOptions,
+} from './handlers.js';
 
 // No fs here: the spec comes in as data (`petstore-kit/mocks/spec`, bundled at build time, or any
 // parsed document). Keep every import of this file browser-safe.

@@ -21,7 +21,11 @@ function mock(options: Partial<PetstoreHandlersOptions> = {}) {
 describe('which requests the handlers take', () => {
   it('answers /v1 and /v1/* of any origin by default, and /__mock/* of any origin', async () => {
     const { handlers } = mock();
-    for (const url of ['https://api.petstore.example/v1/categories', 'http://localhost:5173/v1/categories?x=1', 'http://127.0.0.1:9/v1/categories/']) {
+    for (const url of [
+      'https://api.petstore.example/v1/categories',
+      'http://localhost:5173/v1/categories?x=1',
+      'http://127.0.0.1:9/v1/categories/',
+    ]) {
       expect((await getResponse(handlers, new Request(url, { headers: auth })))?.status, url).toBe(200);
     }
     expect((await getResponse(handlers, new Request('http://localhost/v1', { headers: auth })))?.status).toBe(404);
@@ -30,17 +34,30 @@ describe('which requests the handlers take', () => {
 
   it('leaves everything else to the network (or to other handlers)', async () => {
     const { handlers } = mock();
-    for (const url of ['http://localhost/', 'http://localhost/v10/categories', 'http://localhost/api/v1/categories', 'http://localhost/__mocks', 'http://localhost/index.html']) {
+    for (const url of [
+      'http://localhost/',
+      'http://localhost/v10/categories',
+      'http://localhost/api/v1/categories',
+      'http://localhost/__mocks',
+      'http://localhost/index.html',
+    ]) {
       expect(await getResponse(handlers, new Request(url, { headers: auth })), url).toBeUndefined();
     }
   });
 
   it('takes only the origin of an absolute baseUrl, and serves the controls on that origin', async () => {
     const { handlers } = mock({ baseUrl: 'https://api.petstore.example/v1/' });
-    expect((await getResponse(handlers, new Request('https://api.petstore.example/v1/categories', { headers: auth })))?.status).toBe(200);
+    expect(
+      (await getResponse(handlers, new Request('https://api.petstore.example/v1/categories', { headers: auth })))
+        ?.status,
+    ).toBe(200);
     expect((await getResponse(handlers, new Request('https://api.petstore.example/__mock/health')))?.status).toBe(200);
-    expect(await getResponse(handlers, new Request('https://staging.api.petstore.example/v1/categories', { headers: auth }))).toBeUndefined();
-    expect(await getResponse(handlers, new Request('http://api.petstore.example/v1/categories', { headers: auth }))).toBeUndefined();
+    expect(
+      await getResponse(handlers, new Request('https://staging.api.petstore.example/v1/categories', { headers: auth })),
+    ).toBeUndefined();
+    expect(
+      await getResponse(handlers, new Request('http://api.petstore.example/v1/categories', { headers: auth })),
+    ).toBeUndefined();
     expect(await getResponse(handlers, new Request('https://other.example/__mock/health'))).toBeUndefined();
   });
 
@@ -48,21 +65,35 @@ describe('which requests the handlers take', () => {
     for (const specOption of [spec, compileSpec(spec)]) {
       const { handlers, app } = mock({ spec: specOption, baseUrl: 'http://localhost:3000/api/v1' });
       expect(app.basePath).toBe('/api/v1');
-      const created = await getResponse(handlers, new Request('http://localhost:3000/api/v1/categories', requestInit('POST', { key: 'demo-pro', json: { name: 'dog' } })));
+      const created = await getResponse(
+        handlers,
+        new Request(
+          'http://localhost:3000/api/v1/categories',
+          requestInit('POST', { key: 'demo-pro', json: { name: 'dog' } }),
+        ),
+      );
       expect(created?.status).toBe(201);
       expect(created?.headers.get('Location')).toBe('/api/v1/categories/4');
-      expect(await getResponse(handlers, new Request('http://localhost:3000/v1/categories', { headers: auth }))).toBeUndefined();
+      expect(
+        await getResponse(handlers, new Request('http://localhost:3000/v1/categories', { headers: auth })),
+      ).toBeUndefined();
     }
   });
 
   it('refuses a baseUrl that is not a URL or a path', async () => {
-    expect(() => mock({ baseUrl: 'api.petstore.example/v1' })).toThrow('Failed to create the Petstore handlers: baseUrl "api.petstore.example/v1" is neither an absolute URL nor a path starting with /');
+    expect(() => mock({ baseUrl: 'api.petstore.example/v1' })).toThrow(
+      'Failed to create the Petstore handlers: baseUrl "api.petstore.example/v1" is neither an absolute URL nor a path starting with /',
+    );
   });
 });
 
 describe('the translation', () => {
   it('gives the core lower-case headers, path + query, the body bytes and no client address', async () => {
-    const request = new Request('https://x.test/v1/categories?a=1&b=2', { method: 'POST', headers: { 'X-Custom': 'A', Authorization: 'Bearer k' }, body: 'héllo' });
+    const request = new Request('https://x.test/v1/categories?a=1&b=2', {
+      method: 'POST',
+      headers: { 'X-Custom': 'A', Authorization: 'Bearer k' },
+      body: 'héllo',
+    });
     const mockRequest = await toMockRequest(request, 1024);
     expect(mockRequest).toEqual({
       method: 'POST',
@@ -76,7 +107,14 @@ describe('the translation', () => {
 
   it('answers 413 for a declared Content-Length over maxBodyBytes, without reading the body', async () => {
     const { handlers } = mock({ config: { maxBodyBytes: 16 } });
-    const response = await getResponse(handlers, new Request('http://localhost/v1/categories', { method: 'POST', headers: { ...auth, 'content-type': 'application/json', 'content-length': '17' }, body: '{}' }));
+    const response = await getResponse(
+      handlers,
+      new Request('http://localhost/v1/categories', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', 'content-length': '17' },
+        body: '{}',
+      }),
+    );
     expect(response?.status).toBe(413);
     expectError(await fromFetchResponse(response!), 413, 'payload_too_large', 'Request body exceeds 16 bytes');
   });
@@ -90,7 +128,12 @@ describe('the translation', () => {
         controller.enqueue(new TextEncoder().encode('{"name":"aaaa"} '));
       },
     });
-    const request = new Request('http://localhost/v1/categories', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: endless, duplex: 'half' } as RequestInit);
+    const request = new Request('http://localhost/v1/categories', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: endless,
+      duplex: 'half',
+    } as RequestInit);
     const response = await getResponse(handlers, request);
     expect(response?.status).toBe(413);
     expect(pulls).toBeLessThan(5);
@@ -99,7 +142,13 @@ describe('the translation', () => {
   it('accepts a body of exactly maxBodyBytes', async () => {
     const body = '{"name":"abcdef"}';
     const { handlers } = mock({ config: { maxBodyBytes: body.length } });
-    const response = await getResponse(handlers, new Request('http://localhost/v1/categories', requestInit('POST', { key: 'demo-pro', body, headers: { 'content-type': 'application/json' } })));
+    const response = await getResponse(
+      handlers,
+      new Request(
+        'http://localhost/v1/categories',
+        requestInit('POST', { key: 'demo-pro', body, headers: { 'content-type': 'application/json' } }),
+      ),
+    );
     expect(response?.status).toBe(201);
   });
 
@@ -110,7 +159,10 @@ describe('the translation', () => {
     expect(response?.headers.get('x-ratelimit-limit')).toBe('300');
     expect(response?.headers.get('x-ratelimit-reset')).toBe(String(Date.parse('2026-03-01T12:01:00Z') / 1000));
     expect(await response?.json()).toHaveLength(3);
-    const head = await getResponse(handlers, new Request('http://localhost/v1/categories', { method: 'HEAD', headers: auth }));
+    const head = await getResponse(
+      handlers,
+      new Request('http://localhost/v1/categories', { method: 'HEAD', headers: auth }),
+    );
     expect(head?.body).toBeNull();
   });
 });
@@ -120,22 +172,31 @@ describe('state and controls', () => {
     const first = mock();
     const second = mock();
     expect(first.controls).toBe(first.app.controls);
-    await getResponse(first.handlers, new Request('http://localhost/v1/categories', requestInit('POST', { key: 'demo-pro', json: { name: 'only-in-first' } })));
+    await getResponse(
+      first.handlers,
+      new Request(
+        'http://localhost/v1/categories',
+        requestInit('POST', { key: 'demo-pro', json: { name: 'only-in-first' } }),
+      ),
+    );
     expect((await first.controls.categories()).map((category) => category.name)).toContain('only-in-first');
     expect((await second.controls.categories()).map((category) => category.name)).not.toContain('only-in-first');
-    (await first.controls.reset());
-    expect((await first.controls.categories())).toEqual((await second.controls.categories()));
+    await first.controls.reset();
+    expect(await first.controls.categories()).toEqual(await second.controls.categories());
   });
 
   it('starts from initialCategories when given, and reset restores them', async () => {
-    const { handlers, controls } = mock({ initialCategories: [{ name: 'dog' }, { name: 'cat', description: 'Cats.' }] });
-    const list = async () => (await getResponse(handlers, new Request('http://localhost/v1/categories', { headers: auth })))!.json();
+    const { handlers, controls } = mock({
+      initialCategories: [{ name: 'dog' }, { name: 'cat', description: 'Cats.' }],
+    });
+    const list = async () =>
+      (await getResponse(handlers, new Request('http://localhost/v1/categories', { headers: auth })))!.json();
     expect(await list()).toEqual([
       { id: 1, name: 'dog' },
       { id: 2, name: 'cat', description: 'Cats.' },
     ]);
-    (await controls.addKey({ key: 'extra', plan: 'free' }));
-    (await controls.reset());
+    await controls.addKey({ key: 'extra', plan: 'free' });
+    await controls.reset();
     expect((await controls.keys()).map((key) => key.plan)).toEqual(['free', 'pro', 'business', 'enterprise']);
   });
 });

@@ -103,7 +103,11 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
   const spec = specForBasePath(specOption, target.path);
   // The scenario option is refused here, naming the field, like a bad config; the core applies it
   // before the first request is answered, and answers every request with the reason if it cannot.
-  const app = createMockApp({ ...appOptions, spec, startupScenario: scenario === undefined ? undefined : { input: scenario, session } });
+  const app = createMockApp({
+    ...appOptions,
+    spec,
+    startupScenario: scenario === undefined ? undefined : { input: scenario, session },
+  });
   // Checked now, so a bad name fails where it is written, not on the first request.
   const controls = session === undefined ? app.controls : app.controlsFor(session);
   const { ready } = app;
@@ -111,7 +115,10 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
   // One resolver for the API and the controls: the core tells them apart, as it does for node:http.
   const resolve = async ({ request }: { request: Request }): Promise<Response> => {
     const mockRequest = await toMockRequest(request, app.config.maxBodyBytes);
-    const routed = session === undefined || mockRequest.headers['x-mock-session'] !== undefined ? mockRequest : { ...mockRequest, headers: { ...mockRequest.headers, 'x-mock-session': session } };
+    const routed =
+      session === undefined || mockRequest.headers['x-mock-session'] !== undefined
+        ? mockRequest
+        : { ...mockRequest, headers: { ...mockRequest.headers, 'x-mock-session': session } };
     return toResponse(await app.handle(routed), request.method);
   };
 
@@ -119,7 +126,14 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
   // predicate functions only arrived later), which keeps the peer range wide.
   const handlers = [http.all(target.controlPattern, resolve), http.all(target.apiPattern(app.basePath), resolve)];
   const report = () => controls.report();
-  return { handlers, app, controls, report, expectWellBehaved: async (checks) => expectWellBehaved(await report(), checks), ready };
+  return {
+    handlers,
+    app,
+    controls,
+    report,
+    expectWellBehaved: async (checks) => expectWellBehaved(await report(), checks),
+    ready,
+  };
 }
 
 /**
@@ -171,7 +185,10 @@ export async function toMockRequest(request: Request, maxBodyBytes: number): Pro
 export function toResponse(response: MockResponse, requestMethod = 'GET'): Response {
   // The fetch Response refuses a body on these statuses, and HEAD never carries one (node:http
   // drops it too), so the transport leaves it out rather than throwing.
-  const body = requestMethod === 'HEAD' || nullBodyStatuses.has(response.status) ? null : (response.body ?? response.bytes ?? null);
+  const body =
+    requestMethod === 'HEAD' || nullBodyStatuses.has(response.status)
+      ? null
+      : (response.body ?? response.bytes ?? null);
   return new HttpResponse(body, { status: response.status, headers: response.headers });
 }
 
@@ -194,9 +211,14 @@ function parseBaseUrl(baseUrl: string | undefined): BaseUrlTarget {
       try {
         url = new URL(baseUrl);
       } catch {
-        throw new Error(`Failed to create the Petstore handlers: baseUrl ${JSON.stringify(baseUrl)} is neither an absolute URL nor a path starting with /`);
+        throw new Error(
+          `Failed to create the Petstore handlers: baseUrl ${JSON.stringify(baseUrl)} is neither an absolute URL nor a path starting with /`,
+        );
       }
-      if (url.search !== '' || url.hash !== '') throw new Error(`Failed to create the Petstore handlers: baseUrl ${baseUrl} must not have a query or a fragment`);
+      if (url.search !== '' || url.hash !== '')
+        throw new Error(
+          `Failed to create the Petstore handlers: baseUrl ${baseUrl} must not have a query or a fragment`,
+        );
       origin = url.origin;
       path = url.pathname;
     }
@@ -215,7 +237,10 @@ function parseBaseUrl(baseUrl: string | undefined): BaseUrlTarget {
  * The core serves the base path of its compiled spec, so a baseUrl with another path (say
  * `/api/v1`) compiles the spec for that path: requests and `Location` headers then agree with it.
  */
-function specForBasePath(spec: OpenApiDocument | CompiledSpec, path: string | undefined): OpenApiDocument | CompiledSpec {
+function specForBasePath(
+  spec: OpenApiDocument | CompiledSpec,
+  path: string | undefined,
+): OpenApiDocument | CompiledSpec {
   if (path === undefined) return spec;
   if (!isCompiledSpec(spec)) return compileSpec(spec, { basePath: path });
   return spec.basePath === path ? spec : compileSpec(spec.document, { basePath: path });

@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import type { HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { defaultSpecPath, parseSpecText } from '../spec/load-spec.js';
-import { createPetstoreHandlers, type MockApp, type MockControls, type PetstoreHandlers, type PetstoreHandlersOptions } from './handlers.js';
+import {
+  createPetstoreHandlers,
+  type MockApp,
+  type MockControls,
+  type PetstoreHandlers,
+  type PetstoreHandlersOptions,
+} from './handlers.js';
 
 export * from './handlers.js';
 
@@ -43,7 +49,10 @@ export interface PetstoreServer {
  */
 export function setupPetstoreServer(options: PetstoreServerOptions = {}): PetstoreServer {
   const { specPath, spec, ...rest } = options;
-  const { handlers, controls, app, report, expectWellBehaved, ready } = createPetstoreHandlers({ ...rest, spec: spec ?? readSpecFileSync(specPath) });
+  const { handlers, controls, app, report, expectWellBehaved, ready } = createPetstoreHandlers({
+    ...rest,
+    spec: spec ?? readSpecFileSync(specPath),
+  });
   return { server: setupServer(...handlers), controls, app, handlers, report, expectWellBehaved, ready };
 }
 
@@ -53,7 +62,9 @@ function readSpecFileSync(path: string = defaultSpecPath) {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new Error(`Failed to load spec ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new Error(
+      `Failed to load spec ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
   return parseSpecText(text, path);
 }

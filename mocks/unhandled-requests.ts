@@ -12,6 +12,8 @@ export type UnhandledRequestStrategy = 'bypass' | 'warn' | 'error';
  * server.listen(unhandledRequests('error'));                  // setupPetstoreServer(): strict
  * await worker.start({ ...unhandledRequests('bypass'), quiet: true }); // setupPetstoreWorker()
  */
-export function unhandledRequests<S extends UnhandledRequestStrategy>(strategy: S): { onUnhandledRequest: S; onUnhandledFrame: S } {
+export function unhandledRequests<S extends UnhandledRequestStrategy>(
+  strategy: S,
+): { onUnhandledRequest: S; onUnhandledFrame: S } {
   return { onUnhandledRequest: strategy, onUnhandledFrame: strategy };
 }

@@ -14,9 +14,18 @@ const root = new URL('..', import.meta.url);
 process.chdir(fileURLToPath(root));
 await rm('dist', { recursive: true, force: true });
 
-const common = { bundle: true, platform: 'node', format: 'esm', target: 'node20', sourcemap: true, logLevel: 'warning', legalComments: 'none' };
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
 // Bundled CommonJS dependencies (yaml, undici) need require() in an ES module.
-const requireShim = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+const requireShim =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /** Points the bins' default spec at the JSON copy written next to them below. */
 const defaultSpecAsJson = {
@@ -38,19 +47,35 @@ for (const [name, entry] of Object.entries(bins)) {
     outfile: `dist/bin/${name}.js`,
     // vitest and prism are tools the contract runner starts, not code it can inline. redis (node-redis)
     // is an optional peer: imported only with --store, from the user's own node_modules, never bundled.
-    external: ['vitest', 'vitest/*', '@stoplight/prism-cli', 'fsevents', 'lightningcss', 'esbuild', 'redis', '@redis/*'],
+    external: [
+      'vitest',
+      'vitest/*',
+      '@stoplight/prism-cli',
+      'fsevents',
+      'lightningcss',
+      'esbuild',
+      'redis',
+      '@redis/*',
+    ],
     // Start-up time is a product feature (first response <= 300 ms): less code to parse, and the
     // default spec read as JSON instead of YAML.
     minify: true,
     plugins: [defaultSpecAsJson],
     // esbuild keeps an entry's own hashbang line first; add one only where the entry has none.
-    banner: { js: (await readFile(entry, 'utf8')).startsWith('#!') ? requireShim : `#!/usr/bin/env node\n${requireShim}` },
+    banner: {
+      js: (await readFile(entry, 'utf8')).startsWith('#!') ? requireShim : `#!/usr/bin/env node\n${requireShim}`,
+    },
   });
   await chmod(`dist/bin/${name}.js`, 0o755);
 }
 
 const libraryEntries = { index: 'src/index.ts' };
-for (const [name, entry] of Object.entries({ 'mocks/handlers': 'mocks/handlers.ts', 'mocks/node': 'mocks/node.ts', 'mocks/browser': 'mocks/browser.ts', lab: 'src/lab/index.ts' })) {
+for (const [name, entry] of Object.entries({
+  'mocks/handlers': 'mocks/handlers.ts',
+  'mocks/node': 'mocks/node.ts',
+  'mocks/browser': 'mocks/browser.ts',
+  lab: 'src/lab/index.ts',
+})) {
   if (existsSync(entry)) libraryEntries[name] = entry;
 }
 // The runtime dependencies stay the consumer's to install; devDependencies the library needs at run time are
@@ -58,12 +83,21 @@ for (const [name, entry] of Object.entries({ 'mocks/handlers': 'mocks/handlers.t
 const manifest = JSON.parse(await readFile('package.json', 'utf8'));
 const installed = [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})];
 const libraryExternal = installed.flatMap((name) => [name, `${name}/*`]);
-await build({ ...common, entryPoints: libraryEntries, outdir: 'dist', external: libraryExternal, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+await build({
+  ...common,
+  entryPoints: libraryEntries,
+  outdir: 'dist',
+  external: libraryExternal,
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+});
 
 // petstore-kit/contract: the programmatic contract runner, bundled like the bins (its HTTP client and
 // property-testing library are implementation details, so they need not be runtime dependencies of
 // the package). contract-tests/index.ts is its public entry; until it exists, the runner module.
-const contractEntry = ['contract-tests/index.ts', 'contract-tests/runner/run-contract.ts'].find((file) => existsSync(file));
+const contractEntry = ['contract-tests/index.ts', 'contract-tests/runner/run-contract.ts'].find((file) =>
+  existsSync(file),
+);
 if (contractEntry) {
   await build({
     ...common,
@@ -80,7 +114,10 @@ for (const dir of ['dist', 'dist/bin', 'dist/mocks', 'dist/chunks', ...(contract
   await mkdir(dir, { recursive: true });
   await copyFile('spec/petstore.openapi.yaml', `${dir}/petstore.openapi.yaml`);
 }
-await writeFile('dist/bin/petstore.openapi.json', JSON.stringify(parse(await readFile('spec/petstore.openapi.yaml', 'utf8'))));
+await writeFile(
+  'dist/bin/petstore.openapi.json',
+  JSON.stringify(parse(await readFile('spec/petstore.openapi.yaml', 'utf8'))),
+);
 
 // The browser gets the spec as data generated from the YAML (never a hand-kept copy): petstore-kit/mocks/spec.
 await bundleSpec({ outDir: 'dist/mocks' });
@@ -91,7 +128,19 @@ if (contractEntry) {
   // a stable dist/contract/index.d.ts for package.json's "types" whichever file is the entry.
   const tsconfig = join(tmpdir(), `petstore-kit-contract-types-${process.pid}.json`);
   const here = process.cwd();
-  await writeFile(tsconfig, JSON.stringify({ extends: join(here, 'tsconfig.build.json'), compilerOptions: { rootDir: here, outDir: join(here, 'dist/types'), typeRoots: [join(here, 'node_modules/@types')] }, include: [], files: [join(here, contractEntry)] }));
+  await writeFile(
+    tsconfig,
+    JSON.stringify({
+      extends: join(here, 'tsconfig.build.json'),
+      compilerOptions: {
+        rootDir: here,
+        outDir: join(here, 'dist/types'),
+        typeRoots: [join(here, 'node_modules/@types')],
+      },
+      include: [],
+      files: [join(here, contractEntry)],
+    }),
+  );
   try {
     execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', tsconfig], { stdio: 'inherit' });
   } finally {
@@ -99,4 +148,6 @@ if (contractEntry) {
   }
   await writeFile('dist/contract/index.d.ts', `export * from '../types/${contractEntry.replace(/\.ts$/, '.js')}';\n`);
 }
-console.log(`Built dist/: bins ${Object.keys(bins).join(', ')}; entries ${Object.keys(libraryEntries).join(', ')}${contractEntry ? `, contract (${contractEntry})` : ''}; types in dist/types`);
+console.log(
+  `Built dist/: bins ${Object.keys(bins).join(', ')}; entries ${Object.keys(libraryEntries).join(', ')}${contractEntry ? `, contract (${contractEntry})` : ''}; types in dist/types`,
+);

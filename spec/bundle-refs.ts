@@ -21,30 +21,101 @@ export interface BundleOptions {
   allowRemoteRefs?: boolean;
 }
 
-type Kind = 'document' | 'pathItem' | 'operation' | 'parameter' | 'header' | 'requestBody' | 'response' | 'mediaType' | 'encoding' | 'callback' | 'components' | 'schema' | 'other';
+type Kind =
+  | 'document'
+  | 'pathItem'
+  | 'operation'
+  | 'parameter'
+  | 'header'
+  | 'requestBody'
+  | 'response'
+  | 'mediaType'
+  | 'encoding'
+  | 'callback'
+  | 'components'
+  | 'schema'
+  | 'other';
 
 /** Per kind: what each key holds, as [kind, shape]: one value, a map of names, or a list. */
 type Shape = 'one' | 'map' | 'list';
 const structure: Partial<Record<Kind, Record<string, [Kind, Shape]>>> = {
-  document: { paths: ['pathItem', 'map'], webhooks: ['pathItem', 'map'], components: ['components', 'one'], definitions: ['schema', 'map'], parameters: ['parameter', 'map'], responses: ['response', 'map'] },
-  components: { schemas: ['schema', 'map'], responses: ['response', 'map'], parameters: ['parameter', 'map'], requestBodies: ['requestBody', 'map'], headers: ['header', 'map'], pathItems: ['pathItem', 'map'], callbacks: ['callback', 'map'], securitySchemes: ['other', 'map'], examples: ['other', 'map'], links: ['other', 'map'] },
-  pathItem: { get: ['operation', 'one'], put: ['operation', 'one'], post: ['operation', 'one'], delete: ['operation', 'one'], options: ['operation', 'one'], head: ['operation', 'one'], patch: ['operation', 'one'], trace: ['operation', 'one'], parameters: ['parameter', 'list'] },
-  operation: { parameters: ['parameter', 'list'], requestBody: ['requestBody', 'one'], responses: ['response', 'map'], callbacks: ['callback', 'map'] },
+  document: {
+    paths: ['pathItem', 'map'],
+    webhooks: ['pathItem', 'map'],
+    components: ['components', 'one'],
+    definitions: ['schema', 'map'],
+    parameters: ['parameter', 'map'],
+    responses: ['response', 'map'],
+  },
+  components: {
+    schemas: ['schema', 'map'],
+    responses: ['response', 'map'],
+    parameters: ['parameter', 'map'],
+    requestBodies: ['requestBody', 'map'],
+    headers: ['header', 'map'],
+    pathItems: ['pathItem', 'map'],
+    callbacks: ['callback', 'map'],
+    securitySchemes: ['other', 'map'],
+    examples: ['other', 'map'],
+    links: ['other', 'map'],
+  },
+  pathItem: {
+    get: ['operation', 'one'],
+    put: ['operation', 'one'],
+    post: ['operation', 'one'],
+    delete: ['operation', 'one'],
+    options: ['operation', 'one'],
+    head: ['operation', 'one'],
+    patch: ['operation', 'one'],
+    trace: ['operation', 'one'],
+    parameters: ['parameter', 'list'],
+  },
+  operation: {
+    parameters: ['parameter', 'list'],
+    requestBody: ['requestBody', 'one'],
+    responses: ['response', 'map'],
+    callbacks: ['callback', 'map'],
+  },
   callback: {},
   parameter: { schema: ['schema', 'one'], content: ['mediaType', 'map'], examples: ['other', 'map'] },
   header: { schema: ['schema', 'one'], content: ['mediaType', 'map'], examples: ['other', 'map'] },
   requestBody: { content: ['mediaType', 'map'] },
-  response: { headers: ['header', 'map'], content: ['mediaType', 'map'], links: ['other', 'map'], schema: ['schema', 'one'] },
+  response: {
+    headers: ['header', 'map'],
+    content: ['mediaType', 'map'],
+    links: ['other', 'map'],
+    schema: ['schema', 'one'],
+  },
   mediaType: { schema: ['schema', 'one'], examples: ['other', 'map'], encoding: ['encoding', 'map'] },
   encoding: { headers: ['header', 'map'] },
 };
 const schemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const schemaOnes = new Set(['items', 'additionalItems', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties']);
+const schemaOnes = new Set([
+  'items',
+  'additionalItems',
+  'contains',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
 const schemaLists = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 
 /** What a key of a node of `kind` holds; undefined for data and for what the kit does not read. */
 function childOf(kind: Kind, key: string, value: unknown): [Kind, Shape] | undefined {
-  if (key.startsWith('x-') || key === 'example' || key === 'enum' || key === 'const' || key === 'default' || key === 'value') return undefined;
+  if (
+    key.startsWith('x-') ||
+    key === 'example' ||
+    key === 'enum' ||
+    key === 'const' ||
+    key === 'default' ||
+    key === 'value'
+  )
+    return undefined;
   if (kind === 'callback') return ['pathItem', 'one'];
   if (kind === 'schema') {
     if (schemaMaps.has(key)) return ['schema', 'map'];
@@ -67,7 +138,11 @@ interface Loaded {
  *
  * @example const document = await bundleExternalRefs(parsed, pathToFileURL('api/openapi.yaml'));
  */
-export async function bundleExternalRefs<T extends object>(document: T, entry: URL, options: BundleOptions = {}): Promise<T> {
+export async function bundleExternalRefs<T extends object>(
+  document: T,
+  entry: URL,
+  options: BundleOptions = {},
+): Promise<T> {
   const files = new Map<string, Promise<Loaded>>();
   const homes = new Map<string, string>();
   const placed = new Map<string, unknown>();
@@ -79,24 +154,39 @@ export async function bundleExternalRefs<T extends object>(document: T, entry: U
     const key = url.href.replace(/#.*$/, '');
     let loaded = files.get(key);
     if (loaded === undefined) {
-      loaded = readDocumentText(url, ref, at, options).then((text) => ({ url, root: parseReferenced(text, url, ref, at) }));
+      loaded = readDocumentText(url, ref, at, options).then((text) => ({
+        url,
+        root: parseReferenced(text, url, ref, at),
+      }));
       files.set(key, loaded);
     }
     return loaded;
   };
 
   /** The target of a reference written in `base` (the entry's local ones are not asked for). */
-  const target = async (ref: string, base: URL, at: string): Promise<{ key: string; node: unknown; url: URL; fragment: string }> => {
+  const target = async (
+    ref: string,
+    base: URL,
+    at: string,
+  ): Promise<{ key: string; node: unknown; url: URL; fragment: string }> => {
     const url = new URL(ref, base);
     const fragment = url.hash.replace(/^#/, '');
     url.hash = '';
-    if (url.protocol !== 'file:' && !((url.protocol === 'http:' || url.protocol === 'https:') && options.allowRemoteRefs)) {
-      throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${url.protocol === 'http:' || url.protocol === 'https:' ? 'references to URLs are not followed unless --allow-remote-refs is given' : `the ${url.protocol} scheme is not supported`}`);
+    if (
+      url.protocol !== 'file:' &&
+      !((url.protocol === 'http:' || url.protocol === 'https:') && options.allowRemoteRefs)
+    ) {
+      throw new SpecError(
+        `Failed to resolve $ref ${short(ref)} at #${at}: ${url.protocol === 'http:' || url.protocol === 'https:' ? 'references to URLs are not followed unless --allow-remote-refs is given' : `the ${url.protocol} scheme is not supported`}`,
+      );
     }
     const loaded = url.href === entry.href.replace(/#.*$/, '') ? { url, root: document } : await load(url, ref, at);
     let node: unknown = loaded.root;
     for (const segment of splitPointer(fragment)) {
-      if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment)) throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: nothing at "${short(segment)}" in ${displayName(url)}`);
+      if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment))
+        throw new SpecError(
+          `Failed to resolve $ref ${short(ref)} at #${at}: nothing at "${short(segment)}" in ${displayName(url)}`,
+        );
       node = (node as Record<string, unknown>)[segment];
     }
     return { key: `${url.href}#${fragment}`, node, url, fragment };
@@ -114,18 +204,27 @@ export async function bundleExternalRefs<T extends object>(document: T, entry: U
   async function walk(node: unknown, kind: Kind, base: URL, pointer: string, inEntry: boolean): Promise<unknown> {
     if (node === null || typeof node !== 'object') return node;
     if (Array.isArray(node)) {
-      for (let index = 0; index < node.length; index += 1) node[index] = await walk(node[index], kind, base, `${pointer}/${index}`, inEntry);
+      for (let index = 0; index < node.length; index += 1)
+        node[index] = await walk(node[index], kind, base, `${pointer}/${index}`, inEntry);
       return node;
     }
     const record = node as Record<string, unknown>;
-    if (typeof record.$ref === 'string' && (!inEntry || !record.$ref.startsWith('#'))) return reference(record, kind, base, pointer);
+    if (typeof record.$ref === 'string' && (!inEntry || !record.$ref.startsWith('#')))
+      return reference(record, kind, base, pointer);
     for (const [key, value] of Object.entries(record)) {
       const child = childOf(kind, key, value);
       if (child === undefined || value === null || typeof value !== 'object') continue;
       const [childKind, shape] = child;
       const at = `${pointer}/${escapePointer(key)}`;
       if (shape === 'map' && !Array.isArray(value)) {
-        for (const [name, entryValue] of Object.entries(value)) (value as Record<string, unknown>)[name] = await walk(entryValue, childKind, base, `${at}/${escapePointer(name)}`, inEntry);
+        for (const [name, entryValue] of Object.entries(value))
+          (value as Record<string, unknown>)[name] = await walk(
+            entryValue,
+            childKind,
+            base,
+            `${at}/${escapePointer(name)}`,
+            inEntry,
+          );
       } else record[key] = await walk(value, childKind, base, at, inEntry);
     }
     return record;
@@ -147,7 +246,10 @@ export async function bundleExternalRefs<T extends object>(document: T, entry: U
       }
       return { ...Object.fromEntries(siblings), $ref: `#${home}` };
     }
-    if (inProgress.has(found.key)) throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${pointer}: it refers back to itself through other files`);
+    if (inProgress.has(found.key))
+      throw new SpecError(
+        `Failed to resolve $ref ${short(ref)} at #${pointer}: it refers back to itself through other files`,
+      );
     let content = placed.get(found.key);
     if (content === undefined) {
       inProgress.add(found.key);
@@ -155,7 +257,8 @@ export async function bundleExternalRefs<T extends object>(document: T, entry: U
       inProgress.delete(found.key);
       placed.set(found.key, content);
     }
-    if (siblings.length === 0 || content === null || typeof content !== 'object' || Array.isArray(content)) return content;
+    if (siblings.length === 0 || content === null || typeof content !== 'object' || Array.isArray(content))
+      return content;
     return { ...(content as object), ...Object.fromEntries(siblings) };
   }
 
@@ -179,22 +282,31 @@ function ensure(document: object, path: string[]): Record<string, unknown> {
 
 async function readDocumentText(url: URL, ref: string, at: string, options: BundleOptions): Promise<string> {
   if (url.protocol === 'file:') {
-    if (!/\.(ya?ml|json)$/i.test(url.pathname)) throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not a JSON or YAML file`);
+    if (!/\.(ya?ml|json)$/i.test(url.pathname))
+      throw new SpecError(
+        `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not a JSON or YAML file`,
+      );
     try {
       return await readFile(fileURLToPath(url), 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${code === 'ENOENT' ? `no such file ${fileURLToPath(url)}` : (error as Error).message.split('\n')[0]}`);
+      throw new SpecError(
+        `Failed to resolve $ref ${short(ref)} at #${at}: ${code === 'ENOENT' ? `no such file ${fileURLToPath(url)}` : (error as Error).message.split('\n')[0]}`,
+      );
     }
   }
-  if (!options.allowRemoteRefs) throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: references to URLs are not followed unless --allow-remote-refs is given`);
+  if (!options.allowRemoteRefs)
+    throw new SpecError(
+      `Failed to resolve $ref ${short(ref)} at #${at}: references to URLs are not followed unless --allow-remote-refs is given`,
+    );
   let response: Response;
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: 'follow' });
   } catch (error) {
     throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${(error as Error).message}`);
   }
-  if (!response.ok) throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${url.href} answered ${response.status}`);
+  if (!response.ok)
+    throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${url.href} answered ${response.status}`);
   return response.text();
 }
 
@@ -203,9 +315,12 @@ function parseReferenced(text: string, url: URL, ref: string, at: string): unkno
   try {
     root = text.trimStart().startsWith('{') ? JSON.parse(text) : parse(text, { maxAliasCount: 100 });
   } catch (error) {
-    throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not valid JSON or YAML (${(error as Error).message.split('\n')[0]!.slice(0, 120)})`);
+    throw new SpecError(
+      `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not valid JSON or YAML (${(error as Error).message.split('\n')[0]!.slice(0, 120)})`,
+    );
   }
-  if (root === null || typeof root !== 'object') throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} holds no object`);
+  if (root === null || typeof root !== 'object')
+    throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} holds no object`);
   return root;
 }
 

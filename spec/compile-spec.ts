@@ -11,7 +11,12 @@ import {
 } from './openapi-types.js';
 import { nodeAt, originOf, resolveDocument, SpecError, type ResolvedDocument } from './ref-resolver.js';
 import { auditSchemas, type SchemaAudit } from './schema-keywords.js';
-import { createDocumentValidators, knownFormats, standaloneValidator, type SchemaValidator } from './schema-validator.js';
+import {
+  createDocumentValidators,
+  knownFormats,
+  standaloneValidator,
+  type SchemaValidator,
+} from './schema-validator.js';
 
 /**
  * The one reading of an OpenAPI 3.1 document that the mock (`src/core/compiled-spec.ts`) and the
@@ -149,7 +154,10 @@ const stabilityLevels = new Set(['experimental', 'beta']);
 export function compileSpecDefinition(input: OpenApiDocument, options: CompileOptions = {}): SpecDefinition {
   // A resolved document (spec.document) compiles from its source: references are what validators read.
   const origin = originOf(input);
-  const source = origin !== undefined && origin.pointer === '' && origin.resolved.document === input ? origin.resolved.source : input;
+  const source =
+    origin !== undefined && origin.pointer === '' && origin.resolved.document === input
+      ? origin.resolved.source
+      : input;
   const definition = compileFresh(source, options.maxNodes);
   return options.basePath === undefined ? definition : { ...definition, basePath: options.basePath };
 }
@@ -172,21 +180,29 @@ function compileFresh(given: OpenApiDocument, maxNodes: number | undefined): Spe
   const operations: OperationDefinition[] = [];
   const seenIds = new Set<string>();
   for (const [pathTemplate, pathItem] of Object.entries(document.paths ?? {})) {
-    if (pathItem === null || typeof pathItem !== 'object') throw new SpecError(`Failed to compile spec: paths.${pathTemplate.slice(0, 100)} is not an object`);
+    if (pathItem === null || typeof pathItem !== 'object')
+      throw new SpecError(`Failed to compile spec: paths.${pathTemplate.slice(0, 100)} is not an object`);
     for (const method of httpMethods) {
       const operation = pathItem[method];
       if (operation === undefined) continue;
-      if (operation === null || typeof operation !== 'object') throw new SpecError(`Failed to compile spec: ${method} ${pathTemplate.slice(0, 100)} is not an object`);
-      const operationId = typeof operation.operationId === 'string' ? operation.operationId : `${method.toUpperCase()} ${pathTemplate}`;
-      if (seenIds.has(operationId)) throw new SpecError(`Failed to compile spec: operationId ${operationId.slice(0, 100)} is used twice`);
+      if (operation === null || typeof operation !== 'object')
+        throw new SpecError(`Failed to compile spec: ${method} ${pathTemplate.slice(0, 100)} is not an object`);
+      const operationId =
+        typeof operation.operationId === 'string' ? operation.operationId : `${method.toUpperCase()} ${pathTemplate}`;
+      if (seenIds.has(operationId))
+        throw new SpecError(`Failed to compile spec: operationId ${operationId.slice(0, 100)} is used twice`);
       seenIds.add(operationId);
       operations.push({
         operationId,
         method: method.toUpperCase(),
         pathTemplate,
-        parameters: mergeParameters(pathItem.parameters, operation.parameters).map((parameter) => defineParameter(parameter, operationId, validatorFor)),
+        parameters: mergeParameters(pathItem.parameters, operation.parameters).map((parameter) =>
+          defineParameter(parameter, operationId, validatorFor),
+        ),
         requestBody: defineRequestBody(operation, operationId, validatorFor),
-        responses: Object.entries(operation.responses ?? {}).map(([statusKey, response]) => defineResponse(statusKey, response, `${operationId} ${statusKey}`, validatorFor)),
+        responses: Object.entries(operation.responses ?? {}).map(([statusKey, response]) =>
+          defineResponse(statusKey, response, `${operationId} ${statusKey}`, validatorFor),
+        ),
         security: operation.security ?? globalSecurity,
         deprecated: operation.deprecated === true,
         stability: readStability(operation, operationId),
@@ -232,10 +248,13 @@ export function validatorOf(schema: JsonSchema, what: string): SchemaValidator {
 
 /** Compiling reads OpenAPI 3.1; 3.0 and Swagger 2.0 are read as 3.1 when loaded (Node), not here. */
 function refuseOtherVersions(source: OpenApiDocument): void {
-  const version = (source as { openapi?: unknown; swagger?: unknown }).openapi ?? (source as { swagger?: unknown }).swagger;
+  const version =
+    (source as { openapi?: unknown; swagger?: unknown }).openapi ?? (source as { swagger?: unknown }).swagger;
   if (typeof version === 'string' && version.startsWith('3.1')) return;
   const found = JSON.stringify(version)?.slice(0, 40) ?? 'no version';
-  throw new SpecError(`Failed to compile spec: expected "openapi: 3.1.x", found ${found}; load OpenAPI 3.0 and Swagger 2.0 documents with readSpecFile or parseSpecText, which read them as 3.1`);
+  throw new SpecError(
+    `Failed to compile spec: expected "openapi: 3.1.x", found ${found}; load OpenAPI 3.0 and Swagger 2.0 documents with readSpecFile or parseSpecText, which read them as 3.1`,
+  );
 }
 
 function withoutKeywords(document: OpenApiDocument, dropped: SchemaAudit['dropped']): OpenApiDocument {
@@ -262,14 +281,22 @@ function readStability(operation: OpenApiOperation, operationId: string): Operat
   const value = operation['x-stability'];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !stabilityLevels.has(value)) {
-    throw new SpecError(`Failed to compile spec: ${operationId} has x-stability ${JSON.stringify(value)?.slice(0, 60)}; expected experimental or beta`);
+    throw new SpecError(
+      `Failed to compile spec: ${operationId} has x-stability ${JSON.stringify(value)?.slice(0, 60)}; expected experimental or beta`,
+    );
   }
   return value as 'experimental' | 'beta';
 }
 
-function mergeParameters(pathLevel: OpenApiParameter[] | undefined, operationLevel: OpenApiParameter[] | undefined): OpenApiParameter[] {
+function mergeParameters(
+  pathLevel: OpenApiParameter[] | undefined,
+  operationLevel: OpenApiParameter[] | undefined,
+): OpenApiParameter[] {
   const byKey = new Map<string, OpenApiParameter>();
-  for (const parameter of [...(Array.isArray(pathLevel) ? pathLevel : []), ...(Array.isArray(operationLevel) ? operationLevel : [])]) {
+  for (const parameter of [
+    ...(Array.isArray(pathLevel) ? pathLevel : []),
+    ...(Array.isArray(operationLevel) ? operationLevel : []),
+  ]) {
     if (parameter === null || typeof parameter !== 'object') continue;
     byKey.set(`${parameter.in} ${parameter.name}`, parameter);
   }
@@ -278,44 +305,70 @@ function mergeParameters(pathLevel: OpenApiParameter[] | undefined, operationLev
 
 type ValidatorFor = SpecDefinition['validatorFor'];
 
-function defineParameter(parameter: OpenApiParameter, operationId: string, validatorFor: ValidatorFor): ParameterDefinition {
+function defineParameter(
+  parameter: OpenApiParameter,
+  operationId: string,
+  validatorFor: ValidatorFor,
+): ParameterDefinition {
   if (typeof parameter.name !== 'string' || !['path', 'query', 'header', 'cookie'].includes(parameter.in)) {
-    throw new SpecError(`Failed to compile spec: ${operationId} has a parameter without a name or with an unknown "in" (path, query, header or cookie)`);
+    throw new SpecError(
+      `Failed to compile spec: ${operationId} has a parameter without a name or with an unknown "in" (path, query, header or cookie)`,
+    );
   }
   const schema = parameter.schema ?? jsonSchemaOf(parameter as { content?: Record<string, OpenApiMediaType> });
-  return lazy({
-    name: parameter.name,
-    in: parameter.in,
-    required: parameter.in === 'path' || parameter.required === true,
-    schema,
-  }, 'validator', () => validatorFor(schema ?? {}, `parameter ${parameter.name} of ${operationId}`)) as ParameterDefinition;
+  return lazy(
+    {
+      name: parameter.name,
+      in: parameter.in,
+      required: parameter.in === 'path' || parameter.required === true,
+      schema,
+    },
+    'validator',
+    () => validatorFor(schema ?? {}, `parameter ${parameter.name} of ${operationId}`),
+  ) as ParameterDefinition;
 }
 
-function defineRequestBody(operation: OpenApiOperation, operationId: string, validatorFor: ValidatorFor): RequestBodyDefinition | undefined {
+function defineRequestBody(
+  operation: OpenApiOperation,
+  operationId: string,
+  validatorFor: ValidatorFor,
+): RequestBodyDefinition | undefined {
   const body = operation.requestBody;
   if (body === undefined) return undefined;
   const media = jsonMedia(body.content);
   const schema = media[0]?.[1].schema;
-  return lazy({
-    required: body.required === true,
-    media: defineMedia(body.content, `${operationId} request body`, validatorFor),
-    mediaTypes: Object.keys(body.content ?? {}),
-    jsonMediaTypes: media.map(([type]) => type),
-    schema,
-  }, 'validator', () => (media.length === 0 ? undefined : validatorFor(schema ?? {}, `${operationId} request body`))) as RequestBodyDefinition;
+  return lazy(
+    {
+      required: body.required === true,
+      media: defineMedia(body.content, `${operationId} request body`, validatorFor),
+      mediaTypes: Object.keys(body.content ?? {}),
+      jsonMediaTypes: media.map(([type]) => type),
+      schema,
+    },
+    'validator',
+    () => (media.length === 0 ? undefined : validatorFor(schema ?? {}, `${operationId} request body`)),
+  ) as RequestBodyDefinition;
 }
 
-function defineMedia(content: Record<string, OpenApiMediaType> | undefined, where: string, validatorFor: ValidatorFor): MediaDefinition[] {
+function defineMedia(
+  content: Record<string, OpenApiMediaType> | undefined,
+  where: string,
+  validatorFor: ValidatorFor,
+): MediaDefinition[] {
   if (content === null || typeof content !== 'object') return [];
   return Object.entries(content).map(([type, media]) => {
     const schema = media?.schema;
-    return lazy({
-      type,
-      essence: type.split(';')[0]!.trim().toLowerCase(),
-      schema,
-      examples: examplesOf(media),
-      encoding: (media as { encoding?: MediaDefinition['encoding'] } | undefined)?.encoding,
-    }, 'validator', () => (schema === undefined ? undefined : validatorFor(schema, `${where} ${type}`))) as MediaDefinition;
+    return lazy(
+      {
+        type,
+        essence: type.split(';')[0]!.trim().toLowerCase(),
+        schema,
+        examples: examplesOf(media),
+        encoding: (media as { encoding?: MediaDefinition['encoding'] } | undefined)?.encoding,
+      },
+      'validator',
+      () => (schema === undefined ? undefined : validatorFor(schema, `${where} ${type}`)),
+    ) as MediaDefinition;
   });
 }
 
@@ -329,28 +382,43 @@ function examplesOf(media: OpenApiMediaType | undefined): Map<string, unknown> {
   return examples;
 }
 
-function defineResponse(statusKey: string, response: OpenApiResponse, where: string, validatorFor: ValidatorFor): ResponseDefinition {
+function defineResponse(
+  statusKey: string,
+  response: OpenApiResponse,
+  where: string,
+  validatorFor: ValidatorFor,
+): ResponseDefinition {
   const media = jsonMedia(response.content);
   const [, chosen] = media.find(([type]) => type === 'application/json') ?? media[0] ?? [];
   const schema = chosen?.schema;
   const examples = examplesOf(chosen);
   const status = /^[1-5]\d\d$/.test(statusKey) ? Number(statusKey) : undefined;
-  return lazy({
-    statusKey,
-    status,
-    description: response.description,
-    headers: Object.entries(response.headers ?? {}).map(([name, header]: [string, OpenApiHeader]) => ({ name, required: header?.required === true, schema: header?.schema })),
-    mediaTypes: Object.keys(response.content ?? {}),
-    media: defineMedia(response.content, where, validatorFor),
-    schema,
-    examples,
-    notShown: schema !== undefined && marksNotShown(schema),
-  }, 'validator', () => (schema === undefined ? undefined : validatorFor(schema, where))) as ResponseDefinition;
+  return lazy(
+    {
+      statusKey,
+      status,
+      description: response.description,
+      headers: Object.entries(response.headers ?? {}).map(([name, header]: [string, OpenApiHeader]) => ({
+        name,
+        required: header?.required === true,
+        schema: header?.schema,
+      })),
+      mediaTypes: Object.keys(response.content ?? {}),
+      media: defineMedia(response.content, where, validatorFor),
+      schema,
+      examples,
+      notShown: schema !== undefined && marksNotShown(schema),
+    },
+    'validator',
+    () => (schema === undefined ? undefined : validatorFor(schema, where)),
+  ) as ResponseDefinition;
 }
 
 /** JSON media types of a content map (`application/json`, `application/problem+json`, ...), in order. */
 export function jsonMedia(content: Record<string, OpenApiMediaType> | undefined): [string, OpenApiMediaType][] {
-  return Object.entries(content ?? {}).filter(([type]) => /^application\/([\w.+-]+\+)?json$/i.test(type.split(';')[0]!.trim()));
+  return Object.entries(content ?? {}).filter(([type]) =>
+    /^application\/([\w.+-]+\+)?json$/i.test(type.split(';')[0]!.trim()),
+  );
 }
 
 function jsonSchemaOf(parameter: { content?: Record<string, OpenApiMediaType> }): JsonSchema | undefined {
@@ -371,7 +439,10 @@ function marksNotShown(schema: JsonSchema): boolean {
 
 function basePathOf(document: OpenApiDocument): string {
   const servers = Array.isArray(document.servers) ? document.servers : [];
-  const local = servers.find((server) => typeof server?.url === 'string' && /^https?:\/\/(127\.0\.0\.1|localhost)/.test(server.url)) ?? servers[0];
+  const local =
+    servers.find(
+      (server) => typeof server?.url === 'string' && /^https?:\/\/(127\.0\.0\.1|localhost)/.test(server.url),
+    ) ?? servers[0];
   if (!local || typeof local.url !== 'string') return '';
   const url = local.url.replace(/\{([^}]+)\}/g, (_, name: string) => local.variables?.[name]?.default ?? 'placeholder');
   try {

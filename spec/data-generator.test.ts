@@ -6,7 +6,11 @@ import { createDataGenerator } from './data-generator.js';
 const schema: JsonSchema = {
   type: 'object',
   required: ['name', 'count'],
-  properties: { name: { type: 'string', 'x-faker': 'animal.type' }, count: { type: 'integer', minimum: 1, maximum: 9 }, note: { type: 'string', 'x-internal': true } },
+  properties: {
+    name: { type: 'string', 'x-faker': 'animal.type' },
+    count: { type: 'integer', minimum: 1, maximum: 9 },
+    note: { type: 'string', 'x-internal': true },
+  },
 };
 
 describe('createDataGenerator', () => {
@@ -41,9 +45,25 @@ describe('createDataGenerator', () => {
       paths: {},
       components: {
         schemas: {
-          Tree: { type: 'object', required: ['name', 'children'], properties: { name: { type: 'string', minLength: 1 }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } } },
-          List: { type: 'object', required: ['value'], properties: { value: { type: 'integer' }, next: { $ref: '#/components/schemas/List' } } },
-          Choice: { anyOf: [{ type: 'array', items: { $ref: '#/components/schemas/Choice' } }, { type: 'string', 'x-faker': 'animal.type' }] },
+          Tree: {
+            type: 'object',
+            required: ['name', 'children'],
+            properties: {
+              name: { type: 'string', minLength: 1 },
+              children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } },
+            },
+          },
+          List: {
+            type: 'object',
+            required: ['value'],
+            properties: { value: { type: 'integer' }, next: { $ref: '#/components/schemas/List' } },
+          },
+          Choice: {
+            anyOf: [
+              { type: 'array', items: { $ref: '#/components/schemas/Choice' } },
+              { type: 'string', 'x-faker': 'animal.type' },
+            ],
+          },
         },
       },
     });

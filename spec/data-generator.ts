@@ -43,7 +43,8 @@ export function createDataGenerator(seed: number): DataGenerator {
 
   // json-schema-faker asks for each `#/...` reference it meets: answer from the current document.
   const refResolver = (ref: string): GeneratorSchema => {
-    if (currentSource === undefined || !ref.startsWith('#')) throw new Error(`Failed to generate data: unresolvable $ref ${ref.slice(0, 200)}`);
+    if (currentSource === undefined || !ref.startsWith('#'))
+      throw new Error(`Failed to generate data: unresolvable $ref ${ref.slice(0, 200)}`);
     const pointer = ref.slice(1);
     return schemaAt(currentSource, pointer) as GeneratorSchema;
   };
@@ -64,7 +65,15 @@ export function createDataGenerator(seed: number): DataGenerator {
 
   const reset = () => {
     faker = new Faker({ locale: [en, base], seed });
-    const common = { seed, extensions: { faker }, maxDepth, refDepthMax: maxReferenceDepth, maxItems: 5, fixedProbabilities: true, refResolver };
+    const common = {
+      seed,
+      extensions: { faker },
+      maxDepth,
+      refDepthMax: maxReferenceDepth,
+      maxItems: 5,
+      fixedProbabilities: true,
+      refResolver,
+    };
     generators = {
       some: createGeneratorSync(common),
       all: createGeneratorSync({ ...common, alwaysFakeOptionals: true }),
@@ -73,7 +82,12 @@ export function createDataGenerator(seed: number): DataGenerator {
   };
   reset();
 
-  const branchValue = (source: object, pointer: string, generator: Generator, validator: { isValid(value: unknown): boolean }): unknown => {
+  const branchValue = (
+    source: object,
+    pointer: string,
+    generator: Generator,
+    validator: { isValid(value: unknown): boolean },
+  ): unknown => {
     const raw = nodeAt(source, pointer) as Record<string, unknown> | undefined;
     for (const keyword of ['oneOf', 'anyOf'] as const) {
       const branches = raw?.[keyword];

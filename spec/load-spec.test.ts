@@ -24,7 +24,10 @@ const entry = (body: string) => `openapi: 3.1.0\ninfo: {title: t, version: '1'}\
 
 describe('readSpecFile: documents in several files', () => {
   it('brings relative files in: schemas get a home in components, other objects take their place', async () => {
-    await write('multi/schemas/pet.yaml', 'type: object\nrequired: [name]\nproperties:\n  name: {type: string}\n  owner: {$ref: "./owner.yaml"}\n  friends: {type: array, items: {$ref: "#"}}\n');
+    await write(
+      'multi/schemas/pet.yaml',
+      'type: object\nrequired: [name]\nproperties:\n  name: {type: string}\n  owner: {$ref: "./owner.yaml"}\n  friends: {type: array, items: {$ref: "#"}}\n',
+    );
     await write('multi/schemas/owner.yaml', 'type: object\nproperties:\n  name: {type: string}\n');
     await write('multi/security.yaml', 'key: {type: apiKey, in: header, name: X-Key}\n');
     await write('multi/notes.md', '# Not YAML at all: {[\n');
@@ -49,7 +52,11 @@ components:
     const document = await readSpecFile(join(directory, 'multi/api.yaml'));
     const spec = compileSpecDefinition(document);
     expect(Object.keys(spec.componentSchemas).sort()).toEqual(['owner', 'pet']);
-    expect((document.components!.securitySchemes as Record<string, unknown>).key).toEqual({ type: 'apiKey', in: 'header', name: 'X-Key' });
+    expect((document.components!.securitySchemes as Record<string, unknown>).key).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Key',
+    });
     // The Markdown named by an extension is data: never read.
     expect(document['x-notes']).toEqual({ $ref: 'notes.md' });
     const body = spec.operations.find((operation) => operation.method === 'POST')!.requestBody!.validator!;
@@ -58,12 +65,33 @@ components:
   });
 
   it('refuses a missing file, a non-JSON/YAML file where a schema is, and a URL, each naming the reference', async () => {
-    await write('bad/missing.yaml', entry(`paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: 'nowhere.yaml'}}}}}}}}`));
-    await expect(readSpecFile(join(directory, 'bad/missing.yaml'))).rejects.toThrow(/^Failed to resolve \$ref nowhere.yaml at #\/paths\/~1a\/get\/responses\/200\/content\/application~1json\/schema: no such file /);
-    await write('bad/markdown.yaml', entry(`paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: 'notes.md'}}}}}}}}`));
-    await expect(readSpecFile(join(directory, 'bad/markdown.yaml'))).rejects.toThrow(/\$ref notes.md at #\/paths.*: notes.md is not a JSON or YAML file$/);
-    await write('bad/url.yaml', entry(`paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: 'https://example.com/pet.yaml'}}}}}}}}`));
-    await expect(readSpecFile(join(directory, 'bad/url.yaml'))).rejects.toThrow(/\$ref https:\/\/example.com\/pet.yaml at .*: references to URLs are not followed unless --allow-remote-refs is given$/);
+    await write(
+      'bad/missing.yaml',
+      entry(
+        `paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: 'nowhere.yaml'}}}}}}}}`,
+      ),
+    );
+    await expect(readSpecFile(join(directory, 'bad/missing.yaml'))).rejects.toThrow(
+      /^Failed to resolve \$ref nowhere.yaml at #\/paths\/~1a\/get\/responses\/200\/content\/application~1json\/schema: no such file /,
+    );
+    await write(
+      'bad/markdown.yaml',
+      entry(
+        `paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: 'notes.md'}}}}}}}}`,
+      ),
+    );
+    await expect(readSpecFile(join(directory, 'bad/markdown.yaml'))).rejects.toThrow(
+      /\$ref notes.md at #\/paths.*: notes.md is not a JSON or YAML file$/,
+    );
+    await write(
+      'bad/url.yaml',
+      entry(
+        `paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: 'https://example.com/pet.yaml'}}}}}}}}`,
+      ),
+    );
+    await expect(readSpecFile(join(directory, 'bad/url.yaml'))).rejects.toThrow(
+      /\$ref https:\/\/example.com\/pet.yaml at .*: references to URLs are not followed unless --allow-remote-refs is given$/,
+    );
   });
 
   describe('with --allow-remote-refs', () => {
@@ -80,29 +108,58 @@ components:
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
     it('follows a URL (here on loopback) and says which one failed', async () => {
-      await write('remote/api.yaml', entry(`paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '${origin}/pet.yaml'}}}}}}}}`));
+      await write(
+        'remote/api.yaml',
+        entry(
+          `paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '${origin}/pet.yaml'}}}}}}}}`,
+        ),
+      );
       const document = await readSpecFile(join(directory, 'remote/api.yaml'), { allowRemoteRefs: true });
-      expect(compileSpecDefinition(document).componentSchemas.pet).toEqual({ type: 'object', properties: { name: { type: 'string' } } });
-      await write('remote/gone.yaml', entry(`paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '${origin}/gone.yaml'}}}}}}}}`));
-      await expect(readSpecFile(join(directory, 'remote/gone.yaml'), { allowRemoteRefs: true })).rejects.toThrow(/gone.yaml answered 404$/);
+      expect(compileSpecDefinition(document).componentSchemas.pet).toEqual({
+        type: 'object',
+        properties: { name: { type: 'string' } },
+      });
+      await write(
+        'remote/gone.yaml',
+        entry(
+          `paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '${origin}/gone.yaml'}}}}}}}}`,
+        ),
+      );
+      await expect(readSpecFile(join(directory, 'remote/gone.yaml'), { allowRemoteRefs: true })).rejects.toThrow(
+        /gone.yaml answered 404$/,
+      );
     });
   });
 });
 
 describe('readSpecFile: versions', () => {
   it('reads Swagger 2.0 and OpenAPI 3.0 as 3.1, and refuses anything else naming what it found', async () => {
-    await write('v2.yaml', "swagger: '2.0'\ninfo: {title: t, version: '1'}\nbasePath: /api\npaths:\n  /pets/{id}:\n    get:\n      parameters: [{name: id, in: path, required: true, type: integer}]\n      responses: {'200': {description: ok, schema: {$ref: '#/definitions/Pet'}}}\ndefinitions:\n  Pet: {type: object, properties: {tag: {type: string, x-nullable: true}}}\n");
+    await write(
+      'v2.yaml',
+      "swagger: '2.0'\ninfo: {title: t, version: '1'}\nbasePath: /api\npaths:\n  /pets/{id}:\n    get:\n      parameters: [{name: id, in: path, required: true, type: integer}]\n      responses: {'200': {description: ok, schema: {$ref: '#/definitions/Pet'}}}\ndefinitions:\n  Pet: {type: object, properties: {tag: {type: string, x-nullable: true}}}\n",
+    );
     const v2 = compileSpecDefinition(await readSpecFile(join(directory, 'v2.yaml')));
     expect(v2.basePath).toBe('/api');
     expect(v2.operations[0]!.responses[0]!.validator!.safeParse({ tag: null }).success).toBe(true);
-    await write('v30.yaml', "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents: {schemas: {N: {type: number, minimum: 1, exclusiveMinimum: true}}}\n");
-    expect((await readSpecFile(join(directory, 'v30.yaml'))).components!.schemas!.N).toEqual({ type: 'number', exclusiveMinimum: 1 });
+    await write(
+      'v30.yaml',
+      "openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents: {schemas: {N: {type: number, minimum: 1, exclusiveMinimum: true}}}\n",
+    );
+    expect((await readSpecFile(join(directory, 'v30.yaml'))).components!.schemas!.N).toEqual({
+      type: 'number',
+      exclusiveMinimum: 1,
+    });
     await write('v32.yaml', "openapi: 4.0.0\ninfo: {title: t, version: '1'}\npaths: {}\n");
-    await expect(readSpecFile(join(directory, 'v32.yaml'))).rejects.toThrow(/expected "openapi: 3.1.x" or "3.0.x" \(or "swagger: 2.0"\), found "4.0.0"$/);
+    await expect(readSpecFile(join(directory, 'v32.yaml'))).rejects.toThrow(
+      /expected "openapi: 3.1.x" or "3.0.x" \(or "swagger: 2.0"\), found "4.0.0"$/,
+    );
   });
 
   it('serves a document with webhooks and no paths', async () => {
-    await write('hooks.yaml', "openapi: 3.1.0\ninfo: {title: t, version: '1'}\nwebhooks: {ping: {post: {responses: {'200': {description: ok}}}}}\n");
+    await write(
+      'hooks.yaml',
+      "openapi: 3.1.0\ninfo: {title: t, version: '1'}\nwebhooks: {ping: {post: {responses: {'200': {description: ok}}}}}\n",
+    );
     expect(compileSpecDefinition(await readSpecFile(join(directory, 'hooks.yaml'))).operations).toEqual([]);
   });
 });

@@ -21,12 +21,17 @@ export type LoadSpecOptions = BundleOptions;
  * @example const doc = await readSpecFile('spec/petstore.openapi.yaml');
  * @example const doc = await readSpecFile('api/openapi-3.0.yaml'); // doc.openapi === '3.1.1'
  */
-export async function readSpecFile(path: string = defaultSpecPath, options: LoadSpecOptions = {}): Promise<OpenApiDocument> {
+export async function readSpecFile(
+  path: string = defaultSpecPath,
+  options: LoadSpecOptions = {},
+): Promise<OpenApiDocument> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new Error(`Failed to load spec ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new Error(
+      `Failed to load spec ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
   }
   const parsed = parseDocument(text, path);
   return upgradeDocument(await bundleExternalRefs(parsed, pathToFileURL(resolve(path)), options), path);
@@ -65,12 +70,17 @@ function parseDocument(text: string, source: string): Record<string, unknown> {
 export function upgradeDocument(document: Record<string, unknown>, source = 'spec'): OpenApiDocument {
   let current = document;
   if (current.swagger !== undefined) {
-    if (current.swagger !== '2.0') throw new Error(`Failed to load spec ${source}: expected "swagger: 2.0", found ${JSON.stringify(current.swagger)?.slice(0, 40)}`);
+    if (current.swagger !== '2.0')
+      throw new Error(
+        `Failed to load spec ${source}: expected "swagger: 2.0", found ${JSON.stringify(current.swagger)?.slice(0, 40)}`,
+      );
     current = upgradeFromTwoToThree(current as never) as unknown as Record<string, unknown>;
   }
   const openapi = current.openapi;
   if (typeof openapi !== 'string' || !/^3\.[01]\.\d+/.test(openapi)) {
-    throw new Error(`Failed to load spec ${source}: expected "openapi: 3.1.x" or "3.0.x" (or "swagger: 2.0"), found ${JSON.stringify(openapi)?.slice(0, 40)}`);
+    throw new Error(
+      `Failed to load spec ${source}: expected "openapi: 3.1.x" or "3.0.x" (or "swagger: 2.0"), found ${JSON.stringify(openapi)?.slice(0, 40)}`,
+    );
   }
   return normaliseOpenApi(current as unknown as OpenApiDocument);
 }

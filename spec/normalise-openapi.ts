@@ -38,16 +38,54 @@ export function normaliseOpenApi(document: OpenApiDocument): OpenApiDocument {
 
 /** OpenAPI's names of maps whose keys are names (a property named `schema` is not a schema). */
 const nameMaps = new Set([
-  'paths', 'webhooks', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks',
-  'pathItems', 'content', 'encoding', 'variables', 'examples', 'schemas', 'properties', 'patternProperties',
-  'definitions', '$defs', 'dependentSchemas', 'mapping',
+  'paths',
+  'webhooks',
+  'responses',
+  'parameters',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'content',
+  'encoding',
+  'variables',
+  'examples',
+  'schemas',
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+  'mapping',
 ]);
 const subschemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const subschemas = new Set(['items', 'additionalItems', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties']);
+const subschemas = new Set([
+  'items',
+  'additionalItems',
+  'contains',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
 const subschemaLists = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
 
 function isData(key: string, value: unknown): boolean {
-  return key.startsWith('x-') || key === 'example' || key === 'default' || key === 'enum' || key === 'const' || key === 'value' || (key === 'examples' && Array.isArray(value));
+  return (
+    key.startsWith('x-') ||
+    key === 'example' ||
+    key === 'default' ||
+    key === 'enum' ||
+    key === 'const' ||
+    key === 'value' ||
+    (key === 'examples' && Array.isArray(value))
+  );
 }
 
 type SchemaNode = Record<string, unknown>;
@@ -67,7 +105,13 @@ export function forEachSchema(document: unknown, visit: (schema: SchemaNode) => 
     for (const [key, value] of Object.entries(node)) {
       if (!isNameMap && isData(key, value)) continue;
       if (!isNameMap && key === 'schema') schemaStack.push(value);
-      else if (!isNameMap && (key === 'schemas' || key === 'definitions') && value !== null && typeof value === 'object') schemaStack.push(...Object.values(value));
+      else if (
+        !isNameMap &&
+        (key === 'schemas' || key === 'definitions') &&
+        value !== null &&
+        typeof value === 'object'
+      )
+        schemaStack.push(...Object.values(value));
       else documentStack.push({ node: value, isNameMap: !isNameMap && nameMaps.has(key) });
     }
   }
@@ -131,7 +175,10 @@ function normaliseNullable(schema: SchemaNode): void {
     if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
     return;
   }
-  if (type !== undefined) throw new SpecError(`Failed to compile spec: a nullable schema has type ${JSON.stringify(type)?.slice(0, 60)}; expected a type name`);
+  if (type !== undefined)
+    throw new SpecError(
+      `Failed to compile spec: a nullable schema has type ${JSON.stringify(type)?.slice(0, 60)}; expected a type name`,
+    );
   // No type (next to $ref, allOf, oneOf...): the value is that schema or null.
   const inner: SchemaNode = {};
   for (const [keyword, value] of Object.entries(schema)) {

@@ -2,13 +2,15 @@
  * The small part of OpenAPI 3.1 that the kit reads. Everything else in the document is kept but
  * not typed.
  */
-export type JsonSchema = boolean | ({ [keyword: string]: unknown } & {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  items?: JsonSchema;
-  $ref?: string;
-});
+export type JsonSchema =
+  | boolean
+  | ({ [keyword: string]: unknown } & {
+      type?: string | string[];
+      properties?: Record<string, JsonSchema>;
+      required?: string[];
+      items?: JsonSchema;
+      $ref?: string;
+    });
 
 export interface OpenApiExample {
   summary?: string;

@@ -50,9 +50,27 @@ const maxNesting = 1_000;
  * not keywords: below them, `example` or `default` is a name like any other.
  */
 const nameMapKeys = new Set([
-  'properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'schemas', 'responses', 'parameters',
-  'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'content', 'encoding', 'variables',
-  'paths', 'webhooks', 'mapping', 'examples',
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'schemas',
+  'responses',
+  'parameters',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'content',
+  'encoding',
+  'variables',
+  'paths',
+  'webhooks',
+  'mapping',
+  'examples',
 ]);
 /** Keys whose values are data (examples, enumerations, extensions): a `$ref` inside them is data too. */
 const dataKeys = new Set(['example', 'enum', 'const', 'default', 'value']);
@@ -101,7 +119,10 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     if (raw === null || typeof raw !== 'object') return raw;
     const done = resolvedByRaw.get(raw);
     if (done !== undefined) return done;
-    if (depth > maxNesting) throw new SpecError(`Failed to compile spec: it is nested more than ${maxNesting} levels deep (at #${pointer.slice(0, 200)})`);
+    if (depth > maxNesting)
+      throw new SpecError(
+        `Failed to compile spec: it is nested more than ${maxNesting} levels deep (at #${pointer.slice(0, 200)})`,
+      );
     count(1);
     if (!isNameMap && !Array.isArray(raw) && typeof (raw as Record<string, unknown>).$ref === 'string') {
       return visitReference(raw as Record<string, unknown>, pointer, depth);
@@ -121,7 +142,10 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     for (const key in raw) {
       if (!Object.hasOwn(raw, key)) continue;
       const value = (raw as Record<string, unknown>)[key];
-      const resolved = !isNameMap && isDataKey(key, value) ? value : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && nameMapKeys.has(key), depth + 1);
+      const resolved =
+        !isNameMap && isDataKey(key, value)
+          ? value
+          : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && nameMapKeys.has(key), depth + 1);
       setOwn(out, key, resolved);
       if (isSchemas || (!isNameMap && key === 'schema')) register(resolved, `${pointer}/${escapePointer(key)}`);
     }
@@ -132,7 +156,9 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
   function visitReference(raw: Record<string, unknown>, pointer: string, depth: number): unknown {
     const ref = raw.$ref as string;
     if (followingRefs.has(raw)) {
-      throw new SpecError(`Failed to resolve $ref ${quoteRef(ref)} at #${pointer.slice(0, 200)}: it refers to itself through references alone, with no schema to serve`);
+      throw new SpecError(
+        `Failed to resolve $ref ${quoteRef(ref)} at #${pointer.slice(0, 200)}: it refers to itself through references alone, with no schema to serve`,
+      );
     }
     followingRefs.add(raw);
     let target: unknown;
@@ -164,7 +190,13 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     }
     for (const key of siblings) {
       const value = raw[key];
-      setOwn(merged, key, isDataKey(key, value) ? value : visit(value, `${pointer}/${escapePointer(key)}`, nameMapKeys.has(key), depth + 1));
+      setOwn(
+        merged,
+        key,
+        isDataKey(key, value)
+          ? value
+          : visit(value, `${pointer}/${escapePointer(key)}`, nameMapKeys.has(key), depth + 1),
+      );
     }
     return merged;
   }
@@ -174,7 +206,9 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
     let current: unknown = source;
     for (const segment of splitPointer(targetPointer)) {
       if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) {
-        throw new SpecError(`Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: nothing at "${segment.slice(0, 100)}"`);
+        throw new SpecError(
+          `Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: nothing at "${segment.slice(0, 100)}"`,
+        );
       }
       current = (current as Record<string, unknown>)[segment];
     }
@@ -211,7 +245,9 @@ export function nodeAt(source: unknown, pointer: string): unknown {
 }
 
 function tooComplex(maxNodes: number): SpecError {
-  return new SpecError(`Failed to compile spec: it is too complex to serve (more than ${maxNodes} nodes); split it or remove unused parts`);
+  return new SpecError(
+    `Failed to compile spec: it is too complex to serve (more than ${maxNodes} nodes); split it or remove unused parts`,
+  );
 }
 
 /** Objects and arrays in a document, counting up to `limit + 1` at most. */
@@ -244,23 +280,30 @@ export function localPointer(ref: string, at: string): string {
   if (ref === '#') return '';
   if (ref.startsWith('#/')) return ref.slice(1);
   if (ref.startsWith('#')) {
-    throw new SpecError(`Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: anchors ($anchor) are not supported; refer by JSON pointer (#/components/schemas/...)`);
+    throw new SpecError(
+      `Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: anchors ($anchor) are not supported; refer by JSON pointer (#/components/schemas/...)`,
+    );
   }
-  throw new SpecError(`Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: external references (other files, URLs) are refused; bundle the spec into one document first (for example: npx @redocly/cli bundle)`);
+  throw new SpecError(
+    `Failed to resolve $ref ${quoteRef(ref)} at #${at.slice(0, 200)}: external references (other files, URLs) are refused; bundle the spec into one document first (for example: npx @redocly/cli bundle)`,
+  );
 }
 
 /** `/components/schemas/a~1b` -> ['components', 'schemas', 'a/b'] (RFC 6901, in a URI fragment). */
 export function splitPointer(pointer: string): string[] {
   if (pointer === '') return [];
-  return pointer.slice(1).split('/').map((raw) => {
-    let segment = raw;
-    try {
-      segment = decodeURIComponent(raw);
-    } catch {
-      // Not percent-encoded after all: use it as written.
-    }
-    return segment.replaceAll('~1', '/').replaceAll('~0', '~');
-  });
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((raw) => {
+      let segment = raw;
+      try {
+        segment = decodeURIComponent(raw);
+      } catch {
+        // Not percent-encoded after all: use it as written.
+      }
+      return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+    });
 }
 
 export function escapePointer(segment: string): string {
@@ -271,11 +314,15 @@ export function escapePointer(segment: string): string {
 function quoteRef(ref: string): string {
   const short = ref.length > 200 ? `${ref.slice(0, 200)}...` : ref;
   // eslint-disable-next-line no-control-regex
-  return short.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return short.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   // defineProperty keeps a literal "__proto__" key from a hostile document a plain key.
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

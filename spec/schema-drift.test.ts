@@ -34,16 +34,32 @@ describe('spec components and zod schemas', () => {
   });
 
   it('every object schema of the resources in the spec has a zod twin', () => {
-    const resources = Object.entries(specSchemas).filter(([, schema]) => typeof schema === 'object' && schema !== null && !(schema as Record<string, unknown>)['x-not-shown']);
+    const resources = Object.entries(specSchemas).filter(
+      ([, schema]) =>
+        typeof schema === 'object' && schema !== null && !(schema as Record<string, unknown>)['x-not-shown'],
+    );
     expect(resources.map(([name]) => name).sort()).toEqual(Object.keys(componentSchemas).sort());
   });
 
   it('the validators the mock and the kit build from the spec accept and refuse what the hand-written ones do', () => {
-    const samples: unknown[] = [{ name: 'dog' }, { name: 'dog', description: 'd' }, { id: 1, name: 'x' }, { code: 'c', message: 'm', status: 400 }, {}, { name: 1 }, { name: null }, [], 'x', { id: 1.5, name: 'x' }];
+    const samples: unknown[] = [
+      { name: 'dog' },
+      { name: 'dog', description: 'd' },
+      { id: 1, name: 'x' },
+      { code: 'c', message: 'm', status: 400 },
+      {},
+      { name: 1 },
+      { name: null },
+      [],
+      'x',
+      { id: 1.5, name: 'x' },
+    ];
     for (const [name, handWritten] of Object.entries(componentSchemas)) {
       const fromSpec = validatorOf(specSchemas[name]!, name);
       for (const sample of samples) {
-        expect(fromSpec.safeParse(sample).success, `${name} on ${JSON.stringify(sample)}`).toBe(handWritten.safeParse(sample).success);
+        expect(fromSpec.safeParse(sample).success, `${name} on ${JSON.stringify(sample)}`).toBe(
+          handWritten.safeParse(sample).success,
+        );
       }
     }
   });

@@ -9,14 +9,48 @@ import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
 
 /** Keywords of JSON Schema 2020-12 that the validator (ajv, draft 2020-12 + ajv-formats) asserts. */
 export const enforcedKeywords = new Set([
-  'type', 'enum', 'const',
-  'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'format',
-  'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'items', 'prefixItems', 'contains', 'unevaluatedItems',
-  'maxProperties', 'minProperties', 'required', 'dependentRequired', 'properties', 'patternProperties', 'additionalProperties',
-  'propertyNames', 'dependentSchemas', 'unevaluatedProperties',
-  'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else',
-  '$ref', '$defs', 'definitions', '$schema',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'format',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'items',
+  'prefixItems',
+  'contains',
+  'unevaluatedItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'propertyNames',
+  'dependentSchemas',
+  'unevaluatedProperties',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$ref',
+  '$defs',
+  'definitions',
+  '$schema',
 ]);
 
 /**
@@ -24,9 +58,21 @@ export const enforcedKeywords = new Set([
  * content vocabularies (annotations only in 2020-12) and OpenAPI's own schema fields.
  */
 export const annotationKeywords = new Set([
-  'title', 'description', 'default', 'deprecated', 'readOnly', 'writeOnly', 'examples', '$comment',
-  'contentEncoding', 'contentMediaType', 'contentSchema',
-  'example', 'discriminator', 'xml', 'externalDocs',
+  'title',
+  'description',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'examples',
+  '$comment',
+  'contentEncoding',
+  'contentMediaType',
+  'contentSchema',
+  'example',
+  'discriminator',
+  'xml',
+  'externalDocs',
 ]);
 
 /** Keywords the kit refuses, with what to write instead. */
@@ -51,10 +97,30 @@ const acceptedDialects = new Set([
 ]);
 
 const jsonTypes = new Set(['string', 'number', 'integer', 'boolean', 'null', 'array', 'object']);
-const countKeywords = new Set(['maxLength', 'minLength', 'maxItems', 'minItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties']);
+const countKeywords = new Set([
+  'maxLength',
+  'minLength',
+  'maxItems',
+  'minItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+]);
 const boundKeywords = new Set(['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
 const schemaMapKeywords = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const schemaKeywords = new Set(['items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'unevaluatedItems', 'unevaluatedProperties']);
+const schemaKeywords = new Set([
+  'items',
+  'contains',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
 const schemaListKeywords = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
 
 /**
@@ -72,14 +138,18 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
   const seen = new Set<object>();
   const dialect = source.jsonSchemaDialect;
   if (dialect !== undefined && (typeof dialect !== 'string' || !acceptedDialects.has(dialect))) {
-    throw new SpecError(`Failed to compile spec: jsonSchemaDialect ${short(dialect)} is not supported; use ${[...acceptedDialects][0]}`);
+    throw new SpecError(
+      `Failed to compile spec: jsonSchemaDialect ${short(dialect)} is not supported; use ${[...acceptedDialects][0]}`,
+    );
   }
   const fail = (pointer: string, problem: string): never => {
     throw new SpecError(`Failed to compile spec: ${problem} at #${pointer.slice(0, 300)}`);
   };
 
   // Explicit stacks, not recursion: a hostile document may nest thousands of levels.
-  const documentStack: { node: unknown; pointer: string; isNameMap: boolean }[] = [{ node: source, pointer: '', isNameMap: false }];
+  const documentStack: { node: unknown; pointer: string; isNameMap: boolean }[] = [
+    { node: source, pointer: '', isNameMap: false },
+  ];
   const schemaStack: { schema: unknown; pointer: string }[] = [];
   while (documentStack.length > 0) {
     const { node, pointer, isNameMap } = documentStack.pop()!;
@@ -87,10 +157,20 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
     seen.add(node);
     for (const [key, value] of Object.entries(node)) {
       const at = `${pointer}/${escapePointerSegment(key)}`;
-      if (!isNameMap && (key.startsWith('x-') || key === 'example' || key === 'value' || key === 'enum' || key === 'default' || (key === 'examples' && Array.isArray(value)))) continue;
+      if (
+        !isNameMap &&
+        (key.startsWith('x-') ||
+          key === 'example' ||
+          key === 'value' ||
+          key === 'enum' ||
+          key === 'default' ||
+          (key === 'examples' && Array.isArray(value)))
+      )
+        continue;
       if (!isNameMap && key === 'schema') schemaStack.push({ schema: value, pointer: at });
       else if (pointer === '/components' && key === 'schemas' && value !== null && typeof value === 'object') {
-        for (const [name, schema] of Object.entries(value)) schemaStack.push({ schema, pointer: `${at}/${escapePointerSegment(name)}` });
+        for (const [name, schema] of Object.entries(value))
+          schemaStack.push({ schema, pointer: `${at}/${escapePointerSegment(name)}` });
       } else documentStack.push({ node: value, pointer: at, isNameMap: !isNameMap && nameMaps.has(key) });
     }
   }
@@ -102,7 +182,8 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
   while (schemaStack.length > 0) {
     const { schema, pointer } = schemaStack.pop()!;
     if (typeof schema === 'boolean') continue;
-    if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) fail(pointer, `a schema must be an object or a boolean, found ${describe(schema)}`);
+    if (schema === null || typeof schema !== 'object' || Array.isArray(schema))
+      fail(pointer, `a schema must be an object or a boolean, found ${describe(schema)}`);
     if (audited.has(schema as object)) continue;
     audited.set(schema as object, pointer);
     const edges: object[] = [];
@@ -110,7 +191,11 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
     for (const [keyword, value] of Object.entries(schema as Record<string, unknown>)) {
       const at = `${pointer}/${escapePointerSegment(keyword)}`;
       if (sameValueKeywords.has(keyword)) {
-        for (const sub of Array.isArray(value) ? value : keyword === 'dependentSchemas' && isRecord(value) ? Object.values(value) : [value]) {
+        for (const sub of Array.isArray(value)
+          ? value
+          : keyword === 'dependentSchemas' && isRecord(value)
+            ? Object.values(value)
+            : [value]) {
           if (sub !== null && typeof sub === 'object') edges.push(sub);
         }
       }
@@ -118,7 +203,10 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
       const refused = refusedKeywords[keyword];
       if (refused !== undefined) fail(pointer, `keyword "${keyword}" is not supported (${refused})`);
       if (!enforcedKeywords.has(keyword)) {
-        fail(pointer, `unknown keyword ${short(keyword)} (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...)`);
+        fail(
+          pointer,
+          `unknown keyword ${short(keyword)} (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...)`,
+        );
       }
       const push = (sub: unknown, subPointer: string) => schemaStack.push({ schema: sub, pointer: subPointer });
       const problem = valueProblem(keyword, value);
@@ -129,9 +217,11 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
       }
       if (keyword === 'format') {
         // JSON Schema 2020-12: a format the validator does not know is an annotation.
-        if (!knownFormats.has(value as string) && !unknownFormats.has(value as string)) unknownFormats.set(value as string, pointer);
+        if (!knownFormats.has(value as string) && !unknownFormats.has(value as string))
+          unknownFormats.set(value as string, pointer);
       } else if (keyword === '$schema') {
-        if (typeof value !== 'string' || !acceptedDialects.has(value.replace(/#$/, ''))) fail(pointer, `$schema ${short(value)} is not supported; schemas of OpenAPI 3.1 are JSON Schema 2020-12`);
+        if (typeof value !== 'string' || !acceptedDialects.has(value.replace(/#$/, '')))
+          fail(pointer, `$schema ${short(value)} is not supported; schemas of OpenAPI 3.1 are JSON Schema 2020-12`);
       } else if (keyword === '$ref') {
         if (typeof value !== 'string') fail(pointer, `$ref must be a string, found ${describe(value)}`);
         const targetPointer = localPointer(value as string, pointer);
@@ -140,7 +230,8 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
         if (target !== null && typeof target === 'object') edges.push(target);
         push(target, targetPointer);
       } else if (schemaMapKeywords.has(keyword)) {
-        for (const [name, sub] of Object.entries(value as Record<string, unknown>)) push(sub, `${at}/${escapePointerSegment(name)}`);
+        for (const [name, sub] of Object.entries(value as Record<string, unknown>))
+          push(sub, `${at}/${escapePointerSegment(name)}`);
       } else if (schemaKeywords.has(keyword)) {
         push(value, at);
       } else if (schemaListKeywords.has(keyword)) {
@@ -159,27 +250,55 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
 function valueProblem(keyword: string, value: unknown): string | undefined {
   if (keyword === 'type') {
     const types = Array.isArray(value) ? value : [value];
-    const valid = types.length > 0 && types.every((type) => typeof type === 'string' && jsonTypes.has(type)) && new Set(types).size === types.length;
-    return valid ? undefined : `type ${short(value)} is not a JSON type or a list of distinct ones (${[...jsonTypes].join(', ')})`;
+    const valid =
+      types.length > 0 &&
+      types.every((type) => typeof type === 'string' && jsonTypes.has(type)) &&
+      new Set(types).size === types.length;
+    return valid
+      ? undefined
+      : `type ${short(value)} is not a JSON type or a list of distinct ones (${[...jsonTypes].join(', ')})`;
   }
-  if (countKeywords.has(keyword)) return Number.isInteger(value) && (value as number) >= 0 ? undefined : `${keyword} must be a non-negative integer, found ${short(value)}`;
-  if (boundKeywords.has(keyword)) return typeof value === 'number' ? undefined : `${keyword} must be a number, found ${short(value)}${typeof value === 'boolean' ? ' (the boolean form is OpenAPI 3.0)' : ''}`;
-  if (keyword === 'multipleOf') return typeof value === 'number' && value > 0 ? undefined : `multipleOf must be a number greater than 0, found ${short(value)}`;
+  if (countKeywords.has(keyword))
+    return Number.isInteger(value) && (value as number) >= 0
+      ? undefined
+      : `${keyword} must be a non-negative integer, found ${short(value)}`;
+  if (boundKeywords.has(keyword))
+    return typeof value === 'number'
+      ? undefined
+      : `${keyword} must be a number, found ${short(value)}${typeof value === 'boolean' ? ' (the boolean form is OpenAPI 3.0)' : ''}`;
+  if (keyword === 'multipleOf')
+    return typeof value === 'number' && value > 0
+      ? undefined
+      : `multipleOf must be a number greater than 0, found ${short(value)}`;
   if (keyword === 'enum') return Array.isArray(value) ? undefined : `enum must be an array, found ${describe(value)}`;
-  if (keyword === 'uniqueItems') return typeof value === 'boolean' ? undefined : `uniqueItems must be true or false, found ${short(value)}`;
-  if (keyword === 'required') return Array.isArray(value) && value.every((name) => typeof name === 'string') ? undefined : `required must be a list of property names, found ${short(value)}`;
+  if (keyword === 'uniqueItems')
+    return typeof value === 'boolean' ? undefined : `uniqueItems must be true or false, found ${short(value)}`;
+  if (keyword === 'required')
+    return Array.isArray(value) && value.every((name) => typeof name === 'string')
+      ? undefined
+      : `required must be a list of property names, found ${short(value)}`;
   if (keyword === 'dependentRequired') {
-    const valid = isRecord(value) && Object.values(value).every((names) => Array.isArray(names) && names.every((name) => typeof name === 'string'));
+    const valid =
+      isRecord(value) &&
+      Object.values(value).every((names) => Array.isArray(names) && names.every((name) => typeof name === 'string'));
     return valid ? undefined : 'dependentRequired must map property names to lists of property names';
   }
-  if (keyword === 'pattern') return typeof value === 'string' ? patternProblem(value) : `pattern must be a string, found ${describe(value)}`;
-  if (keyword === 'format') return typeof value === 'string' ? undefined : `format must be a string, found ${describe(value)}`;
+  if (keyword === 'pattern')
+    return typeof value === 'string' ? patternProblem(value) : `pattern must be a string, found ${describe(value)}`;
+  if (keyword === 'format')
+    return typeof value === 'string' ? undefined : `format must be a string, found ${describe(value)}`;
   if (schemaMapKeywords.has(keyword)) {
     if (!isRecord(value)) return `${keyword} must be an object of schemas, found ${describe(value)}`;
-    return keyword === 'patternProperties' ? Object.keys(value).map(patternProblem).find((problem) => problem !== undefined) : undefined;
+    return keyword === 'patternProperties'
+      ? Object.keys(value)
+          .map(patternProblem)
+          .find((problem) => problem !== undefined)
+      : undefined;
   }
-  if (keyword === 'items' && Array.isArray(value)) return 'items must be a schema (the list form is draft 7; in 2020-12 use prefixItems)';
-  if (schemaListKeywords.has(keyword) && (!Array.isArray(value) || value.length === 0)) return `${keyword} must be a non-empty list of schemas, found ${describe(value)}`;
+  if (keyword === 'items' && Array.isArray(value))
+    return 'items must be a schema (the list form is draft 7; in 2020-12 use prefixItems)';
+  if (schemaListKeywords.has(keyword) && (!Array.isArray(value) || value.length === 0))
+    return `${keyword} must be a non-empty list of schemas, found ${describe(value)}`;
   return undefined;
 }
 
@@ -192,7 +311,11 @@ export interface SchemaAudit {
 }
 
 /** Find a cycle among schemas applied to one same value; report where it starts. */
-function refuseCyclesWithoutNesting(audited: Map<object, string>, edges: Map<object, object[]>, fail: (pointer: string, problem: string) => never): void {
+function refuseCyclesWithoutNesting(
+  audited: Map<object, string>,
+  edges: Map<object, object[]>,
+  fail: (pointer: string, problem: string) => never,
+): void {
   const state = new Map<object, 'open' | 'done'>();
   for (const start of audited.keys()) {
     if (state.has(start)) continue;
@@ -209,7 +332,10 @@ function refuseCyclesWithoutNesting(audited: Map<object, string>, edges: Map<obj
       const target = targets[frame.next++]!;
       const seen = state.get(target);
       if (seen === 'open') {
-        fail(audited.get(target) ?? '', 'the schema refers to itself without nesting (through $ref, allOf, anyOf, oneOf, not or if/then/else on the same value): no value could be validated against it; recursion must go through properties or items');
+        fail(
+          audited.get(target) ?? '',
+          'the schema refers to itself without nesting (through $ref, allOf, anyOf, oneOf, not or if/then/else on the same value): no value could be validated against it; recursion must go through properties or items',
+        );
       }
       if (seen === undefined && audited.has(target)) {
         state.set(target, 'open');
@@ -221,7 +347,25 @@ function refuseCyclesWithoutNesting(audited: Map<object, string>, edges: Map<obj
 
 const sameValueKeywords = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas']);
 
-const nameMaps = new Set(['properties', 'patternProperties', 'schemas', 'responses', 'parameters', 'requestBodies', 'headers', 'securitySchemes', 'links', 'callbacks', 'pathItems', 'content', 'encoding', 'variables', 'paths', 'webhooks', 'examples']);
+const nameMaps = new Set([
+  'properties',
+  'patternProperties',
+  'schemas',
+  'responses',
+  'parameters',
+  'requestBodies',
+  'headers',
+  'securitySchemes',
+  'links',
+  'callbacks',
+  'pathItems',
+  'content',
+  'encoding',
+  'variables',
+  'paths',
+  'webhooks',
+  'examples',
+]);
 
 function patternProblem(pattern: string): string | undefined {
   try {
@@ -273,7 +417,8 @@ export function stripAnnotations(schema: JsonSchema, options: { keepFaker?: bool
 }
 
 function define(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }
 

@@ -35,7 +35,11 @@ const cases: Record<string, [JsonSchema, unknown, unknown]> = {
   additionalProperties: [{ properties: { a: {} }, additionalProperties: false }, { a: 1 }, { a: 1, b: 2 }],
   propertyNames: [{ propertyNames: { maxLength: 2 } }, { ab: 1 }, { abc: 1 }],
   dependentSchemas: [{ dependentSchemas: { a: { required: ['b'] } } }, { a: 1, b: 2 }, { a: 1 }],
-  unevaluatedProperties: [{ allOf: [{ properties: { a: {} } }], unevaluatedProperties: false }, { a: 1 }, { a: 1, b: 2 }],
+  unevaluatedProperties: [
+    { allOf: [{ properties: { a: {} } }], unevaluatedProperties: false },
+    { a: 1 },
+    { a: 1, b: 2 },
+  ],
   allOf: [{ allOf: [{ minimum: 1 }, { maximum: 2 }] }, 2, 3],
   anyOf: [{ anyOf: [{ type: 'string' }, { type: 'boolean' }] }, true, 1],
   oneOf: [{ oneOf: [{ minimum: 1 }, { maximum: 2 }] }, 5, 1.5],
@@ -45,7 +49,11 @@ const cases: Record<string, [JsonSchema, unknown, unknown]> = {
   else: [{ if: { type: 'string' }, else: { type: 'integer' } }, 1, 1.5],
   $ref: [{ $defs: { s: { type: 'string' } }, $ref: '#/$defs/s' }, 'a', 1],
   $defs: [{ $defs: { s: { type: 'string' } }, properties: { a: { $ref: '#/$defs/s' } } }, { a: 'x' }, { a: 1 }],
-  definitions: [{ definitions: { s: { type: 'string' } }, properties: { a: { $ref: '#/definitions/s' } } }, { a: 'x' }, { a: 1 }],
+  definitions: [
+    { definitions: { s: { type: 'string' } }, properties: { a: { $ref: '#/definitions/s' } } },
+    { a: 'x' },
+    { a: 1 },
+  ],
   $schema: [{ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'string' }, 'a', 1],
 };
 
@@ -64,7 +72,10 @@ describe('validators (ajv, JSON Schema 2020-12)', () => {
   });
 
   it('refuse a value nested deeper than the stack in isValid too, without throwing', () => {
-    const validator = standaloneValidator({ $defs: { tree: { type: 'array', items: { $ref: '#/$defs/tree' } } }, $ref: '#/$defs/tree' }, 'tree');
+    const validator = standaloneValidator(
+      { $defs: { tree: { type: 'array', items: { $ref: '#/$defs/tree' } } }, $ref: '#/$defs/tree' },
+      'tree',
+    );
     let deep: unknown = [];
     for (let level = 0; level < 100_000; level += 1) deep = [deep];
     expect(validator.isValid(deep)).toBe(false);
@@ -90,7 +101,15 @@ describe('validators (ajv, JSON Schema 2020-12)', () => {
   });
 
   it('word their issues the way users read them, never quoting the value', () => {
-    const validator = standaloneValidator({ type: 'object', required: ['name'], properties: { name: { type: 'string' }, tags: { type: 'array', items: { enum: ['a', 'b'] } } }, additionalProperties: false }, 'body');
+    const validator = standaloneValidator(
+      {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string' }, tags: { type: 'array', items: { enum: ['a', 'b'] } } },
+        additionalProperties: false,
+      },
+      'body',
+    );
     const issues = (value: unknown) => {
       const result = validator.safeParse(value);
       return result.success ? [] : result.error.issues.map((issue) => [issue.path.join('.'), issue.message]);
@@ -98,12 +117,17 @@ describe('validators (ajv, JSON Schema 2020-12)', () => {
     expect(issues({ name: 5 })).toEqual([['name', 'expected string, received number']]);
     expect(issues({})).toEqual([['name', 'required property is missing']]);
     expect(issues({ name: 'x', tags: ['c'] })).toEqual([['tags.0', 'expected one of "a", "b"']]);
-    expect(issues({ name: 'x', secret: 'do-not-echo' })).toEqual([['secret', 'unexpected property (the schema allows no other properties)']]);
+    expect(issues({ name: 'x', secret: 'do-not-echo' })).toEqual([
+      ['secret', 'unexpected property (the schema allows no other properties)'],
+    ]);
     expect(JSON.stringify(issues({ name: 'do-not-echo'.repeat(3), extra: 1 }))).not.toContain('do-not-echo');
   });
 
   it('ignore annotations and extensions', () => {
-    const validator = standaloneValidator({ type: 'string', description: 'd', example: 1, 'x-faker': 'animal.type', deprecated: true }, 'annotated');
+    const validator = standaloneValidator(
+      { type: 'string', description: 'd', example: 1, 'x-faker': 'animal.type', deprecated: true },
+      'annotated',
+    );
     expect(validator.safeParse('a').success).toBe(true);
   });
 });

@@ -34,7 +34,8 @@ export type SchemaValidator = z.ZodType<unknown, unknown> & {
 type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
 // ajv-formats is CommonJS: its default export arrives as the function or wrapped once, by loader.
 const formatsExport = ajvFormats as unknown as { default: FormatsPlugin | { default: FormatsPlugin } };
-const addFormats: FormatsPlugin = typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport.default.default;
+const addFormats: FormatsPlugin =
+  typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport.default.default;
 const rootId = 'urn:petstore-kit:spec';
 
 function createAjv(): Ajv2020 {
@@ -43,7 +44,15 @@ function createAjv(): Ajv2020 {
   // compiling the 2020-12 meta-schema costs ~200 ms of start-up; the audit checks the values.
   // code.optimize: false halves compile time (it matters for specs with hundreds of schemas) and
   // costs nothing measurable on validation.
-  const ajv = new Ajv2020({ strict: false, validateSchema: false, allErrors: false, verbose: true, addUsedSchema: false, logger: false, code: { optimize: false } });
+  const ajv = new Ajv2020({
+    strict: false,
+    validateSchema: false,
+    allErrors: false,
+    verbose: true,
+    addUsedSchema: false,
+    logger: false,
+    code: { optimize: false },
+  });
   addFormats(ajv);
   return ajv;
 }
@@ -57,7 +66,9 @@ function createAjv(): Ajv2020 {
  * const validators = createDocumentValidators(parsed);
  * validators.at('/components/schemas/Category').safeParse({ id: 1, name: 'dog' }).success; // true
  */
-export function createDocumentValidators(source: OpenApiDocument): { at(pointer: string, what: string): SchemaValidator } {
+export function createDocumentValidators(source: OpenApiDocument): {
+  at(pointer: string, what: string): SchemaValidator;
+} {
   let ajv: Ajv2020 | undefined;
   const cache = new Map<string, SchemaValidator>();
   return {
@@ -69,8 +80,14 @@ export function createDocumentValidators(source: OpenApiDocument): { at(pointer:
             ajv = createAjv();
             ajv.addSchema(source as object, rootId);
           }
-          const validate = ajv.getSchema(`${rootId}#${pointer.split('/').map((segment) => encodeURIComponent(segment).replace(/%7E/gi, '~')).join('/')}`);
-          if (validate === undefined) throw new SpecError(`Failed to compile spec: the schema of ${what} (#${pointer}) cannot be found`);
+          const validate = ajv.getSchema(
+            `${rootId}#${pointer
+              .split('/')
+              .map((segment) => encodeURIComponent(segment).replace(/%7E/gi, '~'))
+              .join('/')}`,
+          );
+          if (validate === undefined)
+            throw new SpecError(`Failed to compile spec: the schema of ${what} (#${pointer}) cannot be found`);
           return validate;
         }, what);
         cache.set(pointer, validator);
@@ -98,7 +115,9 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
         validate = compile();
       } catch (error) {
         if (error instanceof SpecError) throw error;
-        throw new SpecError(`Failed to compile spec: the schema of ${what} cannot be compiled (${(error as Error).message.split('\n')[0]!.slice(0, 200)})`);
+        throw new SpecError(
+          `Failed to compile spec: the schema of ${what} cannot be compiled (${(error as Error).message.split('\n')[0]!.slice(0, 200)})`,
+        );
       }
     }
     return validate;
@@ -114,12 +133,24 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
       // A recursive schema follows the value down: a value nested deeper than the stack allows is
       // refused, not a crash.
       if (!(error instanceof RangeError)) throw error;
-      context.issues.push({ code: 'custom', path: [], message: 'nested too deeply to validate', params: { keyword: 'depth' }, input: value });
+      context.issues.push({
+        code: 'custom',
+        path: [],
+        message: 'nested too deeply to validate',
+        params: { keyword: 'depth' },
+        input: value,
+      });
       return;
     }
     if (valid) return;
     for (const issue of describeAjvErrors(validateValue.errors ?? [])) {
-      context.issues.push({ code: 'custom', path: issue.path, message: issue.message, params: { keyword: issue.keyword }, input: value });
+      context.issues.push({
+        code: 'custom',
+        path: issue.path,
+        message: issue.message,
+        params: { keyword: issue.keyword },
+        input: value,
+      });
     }
   });
   return Object.assign(schema, {
@@ -186,7 +217,13 @@ export function describeAjvErrors(errors: readonly ErrorObject[]): SchemaIssue[]
     const key = `${path.join('\u0000')}\u0001${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    issues.push({ path: path.map((segment) => (typeof segment === 'string' && segment.length > 60 ? `${segment.slice(0, 60)}...` : segment)).slice(0, 12), message, keyword: error.keyword });
+    issues.push({
+      path: path
+        .map((segment) => (typeof segment === 'string' && segment.length > 60 ? `${segment.slice(0, 60)}...` : segment))
+        .slice(0, 12),
+      message,
+      keyword: error.keyword,
+    });
     if (issues.length === 5) break;
   }
   return issues;
@@ -194,10 +231,13 @@ export function describeAjvErrors(errors: readonly ErrorObject[]): SchemaIssue[]
 
 function instancePath(pointer: string): (string | number)[] {
   if (pointer === '') return [];
-  return pointer.slice(1).split('/').map((segment) => {
-    const name = segment.replaceAll('~1', '/').replaceAll('~0', '~');
-    return /^(0|[1-9]\d{0,8})$/.test(name) ? Number(name) : name;
-  });
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((segment) => {
+      const name = segment.replaceAll('~1', '/').replaceAll('~0', '~');
+      return /^(0|[1-9]\d{0,8})$/.test(name) ? Number(name) : name;
+    });
 }
 
 function jsonTypeOf(value: unknown): string {

@@ -24,7 +24,12 @@ export interface CompiledSecurity {
   challenge: string;
 }
 
-export const noSecurity: CompiledSecurity = Object.freeze({ alternatives: [], anonymousAllowed: true, bearerOnly: false, challenge: '' });
+export const noSecurity: CompiledSecurity = Object.freeze({
+  alternatives: [],
+  anonymousAllowed: true,
+  bearerOnly: false,
+  challenge: '',
+});
 
 interface SchemeObject {
   type?: unknown;
@@ -40,7 +45,11 @@ interface SchemeObject {
  *
  * @example compileSecurity([{ bearerAuth: [] }, { apiKey: [] }], document, 'listPets').challenge; // 'Bearer realm="Pets", ApiKey realm="Pets", in="header", name="X-API-Key"'
  */
-export function compileSecurity(requirements: readonly SecurityRequirement[], document: OpenApiDocument, operationId: string): CompiledSecurity {
+export function compileSecurity(
+  requirements: readonly SecurityRequirement[],
+  document: OpenApiDocument,
+  operationId: string,
+): CompiledSecurity {
   if (!Array.isArray(requirements) || requirements.length === 0) return noSecurity;
   const schemes = (document.components?.securitySchemes ?? {}) as Record<string, SchemeObject | undefined>;
   const realm = quoted(String(document.info?.title ?? 'API').slice(0, 100));
@@ -59,34 +68,52 @@ export function compileSecurity(requirements: readonly SecurityRequirement[], do
   return {
     alternatives,
     anonymousAllowed,
-    bearerOnly: alternatives.length > 0 && alternatives.every((alternative) => alternative.length === 1 && alternative[0]!.kind === 'bearer' && alternative[0]!.scopes.length === 0),
+    bearerOnly:
+      alternatives.length > 0 &&
+      alternatives.every(
+        (alternative) =>
+          alternative.length === 1 && alternative[0]!.kind === 'bearer' && alternative[0]!.scopes.length === 0,
+      ),
     challenge: [...challenges].join(', '),
   };
 }
 
-function schemeCheck(name: string, scheme: SchemeObject | undefined, scopes: unknown, operationId: string): SchemeCheck {
+function schemeCheck(
+  name: string,
+  scheme: SchemeObject | undefined,
+  scopes: unknown,
+  operationId: string,
+): SchemeCheck {
   const refuse = (why: string): never => {
-    throw new Error(`Failed to compile spec: ${operationId} requires security scheme ${JSON.stringify(name.slice(0, 60))}, ${why}`);
+    throw new Error(
+      `Failed to compile spec: ${operationId} requires security scheme ${JSON.stringify(name.slice(0, 60))}, ${why}`,
+    );
   };
-  if (scheme === undefined || scheme === null || typeof scheme !== 'object') return refuse('which components.securitySchemes does not declare');
+  if (scheme === undefined || scheme === null || typeof scheme !== 'object')
+    return refuse('which components.securitySchemes does not declare');
   const scopeList = Array.isArray(scopes) ? scopes.filter((scope): scope is string => typeof scope === 'string') : [];
   switch (scheme.type) {
     case 'http': {
       const httpScheme = typeof scheme.scheme === 'string' ? scheme.scheme.toLowerCase() : '';
       if (httpScheme === 'bearer') return { name, kind: 'bearer', scopes: [] };
       if (httpScheme === 'basic') return { name, kind: 'basic' };
-      return refuse(`an HTTP ${JSON.stringify(String(scheme.scheme).slice(0, 30))} scheme, which the mock cannot check (it checks bearer and basic)`);
+      return refuse(
+        `an HTTP ${JSON.stringify(String(scheme.scheme).slice(0, 30))} scheme, which the mock cannot check (it checks bearer and basic)`,
+      );
     }
     case 'oauth2':
     case 'openIdConnect':
       return { name, kind: 'bearer', scopes: scopeList };
     case 'apiKey': {
-      if (scheme.in !== 'header' && scheme.in !== 'query' && scheme.in !== 'cookie') return refuse(`an API key "in" ${JSON.stringify(scheme.in)}; expected header, query or cookie`);
+      if (scheme.in !== 'header' && scheme.in !== 'query' && scheme.in !== 'cookie')
+        return refuse(`an API key "in" ${JSON.stringify(scheme.in)}; expected header, query or cookie`);
       if (typeof scheme.name !== 'string' || scheme.name === '') return refuse('an API key without a name');
       return { name, kind: 'apiKey', in: scheme.in, parameter: scheme.name };
     }
     case 'mutualTLS':
-      return refuse('mutual TLS, which the mock cannot check (it sees no client certificates); serve the operation without it');
+      return refuse(
+        'mutual TLS, which the mock cannot check (it sees no client certificates); serve the operation without it',
+      );
     default:
       return refuse(`of type ${JSON.stringify(scheme.type)?.slice(0, 30)}, which the mock does not know`);
   }
@@ -94,7 +121,10 @@ function schemeCheck(name: string, scheme: SchemeObject | undefined, scopes: unk
 
 function challengeOf(check: SchemeCheck, realm: string): string {
   if (check.kind === 'basic') return `Basic realm=${realm}, charset="UTF-8"`;
-  if (check.kind === 'bearer') return check.scopes.length > 0 ? `Bearer realm=${realm}, scope=${quoted(check.scopes.join(' '))}` : `Bearer realm=${realm}`;
+  if (check.kind === 'bearer')
+    return check.scopes.length > 0
+      ? `Bearer realm=${realm}, scope=${quoted(check.scopes.join(' '))}`
+      : `Bearer realm=${realm}`;
   // API keys have no registered scheme (RFC 9110 asks for a challenge all the same): say where the key goes.
   return `ApiKey realm=${realm}, in="${check.in}", name=${quoted(check.parameter)}`;
 }

@@ -7,12 +7,28 @@
  * console.log(mock.baseUrl); // http://127.0.0.1:PORT/v1
  */
 export { createMockApp, mockStoreOptions } from './core/mock-app.js';
-export type { MockApp, MockAppOptions, MockControls, ClockState, HealthState, RequestEvent, RequestObserver } from './core/mock-app.js';
+export type {
+  MockApp,
+  MockAppOptions,
+  MockControls,
+  ClockState,
+  HealthState,
+  RequestEvent,
+  RequestObserver,
+} from './core/mock-app.js';
 export { createMemoryStore } from './core/state/memory-store.js';
 export { defaultSessionName, sessionNamePattern } from './core/state/sessions.js';
 export { storeOptionsFromConfig } from './core/state/store-options.js';
 export { StoreUnavailableError, TooManySessionsError } from './core/state/state-store.js';
-export type { StateStore, StateStoreOptions, HitInput, HitResult, ClientHistory, SessionInfo, SessionStats } from './core/state/state-store.js';
+export type {
+  StateStore,
+  StateStoreOptions,
+  HitInput,
+  HitResult,
+  ClientHistory,
+  SessionInfo,
+  SessionStats,
+} from './core/state/state-store.js';
 export { connectRedisStore, StoreConfigError } from './server/redis-store.js';
 export type { RedisStoreOptions } from './server/redis-store.js';
 export { compileSpec } from './core/spec/compiled-spec.js';

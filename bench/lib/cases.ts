@@ -44,13 +44,22 @@ export const benchCases: Record<CaseId, BenchCase> = {
     id: 'get',
     label: 'GET 200',
     expectedStatus: 200,
-    request: (dialect) => ({ method: 'GET', path: `${prefix(dialect)}/categories`, headers: { authorization: `Bearer ${enterpriseKey}` } }),
+    request: (dialect) => ({
+      method: 'GET',
+      path: `${prefix(dialect)}/categories`,
+      headers: { authorization: `Bearer ${enterpriseKey}` },
+    }),
   },
   post: {
     id: 'post',
     label: 'POST 201',
     expectedStatus: 201,
-    request: (dialect) => ({ method: 'POST', path: `${prefix(dialect)}/categories`, headers: { authorization: `Bearer ${enterpriseKey}`, 'content-type': 'application/json' }, body: postBody }),
+    request: (dialect) => ({
+      method: 'POST',
+      path: `${prefix(dialect)}/categories`,
+      headers: { authorization: `Bearer ${enterpriseKey}`, 'content-type': 'application/json' },
+      body: postBody,
+    }),
   },
   '401': {
     id: '401',
@@ -65,7 +74,11 @@ export const benchCases: Record<CaseId, BenchCase> = {
     // Prism accepts any Bearer token and keeps no counters: the closest it has is a forced 429.
     request: (dialect): ProbeRequest =>
       dialect === 'prism'
-        ? { method: 'GET', path: '/categories', headers: { authorization: `Bearer ${enterpriseKey}`, prefer: 'code=429' } }
+        ? {
+            method: 'GET',
+            path: '/categories',
+            headers: { authorization: `Bearer ${enterpriseKey}`, prefer: 'code=429' },
+          }
         : { method: 'GET', path: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` } },
   },
 };

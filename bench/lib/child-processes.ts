@@ -35,7 +35,12 @@ function installExitHandlers(): void {
  * const server = startProcess(process.execPath, ['bench/bare-server.mjs', '--port', '0'], 'bare server');
  * try { ... } finally { await server.stop(); }
  */
-export function startProcess(command: string, args: readonly string[], label: string, options: { cwd?: string; stdout?: 'ignore' | 'pipe' | 'inherit'; env?: NodeJS.ProcessEnv } = {}): ManagedProcess {
+export function startProcess(
+  command: string,
+  args: readonly string[],
+  label: string,
+  options: { cwd?: string; stdout?: 'ignore' | 'pipe' | 'inherit'; env?: NodeJS.ProcessEnv } = {},
+): ManagedProcess {
   installExitHandlers();
   // With stdout inherited (a CLI whose report the user reads) stderr is inherited too.
   const stdio: StdioOptions = ['ignore', options.stdout ?? 'ignore', options.stdout === 'inherit' ? 'inherit' : 'pipe'];

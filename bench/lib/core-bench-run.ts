@@ -10,7 +10,9 @@ import { parse as parseYaml } from 'yaml';
 import type { MockRequest } from '../../src/core/types.js';
 import { benchCases, benchConfigYaml, caseIds, exhaustedKey } from './cases.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string' }, cases: { type: 'string' }, spec: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string' }, cases: { type: 'string' }, spec: { type: 'string' } },
+});
 const total = Number(values.requests ?? 200_000);
 const chosen = (values.cases?.split(',') ?? caseIds) as typeof caseIds;
 const spec = await readSpecFile(values.spec);
@@ -21,10 +23,24 @@ for (const caseId of chosen) {
   const probe = benchCases[caseId].request('mock');
   const headers: Record<string, string> = { host: '127.0.0.1:4010', 'user-agent': 'bench', ...probe.headers };
   if (probe.body !== undefined) headers['content-length'] = String(probe.body.length);
-  const request = (): MockRequest => ({ method: probe.method, url: probe.path, headers: { ...headers }, body: probe.body === undefined ? null : encoder.encode(probe.body), clientAddress: '127.0.0.1' });
-  if (caseId === '429') await app.handle({ method: 'GET', url: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` }, body: null, clientAddress: '127.0.0.1' });
+  const request = (): MockRequest => ({
+    method: probe.method,
+    url: probe.path,
+    headers: { ...headers },
+    body: probe.body === undefined ? null : encoder.encode(probe.body),
+    clientAddress: '127.0.0.1',
+  });
+  if (caseId === '429')
+    await app.handle({
+      method: 'GET',
+      url: '/v1/categories',
+      headers: { authorization: `Bearer ${exhaustedKey}` },
+      body: null,
+      clientAddress: '127.0.0.1',
+    });
   const check = await app.handle(request());
-  if (check.status !== benchCases[caseId].expectedStatus) throw new Error(`${caseId}: expected ${benchCases[caseId].expectedStatus}, got ${check.status} ${check.body}`);
+  if (check.status !== benchCases[caseId].expectedStatus)
+    throw new Error(`${caseId}: expected ${benchCases[caseId].expectedStatus}, got ${check.status} ${check.body}`);
   const run = async (count: number) => {
     // 100 in flight, like the HTTP bench's 100 connections.
     let next = 0;
@@ -46,6 +62,8 @@ for (const caseId of chosen) {
   const wall = performance.now() - wall0;
   const cpu = process.cpuUsage(cpu0);
   const usPerRequest = (cpu.user + cpu.system) / total;
-  process.stdout.write(`${benchCases[caseId].label.padEnd(9)} ${usPerRequest.toFixed(2).padStart(7)} us CPU/request, ${((total / wall) * 1000).toFixed(0).padStart(8)} req/s in-process (${total.toLocaleString('en')} requests)\n`);
+  process.stdout.write(
+    `${benchCases[caseId].label.padEnd(9)} ${usPerRequest.toFixed(2).padStart(7)} us CPU/request, ${((total / wall) * 1000).toFixed(0).padStart(8)} req/s in-process (${total.toLocaleString('en')} requests)\n`,
+  );
   await app.close();
 }

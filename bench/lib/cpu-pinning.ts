@@ -38,9 +38,11 @@ export function parseCpuList(text: string): number[] | null {
 export function planCpuPinning(mode: 'auto' | 'off'): { pinning: CpuPinning | null; why: string } {
   if (mode === 'off') return { pinning: null, why: 'not pinned (--pin off)' };
   const asked = spawnSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8', timeout: 5_000 });
-  if (asked.error !== undefined || asked.status !== 0) return { pinning: null, why: 'not pinned (no taskset on this machine)' };
+  if (asked.error !== undefined || asked.status !== 0)
+    return { pinning: null, why: 'not pinned (no taskset on this machine)' };
   const cpus = parseCpuList(asked.stdout.slice(asked.stdout.lastIndexOf(':') + 1));
-  if (cpus === null) return { pinning: null, why: `not pinned (could not read taskset's answer "${asked.stdout.trim().slice(0, 80)}")` };
+  if (cpus === null)
+    return { pinning: null, why: `not pinned (could not read taskset's answer "${asked.stdout.trim().slice(0, 80)}")` };
   if (cpus.length < 2) return { pinning: null, why: 'not pinned (one CPU: servers and load generator share it)' };
   const half = Math.floor(cpus.length / 2);
   const pinning = { servers: cpus.slice(0, half).join(','), load: cpus.slice(half).join(',') };
@@ -48,6 +50,12 @@ export function planCpuPinning(mode: 'auto' | 'off'): { pinning: CpuPinning | nu
 }
 
 /** `command args` run on `cpus` through taskset (which execs it: the pid is the command's own); unchanged without. */
-export function onCpus(command: string, args: readonly string[], cpus: string | undefined): { command: string; args: string[] } {
-  return cpus === undefined ? { command, args: [...args] } : { command: 'taskset', args: ['-c', cpus, command, ...args] };
+export function onCpus(
+  command: string,
+  args: readonly string[],
+  cpus: string | undefined,
+): { command: string; args: string[] } {
+  return cpus === undefined
+    ? { command, args: [...args] }
+    : { command: 'taskset', args: ['-c', cpus, command, ...args] };
 }

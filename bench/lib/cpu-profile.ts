@@ -3,7 +3,11 @@ import { fileURLToPath } from 'node:url';
 
 /** The parts of a V8 `.cpuprofile` (as written by `node --cpu-prof`) that the summary reads. */
 export interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }[];
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+    children?: number[];
+  }[];
   samples: number[];
   timeDeltas: number[];
   startTime: number;
@@ -66,6 +70,12 @@ export function summarizeProfile(profile: CpuProfile, root: string): FunctionCos
     }
   }
   return [...total.keys()]
-    .map((name) => ({ name, selfMs: self.get(name) ?? 0, totalMs: total.get(name) ?? 0, selfShare: (self.get(name) ?? 0) / all, totalShare: (total.get(name) ?? 0) / all }))
+    .map((name) => ({
+      name,
+      selfMs: self.get(name) ?? 0,
+      totalMs: total.get(name) ?? 0,
+      selfShare: (self.get(name) ?? 0) / all,
+      totalShare: (total.get(name) ?? 0) / all,
+    }))
     .sort((a, b) => b.selfMs - a.selfMs);
 }

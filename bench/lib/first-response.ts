@@ -16,7 +16,11 @@ export interface FirstResponseResult {
  *
  * @example (await measureFirstResponse(targets.mock, context, 3)).medianMs; // 180.4
  */
-export async function measureFirstResponse(target: TargetDefinition, context: LaunchContext, attempts: number): Promise<FirstResponseResult> {
+export async function measureFirstResponse(
+  target: TargetDefinition,
+  context: LaunchContext,
+  attempts: number,
+): Promise<FirstResponseResult> {
   const request = benchCases.get.request(target.dialect);
   const attemptsMs: number[] = [];
   for (let attempt = 0; attempt < attempts; attempt += 1) {
@@ -25,11 +29,18 @@ export async function measureFirstResponse(target: TargetDefinition, context: La
     const started = performance.now();
     const server = startProcess(command, args, target.label, { cwd: context.root });
     try {
-      await waitForAnswer(port, request, { expectedStatus: 200, intervalMs: 5, timeoutMs: 30_000, isAlive: () => server.child.exitCode === null && server.child.signalCode === null });
+      await waitForAnswer(port, request, {
+        expectedStatus: 200,
+        intervalMs: 5,
+        timeoutMs: 30_000,
+        isAlive: () => server.child.exitCode === null && server.child.signalCode === null,
+      });
       attemptsMs.push(performance.now() - started);
     } catch (error) {
       const stderr = server.stderrTail();
-      throw new Error(`Failed to measure the first response of ${target.label}: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}`);
+      throw new Error(
+        `Failed to measure the first response of ${target.label}: ${(error as Error).message}${stderr ? `\n${stderr}` : ''}`,
+      );
     } finally {
       await server.stop();
     }

@@ -29,7 +29,9 @@ export function findFreePort(): Promise<number> {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => (port > 0 ? resolve(port) : reject(new Error('Failed to find a free port: no port assigned'))));
+      server.close(() =>
+        port > 0 ? resolve(port) : reject(new Error('Failed to find a free port: no port assigned')),
+      );
     });
   });
 }
@@ -42,16 +44,20 @@ export function probe(port: number, spec: ProbeRequest, timeoutMs = 2_000): Prom
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...spec.headers, connection: 'close' };
     if (spec.body !== undefined) headers['content-length'] = String(Buffer.byteLength(spec.body));
-    const outgoing = request({ host: '127.0.0.1', port, method: spec.method, path: spec.path, headers, agent: false, timeout: timeoutMs }, (incoming) => {
-      const chunks: Buffer[] = [];
-      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-      incoming.on('error', reject);
-      incoming.on('end', () => {
-        const pairs: [string, string][] = [];
-        for (let index = 0; index + 1 < incoming.rawHeaders.length; index += 2) pairs.push([incoming.rawHeaders[index]!, incoming.rawHeaders[index + 1]!]);
-        resolve({ status: incoming.statusCode ?? 0, headers: pairs, body: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
+    const outgoing = request(
+      { host: '127.0.0.1', port, method: spec.method, path: spec.path, headers, agent: false, timeout: timeoutMs },
+      (incoming) => {
+        const chunks: Buffer[] = [];
+        incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+        incoming.on('error', reject);
+        incoming.on('end', () => {
+          const pairs: [string, string][] = [];
+          for (let index = 0; index + 1 < incoming.rawHeaders.length; index += 2)
+            pairs.push([incoming.rawHeaders[index]!, incoming.rawHeaders[index + 1]!]);
+          resolve({ status: incoming.statusCode ?? 0, headers: pairs, body: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
     outgoing.on('timeout', () => outgoing.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     outgoing.on('error', reject);
     outgoing.end(spec.body);
@@ -62,7 +68,11 @@ export function probe(port: number, spec: ProbeRequest, timeoutMs = 2_000): Prom
  * Polls until the server answers `spec` with `expectedStatus` (any status when undefined), every
  * `intervalMs`, giving up after `timeoutMs`. Returns the first good response.
  */
-export async function waitForAnswer(port: number, spec: ProbeRequest, options: { expectedStatus?: number; intervalMs?: number; timeoutMs?: number; isAlive?: () => boolean } = {}): Promise<ProbeResponse> {
+export async function waitForAnswer(
+  port: number,
+  spec: ProbeRequest,
+  options: { expectedStatus?: number; intervalMs?: number; timeoutMs?: number; isAlive?: () => boolean } = {},
+): Promise<ProbeResponse> {
   const interval = options.intervalMs ?? 5;
   const deadline = performance.now() + (options.timeoutMs ?? 30_000);
   let last = 'no answer yet';

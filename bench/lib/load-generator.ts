@@ -51,8 +51,21 @@ export function autocannonCli(): string {
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const { request } = options;
-  const args = [autocannonCli(), '--json', '--connections', String(options.connections), '--timeout', String(options.requestTimeoutSeconds ?? 10), '--method', request.method];
-  args.push(...(options.amount === undefined ? ['--duration', String(options.durationSeconds)] : ['--amount', String(options.amount)]));
+  const args = [
+    autocannonCli(),
+    '--json',
+    '--connections',
+    String(options.connections),
+    '--timeout',
+    String(options.requestTimeoutSeconds ?? 10),
+    '--method',
+    request.method,
+  ];
+  args.push(
+    ...(options.amount === undefined
+      ? ['--duration', String(options.durationSeconds)]
+      : ['--amount', String(options.amount)]),
+  );
   for (const [name, value] of Object.entries(request.headers)) args.push('--headers', `${name}=${value}`);
   if (request.body !== undefined) args.push('--body', request.body);
   args.push(`http://127.0.0.1:${options.port}${request.path}`);
@@ -78,8 +91,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   }
   const code = generator.child.exitCode;
   if (code !== 0) {
-    const why = timedOut ? `still running ${limitMs / 1000} s after its start, stopped` : code === null ? `killed by ${generator.child.signalCode ?? 'a signal'}` : `exit code ${code}`;
-    throw new Error(`Failed to run autocannon: ${why}${generator.stderrTail() ? `: ${generator.stderrTail().split('\n').slice(-3).join(' ')}` : ''}`);
+    const why = timedOut
+      ? `still running ${limitMs / 1000} s after its start, stopped`
+      : code === null
+        ? `killed by ${generator.child.signalCode ?? 'a signal'}`
+        : `exit code ${code}`;
+    throw new Error(
+      `Failed to run autocannon: ${why}${generator.stderrTail() ? `: ${generator.stderrTail().split('\n').slice(-3).join(' ')}` : ''}`,
+    );
   }
   return parseAutocannonJson(stdout);
 }
@@ -107,7 +126,8 @@ export function parseAutocannonJson(stdout: string): LoadResult {
     durationSeconds: raw.duration ?? Number.NaN,
   };
   for (const [name, value] of Object.entries(figures)) {
-    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(`Failed to parse the autocannon output: ${name} is missing`);
+    if (typeof value === 'number' && !Number.isFinite(value))
+      throw new Error(`Failed to parse the autocannon output: ${name} is missing`);
   }
   return figures;
 }

@@ -14,19 +14,38 @@ export function parseBenchArgs<T extends NonNullable<ParseArgsConfig['options']>
 }
 
 /** An integer option from `min` to `max`; `fallback` when absent. */
-export function integerOption(text: string | undefined, flag: string, fallback: number, min: number, max: number): number {
+export function integerOption(
+  text: string | undefined,
+  flag: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max}, got "${text}"`);
   return Number(text);
 }
 
 /** A comma-separated list of known values (an alias expands to several), without repeats; `fallback` when absent. */
-export function listOption<T extends string>(text: string | undefined, flag: string, known: readonly string[], fallback: readonly T[], aliases: Record<string, T[]> = {}): T[] {
+export function listOption<T extends string>(
+  text: string | undefined,
+  flag: string,
+  known: readonly string[],
+  fallback: readonly T[],
+  aliases: Record<string, T[]> = {},
+): T[] {
   if (text === undefined) return [...fallback];
   const out: T[] = [];
-  for (const item of text.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const item of text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const expanded = aliases[item] ?? (known.includes(item) ? [item as T] : undefined);
-    if (!expanded) throw new UsageError(`${flag}: unknown value "${item}" (known: ${[...known, ...Object.keys(aliases)].join(', ')})`);
+    if (!expanded)
+      throw new UsageError(
+        `${flag}: unknown value "${item}" (known: ${[...known, ...Object.keys(aliases)].join(', ')})`,
+      );
     for (const value of expanded) if (!out.includes(value)) out.push(value);
   }
   if (out.length === 0) throw new UsageError(`${flag} needs at least one value`);

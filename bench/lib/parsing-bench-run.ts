@@ -20,7 +20,14 @@ Times each input the mock parses in its worst shape at its size limit (target: u
 `;
 let values: { runs?: string; only?: string; spec?: string; help?: boolean };
 try {
-  ({ values } = parseArgs({ options: { runs: { type: 'string' }, only: { type: 'string' }, spec: { type: 'string' }, help: { type: 'boolean', short: 'h' } } }));
+  ({ values } = parseArgs({
+    options: {
+      runs: { type: 'string' },
+      only: { type: 'string' },
+      spec: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
 } catch (error) {
   process.stderr.write(`parsing-bench: ${(error as Error).message}; npm run bench:parsing -- --help for the options\n`);
   process.exit(2);
@@ -38,10 +45,15 @@ if (!Number.isSafeInteger(runs) || runs < 1) {
 const spec = await readSpecFile(values.spec);
 const { cases, dispose } = await parsingCases(spec);
 const selected = cases.filter((entry) => values.only === undefined || entry.name.includes(values.only));
-const size = (bytes: number) => (bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`);
-process.stdout.write(`parsing-bench: ${selected.length} worst cases at their size limits, best of ${runs} runs each (target < ${targetMs} ms of wall time)\n`);
+const size = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`;
+process.stdout.write(
+  `parsing-bench: ${selected.length} worst cases at their size limits, best of ${runs} runs each (target < ${targetMs} ms of wall time)\n`,
+);
 // The CPU time (every thread of the process: the collector's too) tells the cost apart from a busy machine.
-process.stdout.write(`load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores\n  wall    cpu      size  outcome          case\n`);
+process.stdout.write(
+  `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores\n  wall    cpu      size  outcome          case\n`,
+);
 const failures: string[] = [];
 let slowest = { name: '', ms: 0 };
 try {
@@ -61,7 +73,9 @@ try {
     if (best > slowest.ms) slowest = { name: entry.name, ms: best };
     const verdict = last.problem !== undefined ? `WRONG: ${last.problem}` : best >= targetMs ? 'OVER TARGET' : 'ok';
     if (verdict !== 'ok') failures.push(`${entry.name}: ${verdict}`);
-    process.stdout.write(`${best.toFixed(0).padStart(6)} ms ${bestCpu.toFixed(0).padStart(6)} ms  ${size(text.length).padStart(8)}  ${last.outcome.padEnd(16)} ${entry.name}${verdict === 'ok' ? '' : `  ${verdict}`}\n`);
+    process.stdout.write(
+      `${best.toFixed(0).padStart(6)} ms ${bestCpu.toFixed(0).padStart(6)} ms  ${size(text.length).padStart(8)}  ${last.outcome.padEnd(16)} ${entry.name}${verdict === 'ok' ? '' : `  ${verdict}`}\n`,
+    );
   }
 } finally {
   await dispose();

@@ -17,7 +17,9 @@ import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
 import { parseReplayInput, toExportLine } from '../../src/lab/replay-input.js';
 import { renderTimelineSvg } from '../../src/lab/timeline-svg.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string' }, runs: { type: 'string' }, spec: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string' }, runs: { type: 'string' }, spec: { type: 'string' } },
+});
 const total = Number(values.requests ?? 100_000);
 const runs = Number(values.runs ?? 3);
 if (!Number.isSafeInteger(total) || total < 1 || !Number.isSafeInteger(runs) || runs < 1) {
@@ -28,7 +30,10 @@ if (!Number.isSafeInteger(total) || total < 1 || !Number.isSafeInteger(runs) || 
 const config = parseMockConfig({});
 const plans = config.plans;
 const clients = [
-  ...Array.from({ length: 40 }, (_, index) => ({ key: `bench-key-${index}`, plan: (['free', 'pro', 'business'] as const)[index % 3]! })),
+  ...Array.from({ length: 40 }, (_, index) => ({
+    key: `bench-key-${index}`,
+    plan: (['free', 'pro', 'business'] as const)[index % 3]!,
+  })),
 ];
 
 /** Deterministic traffic: a request every 40 ms on average, round-robin with bursts. */
@@ -42,15 +47,51 @@ function generate(count: number): string {
     const slot = index % 50;
     const common = { timeMs: time, status: 200, code: null, prefer: null, contentType: null, body: null };
     if (slot >= 40) {
-      lines.push(toExportLine({ ...common, method: 'GET', url: '/v1/store/orders', clientAddress: `10.0.${slot}.1`, auth: 'none', plan: 'anonymous', limits: config.anonymous, operationId: 'listStoreOrders' }));
+      lines.push(
+        toExportLine({
+          ...common,
+          method: 'GET',
+          url: '/v1/store/orders',
+          clientAddress: `10.0.${slot}.1`,
+          auth: 'none',
+          plan: 'anonymous',
+          limits: config.anonymous,
+          operationId: 'listStoreOrders',
+        }),
+      );
       continue;
     }
     const client = clients[slot]!;
     const kind = index % 23;
-    const base = { ...common, keyDigest: digests[slot]!, auth: 'key' as const, plan: client.plan, limits: plans[client.plan]! };
+    const base = {
+      ...common,
+      keyDigest: digests[slot]!,
+      auth: 'key' as const,
+      plan: client.plan,
+      limits: plans[client.plan]!,
+    };
     if (kind === 0) lines.push(toExportLine({ ...base, method: 'GET', url: '/v1/pets/3', operationId: 'getPetById' }));
-    else if (kind === 1) lines.push(toExportLine({ ...base, method: 'POST', url: '/v1/categories', operationId: 'createCategory', contentType: 'application/json', body: `{"name":"category ${index}"}` }));
-    else if (kind === 2) lines.push(toExportLine({ ...base, method: 'GET', url: '/v1/categories', operationId: 'listCategories', prefer: 'code=429' }));
+    else if (kind === 1)
+      lines.push(
+        toExportLine({
+          ...base,
+          method: 'POST',
+          url: '/v1/categories',
+          operationId: 'createCategory',
+          contentType: 'application/json',
+          body: `{"name":"category ${index}"}`,
+        }),
+      );
+    else if (kind === 2)
+      lines.push(
+        toExportLine({
+          ...base,
+          method: 'GET',
+          url: '/v1/categories',
+          operationId: 'listCategories',
+          prefer: 'code=429',
+        }),
+      );
     else lines.push(toExportLine({ ...base, method: 'GET', url: '/v1/categories', operationId: 'listCategories' }));
   }
   return `${lines.join('\n')}\n`;
@@ -58,7 +99,9 @@ function generate(count: number): string {
 
 const text = generate(total);
 const spec = compileSpec(await readSpecFile(values.spec));
-process.stdout.write(`replay-bench: ${total.toLocaleString('en')} recorded requests (${(text.length / 1e6).toFixed(1)} MB of JSON lines), ${runs} runs\n`);
+process.stdout.write(
+  `replay-bench: ${total.toLocaleString('en')} recorded requests (${(text.length / 1e6).toFixed(1)} MB of JSON lines), ${runs} runs\n`,
+);
 let best = Number.POSITIVE_INFINITY;
 for (let run = 1; run <= runs; run += 1) {
   const t0 = performance.now();
@@ -78,4 +121,6 @@ for (let run = 1; run <= runs; run += 1) {
       `statuses ${JSON.stringify(result.byStatus)}\n`,
   );
 }
-process.stdout.write(`replay of ${total.toLocaleString('en')} requests: best ${(best / 1000).toFixed(2)} s (target < 5 s)\n`);
+process.stdout.write(
+  `replay of ${total.toLocaleString('en')} requests: best ${(best / 1000).toFixed(2)} s (target < 5 s)\n`,
+);

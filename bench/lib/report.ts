@@ -51,9 +51,12 @@ export function median(values: readonly number[]): number | undefined {
 export function summarizeSlices(row: Measurement, expectedStatus: number): void {
   const slices = row.slices ?? [];
   if (slices.length === 0) return;
-  const middle = (pick: (slice: Slice) => number | undefined) => median(slices.map(pick).filter((value): value is number => value !== undefined));
+  const middle = (pick: (slice: Slice) => number | undefined) =>
+    median(slices.map(pick).filter((value): value is number => value !== undefined));
   const statusCounts: Record<string, number> = {};
-  for (const slice of slices) for (const [status, count] of Object.entries(slice.load.statusCounts)) statusCounts[status] = (statusCounts[status] ?? 0) + count;
+  for (const slice of slices)
+    for (const [status, count] of Object.entries(slice.load.statusCounts))
+      statusCounts[status] = (statusCounts[status] ?? 0) + count;
   const sum = (pick: (slice: Slice) => number) => slices.reduce((total, slice) => total + pick(slice), 0);
   row.load = {
     requestsPerSecond: middle((slice) => slice.load.requestsPerSecond)!,
@@ -109,8 +112,15 @@ export function expectedShare(load: LoadResult, expectedStatus: number): number 
   return total === 0 ? 0 : (load.statusCounts[String(expectedStatus)] ?? 0) / total;
 }
 
-function find(measurements: readonly Measurement[], target: TargetId, caseId: CaseId, connections: number): Measurement | undefined {
-  const row = measurements.find((entry) => entry.target === target && entry.caseId === caseId && entry.connections === connections);
+function find(
+  measurements: readonly Measurement[],
+  target: TargetId,
+  caseId: CaseId,
+  connections: number,
+): Measurement | undefined {
+  const row = measurements.find(
+    (entry) => entry.target === target && entry.caseId === caseId && entry.connections === connections,
+  );
   return row?.load ? row : undefined;
 }
 
@@ -123,7 +133,12 @@ function ratio(numerator: number | undefined, denominator: number | undefined): 
  * The ratio of two rows: the median of the ratios of their slices run back to back (same round,
  * same position), with the spread; the ratio of their summaries when they have no such pairs.
  */
-function pairedRatio(numerator: Measurement | undefined, denominator: Measurement | undefined, pick: (slice: Slice) => number | undefined, summary: (row: Measurement) => number | undefined): { value?: number; spread?: Spread } {
+function pairedRatio(
+  numerator: Measurement | undefined,
+  denominator: Measurement | undefined,
+  pick: (slice: Slice) => number | undefined,
+  summary: (row: Measurement) => number | undefined,
+): { value?: number; spread?: Spread } {
   if (numerator === undefined || denominator === undefined) return {};
   const ratios: number[] = [];
   for (const top of numerator.slices ?? []) {
@@ -132,20 +147,43 @@ function pairedRatio(numerator: Measurement | undefined, denominator: Measuremen
     if (value !== undefined) ratios.push(value);
   }
   if (ratios.length === 0) return { value: ratio(summary(numerator), summary(denominator)) };
-  return { value: median(ratios)!, spread: { lowest: Math.min(...ratios), highest: Math.max(...ratios), pairs: ratios.length } };
+  return {
+    value: median(ratios)!,
+    spread: { lowest: Math.min(...ratios), highest: Math.max(...ratios), pairs: ratios.length },
+  };
 }
 
 /** mock/bare, mock/Prism and p99 ratios for every case and connection count measured. */
-export function computeRatios(measurements: readonly Measurement[], caseIds: readonly CaseId[], connections: readonly number[]): RatioRow[] {
+export function computeRatios(
+  measurements: readonly Measurement[],
+  caseIds: readonly CaseId[],
+  connections: readonly number[],
+): RatioRow[] {
   const rows: RatioRow[] = [];
   for (const caseId of caseIds) {
     for (const count of connections) {
       const row = (target: TargetId) => find(measurements, target, caseId, count);
-      const throughput = (over: TargetId) => pairedRatio(row('mock'), row(over), (slice) => slice.load.requestsPerSecond, (entry) => entry.load?.requestsPerSecond);
+      const throughput = (over: TargetId) =>
+        pairedRatio(
+          row('mock'),
+          row(over),
+          (slice) => slice.load.requestsPerSecond,
+          (entry) => entry.load?.requestsPerSecond,
+        );
       const overBare = throughput('bare');
       // autocannon has 1 ms resolution: a 0 ms p99 is counted as 1 ms so the ratio stays finite.
-      const p99 = pairedRatio(row('mock'), row('bare'), (slice) => Math.max(slice.load.latencyP99, 1), (entry) => (entry.load ? Math.max(entry.load.latencyP99, 1) : undefined));
-      const cpu = pairedRatio(row('mock'), row('bare'), (slice) => slice.cpuMicrosPerRequest, (entry) => entry.cpuMicrosPerRequest);
+      const p99 = pairedRatio(
+        row('mock'),
+        row('bare'),
+        (slice) => Math.max(slice.load.latencyP99, 1),
+        (entry) => (entry.load ? Math.max(entry.load.latencyP99, 1) : undefined),
+      );
+      const cpu = pairedRatio(
+        row('mock'),
+        row('bare'),
+        (slice) => slice.cpuMicrosPerRequest,
+        (entry) => entry.cpuMicrosPerRequest,
+      );
       rows.push({
         caseId,
         connections: count,
@@ -171,19 +209,40 @@ export const coreTargets: Record<CaseId, { throughput: number; cpu: number }> = 
   post: { throughput: 0.7, cpu: 1.5 },
 };
 
-export function checkTargets(measurements: readonly Measurement[], ratios: readonly RatioRow[], firstResponse: Partial<Record<TargetId, FirstResponseResult>>): TargetCheck[] {
-  const at = (caseId: CaseId, connections: number) => ratios.find((row) => row.caseId === caseId && row.connections === connections);
-  const fixed = (value: number | undefined, digits = 2) => (value === undefined ? 'not measured' : `${value.toFixed(digits)} x`);
+export function checkTargets(
+  measurements: readonly Measurement[],
+  ratios: readonly RatioRow[],
+  firstResponse: Partial<Record<TargetId, FirstResponseResult>>,
+): TargetCheck[] {
+  const at = (caseId: CaseId, connections: number) =>
+    ratios.find((row) => row.caseId === caseId && row.connections === connections);
+  const fixed = (value: number | undefined, digits = 2) =>
+    value === undefined ? 'not measured' : `${value.toFixed(digits)} x`;
   const checks: TargetCheck[] = [];
   // The price limit of docs/decisions/015-hot-path.md: what the readable core may cost against bare node:http.
   for (const caseId of caseIds) {
     const row = at(caseId, 100);
     const label = benchCases[caseId].label;
     const { throughput, cpu } = coreTargets[caseId];
-    checks.push({ name: `${label}, 100 connections, vs bare`, goal: `>= ${throughput.toFixed(2)} x bare`, measured: fixed(row?.mockOverBare), met: row?.mockOverBare === undefined ? undefined : row.mockOverBare >= throughput });
-    checks.push({ name: `${label}, 100 connections, vs Prism silent`, goal: '>= 5 x Prism (silent)', measured: fixed(row?.mockOverPrismSilent, 1), met: row?.mockOverPrismSilent === undefined ? undefined : row.mockOverPrismSilent >= 5 });
+    checks.push({
+      name: `${label}, 100 connections, vs bare`,
+      goal: `>= ${throughput.toFixed(2)} x bare`,
+      measured: fixed(row?.mockOverBare),
+      met: row?.mockOverBare === undefined ? undefined : row.mockOverBare >= throughput,
+    });
+    checks.push({
+      name: `${label}, 100 connections, vs Prism silent`,
+      goal: '>= 5 x Prism (silent)',
+      measured: fixed(row?.mockOverPrismSilent, 1),
+      met: row?.mockOverPrismSilent === undefined ? undefined : row.mockOverPrismSilent >= 5,
+    });
     const cpuRatio = row?.cpuPerRequestOverBare;
-    checks.push({ name: `CPU per request, ${label}, 100 connections`, goal: `<= ${cpu.toFixed(1)} x bare`, measured: fixed(cpuRatio), met: cpuRatio === undefined ? undefined : cpuRatio <= cpu });
+    checks.push({
+      name: `CPU per request, ${label}, 100 connections`,
+      goal: `<= ${cpu.toFixed(1)} x bare`,
+      measured: fixed(cpuRatio),
+      met: cpuRatio === undefined ? undefined : cpuRatio <= cpu,
+    });
   }
   for (const row of ratios) {
     if (row.p99OverBare === undefined) continue;
@@ -196,24 +255,52 @@ export function checkTargets(measurements: readonly Measurement[], ratios: reado
       met: row.p99OverBare <= 2,
     });
   }
-  const mockRss = measurements.filter((entry) => entry.target === 'mock' && entry.rss && entry.rss.peakRssBytes > 0).map((entry) => entry.rss!.peakRssBytes);
+  const mockRss = measurements
+    .filter((entry) => entry.target === 'mock' && entry.rss && entry.rss.peakRssBytes > 0)
+    .map((entry) => entry.rss!.peakRssBytes);
   const peak = mockRss.length > 0 ? Math.max(...mockRss) : undefined;
-  checks.push({ name: 'Peak RSS of the mock under load', goal: '<= 150 MiB', measured: peak === undefined ? 'not measured' : `${(peak / mib).toFixed(0)} MiB`, met: peak === undefined ? undefined : peak <= 150 * mib });
+  checks.push({
+    name: 'Peak RSS of the mock under load',
+    goal: '<= 150 MiB',
+    measured: peak === undefined ? 'not measured' : `${(peak / mib).toFixed(0)} MiB`,
+    met: peak === undefined ? undefined : peak <= 150 * mib,
+  });
   const first = firstResponse.mock?.medianMs;
-  checks.push({ name: 'First response of the mock after spawn', goal: '<= 300 ms', measured: first === undefined ? 'not measured' : `${first.toFixed(0)} ms`, met: first === undefined ? undefined : first <= 300 });
+  checks.push({
+    name: 'First response of the mock after spawn',
+    goal: '<= 300 ms',
+    measured: first === undefined ? 'not measured' : `${first.toFixed(0)} ms`,
+    met: first === undefined ? undefined : first <= 300,
+  });
   return checks;
 }
 
 /** Renders rows as a plain-text table with right-aligned numbers. */
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column < 2 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 
 /** Header and rows of the main results table. */
 export function measurementRows(measurements: readonly Measurement[]): { header: string[]; rows: string[][] } {
-  const header = ['target', 'case', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'peak RSS MiB', 'CPU us/req', 'server CPU', 'expected status'];
+  const header = [
+    'target',
+    'case',
+    'conns',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'peak RSS MiB',
+    'CPU us/req',
+    'server CPU',
+    'expected status',
+  ];
   const rows = measurements.map((entry) => {
     const base = [targets[entry.target].label, benchCases[entry.caseId].label, String(entry.connections)];
     if (!entry.load) return [...base, 'failed', '', '', '', '', '', (entry.error ?? '').split('\n')[0]!.slice(0, 80)];
@@ -227,7 +314,9 @@ export function measurementRows(measurements: readonly Measurement[]): { header:
       entry.cpuMicrosPerRequest === undefined ? 'n/a' : entry.cpuMicrosPerRequest.toFixed(1),
       // Cores the server kept busy: near 1.00 means a Node server was saturated (one main thread).
       entry.cpuSeconds === undefined ? 'n/a' : (entry.cpuSeconds / entry.load.durationSeconds).toFixed(2),
-      share >= 0.999 ? `${(share * 100).toFixed(0)}%` : `${(share * 100).toFixed(1)}% !! ${describeStatuses(entry.load)}`,
+      share >= 0.999
+        ? `${(share * 100).toFixed(0)}%`
+        : `${(share * 100).toFixed(1)}% !! ${describeStatuses(entry.load)}`,
     ];
   });
   return { header, rows };
@@ -236,9 +325,20 @@ export function measurementRows(measurements: readonly Measurement[]): { header:
 /** Header and rows of the ratios table. */
 export function ratioRows(ratios: readonly RatioRow[]): { header: string[]; rows: string[][] } {
   const fixed = (value: number | undefined, digits: number) => (value === undefined ? '-' : value.toFixed(digits));
-  const withSpread = (value: number | undefined, spread: Spread | undefined) => (spread === undefined || spread.pairs < 2 ? fixed(value, 2) : `${fixed(value, 2)} (${spread.lowest.toFixed(2)}-${spread.highest.toFixed(2)})`);
+  const withSpread = (value: number | undefined, spread: Spread | undefined) =>
+    spread === undefined || spread.pairs < 2
+      ? fixed(value, 2)
+      : `${fixed(value, 2)} (${spread.lowest.toFixed(2)}-${spread.highest.toFixed(2)})`;
   return {
-    header: ['case', 'conns', 'mock/bare', 'mock/prism silent', 'mock/prism default', 'p99 mock/bare', 'CPU/req mock/bare'],
+    header: [
+      'case',
+      'conns',
+      'mock/bare',
+      'mock/prism silent',
+      'mock/prism default',
+      'p99 mock/bare',
+      'CPU/req mock/bare',
+    ],
     rows: ratios.map((row) => [
       benchCases[row.caseId].label,
       String(row.connections),

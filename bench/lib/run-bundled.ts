@@ -15,8 +15,20 @@ export async function runBundled(root: string, entry: string, args: readonly str
   const workDir = mkdtempSync(join(cacheDir, 'bench-'));
   try {
     const outfile = join(workDir, 'bench-run.mjs');
-    await build({ entryPoints: [join(root, entry)], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile, logLevel: 'warning' });
-    const result = spawnSync(process.execPath, [outfile, '--spec', join(root, 'spec/petstore.openapi.yaml'), ...args], { stdio: 'inherit', cwd: root });
+    await build({
+      entryPoints: [join(root, entry)],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outfile,
+      logLevel: 'warning',
+    });
+    const result = spawnSync(process.execPath, [outfile, '--spec', join(root, 'spec/petstore.openapi.yaml'), ...args], {
+      stdio: 'inherit',
+      cwd: root,
+    });
     return result.status ?? 1;
   } finally {
     rmSync(workDir, { recursive: true, force: true });

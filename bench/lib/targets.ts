@@ -59,7 +59,10 @@ export const targets: Record<TargetId, TargetDefinition> = {
       if (context.mockBin !== undefined) return { command: process.execPath, args: [context.mockBin, ...common] };
       return context.mockLaunch === 'dist'
         ? { command: process.execPath, args: [join(context.root, mockDist), ...common] }
-        : { command: process.execPath, args: ['--import', 'tsx', join(context.root, 'src/cli/mock-cli.ts'), ...common] };
+        : {
+            command: process.execPath,
+            args: ['--import', 'tsx', join(context.root, 'src/cli/mock-cli.ts'), ...common],
+          };
     },
   },
   bare: {
@@ -68,7 +71,14 @@ export const targets: Record<TargetId, TargetDefinition> = {
     dialect: 'mock',
     command: (port, caseId, context) => ({
       command: process.execPath,
-      args: [join(context.root, 'bench/bare-server.mjs'), '--port', String(port), '--case', caseId, ...(context.responsesFile ? ['--responses', context.responsesFile] : [])],
+      args: [
+        join(context.root, 'bench/bare-server.mjs'),
+        '--port',
+        String(port),
+        '--case',
+        caseId,
+        ...(context.responsesFile ? ['--responses', context.responsesFile] : []),
+      ],
     }),
   },
   'prism-info': {
@@ -77,7 +87,18 @@ export const targets: Record<TargetId, TargetDefinition> = {
     dialect: 'prism',
     // Default verbosity (info): one log line per request. Its stdout goes to /dev/null, which is
     // cheaper than a terminal, so this is Prism's best case with logging on.
-    command: (port, _caseId, context) => ({ command: process.execPath, args: [prismCli(), 'mock', join(context.root, 'spec/petstore.openapi.yaml'), '-h', '127.0.0.1', '-p', String(port)] }),
+    command: (port, _caseId, context) => ({
+      command: process.execPath,
+      args: [
+        prismCli(),
+        'mock',
+        join(context.root, 'spec/petstore.openapi.yaml'),
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+      ],
+    }),
   },
   'prism-silent': {
     id: 'prism-silent',
@@ -85,7 +106,20 @@ export const targets: Record<TargetId, TargetDefinition> = {
     dialect: 'prism',
     // `-v silent` is Prism's fastest mode we found: `--multiprocess` (log processing in a fork)
     // measured no faster once logging is off, and costs a second process's memory.
-    command: (port, _caseId, context) => ({ command: process.execPath, args: [prismCli(), 'mock', join(context.root, 'spec/petstore.openapi.yaml'), '-h', '127.0.0.1', '-p', String(port), '-v', 'silent'] }),
+    command: (port, _caseId, context) => ({
+      command: process.execPath,
+      args: [
+        prismCli(),
+        'mock',
+        join(context.root, 'spec/petstore.openapi.yaml'),
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-v',
+        'silent',
+      ],
+    }),
   },
 };
 
@@ -93,13 +127,23 @@ export const targets: Record<TargetId, TargetDefinition> = {
  * Starts one target for one case on `port` and waits until it answers HTTP at all (any status).
  * Throws, with the process's stderr, when it exits or stays silent for `timeoutMs`.
  */
-export async function startTarget(target: TargetDefinition, port: number, caseId: CaseId, context: LaunchContext, timeoutMs = 30_000): Promise<ManagedProcess> {
+export async function startTarget(
+  target: TargetDefinition,
+  port: number,
+  caseId: CaseId,
+  context: LaunchContext,
+  timeoutMs = 30_000,
+): Promise<ManagedProcess> {
   const planned = target.command(port, caseId, context);
   const { command, args } = onCpus(planned.command, planned.args, context.serverCpus);
   const server = startProcess(command, args, target.label, { cwd: context.root });
   try {
     // A path no case uses, without credentials: it never touches a key's budget.
-    await waitForAnswer(port, { method: 'GET', path: '/bench-ready', headers: {} }, { intervalMs: 10, timeoutMs, isAlive: () => server.child.exitCode === null && server.child.signalCode === null });
+    await waitForAnswer(
+      port,
+      { method: 'GET', path: '/bench-ready', headers: {} },
+      { intervalMs: 10, timeoutMs, isAlive: () => server.child.exitCode === null && server.child.signalCode === null },
+    );
   } catch (error) {
     await server.stop();
     const stderr = server.stderrTail();
@@ -118,7 +162,10 @@ export type CapturedResponses = Record<string, { status: number; headers: [strin
  * Asks the mock once per case and keeps status, headers and body, so the bare server answers with
  * exactly the mock's bytes even after the mock's headers or messages change.
  */
-export async function captureMockResponses(context: LaunchContext, cases: readonly CaseId[]): Promise<CapturedResponses> {
+export async function captureMockResponses(
+  context: LaunchContext,
+  cases: readonly CaseId[],
+): Promise<CapturedResponses> {
   const port = await findFreePort();
   const server = await startTarget(targets.mock, port, 'get', context);
   try {
@@ -127,8 +174,13 @@ export async function captureMockResponses(context: LaunchContext, cases: readon
       const benchCase = benchCases[caseId];
       if (caseId === '429') await probe(port, benchCase.request('mock'));
       const response = await probe(port, benchCase.request('mock'));
-      if (response.status !== benchCase.expectedStatus) throw new Error(`${benchCase.label} answered ${response.status}`);
-      captured[caseId] = { status: response.status, headers: response.headers.filter(([name]) => !transportHeaders.has(name.toLowerCase())), body: response.body };
+      if (response.status !== benchCase.expectedStatus)
+        throw new Error(`${benchCase.label} answered ${response.status}`);
+      captured[caseId] = {
+        status: response.status,
+        headers: response.headers.filter(([name]) => !transportHeaders.has(name.toLowerCase())),
+        body: response.body,
+      };
     }
     return captured;
   } finally {
@@ -137,14 +189,26 @@ export async function captureMockResponses(context: LaunchContext, cases: readon
 }
 
 /** Brings a fresh server to the state the case measures and checks it answers as expected. */
-export async function prepareCase(port: number, target: TargetId, caseId: CaseId, timeoutMs?: number): Promise<ProbeResponse> {
+export async function prepareCase(
+  port: number,
+  target: TargetId,
+  caseId: CaseId,
+  timeoutMs?: number,
+): Promise<ProbeResponse> {
   const benchCase = benchCases[caseId];
   const request = benchCase.request(targets[target].dialect);
   // The mock's bench-exhausted key allows one request: spend it, so every measured one is a 429.
-  if (target === 'mock' && caseId === '429') await probe(port, { method: 'GET', path: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` } }, timeoutMs);
+  if (target === 'mock' && caseId === '429')
+    await probe(
+      port,
+      { method: 'GET', path: '/v1/categories', headers: { authorization: `Bearer ${exhaustedKey}` } },
+      timeoutMs,
+    );
   const response = await probe(port, request, timeoutMs);
   if (response.status !== benchCase.expectedStatus) {
-    throw new Error(`Failed to prepare ${benchCase.label} on ${targets[target].label}: answered ${response.status}, expected ${benchCase.expectedStatus}: ${response.body.slice(0, 160)}`);
+    throw new Error(
+      `Failed to prepare ${benchCase.label} on ${targets[target].label}: answered ${response.status}, expected ${benchCase.expectedStatus}: ${response.body.slice(0, 160)}`,
+    );
   }
   return response;
 }
@@ -157,8 +221,29 @@ export async function prepareCase(port: number, target: TargetId, caseId: CaseId
 export async function bundleMockBin(root: string, directory: string): Promise<string> {
   const { build } = await import('esbuild');
   const outfile = join(directory, 'petstore-mock.js');
-  const requireShim = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
-  await build({ absWorkingDir: root, entryPoints: [join(root, 'src/cli/mock-cli.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile, logLevel: 'warning', external: ['redis', '@redis/*', 'vitest', 'vitest/*', '@stoplight/prism-cli', 'fsevents', 'lightningcss', 'esbuild'], banner: { js: requireShim } });
+  const requireShim =
+    "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+  await build({
+    absWorkingDir: root,
+    entryPoints: [join(root, 'src/cli/mock-cli.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    logLevel: 'warning',
+    external: [
+      'redis',
+      '@redis/*',
+      'vitest',
+      'vitest/*',
+      '@stoplight/prism-cli',
+      'fsevents',
+      'lightningcss',
+      'esbuild',
+    ],
+    banner: { js: requireShim },
+  });
   copyFileSync(join(root, 'spec/petstore.openapi.yaml'), join(directory, 'petstore.openapi.yaml'));
   return outfile;
 }

@@ -26,7 +26,9 @@ async function main(): Promise<number> {
   try {
     command = parseCliArgs(process.argv.slice(2), process.env);
   } catch (error) {
-    process.stderr.write(`petstore-contract: ${sanitiseForTerminal((error as Error).message)} (petstore-contract --help lists the options)\n`);
+    process.stderr.write(
+      `petstore-contract: ${sanitiseForTerminal((error as Error).message)} (petstore-contract --help lists the options)\n`,
+    );
     return 2;
   }
   if (command.kind === 'help') {
@@ -41,13 +43,17 @@ async function main(): Promise<number> {
   if (command.output !== undefined) {
     const problem = await outputProblem(command.output);
     if (problem !== undefined) {
-      process.stderr.write(`petstore-contract: Failed to use --output ${sanitiseForTerminal(command.output)}: ${problem}\n`);
+      process.stderr.write(
+        `petstore-contract: Failed to use --output ${sanitiseForTerminal(command.output)}: ${problem}\n`,
+      );
       return 2;
     }
   }
 
   const abort = new AbortController();
-  const live = new LiveConsole(process.stderr, { interactive: process.stderr.isTTY === true && process.env.TERM !== 'dumb' });
+  const live = new LiveConsole(process.stderr, {
+    interactive: process.stderr.isTTY === true && process.env.TERM !== 'dumb',
+  });
   const onSignal = () => {
     live.line('petstore-contract: interrupted; stopping the run');
     abort.abort();
@@ -65,28 +71,38 @@ async function main(): Promise<number> {
       onWait: (notice) => live.wait({ ...notice, waitingFor: sanitiseForTerminal(notice.waitingFor) }),
       // Live output: one line per check as it finishes (reason and evidence under FAIL/SKIP/INFO).
       onResult: (result) => {
-        for (const line of [checkLine(result, liveColour), ...(result.status === 'PASS' ? [] : details(result))]) live.line(line);
+        for (const line of [checkLine(result, liveColour), ...(result.status === 'PASS' ? [] : details(result))])
+          live.line(line);
       },
     });
     live.close();
     if (command.output === undefined) {
       const reportColour = command.reporter === 'human' && colourEnabled(process.stdout, process.env);
       // The check lines already went by on stderr; where the same reader sees both, the report does not repeat them.
-      process.stdout.write(render(report, command.reporter, { colour: reportColour, listChecks: !liveLinesReachReportReader() }));
+      process.stdout.write(
+        render(report, command.reporter, { colour: reportColour, listChecks: !liveLinesReachReportReader() }),
+      );
     } else {
       try {
         await writeFile(command.output, render(report, command.reporter, { colour: false, listChecks: true }));
       } catch (error) {
-        process.stderr.write(`petstore-contract: Failed to write the report to ${sanitiseForTerminal(command.output)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+        process.stderr.write(
+          `petstore-contract: Failed to write the report to ${sanitiseForTerminal(command.output)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+        );
         return 2;
       }
-      process.stdout.write(`${renderSummaryLine(report)}\nReport (${command.reporter}) written to ${sanitiseForTerminal(command.output)}\n`);
+      process.stdout.write(
+        `${renderSummaryLine(report)}\nReport (${command.reporter}) written to ${sanitiseForTerminal(command.output)}\n`,
+      );
     }
     return exitCode;
   } catch (error) {
     live.close();
-    const message = error instanceof ContractRunError ? error.message : `Failed to run: ${(error as Error).message ?? String(error)}`;
-    process.stderr.write(`petstore-contract: ${sanitiseForTerminal(message)}${error instanceof ContractRunError && error.kind === 'usage' ? ' (petstore-contract --help lists the options)' : ''}\n`);
+    const message =
+      error instanceof ContractRunError ? error.message : `Failed to run: ${(error as Error).message ?? String(error)}`;
+    process.stderr.write(
+      `petstore-contract: ${sanitiseForTerminal(message)}${error instanceof ContractRunError && error.kind === 'usage' ? ' (petstore-contract --help lists the options)' : ''}\n`,
+    );
     return 2;
   } finally {
     process.off('SIGINT', onSignal);
@@ -94,7 +110,11 @@ async function main(): Promise<number> {
   }
 }
 
-function render(report: ContractReport, reporter: ReporterName, options: { colour: boolean; listChecks: boolean }): string {
+function render(
+  report: ContractReport,
+  reporter: ReporterName,
+  options: { colour: boolean; listChecks: boolean },
+): string {
   if (reporter === 'junit') return renderJunitReport(report);
   if (reporter === 'json') return renderJsonReport(report);
   if (reporter === 'markdown') return renderMarkdownReport(report);
@@ -148,6 +168,8 @@ function exitWhenFlushed(code: number): void {
 }
 
 main().then(exitWhenFlushed, (error: unknown) => {
-  process.stderr.write(`petstore-contract: Failed to run: ${sanitiseForTerminal((error as Error).message ?? String(error))}\n`);
+  process.stderr.write(
+    `petstore-contract: Failed to run: ${sanitiseForTerminal((error as Error).message ?? String(error))}\n`,
+  );
   exitWhenFlushed(2);
 });

@@ -134,7 +134,10 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new ContractRunError('usage', `Failed to read the command line: ${describeParseError(error as Error & { code?: string })}`);
+    throw new ContractRunError(
+      'usage',
+      `Failed to read the command line: ${describeParseError(error as Error & { code?: string })}`,
+    );
   }
 
   if (values.help) return { kind: 'help' };
@@ -142,13 +145,18 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
 
   const reporter = values.reporter ?? 'human';
   if (reporter !== 'human' && reporter !== 'junit' && reporter !== 'json' && reporter !== 'markdown') {
-    throw new ContractRunError('usage', `Failed to use --reporter: ${JSON.stringify(reporter)} is not one of human, junit, json, markdown`);
+    throw new ContractRunError(
+      'usage',
+      `Failed to use --reporter: ${JSON.stringify(reporter)} is not one of human, junit, json, markdown`,
+    );
   }
   const baseUrl = values['base-url'] ?? nonEmpty(env.PETSTORE_BASE_URL);
   const apiKey = values['api-key'] ?? nonEmpty(env.PETSTORE_API_KEY);
   const rateLimitKey = values['rate-limit-key'] ?? nonEmpty(env.PETSTORE_RATE_LIMIT_KEY);
-  if (baseUrl === undefined) throw new ContractRunError('usage', 'Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
-  if (apiKey === undefined) throw new ContractRunError('usage', 'Failed to start: --api-key is required (or set PETSTORE_API_KEY)');
+  if (baseUrl === undefined)
+    throw new ContractRunError('usage', 'Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
+  if (apiKey === undefined)
+    throw new ContractRunError('usage', 'Failed to start: --api-key is required (or set PETSTORE_API_KEY)');
   const options: ContractOptions = {
     baseUrl,
     apiKey,
@@ -181,11 +189,19 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-function optionalNumber<K extends keyof ContractOptions>(text: string | undefined, key: K, flag: string, kind: 'integer' | 'seconds'): Partial<Record<K, number>> {
+function optionalNumber<K extends keyof ContractOptions>(
+  text: string | undefined,
+  key: K,
+  flag: string,
+  kind: 'integer' | 'seconds',
+): Partial<Record<K, number>> {
   if (text === undefined) return {};
   const pattern = kind === 'integer' ? /^-?\d+$/ : /^\d+(\.\d+)?$/;
   if (!pattern.test(text.trim())) {
-    throw new ContractRunError('usage', `Failed to use ${flag}: ${JSON.stringify(text)} is not ${kind === 'integer' ? 'an integer' : 'a number of seconds'}`);
+    throw new ContractRunError(
+      'usage',
+      `Failed to use ${flag}: ${JSON.stringify(text)} is not ${kind === 'integer' ? 'an integer' : 'a number of seconds'}`,
+    );
   }
   return { [key]: Number(text) } as Partial<Record<K, number>>;
 }
@@ -206,7 +222,8 @@ function describeParseError(error: Error & { code?: string }): string {
       return `unexpected argument ${JSON.stringify(/'([^']*)'/.exec(error.message)?.[1] ?? '')}: every value follows its option (--base-url URL), and a value with spaces needs quotes`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
       if (/does not take an argument/.test(error.message)) return `${option} takes no value`;
-      if (/ambiguous/.test(error.message)) return `${option} needs a value; a value starting with "-" is written ${option}=-VALUE`;
+      if (/ambiguous/.test(error.message))
+        return `${option} needs a value; a value starting with "-" is written ${option}=-VALUE`;
       return `${option} needs a value`;
     default:
       return error.message.split('\n')[0]!;
@@ -231,7 +248,8 @@ function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i += 1) {
     const current = [i];
-    for (let j = 1; j <= b.length; j += 1) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j += 1)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     previous = current;
   }
   return previous[b.length]!;

@@ -21,7 +21,9 @@ export function normaliseBaseUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new Error(`Failed to use base URL ${JSON.stringify(withoutUserinfo(text))}: it is not an absolute URL (example: https://api.example.com/v1)`);
+    throw new Error(
+      `Failed to use base URL ${JSON.stringify(withoutUserinfo(text))}: it is not an absolute URL (example: https://api.example.com/v1)`,
+    );
   }
   // Never print a password given in the URL, whatever else is wrong with it.
   text = withoutUserinfo(text);

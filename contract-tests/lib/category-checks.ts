@@ -11,25 +11,46 @@ import { describeIssues, type SpecModel } from './spec-model.js';
  *
  * @example const created = expectCreated(run.spec, exchange, { name: 'contract-test-ab12-dog' });
  */
-export function expectCreated(spec: SpecModel, exchange: Exchange, sent: { name: string; description?: string }, options: { echo?: boolean } = {}): { id: number; name: string } {
+export function expectCreated(
+  spec: SpecModel,
+  exchange: Exchange,
+  sent: { name: string; description?: string },
+  options: { echo?: boolean } = {},
+): { id: number; name: string } {
   const response = expectStatus(exchange, 201, 'a valid NewCategory');
   const validator = spec.operations.get('createCategory')?.responses.get('201')?.validator;
   if (validator === undefined) throw new CheckFailure('the spec declares no 201 body schema for createCategory');
-  if (!response.hasJson) throw new CheckFailure('the 201 body is not JSON', [evidenceOf(exchange, `body ${bodyExcerpt(exchange)}`)]);
+  if (!response.hasJson)
+    throw new CheckFailure('the 201 body is not JSON', [evidenceOf(exchange, `body ${bodyExcerpt(exchange)}`)]);
   const result = validator.safeParse(response.json);
   if (!result.success) {
     const issues = describeIssues(result.error.issues);
-    throw new CheckFailure(`the 201 body is not a valid Category: ${issues.join('; ')}`, [evidenceOf(exchange, `${issues.join('; ')}; body ${bodyExcerpt(exchange)}`, { field: String(result.error.issues[0]?.path.join('.') || '(body)') })]);
+    throw new CheckFailure(`the 201 body is not a valid Category: ${issues.join('; ')}`, [
+      evidenceOf(exchange, `${issues.join('; ')}; body ${bodyExcerpt(exchange)}`, {
+        field: String(result.error.issues[0]?.path.join('.') || '(body)'),
+      }),
+    ]);
   }
   const body = response.json as { id: number; name: string; description?: unknown };
   if (options.echo === false) return { id: body.id, name: body.name };
   if (body.name !== sent.name) {
-    throw new CheckFailure(`name not echoed: sent ${JSON.stringify(sent.name)}, got ${JSON.stringify(body.name)}`, [evidenceOf(exchange, `name is ${JSON.stringify(body.name)}, sent ${JSON.stringify(sent.name)}`, { field: 'name' })]);
+    throw new CheckFailure(`name not echoed: sent ${JSON.stringify(sent.name)}, got ${JSON.stringify(body.name)}`, [
+      evidenceOf(exchange, `name is ${JSON.stringify(body.name)}, sent ${JSON.stringify(sent.name)}`, {
+        field: 'name',
+      }),
+    ]);
   }
   if (sent.description !== undefined && body.description !== sent.description) {
-    throw new CheckFailure(`description not echoed: sent ${JSON.stringify(sent.description)}, got ${JSON.stringify(body.description)}`, [
-      evidenceOf(exchange, `description is ${JSON.stringify(body.description)}, sent ${JSON.stringify(sent.description)}`, { field: 'description' }),
-    ]);
+    throw new CheckFailure(
+      `description not echoed: sent ${JSON.stringify(sent.description)}, got ${JSON.stringify(body.description)}`,
+      [
+        evidenceOf(
+          exchange,
+          `description is ${JSON.stringify(body.description)}, sent ${JSON.stringify(sent.description)}`,
+          { field: 'description' },
+        ),
+      ],
+    );
   }
   return { id: body.id, name: body.name };
 }
@@ -43,7 +64,9 @@ export function expectCreated(spec: SpecModel, exchange: Exchange, sent: { name:
 export function claimId(ids: Map<number, string>, id: number, owner: string, exchange: Exchange): void {
   const previous = ids.get(id);
   if (previous !== undefined) {
-    throw new CheckFailure(`id ${id} is not unique: it was already ${previous}`, [evidenceOf(exchange, `returned id ${id}, already ${previous}`, { field: 'id' })]);
+    throw new CheckFailure(`id ${id} is not unique: it was already ${previous}`, [
+      evidenceOf(exchange, `returned id ${id}, already ${previous}`, { field: 'id' }),
+    ]);
   }
   ids.set(id, `returned by ${owner}`);
 }

@@ -97,10 +97,15 @@ export { OverBudget, SkipCheck } from './check-errors.js';
  *   });
  * });
  */
-export function defineArea(name: string, mode: CheckArea['mode'], define: (check: (definition: CheckDefinition, body: (run: CheckRun) => Promise<void>) => void) => void): CheckArea {
+export function defineArea(
+  name: string,
+  mode: CheckArea['mode'],
+  define: (check: (definition: CheckDefinition, body: (run: CheckRun) => Promise<void>) => void) => void,
+): CheckArea {
   const checks: CheckSpec[] = [];
   define((definition, body) => {
-    if (checks.some((existing) => existing.id === definition.id)) throw new Error(`Failed to define check ${definition.id}: the id is used twice in ${name}`);
+    if (checks.some((existing) => existing.id === definition.id))
+      throw new Error(`Failed to define check ${definition.id}: the id is used twice in ${name}`);
     checks.push({ ...definition, run: body });
   });
   return { name, mode, checks };

@@ -62,4 +62,3 @@ export interface ObservedBudget {
   reset: string | undefined;
   receivedAtMs: number;
 }
-

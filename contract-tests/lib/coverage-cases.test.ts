@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { deriveBodyCases } from './coverage-cases.js';
 
-const newCategory = { type: 'object', required: ['name'], properties: { name: { type: 'string' }, description: { type: 'string' } } };
+const newCategory = {
+  type: 'object',
+  required: ['name'],
+  properties: { name: { type: 'string' }, description: { type: 'string' } },
+};
 const name = (label: string) => `contract-test-ab12-${label}`;
 
 describe('deriveBodyCases', () => {
@@ -11,14 +15,28 @@ describe('deriveBodyCases', () => {
     expect(labels).toContain('name: absent (required)');
     expect(labels).toContain('description: absent (optional)');
     for (const property of ['name', 'description']) {
-      for (const type of ['null', 'integer', 'non-integer number', 'boolean', 'array', 'object']) expect(labels).toContain(`${property}: ${type}`);
-      for (const boundary of ['empty string', 'non-ASCII (accents, CJK)', 'emoji (surrogate pairs, ZWJ sequence)', 'right-to-left text', 'control characters (tab, newline, U+0001)']) expect(labels).toContain(`${property}: ${boundary}`);
+      for (const type of ['null', 'integer', 'non-integer number', 'boolean', 'array', 'object'])
+        expect(labels).toContain(`${property}: ${type}`);
+      for (const boundary of [
+        'empty string',
+        'non-ASCII (accents, CJK)',
+        'emoji (surrogate pairs, ZWJ sequence)',
+        'right-to-left text',
+        'control characters (tab, newline, U+0001)',
+      ])
+        expect(labels).toContain(`${property}: ${boundary}`);
     }
     // 10 shapes, 7 near-JSON texts, and 3 raw bodies (BOM, whitespace everywhere, an unknown property).
     expect(labels.filter((label) => label.startsWith('body: '))).toHaveLength(20);
     expect(labels).toContain('media type: application/json; charset=utf-8');
-    expect(cases.find((entry) => entry.label === 'name: boolean')).toMatchObject({ expect: 'reject', body: { kind: 'json', value: { name: true } } });
-    expect(cases.find((entry) => entry.label === 'name: empty string')).toMatchObject({ expect: 'accept', echo: { name: '' } });
+    expect(cases.find((entry) => entry.label === 'name: boolean')).toMatchObject({
+      expect: 'reject',
+      body: { kind: 'json', value: { name: true } },
+    });
+    expect(cases.find((entry) => entry.label === 'name: empty string')).toMatchObject({
+      expect: 'accept',
+      echo: { name: '' },
+    });
     expect(cases.find((entry) => entry.label.startsWith('name: very long'))?.expect).toBe('open');
   });
 
@@ -41,11 +59,23 @@ describe('deriveBodyCases', () => {
       expect(() => JSON.parse((entry.body as { text: string }).text), entry.label).toThrow();
       expect(entry.expect).toBe('reject');
     }
-    expect(byLabel('media type: Application/JSON')).toMatchObject({ expect: 'accept', contentType: 'Application/JSON' });
+    expect(byLabel('media type: Application/JSON')).toMatchObject({
+      expect: 'accept',
+      contentType: 'Application/JSON',
+    });
   });
 
   it('works for any properties and types, and respects enum, bounds and lengths', () => {
-    const schema = { type: 'object', required: ['count', 'kind'], properties: { count: { type: 'integer', minimum: 0, maximum: 10 }, kind: { type: 'string', enum: ['a', 'b'] }, ratio: { type: 'number' }, tag: { type: 'string', minLength: 2, maxLength: 40 } } };
+    const schema = {
+      type: 'object',
+      required: ['count', 'kind'],
+      properties: {
+        count: { type: 'integer', minimum: 0, maximum: 10 },
+        kind: { type: 'string', enum: ['a', 'b'] },
+        ratio: { type: 'number' },
+        tag: { type: 'string', minLength: 2, maxLength: 40 },
+      },
+    };
     const cases = deriveBodyCases(schema, name);
     const labels = cases.map((entry) => entry.label);
     expect(labels).toContain('count: non-integer number');
@@ -58,6 +88,9 @@ describe('deriveBodyCases', () => {
     expect(labels).not.toContain('kind: empty string');
     expect(labels).not.toContain('tag: empty string');
     expect(labels).toContain('tag: very long string (40 characters)');
-    expect(cases.find((entry) => entry.label === 'kind: absent (required)')?.body).toEqual({ kind: 'json', value: { count: 0, tag: 'contract-test-ab12-no-kind-tag' } });
+    expect(cases.find((entry) => entry.label === 'kind: absent (required)')?.body).toEqual({
+      kind: 'json',
+      value: { count: 0, tag: 'contract-test-ab12-no-kind-tag' },
+    });
   });
 });

@@ -83,7 +83,9 @@ const maxBodyInEvidence = 160;
 export function describeRequest(exchange: Exchange): string {
   const { method, url, headers, body } = exchange.request;
   const auth = headers.authorization === undefined ? 'no Authorization' : `Authorization: ${headers.authorization}`;
-  const offered = Object.entries(headers).filter(([name]) => name === 'cookie' || (name !== 'authorization' && looksLikeCredentialHeader(name))).map(([name, value]) => `${name}: ${value}`);
+  const offered = Object.entries(headers)
+    .filter(([name]) => name === 'cookie' || (name !== 'authorization' && looksLikeCredentialHeader(name)))
+    .map(([name, value]) => `${name}: ${value}`);
   const shownBody = body === undefined ? '' : ` body ${truncate(body, maxBodyInEvidence)}`;
   const via = exchange.bypassedPrism ? ' (sent directly, bypassing Prism)' : '';
   return `${method} ${url} [${[auth, ...offered].join('; ')}]${shownBody}${via}`;
@@ -94,7 +96,11 @@ export function describeRequest(exchange: Exchange): string {
  *
  * @example evidenceOf(exchange, 'expected 401, got 200')
  */
-export function evidenceOf(exchange: Exchange, detail: string, where: { header?: string; field?: string } = {}): Evidence {
+export function evidenceOf(
+  exchange: Exchange,
+  detail: string,
+  where: { header?: string; field?: string } = {},
+): Evidence {
   return {
     request: describeRequest(exchange),
     seq: exchange.seq,
@@ -107,8 +113,13 @@ export function evidenceOf(exchange: Exchange, detail: string, where: { header?:
 /** The body of a response, shortened for a report line. */
 export function bodyExcerpt(exchange: Exchange, length = maxBodyInEvidence): string {
   if (!exchange.response) return '(no response)';
-  const cut = exchange.response.truncatedAtBytes === undefined ? '' : ` [body longer than --max-body-bytes ${exchange.response.truncatedAtBytes}: only that much was read, the rest discarded, not judged]`;
-  return exchange.response.bodyText === '' ? `(empty body)${cut}` : `${truncate(exchange.response.bodyText, length)}${cut}`;
+  const cut =
+    exchange.response.truncatedAtBytes === undefined
+      ? ''
+      : ` [body longer than --max-body-bytes ${exchange.response.truncatedAtBytes}: only that much was read, the rest discarded, not judged]`;
+  return exchange.response.bodyText === ''
+    ? `(empty body)${cut}`
+    : `${truncate(exchange.response.bodyText, length)}${cut}`;
 }
 
 export function truncate(text: string, length: number): string {
@@ -118,6 +129,8 @@ export function truncate(text: string, length: number): string {
 /** Headers for the record, with credentials masked (Authorization keeps its scheme visible). */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = name === 'authorization' ? maskAuthorization(value) : looksLikeCredentialHeader(name) ? maskSecret(value) : value;
+  for (const [name, value] of Object.entries(headers))
+    out[name] =
+      name === 'authorization' ? maskAuthorization(value) : looksLikeCredentialHeader(name) ? maskSecret(value) : value;
   return out;
 }

@@ -9,7 +9,10 @@ import { describeIssues, type SpecModel } from './spec-model.js';
 
 /** The response, or a failure when none arrived. */
 export function responseOf(exchange: Exchange): ExchangeResponse {
-  if (!exchange.response) throw new CheckFailure(`no response: ${exchange.transportError ?? 'unknown error'}`, [evidenceOf(exchange, exchange.transportError ?? 'no response')]);
+  if (!exchange.response)
+    throw new CheckFailure(`no response: ${exchange.transportError ?? 'unknown error'}`, [
+      evidenceOf(exchange, exchange.transportError ?? 'no response'),
+    ]);
   return exchange.response;
 }
 
@@ -35,15 +38,24 @@ export function expectErrorBody(spec: SpecModel, exchange: Exchange): void {
   const response = responseOf(exchange);
   if (!response.hasJson) {
     throw new CheckFailure(`the ${response.status} body is not a JSON Error`, [
-      evidenceOf(exchange, `body is not JSON (Content-Type ${response.headers['content-type'] ?? 'missing'}): ${bodyExcerpt(exchange)}`, { header: 'Content-Type' }),
+      evidenceOf(
+        exchange,
+        `body is not JSON (Content-Type ${response.headers['content-type'] ?? 'missing'}): ${bodyExcerpt(exchange)}`,
+        { header: 'Content-Type' },
+      ),
     ]);
   }
   const result = spec.errorValidator.safeParse(response.json);
   if (!result.success) {
     const issues = describeIssues(result.error.issues);
-    throw new CheckFailure(`the ${response.status} body is not an Error {code, message, status}: ${issues.join('; ')}`, [
-      evidenceOf(exchange, `${issues.join('; ')}; body ${bodyExcerpt(exchange)}`, { field: firstField(result.error.issues) }),
-    ]);
+    throw new CheckFailure(
+      `the ${response.status} body is not an Error {code, message, status}: ${issues.join('; ')}`,
+      [
+        evidenceOf(exchange, `${issues.join('; ')}; body ${bodyExcerpt(exchange)}`, {
+          field: firstField(result.error.issues),
+        }),
+      ],
+    );
   }
 }
 

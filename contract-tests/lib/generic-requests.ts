@@ -1,4 +1,9 @@
-import type { MediaDefinition, OperationDefinition, ParameterDefinition, SpecDefinition } from '../../spec/compile-spec.js';
+import type {
+  MediaDefinition,
+  OperationDefinition,
+  ParameterDefinition,
+  SpecDefinition,
+} from '../../spec/compile-spec.js';
 import type { DataGenerator } from '../../spec/data-generator.js';
 import type { JsonSchema } from '../../spec/openapi-types.js';
 import { compileSecurity, type CompiledSecurity, type SchemeCheck } from '../../spec/security-schemes.js';
@@ -81,11 +86,16 @@ export function genericOperations(spec: SpecDefinition): GenericOperation[] {
  *
  * @example credentialsOf([{ name: 'k', kind: 'apiKey', in: 'header', parameter: 'X-API-Key' }], 'demo-pro') // { headers: { 'x-api-key': 'demo-pro' }, query: [], cookies: [] }
  */
-export function credentialsOf(alternative: readonly SchemeCheck[], key: string): { authorization?: string; headers: Record<string, string>; query: [string, string][]; cookies: string[] } {
-  const out: { authorization?: string; headers: Record<string, string>; query: [string, string][]; cookies: string[] } = { headers: {}, query: [], cookies: [] };
+export function credentialsOf(
+  alternative: readonly SchemeCheck[],
+  key: string,
+): { authorization?: string; headers: Record<string, string>; query: [string, string][]; cookies: string[] } {
+  const out: { authorization?: string; headers: Record<string, string>; query: [string, string][]; cookies: string[] } =
+    { headers: {}, query: [], cookies: [] };
   for (const check of alternative) {
     if (check.kind === 'bearer') out.authorization = `Bearer ${key}`;
-    else if (check.kind === 'basic') out.authorization = `Basic ${Buffer.from(key.includes(':') ? key : `${key}:`, 'utf8').toString('base64')}`;
+    else if (check.kind === 'basic')
+      out.authorization = `Basic ${Buffer.from(key.includes(':') ? key : `${key}:`, 'utf8').toString('base64')}`;
     else if (check.in === 'query') out.query.push([check.parameter, key]);
     else if (check.in === 'cookie') out.cookies.push(`${check.parameter}=${encodeURIComponent(key)}`);
     else if (check.parameter.toLowerCase() === 'authorization') out.authorization = key;
@@ -168,12 +178,25 @@ export class GenericRequestBuilder {
     if (parameter.schema === undefined) return 'contract-test';
     // Generated text can be long (no maxLength): a few tries for one that fits a URL comfortably.
     let value = this.#data.generate(parameter.schema);
-    for (let attempt = 0; attempt < 3 && textOf(value).length > maxParameterText; attempt += 1) value = this.#data.generate(parameter.schema);
-    if (typeof value === 'string' && value.length > maxParameterText && parameter.validator.isValid(value.slice(0, maxParameterText))) value = value.slice(0, maxParameterText);
+    for (let attempt = 0; attempt < 3 && textOf(value).length > maxParameterText; attempt += 1)
+      value = this.#data.generate(parameter.schema);
+    if (
+      typeof value === 'string' &&
+      value.length > maxParameterText &&
+      parameter.validator.isValid(value.slice(0, maxParameterText))
+    )
+      value = value.slice(0, maxParameterText);
     return value;
   }
 
-  #build(mode: CredentialMode, change: { omit?: ParameterDefinition; replace?: { parameter: ParameterDefinition; text: string }; body?: { rawBody?: string | Uint8Array; contentType?: string } | null }): GenericRequest {
+  #build(
+    mode: CredentialMode,
+    change: {
+      omit?: ParameterDefinition;
+      replace?: { parameter: ParameterDefinition; text: string };
+      body?: { rawBody?: string | Uint8Array; contentType?: string } | null;
+    },
+  ): GenericRequest {
     const definition = this.#operation.definition;
     let path = definition.pathTemplate;
     for (const parameter of this.#parameters('path')) {
@@ -188,7 +211,8 @@ export class GenericRequestBuilder {
       if (parameter.in === 'path' || (!parameter.required && !replaced) || change.omit === parameter) continue;
       const text = replaced ? change.replace!.text : textOf(this.#sample(parameter));
       if (parameter.in === 'query') query.push([parameter.name, text]);
-      else if (parameter.in === 'header' && !ownedHeaders.has(parameter.name.toLowerCase())) headers[parameter.name.toLowerCase()] = text;
+      else if (parameter.in === 'header' && !ownedHeaders.has(parameter.name.toLowerCase()))
+        headers[parameter.name.toLowerCase()] = text;
       else if (parameter.in === 'cookie') cookies.push(`${parameter.name}=${encodeURIComponent(text)}`);
     }
     const request: GenericRequest = { path, headers };
@@ -212,13 +236,21 @@ export class GenericRequestBuilder {
   #parameterCases(key: string): InvalidCase[] {
     const cases: InvalidCase[] = [];
     for (const parameter of this.#operation.definition.parameters) {
-      if (parameter.in === 'cookie' || (parameter.in === 'header' && ownedHeaders.has(parameter.name.toLowerCase()))) continue;
+      if (parameter.in === 'cookie' || (parameter.in === 'header' && ownedHeaders.has(parameter.name.toLowerCase())))
+        continue;
       if (parameter.required && parameter.in !== 'path') {
-        cases.push({ label: `${parameter.in} parameter ${parameter.name}: absent (required)`, request: this.#build({ kind: 'valid', key }, { omit: parameter }) });
+        cases.push({
+          label: `${parameter.in} parameter ${parameter.name}: absent (required)`,
+          request: this.#build({ kind: 'valid', key }, { omit: parameter }),
+        });
       }
       // A text the parameter's schema refuses: the kit sends text, the server reads it as the schema's type.
       const wrong = wrongText(parameter);
-      if (wrong !== undefined) cases.push({ label: `${parameter.in} parameter ${parameter.name}: ${wrong.why}`, request: this.#build({ kind: 'valid', key }, { replace: { parameter, text: wrong.text } }) });
+      if (wrong !== undefined)
+        cases.push({
+          label: `${parameter.in} parameter ${parameter.name}: ${wrong.why}`,
+          request: this.#build({ kind: 'valid', key }, { replace: { parameter, text: wrong.text } }),
+        });
     }
     return cases;
   }
@@ -230,7 +262,13 @@ export class GenericRequestBuilder {
     const contentType = media.essence.includes('*') ? 'application/json' : media.type;
     const validator = media.validator;
     const rejected = (entry: BodyCase): boolean => {
-      if (entry.expect !== 'reject' || entry.family === 'media-types' || entry.family === 'valid-values' || entry.family === 'raw-json') return false;
+      if (
+        entry.expect !== 'reject' ||
+        entry.family === 'media-types' ||
+        entry.family === 'valid-values' ||
+        entry.family === 'raw-json'
+      )
+        return false;
       // No body, or an empty one, is what a request without a body sends: invalid only when the body is required.
       if (entry.body.kind === 'none' || (entry.body.kind === 'raw' && entry.body.text === '')) return body.required;
       if (entry.body.kind === 'json') return validator !== undefined && !validator.isValid(entry.body.value);
@@ -253,7 +291,15 @@ export class GenericRequestBuilder {
 }
 
 /** Header names the kit sets itself: a parameter of that name is left to the kit. */
-const ownedHeaders = new Set(['accept', 'content-type', 'content-length', 'authorization', 'host', 'user-agent', 'cookie']);
+const ownedHeaders = new Set([
+  'accept',
+  'content-type',
+  'content-length',
+  'authorization',
+  'host',
+  'user-agent',
+  'cookie',
+]);
 
 /** JSON and `+json` media types (`application/json`, `application/problem+json`, `*\/*` excluded). */
 export function isJsonMedia(essence: string): boolean {
@@ -261,11 +307,14 @@ export function isJsonMedia(essence: string): boolean {
 }
 
 function exampleCandidates(definition: OperationDefinition, parameter: ParameterDefinition): unknown[] {
-  const raw = (definition.operation.parameters ?? []).find((candidate) => candidate?.name === parameter.name && candidate.in === parameter.in) as { example?: unknown; examples?: Record<string, { value?: unknown }> } | undefined;
+  const raw = (definition.operation.parameters ?? []).find(
+    (candidate) => candidate?.name === parameter.name && candidate.in === parameter.in,
+  ) as { example?: unknown; examples?: Record<string, { value?: unknown }> } | undefined;
   const schema = parameter.schema;
   const out: unknown[] = [];
   if (raw?.example !== undefined) out.push(raw.example);
-  for (const example of Object.values(raw?.examples ?? {})) if (example && typeof example === 'object' && 'value' in example) out.push(example.value);
+  for (const example of Object.values(raw?.examples ?? {}))
+    if (example && typeof example === 'object' && 'value' in example) out.push(example.value);
   if (schema !== null && typeof schema === 'object') {
     if (Array.isArray(schema.examples)) out.push(...(schema.examples as unknown[]));
     if ('default' in schema) out.push(schema.default);
@@ -286,8 +335,10 @@ function wrongText(parameter: ParameterDefinition): { text: string; why: string 
   if (schema === null || typeof schema !== 'object') return undefined;
   const types = Array.isArray(schema.type) ? schema.type : typeof schema.type === 'string' ? [schema.type] : [];
   const text = 'contract-test-not-a-number';
-  if (types.length > 0 && types.every((type) => type === 'integer' || type === 'number')) return parameter.validator.isValid(text) ? undefined : { text, why: 'not a number' };
-  if (types.length === 1 && types[0] === 'boolean') return parameter.validator.isValid(text) ? undefined : { text, why: 'not a boolean' };
+  if (types.length > 0 && types.every((type) => type === 'integer' || type === 'number'))
+    return parameter.validator.isValid(text) ? undefined : { text, why: 'not a number' };
+  if (types.length === 1 && types[0] === 'boolean')
+    return parameter.validator.isValid(text) ? undefined : { text, why: 'not a boolean' };
   if (Array.isArray(schema.enum) && schema.enum.every((value) => typeof value === 'string')) {
     const outside = 'contract-test-not-in-enum';
     return parameter.validator.isValid(outside) ? undefined : { text: outside, why: 'not one of its enum values' };
@@ -296,32 +347,64 @@ function wrongText(parameter: ParameterDefinition): { text: string; why: string 
 }
 
 /** The body of a valid request: the first JSON media type if any, else the first declared. */
-function bodyOf(definition: OperationDefinition, data: DataGenerator): { rawBody?: string | Uint8Array; contentType?: string; value?: unknown; media?: MediaDefinition } {
+function bodyOf(
+  definition: OperationDefinition,
+  data: DataGenerator,
+): { rawBody?: string | Uint8Array; contentType?: string; value?: unknown; media?: MediaDefinition } {
   const declared = definition.requestBody?.media ?? [];
   const media = declared.find((entry) => isJsonMedia(entry.essence)) ?? declared[0];
   if (media === undefined) return {};
   const value = mediaValueOf(media, data);
   if (isJsonMedia(media.essence) || media.essence === '*/*' || media.essence === 'application/*') {
-    return { rawBody: JSON.stringify(value ?? {}), contentType: isJsonMedia(media.essence) ? media.type : 'application/json', value, media };
+    return {
+      rawBody: JSON.stringify(value ?? {}),
+      contentType: isJsonMedia(media.essence) ? media.type : 'application/json',
+      value,
+      media,
+    };
   }
   if (media.essence === 'application/x-www-form-urlencoded') {
-    return { rawBody: new URLSearchParams(fields(value)).toString(), contentType: 'application/x-www-form-urlencoded', value, media };
+    return {
+      rawBody: new URLSearchParams(fields(value)).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+      value,
+      media,
+    };
   }
   if (media.essence === 'multipart/form-data') {
     const boundary = 'contract-test-boundary';
-    const parts = fields(value).map(([name, text]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '%22')}"\r\n\r\n${text}\r\n`);
-    return { rawBody: `${parts.join('')}--${boundary}--\r\n`, contentType: `multipart/form-data; boundary=${boundary}`, value, media };
+    const parts = fields(value).map(
+      ([name, text]) =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '%22')}"\r\n\r\n${text}\r\n`,
+    );
+    return {
+      rawBody: `${parts.join('')}--${boundary}--\r\n`,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+      value,
+      media,
+    };
   }
   const type = media.essence.includes('*') ? 'application/octet-stream' : media.type;
-  return { rawBody: typeof value === 'string' && value !== '' ? value : 'contract-test', contentType: type, value, media };
+  return {
+    rawBody: typeof value === 'string' && value !== '' ? value : 'contract-test',
+    contentType: type,
+    value,
+    media,
+  };
 }
 
 function mediaValueOf(media: MediaDefinition, data: DataGenerator): unknown {
-  for (const example of media.examples.values()) if (media.validator === undefined || media.validator.isValid(example)) return example;
+  for (const example of media.examples.values())
+    if (media.validator === undefined || media.validator.isValid(example)) return example;
   return media.schema === undefined ? undefined : data.generate(media.schema);
 }
 
 function fields(value: unknown): [string, string][] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-  return Object.entries(value as Record<string, unknown>).flatMap(([name, field]) => (Array.isArray(field) ? field : [field]).map((item): [string, string] => [name, typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item)]));
+  return Object.entries(value as Record<string, unknown>).flatMap(([name, field]) =>
+    (Array.isArray(field) ? field : [field]).map((item): [string, string] => [
+      name,
+      typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item),
+    ]),
+  );
 }

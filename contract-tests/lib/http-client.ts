@@ -2,7 +2,15 @@ import { Agent, request } from 'undici';
 import { apiUrl } from './api-url.js';
 import { CheckFailure, InconclusiveError, OverBudget } from './check-errors.js';
 import type { ContractTarget } from './contract-target.js';
-import { evidenceOf, maskHeaders, truncate, type Exchange, type ExchangeResponse, type Identity, type PrismViolation } from './exchange.js';
+import {
+  evidenceOf,
+  maskHeaders,
+  truncate,
+  type Exchange,
+  type ExchangeResponse,
+  type Identity,
+  type PrismViolation,
+} from './exchange.js';
 import type { KitClock } from './kit-clock.js';
 import { parseRetryAfter, serverClock } from './rate-limit-headers.js';
 import { RateBudget, WaitAllowance, type WaitNotice } from './rate-budget.js';
@@ -50,7 +58,10 @@ export interface ApiRequest {
 
 /** What the runner may watch: each request as sent (unmasked, for a reproducing curl), each wait as it starts. */
 export interface ClientHooks {
-  onSend?: (exchange: Exchange, sent: { headers: Record<string, string>; body: string | Uint8Array | undefined }) => void;
+  onSend?: (
+    exchange: Exchange,
+    sent: { headers: Record<string, string>; body: string | Uint8Array | undefined },
+  ) => void;
   onWait?: (notice: WaitNotice) => void;
 }
 
@@ -59,7 +70,16 @@ const reserve = 2;
 const maxStoredBody = 8_000;
 
 /** Header names the checks set themselves: -H may not set them (it would change what a check tests). */
-export const checkOwnedHeaders = new Set(['authorization', 'content-type', 'content-length', 'host', 'transfer-encoding', 'connection', 'accept', 'user-agent']);
+export const checkOwnedHeaders = new Set([
+  'authorization',
+  'content-type',
+  'content-length',
+  'host',
+  'transfer-encoding',
+  'connection',
+  'accept',
+  'user-agent',
+]);
 
 /**
  * The suite's HTTP client (undici): per-request timeout, a cap on requests in flight, pacing by
@@ -90,7 +110,13 @@ export class ContractHttpClient {
    * `signal` aborts at the run's deadline: requests in flight are cut and waits end, so the run
    * always gets to write its report.
    */
-  constructor(target: ContractTarget, state: RunState, log: (message: string) => void, signal: AbortSignal = new AbortController().signal, hooks: ClientHooks = {}) {
+  constructor(
+    target: ContractTarget,
+    state: RunState,
+    log: (message: string) => void,
+    signal: AbortSignal = new AbortController().signal,
+    hooks: ClientHooks = {},
+  ) {
     this.#target = target;
     this.#hooks = hooks;
     this.#state = state;
@@ -98,18 +124,37 @@ export class ContractHttpClient {
     this.#clock = target.clock;
     this.#log = log;
     this.#windowWaits = new WaitAllowance(target.windowWaitMs);
-    this.#agent = new Agent({ connect: { timeout: target.timeoutMs }, headersTimeout: target.timeoutMs, bodyTimeout: target.timeoutMs });
+    this.#agent = new Agent({
+      connect: { timeout: target.timeoutMs },
+      headersTimeout: target.timeoutMs,
+      bodyTimeout: target.timeoutMs,
+    });
     this.#slots = new Semaphore(target.concurrency);
     const allowance = new WaitAllowance(target.maxWaitMs);
     const sleep = (ms: number) => this.#sleep(ms);
-    const budget = (label: string) => new RateBudget({ label, reserve, allowance, now: () => this.#clock.now(), sleep, log: (message) => log(`petstore-contract: ${message}`), ...(hooks.onWait ? { onWait: hooks.onWait } : {}) });
+    const budget = (label: string) =>
+      new RateBudget({
+        label,
+        reserve,
+        allowance,
+        now: () => this.#clock.now(),
+        sleep,
+        log: (message) => log(`petstore-contract: ${message}`),
+        ...(hooks.onWait ? { onWait: hooks.onWait } : {}),
+      });
     this.#budgets = new Map([
       ['main', budget('the main key')],
       ['anonymous', budget('unauthenticated requests')],
     ]);
     const initial = target.initialBudget;
     if (initial) {
-      this.#budgets.get('main')?.observe({ status: 200, headers: { 'x-ratelimit-remaining': initial.remaining ?? '', 'x-ratelimit-reset': initial.reset ?? '' }, receivedAtMs: initial.receivedAtMs });
+      this.#budgets
+        .get('main')
+        ?.observe({
+          status: 200,
+          headers: { 'x-ratelimit-remaining': initial.remaining ?? '', 'x-ratelimit-reset': initial.reset ?? '' },
+          receivedAtMs: initial.receivedAtMs,
+        });
     }
   }
 
@@ -117,14 +162,18 @@ export class ContractHttpClient {
   async send(checkId: string, apiRequest: ApiRequest): Promise<Exchange> {
     if (this.#signal.aborted) throw new InconclusiveError(deadlineReason(this.#signal));
     if (this.#refusedAfter429(apiRequest)) {
-      throw new Error(`Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429 (the interface warns that keys which keep sending get banned)`);
+      throw new Error(
+        `Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429 (the interface warns that keys which keep sending get banned)`,
+      );
     }
     if (apiRequest.notBefore !== undefined) await this.#waitOnPurpose(apiRequest.notBefore);
     const budget = this.#budgets.get(apiRequest.identity);
     await this.#slots.acquire();
     try {
       if (this.#refusedAfter429(apiRequest)) {
-        throw new Error(`Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429`);
+        throw new Error(
+          `Failed to send ${apiRequest.method} ${apiRequest.path}: the kit stopped using the rate-limit key after its 429`,
+        );
       }
       if (apiRequest.identity === 'rate-limit') this.#state.rateLimitKeyStopped = false;
       await budget?.acquire();
@@ -153,7 +202,12 @@ export class ContractHttpClient {
 
   /** The rate-limit key is stopped after its 429 unless this request waits out that 429's Retry-After. */
   #refusedAfter429(apiRequest: ApiRequest): boolean {
-    if (apiRequest.identity !== 'rate-limit' || !this.#state.rateLimitKeyStopped || apiRequest.keepSendingAfter429 === true) return false;
+    if (
+      apiRequest.identity !== 'rate-limit' ||
+      !this.#state.rateLimitKeyStopped ||
+      apiRequest.keepSendingAfter429 === true
+    )
+      return false;
     const retryAt = this.#state.rateLimitRetryAtMs;
     return retryAt === undefined || apiRequest.notBefore === undefined || apiRequest.notBefore.atMs < retryAt;
   }
@@ -179,9 +233,12 @@ export class ContractHttpClient {
     }
     if (!this.#windowWaits.take(ms)) {
       const left = Math.floor((this.#windowWaits.maxMs - this.#windowWaits.spentMs) / 1000);
-      throw new OverBudget(`${notBefore.why} needs ${seconds} s of waiting; --window-wait allows ${left} s more (raise it to ${Math.ceil((this.#windowWaits.spentMs + ms) / 1000)} to check this)`);
+      throw new OverBudget(
+        `${notBefore.why} needs ${seconds} s of waiting; --window-wait allows ${left} s more (raise it to ${Math.ceil((this.#windowWaits.spentMs + ms) / 1000)} to check this)`,
+      );
     }
-    if (this.#hooks.onWait) this.#hooks.onWait({ waitingFor: `${notBefore.why} (on purpose, --window-wait)`, ms, untilMs: notBefore.atMs });
+    if (this.#hooks.onWait)
+      this.#hooks.onWait({ waitingFor: `${notBefore.why} (on purpose, --window-wait)`, ms, untilMs: notBefore.atMs });
     else this.#log(`petstore-contract: waiting ${seconds} s on purpose: ${notBefore.why}`);
     await this.#sleep(ms);
   }
@@ -207,7 +264,13 @@ export class ContractHttpClient {
       checkId,
       operationId: apiRequest.operationId,
       identity: apiRequest.identity,
-      request: { method: apiRequest.method, url, path: apiRequest.path, headers: maskHeaders(headers), body: bodyText === undefined ? undefined : truncate(bodyText, 2_000) },
+      request: {
+        method: apiRequest.method,
+        url,
+        path: apiRequest.path,
+        headers: maskHeaders(headers),
+        body: bodyText === undefined ? undefined : truncate(bodyText, 2_000),
+      },
       sentAtMs: this.#clock.now(),
       receivedAtMs: 0,
       response: undefined,
@@ -240,13 +303,18 @@ export class ContractHttpClient {
       exchange.transportError = describeTransportError(error, this.#target.timeoutMs);
       this.#state.exchanges.push(exchange);
       if (isGone(error)) {
-        throw new InconclusiveError(`the server became unreachable mid-run: ${apiRequest.method} ${url}: ${exchange.transportError}`);
+        throw new InconclusiveError(
+          `the server became unreachable mid-run: ${apiRequest.method} ${url}: ${exchange.transportError}`,
+        );
       }
-      throw new CheckFailure(`Failed to get a response to ${apiRequest.method} ${url}: ${exchange.transportError}`, [evidenceOf(exchange, `no response: ${exchange.transportError}`)]);
+      throw new CheckFailure(`Failed to get a response to ${apiRequest.method} ${url}: ${exchange.transportError}`, [
+        evidenceOf(exchange, `no response: ${exchange.transportError}`),
+      ]);
     }
 
     const response = exchange.response;
-    if (this.#target.viaPrism && !bypassedPrism) exchange.prismViolations = parseViolations(response.headers['sl-violations']);
+    if (this.#target.viaPrism && !bypassedPrism)
+      exchange.prismViolations = parseViolations(response.headers['sl-violations']);
     this.#state.exchanges.push(exchange);
     if (apiRequest.method === 'POST' && response.status === 201) this.#state.created += 1;
     budget?.observe({ status: response.status, headers: response.headers, receivedAtMs: exchange.receivedAtMs });
@@ -254,18 +322,24 @@ export class ContractHttpClient {
     const prismAnswer = this.#target.viaPrism && !bypassedPrism ? prismOwnAnswer(response) : undefined;
     if (prismAnswer !== undefined) {
       exchange.answeredByPrism = true;
-      throw new InconclusiveError(`Prism answered ${apiRequest.method} ${apiRequest.path} itself (${prismAnswer}), so the server was not tested by it`);
+      throw new InconclusiveError(
+        `Prism answered ${apiRequest.method} ${apiRequest.path} itself (${prismAnswer}), so the server was not tested by it`,
+      );
     }
     if (response.truncatedAtBytes !== undefined) {
       // A body the kit did not read whole cannot be judged either way: neither PASS nor FAIL.
-      throw new InconclusiveError(`body too long: the answer to ${apiRequest.method} ${apiRequest.path} (${response.status}) was longer than --max-body-bytes ${response.truncatedAtBytes}; only that much was read, the rest discarded, not judged (raise --max-body-bytes to judge it)`);
+      throw new InconclusiveError(
+        `body too long: the answer to ${apiRequest.method} ${apiRequest.path} (${response.status}) was longer than --max-body-bytes ${response.truncatedAtBytes}; only that much was read, the rest discarded, not judged (raise --max-body-bytes to judge it)`,
+      );
     }
     if (response.status === 429) {
       if (apiRequest.identity === 'rate-limit') {
         this.#state.rateLimitKeyStopped = true;
         this.#state.rateLimitRetryAtMs = retryAtMs(response, exchange.receivedAtMs);
       } else {
-        throw new InconclusiveError(`rate-limited, inconclusive: ${apiRequest.method} ${apiRequest.path} was answered 429 (Retry-After ${response.headers['retry-after'] ?? 'missing'}) although the kit paced itself by the rate-limit headers`);
+        throw new InconclusiveError(
+          `rate-limited, inconclusive: ${apiRequest.method} ${apiRequest.path} was answered 429 (Retry-After ${response.headers['retry-after'] ?? 'missing'}) although the kit paced itself by the rate-limit headers`,
+        );
       }
     }
     return exchange;
@@ -292,7 +366,10 @@ function retryAtMs(response: ExchangeResponse, receivedAtMs: number): number | u
  * Reads a response body up to `maxBytes` and discards the rest (the connection is dropped), so a
  * 100 MB or endless chunked body never fills the kit's memory. `truncatedAtBytes` says it was cut.
  */
-export async function readBounded(body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown }, maxBytes: number): Promise<{ text: string; truncatedAtBytes: number | undefined }> {
+export async function readBounded(
+  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  maxBytes: number,
+): Promise<{ text: string; truncatedAtBytes: number | undefined }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
@@ -319,7 +396,12 @@ function isGone(error: unknown): boolean {
   return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE';
 }
 
-function toResponse(status: number, rawHeaders: Record<string, string | string[] | undefined>, text: string, truncatedAtBytes: number | undefined): ExchangeResponse {
+function toResponse(
+  status: number,
+  rawHeaders: Record<string, string | string[] | undefined>,
+  text: string,
+  truncatedAtBytes: number | undefined,
+): ExchangeResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(rawHeaders)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
@@ -340,7 +422,12 @@ function toResponse(status: number, rawHeaders: Record<string, string | string[]
 function describeTransportError(error: unknown, timeoutMs: number): string {
   const name = (error as Error | undefined)?.name;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return `no answer within --timeout ${timeoutMs / 1000} s`;
   }
   const cause = (error as { cause?: NodeJS.ErrnoException } | undefined)?.cause;
@@ -356,12 +443,14 @@ function parseViolations(header: string | undefined): PrismViolation[] {
     return parsed.flatMap((item: unknown) => {
       if (item === null || typeof item !== 'object') return [];
       const record = item as Record<string, unknown>;
-      return [{
-        location: Array.isArray(record.location) ? record.location.map(String) : [],
-        severity: typeof record.severity === 'string' ? record.severity : 'Error',
-        ...(typeof record.code === 'string' || typeof record.code === 'number' ? { code: record.code } : {}),
-        message: typeof record.message === 'string' ? record.message : JSON.stringify(item),
-      }];
+      return [
+        {
+          location: Array.isArray(record.location) ? record.location.map(String) : [],
+          severity: typeof record.severity === 'string' ? record.severity : 'Error',
+          ...(typeof record.code === 'string' || typeof record.code === 'number' ? { code: record.code } : {}),
+          message: typeof record.message === 'string' ? record.message : JSON.stringify(item),
+        },
+      ];
     });
   } catch {
     return [{ location: [], severity: 'Error', message: `unreadable sl-violations header: ${truncate(header, 200)}` }];
@@ -370,7 +459,8 @@ function parseViolations(header: string | undefined): PrismViolation[] {
 
 /** Prism's own problem+json answers (it refused to forward) look like this; undefined for forwarded ones. */
 function prismOwnAnswer(response: ExchangeResponse): string | undefined {
-  if (!(response.headers['content-type'] ?? '').startsWith('application/problem+json') || !response.hasJson) return undefined;
+  if (!(response.headers['content-type'] ?? '').startsWith('application/problem+json') || !response.hasJson)
+    return undefined;
   const body = response.json as { type?: unknown; title?: unknown };
   if (typeof body?.type !== 'string' || !body.type.startsWith('https://stoplight.io/prism/errors#')) return undefined;
   return `${body.type.split('#')[1] ?? body.type}: ${typeof body.title === 'string' ? body.title : ''}`;

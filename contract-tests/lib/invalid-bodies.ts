@@ -22,11 +22,26 @@ export function invalidNewCategories(validName: string): fc.Arbitrary<InvalidBod
     fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
     fc.record({ value: fc.string({ maxLength: 8 }) }),
   );
-  const notAnObject = fc.oneof(fc.array(fc.integer(), { maxLength: 3 }), fc.integer(), fc.string({ maxLength: 12 }), fc.boolean(), fc.constant(null));
+  const notAnObject = fc.oneof(
+    fc.array(fc.integer(), { maxLength: 3 }),
+    fc.integer(),
+    fc.string({ maxLength: 12 }),
+    fc.boolean(),
+    fc.constant(null),
+  );
   return fc.oneof(
     notAString.map((name): InvalidBody => ({ body: { name }, why: 'name is not a string' })),
-    notAString.map((description): InvalidBody => ({ body: { name: validName, description }, why: 'description is not a string' })),
-    fc.tuple(notAString, notAString).map(([name, description]): InvalidBody => ({ body: { name, description }, why: 'name and description are not strings' })),
+    notAString.map(
+      (description): InvalidBody => ({ body: { name: validName, description }, why: 'description is not a string' }),
+    ),
+    fc
+      .tuple(notAString, notAString)
+      .map(
+        ([name, description]): InvalidBody => ({
+          body: { name, description },
+          why: 'name and description are not strings',
+        }),
+      ),
     notAnObject.map((body): InvalidBody => ({ body, why: 'the body is not a JSON object' })),
   );
 }

@@ -14,11 +14,15 @@ describe('createRedactor', () => {
   });
 
   it('masks every string of a report, keys included', () => {
-    expect(redactDeep({ 'main key demo-enterprise': ['x demo-enterprise'], n: 1 }, redact)).toEqual({ 'main key demo…(15)': ['x demo…(15)'], n: 1 });
+    expect(redactDeep({ 'main key demo-enterprise': ['x demo-enterprise'], n: 1 }, redact)).toEqual({
+      'main key demo…(15)': ['x demo…(15)'],
+      n: 1,
+    });
   });
 
   it('knows which header names carry credentials', () => {
-    for (const name of ['Authorization', 'Cookie', 'X-Api-Key', 'X-Auth-Token', 'X-Session']) expect(looksLikeCredentialHeader(name), name).toBe(true);
+    for (const name of ['Authorization', 'Cookie', 'X-Api-Key', 'X-Auth-Token', 'X-Session'])
+      expect(looksLikeCredentialHeader(name), name).toBe(true);
     expect(looksLikeCredentialHeader('X-Tenant')).toBe(false);
   });
 });

@@ -42,7 +42,12 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
   for (const secret of secrets) {
     if (secret.length < 4) continue;
     const mask = maskSecret(secret);
-    for (const form of [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64').replace(/=+$/, ''), secret.slice(0, -1)]) {
+    for (const form of [
+      secret,
+      encodeURIComponent(secret),
+      Buffer.from(secret).toString('base64').replace(/=+$/, ''),
+      secret.slice(0, -1),
+    ]) {
       if (form.length >= 4 && !forms.has(form)) forms.set(form, mask);
     }
   }
@@ -50,7 +55,12 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
   // Longest first, so a secret is replaced whole before any shorter form of it.
   const ordered = [...forms.keys()].sort((a, b) => b.length - a.length);
   const pattern = new RegExp(ordered.map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi');
-  return (text) => text.replace(pattern, (match) => forms.get(match) ?? forms.get(ordered.find((form) => form.toLowerCase() === match.toLowerCase()) ?? '') ?? '…');
+  return (text) =>
+    text.replace(
+      pattern,
+      (match) =>
+        forms.get(match) ?? forms.get(ordered.find((form) => form.toLowerCase() === match.toLowerCase()) ?? '') ?? '…',
+    );
 }
 
 /**

@@ -8,7 +8,12 @@ import { CheckFailure } from './check-errors.js';
  *
  * @example await assertProperty(run, fc.integer(), 5, async (value) => { ... });
  */
-export async function assertProperty<T>(run: CheckRun, arbitrary: fc.Arbitrary<T>, numRuns: number, predicate: (value: T) => Promise<void>): Promise<void> {
+export async function assertProperty<T>(
+  run: CheckRun,
+  arbitrary: fc.Arbitrary<T>,
+  numRuns: number,
+  predicate: (value: T) => Promise<void>,
+): Promise<void> {
   let failure: unknown;
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
@@ -24,7 +29,10 @@ export async function assertProperty<T>(run: CheckRun, arbitrary: fc.Arbitrary<T
   if (!details.failed) return;
   if (failure instanceof Error) {
     if (failure instanceof CheckFailure) {
-      throw new CheckFailure(`${failure.message} (fast-check seed ${run.target.seed}, counterexample ${JSON.stringify(details.counterexample?.[0])})`, failure.evidence);
+      throw new CheckFailure(
+        `${failure.message} (fast-check seed ${run.target.seed}, counterexample ${JSON.stringify(details.counterexample?.[0])})`,
+        failure.evidence,
+      );
     }
     throw failure;
   }

@@ -18,7 +18,10 @@ function virtualBudget(maxWaitMs: number, start = Date.parse('2026-01-01T00:00:0
     },
     log: (line) => logs.push(line),
   });
-  const headers = (remaining: number, resetOffsetSeconds: number) => ({ 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(Math.floor(now / 1000) + resetOffsetSeconds) });
+  const headers = (remaining: number, resetOffsetSeconds: number) => ({
+    'x-ratelimit-remaining': String(remaining),
+    'x-ratelimit-reset': String(Math.floor(now / 1000) + resetOffsetSeconds),
+  });
   return { budget, sleeps, logs, headers, advance: (ms: number) => (now += ms), now: () => now };
 }
 
@@ -36,7 +39,9 @@ describe('RateBudget', () => {
     budget.observe({ status: 200, headers: headers(2, 30), receivedAtMs: now() });
     await budget.acquire();
     expect(sleeps).toEqual([31_000]);
-    expect(logs[0]).toMatch(/^X-RateLimit-Remaining of the main key is 2 \(reserve 2\); waiting for X-RateLimit-Reset .*: 31 s$/);
+    expect(logs[0]).toMatch(
+      /^X-RateLimit-Remaining of the main key is 2 \(reserve 2\); waiting for X-RateLimit-Reset .*: 31 s$/,
+    );
   });
 
   it('counts requests in flight against Remaining', async () => {
@@ -76,7 +81,11 @@ describe('RateBudget', () => {
 
   it('does not pace by a Reset that is not a Unix timestamp in seconds', async () => {
     const { budget, sleeps, now } = virtualBudget(60_000);
-    budget.observe({ status: 200, headers: { 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(now() + 30_000) }, receivedAtMs: now() });
+    budget.observe({
+      status: 200,
+      headers: { 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': String(now() + 30_000) },
+      receivedAtMs: now(),
+    });
     await budget.acquire();
     expect(sleeps).toEqual([]);
   });

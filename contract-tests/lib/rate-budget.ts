@@ -114,7 +114,8 @@ export class RateBudget {
     const remaining = parseNonNegativeInteger(headers['x-ratelimit-remaining']);
     const resetAtMs = saneResetMs(headers['x-ratelimit-reset'], receivedAtMs);
     if (remaining !== undefined) {
-      const newWindow = resetAtMs !== undefined && (this.#resetAtMs === undefined || resetAtMs > this.#resetAtMs + 1_000);
+      const newWindow =
+        resetAtMs !== undefined && (this.#resetAtMs === undefined || resetAtMs > this.#resetAtMs + 1_000);
       if (newWindow || this.#remaining === undefined) {
         this.#remaining = remaining;
         this.#resetAtMs = resetAtMs ?? this.#resetAtMs;
@@ -125,7 +126,9 @@ export class RateBudget {
     }
     if (observation.status === 429) {
       const retryAfter = parseRetryAfter(headers['retry-after'], receivedAtMs);
-      const untilMs = retryAfter.ok ? receivedAtMs + retryAfter.delayMs : (resetAtMs ?? receivedAtMs + defaultBackoffMs);
+      const untilMs = retryAfter.ok
+        ? receivedAtMs + retryAfter.delayMs
+        : (resetAtMs ?? receivedAtMs + defaultBackoffMs);
       this.#blockedUntilMs = Math.max(this.#blockedUntilMs, untilMs);
     }
   }
@@ -137,7 +140,11 @@ export class RateBudget {
 
   #waitNeeded(now: number): { untilMs: number; reason: string; waitingFor: string } | undefined {
     if (this.#blockedUntilMs > now) {
-      return { untilMs: this.#blockedUntilMs, reason: `${this.#options.label} was answered 429; waiting for Retry-After`, waitingFor: `Retry-After of ${this.#options.label} (answered 429)` };
+      return {
+        untilMs: this.#blockedUntilMs,
+        reason: `${this.#options.label} was answered 429; waiting for Retry-After`,
+        waitingFor: `Retry-After of ${this.#options.label} (answered 429)`,
+      };
     }
     if (this.#remaining === undefined || this.#resetAtMs === undefined) return undefined;
     if (now >= this.#resetAtMs + afterResetMs) {
@@ -153,7 +160,10 @@ export class RateBudget {
     };
   }
 
-  async #wait({ untilMs, reason, waitingFor }: { untilMs: number; reason: string; waitingFor: string }, now: number): Promise<void> {
+  async #wait(
+    { untilMs, reason, waitingFor }: { untilMs: number; reason: string; waitingFor: string },
+    now: number,
+  ): Promise<void> {
     const pending = this.#pendingWait;
     if (pending && pending.untilMs >= untilMs) {
       // Another request of this identity already waits for the same instant: wait with it, book nothing twice.

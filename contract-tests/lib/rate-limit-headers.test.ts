@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { missingRateHeaders, newWindowBetween, parseNonNegativeInteger, parseRetryAfter, planOfMinuteLimit, rateHeaderValueProblems, readBudget, resetProblem, serverClock } from './rate-limit-headers.js';
+import {
+  missingRateHeaders,
+  newWindowBetween,
+  parseNonNegativeInteger,
+  parseRetryAfter,
+  planOfMinuteLimit,
+  rateHeaderValueProblems,
+  readBudget,
+  resetProblem,
+  serverClock,
+} from './rate-limit-headers.js';
 
 const now = Date.parse('2026-01-01T00:00:00Z');
 const nowSeconds = now / 1000;
@@ -8,19 +18,28 @@ describe('rate-limit headers', () => {
   it('accepts only plain non-negative integers', () => {
     expect(parseNonNegativeInteger('59')).toBe(59);
     expect(parseNonNegativeInteger('0')).toBe(0);
-    for (const text of ['60.0', '-1', '1e3', ' 60', '', 'sixty', undefined]) expect(parseNonNegativeInteger(text), String(text)).toBeUndefined();
+    for (const text of ['60.0', '-1', '1e3', ' 60', '', 'sixty', undefined])
+      expect(parseNonNegativeInteger(text), String(text)).toBeUndefined();
   });
 
   it('names the missing headers', () => {
     expect(missingRateHeaders({ 'x-ratelimit-limit': '60' })).toEqual(['X-RateLimit-Remaining', 'X-RateLimit-Reset']);
-    expect(missingRateHeaders({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '1' })).toEqual([]);
+    expect(
+      missingRateHeaders({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': '1' }),
+    ).toEqual([]);
   });
 
   it('reports non-integers and Remaining above Limit', () => {
-    expect(rateHeaderValueProblems({ 'x-ratelimit-limit': '60.0', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': String(nowSeconds) })).toEqual([
-      { header: 'X-RateLimit-Limit', detail: 'is "60.0", not a non-negative integer' },
+    expect(
+      rateHeaderValueProblems({
+        'x-ratelimit-limit': '60.0',
+        'x-ratelimit-remaining': '59',
+        'x-ratelimit-reset': String(nowSeconds),
+      }),
+    ).toEqual([{ header: 'X-RateLimit-Limit', detail: 'is "60.0", not a non-negative integer' }]);
+    expect(rateHeaderValueProblems({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '61' })).toEqual([
+      { header: 'X-RateLimit-Remaining', detail: 'is 61, more than X-RateLimit-Limit 60' },
     ]);
-    expect(rateHeaderValueProblems({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '61' })).toEqual([{ header: 'X-RateLimit-Remaining', detail: 'is 61, more than X-RateLimit-Limit 60' }]);
   });
 
   it('accepts a Reset in seconds from now to a day ahead', () => {
@@ -30,10 +49,14 @@ describe('rate-limit headers', () => {
   });
 
   it('names Reset in milliseconds, as a delta, in the past and too far ahead', () => {
-    expect(resetProblem(String((nowSeconds + 60) * 1000), now, 'Date header')?.detail).toContain('milliseconds, not seconds');
+    expect(resetProblem(String((nowSeconds + 60) * 1000), now, 'Date header')?.detail).toContain(
+      'milliseconds, not seconds',
+    );
     expect(resetProblem('60', now, 'Date header')?.detail).toContain('(a delta), not a Unix timestamp');
     expect(resetProblem(String(nowSeconds - 3600), now, 'Date header')?.detail).toContain('in the past');
-    expect(resetProblem(String(nowSeconds + 3 * 86_400), now, 'Date header')?.detail).toContain('more than a day ahead');
+    expect(resetProblem(String(nowSeconds + 3 * 86_400), now, 'Date header')?.detail).toContain(
+      'more than a day ahead',
+    );
   });
 
   it('judges time by the server Date header when there is one', () => {
@@ -43,7 +66,11 @@ describe('rate-limit headers', () => {
 
   it('parses Retry-After as positive seconds or an HTTP-date', () => {
     expect(parseRetryAfter('42', now)).toEqual({ ok: true, delayMs: 42_000, form: 'seconds' });
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:01:00 GMT', now)).toEqual({ ok: true, delayMs: 60_000, form: 'HTTP-date' });
+    expect(parseRetryAfter('Thu, 01 Jan 2026 00:01:00 GMT', now)).toEqual({
+      ok: true,
+      delayMs: 60_000,
+      form: 'HTTP-date',
+    });
     expect(parseRetryAfter('0', now).ok).toBe(false);
     expect(parseRetryAfter('soon', now).ok).toBe(false);
     expect(parseRetryAfter('1.5', now).ok).toBe(false);
@@ -51,7 +78,12 @@ describe('rate-limit headers', () => {
   });
 
   it('reads a budget, ignoring a Reset that is no believable Unix time in seconds', () => {
-    expect(readBudget({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': String(nowSeconds + 60) }, now)).toEqual({ limit: 60, remaining: 59, resetSeconds: nowSeconds + 60 });
+    expect(
+      readBudget(
+        { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': String(nowSeconds + 60) },
+        now,
+      ),
+    ).toEqual({ limit: 60, remaining: 59, resetSeconds: nowSeconds + 60 });
     expect(readBudget({ 'x-ratelimit-reset': String((nowSeconds + 60) * 1000) }, now).resetSeconds).toBeUndefined();
     expect(readBudget({ 'x-ratelimit-reset': '60' }, now).resetSeconds).toBeUndefined();
   });
@@ -67,7 +99,9 @@ describe('rate-limit headers', () => {
     expect(newWindowBetween(at(3, 1000), at(2, 980))).toBe(false);
     // Unreadable Resets say nothing: the same window, judged by the checks that read them.
     expect(newWindowBetween({ limit: 60, remaining: 3, resetSeconds: undefined }, at(2, 1000))).toBe(false);
-    expect(newWindowBetween(at(3, 1000), { limit: undefined, remaining: undefined, resetSeconds: undefined })).toBe(false);
+    expect(newWindowBetween(at(3, 1000), { limit: undefined, remaining: undefined, resetSeconds: undefined })).toBe(
+      false,
+    );
   });
 
   it('knows a plan by its per-minute limit only where the number names one plan', () => {

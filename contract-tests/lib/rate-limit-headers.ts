@@ -63,9 +63,14 @@ export function rateHeaderValueProblems(headers: Readonly<Record<string, string>
  *
  * @example serverClock({ date: 'Thu, 01 Jan 2026 00:00:00 GMT' }, Date.now()).nowMs // 1767225600000
  */
-export function serverClock(headers: Readonly<Record<string, string>>, receivedAtMs: number): { nowMs: number; source: 'Date header' | 'local clock' } {
+export function serverClock(
+  headers: Readonly<Record<string, string>>,
+  receivedAtMs: number,
+): { nowMs: number; source: 'Date header' | 'local clock' } {
   const date = headers.date === undefined ? Number.NaN : Date.parse(headers.date);
-  return Number.isFinite(date) ? { nowMs: date, source: 'Date header' } : { nowMs: receivedAtMs, source: 'local clock' };
+  return Number.isFinite(date)
+    ? { nowMs: date, source: 'Date header' }
+    : { nowMs: receivedAtMs, source: 'local clock' };
 }
 
 /**
@@ -78,7 +83,11 @@ export function serverClock(headers: Readonly<Record<string, string>>, receivedA
  * @example resetProblem('1767225600000', 1767225540000, 'Date header')
  * // { header: 'X-RateLimit-Reset', detail: 'is 1767225600000: milliseconds, not seconds (...)' }
  */
-export function resetProblem(text: string | undefined, nowMs: number, clockSource: 'Date header' | 'local clock'): HeaderProblem | undefined {
+export function resetProblem(
+  text: string | undefined,
+  nowMs: number,
+  clockSource: 'Date header' | 'local clock',
+): HeaderProblem | undefined {
   if (text === undefined) return undefined;
   const value = parseNonNegativeInteger(text);
   if (value === undefined) return undefined; // reported by rateHeaderValueProblems
@@ -87,16 +96,28 @@ export function resetProblem(text: string | undefined, nowMs: number, clockSourc
   const header = 'X-RateLimit-Reset';
   const when = (seconds: number) => new Date(seconds * 1000).toISOString();
   if (value > 100_000_000_000) {
-    return { header, detail: `is ${text}: milliseconds, not seconds (as seconds it would be ${when(Math.floor(value / 1000))}); send a Unix timestamp in seconds` };
+    return {
+      header,
+      detail: `is ${text}: milliseconds, not seconds (as seconds it would be ${when(Math.floor(value / 1000))}); send a Unix timestamp in seconds`,
+    };
   }
   if (value <= 10 * secondsPerDay) {
-    return { header, detail: `is ${text}: a number of seconds until the reset (a delta), not a Unix timestamp; send the time of the reset in Unix seconds (now is about ${Math.floor(nowSeconds)})` };
+    return {
+      header,
+      detail: `is ${text}: a number of seconds until the reset (a delta), not a Unix timestamp; send the time of the reset in Unix seconds (now is about ${Math.floor(nowSeconds)})`,
+    };
   }
   if (value < nowSeconds - slack) {
-    return { header, detail: `is ${text} (${when(value)}), in the past (server time ${when(Math.floor(nowSeconds))}, from the ${clockSource})` };
+    return {
+      header,
+      detail: `is ${text} (${when(value)}), in the past (server time ${when(Math.floor(nowSeconds))}, from the ${clockSource})`,
+    };
   }
   if (value > nowSeconds + secondsPerDay + slack) {
-    return { header, detail: `is ${text} (${when(value)}), more than a day ahead of ${when(Math.floor(nowSeconds))} (from the ${clockSource}); the longest window of the interface is a day` };
+    return {
+      header,
+      detail: `is ${text} (${when(value)}), more than a day ahead of ${when(Math.floor(nowSeconds))} (from the ${clockSource}); the longest window of the interface is a day`,
+    };
   }
   return undefined;
 }
@@ -106,12 +127,16 @@ export function resetProblem(text: string | undefined, nowMs: number, clockSourc
  *
  * @example parseRetryAfter('42', Date.now()) // { ok: true, delayMs: 42000, form: 'seconds' }
  */
-export function parseRetryAfter(text: string | undefined, nowMs: number): { ok: true; delayMs: number; form: 'seconds' | 'HTTP-date' } | { ok: false; reason: string } {
+export function parseRetryAfter(
+  text: string | undefined,
+  nowMs: number,
+): { ok: true; delayMs: number; form: 'seconds' | 'HTTP-date' } | { ok: false; reason: string } {
   if (text === undefined) return { ok: false, reason: 'is missing' };
   const trimmed = text.trim();
   if (/^\d+$/.test(trimmed)) {
     const seconds = Number(trimmed);
-    if (seconds <= 0) return { ok: false, reason: `is ${JSON.stringify(text)}, but a delay must be a positive number of seconds` };
+    if (seconds <= 0)
+      return { ok: false, reason: `is ${JSON.stringify(text)}, but a delay must be a positive number of seconds` };
     return { ok: true, delayMs: seconds * 1000, form: 'seconds' };
   }
   // All three HTTP-date forms (IMF-fixdate, RFC 850, asctime) start with a day name.
@@ -147,7 +172,11 @@ export function readBudget(headers: Readonly<Record<string, string>>, receivedAt
   const reset = parseNonNegativeInteger(headers['x-ratelimit-reset']);
   // Only a believable Unix timestamp in seconds can tell when a window ends; the header checks judge the rest.
   const believable = reset !== undefined && Math.abs(reset * 1000 - receivedAtMs) < 2 * secondsPerDay * 1000;
-  return { limit: parseNonNegativeInteger(headers['x-ratelimit-limit']), remaining: parseNonNegativeInteger(headers['x-ratelimit-remaining']), resetSeconds: believable ? reset : undefined };
+  return {
+    limit: parseNonNegativeInteger(headers['x-ratelimit-limit']),
+    remaining: parseNonNegativeInteger(headers['x-ratelimit-remaining']),
+    resetSeconds: believable ? reset : undefined,
+  };
 }
 
 /**
@@ -162,7 +191,11 @@ export function readBudget(headers: Readonly<Record<string, string>>, receivedAt
 export function newWindowBetween(before: BudgetReading, after: BudgetReading): boolean {
   // A header that cannot be read says nothing of windows.
   if (before.limit !== undefined && after.limit !== undefined && before.limit !== after.limit) return true;
-  return before.resetSeconds !== undefined && after.resetSeconds !== undefined && after.resetSeconds > before.resetSeconds + 1;
+  return (
+    before.resetSeconds !== undefined &&
+    after.resetSeconds !== undefined &&
+    after.resetSeconds > before.resetSeconds + 1
+  );
 }
 
 /**
@@ -173,8 +206,12 @@ export function newWindowBetween(before: BudgetReading, after: BudgetReading): b
  *
  * @example planOfMinuteLimit(60) // { name: 'Free', perMinute: 60, perDay: 1000 }
  */
-export function planOfMinuteLimit(limit: number | undefined): { name: string; perMinute: number; perDay: number } | undefined {
-  return interfacePlans.find((plan) => plan.perMinute === limit && !interfacePlans.some((other) => other.perDay === limit));
+export function planOfMinuteLimit(
+  limit: number | undefined,
+): { name: string; perMinute: number; perDay: number } | undefined {
+  return interfacePlans.find(
+    (plan) => plan.perMinute === limit && !interfacePlans.some((other) => other.perDay === limit),
+  );
 }
 
 /** Interface section 8, "Request limits by plan" (Enterprise: custom). */

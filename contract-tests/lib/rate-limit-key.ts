@@ -31,7 +31,14 @@ export function rateLimitKeyRecord(state: RunState): RateLimitKeyRecord {
 
 /** A GET /categories with the rate-limit key. */
 export function rateLimitKeyList(run: CheckRun, extra: Partial<ApiRequest> = {}): ApiRequest {
-  return { operationId: 'listCategories', method: 'GET', path: '/categories', authorization: run.bearer(run.target.rateLimitKey), identity: 'rate-limit', ...extra };
+  return {
+    operationId: 'listCategories',
+    method: 'GET',
+    path: '/categories',
+    authorization: run.bearer(run.target.rateLimitKey),
+    identity: 'rate-limit',
+    ...extra,
+  };
 }
 
 /**
@@ -43,7 +50,9 @@ export function rateLimitKeyList(run: CheckRun, extra: Partial<ApiRequest> = {})
 export function affordKeyRequests(run: CheckRun, count: number, what: string): void {
   const sent = run.state.requestsByIdentity['rate-limit'];
   if (sent + count > run.target.maxRequests) {
-    throw new OverBudget(`${what} needs ${count} more requests with the rate-limit key; --max-requests ${run.target.maxRequests} allows ${Math.max(0, run.target.maxRequests - sent)} more`);
+    throw new OverBudget(
+      `${what} needs ${count} more requests with the rate-limit key; --max-requests ${run.target.maxRequests} allows ${Math.max(0, run.target.maxRequests - sent)} more`,
+    );
   }
 }
 
@@ -77,5 +86,8 @@ export function promiseStillHeld(before: Exchange, after: Exchange): boolean {
   if (before.response === undefined || after.response === undefined) return false;
   const promised = readBudget(before.response.headers, before.receivedAtMs);
   if (!newWindowBetween(promised, readBudget(after.response.headers, after.receivedAtMs))) return true;
-  return promised.resetSeconds !== undefined && serverClock(after.response.headers, after.receivedAtMs).nowMs < promised.resetSeconds * 1000 - 1_000;
+  return (
+    promised.resetSeconds !== undefined &&
+    serverClock(after.response.headers, after.receivedAtMs).nowMs < promised.resetSeconds * 1000 - 1_000
+  );
 }

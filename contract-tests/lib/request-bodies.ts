@@ -34,7 +34,13 @@ export function bodyOperations(specPath: string): Promise<BodyOperation[]> {
           const operation = item[method];
           const schema = operation?.requestBody?.content?.['application/json']?.schema;
           if (!operation || schema === undefined) continue;
-          out.push({ operationId: operation.operationId ?? `${method.toUpperCase()} ${path}`, method: method.toUpperCase(), path, required: operation.requestBody?.required === true, schema });
+          out.push({
+            operationId: operation.operationId ?? `${method.toUpperCase()} ${path}`,
+            method: method.toUpperCase(),
+            path,
+            required: operation.requestBody?.required === true,
+            schema,
+          });
         }
       }
       return out;

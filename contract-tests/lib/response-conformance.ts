@@ -34,31 +34,49 @@ export function declaredResponse(operation: OperationDefinition, status: number)
  *
  * @example judgeResponse(operation, exchange.response!, 'HEAD' !== method).problems // []
  */
-export function judgeResponse(operation: OperationDefinition, response: ExchangeResponse, hasBody: boolean): Conformance {
+export function judgeResponse(
+  operation: OperationDefinition,
+  response: ExchangeResponse,
+  hasBody: boolean,
+): Conformance {
   const out: Conformance = { problems: [], open: [], notes: [], declared: undefined };
   const status = response.status;
   if (operation.responses.length === 0) {
-    out.open.push(`the document declares no responses for ${operation.operationId}: ${status} is neither right nor wrong`);
+    out.open.push(
+      `the document declares no responses for ${operation.operationId}: ${status} is neither right nor wrong`,
+    );
     return out;
   }
   const declared = declaredResponse(operation, status);
   out.declared = declared;
-  if (declared === undefined && status < 400 && !operation.responses.some((response) => /^(2|default)/i.test(response.statusKey))) {
-    out.open.push(`the document declares no success response for ${operation.operationId} (only ${operation.responses.map((response) => response.statusKey).join(', ')}): ${status} is what it leaves open`);
+  if (
+    declared === undefined &&
+    status < 400 &&
+    !operation.responses.some((response) => /^(2|default)/i.test(response.statusKey))
+  ) {
+    out.open.push(
+      `the document declares no success response for ${operation.operationId} (only ${operation.responses.map((response) => response.statusKey).join(', ')}): ${status} is what it leaves open`,
+    );
     return out;
   }
   if (declared === undefined) {
-    out.problems.push(`status ${status} is not declared (declared: ${operation.responses.map((response) => response.statusKey).join(', ')})`);
+    out.problems.push(
+      `status ${status} is not declared (declared: ${operation.responses.map((response) => response.statusKey).join(', ')})`,
+    );
     return out;
   }
   for (const header of declared.headers) {
-    if (header.required && response.headers[header.name.toLowerCase()] === undefined) out.problems.push(`the ${status} response lacks the header ${header.name}, which the document marks required`);
+    if (header.required && response.headers[header.name.toLowerCase()] === undefined)
+      out.problems.push(`the ${status} response lacks the header ${header.name}, which the document marks required`);
   }
   if (!hasBody) return out;
   const contentType = response.headers['content-type'];
   const essence = contentType === undefined ? undefined : contentType.split(';')[0]!.trim().toLowerCase();
   if (declared.media.length === 0) {
-    if (response.bodyText !== '') out.open.push(`the ${status} response declares no content, and a body came (Content-Type ${contentType ?? 'missing'})`);
+    if (response.bodyText !== '')
+      out.open.push(
+        `the ${status} response declares no content, and a body came (Content-Type ${contentType ?? 'missing'})`,
+      );
     return out;
   }
   if (response.bodyText === '' && essence === undefined) {
@@ -67,7 +85,9 @@ export function judgeResponse(operation: OperationDefinition, response: Exchange
   }
   const media = essence === undefined ? undefined : matchingMedia(declared.media, essence);
   if (media === undefined) {
-    out.problems.push(`Content-Type ${contentType ?? 'missing'} is not declared for ${declared.statusKey} (declared: ${declared.mediaTypes.join(', ')})`);
+    out.problems.push(
+      `Content-Type ${contentType ?? 'missing'} is not declared for ${declared.statusKey} (declared: ${declared.mediaTypes.join(', ')})`,
+    );
     return out;
   }
   if (!isJsonMedia(essence!)) {
@@ -83,8 +103,14 @@ export function judgeResponse(operation: OperationDefinition, response: Exchange
   const result = validator.safeParse(response.json);
   if (!result.success) {
     const issues = describeIssues(result.error.issues).join('; ');
-    if (declared.notShown) out.open.push(`the ${status} body differs from an illustrative schema (shape not shown by the interface): ${issues}`);
-    else out.problems.push(`the ${status} body does not match the ${media.type} schema of ${declared.statusKey}: ${issues}`);
+    if (declared.notShown)
+      out.open.push(
+        `the ${status} body differs from an illustrative schema (shape not shown by the interface): ${issues}`,
+      );
+    else
+      out.problems.push(
+        `the ${status} body does not match the ${media.type} schema of ${declared.statusKey}: ${issues}`,
+      );
   }
   return out;
 }
@@ -92,5 +118,9 @@ export function judgeResponse(operation: OperationDefinition, response: Exchange
 /** The declared media type a response's media type falls under: exact, `type/*`, `*\/*`. */
 function matchingMedia(media: readonly MediaDefinition[], essence: string): MediaDefinition | undefined {
   const family = `${essence.split('/')[0]}/*`;
-  return media.find((entry) => entry.essence === essence) ?? media.find((entry) => entry.essence === family) ?? media.find((entry) => entry.essence === '*/*');
+  return (
+    media.find((entry) => entry.essence === essence) ??
+    media.find((entry) => entry.essence === family) ??
+    media.find((entry) => entry.essence === '*/*')
+  );
 }

@@ -5,15 +5,25 @@ import { suiteAreas } from '../suite/index.js';
 import { dimensions, matchesReference, renderRuleMatrixMarkdown, ruleMatrix } from './rule-matrix.js';
 
 const checkIds = suiteAreas.flatMap((area) => area.checks.map((check) => check.id));
-const references = ruleMatrix.flatMap((row) => dimensions.flatMap(({ id }) => ('checks' in row.cells[id] ? [...(row.cells[id] as { checks: readonly string[] }).checks] : [])));
+const references = ruleMatrix.flatMap((row) =>
+  dimensions.flatMap(({ id }) =>
+    'checks' in row.cells[id] ? [...(row.cells[id] as { checks: readonly string[] }).checks] : [],
+  ),
+);
 
 describe('the rule x dimension matrix', () => {
   it('names only checks the suite has', () => {
-    for (const reference of references) expect(checkIds.some((id) => matchesReference(id, reference)), reference).toBe(true);
+    for (const reference of references)
+      expect(
+        checkIds.some((id) => matchesReference(id, reference)),
+        reference,
+      ).toBe(true);
   });
 
   it('places every check of the suite in at least one cell (the Prism cross-check judges them all)', () => {
-    const unplaced = checkIds.filter((id) => id !== 'every.prism' && !references.some((reference) => matchesReference(id, reference)));
+    const unplaced = checkIds.filter(
+      (id) => id !== 'every.prism' && !references.some((reference) => matchesReference(id, reference)),
+    );
     expect(unplaced).toEqual([]);
   });
 

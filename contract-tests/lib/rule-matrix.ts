@@ -8,15 +8,50 @@
  */
 
 export const dimensions = [
-  { id: 'arithmetic', title: 'Exact arithmetic', means: 'the numbers are exactly right, not only in the right direction' },
-  { id: 'time', title: 'Time', means: 'every window the interface names (minute, day), the moment one rolls over, what a client sees after waiting what it was told' },
+  {
+    id: 'arithmetic',
+    title: 'Exact arithmetic',
+    means: 'the numbers are exactly right, not only in the right direction',
+  },
+  {
+    id: 'time',
+    title: 'Time',
+    means:
+      'every window the interface names (minute, day), the moment one rolls over, what a client sees after waiting what it was told',
+  },
   { id: 'concurrency', title: 'Concurrency', means: 'what a burst sent in parallel gets, not only a sequence' },
-  { id: 'statuses', title: 'Every status', means: 'every status a server can emit, those its HTTP framework produces by itself included (404, 405, 413, 415, 406, HEAD, OPTIONS)' },
-  { id: 'round-trip', title: 'Data round trip', means: 'what was sent, what the 201 returned and every later list are one thing' },
-  { id: 'raw-input', title: 'Raw input', means: 'inputs JSON.stringify cannot write: raw bytes, invalid UTF-8, odd or repeated property names, BOM, near-JSON, odd credentials and paths' },
-  { id: 'order', title: 'Order of checks', means: 'which check a server applies first when several apply (key, limit, path, method, body)' },
-  { id: 'operation-key', title: 'Operation x key', means: 'every operation with every key: the main key, the rate-limit key, none' },
-  { id: 'negotiation', title: 'Content negotiation', means: 'Accept and Content-Type in their legal spellings and the foreign ones' },
+  {
+    id: 'statuses',
+    title: 'Every status',
+    means:
+      'every status a server can emit, those its HTTP framework produces by itself included (404, 405, 413, 415, 406, HEAD, OPTIONS)',
+  },
+  {
+    id: 'round-trip',
+    title: 'Data round trip',
+    means: 'what was sent, what the 201 returned and every later list are one thing',
+  },
+  {
+    id: 'raw-input',
+    title: 'Raw input',
+    means:
+      'inputs JSON.stringify cannot write: raw bytes, invalid UTF-8, odd or repeated property names, BOM, near-JSON, odd credentials and paths',
+  },
+  {
+    id: 'order',
+    title: 'Order of checks',
+    means: 'which check a server applies first when several apply (key, limit, path, method, body)',
+  },
+  {
+    id: 'operation-key',
+    title: 'Operation x key',
+    means: 'every operation with every key: the main key, the rate-limit key, none',
+  },
+  {
+    id: 'negotiation',
+    title: 'Content negotiation',
+    means: 'Accept and Content-Type in their legal spellings and the foreign ones',
+  },
 ] as const;
 
 export type Dimension = (typeof dimensions)[number]['id'];
@@ -47,7 +82,9 @@ export const ruleMatrix: readonly RuleRow[] = [
       statuses: checks('every.json-content-type', 'negotiation.error-accept-html'),
       'round-trip': checks('coverage.media-types'),
       'raw-input': checks('coverage.raw-json', 'coverage.body-shape'),
-      order: reason('which of 401 and 415 a body outside the interface meets first is open; the kit reports the status it gets'),
+      order: reason(
+        'which of 401 and 415 a body outside the interface meets first is open; the kit reports the status it gets',
+      ),
       'operation-key': checks('every.json-content-type'),
       negotiation: checks('negotiation.accept', 'coverage.media-types'),
     },
@@ -74,11 +111,20 @@ export const ruleMatrix: readonly RuleRow[] = [
       arithmetic: reason('the rule holds no number (numbers sent in the wrong place are type cases: coverage.types)'),
       time: noTime,
       concurrency: checks('coverage.types', 'coverage.required'),
-      statuses: checks('validation.missing-body', 'validation.missing-name', 'validation.wrong-types', 'coverage.required', 'coverage.types', 'errors.body-too-large'),
+      statuses: checks(
+        'validation.missing-body',
+        'validation.missing-name',
+        'validation.wrong-types',
+        'coverage.required',
+        'coverage.types',
+        'errors.body-too-large',
+      ),
       'round-trip': checks('data.refused-not-stored'),
       'raw-input': checks('coverage.raw-json', 'coverage.body-shape', 'validation.malformed-json'),
       order: checks('order.auth-before-validation', 'order.auth-before-parsing', 'rate.limit-before-validation'),
-      'operation-key': reason('validation is the operation\'s, whichever key sends the body; the rate-limit key\'s create is judged in auth.rate-limit-key'),
+      'operation-key': reason(
+        "validation is the operation's, whichever key sends the body; the rate-limit key's create is judged in auth.rate-limit-key",
+      ),
       negotiation: checks('coverage.media-types'),
     },
   },
@@ -92,7 +138,9 @@ export const ruleMatrix: readonly RuleRow[] = [
       statuses: checks('create.ok', 'create.name-only', 'coverage.valid-values'),
       'round-trip': checks('create.ok', 'create.property', 'coverage.valid-values', 'data.round-trip'),
       'raw-input': checks('coverage.raw-json', 'coverage.valid-values'),
-      order: reason('a creation is what remains when key, limit, path, method and body pass: those orders are the rows of §5.3, §8.1 and createCategory.1'),
+      order: reason(
+        'a creation is what remains when key, limit, path, method and body pass: those orders are the rows of §5.3, §8.1 and createCategory.1',
+      ),
       'operation-key': checks('auth.rate-limit-key'),
       negotiation: checks('coverage.media-types'),
     },
@@ -117,11 +165,19 @@ export const ruleMatrix: readonly RuleRow[] = [
     says: 'the key is sent as Authorization: Bearer <API_KEY>',
     cells: {
       arithmetic: reason('the rule holds no number'),
-      time: reason('a key\'s validity does not change during a run (issuing and revoking are not shown)'),
+      time: reason("a key's validity does not change during a run (issuing and revoking are not shown)"),
       concurrency: checks('auth.other-scheme'),
       statuses: checks('auth.other-scheme', 'auth.malformed-header'),
       'round-trip': reason('credentials create nothing'),
-      'raw-input': checks('auth.malformed-header', 'auth.key-extra-token', 'auth.scheme-prefixed', 'auth.empty-token', 'auth.key-in-query', 'auth.key-in-cookie', 'auth.key-in-other-header'),
+      'raw-input': checks(
+        'auth.malformed-header',
+        'auth.key-extra-token',
+        'auth.scheme-prefixed',
+        'auth.empty-token',
+        'auth.key-in-query',
+        'auth.key-in-cookie',
+        'auth.key-in-other-header',
+      ),
       order: checks('order.auth-before-parsing'),
       'operation-key': checks('auth.other-scheme', 'auth.scheme-case-insensitive'),
       negotiation: reason('credentials are not negotiated'),
@@ -132,7 +188,7 @@ export const ruleMatrix: readonly RuleRow[] = [
     says: 'the key is required by every operation',
     cells: {
       arithmetic: reason('the rule holds no number'),
-      time: reason('a key\'s validity does not change during a run'),
+      time: reason("a key's validity does not change during a run"),
       concurrency: checks('auth.missing-key'),
       statuses: checks('auth.missing-key', 'other.exists'),
       'round-trip': checks('data.refused-not-stored'),
@@ -147,7 +203,7 @@ export const ruleMatrix: readonly RuleRow[] = [
     says: 'a missing or invalid key -> 401 with an Error',
     cells: {
       arithmetic: reason('the rule holds no number'),
-      time: reason('a key\'s validity does not change during a run'),
+      time: reason("a key's validity does not change during a run"),
       concurrency: checks('auth.invalid-key'),
       statuses: checks('auth.missing-key', 'auth.invalid-key', 'auth.empty-token'),
       'round-trip': checks('data.refused-not-stored'),
@@ -164,7 +220,15 @@ export const ruleMatrix: readonly RuleRow[] = [
       arithmetic: checks('every.error-status'),
       time: noTime,
       concurrency: checks('every.error-shape'),
-      statuses: checks('every.error-shape', 'errors.unknown-path', 'errors.method-not-allowed', 'errors.method-with-body', 'errors.body-too-large', 'http.options', 'rate.429-body'),
+      statuses: checks(
+        'every.error-shape',
+        'errors.unknown-path',
+        'errors.method-not-allowed',
+        'errors.method-with-body',
+        'errors.body-too-large',
+        'http.options',
+        'rate.429-body',
+      ),
       'round-trip': reason('an error creates nothing: data.refused-not-stored (§4 createCategory.1)'),
       'raw-input': checks('errors.body-too-large', 'errors.unknown-path-near-miss', 'coverage.body-shape'),
       order: reason('which error wins is the order of the rules it comes from: §5.3, §8.1, createCategory.1'),
@@ -176,7 +240,12 @@ export const ruleMatrix: readonly RuleRow[] = [
     rule: '§8 headers',
     says: 'X-RateLimit-Limit, -Remaining and -Reset (a Unix timestamp) on every response',
     cells: {
-      arithmetic: checks('every.rate-headers-integers', 'every.reset-within-window', 'rate.remaining-exact', 'rate.remaining-decreases'),
+      arithmetic: checks(
+        'every.rate-headers-integers',
+        'every.reset-within-window',
+        'rate.remaining-exact',
+        'rate.remaining-decreases',
+      ),
       time: checks('every.rate-reset-seconds', 'every.date-header', 'rate.reset-steady', 'rate.after-retry-after'),
       concurrency: checks('rate.parallel-distinct'),
       statuses: checks('every.rate-headers-present', 'rate.429-headers'),
@@ -226,7 +295,7 @@ export const ruleMatrix: readonly RuleRow[] = [
       concurrency: checks('rate.parallel-exact'),
       statuses: checks('rate.429-retry-after', 'every.429-retry-after'),
       'round-trip': reason('Retry-After carries no data of a category'),
-      'raw-input': reason('Retry-After is the server\'s; the kit parses both legal forms (seconds, HTTP-date)'),
+      'raw-input': reason("Retry-After is the server's; the kit parses both legal forms (seconds, HTTP-date)"),
       order: reason('a 429 has no other check to come before or after'),
       'operation-key': checks('every.429-retry-after'),
       negotiation: reason('Retry-After does not depend on the media type'),
@@ -251,7 +320,9 @@ export const ruleMatrix: readonly RuleRow[] = [
     rule: '§9.2',
     says: 'an operation may be marked x-stability experimental or beta',
     cells: {
-      arithmetic: reason('no operation of the interface is marked; a marked operation\'s failures are warnings unless --strict (good-citizen test)'),
+      arithmetic: reason(
+        "no operation of the interface is marked; a marked operation's failures are warnings unless --strict (good-citizen test)",
+      ),
       time: reason('no operation of the interface is marked'),
       concurrency: reason('no operation of the interface is marked'),
       statuses: reason('no operation of the interface is marked'),
@@ -295,20 +366,39 @@ export function matchesReference(checkId: string, reference: string): boolean {
  * @example renderRuleMatrixMarkdown().startsWith('| Rule |') // true
  */
 export function renderRuleMatrixMarkdown(): string {
-  const lines = [`| Rule | ${dimensions.map((dimension) => dimension.title).join(' | ')} |`, `|---|${dimensions.map(() => '---').join('|')}|`];
+  const lines = [
+    `| Rule | ${dimensions.map((dimension) => dimension.title).join(' | ')} |`,
+    `|---|${dimensions.map(() => '---').join('|')}|`,
+  ];
   for (const row of ruleMatrix) {
-    lines.push(`| [${row.rule}](#${anchor(row.rule)}) | ${dimensions.map(({ id }) => ('checks' in row.cells[id] ? `${(row.cells[id] as { checks: readonly string[] }).checks.length} check${(row.cells[id] as { checks: readonly string[] }).checks.length === 1 ? '' : 's'}` : 'reason')).join(' | ')} |`);
+    lines.push(
+      `| [${row.rule}](#${anchor(row.rule)}) | ${dimensions.map(({ id }) => ('checks' in row.cells[id] ? `${(row.cells[id] as { checks: readonly string[] }).checks.length} check${(row.cells[id] as { checks: readonly string[] }).checks.length === 1 ? '' : 's'}` : 'reason')).join(' | ')} |`,
+    );
   }
   for (const row of ruleMatrix) {
-    lines.push('', `### ${row.rule}`, '', `The interface: ${row.says}.`, '', '| Dimension | Checks, or why none |', '|---|---|');
+    lines.push(
+      '',
+      `### ${row.rule}`,
+      '',
+      `The interface: ${row.says}.`,
+      '',
+      '| Dimension | Checks, or why none |',
+      '|---|---|',
+    );
     for (const { id, title } of dimensions) {
       const entry = row.cells[id];
-      lines.push(`| ${title} | ${'checks' in entry ? entry.checks.map((check) => `\`${check}\``).join(', ') : `*${entry.reason}*`} |`);
+      lines.push(
+        `| ${title} | ${'checks' in entry ? entry.checks.map((check) => `\`${check}\``).join(', ') : `*${entry.reason}*`} |`,
+      );
     }
   }
   return lines.join('\n');
 }
 
 function anchor(rule: string): string {
-  return rule.toLowerCase().replace(/[^a-z0-9 .-]/g, '').replace(/[ .]/g, (char) => (char === ' ' ? '-' : '')).replace(/^-+/, '');
+  return rule
+    .toLowerCase()
+    .replace(/[^a-z0-9 .-]/g, '')
+    .replace(/[ .]/g, (char) => (char === ' ' ? '-' : ''))
+    .replace(/^-+/, '');
 }

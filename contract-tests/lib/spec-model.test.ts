@@ -7,13 +7,21 @@ describe('validators derived from the spec', async () => {
   const operation = (id: string) => spec.operations.get(id)!;
 
   it('validates Category bodies of createCategory 201', () => {
-    expect(validateBody(operation('createCategory'), 201, { id: 4, name: 'dog', description: 'x' }, true)).toEqual({ kind: 'valid', notShown: false });
-    expect(validateBody(operation('createCategory'), 201, { id: '4', name: 'dog' }, true)).toMatchObject({ kind: 'invalid', issues: ['id: expected integer, received string'] });
+    expect(validateBody(operation('createCategory'), 201, { id: 4, name: 'dog', description: 'x' }, true)).toEqual({
+      kind: 'valid',
+      notShown: false,
+    });
+    expect(validateBody(operation('createCategory'), 201, { id: '4', name: 'dog' }, true)).toMatchObject({
+      kind: 'invalid',
+      issues: ['id: expected integer, received string'],
+    });
     expect(validateBody(operation('createCategory'), 201, { id: 4.5, name: 'dog' }, true).kind).toBe('invalid');
   });
 
   it('keeps a property named "description" (annotations are stripped, field names are not)', () => {
-    expect(validateBody(operation('createCategory'), 201, { id: 4, name: 'dog', description: 7 }, true).kind).toBe('invalid');
+    expect(validateBody(operation('createCategory'), 201, { id: 4, name: 'dog', description: 7 }, true).kind).toBe(
+      'invalid',
+    );
   });
 
   it('validates the Error component', () => {
@@ -22,7 +30,10 @@ describe('validators derived from the spec', async () => {
   });
 
   it('reports undeclared statuses and marks open operations', () => {
-    expect(validateBody(operation('createCategory'), 200, {}, true)).toEqual({ kind: 'undeclared-status', declared: ['201', '400', '401', '429'] });
+    expect(validateBody(operation('createCategory'), 200, {}, true)).toEqual({
+      kind: 'undeclared-status',
+      declared: ['201', '400', '401', '429'],
+    });
     expect(operation('getPetById').open).toBe(true);
     expect(operation('listStoreOrders').open).toBe(true);
     expect(operation('listCategories').open).toBe(false);
@@ -30,7 +41,10 @@ describe('validators derived from the spec', async () => {
 
   it('treats the 429 body as not shown', () => {
     expect(validateBody(operation('listCategories'), 429, 'anything', true)).toEqual({ kind: 'valid', notShown: true });
-    expect(validateBody(operation('listCategories'), 429, undefined, false)).toEqual({ kind: 'not-json', notShown: true });
+    expect(validateBody(operation('listCategories'), 429, undefined, false)).toEqual({
+      kind: 'not-json',
+      notShown: true,
+    });
   });
 
   it('reads x-stability', async () => {
@@ -44,12 +58,30 @@ describe('validators derived from the spec', async () => {
 describe('specs beyond ours', () => {
   it('validates recursive response schemas and refuses what it cannot check, as the mock does', async () => {
     const document = await readSpecFile();
-    document.components!.schemas!.Category = { type: 'object', required: ['id', 'name'], properties: { id: { type: 'integer' }, name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Category' } } } };
+    document.components!.schemas!.Category = {
+      type: 'object',
+      required: ['id', 'name'],
+      properties: {
+        id: { type: 'integer' },
+        name: { type: 'string' },
+        children: { type: 'array', items: { $ref: '#/components/schemas/Category' } },
+      },
+    };
     const spec = buildSpecModel(document);
     const create = spec.operations.get('createCategory')!;
-    expect(validateBody(create, 201, { id: 1, name: 'a', children: [{ id: 2, name: 'b', children: [] }] }, true).kind).toBe('valid');
-    expect(validateBody(create, 201, { id: 1, name: 'a', children: [{ id: 2, name: 3 }] }, true)).toMatchObject({ kind: 'invalid', issues: ['children.0.name: expected string, received number'] });
-    document.components!.schemas!.Category = { type: 'object', properties: { name: { type: 'string', maxLenght: 3 } } } as never;
-    expect(() => buildSpecModel(document)).toThrow(/^Failed to compile spec: unknown keyword "maxLenght" .* at #\/components\/schemas\/Category\/properties\/name$/);
+    expect(
+      validateBody(create, 201, { id: 1, name: 'a', children: [{ id: 2, name: 'b', children: [] }] }, true).kind,
+    ).toBe('valid');
+    expect(validateBody(create, 201, { id: 1, name: 'a', children: [{ id: 2, name: 3 }] }, true)).toMatchObject({
+      kind: 'invalid',
+      issues: ['children.0.name: expected string, received number'],
+    });
+    document.components!.schemas!.Category = {
+      type: 'object',
+      properties: { name: { type: 'string', maxLenght: 3 } },
+    } as never;
+    expect(() => buildSpecModel(document)).toThrow(
+      /^Failed to compile spec: unknown keyword "maxLenght" .* at #\/components\/schemas\/Category\/properties\/name$/,
+    );
   });
 });

@@ -56,7 +56,8 @@ export type BodyVerdict =
  */
 export function buildSpecModel(raw: OpenApiDocument): SpecModel {
   const definition = compileSpecDefinition(raw);
-  if (definition.componentSchemas.Error === undefined) throw new Error('Failed to derive validators from the spec: components.schemas.Error is missing');
+  if (definition.componentSchemas.Error === undefined)
+    throw new Error('Failed to derive validators from the spec: components.schemas.Error is missing');
   return specModelOf(definition);
 }
 
@@ -81,7 +82,12 @@ export function specModelOf(definition: SpecDefinition): SpecModel {
     });
   }
   const errorSchema = definition.componentSchemas.Error;
-  return { title: definition.title, version: definition.version, operations, errorValidator: definition.validatorFor(errorSchema ?? false, 'components.schemas.Error') };
+  return {
+    title: definition.title,
+    version: definition.version,
+    operations,
+    errorValidator: definition.validatorFor(errorSchema ?? false, 'components.schemas.Error'),
+  };
 }
 
 function specResponse(response: ResponseDefinition): SpecResponse {
@@ -106,10 +112,19 @@ export function validateBody(operation: SpecOperation, status: number, json: unk
 
 /** The declared response for a status: exact, then a range ('4XX'), then 'default'. */
 export function responseFor(operation: SpecOperation, status: number): SpecResponse | undefined {
-  return operation.responses.get(String(status)) ?? operation.responses.get(`${String(status).charAt(0)}XX`) ?? operation.responses.get('default');
+  return (
+    operation.responses.get(String(status)) ??
+    operation.responses.get(`${String(status).charAt(0)}XX`) ??
+    operation.responses.get('default')
+  );
 }
 
 /** Validation issues as short "path: message" lines. */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
-  return issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message.replace(/^Invalid input: /, '')}`);
+  return issues
+    .slice(0, 5)
+    .map(
+      (issue) =>
+        `${issue.path.length > 0 ? issue.path.join('.') : '(body)'}: ${issue.message.replace(/^Invalid input: /, '')}`,
+    );
 }

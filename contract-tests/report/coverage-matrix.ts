@@ -61,8 +61,15 @@ export function coverageMatrix(results: readonly CheckResult[]): CoverageMatrix 
     if (severity[result.status] > severity[cell.status]) cell.status = result.status;
     if (result.status === 'SKIP' && cell.skipReason === undefined) cell.skipReason = result.message ?? 'skipped';
   }
-  const ordered = [...operations.filter((name) => name !== everyResponseColumn), ...(operations.includes(everyResponseColumn) ? [everyResponseColumn] : [])];
-  return { operations: ordered, rows: [...rows.entries()].map(([rule, cells]) => ({ rule, cells })), dimensions: dimensionMatrix(results) };
+  const ordered = [
+    ...operations.filter((name) => name !== everyResponseColumn),
+    ...(operations.includes(everyResponseColumn) ? [everyResponseColumn] : []),
+  ];
+  return {
+    operations: ordered,
+    rows: [...rows.entries()].map(([rule, cells]) => ({ rule, cells })),
+    dimensions: dimensionMatrix(results),
+  };
 }
 
 /**
@@ -73,7 +80,8 @@ export function coverageMatrix(results: readonly CheckResult[]): CoverageMatrix 
  * @example dimensionMatrix(report.results).rows[0].cells.negotiation // { status: 'PASS', checks: ['negotiation.accept:listCategories', 'coverage.media-types:createCategory'] }
  */
 export function dimensionMatrix(results: readonly CheckResult[]): DimensionMatrix {
-  const rank = (status: DimensionCell['status']) => ['PASS', 'INFO', 'WARN', 'not run', 'SKIP', 'INCONCLUSIVE', 'FAIL'].indexOf(status);
+  const rank = (status: DimensionCell['status']) =>
+    ['PASS', 'INFO', 'WARN', 'not run', 'SKIP', 'INCONCLUSIVE', 'FAIL'].indexOf(status);
   return {
     columns: dimensions.map(({ id, title }) => ({ id, title })),
     rows: ruleMatrix.map((row) => {
@@ -84,10 +92,15 @@ export function dimensionMatrix(results: readonly CheckResult[]): DimensionMatri
           cells[id] = { status: 'n/a', checks: [], reason: entry.reason };
           continue;
         }
-        const judged = results.filter((result) => entry.checks.some((reference) => matchesReference(result.id, reference)));
+        const judged = results.filter((result) =>
+          entry.checks.some((reference) => matchesReference(result.id, reference)),
+        );
         let status: DimensionCell['status'] = judged.length === 0 ? 'not run' : 'PASS';
         for (const result of judged) {
-          const own: DimensionCell['status'] = result.status === 'SKIP' && (result.inconclusive === true || isOverBudget(result.message)) ? 'INCONCLUSIVE' : result.status;
+          const own: DimensionCell['status'] =
+            result.status === 'SKIP' && (result.inconclusive === true || isOverBudget(result.message))
+              ? 'INCONCLUSIVE'
+              : result.status;
           if (rank(own) > rank(status)) status = own;
         }
         cells[id] = { status, checks: judged.map((result) => result.id) };
@@ -116,7 +129,8 @@ export function describeCell(cell: MatrixCell | undefined, withReason = true): s
   const total = Object.values(cell.counts).reduce((sum, count) => sum + (count ?? 0), 0);
   const own = cell.counts[cell.status] ?? 0;
   const count = own === total ? String(total) : `${own}/${total}`;
-  const reason = withReason && cell.status === 'SKIP' && cell.skipReason !== undefined ? ` (${shorten(cell.skipReason, 48)})` : '';
+  const reason =
+    withReason && cell.status === 'SKIP' && cell.skipReason !== undefined ? ` (${shorten(cell.skipReason, 48)})` : '';
   return `${cell.status} ${count}${reason}${cell.cases > 0 ? ` · ${cell.cases} cases` : ''}`;
 }
 

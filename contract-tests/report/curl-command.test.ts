@@ -21,7 +21,12 @@ describe('curl commands that reproduce a request', { timeout: 60_000 }, () => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks) });
+      received.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks),
+      });
       response.end('ok');
     });
   });
@@ -47,7 +52,13 @@ describe('curl commands that reproduce a request', { timeout: 60_000 }, () => {
     const request: SentRequest = {
       method: 'GET',
       url: `${origin}/v1/categories?api_key=${encodeURIComponent(key)}`,
-      headers: { accept: 'application/json', authorization: `Bearer ${key}0`, 'x-api-key': key.slice(0, -1), cookie: `token=${key.toUpperCase() === key ? key : [...key].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('')}`, 'x-other': `Bearer ${secrets[1]!.value}` },
+      headers: {
+        accept: 'application/json',
+        authorization: `Bearer ${key}0`,
+        'x-api-key': key.slice(0, -1),
+        cookie: `token=${key.toUpperCase() === key ? key : [...key].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('')}`,
+        'x-other': `Bearer ${secrets[1]!.value}`,
+      },
       body: undefined,
     };
     const command = curlCommand(request, secrets);
@@ -64,38 +75,96 @@ describe('curl commands that reproduce a request', { timeout: 60_000 }, () => {
   });
 
   it('sends a body without Content-Type without one, an empty body as zero bytes, HEAD as HEAD', async () => {
-    expect((await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: {}, body: '{"name":"x"}' })).headers['content-type']).toBeUndefined();
-    const empty = await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: { 'content-type': 'application/json' }, body: '' });
+    expect(
+      (await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: {}, body: '{"name":"x"}' })).headers[
+        'content-type'
+      ],
+    ).toBeUndefined();
+    const empty = await replay({
+      method: 'POST',
+      url: `${origin}/v1/categories`,
+      headers: { 'content-type': 'application/json' },
+      body: '',
+    });
     expect(empty.body.length).toBe(0);
     expect(empty.headers['content-length']).toBe('0');
-    expect((await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: {}, body: undefined })).method).toBe('POST');
-    expect((await replay({ method: 'HEAD', url: `${origin}/v1/categories`, headers: {}, body: undefined })).method).toBe('HEAD');
-    expect((await replay({ method: 'PATCH', url: `${origin}/v1/../v1/categories`, headers: {}, body: undefined })).url).toBe('/v1/../v1/categories');
+    expect(
+      (await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: {}, body: undefined })).method,
+    ).toBe('POST');
+    expect(
+      (await replay({ method: 'HEAD', url: `${origin}/v1/categories`, headers: {}, body: undefined })).method,
+    ).toBe('HEAD');
+    expect(
+      (await replay({ method: 'PATCH', url: `${origin}/v1/../v1/categories`, headers: {}, body: undefined })).url,
+    ).toBe('/v1/../v1/categories');
   });
 
   it('delivers any body byte for byte: newlines, NUL, quotes, %, backslashes, emoji, lone surrogates, a leading @ or -, a key inside', async () => {
-    const bodies = ['{"name":"a\nb"}', 'a\u0000b', `it's "quoted" \\ %s %% $HOME \`id\``, '🐶 café \u202e', '@/etc/passwd', '-n', `{"name":"${secrets[0]!.value}"}`, '\ud800'];
+    const bodies = [
+      '{"name":"a\nb"}',
+      'a\u0000b',
+      `it's "quoted" \\ %s %% $HOME \`id\``,
+      '🐶 café \u202e',
+      '@/etc/passwd',
+      '-n',
+      `{"name":"${secrets[0]!.value}"}`,
+      '\ud800',
+    ];
     for (const body of bodies) {
-      const got = await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: { 'content-type': 'application/json' }, body });
+      const got = await replay({
+        method: 'POST',
+        url: `${origin}/v1/categories`,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       expect(got.body.equals(Buffer.from(body, 'utf8')), JSON.stringify(body)).toBe(true);
     }
   });
 
   it('delivers raw bytes as sent: invalid UTF-8, NUL, a key among them', async () => {
-    const bytes = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0xc3]), Buffer.from(secrets[0]!.value, 'latin1'), Buffer.from([0x80, 0x0a])]);
-    const command = curlCommand({ method: 'POST', url: `${origin}/v1/categories`, headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytes) }, secrets);
+    const bytes = Buffer.concat([
+      Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0xc3]),
+      Buffer.from(secrets[0]!.value, 'latin1'),
+      Buffer.from([0x80, 0x0a]),
+    ]);
+    const command = curlCommand(
+      {
+        method: 'POST',
+        url: `${origin}/v1/categories`,
+        headers: { 'content-type': 'application/json' },
+        body: new Uint8Array(bytes),
+      },
+      secrets,
+    );
     expect(command).toContain('"$PETSTORE_API_KEY"');
-    const got = await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytes) });
+    const got = await replay({
+      method: 'POST',
+      url: `${origin}/v1/categories`,
+      headers: { 'content-type': 'application/json' },
+      body: new Uint8Array(bytes),
+    });
     expect(got.body.equals(bytes)).toBe(true);
   });
 
   it('any body and any printable header value survive the round trip (fast-check)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 20 }), async (body, value) => {
-        const got = await replay({ method: 'POST', url: `${origin}/v1/categories`, headers: { 'content-type': 'application/json', 'x-probe': value }, body });
-        expect(got.body.equals(Buffer.from(body, 'utf8'))).toBe(true);
-        expect(got.headers['x-probe'] ?? '').toBe(value);
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.string({
+          unit: fc.integer({ min: 0x21, max: 0x7e }).map((code) => String.fromCharCode(code)),
+          maxLength: 20,
+        }),
+        async (body, value) => {
+          const got = await replay({
+            method: 'POST',
+            url: `${origin}/v1/categories`,
+            headers: { 'content-type': 'application/json', 'x-probe': value },
+            body,
+          });
+          expect(got.body.equals(Buffer.from(body, 'utf8'))).toBe(true);
+          expect(got.headers['x-probe'] ?? '').toBe(value);
+        },
+      ),
       { numRuns: 15, seed: 26 },
     );
   });

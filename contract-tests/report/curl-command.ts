@@ -48,7 +48,8 @@ export function curlCommand(request: SentRequest, secrets: readonly SecretVariab
   if (!Object.keys(request.headers).includes('content-type')) words.push('-H', "'Content-Type:'");
   // Printable ASCII goes on the command line; any other body (newlines, NUL, emoji, a leading "@"
   // that curl would take for a file name) is written byte for byte by printf and read from stdin.
-  if (typeof request.body === 'string' && /^[\x20-\x7e]*$/.test(request.body) && !request.body.startsWith('@')) return [...words, '--data-binary', shellWord(request.body, secrets)].join(' ');
+  if (typeof request.body === 'string' && /^[\x20-\x7e]*$/.test(request.body) && !request.body.startsWith('@'))
+    return [...words, '--data-binary', shellWord(request.body, secrets)].join(' ');
   return `${printfCommand(request.body, secrets)} | ${[...words, '--data-binary', '@-'].join(' ')}`;
 }
 
@@ -102,7 +103,9 @@ function secretForms(secrets: readonly SecretVariable[]): { form: string; expans
   const forms: { form: string; expansion: string }[] = [];
   for (const { value, variable } of secrets) {
     if (value.length < 4) continue;
-    const swapped = [...value].map((char) => (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase())).join('');
+    const swapped = [...value]
+      .map((char) => (char === char.toUpperCase() ? char.toLowerCase() : char.toUpperCase()))
+      .join('');
     forms.push({ form: value, expansion: `$${variable}` });
     if (encodeURIComponent(value) !== value) forms.push({ form: encodeURIComponent(value), expansion: `$${variable}` });
     if (swapped !== value) forms.push({ form: swapped, expansion: `\${${variable}~~}` });

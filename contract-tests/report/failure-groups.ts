@@ -21,9 +21,20 @@ export function groupFailures(results: readonly CheckResult[]): FailureGroup[] {
     const firstSeq = result.evidence.find((evidence) => evidence.seq !== undefined)?.seq;
     // One response that breaks several checks is one cause, whatever their messages say (a 401
     // without a body fails its auth probe and the every-response checks that judge it again).
-    let group = bySignature.get(signature) ?? (firstSeq === undefined ? undefined : groups.find((candidate) => candidate.seqs.has(firstSeq)));
+    let group =
+      bySignature.get(signature) ??
+      (firstSeq === undefined ? undefined : groups.find((candidate) => candidate.seqs.has(firstSeq)));
     if (group === undefined) {
-      group = { cause: message, signature, rules: [], operations: [], checks: [], evidence: result.evidence[0], messages: new Set(), seqs: new Set() };
+      group = {
+        cause: message,
+        signature,
+        rules: [],
+        operations: [],
+        checks: [],
+        evidence: result.evidence[0],
+        messages: new Set(),
+        seqs: new Set(),
+      };
       groups.push(group);
     }
     bySignature.set(signature, group);
@@ -35,7 +46,10 @@ export function groupFailures(results: readonly CheckResult[]): FailureGroup[] {
     group.checks.push({ id: result.id, rule: result.rule, title: result.title, operation: result.operation });
     group.evidence ??= result.evidence[0];
   }
-  return groups.map(({ messages, seqs: _seqs, ...group }) => ({ ...group, cause: messages.size === 1 ? [...messages][0]! : group.signature }));
+  return groups.map(({ messages, seqs: _seqs, ...group }) => ({
+    ...group,
+    cause: messages.size === 1 ? [...messages][0]! : group.signature,
+  }));
 }
 
 /**
@@ -46,7 +60,11 @@ export function groupFailures(results: readonly CheckResult[]): FailureGroup[] {
  */
 export function causeSignature(message: string): string {
   return withoutCounterexample(message)
-    .replace(/expected (\d{3}) for .*, got (\d{3})/s, (_match, expected: string, got: string) => `expected ${expected}, got ${expected[0] === got[0] ? got : `${got[0]}xx`}`)
+    .replace(
+      /expected (\d{3}) for .*, got (\d{3})/s,
+      (_match, expected: string, got: string) =>
+        `expected ${expected}, got ${expected[0] === got[0] ? got : `${got[0]}xx`}`,
+    )
     .replace(/https?:\/\/[^\s)\]]*[^\s)\].,:;]/g, '<url>')
     .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
     .replace(/contract-test-[0-9a-f]+[\w-]*/g, 'contract-test-…')
@@ -54,7 +72,9 @@ export function causeSignature(message: string): string {
 }
 
 function withoutCounterexample(message: string): string {
-  return message.replace(/\s*\(fast-check seed [^)]*counterexample .*\)$/s, '').replace(/\s*\(fast-check seed -?\d+\)$/, '');
+  return message
+    .replace(/\s*\(fast-check seed [^)]*counterexample .*\)$/s, '')
+    .replace(/\s*\(fast-check seed -?\d+\)$/, '');
 }
 
 /**

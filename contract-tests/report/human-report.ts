@@ -33,7 +33,9 @@ export function renderHumanReport(report: ContractReport, options: HumanReportOp
   const colour = options.colour ?? false;
   const lines: string[] = [];
   const { settings } = report;
-  lines.push(`petstore-contract ${report.tool.version}: ${clean(report.target.baseUrl)} against ${clean(report.spec.title)} ${clean(report.spec.version)}`);
+  lines.push(
+    `petstore-contract ${report.tool.version}: ${clean(report.target.baseUrl)} against ${clean(report.spec.title)} ${clean(report.spec.version)}`,
+  );
   lines.push(
     `run ${report.runId} · ${report.startedAt} · seed ${settings.seed} (${settings.propertyRuns} property runs) · concurrency ${settings.concurrency} · ` +
       `${settings.rateLimitKey === undefined ? '429 checks off (no --rate-limit-key)' : `429 checks with ${settings.rateLimitKey}`}` +
@@ -60,7 +62,9 @@ export function renderHumanReport(report: ContractReport, options: HumanReportOp
   lines.push(requestsLine(report));
   if (report.timeTolerance !== undefined) lines.push(`Time judged by: ${report.timeTolerance}`);
   lines.push(...rulesLegend(report));
-  lines.push(`${summary.total} checks: ${summary.PASS} PASS · ${summary.FAIL} FAIL · ${summary.SKIP} SKIP · ${summary.INFO} INFO · ${summary.WARN} WARN · ${summary.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s`);
+  lines.push(
+    `${summary.total} checks: ${summary.PASS} PASS · ${summary.FAIL} FAIL · ${summary.SKIP} SKIP · ${summary.INFO} INFO · ${summary.WARN} WARN · ${summary.requests} requests in ${(report.durationMs / 1000).toFixed(1)} s`,
+  );
   lines.push(verdictLine(report, colour));
   return `${lines.join('\n')}\n`;
 }
@@ -71,10 +75,17 @@ export function renderHumanReport(report: ContractReport, options: HumanReportOp
  */
 function renderFailureGroupsText(groups: readonly FailureGroup[], colour = false): string[] {
   const checks = groups.reduce((total, group) => total + group.checks.length, 0);
-  const lines = [`Failures by cause: ${groups.length} ${groups.length === 1 ? 'cause' : 'causes'}, ${checks} failed ${checks === 1 ? 'check' : 'checks'}`];
+  const lines = [
+    `Failures by cause: ${groups.length} ${groups.length === 1 ? 'cause' : 'causes'}, ${checks} failed ${checks === 1 ? 'check' : 'checks'}`,
+  ];
   groups.forEach((group, index) => {
-    lines.push(`${String(index + 1).padStart(3)}. ${paint('FAIL', 'FAIL', colour)} ${clean(group.cause)} · ${group.checks.length} ${group.checks.length === 1 ? 'check' : 'checks'} · ${clean(group.rules.join(', '))}`);
-    for (const [operation, titles] of checksByOperation(group)) lines.push(`       ${clean(operation)}${titles.length > 1 ? ` (${titles.length})` : ''}: ${clean(shorten(titles.join('; '), 160))}`);
+    lines.push(
+      `${String(index + 1).padStart(3)}. ${paint('FAIL', 'FAIL', colour)} ${clean(group.cause)} · ${group.checks.length} ${group.checks.length === 1 ? 'check' : 'checks'} · ${clean(group.rules.join(', '))}`,
+    );
+    for (const [operation, titles] of checksByOperation(group))
+      lines.push(
+        `       ${clean(operation)}${titles.length > 1 ? ` (${titles.length})` : ''}: ${clean(shorten(titles.join('; '), 160))}`,
+      );
     if (group.evidence !== undefined) lines.push(`       evidence: ${clean(describeEvidence(group.evidence))}`);
     if (group.curl !== undefined) lines.push(`       reproduce: ${clean(group.curl)}`);
   });
@@ -91,11 +102,16 @@ function rulesLegend(report: ContractReport): string[] {
     if (section === undefined) continue;
     bySection.set(section.anchor, [...(bySection.get(section.anchor) ?? []), rule]);
   }
-  const external = Object.entries(links.external ?? {}).filter(([rule]) => report.results.some((result) => result.rule === rule));
+  const external = Object.entries(links.external ?? {}).filter(([rule]) =>
+    report.results.some((result) => result.rule === rule),
+  );
   if (bySection.size === 0 && external.length === 0) return [];
   return [
     `Rules, by section of the interface document (${clean(links.document)}):`,
-    ...[...bySection.values()].map((rules) => `  ${clean(rules.join(', '))}: ${clean(links.sections[rules[0]!]!.heading)}, ${clean(ruleHref(links, rules[0]!, 'local')!)}`),
+    ...[...bySection.values()].map(
+      (rules) =>
+        `  ${clean(rules.join(', '))}: ${clean(links.sections[rules[0]!]!.heading)}, ${clean(ruleHref(links, rules[0]!, 'local')!)}`,
+    ),
     ...external.map(([rule, url]) => `  ${clean(rule)}: ${clean(url)}`),
   ];
 }
@@ -129,7 +145,10 @@ export function verdictLine(report: ContractReport, colour = false): string {
 /** Requests sent per key, as staging owners need to know. */
 export function requestsLine(report: ContractReport): string {
   const byKey = Object.entries(report.requestsByKey ?? {}).map(([key, count]) => `${clean(key)}: ${count}`);
-  const created = report.createdCategories === undefined ? '' : ` · ${report.createdCategories} categories created${report.mayCreateCategories === undefined ? '' : ` (at most ${report.mayCreateCategories})`}`;
+  const created =
+    report.createdCategories === undefined
+      ? ''
+      : ` · ${report.createdCategories} categories created${report.mayCreateCategories === undefined ? '' : ` (at most ${report.mayCreateCategories})`}`;
   return `Requests by key: ${byKey.join(' · ')}${created}`;
 }
 
@@ -137,9 +156,16 @@ export function requestsLine(report: ContractReport): string {
 export function renderMatrixText(report: ContractReport): string[] {
   const matrix = coverageMatrix(report.results);
   const header = ['Coverage (rule x operation)', ...matrix.operations];
-  const rows = matrix.rows.map((row) => [row.rule, ...matrix.operations.map((operation) => describeCell(row.cells[operation]))]);
+  const rows = matrix.rows.map((row) => [
+    row.rule,
+    ...matrix.operations.map((operation) => describeCell(row.cells[operation])),
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const format = (cells: string[]) => cells.map((cell, column) => clean(cell).padEnd(widths[column]!)).join(' | ').trimEnd();
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, column) => clean(cell).padEnd(widths[column]!))
+      .join(' | ')
+      .trimEnd();
   return [format(header), widths.map((width) => '-'.repeat(width)).join('-+-'), ...rows.map(format)];
 }
 
@@ -154,7 +180,10 @@ export function renderSummaryLine(report: ContractReport): string {
 export function details(result: CheckResult): string[] {
   const indent = ' '.repeat(8);
   const lines: string[] = [];
-  if (result.message !== undefined && (result.status !== 'PASS' || result.message !== '')) lines.push(`${indent}${result.status === 'PASS' ? '' : '↳ '}${result.inconclusive ? 'INCONCLUSIVE: ' : ''}${clean(result.message)}`);
+  if (result.message !== undefined && (result.status !== 'PASS' || result.message !== ''))
+    lines.push(
+      `${indent}${result.status === 'PASS' ? '' : '↳ '}${result.inconclusive ? 'INCONCLUSIVE: ' : ''}${clean(result.message)}`,
+    );
   if (result.status === 'FAIL' || result.status === 'WARN') {
     for (const evidence of result.evidence) lines.push(`${indent}  - ${clean(describeEvidence(evidence))}`);
   }
@@ -163,7 +192,11 @@ export function details(result: CheckResult): string[] {
 
 /** Evidence as one line: request, status, header or field, detail. */
 export function describeEvidence(evidence: Evidence): string {
-  const where = [evidence.status === undefined ? undefined : `-> ${evidence.status}`, evidence.header === undefined ? undefined : `header ${evidence.header}`, evidence.field === undefined ? undefined : `field ${evidence.field}`]
+  const where = [
+    evidence.status === undefined ? undefined : `-> ${evidence.status}`,
+    evidence.header === undefined ? undefined : `header ${evidence.header}`,
+    evidence.field === undefined ? undefined : `field ${evidence.field}`,
+  ]
     .filter((part) => part !== undefined)
     .join(', ');
   return `${evidence.request}${where === '' ? '' : ` ${where}`}${evidence.detail === '' ? '' : `: ${evidence.detail}`}`;

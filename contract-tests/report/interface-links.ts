@@ -77,7 +77,10 @@ const aliases: Record<string, string> = {
  *
  * @example ruleSection('§4 createCategory.1', documentHeadings(text)) // { heading: 'createCategory', anchor: 'createcategory' }
  */
-export function ruleSection(rule: string, headings: readonly DocumentHeading[]): { heading: string; anchor: string } | undefined {
+export function ruleSection(
+  rule: string,
+  headings: readonly DocumentHeading[],
+): { heading: string; anchor: string } | undefined {
   const id = aliases[rule.replace(/\s*\(.*\)$/, '')] ?? rule.replace(/\s*\(.*\)$/, '');
   const match = /^§(\d+)(?:\.\d+)*(?:\s+([A-Za-z][\w-]*)(?:\.\d+)*)?$/.exec(id);
   if (!match) return undefined;
@@ -87,7 +90,8 @@ export function ruleSection(rule: string, headings: readonly DocumentHeading[]):
   if (match[2] === undefined) return { heading: section.text, anchor: section.anchor };
   for (const heading of headings.slice(sectionIndex + 1)) {
     if (heading.level <= section.level) break;
-    if (heading.text === match[2] || heading.text.startsWith(`${match[2]} `)) return { heading: heading.text, anchor: heading.anchor };
+    if (heading.text === match[2] || heading.text.startsWith(`${match[2]} `))
+      return { heading: heading.text, anchor: heading.anchor };
   }
   return undefined;
 }
@@ -109,7 +113,11 @@ export function externalRuleUrl(rule: string): string | undefined {
  *
  * @example interfaceLinks(['§8', '§5.3'], markdown, { version: '0.1.0', cwd: process.cwd() }).sections['§8'] // { heading: '8. Limits', anchor: '8-limits' }
  */
-export function interfaceLinks(rules: Iterable<string>, markdown: string, options: { version: string; cwd: string; file?: string }): InterfaceLinks {
+export function interfaceLinks(
+  rules: Iterable<string>,
+  markdown: string,
+  options: { version: string; cwd: string; file?: string },
+): InterfaceLinks {
   const headings = documentHeadings(markdown);
   const sections: InterfaceLinks['sections'] = {};
   const external: Record<string, string> = {};
@@ -123,7 +131,10 @@ export function interfaceLinks(rules: Iterable<string>, markdown: string, option
   const fromCwd = relative(options.cwd, file);
   return {
     document: interfaceDocumentPath,
-    local: fromCwd !== '' && !fromCwd.startsWith('..') && !isAbsolute(fromCwd) ? fromCwd.split('\\').join('/') : pathToFileURL(file).href,
+    local:
+      fromCwd !== '' && !fromCwd.startsWith('..') && !isAbsolute(fromCwd)
+        ? fromCwd.split('\\').join('/')
+        : pathToFileURL(file).href,
     web: `${kitRepository}/blob/v${options.version}/${interfaceDocumentPath}`,
     sections,
     ...(Object.keys(external).length === 0 ? {} : { external }),

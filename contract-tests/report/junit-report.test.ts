@@ -15,13 +15,26 @@ describe('JUnit report', () => {
   it('turns FAIL into <failure> with evidence, SKIP into <skipped>, INFO into <system-out>', () => {
     const xml = renderJunitReport(
       report([
-        result({ status: 'FAIL', message: 'expected 401, got 200', evidence: [{ request: 'GET http://h/v1/categories [no Authorization]', status: 200, detail: 'body <html>' }] }),
-        result({ id: 'rate.429', status: 'SKIP', message: 'needs --rate-limit-key', area: 'Rate limit exceeded (§8.1, §8.2)' }),
+        result({
+          status: 'FAIL',
+          message: 'expected 401, got 200',
+          evidence: [{ request: 'GET http://h/v1/categories [no Authorization]', status: 200, detail: 'body <html>' }],
+        }),
+        result({
+          id: 'rate.429',
+          status: 'SKIP',
+          message: 'needs --rate-limit-key',
+          area: 'Rate limit exceeded (§8.1, §8.2)',
+        }),
         result({ id: 'other.response', status: 'INFO', message: '200, body {}' }),
       ]),
     );
-    expect(xml).toContain('<testsuites name="petstore-contract" tests="3" failures="1" errors="0" skipped="1" time="1.234"');
-    expect(xml).toContain('<failure message="expected 401, got 200" type="§4 listCategories">GET http://h/v1/categories [no Authorization] -&gt; 200: body &lt;html&gt;\ncause 1 of 1: expected 401, got 200 (1 check)</failure>');
+    expect(xml).toContain(
+      '<testsuites name="petstore-contract" tests="3" failures="1" errors="0" skipped="1" time="1.234"',
+    );
+    expect(xml).toContain(
+      '<failure message="expected 401, got 200" type="§4 listCategories">GET http://h/v1/categories [no Authorization] -&gt; 200: body &lt;html&gt;\ncause 1 of 1: expected 401, got 200 (1 check)</failure>',
+    );
     expect(xml).toContain('<skipped message="needs --rate-limit-key"/>');
     expect(xml).toContain('<system-out>INFO: 200, body {}</system-out>');
     // Two areas, two suites: the coverage matrix rides in the first suite's output, not in an empty suite.
@@ -30,14 +43,43 @@ describe('JUnit report', () => {
     expect(xml.match(/<system-out>Coverage \(rule x operation\)/g)).toHaveLength(1);
   });
 
-  it('links each testcase to its rule\'s section of the interface document, and carries the cause and its curl in a failure', () => {
+  it("links each testcase to its rule's section of the interface document, and carries the cause and its curl in a failure", () => {
     const xml = renderJunitReport(
-      sampleReport([result({ status: 'FAIL', rule: '§5.3', message: 'the 401 body is not a JSON Error', evidence: [{ request: 'GET http://h/v1/categories [no Authorization]', seq: 3, status: 401, detail: '(empty body)' }] })], {
-        interface: { document: 'docs/petstore-service-interface.md', local: 'docs/petstore-service-interface.md', web: 'https://example.test/i.md', sections: { '§5.3': { heading: '5. Authentication', anchor: '5-authentication' } } },
-        failureGroups: [{ cause: 'the 401 body is not a JSON Error', signature: 'x', rules: ['§5.3'], operations: ['GET /categories'], checks: [{ id: 'list.ok', rule: '§5.3', title: 't', operation: 'GET /categories' }], evidence: undefined, curl: "curl -sS -i -g --path-as-is 'http://h/v1/categories?a=1'" }],
-      }),
+      sampleReport(
+        [
+          result({
+            status: 'FAIL',
+            rule: '§5.3',
+            message: 'the 401 body is not a JSON Error',
+            evidence: [
+              { request: 'GET http://h/v1/categories [no Authorization]', seq: 3, status: 401, detail: '(empty body)' },
+            ],
+          }),
+        ],
+        {
+          interface: {
+            document: 'docs/petstore-service-interface.md',
+            local: 'docs/petstore-service-interface.md',
+            web: 'https://example.test/i.md',
+            sections: { '§5.3': { heading: '5. Authentication', anchor: '5-authentication' } },
+          },
+          failureGroups: [
+            {
+              cause: 'the 401 body is not a JSON Error',
+              signature: 'x',
+              rules: ['§5.3'],
+              operations: ['GET /categories'],
+              checks: [{ id: 'list.ok', rule: '§5.3', title: 't', operation: 'GET /categories' }],
+              evidence: undefined,
+              curl: "curl -sS -i -g --path-as-is 'http://h/v1/categories?a=1'",
+            },
+          ],
+        },
+      ),
     );
     expect(xml).toContain('<property name="rule-url" value="https://example.test/i.md#5-authentication"/>');
-    expect(xml).toContain("cause 1 of 1: the 401 body is not a JSON Error (1 check)\nreproduce: curl -sS -i -g --path-as-is &apos;http://h/v1/categories?a=1&apos;\nrule: https://example.test/i.md#5-authentication</failure>");
+    expect(xml).toContain(
+      'cause 1 of 1: the 401 body is not a JSON Error (1 check)\nreproduce: curl -sS -i -g --path-as-is &apos;http://h/v1/categories?a=1&apos;\nrule: https://example.test/i.md#5-authentication</failure>',
+    );
   });
 });

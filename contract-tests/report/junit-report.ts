@@ -33,23 +33,38 @@ export function renderJunitReport(report: ContractReport): string {
   out.push(
     `<testsuites name="petstore-contract" tests="${report.summary.total}" failures="${report.summary.FAIL}" errors="0" skipped="${report.summary.SKIP}" time="${seconds(report.durationMs)}" timestamp="${escapeXml(report.startedAt)}">`,
   );
-  const perKey = Object.entries(report.requestsByKey ?? {}).map(([key, count]) => `${key}: ${count}`).join('; ');
+  const perKey = Object.entries(report.requestsByKey ?? {})
+    .map(([key, count]) => `${key}: ${count}`)
+    .join('; ');
   let first = true;
   for (const [area, results] of areas) {
     const failures = results.filter((result) => result.status === 'FAIL').length;
     const skipped = results.filter((result) => result.status === 'SKIP').length;
     // Wall time of the area (its checks run side by side), not the sum of its checks' times.
     const starts = results.map((result) => result.startMs ?? 0);
-    const time = results.some((result) => result.startMs !== undefined) ? Math.max(...results.map((result) => (result.startMs ?? 0) + result.durationMs)) - Math.min(...starts) : results.reduce((total, result) => total + result.durationMs, 0);
-    out.push(`  <testsuite name="${escapeXml(area)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${escapeXml(report.startedAt)}">`);
+    const time = results.some((result) => result.startMs !== undefined)
+      ? Math.max(...results.map((result) => (result.startMs ?? 0) + result.durationMs)) - Math.min(...starts)
+      : results.reduce((total, result) => total + result.durationMs, 0);
+    out.push(
+      `  <testsuite name="${escapeXml(area)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${escapeXml(report.startedAt)}">`,
+    );
     out.push('    <properties>');
-    for (const [name, value] of [['baseUrl', report.target.baseUrl], ['runId', report.runId], ['seed', String(report.settings.seed)], ['verdict', verdict], ['requestsByKey', perKey]] as const) {
+    for (const [name, value] of [
+      ['baseUrl', report.target.baseUrl],
+      ['runId', report.runId],
+      ['seed', String(report.settings.seed)],
+      ['verdict', verdict],
+      ['requestsByKey', perKey],
+    ] as const) {
       out.push(`      <property name="${name}" value="${escapeXml(value)}"/>`);
     }
     out.push('    </properties>');
-    for (const result of results) out.push(...testCase(result, ruleHref(report.interface, result.rule, 'web'), causeOf.get(result.id)));
+    for (const result of results)
+      out.push(...testCase(result, ruleHref(report.interface, result.rule, 'web'), causeOf.get(result.id)));
     if (first) {
-      out.push(`    <system-out>${escapeXml([...renderMatrixText(report), '', `verdict: ${verdict}${report.stoppedBy ? ` (stopped by ${report.stoppedBy.join('; ')})` : ''}`].join('\n'))}</system-out>`);
+      out.push(
+        `    <system-out>${escapeXml([...renderMatrixText(report), '', `verdict: ${verdict}${report.stoppedBy ? ` (stopped by ${report.stoppedBy.join('; ')})` : ''}`].join('\n'))}</system-out>`,
+      );
       first = false;
     }
     out.push('  </testsuite>');
@@ -71,17 +86,26 @@ function testCase(result: CheckResult, ruleUrl: string | undefined, cause: Cause
   const inconclusive = result.inconclusive ? '<property name="inconclusive" value="true"/>' : '';
   const cases = result.cases === undefined ? '' : `<property name="cases" value="${result.cases}"/>`;
   const link = ruleUrl === undefined ? '' : `<property name="rule-url" value="${escapeXml(ruleUrl)}"/>`;
-  const lines = [open, `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/>${inconclusive}${cases}${link}</properties>`];
+  const lines = [
+    open,
+    `      <properties><property name="id" value="${escapeXml(result.id)}"/><property name="status" value="${result.status}"/>${inconclusive}${cases}${link}</properties>`,
+  ];
   const message = result.message ?? '';
   switch (result.status) {
     case 'FAIL': {
       const text = [
         ...result.evidence.map(describe),
-        ...(cause === undefined ? [] : [`cause ${cause.index + 1} of ${cause.of}: ${cause.group.cause} (${cause.group.checks.length} ${cause.group.checks.length === 1 ? 'check' : 'checks'})`]),
+        ...(cause === undefined
+          ? []
+          : [
+              `cause ${cause.index + 1} of ${cause.of}: ${cause.group.cause} (${cause.group.checks.length} ${cause.group.checks.length === 1 ? 'check' : 'checks'})`,
+            ]),
         ...(cause?.group.curl === undefined ? [] : [`reproduce: ${cause.group.curl}`]),
         ...(ruleUrl === undefined ? [] : [`rule: ${ruleUrl}`]),
       ];
-      lines.push(`      <failure message="${escapeXml(message)}" type="${escapeXml(result.rule)}">${escapeXml(text.join('\n'))}</failure>`);
+      lines.push(
+        `      <failure message="${escapeXml(message)}" type="${escapeXml(result.rule)}">${escapeXml(text.join('\n'))}</failure>`,
+      );
       break;
     }
     case 'SKIP':
@@ -89,7 +113,9 @@ function testCase(result: CheckResult, ruleUrl: string | undefined, cause: Cause
       break;
     case 'INFO':
     case 'WARN':
-      lines.push(`      <system-out>${escapeXml(`${result.status}: ${message}${result.evidence.length > 0 ? `\n${result.evidence.map(describe).join('\n')}` : ''}`)}</system-out>`);
+      lines.push(
+        `      <system-out>${escapeXml(`${result.status}: ${message}${result.evidence.length > 0 ? `\n${result.evidence.map(describe).join('\n')}` : ''}`)}</system-out>`,
+      );
       break;
     default:
       if (message !== '') lines.push(`      <system-out>${escapeXml(message)}</system-out>`);

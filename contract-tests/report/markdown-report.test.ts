@@ -4,8 +4,23 @@ import { md, renderMarkdownReport } from './markdown-report.js';
 import type { CheckResult, ContractReport } from './report-model.js';
 import { sampleReport, sampleResult } from './report.fixture.js';
 
-const result = (overrides: Partial<CheckResult>): CheckResult => sampleResult({ id: 'x', rule: '§5.3', title: 'missing key -> 401', operation: 'GET /categories', area: 'Authentication (§5)', durationMs: 1, ...overrides });
-const report = (results: CheckResult[]): ContractReport => sampleReport(results, { requestsByKey: { 'main key demo…(8)': 10 }, conforms: false, exitCode: 1, verdict: 'DOES NOT CONFORM' });
+const result = (overrides: Partial<CheckResult>): CheckResult =>
+  sampleResult({
+    id: 'x',
+    rule: '§5.3',
+    title: 'missing key -> 401',
+    operation: 'GET /categories',
+    area: 'Authentication (§5)',
+    durationMs: 1,
+    ...overrides,
+  });
+const report = (results: CheckResult[]): ContractReport =>
+  sampleReport(results, {
+    requestsByKey: { 'main key demo…(8)': 10 },
+    conforms: false,
+    exitCode: 1,
+    verdict: 'DOES NOT CONFORM',
+  });
 
 describe('coverage matrix', () => {
   it('sums up rule x operation with the worst status, counts, cases and the first skip reason', () => {
@@ -24,7 +39,15 @@ describe('coverage matrix', () => {
 
 describe('Markdown report', () => {
   it('shows the verdict, counts, the matrix and failures with evidence, with what the server sent escaped', () => {
-    const text = renderMarkdownReport(report([result({ status: 'FAIL', message: 'got <script>alert(1)</script> | `x`', evidence: [{ request: 'GET http://h/v1/categories', status: 200, detail: 'body [](javascript:x)\u001b[2J' }] })]));
+    const text = renderMarkdownReport(
+      report([
+        result({
+          status: 'FAIL',
+          message: 'got <script>alert(1)</script> | `x`',
+          evidence: [{ request: 'GET http://h/v1/categories', status: 200, detail: 'body [](javascript:x)\u001b[2J' }],
+        }),
+      ]),
+    );
     expect(text).toContain('## ❌ petstore-contract: DOES NOT CONFORM (exit 1)');
     expect(text).toContain('### Coverage (rule x operation)');
     expect(text).toContain('| §5.3 | FAIL 1 |');

@@ -21,12 +21,22 @@ export function renderMarkdownReport(report: ContractReport): string {
   const icon = verdict === 'CONFORMS' ? '✅' : verdict === 'INCONCLUSIVE' ? '⚠️' : '❌';
   const lines: string[] = [];
   lines.push(`## ${icon} petstore-contract: ${verdict} (exit ${report.exitCode})`, '');
-  lines.push(`Target ${inline(report.target.baseUrl)} against ${md(report.spec.title)} ${md(report.spec.version)} · run ${inline(report.runId)} · seed ${report.settings.seed} · ${(report.durationMs / 1000).toFixed(1)} s`, '');
+  lines.push(
+    `Target ${inline(report.target.baseUrl)} against ${md(report.spec.title)} ${md(report.spec.version)} · run ${inline(report.runId)} · seed ${report.settings.seed} · ${(report.durationMs / 1000).toFixed(1)} s`,
+    '',
+  );
   if (report.stoppedBy !== undefined) lines.push(`Stopped by: ${md(report.stoppedBy.join('; '))}`, '');
   lines.push(`| Checks | PASS | FAIL | SKIP | INFO | WARN | Requests |`, `|---:|---:|---:|---:|---:|---:|---:|`);
-  lines.push(`| ${summary.total} | ${summary.PASS} | ${summary.FAIL} | ${summary.SKIP} | ${summary.INFO} | ${summary.WARN} | ${summary.requests} |`, '');
+  lines.push(
+    `| ${summary.total} | ${summary.PASS} | ${summary.FAIL} | ${summary.SKIP} | ${summary.INFO} | ${summary.WARN} | ${summary.requests} |`,
+    '',
+  );
   const byKey = Object.entries(report.requestsByKey ?? {});
-  if (byKey.length > 0) lines.push(`Requests by key: ${byKey.map(([key, count]) => `${md(key)} ${count}`).join(' · ')}${report.createdCategories === undefined ? '' : ` · ${report.createdCategories} categories created${report.mayCreateCategories === undefined ? '' : ` (at most ${report.mayCreateCategories})`}`}`, '');
+  if (byKey.length > 0)
+    lines.push(
+      `Requests by key: ${byKey.map(([key, count]) => `${md(key)} ${count}`).join(' · ')}${report.createdCategories === undefined ? '' : ` · ${report.createdCategories} categories created${report.mayCreateCategories === undefined ? '' : ` (at most ${report.mayCreateCategories})`}`}`,
+      '',
+    );
 
   const rule = (id: string) => {
     const href = ruleHref(report.interface, id, 'web');
@@ -34,8 +44,14 @@ export function renderMarkdownReport(report: ContractReport): string {
   };
   const matrix = coverageMatrix(report.results);
   lines.push('### Coverage (rule x operation)', '');
-  lines.push(`| Rule | ${matrix.operations.map(md).join(' | ')} |`, `|---|${matrix.operations.map(() => '---').join('|')}|`);
-  for (const row of matrix.rows) lines.push(`| ${rule(row.rule)} | ${matrix.operations.map((operation) => md(describeCell(row.cells[operation]))).join(' | ')} |`);
+  lines.push(
+    `| Rule | ${matrix.operations.map(md).join(' | ')} |`,
+    `|---|${matrix.operations.map(() => '---').join('|')}|`,
+  );
+  for (const row of matrix.rows)
+    lines.push(
+      `| ${rule(row.rule)} | ${matrix.operations.map((operation) => md(describeCell(row.cells[operation]))).join(' | ')} |`,
+    );
   lines.push('');
 
   const groups = report.failureGroups ?? groupFailures(report.results);
@@ -43,8 +59,12 @@ export function renderMarkdownReport(report: ContractReport): string {
     lines.push('### Failures by cause', '');
     groups.forEach((group, index) => {
       lines.push(`#### ${index + 1}. ${md(group.cause)}`, '');
-      lines.push(`${group.checks.length} failed ${group.checks.length === 1 ? 'check' : 'checks'} · ${group.rules.map(rule).join(' · ')}`, '');
-      for (const [operation, titles] of checksByOperation(group)) lines.push(`- ${md(operation)}: ${md(titles.join('; '))}`);
+      lines.push(
+        `${group.checks.length} failed ${group.checks.length === 1 ? 'check' : 'checks'} · ${group.rules.map(rule).join(' · ')}`,
+        '',
+      );
+      for (const [operation, titles] of checksByOperation(group))
+        lines.push(`- ${md(operation)}: ${md(titles.join('; '))}`);
       lines.push('');
       if (group.evidence !== undefined) lines.push(`Evidence: ${md(describeEvidence(group.evidence))}`, '');
       if (group.curl !== undefined) lines.push(...codeBlock('sh', group.curl), '');
@@ -53,7 +73,10 @@ export function renderMarkdownReport(report: ContractReport): string {
   const inconclusive = report.results.filter((result) => result.inconclusive);
   if (inconclusive.length > 0) {
     lines.push('### Inconclusive checks', '');
-    for (const result of inconclusive) lines.push(`- ${rule(result.rule)} ${md(result.title)}${result.operation === undefined ? '' : ` \\[${md(result.operation)}\\]`}: ${md(result.message ?? '')}`);
+    for (const result of inconclusive)
+      lines.push(
+        `- ${rule(result.rule)} ${md(result.title)}${result.operation === undefined ? '' : ` \\[${md(result.operation)}\\]`}: ${md(result.message ?? '')}`,
+      );
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
@@ -68,7 +91,10 @@ export function renderMarkdownReport(report: ContractReport): string {
  */
 export function md(text: string): string {
   return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(
+      /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g,
+      (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`,
+    )
     .replace(/([\\`*_[\]()#!~])/g, '\\$1')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

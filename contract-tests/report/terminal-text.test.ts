@@ -3,7 +3,9 @@ import { colourEnabled, sanitiseForTerminal } from './terminal-text.js';
 
 describe('terminal text', () => {
   it('escapes control characters, DEL, C1 and bidi controls', () => {
-    expect(sanitiseForTerminal('ok\u001b[2J\u0000\u007f\u009b\u202e\n')).toBe('ok\\x1b[2J\\x00\\x7f\\x9b\\u{202e}\\x0a');
+    expect(sanitiseForTerminal('ok\u001b[2J\u0000\u007f\u009b\u202e\n')).toBe(
+      'ok\\x1b[2J\\x00\\x7f\\x9b\\u{202e}\\x0a',
+    );
     expect(sanitiseForTerminal('café 🐶 قطط')).toBe('café 🐶 قطط');
   });
 

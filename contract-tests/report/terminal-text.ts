@@ -47,7 +47,16 @@ export function colourEnabled(stream: { isTTY?: boolean }, env: Readonly<Record<
   return stream.isTTY === true && env.TERM !== 'dumb';
 }
 
-const codes = { PASS: 32, FAIL: 31, SKIP: 33, INFO: 36, WARN: 35, INCONCLUSIVE: 33, CONFORMS: 32, 'DOES NOT CONFORM': 31 } as const;
+const codes = {
+  PASS: 32,
+  FAIL: 31,
+  SKIP: 33,
+  INFO: 36,
+  WARN: 35,
+  INCONCLUSIVE: 33,
+  CONFORMS: 32,
+  'DOES NOT CONFORM': 31,
+} as const;
 
 /**
  * Paints a status word (PASS green, FAIL red, ...) when colour is on.

@@ -18,10 +18,16 @@ describe('resolveContractOptions', () => {
 
   it('refuses options it cannot use, naming the flag', () => {
     const base = { baseUrl: 'http://h/v1', apiKey: 'k' };
-    expect(() => resolveContractOptions({ ...base, rateLimitKey: 'k' })).toThrow('--rate-limit-key: it must differ from --api-key');
-    expect(() => resolveContractOptions({ ...base, apiKey: 'has space' })).toThrow('--api-key: a key must be printable ASCII without spaces');
+    expect(() => resolveContractOptions({ ...base, rateLimitKey: 'k' })).toThrow(
+      '--rate-limit-key: it must differ from --api-key',
+    );
+    expect(() => resolveContractOptions({ ...base, apiKey: 'has space' })).toThrow(
+      '--api-key: a key must be printable ASCII without spaces',
+    );
     expect(() => resolveContractOptions({ ...base, apiKey: 'a\r\nX-Injected: 1' })).toThrow('printable ASCII');
-    expect(() => resolveContractOptions({ ...base, concurrency: 0 })).toThrow('--concurrency: 0 is not an integer from 1 to 64');
+    expect(() => resolveContractOptions({ ...base, concurrency: 0 })).toThrow(
+      '--concurrency: 0 is not an integer from 1 to 64',
+    );
     expect(() => resolveContractOptions({ ...base, timeoutSeconds: 0 })).toThrow('--timeout');
     expect(() => resolveContractOptions({ ...base, maxRequests: 1.5 })).toThrow('--max-requests');
     expect(() => resolveContractOptions({ ...base, baseUrl: 'nope' })).toThrow('Failed to use base URL "nope"');

@@ -141,7 +141,8 @@ export const defaults = {
  */
 export function resolveContractOptions(options: ContractOptions): ResolvedContractOptions {
   const usage = (message: string) => new ContractRunError('usage', message);
-  if (typeof options.baseUrl !== 'string' || options.baseUrl.trim() === '') throw usage('Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
+  if (typeof options.baseUrl !== 'string' || options.baseUrl.trim() === '')
+    throw usage('Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
   let baseUrl: string;
   try {
     baseUrl = normaliseBaseUrl(options.baseUrl.trim());
@@ -149,9 +150,14 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     throw usage((error as Error).message);
   }
   const apiKey = checkKey(options.apiKey, '--api-key', 'PETSTORE_API_KEY');
-  const rateLimitKey = options.rateLimitKey === undefined ? undefined : checkKey(options.rateLimitKey, '--rate-limit-key', 'PETSTORE_RATE_LIMIT_KEY');
+  const rateLimitKey =
+    options.rateLimitKey === undefined
+      ? undefined
+      : checkKey(options.rateLimitKey, '--rate-limit-key', 'PETSTORE_RATE_LIMIT_KEY');
   if (rateLimitKey !== undefined && rateLimitKey === apiKey) {
-    throw usage('Failed to use --rate-limit-key: it must differ from --api-key (the kit drives it into 429 and then stops using it)');
+    throw usage(
+      'Failed to use --rate-limit-key: it must differ from --api-key (the kit drives it into 429 and then stops using it)',
+    );
   }
   return {
     baseUrl,
@@ -160,7 +166,12 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     readOnly: options.readOnly ?? false,
     maxRequests: integerIn(options.maxRequests ?? defaults.maxRequests, '--max-requests', 1, 1_000_000),
     maxWaitSeconds: numberIn(options.maxWaitSeconds ?? defaults.maxWaitSeconds, '--max-wait', 0, 86_400),
-    windowWaitSeconds: numberIn(options.windowWaitSeconds ?? defaults.windowWaitSeconds, '--window-wait', 0, 7 * 86_400),
+    windowWaitSeconds: numberIn(
+      options.windowWaitSeconds ?? defaults.windowWaitSeconds,
+      '--window-wait',
+      0,
+      7 * 86_400,
+    ),
     clock: options.clock ?? systemClock,
     timeoutSeconds: numberIn(options.timeoutSeconds ?? defaults.timeoutSeconds, '--timeout', 0.001, 600),
     concurrency: integerIn(options.concurrency ?? defaults.concurrency, '--concurrency', 1, 64),
@@ -190,16 +201,29 @@ export function parseHeaders(input: readonly string[] | Record<string, string>):
   const entries: [string, string][] = Array.isArray(input)
     ? (input as readonly string[]).map((line) => {
         const colon = line.indexOf(':');
-        if (colon <= 0) throw new ContractRunError('usage', `Failed to use -H ${JSON.stringify(maskAfterColon(line))}: write it as 'Name: value'`);
+        if (colon <= 0)
+          throw new ContractRunError(
+            'usage',
+            `Failed to use -H ${JSON.stringify(maskAfterColon(line))}: write it as 'Name: value'`,
+          );
         return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
       })
     : Object.entries(input as Record<string, string>);
   const out: Record<string, string> = {};
   for (const [rawName, value] of entries) {
     const name = rawName.toLowerCase();
-    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) throw new ContractRunError('usage', `Failed to use -H ${JSON.stringify(rawName)}: not a valid header name`);
-    if (checkOwnedHeaders.has(name)) throw new ContractRunError('usage', `Failed to use -H ${rawName}: the checks set this header themselves (use --api-key for the key)`);
-    if (/[\r\n\0]/.test(value) || /[^\t\x20-\x7e\x80-\xff]/.test(value)) throw new ContractRunError('usage', `Failed to use -H ${rawName}: the value holds characters a header cannot carry`);
+    if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name))
+      throw new ContractRunError('usage', `Failed to use -H ${JSON.stringify(rawName)}: not a valid header name`);
+    if (checkOwnedHeaders.has(name))
+      throw new ContractRunError(
+        'usage',
+        `Failed to use -H ${rawName}: the checks set this header themselves (use --api-key for the key)`,
+      );
+    if (/[\r\n\0]/.test(value) || /[^\t\x20-\x7e\x80-\xff]/.test(value))
+      throw new ContractRunError(
+        'usage',
+        `Failed to use -H ${rawName}: the value holds characters a header cannot carry`,
+      );
     out[name] = value;
   }
   return out;
@@ -210,18 +234,25 @@ function maskAfterColon(line: string): string {
 }
 
 function checkKey(value: string | undefined, flag: string, variable: string): string {
-  if (value === undefined || value === '') throw new ContractRunError('usage', `Failed to start: ${flag} is required (or set ${variable})`);
+  if (value === undefined || value === '')
+    throw new ContractRunError('usage', `Failed to start: ${flag} is required (or set ${variable})`);
   // The key goes into a header: refuse anything that could end it or start another one.
-  if (!/^[\x21-\x7e]+$/.test(value)) throw new ContractRunError('usage', `Failed to use ${flag}: a key must be printable ASCII without spaces`);
+  if (!/^[\x21-\x7e]+$/.test(value))
+    throw new ContractRunError('usage', `Failed to use ${flag}: a key must be printable ASCII without spaces`);
   return value;
 }
 
 function integerIn(value: number, flag: string, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) throw new ContractRunError('usage', `Failed to use ${flag}: ${value} is not an integer from ${min} to ${max}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new ContractRunError('usage', `Failed to use ${flag}: ${value} is not an integer from ${min} to ${max}`);
   return value;
 }
 
 function numberIn(value: number, flag: string, min: number, max: number): number {
-  if (!Number.isFinite(value) || value < min || value > max) throw new ContractRunError('usage', `Failed to use ${flag}: ${value} is not a number of seconds from ${min} to ${max}`);
+  if (!Number.isFinite(value) || value < min || value > max)
+    throw new ContractRunError(
+      'usage',
+      `Failed to use ${flag}: ${value} is not a number of seconds from ${min} to ${max}`,
+    );
   return value;
 }

@@ -6,7 +6,15 @@ import { defaults } from './contract-options.js';
 import { createsData, creationBound, creationLine } from './creation-bound.js';
 import { defaultSpecPath } from '../../spec/load-spec.js';
 
-const target = (overrides: Partial<ContractTarget> = {}) => ({ readOnly: false, propertyRuns: defaults.propertyRuns, createBudget: defaults.createBudget, specPath: defaultSpecPath, rateLimitKey: 'spare-key', ...overrides }) as ContractTarget;
+const target = (overrides: Partial<ContractTarget> = {}) =>
+  ({
+    readOnly: false,
+    propertyRuns: defaults.propertyRuns,
+    createBudget: defaults.createBudget,
+    specPath: defaultSpecPath,
+    rateLimitKey: 'spare-key',
+    ...overrides,
+  }) as ContractTarget;
 
 describe('the creation bound', () => {
   it('counts every POST and every request with a body as a possible creation', () => {
@@ -30,14 +38,27 @@ describe('the creation bound', () => {
     const text = await readFile(new URL('../../docs/contract-kit-ci.md', import.meta.url), 'utf8');
     const stated = /\*\*The default is (\d+)\*\* \((\d+) without `--rate-limit-key`\)/.exec(text);
     expect(stated, 'docs/contract-kit-ci.md states the default bound').not.toBeNull();
-    expect([Number(stated![1]), Number(stated![2])]).toEqual([await creationBound(suiteAreas, target()), await creationBound(suiteAreas, target({ rateLimitKey: undefined }))]);
+    expect([Number(stated![1]), Number(stated![2])]).toEqual([
+      await creationBound(suiteAreas, target()),
+      await creationBound(suiteAreas, target({ rateLimitKey: undefined })),
+    ]);
     expect(text).toContain(`may create up to ${stated![1]} categories`);
   });
 
   it('says it in one line, the --create-budget share never above the bound', () => {
-    expect(creationLine({ bound: 3, baseUrl: 'http://h/v1', namePrefix: 'contract-test-ab', createBudget: 60, readOnly: false })).toBe(
+    expect(
+      creationLine({
+        bound: 3,
+        baseUrl: 'http://h/v1',
+        namePrefix: 'contract-test-ab',
+        createBudget: 60,
+        readOnly: false,
+      }),
+    ).toBe(
       'petstore-contract: this run may create up to 3 categories on http://h/v1, named contract-test-ab-* (the interface has no delete; up to 3 of them cross list page sizes: --create-budget); --read-only creates none',
     );
-    expect(creationLine({ bound: 0, baseUrl: 'http://h/v1', namePrefix: 'p', createBudget: 60, readOnly: true })).toBe('petstore-contract: read-only run: no request that could create data is sent');
+    expect(creationLine({ bound: 0, baseUrl: 'http://h/v1', namePrefix: 'p', createBudget: 60, readOnly: true })).toBe(
+      'petstore-contract: read-only run: no request that could create data is sent',
+    );
   });
 });

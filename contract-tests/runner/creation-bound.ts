@@ -29,7 +29,9 @@ export async function checkCreationBound(check: CheckSpec, target: ContractTarge
  * @example await creationBound(suiteAreas, target) // 143 with the defaults
  */
 export async function creationBound(areas: readonly CheckArea[], target: ContractTarget): Promise<number> {
-  const bounds = await Promise.all(areas.flatMap((area) => area.checks.map((check) => checkCreationBound(check, target))));
+  const bounds = await Promise.all(
+    areas.flatMap((area) => area.checks.map((check) => checkCreationBound(check, target))),
+  );
   return bounds.reduce((total, bound) => total + bound, 0);
 }
 
@@ -40,7 +42,13 @@ export async function creationBound(areas: readonly CheckArea[], target: Contrac
  * @example creationLine({ bound: 143, baseUrl: 'https://staging.example.com/v1', namePrefix: 'contract-test-1a2b', createBudget: 60, readOnly: false })
  * // 'petstore-contract: this run may create up to 143 categories on https://staging.example.com/v1, named contract-test-1a2b-* (the interface has no delete; up to 60 of them cross list page sizes: --create-budget); --read-only creates none'
  */
-export function creationLine(options: { bound: number; baseUrl: string; namePrefix: string; createBudget: number; readOnly: boolean }): string {
+export function creationLine(options: {
+  bound: number;
+  baseUrl: string;
+  namePrefix: string;
+  createBudget: number;
+  readOnly: boolean;
+}): string {
   if (options.readOnly) return 'petstore-contract: read-only run: no request that could create data is sent';
   return `petstore-contract: this run may create up to ${options.bound} categories on ${options.baseUrl}, named ${options.namePrefix}-* (the interface has no delete; up to ${Math.min(options.createBudget, options.bound)} of them cross list page sizes: --create-budget); --read-only creates none`;
 }

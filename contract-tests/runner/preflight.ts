@@ -25,11 +25,18 @@ import { ContractRunError } from './contract-run-error.js';
  * @example const budget = await preflight({ baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro', timeoutMs: 10_000, extraHeaders: {} });
  */
 export async function preflight(options: PreflightOptions): Promise<PreflightResult> {
-  const agent = new Agent({ connect: { timeout: options.timeoutMs }, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+  const agent = new Agent({
+    connect: { timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
   const probe = (baseUrl: string, path: string) => probeOnce(agent, options, apiUrl(baseUrl, path));
   try {
     const first = await probe(options.baseUrl, '/categories').catch((error: unknown) => {
-      throw new ContractRunError('unreachable', `Failed to reach ${options.baseUrl}: ${transportReason(error, options.timeoutMs)}`);
+      throw new ContractRunError(
+        'unreachable',
+        `Failed to reach ${options.baseUrl}: ${transportReason(error, options.timeoutMs)}`,
+      );
     });
     if (first.status === 401 || first.status === 403) {
       throw new ContractRunError('refused', refusedKeyMessage('--api-key', options.apiKey, first));
@@ -38,12 +45,21 @@ export async function preflight(options: PreflightOptions): Promise<PreflightRes
 
     // GET /categories did not answer like an API: do the other operations? One that does (or
     // that asks for a key) means the server is there and the suite has something to judge.
-    const others = await Promise.all(otherOperationPaths.map((path) => probe(options.baseUrl, path).catch(() => undefined)));
-    if (others.some((answer) => answer === undefined || kindOf(answer) === 'api' || answer.status === 401 || answer.status === 403)) {
+    const others = await Promise.all(
+      otherOperationPaths.map((path) => probe(options.baseUrl, path).catch(() => undefined)),
+    );
+    if (
+      others.some(
+        (answer) => answer === undefined || kindOf(answer) === 'api' || answer.status === 401 || answer.status === 403,
+      )
+    ) {
       return resultOf(first);
     }
     const answers = [first, ...(others as ProbeAnswer[])];
-    const suggestion = kindOf(first) === 'server-error' ? undefined : await suggestBaseUrl(options.baseUrl, (candidate) => probe(candidate, '/categories'));
+    const suggestion =
+      kindOf(first) === 'server-error'
+        ? undefined
+        : await suggestBaseUrl(options.baseUrl, (candidate) => probe(candidate, '/categories'));
     throw new ContractRunError('not-the-api', notTheApiMessage(options.baseUrl, answers, suggestion));
   } finally {
     await agent.close();
@@ -59,7 +75,14 @@ export interface PreflightResult extends ObservedBudget {
 }
 
 function resultOf(answer: ProbeAnswer): PreflightResult {
-  return { status: answer.status, remaining: answer.header('x-ratelimit-remaining'), reset: answer.header('x-ratelimit-reset'), receivedAtMs: answer.receivedAtMs, retryAfter: answer.status === 429 ? answer.header('retry-after') : undefined, url: answer.url };
+  return {
+    status: answer.status,
+    remaining: answer.header('x-ratelimit-remaining'),
+    reset: answer.header('x-ratelimit-reset'),
+    receivedAtMs: answer.receivedAtMs,
+    retryAfter: answer.status === 429 ? answer.header('retry-after') : undefined,
+    url: answer.url,
+  };
 }
 
 /**
@@ -101,7 +124,10 @@ export function assertRateLimitKeyAccepted(exchange: Exchange, rateLimitKey: str
     body: response.bodyText,
     receivedAtMs: exchange.receivedAtMs,
   };
-  throw new ContractRunError('refused', `${refusedKeyMessage('--rate-limit-key', rateLimitKey, answer)}, or leave --rate-limit-key out (the 429 checks are then skipped)`);
+  throw new ContractRunError(
+    'refused',
+    `${refusedKeyMessage('--rate-limit-key', rateLimitKey, answer)}, or leave --rate-limit-key out (the 429 checks are then skipped)`,
+  );
 }
 
 /** The operations besides listCategories that an authenticated GET can reach without changing anything. */
@@ -136,7 +162,12 @@ function isHtml(answer: ProbeAnswer): boolean {
 async function probeOnce(agent: Agent, options: PreflightOptions, url: string): Promise<ProbeAnswer> {
   const response = await request(url, {
     method: 'GET',
-    headers: { ...options.extraHeaders, authorization: `Bearer ${options.apiKey}`, accept: 'application/json', 'user-agent': 'petstore-contract (preflight)' },
+    headers: {
+      ...options.extraHeaders,
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': 'petstore-contract (preflight)',
+    },
     dispatcher: agent,
     signal: AbortSignal.timeout(options.timeoutMs),
   });
@@ -182,10 +213,15 @@ export function candidateBaseUrls(baseUrl: string): string[] {
   return [...new Set(candidates)].filter((candidate) => candidate !== `${url.origin}${path}`);
 }
 
-async function suggestBaseUrl(baseUrl: string, probe: (candidate: string) => Promise<ProbeAnswer>): Promise<{ baseUrl: string; answer: ProbeAnswer } | undefined> {
+async function suggestBaseUrl(
+  baseUrl: string,
+  probe: (candidate: string) => Promise<ProbeAnswer>,
+): Promise<{ baseUrl: string; answer: ProbeAnswer } | undefined> {
   const candidates = candidateBaseUrls(baseUrl);
   const answers = await Promise.all(candidates.map((candidate) => probe(candidate).catch(() => undefined)));
-  const index = answers.findIndex((answer) => answer !== undefined && (kindOf(answer) === 'api' || answer.status === 401 || answer.status === 403));
+  const index = answers.findIndex(
+    (answer) => answer !== undefined && (kindOf(answer) === 'api' || answer.status === 401 || answer.status === 403),
+  );
   return index === -1 ? undefined : { baseUrl: candidates[index]!, answer: answers[index]! };
 }
 
@@ -193,7 +229,11 @@ function refusedKeyMessage(flag: string, key: string, answer: ProbeAnswer): stri
   return `Failed to use ${flag} ${maskSecret(key)}: the server refused it (GET ${answer.url} answered ${answer.status}${describeBody(answer)}); check the key and that it belongs to this server`;
 }
 
-function notTheApiMessage(baseUrl: string, answers: ProbeAnswer[], suggestion: { baseUrl: string; answer: ProbeAnswer } | undefined): string {
+function notTheApiMessage(
+  baseUrl: string,
+  answers: ProbeAnswer[],
+  suggestion: { baseUrl: string; answer: ProbeAnswer } | undefined,
+): string {
   const kinds = new Set(answers.map(kindOf));
   const only = kinds.size === 1 ? [...kinds][0] : undefined;
   const paths = ['/categories', ...otherOperationPaths].join(', ');
@@ -208,11 +248,12 @@ function notTheApiMessage(baseUrl: string, answers: ProbeAnswer[], suggestion: {
           : only === 'html'
             ? `it serves an HTML page, not the API (GET ${paths} answered ${statuses} ${answers[0]!.header('content-type') ?? 'text/html'}${pageTitle(answers[0]!)}): a web app's or a proxy's address?`
             : `no operation answers like the API (GET ${answers.map((answer) => `${new URL(answer.url).pathname} ${answer.status}${kindOf(answer) === 'html' ? ' HTML' : ''}`).join(', ')})`;
-  const hint = suggestion !== undefined
-    ? `; did you mean --base-url ${suggestion.baseUrl}? (GET ${suggestion.answer.url} answered ${suggestion.answer.status})`
-    : only === 'server-error'
-      ? ''
-      : '; the base URL includes the version prefix, e.g. https://api.example.com/v1';
+  const hint =
+    suggestion !== undefined
+      ? `; did you mean --base-url ${suggestion.baseUrl}? (GET ${suggestion.answer.url} answered ${suggestion.answer.status})`
+      : only === 'server-error'
+        ? ''
+        : '; the base URL includes the version prefix, e.g. https://api.example.com/v1';
   return `Failed to use --base-url ${baseUrl}: ${what}${hint}`;
 }
 
@@ -220,8 +261,15 @@ function notTheApiMessage(baseUrl: string, answers: ProbeAnswer[], suggestion: {
 function describeBody(answer: ProbeAnswer): string {
   try {
     const json = JSON.parse(answer.body) as { code?: unknown; message?: unknown };
-    if (json !== null && typeof json === 'object' && (typeof json.code === 'string' || typeof json.message === 'string')) {
-      return `: ${[json.code, json.message].filter((part) => typeof part === 'string').map((part) => shorten(part as string, 120)).join(': ')}`;
+    if (
+      json !== null &&
+      typeof json === 'object' &&
+      (typeof json.code === 'string' || typeof json.message === 'string')
+    ) {
+      return `: ${[json.code, json.message]
+        .filter((part) => typeof part === 'string')
+        .map((part) => shorten(part as string, 120))
+        .join(': ')}`;
     }
   } catch {
     // Not JSON.
@@ -246,15 +294,24 @@ export function transportReason(error: unknown, timeoutMs: number): string {
   const code = cause?.code ?? (error as NodeJS.ErrnoException).code;
   const name = (error as Error).name;
   const message = (cause ?? (error as Error)).message ?? String(error);
-  if (name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') return `no answer within ${timeoutMs / 1000} s`;
+  if (name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT')
+    return `no answer within ${timeoutMs / 1000} s`;
   if (code === 'ECONNREFUSED') return 'connection refused (is the server running, and is the port right?)';
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return 'the host name does not resolve (DNS)';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME')
+    return 'the host name does not resolve (DNS)';
   if (name === 'HTTPParserError') return `the answer is not HTTP (${message}): an http URL on an https port?`;
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') return `the connection was closed before an answer (${code}: ${message}): an http URL on an https port, or a proxy in the way?`;
-  if (code !== undefined && (/^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/.test(code) || /certificate|SSL routines/i.test(message))) {
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE')
+    return `the connection was closed before an answer (${code}: ${message}): an http URL on an https port, or a proxy in the way?`;
+  if (
+    code !== undefined &&
+    (/^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/.test(code) ||
+      /certificate|SSL routines/i.test(message))
+  ) {
     // OpenSSL's text ("...:SSL routines:ssl3_get_record:wrong version number:...") holds one useful part.
     const detail = /SSL routines:[^:]*:([^:]+)/.exec(message)?.[1] ?? message;
-    const hint = /wrong version number|packet length too long|unknown protocol/i.test(message) ? 'is it an http server? (the URL says https)' : 'a certificate this machine does not trust? (NODE_EXTRA_CA_CERTS=ca.pem adds a CA)';
+    const hint = /wrong version number|packet length too long|unknown protocol/i.test(message)
+      ? 'is it an http server? (the URL says https)'
+      : 'a certificate this machine does not trust? (NODE_EXTRA_CA_CERTS=ca.pem adds a CA)';
     return `TLS failed (${code}: ${detail}): ${hint}`;
   }
   return `${code ?? name}: ${message}`;

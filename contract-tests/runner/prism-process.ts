@@ -38,8 +38,21 @@ export interface RunningPrism {
  */
 export async function startPrism(options: PrismOptions): Promise<RunningPrism> {
   const bin = prismBin();
-  const args = [bin, options.mode, options.specPath, ...(options.mode === 'proxy' ? [options.upstream ?? ''] : []), '-h', '127.0.0.1', '-p', '0', ...(options.extraArgs ?? [])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
+  const args = [
+    bin,
+    options.mode,
+    options.specPath,
+    ...(options.mode === 'proxy' ? [options.upstream ?? ''] : []),
+    '-h',
+    '127.0.0.1',
+    '-p',
+    '0',
+    ...(options.extraArgs ?? []),
+  ];
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+  });
   let output = '';
   const collect = (chunk: Buffer) => {
     // Keep the tail only: a long run through the proxy logs every request.
@@ -64,7 +77,10 @@ export async function startPrism(options: PrismOptions): Promise<RunningPrism> {
     };
     const onExit = (code: number | null) => fail(`it exited with code ${code ?? 'null'} before listening`);
     const onError = (error: Error) => fail(error.message);
-    const timer = setTimeout(() => fail(`it did not start listening within ${Math.round((options.startTimeoutMs ?? 60_000) / 1000)} s`), options.startTimeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => fail(`it did not start listening within ${Math.round((options.startTimeoutMs ?? 60_000) / 1000)} s`),
+      options.startTimeoutMs ?? 60_000,
+    );
     const cleanup = () => {
       clearTimeout(timer);
       child.stdout!.off('data', onData);
@@ -87,7 +103,10 @@ function prismBin(): string {
     if (bin === undefined) throw new Error('its package.json names no "prism" bin');
     return join(dirname(packageJson), bin);
   } catch (error) {
-    throw new ContractRunError('prism', `Failed to start Prism: @stoplight/prism-cli is not installed (npm install --save-dev @stoplight/prism-cli@5): ${(error as Error).message.split('\n')[0]}`);
+    throw new ContractRunError(
+      'prism',
+      `Failed to start Prism: @stoplight/prism-cli is not installed (npm install --save-dev @stoplight/prism-cli@5): ${(error as Error).message.split('\n')[0]}`,
+    );
   }
 }
 

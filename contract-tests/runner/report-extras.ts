@@ -14,11 +14,22 @@ import type { CheckResult } from '../report/report-model.js';
  *
  * @example const recorder = createRequestRecorder(settings.baseUrl); new ContractHttpClient(target, state, log, signal, { onSend: recorder.onSend });
  */
-export function createRequestRecorder(directBaseUrl: string): { onSend: (exchange: Exchange, sent: { headers: Record<string, string>; body: string | Uint8Array | undefined }) => void; sent: (seq: number) => SentRequest | undefined } {
+export function createRequestRecorder(directBaseUrl: string): {
+  onSend: (
+    exchange: Exchange,
+    sent: { headers: Record<string, string>; body: string | Uint8Array | undefined },
+  ) => void;
+  sent: (seq: number) => SentRequest | undefined;
+} {
   const bySeq = new Map<number, SentRequest>();
   return {
     onSend: (exchange, sent) => {
-      bySeq.set(exchange.seq, { method: exchange.request.method, url: apiUrl(directBaseUrl, exchange.request.path), headers: { ...sent.headers }, body: sent.body });
+      bySeq.set(exchange.seq, {
+        method: exchange.request.method,
+        url: apiUrl(directBaseUrl, exchange.request.path),
+        headers: { ...sent.headers },
+        body: sent.body,
+      });
     },
     sent: (seq) => bySeq.get(seq),
   };
@@ -31,13 +42,22 @@ export function createRequestRecorder(directBaseUrl: string): { onSend: (exchang
  * @example secretVariables({ apiKey: 'k-1', rateLimitKey: undefined, extraHeaders: { 'x-session': 's' } })
  * // [{ value: 'k-1', variable: 'PETSTORE_API_KEY' }, { value: 's', variable: 'PETSTORE_HEADER_X_SESSION' }]
  */
-export function secretVariables(settings: { apiKey: string; rateLimitKey: string | undefined; extraHeaders: Record<string, string> }): SecretVariable[] {
+export function secretVariables(settings: {
+  apiKey: string;
+  rateLimitKey: string | undefined;
+  extraHeaders: Record<string, string>;
+}): SecretVariable[] {
   return [
     { value: settings.apiKey, variable: 'PETSTORE_API_KEY' },
-    ...(settings.rateLimitKey === undefined ? [] : [{ value: settings.rateLimitKey, variable: 'PETSTORE_RATE_LIMIT_KEY' }]),
+    ...(settings.rateLimitKey === undefined
+      ? []
+      : [{ value: settings.rateLimitKey, variable: 'PETSTORE_RATE_LIMIT_KEY' }]),
     ...Object.entries(settings.extraHeaders)
       .filter(([name]) => looksLikeCredentialHeader(name))
-      .map(([name, value]) => ({ value, variable: `PETSTORE_HEADER_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}` })),
+      .map(([name, value]) => ({
+        value,
+        variable: `PETSTORE_HEADER_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`,
+      })),
   ];
 }
 
@@ -45,7 +65,11 @@ export function secretVariables(settings: { apiKey: string; rateLimitKey: string
  * The run's failures grouped by cause, each with a curl of its evidence's request when the run
  * kept that request.
  */
-export function failureGroupsWithCurl(results: readonly CheckResult[], sent: (seq: number) => SentRequest | undefined, secrets: readonly SecretVariable[]): FailureGroup[] {
+export function failureGroupsWithCurl(
+  results: readonly CheckResult[],
+  sent: (seq: number) => SentRequest | undefined,
+  secrets: readonly SecretVariable[],
+): FailureGroup[] {
   return groupFailures(results).map((group) => {
     const seq = group.evidence?.seq;
     const request = seq === undefined ? undefined : sent(seq);
@@ -54,7 +78,10 @@ export function failureGroupsWithCurl(results: readonly CheckResult[], sent: (se
 }
 
 /** Links from the report's rule ids to the shipped interface document; undefined when it cannot be read. */
-export async function reportInterfaceLinks(results: readonly CheckResult[], version: string): Promise<InterfaceLinks | undefined> {
+export async function reportInterfaceLinks(
+  results: readonly CheckResult[],
+  version: string,
+): Promise<InterfaceLinks | undefined> {
   try {
     const markdown = await readFile(interfaceDocumentFile, 'utf8');
     return interfaceLinks(new Set(results.map((result) => result.rule)), markdown, { version, cwd: process.cwd() });

@@ -55,7 +55,14 @@ export async function runChecks(areas: readonly CheckArea[], context: RunChecksC
 
 async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksContext): Promise<CheckResult> {
   const { target, spec, state } = context;
-  const meta: CheckMeta = { outcome: undefined, message: undefined, evidence: [], requests: 0, observed: 0, cases: undefined };
+  const meta: CheckMeta = {
+    outcome: undefined,
+    message: undefined,
+    evidence: [],
+    requests: 0,
+    observed: 0,
+    cases: undefined,
+  };
   const started = Date.now();
   const finish = (status: CheckResult['status'], extra: Partial<CheckResult> = {}): CheckResult => ({
     id: check.id,
@@ -95,7 +102,9 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
     send: async (request) => {
       if (createsData(request)) {
         if (created >= mayCreate) {
-          throw new InconclusiveError(`not sent: ${request.method} ${request.path} could create data, and this check declared at most ${mayCreate} such requests${target.readOnly ? ' (read-only run)' : ''} (maxCreates): the bound printed at the start of the run must hold`);
+          throw new InconclusiveError(
+            `not sent: ${request.method} ${request.path} could create data, and this check declared at most ${mayCreate} such requests${target.readOnly ? ' (read-only run)' : ''} (maxCreates): the bound printed at the start of the run must hold`,
+          );
         }
         created += 1;
       }
@@ -128,7 +137,15 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const stop = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new InconclusiveError(`the check did not finish within its deadline of ${Math.round(context.checkDeadlineMs / 1000)} s`)), context.checkDeadlineMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new InconclusiveError(
+            `the check did not finish within its deadline of ${Math.round(context.checkDeadlineMs / 1000)} s`,
+          ),
+        ),
+      context.checkDeadlineMs,
+    );
     onAbort = () => reject(new InconclusiveError(`stopped: ${String(context.signal.reason)}`));
     context.signal.addEventListener('abort', onAbort, { once: true });
   });
@@ -141,7 +158,10 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
       return finish('SKIP');
     }
     if (error instanceof InconclusiveError) return inconclusive(error.message);
-    const failure = error instanceof CheckFailure ? error : new CheckFailure(`Failed to run the check: ${(error as Error)?.message ?? String(error)}`);
+    const failure =
+      error instanceof CheckFailure
+        ? error
+        : new CheckFailure(`Failed to run the check: ${(error as Error)?.message ?? String(error)}`);
     meta.message = failure.message;
     meta.evidence = failure.evidence;
     if (stability !== undefined && !target.strict) {
@@ -156,6 +176,7 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
   if (meta.outcome === 'info') return finish('INFO');
   if (meta.outcome === 'warn') return finish('WARN');
   // No PASS without evidence: a check that judged no response has proved nothing.
-  if (meta.observed === 0) return inconclusive(`no evidence: no response was judged${meta.message === undefined ? '' : ` (${meta.message})`}`);
+  if (meta.observed === 0)
+    return inconclusive(`no evidence: no response was judged${meta.message === undefined ? '' : ` (${meta.message})`}`);
   return finish('PASS');
 }

@@ -13,7 +13,12 @@ import { ContractRunError } from './contract-run-error.js';
 import { kitVersion } from './kit-version.js';
 import { startPrism, type RunningPrism } from './prism-process.js';
 import { creationBound, creationLine } from './creation-bound.js';
-import { createRequestRecorder, failureGroupsWithCurl, reportInterfaceLinks, secretVariables } from './report-extras.js';
+import {
+  createRequestRecorder,
+  failureGroupsWithCurl,
+  reportInterfaceLinks,
+  secretVariables,
+} from './report-extras.js';
 import { assertRateLimitKeyAccepted, limitedKeyNotice, preflight } from './preflight.js';
 import { reachability } from './reachability.js';
 import { runChecks } from './run-checks.js';
@@ -26,7 +31,8 @@ export interface ContractRun {
 }
 
 /** How the kit judges time against the server's `Date` header (stated in every report). */
-export const timeTolerance = 'server Date ± 2 s (Date has 1 s resolution and servers round Reset either way); local clock ± 60 s when the server sends no Date';
+export const timeTolerance =
+  'server Date ± 2 s (Date has 1 s resolution and servers round Reset either way); local clock ± 60 s when the server sends no Date';
 
 /**
  * Runs the contract suite against a server and returns the report. The programmatic face of
@@ -44,7 +50,13 @@ export const timeTolerance = 'server Date ± 2 s (Date has 1 s resolution and se
  */
 export async function runContract(options: ContractOptions): Promise<ContractRun> {
   const settings = resolveContractOptions(options);
-  const secrets = [settings.apiKey, ...(settings.rateLimitKey === undefined ? [] : [settings.rateLimitKey]), ...Object.entries(settings.extraHeaders).filter(([name]) => looksLikeCredentialHeader(name)).map(([, value]) => value)];
+  const secrets = [
+    settings.apiKey,
+    ...(settings.rateLimitKey === undefined ? [] : [settings.rateLimitKey]),
+    ...Object.entries(settings.extraHeaders)
+      .filter(([name]) => looksLikeCredentialHeader(name))
+      .map(([, value]) => value),
+  ];
   const redact = createRedactor(secrets);
   const printLog = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const logLines: string[] = [];
@@ -73,7 +85,12 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   // here or at the rate-limit key's first answer. On another document, only an unreachable server stops it.
   const probe = await (layers.petstoreRules
     ? preflight({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs, extraHeaders: settings.extraHeaders })
-    : reachability({ baseUrl: settings.baseUrl, path: layers.probePath, timeoutMs, extraHeaders: settings.extraHeaders })
+    : reachability({
+        baseUrl: settings.baseUrl,
+        path: layers.probePath,
+        timeoutMs,
+        extraHeaders: settings.extraHeaders,
+      })
   ).catch((error: unknown) => {
     throw error instanceof ContractRunError ? new ContractRunError(error.kind, redact(error.message)) : error;
   });
@@ -83,7 +100,10 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
 
   let prism: RunningPrism | undefined;
   const deadline = new AbortController();
-  const deadlineTimer = setTimeout(() => deadline.abort(`the run deadline was reached (--deadline ${settings.deadlineSeconds} s)`), Math.max(0, deadlineMs - (Date.now() - started)));
+  const deadlineTimer = setTimeout(
+    () => deadline.abort(`the run deadline was reached (--deadline ${settings.deadlineSeconds} s)`),
+    Math.max(0, deadlineMs - (Date.now() - started)),
+  );
   const onCancel = () => deadline.abort('the run was cancelled');
   options.signal?.addEventListener('abort', onCancel, { once: true });
   let client: ContractHttpClient | undefined;
@@ -134,7 +154,13 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     if (settings.rateLimitKey !== undefined && layers.petstoreRules) {
       // The rate-limit key's budget before the main key spends anything: the independent-budget
       // check compares it with what the key reports later.
-      const first = await client.send('rate.independent-budgets', { ...callOf(listCategories), authorization: `Bearer ${settings.rateLimitKey}`, identity: 'rate-limit' }).catch(() => undefined);
+      const first = await client
+        .send('rate.independent-budgets', {
+          ...callOf(listCategories),
+          authorization: `Bearer ${settings.rateLimitKey}`,
+          identity: 'rate-limit',
+        })
+        .catch(() => undefined);
       if (first !== undefined) {
         try {
           assertRateLimitKeyAccepted(first, settings.rateLimitKey);
@@ -148,7 +174,17 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     }
     const { spec, areas } = layers;
     const mayCreate = await creationBound(areas, target);
-    log(layers.petstoreRules ? creationLine({ bound: mayCreate, baseUrl: settings.baseUrl, namePrefix: target.namePrefix, createBudget: settings.createBudget, readOnly: settings.readOnly }) : genericCreationLine(mayCreate, settings));
+    log(
+      layers.petstoreRules
+        ? creationLine({
+            bound: mayCreate,
+            baseUrl: settings.baseUrl,
+            namePrefix: target.namePrefix,
+            createBudget: settings.createBudget,
+            readOnly: settings.readOnly,
+          })
+        : genericCreationLine(mayCreate, settings),
+    );
     const results = await runChecks(areas, {
       target,
       spec,
@@ -157,13 +193,20 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       signal: deadline.signal,
       checkDeadlineMs: target.maxWaitMs + 20 * timeoutMs,
       startedAtMs: started,
-      ...(options.onResult ? { onResult: (result: CheckResult) => options.onResult?.(redactDeep(result, redact)) } : {}),
+      ...(options.onResult
+        ? { onResult: (result: CheckResult) => options.onResult?.(redactDeep(result, redact)) }
+        : {}),
     });
     // Cancelled (Ctrl-C): the checks not finished are INCONCLUSIVE ("the run was cancelled"), and the report still comes out.
     const summary = summarise(results);
     const inconclusive = results.filter((result) => result.inconclusive);
     const skipped = results.filter((result) => result.status === 'SKIP');
-    const verdict: Verdict = summary.FAIL > 0 || (settings.failOnSkip && skipped.length > 0) ? 'DOES NOT CONFORM' : inconclusive.length > 0 ? 'INCONCLUSIVE' : 'CONFORMS';
+    const verdict: Verdict =
+      summary.FAIL > 0 || (settings.failOnSkip && skipped.length > 0)
+        ? 'DOES NOT CONFORM'
+        : inconclusive.length > 0
+          ? 'INCONCLUSIVE'
+          : 'CONFORMS';
     const exitCode = verdict === 'CONFORMS' ? 0 : verdict === 'INCONCLUSIVE' ? 3 : 1;
     const masked = (key: string) => maskSecret(key);
     const report: ContractReport = {
@@ -192,12 +235,19 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         failOnSkip: settings.failOnSkip,
         allowDestructive: settings.allowDestructive,
         invalidCases: settings.invalidCases,
-        extraHeaders: Object.fromEntries(Object.entries(settings.extraHeaders).map(([name, value]) => [name, looksLikeCredentialHeader(name) ? masked(value) : value])),
+        extraHeaders: Object.fromEntries(
+          Object.entries(settings.extraHeaders).map(([name, value]) => [
+            name,
+            looksLikeCredentialHeader(name) ? masked(value) : value,
+          ]),
+        ),
       },
       requestsByKey: {
         [`main key ${masked(settings.apiKey)}`]: state.requestsByIdentity.main + 1,
         'no key (auth probes)': state.requestsByIdentity.anonymous,
-        ...(settings.rateLimitKey === undefined ? {} : { [`rate-limit key ${masked(settings.rateLimitKey)}`]: state.requestsByIdentity['rate-limit'] }),
+        ...(settings.rateLimitKey === undefined
+          ? {}
+          : { [`rate-limit key ${masked(settings.rateLimitKey)}`]: state.requestsByIdentity['rate-limit'] }),
       },
       createdCategories: state.created,
       mayCreateCategories: mayCreate,

@@ -30,22 +30,53 @@ export interface SpecLayers {
 export async function specLayers(specPath: string, only?: readonly string[]): Promise<SpecLayers> {
   const definition = compileSpecDefinition(await readSpecFile(specPath));
   const chosen = only === undefined ? undefined : new Set(only);
-  const unknown = [...(chosen ?? [])].filter((name) => !definition.operations.some((operation) => operation.operationId === name || `${operation.method} ${operation.pathTemplate}` === name));
-  if (unknown.length > 0) throw new Error(`Failed to use --operation ${unknown.slice(0, 3).map((name) => JSON.stringify(name)).join(', ')}: the document declares no such operation (operationId, or METHOD /path as written)`);
-  const petstoreRules = allOperations.every((rule) => definition.operations.some((operation) => operation.operationId === rule.operationId && `${operation.method} ${operation.pathTemplate}` === rule.label));
+  const unknown = [...(chosen ?? [])].filter(
+    (name) =>
+      !definition.operations.some(
+        (operation) => operation.operationId === name || `${operation.method} ${operation.pathTemplate}` === name,
+      ),
+  );
+  if (unknown.length > 0)
+    throw new Error(
+      `Failed to use --operation ${unknown
+        .slice(0, 3)
+        .map((name) => JSON.stringify(name))
+        .join(', ')}: the document declares no such operation (operationId, or METHOD /path as written)`,
+    );
+  const petstoreRules = allOperations.every((rule) =>
+    definition.operations.some(
+      (operation) =>
+        operation.operationId === rule.operationId && `${operation.method} ${operation.pathTemplate}` === rule.label,
+    ),
+  );
   const covered = new Set(allOperations.map((operation) => operation.operationId));
-  const byLabel = new Map(definition.operations.map((operation) => [operation.operationId, `${operation.method} ${operation.pathTemplate}`]));
-  const picked = (operationId: string) => chosen === undefined || chosen.has(operationId) || chosen.has(byLabel.get(operationId) ?? '');
+  const byLabel = new Map(
+    definition.operations.map((operation) => [operation.operationId, `${operation.method} ${operation.pathTemplate}`]),
+  );
+  const picked = (operationId: string) =>
+    chosen === undefined || chosen.has(operationId) || chosen.has(byLabel.get(operationId) ?? '');
   const include = petstoreRules ? (operationId: string) => !covered.has(operationId) && picked(operationId) : picked;
   const generic = genericAreas(definition, include);
   const genericOperations = definition.operations.filter((operation) => include(operation.operationId)).length;
   const spec = specModelOf(definition);
-  const probe = definition.operations.find((operation) => operation.method === 'GET' && !operation.pathTemplate.includes('{') && !operation.parameters.some((parameter) => parameter.required));
-  if (!petstoreRules) return { spec, petstoreRules, genericOperations, areas: generic, probePath: probe?.pathTemplate ?? '/' };
+  const probe = definition.operations.find(
+    (operation) =>
+      operation.method === 'GET' &&
+      !operation.pathTemplate.includes('{') &&
+      !operation.parameters.some((parameter) => parameter.required),
+  );
+  if (!petstoreRules)
+    return { spec, petstoreRules, genericOperations, areas: generic, probePath: probe?.pathTemplate ?? '/' };
   const { suiteAreas } = await import('../suite/index.js');
   // The checks over every response judge the generic layer's answers too: they run last.
   const last = suiteAreas[suiteAreas.length - 1]!;
-  return { spec, petstoreRules, genericOperations, areas: [...suiteAreas.slice(0, -1), ...generic, last], probePath: '/categories' };
+  return {
+    spec,
+    petstoreRules,
+    genericOperations,
+    areas: [...suiteAreas.slice(0, -1), ...generic, last],
+    probePath: '/categories',
+  };
 }
 
 /**
@@ -61,8 +92,14 @@ export function genericLayerLine(operations: number, settings: { specPath: strin
  *
  * @example genericCreationLine(12, { baseUrl: 'https://staging.example.com/api', readOnly: false, allowDestructive: false })
  */
-export function genericCreationLine(bound: number, settings: { baseUrl: string; readOnly: boolean; allowDestructive: boolean }): string {
-  if (settings.readOnly) return 'petstore-contract: read-only run: no request that could create data is sent (POST, or any request with a body)';
-  const changing = settings.allowDestructive ? 'PUT, PATCH, DELETE and POST to a resource path go to any resource (--allow-destructive)' : 'PUT, PATCH, DELETE and POST to a resource path go only to what this run created, or are skipped';
+export function genericCreationLine(
+  bound: number,
+  settings: { baseUrl: string; readOnly: boolean; allowDestructive: boolean },
+): string {
+  if (settings.readOnly)
+    return 'petstore-contract: read-only run: no request that could create data is sent (POST, or any request with a body)';
+  const changing = settings.allowDestructive
+    ? 'PUT, PATCH, DELETE and POST to a resource path go to any resource (--allow-destructive)'
+    : 'PUT, PATCH, DELETE and POST to a resource path go only to what this run created, or are skipped';
   return `petstore-contract: this run may send up to ${bound} requests that could create data on ${settings.baseUrl} (POST, or a body: the document's examples or data generated from its schemas); ${changing}; --read-only sends none`;
 }

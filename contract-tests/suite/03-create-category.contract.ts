@@ -24,71 +24,139 @@ function create(run: CheckRun, body: { name: string; description?: string }): Pr
 }
 
 export default defineArea('createCategory (§4)', 'concurrent', (check) => {
-  check({ id: 'create.ok', rule: '§4 createCategory.2', title: '201 + Category echoing name and description, integer id', ...operation, maxCreates: () => 1 }, async (run) => {
-    const sent = { name: run.categoryName('full'), description: `Created by petstore-contract run ${run.target.runId}` };
-    const exchange = await create(run, sent);
-    const created = expectCreated(run.spec, exchange, sent);
-    recordId(run.state.categoryIds, created.id, 'create.ok');
-  });
-
-  check({ id: 'create.name-only', rule: '§4 createCategory.2', title: 'name only (description is optional) -> 201 + Category', ...operation, maxCreates: () => 1 }, async (run) => {
-    const sent = { name: run.categoryName('name-only') };
-    const exchange = await create(run, sent);
-    const created = expectCreated(run.spec, exchange, sent);
-    recordId(run.state.categoryIds, created.id, 'create.name-only');
-  });
-
-  check({ id: 'create.unique-ids-sequential', rule: '§4 createCategory.2', title: 'ids unique across 3 sequential creations', ...operation, maxCreates: () => 3 }, async (run) => {
-    for (let index = 1; index <= 3; index += 1) {
-      const sent = { name: run.categoryName(`sequential-${index}`) };
+  check(
+    {
+      id: 'create.ok',
+      rule: '§4 createCategory.2',
+      title: '201 + Category echoing name and description, integer id',
+      ...operation,
+      maxCreates: () => 1,
+    },
+    async (run) => {
+      const sent = {
+        name: run.categoryName('full'),
+        description: `Created by petstore-contract run ${run.target.runId}`,
+      };
       const exchange = await create(run, sent);
-      const created = expectCreated(run.spec, exchange, sent, { echo: false });
-      claimId(run.state.categoryIds, created.id, `create.unique-ids-sequential #${index}`, exchange);
-    }
-  });
-
-  check({ id: 'create.unique-ids-parallel', rule: '§4 createCategory.2', title: 'ids unique across 3 parallel creations', ...operation, maxCreates: () => 3 }, async (run) => {
-    const bodies = [1, 2, 3].map((index) => ({ name: run.categoryName(`parallel-${index}`) }));
-    const exchanges = await Promise.all(bodies.map((body) => create(run, body)));
-    exchanges.forEach((exchange, index) => {
-      const created = expectCreated(run.spec, exchange, bodies[index]!, { echo: false });
-      claimId(run.state.categoryIds, created.id, `create.unique-ids-parallel #${index + 1}`, exchange);
-    });
-  });
-
-  check({ id: 'create.listed', rule: '§4 listCategories', title: 'a created category appears in the list', ...operation, maxCreates: () => 1 }, async (run) => {
-    const sent = { name: run.categoryName('listed'), description: 'Must appear in GET /categories' };
-    const creation = await create(run, sent);
-    const created = expectCreated(run.spec, creation, sent, { echo: false });
-    recordId(run.state.categoryIds, created.id, 'create.listed');
-    const listing = await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
-    const response = expectStatus(listing, 200, 'a valid key');
-    const items = Array.isArray(response.json) ? (response.json as { id?: unknown; name?: unknown }[]) : [];
-    const found = items.find((item) => item !== null && typeof item === 'object' && item.id === created.id);
-    if (found === undefined) {
-      throw new CheckFailure(`category ${created.id} (${sent.name}) was created but GET /categories does not list it`, [
-        evidenceOf(creation, `created id ${created.id}`),
-        evidenceOf(listing, `${items.length} items, none with id ${created.id}: ${bodyExcerpt(listing)}`, { field: 'id' }),
-      ]);
-    }
-    if (found.name !== sent.name) {
-      throw new CheckFailure(`category ${created.id} is listed with name ${JSON.stringify(found.name)}, created as ${JSON.stringify(sent.name)}`, [evidenceOf(listing, `item ${created.id} has name ${JSON.stringify(found.name)}`, { field: 'name' })]);
-    }
-  });
+      const created = expectCreated(run.spec, exchange, sent);
+      recordId(run.state.categoryIds, created.id, 'create.ok');
+    },
+  );
 
   check(
-    { id: 'create.property', rule: '§4 createCategory.2', title: 'generated valid NewCategory bodies -> 201 echoing them (fast-check)', ...operation, maxCreates: (target) => propertyBodies(target.propertyRuns) },
+    {
+      id: 'create.name-only',
+      rule: '§4 createCategory.2',
+      title: 'name only (description is optional) -> 201 + Category',
+      ...operation,
+      maxCreates: () => 1,
+    },
+    async (run) => {
+      const sent = { name: run.categoryName('name-only') };
+      const exchange = await create(run, sent);
+      const created = expectCreated(run.spec, exchange, sent);
+      recordId(run.state.categoryIds, created.id, 'create.name-only');
+    },
+  );
+
+  check(
+    {
+      id: 'create.unique-ids-sequential',
+      rule: '§4 createCategory.2',
+      title: 'ids unique across 3 sequential creations',
+      ...operation,
+      maxCreates: () => 3,
+    },
+    async (run) => {
+      for (let index = 1; index <= 3; index += 1) {
+        const sent = { name: run.categoryName(`sequential-${index}`) };
+        const exchange = await create(run, sent);
+        const created = expectCreated(run.spec, exchange, sent, { echo: false });
+        claimId(run.state.categoryIds, created.id, `create.unique-ids-sequential #${index}`, exchange);
+      }
+    },
+  );
+
+  check(
+    {
+      id: 'create.unique-ids-parallel',
+      rule: '§4 createCategory.2',
+      title: 'ids unique across 3 parallel creations',
+      ...operation,
+      maxCreates: () => 3,
+    },
+    async (run) => {
+      const bodies = [1, 2, 3].map((index) => ({ name: run.categoryName(`parallel-${index}`) }));
+      const exchanges = await Promise.all(bodies.map((body) => create(run, body)));
+      exchanges.forEach((exchange, index) => {
+        const created = expectCreated(run.spec, exchange, bodies[index]!, { echo: false });
+        claimId(run.state.categoryIds, created.id, `create.unique-ids-parallel #${index + 1}`, exchange);
+      });
+    },
+  );
+
+  check(
+    {
+      id: 'create.listed',
+      rule: '§4 listCategories',
+      title: 'a created category appears in the list',
+      ...operation,
+      maxCreates: () => 1,
+    },
+    async (run) => {
+      const sent = { name: run.categoryName('listed'), description: 'Must appear in GET /categories' };
+      const creation = await create(run, sent);
+      const created = expectCreated(run.spec, creation, sent, { echo: false });
+      recordId(run.state.categoryIds, created.id, 'create.listed');
+      const listing = await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
+      const response = expectStatus(listing, 200, 'a valid key');
+      const items = Array.isArray(response.json) ? (response.json as { id?: unknown; name?: unknown }[]) : [];
+      const found = items.find((item) => item !== null && typeof item === 'object' && item.id === created.id);
+      if (found === undefined) {
+        throw new CheckFailure(
+          `category ${created.id} (${sent.name}) was created but GET /categories does not list it`,
+          [
+            evidenceOf(creation, `created id ${created.id}`),
+            evidenceOf(listing, `${items.length} items, none with id ${created.id}: ${bodyExcerpt(listing)}`, {
+              field: 'id',
+            }),
+          ],
+        );
+      }
+      if (found.name !== sent.name) {
+        throw new CheckFailure(
+          `category ${created.id} is listed with name ${JSON.stringify(found.name)}, created as ${JSON.stringify(sent.name)}`,
+          [evidenceOf(listing, `item ${created.id} has name ${JSON.stringify(found.name)}`, { field: 'name' })],
+        );
+      }
+    },
+  );
+
+  check(
+    {
+      id: 'create.property',
+      rule: '§4 createCategory.2',
+      title: 'generated valid NewCategory bodies -> 201 echoing them (fast-check)',
+      ...operation,
+      maxCreates: (target) => propertyBodies(target.propertyRuns),
+    },
     async (run) => {
       // Names and descriptions with any unicode, bounded in size: the interface shows no length limits.
       const bodies = fc.record(
-        { suffix: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 24 }), description: fc.string({ unit: 'grapheme', maxLength: 60 }) },
+        {
+          suffix: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 24 }),
+          description: fc.string({ unit: 'grapheme', maxLength: 60 }),
+        },
         { requiredKeys: ['suffix'] },
       );
       const runs = propertyBodies(run.target.propertyRuns);
       let index = 0;
       await assertProperty(run, bodies, runs, async ({ suffix, description }) => {
         index += 1;
-        const sent = { name: `${run.categoryName(`generated-${index}`)}-${suffix}`, ...(description === undefined ? {} : { description }) };
+        const sent = {
+          name: `${run.categoryName(`generated-${index}`)}-${suffix}`,
+          ...(description === undefined ? {} : { description }),
+        };
         const exchange = await create(run, sent);
         const created = expectCreated(run.spec, exchange, sent);
         recordId(run.state.categoryIds, created.id, `create.property #${index}`);

@@ -14,50 +14,115 @@ import { createCategory } from './operations.js';
  */
 const families: { family: CaseFamily; rule: (operationId: string) => string; title: string }[] = [
   { family: 'required', rule: (id) => `§4 ${id}.1`, title: 'coverage: each required property absent -> 400 + Error' },
-  { family: 'types', rule: (id) => `§4 ${id}.1`, title: 'coverage: each property null or of every JSON type it is not -> 400 + Error' },
-  { family: 'body-shape', rule: (id) => `§4 ${id}.1`, title: 'coverage: body absent, empty, malformed, near-JSON (trailing comma, quotes, comments, NaN, trailing text), or not an object -> 400 + Error' },
-  { family: 'valid-values', rule: (id) => `§4 ${id}.2`, title: 'coverage: valid boundary values (empty, long, non-ASCII, emoji, RTL, control characters) and absent optional properties -> created, echoed' },
-  { family: 'media-types', rule: () => '§1', title: 'coverage: application/json in any letter case and parameter spelling accepted; text/plain and a form refused with an Error; other JSON-based types and no Content-Type open' },
-  { family: 'raw-json', rule: (id) => `§4 ${id}`, title: 'coverage: bodies no JSON writer produces (escaped or re-cased property names, a property twice, BOM, invalid UTF-8, lone surrogate, NUL, deep nesting, unknown property) judged as JSON defines them' },
+  {
+    family: 'types',
+    rule: (id) => `§4 ${id}.1`,
+    title: 'coverage: each property null or of every JSON type it is not -> 400 + Error',
+  },
+  {
+    family: 'body-shape',
+    rule: (id) => `§4 ${id}.1`,
+    title:
+      'coverage: body absent, empty, malformed, near-JSON (trailing comma, quotes, comments, NaN, trailing text), or not an object -> 400 + Error',
+  },
+  {
+    family: 'valid-values',
+    rule: (id) => `§4 ${id}.2`,
+    title:
+      'coverage: valid boundary values (empty, long, non-ASCII, emoji, RTL, control characters) and absent optional properties -> created, echoed',
+  },
+  {
+    family: 'media-types',
+    rule: () => '§1',
+    title:
+      'coverage: application/json in any letter case and parameter spelling accepted; text/plain and a form refused with an Error; other JSON-based types and no Content-Type open',
+  },
+  {
+    family: 'raw-json',
+    rule: (id) => `§4 ${id}`,
+    title:
+      'coverage: bodies no JSON writer produces (escaped or re-cased property names, a property twice, BOM, invalid UTF-8, lone surrogate, NUL, deep nesting, unknown property) judged as JSON defines them',
+  },
 ];
 
 export default defineArea('Coverage phase (§1, §4, deterministic)', 'concurrent', (check) => {
   for (const { family, rule, title } of families) {
-    const casesOf = async (specPath: string) => (await bodyOperations(specPath)).map((operation) => ({ operation, cases: deriveBodyCases(operation.schema, (label) => `${specPath}-${label}`).filter((entry) => entry.family === family) }));
-    const maxCreates = async (target: { specPath: string }) => (await casesOf(target.specPath)).reduce((total, { cases }) => total + cases.length, 0);
-    check({ id: `coverage.${family}:${createCategory.operationId}`, rule: rule(createCategory.operationId), title, operation: createCategory.label, operationId: createCategory.operationId, writes: true, maxCreates }, async (run) => {
-      const operations = await bodyOperations(run.target.specPath);
-      if (operations.length === 0) return run.skip('the spec declares no JSON request body');
-      const failures: { label: string; problem: string; evidence: Evidence }[] = [];
-      const notes: string[] = [];
-      let total = 0;
-      for (const operation of operations) {
-        const cases = deriveBodyCases(operation.schema, (label) => run.categoryName(`cov-${label}`)).filter((entry) => entry.family === family);
-        total += cases.length;
-        const outcomes = await Promise.all(cases.map((entry) => sendCase(run, operation, entry)));
-        for (const outcome of outcomes) {
-          if (outcome.problem !== undefined) failures.push({ label: outcome.label, problem: outcome.problem, evidence: evidenceOf(outcome.exchange, `${outcome.label}: ${outcome.problem}`) });
-          if (outcome.note !== undefined) notes.push(outcome.note);
+    const casesOf = async (specPath: string) =>
+      (await bodyOperations(specPath)).map((operation) => ({
+        operation,
+        cases: deriveBodyCases(operation.schema, (label) => `${specPath}-${label}`).filter(
+          (entry) => entry.family === family,
+        ),
+      }));
+    const maxCreates = async (target: { specPath: string }) =>
+      (await casesOf(target.specPath)).reduce((total, { cases }) => total + cases.length, 0);
+    check(
+      {
+        id: `coverage.${family}:${createCategory.operationId}`,
+        rule: rule(createCategory.operationId),
+        title,
+        operation: createCategory.label,
+        operationId: createCategory.operationId,
+        writes: true,
+        maxCreates,
+      },
+      async (run) => {
+        const operations = await bodyOperations(run.target.specPath);
+        if (operations.length === 0) return run.skip('the spec declares no JSON request body');
+        const failures: { label: string; problem: string; evidence: Evidence }[] = [];
+        const notes: string[] = [];
+        let total = 0;
+        for (const operation of operations) {
+          const cases = deriveBodyCases(operation.schema, (label) => run.categoryName(`cov-${label}`)).filter(
+            (entry) => entry.family === family,
+          );
+          total += cases.length;
+          const outcomes = await Promise.all(cases.map((entry) => sendCase(run, operation, entry)));
+          for (const outcome of outcomes) {
+            if (outcome.problem !== undefined)
+              failures.push({
+                label: outcome.label,
+                problem: outcome.problem,
+                evidence: evidenceOf(outcome.exchange, `${outcome.label}: ${outcome.problem}`),
+              });
+            if (outcome.note !== undefined) notes.push(outcome.note);
+          }
         }
-      }
-      run.cases(total);
-      if (failures.length > 0) {
-        const shown = failures.slice(0, 4).map((failure) => `${failure.label} (${failure.problem})`).join('; ');
-        throw new CheckFailure(`${failures.length} of ${total} cases answered against the interface: ${shown}${failures.length > 4 ? `; and ${failures.length - 4} more` : ''}`, failures.slice(0, 8).map((failure) => failure.evidence));
-      }
-      if (notes.length > 0) run.note([...new Set(notes)].join('; '));
-    });
+        run.cases(total);
+        if (failures.length > 0) {
+          const shown = failures
+            .slice(0, 4)
+            .map((failure) => `${failure.label} (${failure.problem})`)
+            .join('; ');
+          throw new CheckFailure(
+            `${failures.length} of ${total} cases answered against the interface: ${shown}${failures.length > 4 ? `; and ${failures.length - 4} more` : ''}`,
+            failures.slice(0, 8).map((failure) => failure.evidence),
+          );
+        }
+        if (notes.length > 0) run.note([...new Set(notes)].join('; '));
+      },
+    );
   }
 });
 
-async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase): Promise<{ label: string; exchange: Exchange; problem?: string; note?: string }> {
+async function sendCase(
+  run: CheckRun,
+  operation: BodyOperation,
+  entry: BodyCase,
+): Promise<{ label: string; exchange: Exchange; problem?: string; note?: string }> {
   const exchange = await run.send({
     operationId: operation.operationId,
     method: operation.method,
     path: operation.path,
     authorization: run.bearer(),
     identity: 'main',
-    ...(entry.body.kind === 'json' ? { rawBody: JSON.stringify(entry.body.value) } : entry.body.kind === 'raw' ? { rawBody: entry.body.text } : entry.body.kind === 'bytes' ? { rawBody: entry.body.bytes } : {}),
+    ...(entry.body.kind === 'json'
+      ? { rawBody: JSON.stringify(entry.body.value) }
+      : entry.body.kind === 'raw'
+        ? { rawBody: entry.body.text }
+        : entry.body.kind === 'bytes'
+          ? { rawBody: entry.body.bytes }
+          : {}),
     ...(entry.contentType === undefined ? {} : { contentType: entry.contentType }),
     // Prism's proxy refuses some of these itself; the server must see them.
     bypassPrism: true,
@@ -65,22 +130,29 @@ async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase
   });
   const label = entry.label;
   const response = exchange.response;
-  if (response === undefined) return { label, exchange, problem: `no response: ${exchange.transportError ?? 'unknown'}` };
+  if (response === undefined)
+    return { label, exchange, problem: `no response: ${exchange.transportError ?? 'unknown'}` };
   const status = response.status;
   const isError = () => {
     if (!response.hasJson) return `the ${status} body is not JSON: ${bodyExcerpt(exchange, 60)}`;
     const result = run.spec.errorValidator.safeParse(response.json);
     if (!result.success) return `the ${status} body is not an Error {code, message, status}`;
     const bodyStatus = (response.json as { status?: unknown }).status;
-    return bodyStatus === status ? undefined : `Error.status ${String(bodyStatus)} differs from the HTTP status ${status}`;
+    return bodyStatus === status
+      ? undefined
+      : `Error.status ${String(bodyStatus)} differs from the HTTP status ${status}`;
   };
   const created = () => {
-    const declared = [...(run.spec.operations.get(operation.operationId)?.responses.keys() ?? [])].filter((key) => key.startsWith('2'));
-    if (!(status >= 200 && status < 300) || (declared.length > 0 && !declared.includes(String(status)))) return `a valid body, expected ${declared.join(' or ') || '2xx'}, got ${status}: ${bodyExcerpt(exchange, 80)}`;
+    const declared = [...(run.spec.operations.get(operation.operationId)?.responses.keys() ?? [])].filter((key) =>
+      key.startsWith('2'),
+    );
+    if (!(status >= 200 && status < 300) || (declared.length > 0 && !declared.includes(String(status))))
+      return `a valid body, expected ${declared.join(' or ') || '2xx'}, got ${status}: ${bodyExcerpt(exchange, 80)}`;
     const body = response.json as Record<string, unknown> | undefined;
     if (body === null || typeof body !== 'object') return `the ${status} body is not a JSON object`;
     for (const [name, value] of Object.entries(entry.echo ?? {})) {
-      if (typeof value === 'string' && body[name] !== value) return `${name} not echoed: sent ${JSON.stringify(value).slice(0, 60)}, got ${JSON.stringify(body[name])?.slice(0, 60)}`;
+      if (typeof value === 'string' && body[name] !== value)
+        return `${name} not echoed: sent ${JSON.stringify(value).slice(0, 60)}, got ${JSON.stringify(body[name])?.slice(0, 60)}`;
     }
     if (entry.echoOneOf !== undefined && !entry.echoOneOf.values.includes(body[entry.echoOneOf.property])) {
       return `${entry.echoOneOf.property} sent twice (${entry.echoOneOf.values.map((value) => JSON.stringify(value).slice(0, 40)).join(' and ')}), created with neither: ${JSON.stringify(body[entry.echoOneOf.property])?.slice(0, 60)}`;
@@ -92,12 +164,33 @@ async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase
     case 'accept':
       return { label, exchange, ...optional(created()) };
     case 'open':
-      if (status >= 400 && status < 500) return { label, exchange, ...optional(isError()), note: `${label}: refused with ${status} (the interface leaves it open: information)` };
-      return { label, exchange, ...optional(created()), ...(entry.echoOneOf === undefined ? {} : { note: `${label}: created with ${entry.echoOneOf.property} ${JSON.stringify((response.json as Record<string, unknown> | undefined)?.[entry.echoOneOf.property])?.slice(0, 40)}` }) };
+      if (status >= 400 && status < 500)
+        return {
+          label,
+          exchange,
+          ...optional(isError()),
+          note: `${label}: refused with ${status} (the interface leaves it open: information)`,
+        };
+      return {
+        label,
+        exchange,
+        ...optional(created()),
+        ...(entry.echoOneOf === undefined
+          ? {}
+          : {
+              note: `${label}: created with ${entry.echoOneOf.property} ${JSON.stringify((response.json as Record<string, unknown> | undefined)?.[entry.echoOneOf.property])?.slice(0, 40)}`,
+            }),
+      };
     case 'reject': {
-      if (status >= 200 && status < 300) return { label, exchange, problem: `an invalid body was accepted with ${status}` };
+      if (status >= 200 && status < 300)
+        return { label, exchange, problem: `an invalid body was accepted with ${status}` };
       const mediaType = entry.family === 'media-types';
-      if (mediaType ? !(status >= 400 && status < 500) : status !== 400) return { label, exchange, problem: `expected ${mediaType ? 'a 4xx' : '400'}, got ${status}: ${bodyExcerpt(exchange, 60)}` };
+      if (mediaType ? !(status >= 400 && status < 500) : status !== 400)
+        return {
+          label,
+          exchange,
+          problem: `expected ${mediaType ? 'a 4xx' : '400'}, got ${status}: ${bodyExcerpt(exchange, 60)}`,
+        };
       const problem = isError();
       return { label, exchange, ...optional(problem), ...(mediaType ? { note: `${label}: ${status}` } : {}) };
     }

@@ -17,49 +17,95 @@ const targetCount = Math.max(...pageSizesCrossed) + 1;
  * other creating checks, alone.
  */
 export default defineArea('listCategories lists all (§4)', 'sequential', (check) => {
-  check({ id: 'list.all', rule: '§4 listCategories', title: `every created category is listed, past page sizes ${pageSizesCrossed.join(', ')} (ids unique)`, operation: listCategories.label, operationId: listCategories.operationId, writes: true, maxCreates: (target) => target.createBudget }, async (run) => {
-    const before = await list(run.send.bind(run), run.bearer());
-    const listedBefore = Array.isArray(before.json) ? before.json.length : 0;
-    const wanted = Math.min(run.target.createBudget, Math.max(1, targetCount - listedBefore));
-    if (wanted < 1) return run.skip('--create-budget 0: the check may create nothing');
-    const sent: { id: number; name: string; description: string; exchange: Exchange }[] = [];
-    const bodies = Array.from({ length: wanted }, (_, index) => ({ name: run.categoryName(`all-${index + 1}`), description: `listed-all check ${index + 1} of ${wanted}` }));
-    const exchanges = await Promise.all(bodies.map((body) => run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body })));
-    exchanges.forEach((exchange, index) => {
-      const body = bodies[index]!;
-      const created = expectCreated(run.spec, exchange, body);
-      claimId(run.state.categoryIds, created.id, `list.all #${index + 1}`, exchange);
-      sent.push({ id: created.id, ...body, exchange });
-    });
-    const after = await list(run.send.bind(run), run.bearer());
-    const listing = after.exchange;
-    const items = Array.isArray(after.json) ? (after.json as { id?: unknown; name?: unknown; description?: unknown }[]) : [];
-    const byId = new Map(items.filter((item) => item !== null && typeof item === 'object').map((item) => [item.id, item]));
-    const missing = sent.filter((entry) => !byId.has(entry.id));
-    const runCreated = [...run.state.categoryIds.entries()].filter(([, origin]) => origin.startsWith('returned by')).map(([id]) => id);
-    const missingOthers = runCreated.filter((id) => !byId.has(id) && !sent.some((entry) => entry.id === id));
-    if (missing.length > 0 || missingOthers.length > 0) {
-      const ids = [...missing.map((entry) => entry.id), ...missingOthers];
-      throw new CheckFailure(`GET /categories lists ${items.length} categories but not ${ids.length} that this run created (ids ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', ...' : ''}); "all available categories" means all`, [
-        ...(missing[0] ? [evidenceOf(missing[0].exchange, `created id ${missing[0].id}`)] : []),
-        evidenceOf(listing, `${items.length} items, ${ids.length} created ones missing: ${bodyExcerpt(listing, 100)}`, { field: 'id' }),
-      ]);
-    }
-    const altered = sent.filter((entry) => byId.get(entry.id)?.name !== entry.name || byId.get(entry.id)?.description !== entry.description);
-    if (altered.length > 0) {
-      const first = altered[0]!;
-      const item = byId.get(first.id)!;
-      throw new CheckFailure(`${altered.length} listed categories differ from what was created: id ${first.id} listed as ${JSON.stringify({ name: item.name, description: item.description })}, created as ${JSON.stringify({ name: first.name, description: first.description })}`, [
-        evidenceOf(listing, `item ${first.id}: name ${JSON.stringify(item.name)}, description ${JSON.stringify(item.description)}`, { field: item.name !== first.name ? 'name' : 'description' }),
-      ]);
-    }
-    run.note(`${wanted} created (budget ${run.target.createBudget}), ${items.length} listed (was ${listedBefore}); all ${runCreated.length} categories of this run listed`);
-  });
+  check(
+    {
+      id: 'list.all',
+      rule: '§4 listCategories',
+      title: `every created category is listed, past page sizes ${pageSizesCrossed.join(', ')} (ids unique)`,
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+      writes: true,
+      maxCreates: (target) => target.createBudget,
+    },
+    async (run) => {
+      const before = await list(run.send.bind(run), run.bearer());
+      const listedBefore = Array.isArray(before.json) ? before.json.length : 0;
+      const wanted = Math.min(run.target.createBudget, Math.max(1, targetCount - listedBefore));
+      if (wanted < 1) return run.skip('--create-budget 0: the check may create nothing');
+      const sent: { id: number; name: string; description: string; exchange: Exchange }[] = [];
+      const bodies = Array.from({ length: wanted }, (_, index) => ({
+        name: run.categoryName(`all-${index + 1}`),
+        description: `listed-all check ${index + 1} of ${wanted}`,
+      }));
+      const exchanges = await Promise.all(
+        bodies.map((body) =>
+          run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body }),
+        ),
+      );
+      exchanges.forEach((exchange, index) => {
+        const body = bodies[index]!;
+        const created = expectCreated(run.spec, exchange, body);
+        claimId(run.state.categoryIds, created.id, `list.all #${index + 1}`, exchange);
+        sent.push({ id: created.id, ...body, exchange });
+      });
+      const after = await list(run.send.bind(run), run.bearer());
+      const listing = after.exchange;
+      const items = Array.isArray(after.json)
+        ? (after.json as { id?: unknown; name?: unknown; description?: unknown }[])
+        : [];
+      const byId = new Map(
+        items.filter((item) => item !== null && typeof item === 'object').map((item) => [item.id, item]),
+      );
+      const missing = sent.filter((entry) => !byId.has(entry.id));
+      const runCreated = [...run.state.categoryIds.entries()]
+        .filter(([, origin]) => origin.startsWith('returned by'))
+        .map(([id]) => id);
+      const missingOthers = runCreated.filter((id) => !byId.has(id) && !sent.some((entry) => entry.id === id));
+      if (missing.length > 0 || missingOthers.length > 0) {
+        const ids = [...missing.map((entry) => entry.id), ...missingOthers];
+        throw new CheckFailure(
+          `GET /categories lists ${items.length} categories but not ${ids.length} that this run created (ids ${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', ...' : ''}); "all available categories" means all`,
+          [
+            ...(missing[0] ? [evidenceOf(missing[0].exchange, `created id ${missing[0].id}`)] : []),
+            evidenceOf(
+              listing,
+              `${items.length} items, ${ids.length} created ones missing: ${bodyExcerpt(listing, 100)}`,
+              { field: 'id' },
+            ),
+          ],
+        );
+      }
+      const altered = sent.filter(
+        (entry) => byId.get(entry.id)?.name !== entry.name || byId.get(entry.id)?.description !== entry.description,
+      );
+      if (altered.length > 0) {
+        const first = altered[0]!;
+        const item = byId.get(first.id)!;
+        throw new CheckFailure(
+          `${altered.length} listed categories differ from what was created: id ${first.id} listed as ${JSON.stringify({ name: item.name, description: item.description })}, created as ${JSON.stringify({ name: first.name, description: first.description })}`,
+          [
+            evidenceOf(
+              listing,
+              `item ${first.id}: name ${JSON.stringify(item.name)}, description ${JSON.stringify(item.description)}`,
+              { field: item.name !== first.name ? 'name' : 'description' },
+            ),
+          ],
+        );
+      }
+      run.note(
+        `${wanted} created (budget ${run.target.createBudget}), ${items.length} listed (was ${listedBefore}); all ${runCreated.length} categories of this run listed`,
+      );
+    },
+  );
 });
 
-async function list(send: (request: Parameters<import('../lib/check.js').CheckRun['send']>[0]) => Promise<Exchange>, authorization: string): Promise<{ exchange: Exchange; json: unknown }> {
+async function list(
+  send: (request: Parameters<import('../lib/check.js').CheckRun['send']>[0]) => Promise<Exchange>,
+  authorization: string,
+): Promise<{ exchange: Exchange; json: unknown }> {
   const exchange = await send({ ...callOf(listCategories), authorization, identity: 'main' });
   const response = expectStatus(exchange, 200, 'a valid key');
-  if (!Array.isArray(response.json)) throw new CheckFailure('the body is not a JSON array', [evidenceOf(exchange, `body ${bodyExcerpt(exchange)}`)]);
+  if (!Array.isArray(response.json))
+    throw new CheckFailure('the body is not a JSON array', [evidenceOf(exchange, `body ${bodyExcerpt(exchange)}`)]);
   return { exchange, json: response.json };
 }

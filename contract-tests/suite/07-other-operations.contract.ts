@@ -11,37 +11,94 @@ import { callOf, getPetById, listStoreOrders } from './operations.js';
  */
 export default defineArea('Other operations (§4, §5.2, §9.3)', 'sequential', (check) => {
   for (const operation of [getPetById, listStoreOrders]) {
-    check({ id: `auth.valid-key:${operation.operationId}`, rule: '§5.2', title: 'valid Bearer key accepted (not 401)', operation: operation.label, operationId: operation.operationId }, async (run) => {
-      const exchange = await run.send({ ...callOf(operation), authorization: run.bearer(), identity: 'main' });
-      run.state.shared.set(`valid-key:${operation.operationId}`, exchange);
-      const response = responseOf(exchange);
-      if (response.status === 401) {
-        throw new CheckFailure('the valid key was refused with 401', [evidenceOf(exchange, `401 with the key given by --api-key; body ${bodyExcerpt(exchange)}`, { header: 'Authorization' })]);
-      }
-      run.note(`answered ${response.status}`);
-    });
+    check(
+      {
+        id: `auth.valid-key:${operation.operationId}`,
+        rule: '§5.2',
+        title: 'valid Bearer key accepted (not 401)',
+        operation: operation.label,
+        operationId: operation.operationId,
+      },
+      async (run) => {
+        const exchange = await run.send({ ...callOf(operation), authorization: run.bearer(), identity: 'main' });
+        run.state.shared.set(`valid-key:${operation.operationId}`, exchange);
+        const response = responseOf(exchange);
+        if (response.status === 401) {
+          throw new CheckFailure('the valid key was refused with 401', [
+            evidenceOf(exchange, `401 with the key given by --api-key; body ${bodyExcerpt(exchange)}`, {
+              header: 'Authorization',
+            }),
+          ]);
+        }
+        run.note(`answered ${response.status}`);
+      },
+    );
 
-    check({ id: `other.response:${operation.operationId}`, rule: '§4', title: 'response to a valid request (shape not shown by the interface)', operation: operation.label }, async (run) => {
-      const exchange = run.state.shared.get(`valid-key:${operation.operationId}`) ?? run.skip('no response to look at: the request above did not complete');
-      const response = responseOf(exchange);
-      run.info(`${response.status}, Content-Type ${response.headers['content-type'] ?? 'missing'}, body ${bodyExcerpt(exchange, 120)}`);
-    });
+    check(
+      {
+        id: `other.response:${operation.operationId}`,
+        rule: '§4',
+        title: 'response to a valid request (shape not shown by the interface)',
+        operation: operation.label,
+      },
+      async (run) => {
+        const exchange =
+          run.state.shared.get(`valid-key:${operation.operationId}`) ??
+          run.skip('no response to look at: the request above did not complete');
+        const response = responseOf(exchange);
+        run.info(
+          `${response.status}, Content-Type ${response.headers['content-type'] ?? 'missing'}, body ${bodyExcerpt(exchange, 120)}`,
+        );
+      },
+    );
   }
 
-  check({ id: 'other.deprecation:getPetById', rule: '§9.3', title: 'deprecation and sunset headers (whether they are sent is not shown; when sent, Deprecation is a date or "true", Sunset an HTTP-date not before it)', operation: getPetById.label }, async (run) => {
-    const exchange = run.state.shared.get(`valid-key:${getPetById.operationId}`) ?? run.skip('no response to look at: the request above did not complete');
-    const headers = responseOf(exchange).headers;
-    const deprecatedAt = deprecationTime(headers.deprecation);
-    const sunsetAt = headers.sunset === undefined ? undefined : Date.parse(headers.sunset);
-    const problems: string[] = [];
-    if (deprecatedAt === null) problems.push(`Deprecation: ${JSON.stringify(headers.deprecation)} is neither an RFC 9745 date ("@<unix seconds>"), an HTTP-date nor "true"`);
-    if (sunsetAt !== undefined && !Number.isFinite(sunsetAt)) problems.push(`Sunset: ${JSON.stringify(headers.sunset)} is not an HTTP-date (RFC 8594)`);
-    if (typeof deprecatedAt === 'number' && sunsetAt !== undefined && Number.isFinite(sunsetAt) && sunsetAt < deprecatedAt) problems.push(`Sunset ${headers.sunset} is before the Deprecation date ${new Date(deprecatedAt).toUTCString()}`);
-    if (problems.length > 0) throw new CheckFailure(`the deprecation of ${getPetById.label} is announced in a form no client can read: ${problems.join('; ')}`, [evidenceOf(exchange, problems.join('; '), { header: headers.deprecation !== undefined && deprecatedAt === null ? 'Deprecation' : 'Sunset' })]);
-    const notes = [describeDeprecation(headers.deprecation), describeSunset(headers.sunset)];
-    if (headers.link?.includes('deprecation') || headers.link?.includes('sunset')) notes.push(`Link: ${headers.link}`);
-    run.info(notes.join('; '));
-  });
+  check(
+    {
+      id: 'other.deprecation:getPetById',
+      rule: '§9.3',
+      title:
+        'deprecation and sunset headers (whether they are sent is not shown; when sent, Deprecation is a date or "true", Sunset an HTTP-date not before it)',
+      operation: getPetById.label,
+    },
+    async (run) => {
+      const exchange =
+        run.state.shared.get(`valid-key:${getPetById.operationId}`) ??
+        run.skip('no response to look at: the request above did not complete');
+      const headers = responseOf(exchange).headers;
+      const deprecatedAt = deprecationTime(headers.deprecation);
+      const sunsetAt = headers.sunset === undefined ? undefined : Date.parse(headers.sunset);
+      const problems: string[] = [];
+      if (deprecatedAt === null)
+        problems.push(
+          `Deprecation: ${JSON.stringify(headers.deprecation)} is neither an RFC 9745 date ("@<unix seconds>"), an HTTP-date nor "true"`,
+        );
+      if (sunsetAt !== undefined && !Number.isFinite(sunsetAt))
+        problems.push(`Sunset: ${JSON.stringify(headers.sunset)} is not an HTTP-date (RFC 8594)`);
+      if (
+        typeof deprecatedAt === 'number' &&
+        sunsetAt !== undefined &&
+        Number.isFinite(sunsetAt) &&
+        sunsetAt < deprecatedAt
+      )
+        problems.push(
+          `Sunset ${headers.sunset} is before the Deprecation date ${new Date(deprecatedAt).toUTCString()}`,
+        );
+      if (problems.length > 0)
+        throw new CheckFailure(
+          `the deprecation of ${getPetById.label} is announced in a form no client can read: ${problems.join('; ')}`,
+          [
+            evidenceOf(exchange, problems.join('; '), {
+              header: headers.deprecation !== undefined && deprecatedAt === null ? 'Deprecation' : 'Sunset',
+            }),
+          ],
+        );
+      const notes = [describeDeprecation(headers.deprecation), describeSunset(headers.sunset)];
+      if (headers.link?.includes('deprecation') || headers.link?.includes('sunset'))
+        notes.push(`Link: ${headers.link}`);
+      run.info(notes.join('; '));
+    },
+  );
 });
 
 /** When a Deprecation header says the operation was deprecated: epoch ms, true (no date), undefined (absent) or null (unreadable). */
@@ -67,5 +124,7 @@ function describeDeprecation(value: string | undefined): string {
 function describeSunset(value: string | undefined): string {
   if (value === undefined) return 'no Sunset header';
   const time = Date.parse(value);
-  return Number.isFinite(time) ? `Sunset: ${value} (${new Date(time).toISOString()})` : `Sunset: ${value} (not an HTTP-date)`;
+  return Number.isFinite(time)
+    ? `Sunset: ${value} (${new Date(time).toISOString()})`
+    : `Sunset: ${value} (not an HTTP-date)`;
 }

@@ -20,95 +20,221 @@ const attempts = 3;
 const postsPerMeasurement = 2;
 
 export default defineArea('Rate limits (§8)', 'sequential', (check) => {
-  check({ id: 'rate.remaining-decreases', rule: '§8', title: 'X-RateLimit-Remaining decreases across 3 sequential requests of one key', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
-    const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list()]), 'some');
-    for (const [before, after] of measured.pairs) {
-      const previous = budgetOf(run, before);
-      const next = budgetOf(run, after);
-      if (next.remaining! >= previous.remaining!) {
-        throw new CheckFailure(`X-RateLimit-Remaining went from ${previous.remaining} to ${next.remaining} between two sequential requests in one window`, [
-          evidenceOf(before, `X-RateLimit-Remaining ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
-          evidenceOf(after, `X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
-        ]);
-      }
-    }
-    run.note(`Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`);
-  });
-
-  check({ id: 'rate.reset-steady', rule: '§8', title: 'X-RateLimit-Reset never moves earlier between sequential requests of one key in one window', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
-    const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list(), list()]), 'some');
-    for (const [before, after] of measured.pairs) {
-      const previous = budgetOf(run, before);
-      const next = budgetOf(run, after);
-      if (previous.resetSeconds === undefined || next.resetSeconds === undefined) return run.skip('X-RateLimit-Reset is missing or not a Unix timestamp in seconds (see the §8 header checks)');
-      // Fixed windows keep their Reset, sliding ones move it later; earlier (beyond 1 s of rounding) is neither.
-      if (next.resetSeconds < previous.resetSeconds - 1) {
-        throw new CheckFailure(`X-RateLimit-Reset moved earlier, from ${previous.resetSeconds} to ${next.resetSeconds}, between two sequential requests in one window: the reset the key was promised is not the one it gets`, [
-          evidenceOf(before, `X-RateLimit-Reset ${previous.resetSeconds}`, { header: 'X-RateLimit-Reset' }),
-          evidenceOf(after, `X-RateLimit-Reset ${next.resetSeconds}, earlier than ${previous.resetSeconds}`, { header: 'X-RateLimit-Reset' }),
-        ]);
-      }
-    }
-    run.note(`Reset ${[...new Set(measured.exchanges.map((exchange) => budgetOf(run, exchange).resetSeconds))].join(' -> ')}${retaken(measured.attempt)}`);
-  });
-
-  check({ id: 'rate.every-request-counts', rule: '§8', title: 'every request spends the budget, whatever its method or outcome (GET, POST 201, POST 400, 404, 405), one request each', operation: '(all of one key)', maxCreates: () => postsPerMeasurement * attempts }, async (run) => {
-    const steps: { what: string; request: ApiRequest }[] = [
-      { what: 'GET /categories (200)', request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' } },
-      ...(run.target.readOnly
-        ? []
-        : [
-            { what: 'POST /categories with a valid body (201)', request: { ...callOf(createCategory), authorization: run.bearer(), identity: 'main' as const, json: { name: run.categoryName('budget-count') } } },
-            { what: 'POST /categories without name (400)', request: { ...callOf(createCategory), authorization: run.bearer(), identity: 'main' as const, json: { description: 'no name' } } },
-          ]),
-      { what: 'GET of an unknown path (404)', request: { operationId: 'unknownPath', method: 'GET', path: `/${run.target.namePrefix}-no-such-resource`, authorization: run.bearer(), identity: 'main' } },
-      { what: 'PATCH /categories without a body (405)', request: { operationId: 'methodNotAllowed', method: 'PATCH', path: '/categories', authorization: run.bearer(), identity: 'main' } },
-      { what: 'GET /categories (200)', request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' } },
-    ];
-    // Every step must be judged, so a sequence that a new window interrupts anywhere is sent again.
-    const measured = await inOneWindow(run, () => sequence(run, steps.map((step) => step.request)), 'all');
-    run.cases(steps.length);
-    for (const [before, after] of measured.pairs) {
-      const index = measured.exchanges.indexOf(after);
-      const previous = budgetOf(run, before);
-      const next = budgetOf(run, after);
-      if (next.remaining! >= previous.remaining!) {
-        throw new CheckFailure(`a request was not counted: X-RateLimit-Remaining was ${previous.remaining} after ${steps[index - 1]!.what} and still ${next.remaining} after ${steps[index]!.what} (requests sent one at a time, one window)`, [
-          evidenceOf(before, `${steps[index - 1]!.what}: X-RateLimit-Remaining ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
-          evidenceOf(after, `next request: X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
-        ]);
-      }
-    }
-    run.note(`Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`);
-  });
-
-  check({ id: 'rate.parallel-distinct', rule: '§8', title: 'requests of one key sent in parallel each spend one request: no two answers in one window report the same X-RateLimit-Remaining', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    const count = Math.max(2, Math.min(6, run.target.concurrency * 2));
-    const exchanges = await Promise.all(Array.from({ length: count }, () => run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' })));
-    const windows = new Map<string, { remaining: number; exchange: Exchange }[]>();
-    for (const exchange of exchanges) {
-      const budget = budgetOf(run, exchange);
-      const window = `${budget.limit}/${budget.resetSeconds}`;
-      windows.set(window, [...(windows.get(window) ?? []), { remaining: budget.remaining!, exchange }]);
-    }
-    for (const answers of windows.values()) {
-      const seen = new Map<number, Exchange>();
-      for (const { remaining, exchange } of answers) {
-        const twin = seen.get(remaining);
-        if (twin !== undefined) {
-          throw new CheckFailure(`${count} parallel requests of one key: two answers in one window both say X-RateLimit-Remaining ${remaining}, so one request was not counted (a lost update under concurrency) or counted for another`, [
-            evidenceOf(twin, `X-RateLimit-Remaining ${remaining}`, { header: 'X-RateLimit-Remaining' }),
-            evidenceOf(exchange, `X-RateLimit-Remaining ${remaining} again, same X-RateLimit-Reset`, { header: 'X-RateLimit-Remaining' }),
-          ]);
+  check(
+    {
+      id: 'rate.remaining-decreases',
+      rule: '§8',
+      title: 'X-RateLimit-Remaining decreases across 3 sequential requests of one key',
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+    },
+    async (run) => {
+      const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
+      const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list()]), 'some');
+      for (const [before, after] of measured.pairs) {
+        const previous = budgetOf(run, before);
+        const next = budgetOf(run, after);
+        if (next.remaining! >= previous.remaining!) {
+          throw new CheckFailure(
+            `X-RateLimit-Remaining went from ${previous.remaining} to ${next.remaining} between two sequential requests in one window`,
+            [
+              evidenceOf(before, `X-RateLimit-Remaining ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
+              evidenceOf(after, `X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`, {
+                header: 'X-RateLimit-Remaining',
+              }),
+            ],
+          );
         }
-        seen.set(remaining, exchange);
       }
-    }
-    run.cases(count);
-    run.note(`Remaining ${exchanges.map((exchange) => budgetOf(run, exchange).remaining).sort((a, b) => (b ?? 0) - (a ?? 0)).join(', ')} (${count} in parallel, up to --concurrency ${run.target.concurrency} in flight)`);
-  });
+      run.note(
+        `Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`,
+      );
+    },
+  );
+
+  check(
+    {
+      id: 'rate.reset-steady',
+      rule: '§8',
+      title: 'X-RateLimit-Reset never moves earlier between sequential requests of one key in one window',
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+    },
+    async (run) => {
+      const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
+      const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list(), list()]), 'some');
+      for (const [before, after] of measured.pairs) {
+        const previous = budgetOf(run, before);
+        const next = budgetOf(run, after);
+        if (previous.resetSeconds === undefined || next.resetSeconds === undefined)
+          return run.skip('X-RateLimit-Reset is missing or not a Unix timestamp in seconds (see the §8 header checks)');
+        // Fixed windows keep their Reset, sliding ones move it later; earlier (beyond 1 s of rounding) is neither.
+        if (next.resetSeconds < previous.resetSeconds - 1) {
+          throw new CheckFailure(
+            `X-RateLimit-Reset moved earlier, from ${previous.resetSeconds} to ${next.resetSeconds}, between two sequential requests in one window: the reset the key was promised is not the one it gets`,
+            [
+              evidenceOf(before, `X-RateLimit-Reset ${previous.resetSeconds}`, { header: 'X-RateLimit-Reset' }),
+              evidenceOf(after, `X-RateLimit-Reset ${next.resetSeconds}, earlier than ${previous.resetSeconds}`, {
+                header: 'X-RateLimit-Reset',
+              }),
+            ],
+          );
+        }
+      }
+      run.note(
+        `Reset ${[...new Set(measured.exchanges.map((exchange) => budgetOf(run, exchange).resetSeconds))].join(' -> ')}${retaken(measured.attempt)}`,
+      );
+    },
+  );
+
+  check(
+    {
+      id: 'rate.every-request-counts',
+      rule: '§8',
+      title:
+        'every request spends the budget, whatever its method or outcome (GET, POST 201, POST 400, 404, 405), one request each',
+      operation: '(all of one key)',
+      maxCreates: () => postsPerMeasurement * attempts,
+    },
+    async (run) => {
+      const steps: { what: string; request: ApiRequest }[] = [
+        {
+          what: 'GET /categories (200)',
+          request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
+        },
+        ...(run.target.readOnly
+          ? []
+          : [
+              {
+                what: 'POST /categories with a valid body (201)',
+                request: {
+                  ...callOf(createCategory),
+                  authorization: run.bearer(),
+                  identity: 'main' as const,
+                  json: { name: run.categoryName('budget-count') },
+                },
+              },
+              {
+                what: 'POST /categories without name (400)',
+                request: {
+                  ...callOf(createCategory),
+                  authorization: run.bearer(),
+                  identity: 'main' as const,
+                  json: { description: 'no name' },
+                },
+              },
+            ]),
+        {
+          what: 'GET of an unknown path (404)',
+          request: {
+            operationId: 'unknownPath',
+            method: 'GET',
+            path: `/${run.target.namePrefix}-no-such-resource`,
+            authorization: run.bearer(),
+            identity: 'main',
+          },
+        },
+        {
+          what: 'PATCH /categories without a body (405)',
+          request: {
+            operationId: 'methodNotAllowed',
+            method: 'PATCH',
+            path: '/categories',
+            authorization: run.bearer(),
+            identity: 'main',
+          },
+        },
+        {
+          what: 'GET /categories (200)',
+          request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
+        },
+      ];
+      // Every step must be judged, so a sequence that a new window interrupts anywhere is sent again.
+      const measured = await inOneWindow(
+        run,
+        () =>
+          sequence(
+            run,
+            steps.map((step) => step.request),
+          ),
+        'all',
+      );
+      run.cases(steps.length);
+      for (const [before, after] of measured.pairs) {
+        const index = measured.exchanges.indexOf(after);
+        const previous = budgetOf(run, before);
+        const next = budgetOf(run, after);
+        if (next.remaining! >= previous.remaining!) {
+          throw new CheckFailure(
+            `a request was not counted: X-RateLimit-Remaining was ${previous.remaining} after ${steps[index - 1]!.what} and still ${next.remaining} after ${steps[index]!.what} (requests sent one at a time, one window)`,
+            [
+              evidenceOf(before, `${steps[index - 1]!.what}: X-RateLimit-Remaining ${previous.remaining}`, {
+                header: 'X-RateLimit-Remaining',
+              }),
+              evidenceOf(
+                after,
+                `next request: X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`,
+                { header: 'X-RateLimit-Remaining' },
+              ),
+            ],
+          );
+        }
+      }
+      run.note(
+        `Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`,
+      );
+    },
+  );
+
+  check(
+    {
+      id: 'rate.parallel-distinct',
+      rule: '§8',
+      title:
+        'requests of one key sent in parallel each spend one request: no two answers in one window report the same X-RateLimit-Remaining',
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+    },
+    async (run) => {
+      const count = Math.max(2, Math.min(6, run.target.concurrency * 2));
+      const exchanges = await Promise.all(
+        Array.from({ length: count }, () =>
+          run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' }),
+        ),
+      );
+      const windows = new Map<string, { remaining: number; exchange: Exchange }[]>();
+      for (const exchange of exchanges) {
+        const budget = budgetOf(run, exchange);
+        const window = `${budget.limit}/${budget.resetSeconds}`;
+        windows.set(window, [...(windows.get(window) ?? []), { remaining: budget.remaining!, exchange }]);
+      }
+      for (const answers of windows.values()) {
+        const seen = new Map<number, Exchange>();
+        for (const { remaining, exchange } of answers) {
+          const twin = seen.get(remaining);
+          if (twin !== undefined) {
+            throw new CheckFailure(
+              `${count} parallel requests of one key: two answers in one window both say X-RateLimit-Remaining ${remaining}, so one request was not counted (a lost update under concurrency) or counted for another`,
+              [
+                evidenceOf(twin, `X-RateLimit-Remaining ${remaining}`, { header: 'X-RateLimit-Remaining' }),
+                evidenceOf(exchange, `X-RateLimit-Remaining ${remaining} again, same X-RateLimit-Reset`, {
+                  header: 'X-RateLimit-Remaining',
+                }),
+              ],
+            );
+          }
+          seen.set(remaining, exchange);
+        }
+      }
+      run.cases(count);
+      run.note(
+        `Remaining ${exchanges
+          .map((exchange) => budgetOf(run, exchange).remaining)
+          .sort((a, b) => (b ?? 0) - (a ?? 0))
+          .join(', ')} (${count} in parallel, up to --concurrency ${run.target.concurrency} in flight)`,
+      );
+    },
+  );
 });
 
 /** Sends the requests one at a time, in order. */
@@ -122,7 +248,11 @@ async function sequence(run: CheckRun, requests: ApiRequest[]): Promise<Exchange
  * Takes a measurement until a new window interrupts `all` of its steps (or, with 'some', not
  * every one of them): the consecutive pairs of answers that lie in one window are returned.
  */
-async function inOneWindow(run: CheckRun, take: () => Promise<Exchange[]>, needed: 'all' | 'some'): Promise<{ exchanges: Exchange[]; pairs: [Exchange, Exchange][]; attempt: number }> {
+async function inOneWindow(
+  run: CheckRun,
+  take: () => Promise<Exchange[]>,
+  needed: 'all' | 'some',
+): Promise<{ exchanges: Exchange[]; pairs: [Exchange, Exchange][]; attempt: number }> {
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     const exchanges = await take();
     const pairs: [Exchange, Exchange][] = [];
@@ -132,9 +262,12 @@ async function inOneWindow(run: CheckRun, take: () => Promise<Exchange[]>, neede
       // Headers that cannot be read say nothing of windows: the pair stays, and its check judges (or skips) it in order.
       if (!newWindowBetween(readingOf(before), readingOf(after))) pairs.push([before, after]);
     }
-    if (needed === 'all' ? pairs.length === exchanges.length - 1 : pairs.length > 0) return { exchanges, pairs, attempt };
+    if (needed === 'all' ? pairs.length === exchanges.length - 1 : pairs.length > 0)
+      return { exchanges, pairs, attempt };
   }
-  return run.inconclusive(`inconclusive: a new window started during each of ${attempts} measurements (windows shorter than a few requests?)`);
+  return run.inconclusive(
+    `inconclusive: a new window started during each of ${attempts} measurements (windows shorter than a few requests?)`,
+  );
 }
 
 function readingOf(exchange: Exchange): BudgetReading {
@@ -144,10 +277,15 @@ function readingOf(exchange: Exchange): BudgetReading {
 /** The budget a response reports; the check is skipped when Remaining cannot be read (the header checks report why). */
 function budgetOf(run: CheckRun, exchange: Exchange): BudgetReading {
   const budget = readBudget(responseOf(exchange).headers, exchange.receivedAtMs);
-  if (budget.remaining === undefined) return run.skip('X-RateLimit-Remaining is missing or not an integer, so its course cannot be followed (see the §8 header checks)');
+  if (budget.remaining === undefined)
+    return run.skip(
+      'X-RateLimit-Remaining is missing or not an integer, so its course cannot be followed (see the §8 header checks)',
+    );
   return budget;
 }
 
 function retaken(attempt: number): string {
-  return attempt === 1 ? '' : ` (measured again: a new window started during ${attempt - 1} earlier measurement${attempt > 2 ? 's' : ''})`;
+  return attempt === 1
+    ? ''
+    : ` (measured again: a new window started during ${attempt - 1} earlier measurement${attempt > 2 ? 's' : ''})`;
 }

@@ -3,8 +3,21 @@ import { CheckFailure, OverBudget } from '../lib/check-errors.js';
 import { evidenceOf, type Exchange } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
-import { newWindowBetween, planOfMinuteLimit, readBudget, serverClock, type BudgetReading } from '../lib/rate-limit-headers.js';
-import { affordKeyRequests, isLimited, promiseStillHeld, rateLimitKeyList, rateLimitKeyRecord, retryAtOf } from '../lib/rate-limit-key.js';
+import {
+  newWindowBetween,
+  planOfMinuteLimit,
+  readBudget,
+  serverClock,
+  type BudgetReading,
+} from '../lib/rate-limit-headers.js';
+import {
+  affordKeyRequests,
+  isLimited,
+  promiseStillHeld,
+  rateLimitKeyList,
+  rateLimitKeyRecord,
+  retryAtOf,
+} from '../lib/rate-limit-key.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -30,197 +43,401 @@ const banWaitNeededMs = 3_600_000;
 const slackMs = 2_000;
 
 export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential', (check) => {
-  check({ id: 'rate.after-retry-after', rule: '§8.2', title: 'after waiting what Retry-After said, the key is served again; a new window starts full (Remaining = Limit - 1) and resets later', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    const limited = run.state.shared.get(limitedKey) ?? run.skip(run.target.rateLimitKey === undefined ? 'needs --rate-limit-key' : 'no 429 was received (see rate.429)');
-    const before = run.state.shared.get(lastAllowedKey);
-    const retryAt = retryAtOf(limited) ?? run.skip('the 429 gave no usable Retry-After (see rate.429-retry-after)');
-    const after = await waitAndSend(run, retryAt, 'the time the 429 gave in Retry-After, to see the key served again');
-    if (isLimited(after)) {
-      throw new CheckFailure(`the key waited the ${Math.round((retryAt - limited.receivedAtMs) / 1000)} s that Retry-After asked for and was refused again with 429: Retry-After did not say when the client may retry`, [
-        evidenceOf(limited, `Retry-After ${responseOf(limited).headers['retry-after']}`, { header: 'Retry-After' }),
-        evidenceOf(after, `429 again after waiting (Retry-After ${responseOf(after).headers['retry-after'] ?? 'missing'})`),
-      ]);
-    }
-    const now = reading(after);
-    const previous = before === undefined ? undefined : reading(before);
-    if (previous === undefined || !newWindowBetween(previous, now)) {
-      run.note(`served again after waiting; the headers still report the window of the 429 (Reset ${now.resetSeconds})`);
-      return;
-    }
-    if (now.limit !== undefined && now.remaining !== undefined && now.remaining !== now.limit - 1) {
-      throw new CheckFailure(`a new window began (X-RateLimit-Reset ${previous.resetSeconds} -> ${now.resetSeconds}), yet its first request left X-RateLimit-Remaining ${now.remaining}, not ${now.limit - 1} (Limit ${now.limit} minus this request); the key sent nothing else in between`, [
-        evidenceOf(before!, `the window before: X-RateLimit-Reset ${previous.resetSeconds}`, { header: 'X-RateLimit-Reset' }),
-        evidenceOf(after, `X-RateLimit-Limit ${now.limit}, X-RateLimit-Remaining ${now.remaining}`, { header: 'X-RateLimit-Remaining' }),
-      ]);
-    }
-    run.note(`served after ${Math.round((retryAt - limited.receivedAtMs) / 1000)} s: Remaining ${now.remaining} of ${now.limit}, Reset ${previous.resetSeconds} -> ${now.resetSeconds}`);
-  });
-
-  check({ id: 'rate.limit-before-validation', rule: '§8.1', title: 'a request over the limit gets 429 whatever else is wrong with it (an invalid body, an unknown path): the limit is applied first', operation: createCategory.label, operationId: createCategory.operationId, maxCreates: (target) => (target.rateLimitKey === undefined ? 0 : 1) }, async (run) => {
-    const served = await servedKey(run, 'waiting out the last 429, to exhaust the key once more');
-    const left = reading(served).remaining ?? run.skip('X-RateLimit-Remaining of the rate-limit key is missing');
-    affordKeyRequests(run, left + 1, 'exhausting the key again');
-    let last = served;
-    for (let index = 0; index < left; index += 1) {
-      const next = await run.send(rateLimitKeyList(run));
-      if (isLimited(next)) {
-        run.state.shared.set(latest429Key, next);
-        return run.skip('the key was refused before it was exhausted (judged by rate.429-only-when-exhausted:later)');
+  check(
+    {
+      id: 'rate.after-retry-after',
+      rule: '§8.2',
+      title:
+        'after waiting what Retry-After said, the key is served again; a new window starts full (Remaining = Limit - 1) and resets later',
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+    },
+    async (run) => {
+      const limited =
+        run.state.shared.get(limitedKey) ??
+        run.skip(
+          run.target.rateLimitKey === undefined ? 'needs --rate-limit-key' : 'no 429 was received (see rate.429)',
+        );
+      const before = run.state.shared.get(lastAllowedKey);
+      const retryAt = retryAtOf(limited) ?? run.skip('the 429 gave no usable Retry-After (see rate.429-retry-after)');
+      const after = await waitAndSend(
+        run,
+        retryAt,
+        'the time the 429 gave in Retry-After, to see the key served again',
+      );
+      if (isLimited(after)) {
+        throw new CheckFailure(
+          `the key waited the ${Math.round((retryAt - limited.receivedAtMs) / 1000)} s that Retry-After asked for and was refused again with 429: Retry-After did not say when the client may retry`,
+          [
+            evidenceOf(limited, `Retry-After ${responseOf(limited).headers['retry-after']}`, { header: 'Retry-After' }),
+            evidenceOf(
+              after,
+              `429 again after waiting (Retry-After ${responseOf(after).headers['retry-after'] ?? 'missing'})`,
+            ),
+          ],
+        );
       }
-      last = next;
-    }
-    if ((reading(last).remaining ?? 0) > 0) return run.skip(`a new window began while the key was being exhausted (Remaining ${reading(last).remaining})`);
-    // The request that exceeds the limit is one the service would refuse anyway: a POST without name, or (read-only) an unknown path.
-    const over: ApiRequest = run.target.readOnly
-      ? { operationId: 'unknownPath', method: 'GET', path: `/${run.target.namePrefix}-no-such-resource`, authorization: run.bearer(run.target.rateLimitKey), identity: 'rate-limit' }
-      : { ...callOf(createCategory), authorization: run.bearer(run.target.rateLimitKey), identity: 'rate-limit', json: { description: 'over the limit and without a name' } };
-    const exchange = await run.send(over);
-    run.state.shared.set(latest429Key, exchange);
-    if (!isLimited(exchange)) {
-      throw new CheckFailure(`the key had X-RateLimit-Remaining 0, and its next request (${run.target.readOnly ? 'an unknown path' : 'a POST without name'}) was answered ${responseOf(exchange).status}, not 429: a request over the limit must be refused for the limit (§8.1), whatever else is wrong with it`, [
-        evidenceOf(last, 'X-RateLimit-Remaining 0', { header: 'X-RateLimit-Remaining' }),
-        evidenceOf(exchange, `${responseOf(exchange).status} instead of 429`),
-      ]);
-    }
-    run.note(`429 for ${run.target.readOnly ? 'an unknown path' : 'a POST without name'} once the key was exhausted`);
-  });
+      const now = reading(after);
+      const previous = before === undefined ? undefined : reading(before);
+      if (previous === undefined || !newWindowBetween(previous, now)) {
+        run.note(
+          `served again after waiting; the headers still report the window of the 429 (Reset ${now.resetSeconds})`,
+        );
+        return;
+      }
+      if (now.limit !== undefined && now.remaining !== undefined && now.remaining !== now.limit - 1) {
+        throw new CheckFailure(
+          `a new window began (X-RateLimit-Reset ${previous.resetSeconds} -> ${now.resetSeconds}), yet its first request left X-RateLimit-Remaining ${now.remaining}, not ${now.limit - 1} (Limit ${now.limit} minus this request); the key sent nothing else in between`,
+          [
+            evidenceOf(before!, `the window before: X-RateLimit-Reset ${previous.resetSeconds}`, {
+              header: 'X-RateLimit-Reset',
+            }),
+            evidenceOf(after, `X-RateLimit-Limit ${now.limit}, X-RateLimit-Remaining ${now.remaining}`, {
+              header: 'X-RateLimit-Remaining',
+            }),
+          ],
+        );
+      }
+      run.note(
+        `served after ${Math.round((retryAt - limited.receivedAtMs) / 1000)} s: Remaining ${now.remaining} of ${now.limit}, Reset ${previous.resetSeconds} -> ${now.resetSeconds}`,
+      );
+    },
+  );
 
-  check({ id: 'rate.ban-temporary', rule: '§8.3', title: 'a key that keeps sending after a 429 may be banned; every 429 says when to come back (Retry-After), and after waiting that long the key is served again', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-    // A ban's length is known only once it is given: the kit provokes one only when it could wait a long one out.
-    if (run.target.windowWaitMs < banWaitNeededMs) {
-      throw new OverBudget(`keeping on sending after a 429 may get the key banned for a while; the kit does it only when --window-wait is at least ${banWaitNeededMs / 1000} s, so that it can wait the ban out (--window-wait is ${run.target.windowWaitMs / 1000} s)`);
-    }
-    const first = run.state.shared.get(latest429Key) ?? run.skip('no recent 429 of the rate-limit key (see rate.limit-before-validation)');
-    if (!isLimited(first)) return run.skip('no recent 429 of the rate-limit key (see rate.limit-before-validation)');
-    const windowEnd = retryAtOf(first) ?? run.skip('the 429 gave no usable Retry-After');
-    affordKeyRequests(run, keepSending + 1, 'keeping on sending after a 429');
-    const record = rateLimitKeyRecord(run.state);
-    let last = first;
-    for (let index = 0; index < keepSending; index += 1) {
-      const next = await run.send(rateLimitKeyList(run, { keepSendingAfter429: true }));
-      if (!isLimited(next)) return run.skip('a new window began while the key kept sending');
-      record.keptSending.add(next.seq);
-      last = next;
-    }
-    const retryAt = retryAtOf(last) ?? run.skip('a 429 of the key kept sending gave no usable Retry-After (judged by every.429-retry-after)');
-    const banned = retryAt > windowEnd + slackMs;
-    const after = await waitAndSend(run, retryAt, `the Retry-After of the ${keepSending}th 429 in a row${banned ? ' (a ban)' : ''}`);
-    if (isLimited(after)) {
-      throw new CheckFailure(`after ${keepSending + 1} requests refused in a row, the last 429 said to retry in ${Math.round((retryAt - last.receivedAtMs) / 1000)} s; the key waited that long and was refused again: a ban must be temporary, and its 429 must say when it ends`, [
-        evidenceOf(last, `Retry-After ${responseOf(last).headers['retry-after']}`, { header: 'Retry-After' }),
-        evidenceOf(after, `429 again after waiting (Retry-After ${responseOf(after).headers['retry-after'] ?? 'missing'})`),
-      ]);
-    }
-    run.info(banned ? `banned after ${keepSending + 1} requests refused in a row: Retry-After ${responseOf(last).headers['retry-after']}; served again after waiting it` : `not banned after ${keepSending + 1} requests refused in a row (the interface says keys "may" be banned); served again at the window's end`);
-  });
-
-  check({ id: 'rate.day-window', rule: '§8', title: 'the day limit of the key\'s plan (Free: 1,000 a day) holds: no more served in a day window, and a 429 with Retry-After at most a day ahead when it is spent', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    const served = await servedKey(run, 'waiting out the last 429, to spend the key\'s day');
-    const plan = planOfMinuteLimit(reading(served).limit);
-    if (plan === undefined) {
-      run.info(`X-RateLimit-Limit ${reading(served).limit ?? 'missing'} names no plan's minute window (an Enterprise key, or a day window), so the key's day limit is not known: not checked`);
-      return;
-    }
-    // What is left of the key's day (UTC, by the server's Date): the plan's day less what this run was served today,
-    // plus a minute's worth in case the server's day window is not the UTC day and ended meanwhile.
-    const today = utcDay(served);
-    const earlier = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined && !isLimited(exchange) && exchange.seq < served.seq && utcDay(exchange) === today).length;
-    const allowed = Math.max(0, plan.perDay - earlier) + plan.perMinute;
-    const minutes = Math.ceil(allowed / plan.perMinute);
-    // Known before the first request: spending a day takes a minute window per plan.perMinute requests.
-    if (run.target.windowWaitMs < minutes * 60_000) {
-      throw new OverBudget(`spending the rest of the key's day takes about ${minutes} minute windows, up to ${minutes * 60} s of waiting; --window-wait is ${run.target.windowWaitMs / 1000} s`);
-    }
-    affordKeyRequests(run, allowed + minutes + 2, `spending the rest of the key's day (the ${plan.name} plan allows ${plan.perDay.toLocaleString('en')} a day; this run was served ${earlier} today)`);
-    const answers: Exchange[] = [served];
-    let dayLimited: Exchange | undefined;
-    let last = served;
-    while (dayLimited === undefined) {
-      const next = await run.send(rateLimitKeyList(run));
-      answers.push(next);
-      if (!isLimited(next)) {
-        last = next;
-        const servedToday = answers.filter((answer) => !isLimited(answer)).length;
-        if (servedToday > allowed) {
-          if (utcDay(next) !== today) return run.skip('the key\'s day ran into the next UTC day before its limit was reached');
-          throw new CheckFailure(`the key (X-RateLimit-Limit ${plan.perMinute}: the ${plan.name} plan, ${plan.perDay.toLocaleString('en')} a day) was served ${earlier + servedToday} requests in one UTC day by this run alone, without a 429 for the day`, [evidenceOf(served, `the first of the last ${servedToday}`), evidenceOf(next, `the ${earlier + servedToday}th of the day, served`)]);
+  check(
+    {
+      id: 'rate.limit-before-validation',
+      rule: '§8.1',
+      title:
+        'a request over the limit gets 429 whatever else is wrong with it (an invalid body, an unknown path): the limit is applied first',
+      operation: createCategory.label,
+      operationId: createCategory.operationId,
+      maxCreates: (target) => (target.rateLimitKey === undefined ? 0 : 1),
+    },
+    async (run) => {
+      const served = await servedKey(run, 'waiting out the last 429, to exhaust the key once more');
+      const left = reading(served).remaining ?? run.skip('X-RateLimit-Remaining of the rate-limit key is missing');
+      affordKeyRequests(run, left + 1, 'exhausting the key again');
+      let last = served;
+      for (let index = 0; index < left; index += 1) {
+        const next = await run.send(rateLimitKeyList(run));
+        if (isLimited(next)) {
+          run.state.shared.set(latest429Key, next);
+          return run.skip('the key was refused before it was exhausted (judged by rate.429-only-when-exhausted:later)');
         }
-        continue;
+        last = next;
       }
-      run.state.shared.set(latest429Key, next);
-      const retryAt = retryAtOf(next) ?? run.skip('a 429 gave no usable Retry-After (judged by every.429-retry-after)');
-      if (retryAt - next.receivedAtMs <= 60_000 + slackMs && reading(next).limit !== plan.perDay) {
-        // The minute is spent: wait for it, as the client is told to.
-        const again = await waitAndSend(run, retryAt, 'the end of the minute, to go on spending the day');
-        answers.push(again);
-        if (isLimited(again)) return run.skip('the key was still refused after its minute (judged by rate.after-retry-after)');
-        last = again;
-      } else {
-        dayLimited = next;
+      if ((reading(last).remaining ?? 0) > 0)
+        return run.skip(`a new window began while the key was being exhausted (Remaining ${reading(last).remaining})`);
+      // The request that exceeds the limit is one the service would refuse anyway: a POST without name, or (read-only) an unknown path.
+      const over: ApiRequest = run.target.readOnly
+        ? {
+            operationId: 'unknownPath',
+            method: 'GET',
+            path: `/${run.target.namePrefix}-no-such-resource`,
+            authorization: run.bearer(run.target.rateLimitKey),
+            identity: 'rate-limit',
+          }
+        : {
+            ...callOf(createCategory),
+            authorization: run.bearer(run.target.rateLimitKey),
+            identity: 'rate-limit',
+            json: { description: 'over the limit and without a name' },
+          };
+      const exchange = await run.send(over);
+      run.state.shared.set(latest429Key, exchange);
+      if (!isLimited(exchange)) {
+        throw new CheckFailure(
+          `the key had X-RateLimit-Remaining 0, and its next request (${run.target.readOnly ? 'an unknown path' : 'a POST without name'}) was answered ${responseOf(exchange).status}, not 429: a request over the limit must be refused for the limit (§8.1), whatever else is wrong with it`,
+          [
+            evidenceOf(last, 'X-RateLimit-Remaining 0', { header: 'X-RateLimit-Remaining' }),
+            evidenceOf(exchange, `${responseOf(exchange).status} instead of 429`),
+          ],
+        );
       }
-    }
-    const dayEnd = retryAtOf(dayLimited)!;
-    // Whatever the day window's alignment, it began a day before it ends: every answer since counts.
-    const inDay = answers.filter((answer) => !isLimited(answer) && answer.receivedAtMs >= dayEnd - 86_400_000 - slackMs);
-    if (inDay.length > plan.perDay) {
-      throw new CheckFailure(`${inDay.length} requests of the key were served in the day window that its 429 says ends at ${new Date(dayEnd).toISOString()}; the ${plan.name} plan allows ${plan.perDay.toLocaleString('en')} a day`, [evidenceOf(inDay[0]!, 'the first served in that day window'), evidenceOf(dayLimited, `the day's 429: Retry-After ${responseOf(dayLimited).headers['retry-after']}`, { header: 'Retry-After' })]);
-    }
-    if (dayEnd - dayLimited.receivedAtMs > 86_400_000 + slackMs) {
-      throw new CheckFailure(`the day's 429 says to retry in ${Math.round((dayEnd - dayLimited.receivedAtMs) / 3_600_000)} h, more than a day`, [evidenceOf(dayLimited, `Retry-After ${responseOf(dayLimited).headers['retry-after']}`, { header: 'Retry-After' })]);
-    }
-    run.state.shared.set(dayLimitedKey, dayLimited);
-    run.note(`${inDay.length} served in the day window (the last said Remaining ${reading(last).remaining} of ${reading(last).limit}), then a 429 until ${new Date(dayEnd).toISOString()}`);
-  });
+      run.note(`429 for ${run.target.readOnly ? 'an unknown path' : 'a POST without name'} once the key was exhausted`);
+    },
+  );
 
-  check({ id: 'rate.day-rollover', rule: '§8.2', title: 'after waiting what the day\'s 429 said (until the day window ends), the key is served again', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-    if (run.target.windowWaitMs < 86_400_000) throw new OverBudget(`waiting for the key's day window to end may take up to 24 h; --window-wait is ${run.target.windowWaitMs / 1000} s`);
-    const dayLimited = run.state.shared.get(dayLimitedKey) ?? run.skip('the key\'s day was not spent (see rate.day-window)');
-    const dayEnd = retryAtOf(dayLimited)!;
-    const nextDay = await waitAndSend(run, dayEnd, 'the end of the day window, to see the key served on the next day');
-    if (isLimited(nextDay)) {
-      throw new CheckFailure(`the key waited until the day's end that its 429 gave and was refused again with 429`, [evidenceOf(dayLimited, `Retry-After ${responseOf(dayLimited).headers['retry-after']}`, { header: 'Retry-After' }), evidenceOf(nextDay, '429 again on the next day')]);
-    }
-    run.note(`served again at ${new Date(nextDay.receivedAtMs).toISOString()}, Remaining ${reading(nextDay).remaining} of ${reading(nextDay).limit}`);
-  });
-
-  check({ id: 'rate.429-only-when-exhausted:later', rule: '§8.1', title: 'every later 429 of the key sent one request at a time comes only after an answer that said Remaining 0 (same window)', operation: listCategories.label, operationId: listCategories.operationId }, async (run) => {
-    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-    let judged = 0;
-    for (const [before, after] of consecutiveAnswers(run)) {
-      // The first 429 is judged by rate.429-only-when-exhausted.
-      if (after === run.state.shared.get(limitedKey) || !isLimited(after) || isLimited(before) || !promiseStillHeld(before, after)) continue;
-      judged += 1;
-      const promised = reading(before).remaining;
-      if (promised !== undefined && promised > 0) {
-        throw new CheckFailure(`a 429 came right after an answer that said X-RateLimit-Remaining ${promised} (same window, one request at a time)`, [evidenceOf(before, `X-RateLimit-Remaining ${promised}`, { header: 'X-RateLimit-Remaining' }), evidenceOf(after, 'the 429')]);
+  check(
+    {
+      id: 'rate.ban-temporary',
+      rule: '§8.3',
+      title:
+        'a key that keeps sending after a 429 may be banned; every 429 says when to come back (Retry-After), and after waiting that long the key is served again',
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+    },
+    async (run) => {
+      if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
+      // A ban's length is known only once it is given: the kit provokes one only when it could wait a long one out.
+      if (run.target.windowWaitMs < banWaitNeededMs) {
+        throw new OverBudget(
+          `keeping on sending after a 429 may get the key banned for a while; the kit does it only when --window-wait is at least ${banWaitNeededMs / 1000} s, so that it can wait the ban out (--window-wait is ${run.target.windowWaitMs / 1000} s)`,
+        );
       }
-    }
-    if (judged === 0) return run.skip('no later 429 followed a served answer of the key');
-    run.judged(judged);
-  });
+      const first =
+        run.state.shared.get(latest429Key) ??
+        run.skip('no recent 429 of the rate-limit key (see rate.limit-before-validation)');
+      if (!isLimited(first)) return run.skip('no recent 429 of the rate-limit key (see rate.limit-before-validation)');
+      const windowEnd = retryAtOf(first) ?? run.skip('the 429 gave no usable Retry-After');
+      affordKeyRequests(run, keepSending + 1, 'keeping on sending after a 429');
+      const record = rateLimitKeyRecord(run.state);
+      let last = first;
+      for (let index = 0; index < keepSending; index += 1) {
+        const next = await run.send(rateLimitKeyList(run, { keepSendingAfter429: true }));
+        if (!isLimited(next)) return run.skip('a new window began while the key kept sending');
+        record.keptSending.add(next.seq);
+        last = next;
+      }
+      const retryAt =
+        retryAtOf(last) ??
+        run.skip('a 429 of the key kept sending gave no usable Retry-After (judged by every.429-retry-after)');
+      const banned = retryAt > windowEnd + slackMs;
+      const after = await waitAndSend(
+        run,
+        retryAt,
+        `the Retry-After of the ${keepSending}th 429 in a row${banned ? ' (a ban)' : ''}`,
+      );
+      if (isLimited(after)) {
+        throw new CheckFailure(
+          `after ${keepSending + 1} requests refused in a row, the last 429 said to retry in ${Math.round((retryAt - last.receivedAtMs) / 1000)} s; the key waited that long and was refused again: a ban must be temporary, and its 429 must say when it ends`,
+          [
+            evidenceOf(last, `Retry-After ${responseOf(last).headers['retry-after']}`, { header: 'Retry-After' }),
+            evidenceOf(
+              after,
+              `429 again after waiting (Retry-After ${responseOf(after).headers['retry-after'] ?? 'missing'})`,
+            ),
+          ],
+        );
+      }
+      run.info(
+        banned
+          ? `banned after ${keepSending + 1} requests refused in a row: Retry-After ${responseOf(last).headers['retry-after']}; served again after waiting it`
+          : `not banned after ${keepSending + 1} requests refused in a row (the interface says keys "may" be banned); served again at the window's end`,
+      );
+    },
+  );
 
-  check({ id: 'rate.remaining-exact', rule: '§8', title: 'each request of the rate-limit key, sent one at a time, lowers X-RateLimit-Remaining by exactly one within a window', operation: '(rate-limit key)' }, async (run) => {
-    if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-    let judged = 0;
-    for (const [before, after] of consecutiveAnswers(run)) {
-      if (isLimited(before) || isLimited(after) || newWindowBetween(reading(before), reading(after))) continue;
-      const previous = reading(before).remaining;
-      const next = reading(after).remaining;
-      if (previous === undefined || next === undefined) continue;
-      judged += 1;
-      if (next !== previous - 1) {
-        throw new CheckFailure(`X-RateLimit-Remaining went from ${previous} to ${next} over one request of the rate-limit key (${after.request.method} ${after.request.path}); one request spends exactly one`, [
-          evidenceOf(before, `X-RateLimit-Remaining ${previous}`, { header: 'X-RateLimit-Remaining' }),
-          evidenceOf(after, `X-RateLimit-Remaining ${next}, expected ${previous - 1}`, { header: 'X-RateLimit-Remaining' }),
+  check(
+    {
+      id: 'rate.day-window',
+      rule: '§8',
+      title:
+        "the day limit of the key's plan (Free: 1,000 a day) holds: no more served in a day window, and a 429 with Retry-After at most a day ahead when it is spent",
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+    },
+    async (run) => {
+      const served = await servedKey(run, "waiting out the last 429, to spend the key's day");
+      const plan = planOfMinuteLimit(reading(served).limit);
+      if (plan === undefined) {
+        run.info(
+          `X-RateLimit-Limit ${reading(served).limit ?? 'missing'} names no plan's minute window (an Enterprise key, or a day window), so the key's day limit is not known: not checked`,
+        );
+        return;
+      }
+      // What is left of the key's day (UTC, by the server's Date): the plan's day less what this run was served today,
+      // plus a minute's worth in case the server's day window is not the UTC day and ended meanwhile.
+      const today = utcDay(served);
+      const earlier = run.state.exchanges.filter(
+        (exchange) =>
+          exchange.identity === 'rate-limit' &&
+          exchange.response !== undefined &&
+          !isLimited(exchange) &&
+          exchange.seq < served.seq &&
+          utcDay(exchange) === today,
+      ).length;
+      const allowed = Math.max(0, plan.perDay - earlier) + plan.perMinute;
+      const minutes = Math.ceil(allowed / plan.perMinute);
+      // Known before the first request: spending a day takes a minute window per plan.perMinute requests.
+      if (run.target.windowWaitMs < minutes * 60_000) {
+        throw new OverBudget(
+          `spending the rest of the key's day takes about ${minutes} minute windows, up to ${minutes * 60} s of waiting; --window-wait is ${run.target.windowWaitMs / 1000} s`,
+        );
+      }
+      affordKeyRequests(
+        run,
+        allowed + minutes + 2,
+        `spending the rest of the key's day (the ${plan.name} plan allows ${plan.perDay.toLocaleString('en')} a day; this run was served ${earlier} today)`,
+      );
+      const answers: Exchange[] = [served];
+      let dayLimited: Exchange | undefined;
+      let last = served;
+      while (dayLimited === undefined) {
+        const next = await run.send(rateLimitKeyList(run));
+        answers.push(next);
+        if (!isLimited(next)) {
+          last = next;
+          const servedToday = answers.filter((answer) => !isLimited(answer)).length;
+          if (servedToday > allowed) {
+            if (utcDay(next) !== today)
+              return run.skip("the key's day ran into the next UTC day before its limit was reached");
+            throw new CheckFailure(
+              `the key (X-RateLimit-Limit ${plan.perMinute}: the ${plan.name} plan, ${plan.perDay.toLocaleString('en')} a day) was served ${earlier + servedToday} requests in one UTC day by this run alone, without a 429 for the day`,
+              [
+                evidenceOf(served, `the first of the last ${servedToday}`),
+                evidenceOf(next, `the ${earlier + servedToday}th of the day, served`),
+              ],
+            );
+          }
+          continue;
+        }
+        run.state.shared.set(latest429Key, next);
+        const retryAt =
+          retryAtOf(next) ?? run.skip('a 429 gave no usable Retry-After (judged by every.429-retry-after)');
+        if (retryAt - next.receivedAtMs <= 60_000 + slackMs && reading(next).limit !== plan.perDay) {
+          // The minute is spent: wait for it, as the client is told to.
+          const again = await waitAndSend(run, retryAt, 'the end of the minute, to go on spending the day');
+          answers.push(again);
+          if (isLimited(again))
+            return run.skip('the key was still refused after its minute (judged by rate.after-retry-after)');
+          last = again;
+        } else {
+          dayLimited = next;
+        }
+      }
+      const dayEnd = retryAtOf(dayLimited)!;
+      // Whatever the day window's alignment, it began a day before it ends: every answer since counts.
+      const inDay = answers.filter(
+        (answer) => !isLimited(answer) && answer.receivedAtMs >= dayEnd - 86_400_000 - slackMs,
+      );
+      if (inDay.length > plan.perDay) {
+        throw new CheckFailure(
+          `${inDay.length} requests of the key were served in the day window that its 429 says ends at ${new Date(dayEnd).toISOString()}; the ${plan.name} plan allows ${plan.perDay.toLocaleString('en')} a day`,
+          [
+            evidenceOf(inDay[0]!, 'the first served in that day window'),
+            evidenceOf(dayLimited, `the day's 429: Retry-After ${responseOf(dayLimited).headers['retry-after']}`, {
+              header: 'Retry-After',
+            }),
+          ],
+        );
+      }
+      if (dayEnd - dayLimited.receivedAtMs > 86_400_000 + slackMs) {
+        throw new CheckFailure(
+          `the day's 429 says to retry in ${Math.round((dayEnd - dayLimited.receivedAtMs) / 3_600_000)} h, more than a day`,
+          [
+            evidenceOf(dayLimited, `Retry-After ${responseOf(dayLimited).headers['retry-after']}`, {
+              header: 'Retry-After',
+            }),
+          ],
+        );
+      }
+      run.state.shared.set(dayLimitedKey, dayLimited);
+      run.note(
+        `${inDay.length} served in the day window (the last said Remaining ${reading(last).remaining} of ${reading(last).limit}), then a 429 until ${new Date(dayEnd).toISOString()}`,
+      );
+    },
+  );
+
+  check(
+    {
+      id: 'rate.day-rollover',
+      rule: '§8.2',
+      title: "after waiting what the day's 429 said (until the day window ends), the key is served again",
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+    },
+    async (run) => {
+      if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
+      if (run.target.windowWaitMs < 86_400_000)
+        throw new OverBudget(
+          `waiting for the key's day window to end may take up to 24 h; --window-wait is ${run.target.windowWaitMs / 1000} s`,
+        );
+      const dayLimited =
+        run.state.shared.get(dayLimitedKey) ?? run.skip("the key's day was not spent (see rate.day-window)");
+      const dayEnd = retryAtOf(dayLimited)!;
+      const nextDay = await waitAndSend(
+        run,
+        dayEnd,
+        'the end of the day window, to see the key served on the next day',
+      );
+      if (isLimited(nextDay)) {
+        throw new CheckFailure(`the key waited until the day's end that its 429 gave and was refused again with 429`, [
+          evidenceOf(dayLimited, `Retry-After ${responseOf(dayLimited).headers['retry-after']}`, {
+            header: 'Retry-After',
+          }),
+          evidenceOf(nextDay, '429 again on the next day'),
         ]);
       }
-    }
-    if (judged === 0) return run.skip('no two answers of the rate-limit key in one window to compare');
-    run.judged(judged);
-    run.note(`${judged} steps of exactly one`);
-  });
+      run.note(
+        `served again at ${new Date(nextDay.receivedAtMs).toISOString()}, Remaining ${reading(nextDay).remaining} of ${reading(nextDay).limit}`,
+      );
+    },
+  );
+
+  check(
+    {
+      id: 'rate.429-only-when-exhausted:later',
+      rule: '§8.1',
+      title:
+        'every later 429 of the key sent one request at a time comes only after an answer that said Remaining 0 (same window)',
+      operation: listCategories.label,
+      operationId: listCategories.operationId,
+    },
+    async (run) => {
+      if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
+      let judged = 0;
+      for (const [before, after] of consecutiveAnswers(run)) {
+        // The first 429 is judged by rate.429-only-when-exhausted.
+        if (
+          after === run.state.shared.get(limitedKey) ||
+          !isLimited(after) ||
+          isLimited(before) ||
+          !promiseStillHeld(before, after)
+        )
+          continue;
+        judged += 1;
+        const promised = reading(before).remaining;
+        if (promised !== undefined && promised > 0) {
+          throw new CheckFailure(
+            `a 429 came right after an answer that said X-RateLimit-Remaining ${promised} (same window, one request at a time)`,
+            [
+              evidenceOf(before, `X-RateLimit-Remaining ${promised}`, { header: 'X-RateLimit-Remaining' }),
+              evidenceOf(after, 'the 429'),
+            ],
+          );
+        }
+      }
+      if (judged === 0) return run.skip('no later 429 followed a served answer of the key');
+      run.judged(judged);
+    },
+  );
+
+  check(
+    {
+      id: 'rate.remaining-exact',
+      rule: '§8',
+      title:
+        'each request of the rate-limit key, sent one at a time, lowers X-RateLimit-Remaining by exactly one within a window',
+      operation: '(rate-limit key)',
+    },
+    async (run) => {
+      if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
+      let judged = 0;
+      for (const [before, after] of consecutiveAnswers(run)) {
+        if (isLimited(before) || isLimited(after) || newWindowBetween(reading(before), reading(after))) continue;
+        const previous = reading(before).remaining;
+        const next = reading(after).remaining;
+        if (previous === undefined || next === undefined) continue;
+        judged += 1;
+        if (next !== previous - 1) {
+          throw new CheckFailure(
+            `X-RateLimit-Remaining went from ${previous} to ${next} over one request of the rate-limit key (${after.request.method} ${after.request.path}); one request spends exactly one`,
+            [
+              evidenceOf(before, `X-RateLimit-Remaining ${previous}`, { header: 'X-RateLimit-Remaining' }),
+              evidenceOf(after, `X-RateLimit-Remaining ${next}, expected ${previous - 1}`, {
+                header: 'X-RateLimit-Remaining',
+              }),
+            ],
+          );
+        }
+      }
+      if (judged === 0) return run.skip('no two answers of the rate-limit key in one window to compare');
+      run.judged(judged);
+      run.note(`${judged} steps of exactly one`);
+    },
+  );
 });
 
 /**
@@ -230,7 +447,9 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
  */
 function consecutiveAnswers(run: CheckRun): [Exchange, Exchange][] {
   const parallel = rateLimitKeyRecord(run.state).parallel;
-  const answers = run.state.exchanges.filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined).sort((a, b) => a.seq - b.seq);
+  const answers = run.state.exchanges
+    .filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined)
+    .sort((a, b) => a.seq - b.seq);
   return answers.slice(1).flatMap((after, index) => {
     const before = answers[index]!;
     return parallel.has(before.seq) || parallel.has(after.seq) ? [] : [[before, after] as [Exchange, Exchange]];
@@ -244,7 +463,9 @@ function utcDay(exchange: Exchange): number {
 
 function reading(exchange: Exchange): BudgetReading {
   const response = exchange.response;
-  return response === undefined ? { limit: undefined, remaining: undefined, resetSeconds: undefined } : readBudget(response.headers, exchange.receivedAtMs);
+  return response === undefined
+    ? { limit: undefined, remaining: undefined, resetSeconds: undefined }
+    : readBudget(response.headers, exchange.receivedAtMs);
 }
 
 /** Waits (on purpose, out of --window-wait) until `atMs`, then sends one GET /categories with the rate-limit key. */
@@ -258,11 +479,17 @@ async function waitAndSend(run: CheckRun, atMs: number, why: string): Promise<Ex
 /** A served answer of the key to start from: the latest one, after waiting out the key's latest 429 if it had one since. */
 async function servedKey(run: CheckRun, why: string): Promise<Exchange> {
   if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-  const latest = [...run.state.exchanges].reverse().find((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined) ?? run.skip('the rate-limit key has not been used');
+  const latest =
+    [...run.state.exchanges]
+      .reverse()
+      .find((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined) ??
+    run.skip('the rate-limit key has not been used');
   if (!isLimited(latest)) return latest;
-  const retryAt = retryAtOf(latest) ?? run.skip('the key\'s last 429 gave no usable Retry-After');
+  const retryAt = retryAtOf(latest) ?? run.skip("the key's last 429 gave no usable Retry-After");
   const exchange = await waitAndSend(run, retryAt, why);
-  if (isLimited(exchange)) return run.skip('the key was still refused after waiting (judged by rate.after-retry-after and rate.ban-temporary)');
+  if (isLimited(exchange))
+    return run.skip(
+      'the key was still refused after waiting (judged by rate.after-retry-after and rate.ban-temporary)',
+    );
   return exchange;
 }
-

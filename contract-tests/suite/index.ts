@@ -19,4 +19,19 @@ import everyResponse from './99-every-response.contract.js';
  * fast-check phase's area in the file order only for historical ids; "list all" runs after every
  * creating check, the budget checks alone, and the last area judges every exchange of the run.
  */
-export const suiteAreas: readonly CheckArea[] = [authentication, listCategories, createCategory, coveragePhase, validation, contentNegotiation, errorPaths, listAll, otherOperations, rateLimitHeaders, rateLimitExceeded, rateLimitTime, dataRoundTrip, everyResponse];
+export const suiteAreas: readonly CheckArea[] = [
+  authentication,
+  listCategories,
+  createCategory,
+  coveragePhase,
+  validation,
+  contentNegotiation,
+  errorPaths,
+  listAll,
+  otherOperations,
+  rateLimitHeaders,
+  rateLimitExceeded,
+  rateLimitTime,
+  dataRoundTrip,
+  everyResponse,
+];

@@ -10,12 +10,32 @@ export interface SuiteOperation {
   label: string;
 }
 
-export const listCategories: SuiteOperation = { operationId: 'listCategories', method: 'GET', path: '/categories', label: 'GET /categories' };
-export const createCategory: SuiteOperation = { operationId: 'createCategory', method: 'POST', path: '/categories', label: 'POST /categories' };
+export const listCategories: SuiteOperation = {
+  operationId: 'listCategories',
+  method: 'GET',
+  path: '/categories',
+  label: 'GET /categories',
+};
+export const createCategory: SuiteOperation = {
+  operationId: 'createCategory',
+  method: 'POST',
+  path: '/categories',
+  label: 'POST /categories',
+};
 // The interface shows neither the type of petId nor any pet; a small number is the most ordinary guess, and two
 // digits show a server that matches the path too narrowly.
-export const getPetById: SuiteOperation = { operationId: 'getPetById', method: 'GET', path: '/pets/10', label: 'GET /pets/{petId}' };
-export const listStoreOrders: SuiteOperation = { operationId: 'listStoreOrders', method: 'GET', path: '/store/orders', label: 'GET /store/orders' };
+export const getPetById: SuiteOperation = {
+  operationId: 'getPetById',
+  method: 'GET',
+  path: '/pets/10',
+  label: 'GET /pets/{petId}',
+};
+export const listStoreOrders: SuiteOperation = {
+  operationId: 'listStoreOrders',
+  method: 'GET',
+  path: '/store/orders',
+  label: 'GET /store/orders',
+};
 
 /** Every operation of interface section 5.2 ("applies to every operation"). */
 export const allOperations = [listCategories, createCategory, getPetById, listStoreOrders];

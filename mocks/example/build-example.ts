@@ -43,11 +43,17 @@ export async function buildExample(options: { outDir?: string } = {}): Promise<{
     plugins: [petstoreSpecPlugin()],
   });
   // The proof that the browser path has no Node-only code: nothing from node:* or load-spec.ts.
-  const nodeOnly = Object.keys(result.metafile.inputs).filter((input) => input.startsWith('node:') || input.endsWith('spec/load-spec.ts'));
-  if (nodeOnly.length > 0) throw new Error(`Failed to build the example: Node-only modules in the browser bundle: ${nodeOnly.join(', ')}`);
+  const nodeOnly = Object.keys(result.metafile.inputs).filter(
+    (input) => input.startsWith('node:') || input.endsWith('spec/load-spec.ts'),
+  );
+  if (nodeOnly.length > 0)
+    throw new Error(`Failed to build the example: Node-only modules in the browser bundle: ${nodeOnly.join(', ')}`);
   await copyFile(join(exampleDir, 'index.html'), join(outDir, 'index.html'));
   try {
-    await promisify(execFile)('npx', ['--no', 'msw', 'init', outDir, '--no-save'], { cwd: projectRoot, timeout: 60_000 });
+    await promisify(execFile)('npx', ['--no', 'msw', 'init', outDir, '--no-save'], {
+      cwd: projectRoot,
+      timeout: 60_000,
+    });
   } catch (error) {
     throw new Error(`Failed to build the example: npx msw init failed: ${(error as Error).message}`);
   }
@@ -68,25 +74,37 @@ const contentTypes: Record<string, string> = {
  *
  * @example const site = await serveDirectory('mocks/example/dist'); // site.origin, then await site.close()
  */
-export async function serveDirectory(root: string, options: { port?: number; host?: string } = {}): Promise<{ origin: string; server: Server; close(): Promise<void> }> {
+export async function serveDirectory(
+  root: string,
+  options: { port?: number; host?: string } = {},
+): Promise<{ origin: string; server: Server; close(): Promise<void> }> {
   const base = resolve(root);
   const server = createServer((request, response) => {
     void (async () => {
       const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
       const file = normalize(join(base, pathname === '/' ? 'index.html' : pathname));
-      const info = file === base || file.startsWith(`${base}${sep}`) ? await stat(file).catch(() => undefined) : undefined;
+      const info =
+        file === base || file.startsWith(`${base}${sep}`) ? await stat(file).catch(() => undefined) : undefined;
       if ((request.method !== 'GET' && request.method !== 'HEAD') || !info?.isFile()) {
-        response.writeHead(info?.isFile() ? 405 : 404, { 'Content-Type': 'text/plain' }).end(info?.isFile() ? 'Method not allowed' : 'Not found');
+        response
+          .writeHead(info?.isFile() ? 405 : 404, { 'Content-Type': 'text/plain' })
+          .end(info?.isFile() ? 'Method not allowed' : 'Not found');
         return;
       }
-      response.writeHead(200, { 'Content-Type': contentTypes[extname(file)] ?? 'application/octet-stream', 'Content-Length': String(info.size), 'Cache-Control': 'no-store' });
+      response.writeHead(200, {
+        'Content-Type': contentTypes[extname(file)] ?? 'application/octet-stream',
+        'Content-Length': String(info.size),
+        'Cache-Control': 'no-store',
+      });
       if (request.method === 'HEAD') response.end();
       else createReadStream(file).pipe(response);
     })().catch(() => response.destroy());
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolveListen, reject) => {
-    server.once('error', (error) => reject(new Error(`Failed to serve ${root} on ${host}:${options.port ?? 0}: ${error.message}`)));
+    server.once('error', (error) =>
+      reject(new Error(`Failed to serve ${root} on ${host}:${options.port ?? 0}: ${error.message}`)),
+    );
     server.listen(options.port ?? 0, host, () => resolveListen());
   });
   const { port } = server.address() as AddressInfo;

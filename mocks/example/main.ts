@@ -22,9 +22,17 @@ interface ApiResult {
 async function api(method: string, path: string, body?: unknown): Promise<ApiResult> {
   const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`/v1${path}`, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
+  const response = await fetch(`/v1${path}`, {
+    method,
+    headers,
+    body: body === undefined ? null : JSON.stringify(body),
+  });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text === '' ? null : (JSON.parse(text) as unknown) };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text === '' ? null : (JSON.parse(text) as unknown),
+  };
 }
 
 function rateText(result: ApiResult): string {
@@ -62,7 +70,10 @@ element<HTMLFormElement>('create-form').addEventListener('submit', (event) => {
   const description = element<HTMLInputElement>('description').value.trim();
   void (async () => {
     // An empty name field sends a body without `name`: the mock answers 400, as the API would.
-    const result = await api('POST', '/categories', { ...(name ? { name } : {}), ...(description ? { description } : {}) });
+    const result = await api('POST', '/categories', {
+      ...(name ? { name } : {}),
+      ...(description ? { description } : {}),
+    });
     createResult.dataset.status = String(result.status);
     if (result.status === 201) {
       const created = result.body as { id: number; name: string };

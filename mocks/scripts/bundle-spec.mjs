@@ -37,9 +37,12 @@ export async function readSpecDocument(specPath = defaultSpecPath) {
   } catch (error) {
     throw new Error(`Failed to load spec ${specPath}: ${error.message.split('\n')[0]}`);
   }
-  if (document === null || typeof document !== 'object' || Array.isArray(document)) throw new Error(`Failed to load spec ${specPath}: the document is not an object`);
+  if (document === null || typeof document !== 'object' || Array.isArray(document))
+    throw new Error(`Failed to load spec ${specPath}: the document is not an object`);
   if (typeof document.openapi !== 'string' || !document.openapi.startsWith('3.1')) {
-    throw new Error(`Failed to load spec ${specPath}: expected "openapi: 3.1.x", found ${JSON.stringify(document.openapi)}`);
+    throw new Error(
+      `Failed to load spec ${specPath}: expected "openapi: 3.1.x", found ${JSON.stringify(document.openapi)}`,
+    );
   }
   return document;
 }
@@ -88,7 +91,9 @@ export async function bundleSpec({ specPath = defaultSpecPath, outDir, typesFrom
  * @example await esbuild.build({ entryPoints: ['main.ts'], bundle: true, plugins: [petstoreSpecPlugin()] });
  */
 export function petstoreSpecPlugin({ specPath = defaultSpecPath } = {}) {
-  const filter = new RegExp(`^(${specSpecifiers.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+  const filter = new RegExp(
+    `^(${specSpecifiers.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`,
+  );
   return {
     name: 'petstore-spec',
     setup(build) {
@@ -115,7 +120,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     process.exit(2);
   }
   try {
-    const written = await bundleSpec({ outDir, specPath: option('--spec') ?? defaultSpecPath, typesFrom: option('--types-from') ?? 'petstore-kit/mocks' });
+    const written = await bundleSpec({
+      outDir,
+      specPath: option('--spec') ?? defaultSpecPath,
+      typesFrom: option('--types-from') ?? 'petstore-kit/mocks',
+    });
     console.log(`bundle-spec: wrote ${written.js} and ${written.dts}`);
   } catch (error) {
     console.error(`bundle-spec: ${error.message}`);

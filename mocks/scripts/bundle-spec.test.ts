@@ -24,7 +24,11 @@ it('writes a module whose petstoreSpec is the parsed YAML, with its declaration'
 
 it('serves virtual:petstore-spec to esbuild', async () => {
   const result = await build({
-    stdin: { contents: "export { petstoreSpec } from 'virtual:petstore-spec';", loader: 'js', resolveDir: process.cwd() },
+    stdin: {
+      contents: "export { petstoreSpec } from 'virtual:petstore-spec';",
+      loader: 'js',
+      resolveDir: process.cwd(),
+    },
     bundle: true,
     write: false,
     format: 'esm',
@@ -37,5 +41,7 @@ it('serves virtual:petstore-spec to esbuild', async () => {
 });
 
 it('names the file when the spec cannot be read', async () => {
-  await expect(readSpecDocument('/nonexistent/petstore.yaml')).rejects.toThrow('Failed to load spec /nonexistent/petstore.yaml: no such file');
+  await expect(readSpecDocument('/nonexistent/petstore.yaml')).rejects.toThrow(
+    'Failed to load spec /nonexistent/petstore.yaml: no such file',
+  );
 });

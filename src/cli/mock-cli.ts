@@ -77,7 +77,10 @@ ${describeScenarioPresets()}
 /** The package's version, read from its package.json (the same relative path from src/cli and dist/bin). */
 function packageVersion(): string {
   try {
-    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      name?: string;
+      version?: string;
+    };
     if (manifest.name === 'petstore-kit' && typeof manifest.version === 'string') return manifest.version;
   } catch {
     // Fall through: a copied bin without its package still answers --version.
@@ -116,7 +119,9 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const message = (error as Error).message;
     // -h is --host, as in Prism; someone typing -h alone most likely wanted the help.
-    const hint = /'-h, --host <value>' argument missing/.test(message) ? ' (-h is --host, as in Prism; --help shows the options)' : '';
+    const hint = /'-h, --host <value>' argument missing/.test(message)
+      ? ' (-h is --host, as in Prism; --help shows the options)'
+      : '';
     printError(`${message}${hint}`, '\nRun petstore-mock --help for the options.');
     return 2;
   }
@@ -129,7 +134,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 1) {
-    printError(`expected at most one spec file, got ${positionals.length}: ${positionals.join(' ')}`, '\nRun petstore-mock --help for the options.');
+    printError(
+      `expected at most one spec file, got ${positionals.length}: ${positionals.join(' ')}`,
+      '\nRun petstore-mock --help for the options.',
+    );
     return 2;
   }
   if (positionals.length === 1 && values.spec !== undefined && positionals[0] !== values.spec) {
@@ -137,13 +145,19 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const specPath = positionals[0] ?? values.spec;
-  const port = parseInteger(values.port ?? (process.env.PORT?.trim() || '4010'), values.port === undefined && process.env.PORT?.trim() ? 'PORT' : '--port', 0, 65_535);
+  const port = parseInteger(
+    values.port ?? (process.env.PORT?.trim() || '4010'),
+    values.port === undefined && process.env.PORT?.trim() ? 'PORT' : '--port',
+    0,
+    65_535,
+  );
   const seed = parseInteger(values.seed ?? '1', '--seed', 0, 2 ** 31 - 1);
   if (typeof port === 'string' || typeof seed === 'string') {
     printError(typeof port === 'string' ? port : (seed as string));
     return 2;
   }
-  const memoryBudget = values['memory-budget'] === undefined ? undefined : parseByteSize(values['memory-budget'], '--memory-budget');
+  const memoryBudget =
+    values['memory-budget'] === undefined ? undefined : parseByteSize(values['memory-budget'], '--memory-budget');
   if (typeof memoryBudget === 'string') {
     printError(memoryBudget);
     return 2;
@@ -166,7 +180,9 @@ async function main(argv: string[]): Promise<number> {
       ...(fileConfig ?? {}),
       ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
       ...(values['allow-remote-control'] ? { allowRemoteControl: true } : {}),
-      ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], fileConfig?.allowedHosts) } : {}),
+      ...(values['allowed-hosts']
+        ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], fileConfig?.allowedHosts) }
+        : {}),
       // --store replaces the config's URL and keeps its other store settings (prefix, timeout).
       ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
       ...(memoryBudget !== undefined ? { memoryBudgetBytes: memoryBudget } : {}),
@@ -174,11 +190,27 @@ async function main(argv: string[]): Promise<number> {
     if (values.scenario !== undefined || fileConfig?.scenario !== undefined) {
       const merged = parseMockConfig({ ...(fileConfig ?? {}), ...config });
       // Planned here too, so a problem names the file it is in (the app would only say "scenario").
-      if (fileConfig?.scenario !== undefined) prepareScenario({ config: merged, auth: createAuthenticator(merged) }, fileConfig.scenario, `config ${values.config}: scenario`);
+      if (fileConfig?.scenario !== undefined)
+        prepareScenario(
+          { config: merged, auth: createAuthenticator(merged) },
+          fileConfig.scenario,
+          `config ${values.config}: scenario`,
+        );
       const scenarios = await readScenarioFiles(values.scenario ?? [], merged);
-      if (scenarios.length > 0) Object.assign(config, { scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]) });
+      if (scenarios.length > 0)
+        Object.assign(config, {
+          scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]),
+        });
     }
-    mock = await startMockServer({ port, host: values.host ?? '127.0.0.1', specPath, allowRemoteRefs: values['allow-remote-refs'], config: fileConfig ? { ...fileConfig, ...config } : config, seed, logger });
+    mock = await startMockServer({
+      port,
+      host: values.host ?? '127.0.0.1',
+      specPath,
+      allowRemoteRefs: values['allow-remote-refs'],
+      config: fileConfig ? { ...fileConfig, ...config } : config,
+      seed,
+      logger,
+    });
   } catch (error) {
     printError((error as Error).message);
     return 2;
@@ -215,11 +247,18 @@ async function main(argv: string[]): Promise<number> {
   logger.info(`Petstore mock (${mock.app.spec.title} ${mock.app.spec.version}) listening on ${mock.baseUrl}`);
   logger.info('API keys (send Authorization: Bearer <key>):');
   for (const entry of mock.app.startupKeys) {
-    logger.info(`  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`);
+    logger.info(
+      `  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`,
+    );
   }
-  if (values.watch) watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, values['allow-remote-refs'] === true);
-  logger.info(`State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`);
-  logger.info(`Controls at ${mock.origin}/__mock (reset, clock, keys, scenario, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`);
+  if (values.watch)
+    watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, values['allow-remote-refs'] === true);
+  logger.info(
+    `State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`,
+  );
+  logger.info(
+    `Controls at ${mock.origin}/__mock (reset, clock, keys, scenario, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`,
+  );
   await stopped;
   return exitCode;
 }
@@ -229,16 +268,28 @@ async function main(argv: string[]): Promise<number> {
  * --min-coverage gate (exit 1 when a listed situation was never served). The report is read after
  * the server stopped, so it holds every request that was answered.
  */
-async function finishLab(app: MockApp, reportPath: string | undefined, required: readonly SituationName[], logger: Logger): Promise<number> {
+async function finishLab(
+  app: MockApp,
+  reportPath: string | undefined,
+  required: readonly SituationName[],
+  logger: Logger,
+): Promise<number> {
   if (reportPath === undefined && required.length === 0) return 0;
   const report = await app.controls.report();
   if (reportPath !== undefined) {
-    await writeFile(reportPath, reportPath.toLowerCase().endsWith('.xml') ? labReportJunit(report, { requiredSituations: required }) : `${JSON.stringify(report, null, 2)}\n`);
+    await writeFile(
+      reportPath,
+      reportPath.toLowerCase().endsWith('.xml')
+        ? labReportJunit(report, { requiredSituations: required })
+        : `${JSON.stringify(report, null, 2)}\n`,
+    );
     logger.info(`Wrote the lab report to ${reportPath}`);
   }
   const missing = missingCoverage(report, required);
   if (missing.length > 0) {
-    logger.error(`--min-coverage: never served: ${missing.join(', ')} (${report.clients.length} client${report.clients.length === 1 ? '' : 's'} seen)`);
+    logger.error(
+      `--min-coverage: never served: ${missing.join(', ')} (${report.clients.length} client${report.clients.length === 1 ? '' : 's'} seen)`,
+    );
     return 1;
   }
   return 0;
@@ -249,7 +300,10 @@ async function finishLab(app: MockApp, reportPath: string | undefined, required:
  * mock does not know): any problem is one line naming the file and the field. Files are read as
  * configs are (bounded, UTF-8, never quoted).
  */
-async function readScenarioFiles(paths: readonly string[], config: ReturnType<typeof parseMockConfig>): Promise<Scenario[]> {
+async function readScenarioFiles(
+  paths: readonly string[],
+  config: ReturnType<typeof parseMockConfig>,
+): Promise<Scenario[]> {
   const auth = createAuthenticator(config);
   const scenarios: Scenario[] = [];
   for (const path of paths) {
@@ -279,7 +333,10 @@ function describeStoreUrl(url: string): string {
 
 /** `--allowed-hosts a,b --allowed-hosts c` adds to the config's list; `all` anywhere switches the check off. */
 function allowedHostsOption(flags: string[], fromConfig: 'all' | string[] | undefined): 'all' | string[] {
-  const names = flags.flatMap((flag) => flag.split(',')).map((name) => name.trim()).filter((name) => name !== '');
+  const names = flags
+    .flatMap((flag) => flag.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   if (fromConfig === 'all' || names.includes('all')) return 'all';
   return [...(fromConfig ?? []), ...names];
 }
@@ -298,7 +355,9 @@ function watchSpec(path: string, app: MockApp, logger: Logger, allowRemoteRefs: 
   const reload = async () => {
     try {
       app.replaceSpec(await readSpecFile(file, { allowRemoteRefs }));
-      logger.info(`Reloaded ${path}: ${app.spec.title} ${app.spec.version}, ${app.spec.operations.length} operations under ${app.basePath}; state kept`);
+      logger.info(
+        `Reloaded ${path}: ${app.spec.title} ${app.spec.version}, ${app.spec.operations.length} operations under ${app.basePath}; state kept`,
+      );
     } catch (error) {
       logger.error(`${(error as Error).message.split('\n')[0]}; still serving the previous spec`);
     }
@@ -316,17 +375,28 @@ function watchSpec(path: string, app: MockApp, logger: Logger, allowRemoteRefs: 
 }
 
 function parseInteger(text: string, flag: string, min: number, max: number): number | string {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) return `${flag} must be an integer from ${min} to ${max}, got "${text}"`;
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    return `${flag} must be an integer from ${min} to ${max}, got "${text}"`;
   return Number(text);
 }
 
-const byteUnits: Record<string, number> = { '': 1, b: 1, k: 1024, kib: 1024, m: 1024 ** 2, mib: 1024 ** 2, g: 1024 ** 3, gib: 1024 ** 3 };
+const byteUnits: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gib: 1024 ** 3,
+};
 
 /** A size in bytes: a whole number, optionally with a binary unit (KiB, MiB, GiB; K, M, G say the same). */
 function parseByteSize(text: string, flag: string): number | string {
   const match = /^(\d{1,15})\s*([a-z]*)$/i.exec(text.trim());
   const unit = match === null ? undefined : byteUnits[match[2]!.toLowerCase()];
-  if (match === null || unit === undefined) return `${flag} must be a size such as 268435456, 256MiB or 1GiB, got "${text}"`;
+  if (match === null || unit === undefined)
+    return `${flag} must be a size such as 268435456, 256MiB or 1GiB, got "${text}"`;
   return Number(match[1]) * unit;
 }
 

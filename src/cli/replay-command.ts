@@ -27,7 +27,11 @@ export interface ReplayCommandIo {
 const nodeIo: ReplayCommandIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  readFile: (path) => readBoundedText(path, { maxBytes: maxReplayFileBytes, expected: 'a HAR file or a JSON-lines export of the API requests' }),
+  readFile: (path) =>
+    readBoundedText(path, {
+      maxBytes: maxReplayFileBytes,
+      expected: 'a HAR file or a JSON-lines export of the API requests',
+    }),
   writeFile: (path, text) => writeFile(path, text),
 };
 
@@ -83,7 +87,10 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
     return 0;
   }
   if (positionals.length !== 1) {
-    return fail(`expected one recording (a HAR file or a JSON-lines export), got ${positionals.length}`, '\nRun petstore-mock replay --help for the options.');
+    return fail(
+      `expected one recording (a HAR file or a JSON-lines export), got ${positionals.length}`,
+      '\nRun petstore-mock replay --help for the options.',
+    );
   }
   if (values.timeline !== undefined && !/\.svg$/i.test(values.timeline)) {
     return fail(`--timeline ${values.timeline}: the file name must end in .svg`);
@@ -99,15 +106,24 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
     try {
       text = await io.readFile(positionals[0]!);
     } catch (error) {
-      throw new ReplayInputError(`Failed to read ${positionals[0]}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+      throw new ReplayInputError(
+        `Failed to read ${positionals[0]}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      );
     }
     const demo = config.demoKeys ? Object.fromEntries(demoKeys.map((entry) => [entry.key, entry.plan!])) : {};
-    const requests = parseReplayInput(text, { plans: config.plans, keyPlans, ...(values['default-plan'] !== undefined ? { defaultPlan: values['default-plan'] } : {}), demoKeys: demo });
+    const requests = parseReplayInput(text, {
+      plans: config.plans,
+      keyPlans,
+      ...(values['default-plan'] !== undefined ? { defaultPlan: values['default-plan'] } : {}),
+      demoKeys: demo,
+    });
     const spec = await readSpecFile();
     const result = await replayAgainstMockApp(requests, config, spec, positionals[0]!);
     print(formatReplaySummary(result));
     if (values.report !== undefined) {
-      const body = /\.xml$/i.test(values.report) ? labReportJunit(result.report) : `${JSON.stringify(result.report, null, 2)}\n`;
+      const body = /\.xml$/i.test(values.report)
+        ? labReportJunit(result.report)
+        : `${JSON.stringify(result.report, null, 2)}\n`;
       await io.writeFile(values.report, body);
       print(`Report written to ${sanitiseForTerminal(values.report)}\n`);
     }
@@ -122,7 +138,12 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
 }
 
 /** Replays against a fresh `createMockApp` of `spec` with `config` (the command's engine, also for tests and the bench). */
-export async function replayAgainstMockApp(requests: Parameters<typeof replay>[0], config: MockConfig, spec: Parameters<typeof createMockApp>[0]['spec'], title?: string): Promise<ReplayResult> {
+export async function replayAgainstMockApp(
+  requests: Parameters<typeof replay>[0],
+  config: MockConfig,
+  spec: Parameters<typeof createMockApp>[0]['spec'],
+  title?: string,
+): Promise<ReplayResult> {
   let route: ReturnType<typeof createRouter> | undefined;
   let basePath = '';
   return replay(requests, {
@@ -136,9 +157,15 @@ export async function replayAgainstMockApp(requests: Parameters<typeof replay>[0
     operationOf(method, path) {
       if (!route || (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))) return null;
       const match = route(method, path.slice(basePath.length) || '/');
-      return match.kind === 'operation' ? { operationId: match.operation.operationId, pathTemplate: match.operation.pathTemplate } : null;
+      return match.kind === 'operation'
+        ? { operationId: match.operation.operationId, pathTemplate: match.operation.pathTemplate }
+        : null;
     },
-    banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
+    banPolicy: {
+      enabled: config.ban.enabled,
+      threshold: config.ban.threshold,
+      durationMs: config.ban.durationSeconds * 1000,
+    },
     anonymousLimits: config.anonymous,
     ...(title !== undefined ? { title: `Replay of ${title}` } : {}),
   });
@@ -152,14 +179,28 @@ export function formatReplaySummary(result: ReplayResult): string {
   const recorded = (ms: number) => iso(ms - result.timeShiftMs);
   const lines: string[] = [];
   // What the recording says (clients, plans, methods, URLs) is escaped: it may hold any character.
-  lines.push(`Replayed ${count(result.requests)} requests recorded from ${recorded(result.fromMs)} to ${recorded(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`);
-  if (result.timeShiftMs !== 0) lines.push(`Recorded before 1970: replayed ${count(result.timeShiftMs / 86_400_000)} days later, from ${iso(result.fromMs)} (the report and the timeline show those times)`);
-  lines.push(`Statuses: ${Object.entries(result.byStatus).map(([status, n]) => `${status} x ${count(n)}`).join(', ')}`);
+  lines.push(
+    `Replayed ${count(result.requests)} requests recorded from ${recorded(result.fromMs)} to ${recorded(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`,
+  );
+  if (result.timeShiftMs !== 0)
+    lines.push(
+      `Recorded before 1970: replayed ${count(result.timeShiftMs / 86_400_000)} days later, from ${iso(result.fromMs)} (the report and the timeline show those times)`,
+    );
+  lines.push(
+    `Statuses: ${Object.entries(result.byStatus)
+      .map(([status, n]) => `${status} x ${count(n)}`)
+      .join(', ')}`,
+  );
   lines.push('', ...clientTable(result), '');
   const { compared, same, differences } = result.recorded;
   if (compared > 0) {
-    lines.push(`Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`);
-    for (const difference of differences.slice(0, 5)) lines.push(`  #${difference.index + 1} ${recorded(difference.atMs)} ${sanitiseForTerminal(difference.method)} ${sanitiseForTerminal(difference.url)}: recorded ${difference.recorded}, replayed ${difference.replayed}`);
+    lines.push(
+      `Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`,
+    );
+    for (const difference of differences.slice(0, 5))
+      lines.push(
+        `  #${difference.index + 1} ${recorded(difference.atMs)} ${sanitiseForTerminal(difference.method)} ${sanitiseForTerminal(difference.url)}: recorded ${difference.recorded}, replayed ${difference.replayed}`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -170,8 +211,13 @@ function clientTable(result: ReplayResult): string[] {
   const reports = new Map(result.report.clients.map((report) => [report.client, report]));
   const shown = [...result.clients].sort((a, b) => b.requests - a.requests).slice(0, maxClientRows);
   const rows = shown.map((client) => {
-    const by = (test: (status: number) => boolean) => Object.entries(client.byStatus).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
-    const failed = reports.get(client.client)?.verdicts.filter((verdict) => verdict.outcome === 'fail').map((verdict) => verdict.rule) ?? [];
+    const by = (test: (status: number) => boolean) =>
+      Object.entries(client.byStatus).reduce((sum, [status, n]) => sum + (test(Number(status)) ? n : 0), 0);
+    const failed =
+      reports
+        .get(client.client)
+        ?.verdicts.filter((verdict) => verdict.outcome === 'fail')
+        .map((verdict) => verdict.rule) ?? [];
     return [
       sanitiseForTerminal(client.client),
       sanitiseForTerminal(client.plan),
@@ -184,11 +230,26 @@ function clientTable(result: ReplayResult): string[] {
       failed.length > 0 ? `FAIL ${sanitiseForTerminal(failed.join(', '))}` : 'ok',
     ];
   });
-  const widths = header.map((title, column) => rows.reduce((width, row) => Math.max(width, row[column]!.length), title.length));
+  const widths = header.map((title, column) =>
+    rows.reduce((width, row) => Math.max(width, row[column]!.length), title.length),
+  );
   const numeric = new Set([2, 3, 4, 5, 6, 7]);
-  const render = (row: string[]) => row.map((cell, column) => (column === row.length - 1 ? cell : numeric.has(column) ? cell.padStart(widths[column]!) : cell.padEnd(widths[column]!))).join('  ');
+  const render = (row: string[]) =>
+    row
+      .map((cell, column) =>
+        column === row.length - 1
+          ? cell
+          : numeric.has(column)
+            ? cell.padStart(widths[column]!)
+            : cell.padEnd(widths[column]!),
+      )
+      .join('  ');
   const more = result.clients.length - shown.length;
-  return [render(header), ...rows.map(render), ...(more > 0 ? [`… and ${count(more)} more clients with fewer requests (--report FILE lists every one)`] : [])];
+  return [
+    render(header),
+    ...rows.map(render),
+    ...(more > 0 ? [`… and ${count(more)} more clients with fewer requests (--report FILE lists every one)`] : []),
+  ];
 }
 
 function count(value: number): string {

@@ -22,7 +22,8 @@ export function createVirtualClock(base: Clock = systemClock): VirtualClock {
   return {
     now: () => base.now() + offsetMs,
     advance(ms) {
-      if (!Number.isFinite(ms) || ms < 0) throw new RangeError('Failed to advance the clock: the step must be a finite number >= 0');
+      if (!Number.isFinite(ms) || ms < 0)
+        throw new RangeError('Failed to advance the clock: the step must be a finite number >= 0');
       offsetMs += ms;
     },
     offset: () => offsetMs,

@@ -2,7 +2,12 @@ import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
 import { systemClock } from './clock.js';
 import { parseMockConfig, type MockConfig, type MockConfigInput } from './config/mock-config.js';
-import { createControls, handleControlRequest, type ControlRuntime, type MockControls } from './controls/control-api.js';
+import {
+  createControls,
+  handleControlRequest,
+  type ControlRuntime,
+  type MockControls,
+} from './controls/control-api.js';
 import { controlAccessAllowed } from './controls/control-access.js';
 import { createLabSessions, labRequestOf } from './controls/lab-sessions.js';
 import { applyScenarioPlan, prepareScenario, ScenarioError, type ScenarioInput } from './controls/scenario.js';
@@ -124,10 +129,15 @@ export interface MockApp {
  * The store options a mock with this config and spec needs (the seed categories included): for
  * building a store before the app, for example a Redis one.
  */
-export function mockStoreOptions(options: Pick<MockAppOptions, 'spec' | 'config' | 'seed' | 'initialCategories'>): StateStoreOptions {
+export function mockStoreOptions(
+  options: Pick<MockAppOptions, 'spec' | 'config' | 'seed' | 'initialCategories'>,
+): StateStoreOptions {
   const spec = isCompiledSpec(options.spec) ? options.spec : compileSpec(options.spec);
   const config = parseMockConfig(options.config);
-  const seeds = seedCategories(spec, createDataGenerator(options.seed ?? 1), { count: config.seedCategories, initialCategories: options.initialCategories });
+  const seeds = seedCategories(spec, createDataGenerator(options.seed ?? 1), {
+    count: config.seedCategories,
+    initialCategories: options.initialCategories,
+  });
   return storeOptionsFromConfig(config, seeds, config.sessions);
 }
 
@@ -145,17 +155,31 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const data = createDataGenerator(options.seed ?? 1);
   const seedOptions = { count: config.seedCategories, initialCategories: options.initialCategories };
   const storeOptions = storeOptionsFromConfig(config, seedCategories(spec, data, seedOptions), config.sessions);
-  const store = options.store === undefined ? createMemoryStore(storeOptions) : typeof options.store === 'function' ? options.store(storeOptions) : options.store;
+  const store =
+    options.store === undefined
+      ? createMemoryStore(storeOptions)
+      : typeof options.store === 'function'
+        ? options.store(storeOptions)
+        : options.store;
   const auth = createAuthenticator(config);
   const startedAtMs = baseClock.now();
   for (const warning of spec.definition.warnings) logger.warn(warning);
   // One budget for the process: the memory store's own, which the lab shares; with a store that keeps
   // its data elsewhere (Redis), a budget of the lab's alone.
-  const memory = store.memory ?? new MemoryBudget(config.memoryBudgetBytes, 'the lab of every session (the Redis store keeps the rest, bounded by its maxmemory)');
+  const memory =
+    store.memory ??
+    new MemoryBudget(
+      config.memoryBudgetBytes,
+      'the lab of every session (the Redis store keeps the rest, bounded by its maxmemory)',
+    );
   const lab = createLabSessions({
     memory,
     maxSessions: store.options.maxSessions,
-    banPolicy: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
+    banPolicy: {
+      enabled: config.ban.enabled,
+      threshold: config.ban.threshold,
+      durationMs: config.ban.durationSeconds * 1000,
+    },
     anonymous: config.anonymous,
   });
   const runtime: PipelineRuntime = {
@@ -201,9 +225,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const controlsFor = controlsBySession(controlRuntime);
   const startup = startupScenarios(options, controlRuntime, controlsFor);
   // Once applied, requests stop waiting for them; a failure stays every request's answer.
-  runtime.startup = startup === null ? null : startup.then(() => {
-    runtime.startup = null;
-  });
+  runtime.startup =
+    startup === null
+      ? null
+      : startup.then(() => {
+          runtime.startup = null;
+        });
   const ready = runtime.startup === null ? Promise.resolve() : runtime.startup.then(() => undefined);
   // Reported by whoever awaits `ready` (the CLI exits 2) and by every request (503 or 500, logged).
   ready.catch(() => undefined);
@@ -212,7 +239,12 @@ export function createMockApp(options: MockAppOptions): MockApp {
 }
 
 /** The app the assembler hands out: the runtime's request path, its controls, and the spec swapped whole on reload. */
-function mockAppOf(runtime: PipelineRuntime, controlsFor: (session: string) => MockControls, ready: Promise<void>, startedAtMs: number): MockApp {
+function mockAppOf(
+  runtime: PipelineRuntime,
+  controlsFor: (session: string) => MockControls,
+  ready: Promise<void>,
+  startedAtMs: number,
+): MockApp {
   const { config, store, baseClock, auth } = runtime;
   return {
     get spec() {
@@ -269,13 +301,19 @@ function controlsBySession(runtime: ControlRuntime): (session: string) => MockCo
  * The startup scenarios, the config's then the option's: refused here (one line) when wrong, then
  * applied in order; the promise of all of them, or null when there are none.
  */
-function startupScenarios(options: MockAppOptions, runtime: ControlRuntime, controlsFor: (session: string) => MockControls): Promise<unknown> | null {
+function startupScenarios(
+  options: MockAppOptions,
+  runtime: ControlRuntime,
+  controlsFor: (session: string) => MockControls,
+): Promise<unknown> | null {
   const steps: (() => Promise<unknown>)[] = [];
   if (runtime.config.scenario !== undefined) {
     const plan = prepareScenario(runtime, runtime.config.scenario);
     steps.push(() =>
       applyScenarioPlan(runtime, defaultSessionName, plan).catch((error: unknown) => {
-        throw error instanceof ScenarioError ? new HttpError('internal_error', `The mock's scenario could not be applied: ${error.message}`) : error;
+        throw error instanceof ScenarioError
+          ? new HttpError('internal_error', `The mock's scenario could not be applied: ${error.message}`)
+          : error;
       }),
     );
   }
@@ -288,7 +326,9 @@ function startupScenarios(options: MockAppOptions, runtime: ControlRuntime, cont
       controlsFor(session)
         .applyScenario(input)
         .catch((error: unknown) => {
-          throw error instanceof HttpError && error.code === 'invalid_control_request' ? new HttpError('internal_error', `Failed to apply the scenario option: ${error.message}`) : error;
+          throw error instanceof HttpError && error.code === 'invalid_control_request'
+            ? new HttpError('internal_error', `Failed to apply the scenario option: ${error.message}`)
+            : error;
         }),
     );
   }

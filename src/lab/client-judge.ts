@@ -94,7 +94,9 @@ const maxDeprecatedOperations = 10;
  */
 export const retryAfterToleranceMs = 1_000;
 
-export function createClientJudgeState(first: Pick<LabObservation, 'client' | 'clientId' | 'kind' | 'plan' | 'limits' | 'atMs'>): ClientJudgeState {
+export function createClientJudgeState(
+  first: Pick<LabObservation, 'client' | 'clientId' | 'kind' | 'plan' | 'limits' | 'atMs'>,
+): ClientJudgeState {
   return {
     client: first.client,
     clientId: first.clientId ?? first.client,
@@ -146,7 +148,8 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
   const now = observation.atMs;
   state.lastAtMs = Math.max(state.lastAtMs, now);
   state.plan = observation.plan;
-  if (state.limits.perMinute !== observation.limits.perMinute || state.limits.perDay !== observation.limits.perDay) state.limits = { perMinute: observation.limits.perMinute, perDay: observation.limits.perDay };
+  if (state.limits.perMinute !== observation.limits.perMinute || state.limits.perDay !== observation.limits.perDay)
+    state.limits = { perMinute: observation.limits.perMinute, perDay: observation.limits.perDay };
   state.total += 1;
   // The status as a number key: an element access, no number-to-string conversion (the same "429" key).
   const status = observation.status;
@@ -205,7 +208,8 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
     }
     state.streakPreviousWaitMs = waitMs;
     if (state.streakWaitsSeconds.length < maxStreakWaits) state.streakWaitsSeconds.push(seconds(waitMs));
-    if (state.streakWaitsSeconds.length > state.longestStreakWaitsSeconds.length) state.longestStreakWaitsSeconds = [...state.streakWaitsSeconds];
+    if (state.streakWaitsSeconds.length > state.longestStreakWaitsSeconds.length)
+      state.longestStreakWaitsSeconds = [...state.streakWaitsSeconds];
   }
   if (refused) {
     state.streakRefusalAtMs = now;
@@ -243,18 +247,29 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
     state.deprecatedFirstAtMs ??= now;
     state.deprecatedLastAtMs = now;
     const name = observation.operationId ?? `${observation.method} ${observation.path}`;
-    if (!state.deprecatedOperations.includes(name) && state.deprecatedOperations.length < maxDeprecatedOperations) state.deprecatedOperations.push(name);
+    if (!state.deprecatedOperations.includes(name) && state.deprecatedOperations.length < maxDeprecatedOperations)
+      state.deprecatedOperations.push(name);
   }
   return state;
 }
 
 /** The four verdicts of a client, in a fixed order. */
 export function clientVerdicts(state: ClientJudgeState, banPolicy: LabBanPolicy): Verdict[] {
-  return [retryAfterVerdict(state), backoffVerdict(state), hammeringVerdict(state, banPolicy), deprecatedVerdict(state)];
+  return [
+    retryAfterVerdict(state),
+    backoffVerdict(state),
+    hammeringVerdict(state, banPolicy),
+    deprecatedVerdict(state),
+  ];
 }
 
 function retryAfterVerdict(state: ClientJudgeState): Verdict {
-  const common = { toleranceSeconds: retryAfterToleranceMs / 1000, judged: state.retryChecks, early: state.retryViolations, forced429Ignored: state.forced429 };
+  const common = {
+    toleranceSeconds: retryAfterToleranceMs / 1000,
+    judged: state.retryChecks,
+    early: state.retryViolations,
+    forced429Ignored: state.forced429,
+  };
   if (state.retryViolations > 0) {
     const first = state.retrySamples[0]!;
     return {
@@ -283,7 +298,10 @@ function retryAfterVerdict(state: ClientJudgeState): Verdict {
     rule: 'retry-after-honoured',
     outcome: 'not-exercised',
     evidence: {
-      summary: state.organicRefusals > 0 ? 'got a 429 but sent nothing after it' : `never refused by the rate limiter${state.forced429 > 0 ? ` (${state.forced429} 429s forced with Prefer are not judged)` : ''}`,
+      summary:
+        state.organicRefusals > 0
+          ? 'got a 429 but sent nothing after it'
+          : `never refused by the rate limiter${state.forced429 > 0 ? ` (${state.forced429} 429s forced with Prefer are not judged)` : ''}`,
       ...common,
       samples: [],
     },
@@ -291,7 +309,11 @@ function retryAfterVerdict(state: ClientJudgeState): Verdict {
 }
 
 function backoffVerdict(state: ClientJudgeState): Verdict {
-  const common = { comparedWaits: state.backoffPairs, shrinkingOrEqual: state.backoffViolations, longestRunWaitsSeconds: state.longestStreakWaitsSeconds };
+  const common = {
+    comparedWaits: state.backoffPairs,
+    shrinkingOrEqual: state.backoffViolations,
+    longestRunWaitsSeconds: state.longestStreakWaitsSeconds,
+  };
   if (state.backoffViolations > 0) {
     const first = state.backoffSamples[0]!;
     return {
@@ -308,13 +330,21 @@ function backoffVerdict(state: ClientJudgeState): Verdict {
     return {
       rule: 'backoff-growing',
       outcome: 'pass',
-      evidence: { summary: `every wait grew across consecutive 429s (${state.backoffPairs} compared; longest run: ${state.longestStreakWaitsSeconds.join(' s, ')} s)`, ...common, samples: [] },
+      evidence: {
+        summary: `every wait grew across consecutive 429s (${state.backoffPairs} compared; longest run: ${state.longestStreakWaitsSeconds.join(' s, ')} s)`,
+        ...common,
+        samples: [],
+      },
     };
   }
   return {
     rule: 'backoff-growing',
     outcome: 'not-exercised',
-    evidence: { summary: 'never waited twice across consecutive 429s (needs a second 429 in a row and a request after it)', ...common, samples: [] },
+    evidence: {
+      summary: 'never waited twice across consecutive 429s (needs a second 429 in a row and a request after it)',
+      ...common,
+      samples: [],
+    },
   };
 }
 
@@ -331,29 +361,46 @@ function hammeringVerdict(state: ClientJudgeState, ban: LabBanPolicy): Verdict {
     return {
       rule: 'no-hammering',
       outcome: 'fail',
-      evidence: { summary: `banned ${state.bans} time${state.bans === 1 ? '' : 's'}, first at ${isoOf(state.firstBanAtMs!)}; up to ${state.maxConsecutiveRefusals} requests in a row while limited (the ban policy tolerates ${ban.threshold})`, ...common },
+      evidence: {
+        summary: `banned ${state.bans} time${state.bans === 1 ? '' : 's'}, first at ${isoOf(state.firstBanAtMs!)}; up to ${state.maxConsecutiveRefusals} requests in a row while limited (the ban policy tolerates ${ban.threshold})`,
+        ...common,
+      },
     };
   }
   if (state.maxConsecutiveRefusals > ban.threshold) {
     return {
       rule: 'no-hammering',
       outcome: 'fail',
-      evidence: { summary: `${state.maxConsecutiveRefusals} requests in a row while limited, up to ${isoOf(state.maxConsecutiveAtMs)} (the ban policy tolerates ${ban.threshold}${ban.enabled ? '' : '; bans are off, so it was not banned'})`, ...common },
+      evidence: {
+        summary: `${state.maxConsecutiveRefusals} requests in a row while limited, up to ${isoOf(state.maxConsecutiveAtMs)} (the ban policy tolerates ${ban.threshold}${ban.enabled ? '' : '; bans are off, so it was not banned'})`,
+        ...common,
+      },
     };
   }
   if (state.organicRefusals > 0) {
     return {
       rule: 'no-hammering',
       outcome: 'pass',
-      evidence: { summary: `never banned; at most ${state.maxConsecutiveRefusals} requests in a row while limited (tolerated: ${ban.threshold})`, ...common },
+      evidence: {
+        summary: `never banned; at most ${state.maxConsecutiveRefusals} requests in a row while limited (tolerated: ${ban.threshold})`,
+        ...common,
+      },
     };
   }
-  return { rule: 'no-hammering', outcome: 'not-exercised', evidence: { summary: 'never refused by the rate limiter', ...common } };
+  return {
+    rule: 'no-hammering',
+    outcome: 'not-exercised',
+    evidence: { summary: 'never refused by the rate limiter', ...common },
+  };
 }
 
 function deprecatedVerdict(state: ClientJudgeState): Verdict {
   if (state.deprecatedCalls === 0) {
-    return { rule: 'deprecated-operation', outcome: 'not-exercised', evidence: { summary: 'never called a deprecated operation', calls: 0, sunset: null, operations: [] } };
+    return {
+      rule: 'deprecated-operation',
+      outcome: 'not-exercised',
+      evidence: { summary: 'never called a deprecated operation', calls: 0, sunset: null, operations: [] },
+    };
   }
   return {
     rule: 'deprecated-operation',

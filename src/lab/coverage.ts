@@ -12,7 +12,10 @@ import { isoOf, situationNames, type CoverageReport, type LabObservation, type S
  */
 export interface CoverageState {
   /** `operationId` -> method, path template and counts by status. */
-  operations: Record<string, { method: string; path: string; statuses: Record<string, { organic: number; forced: number }> }>;
+  operations: Record<
+    string,
+    { method: string; path: string; statuses: Record<string, { organic: number; forced: number }> }
+  >;
   situations: Record<SituationName, { count: number; firstAtMs: number | null }>;
 }
 
@@ -26,10 +29,18 @@ export function createCoverageState(): CoverageState {
  * Counts one request. `pathTemplate` is the operation's path as the spec writes it
  * (`/pets/{petId}`); the request's own path is used when absent.
  */
-export function observeCoverage(state: CoverageState, observation: LabObservation, pathTemplate?: string): CoverageState {
+export function observeCoverage(
+  state: CoverageState,
+  observation: LabObservation,
+  pathTemplate?: string,
+): CoverageState {
   if (observation.outcome === 'other') return state;
   if (observation.operationId !== null) {
-    state.operations[observation.operationId] ??= { method: observation.method, path: pathTemplate ?? observation.path, statuses: {} };
+    state.operations[observation.operationId] ??= {
+      method: observation.method,
+      path: pathTemplate ?? observation.path,
+      statuses: {},
+    };
     const operation = state.operations[observation.operationId]!;
     // A number key: an element access, no number-to-string conversion (the same "201" key).
     operation.statuses[observation.status] ??= { organic: 0, forced: 0 };
@@ -79,7 +90,12 @@ export function coverageReport(state: CoverageState): CoverageReport {
  * Throws one line naming the unknown names and listing the known ones.
  */
 export function parseSituationList(text: string): SituationName[] {
-  return validateSituations(text.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+  return validateSituations(
+    text
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== ''),
+  );
 }
 
 function validateSituations(names: readonly string[]): SituationName[] {
@@ -87,7 +103,9 @@ function validateSituations(names: readonly string[]): SituationName[] {
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) {
     const shown = unknown.slice(0, 5).map((name) => JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name));
-    throw new Error(`Unknown situation${unknown.length === 1 ? '' : 's'} ${shown.join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} in --min-coverage; known: ${situationNames.join(', ')}`);
+    throw new Error(
+      `Unknown situation${unknown.length === 1 ? '' : 's'} ${shown.join(', ')}${unknown.length > 5 ? ` and ${unknown.length - 5} more` : ''} in --min-coverage; known: ${situationNames.join(', ')}`,
+    );
   }
   return [...new Set(names)] as SituationName[];
 }
@@ -98,7 +116,10 @@ function validateSituations(names: readonly string[]): SituationName[] {
  *
  * @example missingCoverage(report, ['429', '401', '400']) // ['400'] when no 400 was served
  */
-export function missingCoverage(report: Pick<CoverageReport, 'situations'> | { coverage: CoverageReport }, required: readonly string[]): SituationName[] {
+export function missingCoverage(
+  report: Pick<CoverageReport, 'situations'> | { coverage: CoverageReport },
+  required: readonly string[],
+): SituationName[] {
   const situations = 'coverage' in report ? report.coverage.situations : report.situations;
   return validateSituations(required).filter((name) => !situations[name].met);
 }

@@ -1,6 +1,20 @@
 import { clientVerdicts, createClientJudgeState, observeClient, type ClientJudgeState } from './client-judge.js';
-import { coverageReport, createCoverageState, missingCoverage, observeCoverage, type CoverageState } from './coverage.js';
-import { isoOf, type ClientReport, type LabBanPolicy, type LabClockState, type LabObservation, type LabReport, type Verdict } from './lab-types.js';
+import {
+  coverageReport,
+  createCoverageState,
+  missingCoverage,
+  observeCoverage,
+  type CoverageState,
+} from './coverage.js';
+import {
+  isoOf,
+  type ClientReport,
+  type LabBanPolicy,
+  type LabClockState,
+  type LabObservation,
+  type LabReport,
+  type Verdict,
+} from './lab-types.js';
 
 /**
  * All the lab keeps of one session: a judge state per client and the coverage. Plain data, bounded:
@@ -22,16 +36,31 @@ export interface LabSessionState {
 }
 
 export function createLabSessionState(options: { maxClients?: number } = {}): LabSessionState {
-  return { clients: Object.create(null) as Record<string, ClientJudgeState>, clientCount: 0, maxClients: options.maxClients ?? 10_000, untrackedRequests: 0, coverage: createCoverageState() };
+  return {
+    clients: Object.create(null) as Record<string, ClientJudgeState>,
+    clientCount: 0,
+    maxClients: options.maxClients ?? 10_000,
+    untrackedRequests: 0,
+    coverage: createCoverageState(),
+  };
 }
 
 /** Folds one request into the session's lab state (in place); `pathTemplate` is the operation's path in the spec. */
-export function observeLab(state: LabSessionState, observation: LabObservation, pathTemplate?: string): LabSessionState {
+export function observeLab(
+  state: LabSessionState,
+  observation: LabObservation,
+  pathTemplate?: string,
+): LabSessionState {
   return observeLabOf(state, observation, pathTemplate, state.clients[observation.clientId ?? observation.client]);
 }
 
 /** `observeLab` with the client's state already looked up (undefined for a client not judged yet): the core looks it up once per request. */
-export function observeLabOf(state: LabSessionState, observation: LabObservation, pathTemplate: string | undefined, known: ClientJudgeState | undefined): LabSessionState {
+export function observeLabOf(
+  state: LabSessionState,
+  observation: LabObservation,
+  pathTemplate: string | undefined,
+  known: ClientJudgeState | undefined,
+): LabSessionState {
   if (observation.outcome === 'other') return state;
   observeCoverage(state.coverage, observation, pathTemplate);
   const id = observation.clientId ?? observation.client;
@@ -50,7 +79,8 @@ export function observeLabOf(state: LabSessionState, observation: LabObservation
 
 export function clientReport(state: ClientJudgeState, banPolicy: LabBanPolicy): ClientReport {
   const byStatus: Record<string, number> = {};
-  for (const status of Object.keys(state.byStatus).sort((a, b) => Number(a) - Number(b))) byStatus[status] = state.byStatus[status]!;
+  for (const status of Object.keys(state.byStatus).sort((a, b) => Number(a) - Number(b)))
+    byStatus[status] = state.byStatus[status]!;
   return {
     client: state.client,
     kind: state.kind,
@@ -65,7 +95,10 @@ export function clientReport(state: ClientJudgeState, banPolicy: LabBanPolicy): 
  * The report of `GET /__mock/report`. Clients are ordered by their first request, then by name, so
  * the same traffic gives the same bytes.
  */
-export function buildLabReport(state: LabSessionState, context: { session: string; clock: LabClockState | number; banPolicy: LabBanPolicy }): LabReport {
+export function buildLabReport(
+  state: LabSessionState,
+  context: { session: string; clock: LabClockState | number; banPolicy: LabBanPolicy },
+): LabReport {
   const clock = typeof context.clock === 'number' ? clockStateAt(context.clock) : context.clock;
   const clients = Object.values(state.clients)
     .sort((a, b) => a.firstAtMs - b.firstAtMs || (a.client < b.client ? -1 : a.client > b.client ? 1 : 0))
@@ -122,10 +155,14 @@ export function labReportJunit(report: LabReport, options: { requiredSituations?
     }
     tests += cases.length;
     failures += suiteFailures;
-    suites.push(`  <testsuite name="coverage" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="0">\n${cases.join('\n')}\n  </testsuite>`);
+    suites.push(
+      `  <testsuite name="coverage" tests="${cases.length}" failures="${suiteFailures}" errors="0" skipped="0">\n${cases.join('\n')}\n  </testsuite>`,
+    );
   }
   lines.push('<?xml version="1.0" encoding="UTF-8"?>');
-  lines.push(`<testsuites name="${xmlEscape(`petstore-mock lab, session ${report.session}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`);
+  lines.push(
+    `<testsuites name="${xmlEscape(`petstore-mock lab, session ${report.session}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`,
+  );
   lines.push(...suites);
   lines.push('</testsuites>');
   return `${lines.join('\n')}\n`;
@@ -150,7 +187,10 @@ function junitCase(name: string, classname: string, verdict: Verdict): string {
  */
 export function xmlEscape(text: string): string {
   return text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+    .replace(
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      '\ufffd',
+    )
     .replace(/[&<>"']/g, (character) => xmlEntities[character]!);
 }
 
@@ -166,14 +206,22 @@ const xmlEntities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&
  * // Error: The mock's report found 1 problem:
  * //   demo-free: retry-after-honoured failed: 3 of 3 requests after a 429 came early; ...
  */
-export function expectWellBehaved(report: LabReport, options: { minCoverage?: readonly string[]; clients?: readonly string[] } = {}): void {
+export function expectWellBehaved(
+  report: LabReport,
+  options: { minCoverage?: readonly string[]; clients?: readonly string[] } = {},
+): void {
   const problems: string[] = [];
   for (const client of report.clients) {
     if (options.clients && !options.clients.includes(client.client)) continue;
     for (const verdict of client.verdicts) {
-      if (verdict.outcome === 'fail') problems.push(`${client.client}: ${verdict.rule} failed: ${verdict.evidence.summary}`);
+      if (verdict.outcome === 'fail')
+        problems.push(`${client.client}: ${verdict.rule} failed: ${verdict.evidence.summary}`);
     }
   }
-  for (const name of missingCoverage(report, options.minCoverage ?? [])) problems.push(`coverage: situation ${name} was never served`);
-  if (problems.length > 0) throw new Error(`The mock's report found ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.join('\n  ')}`);
+  for (const name of missingCoverage(report, options.minCoverage ?? []))
+    problems.push(`coverage: situation ${name} was never served`);
+  if (problems.length > 0)
+    throw new Error(
+      `The mock's report found ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  ${problems.join('\n  ')}`,
+    );
 }

@@ -114,7 +114,13 @@ export interface DashboardClient {
   demo: boolean;
   /** Configured keys not yet used appear with `used: false`. */
   used: boolean;
-  windows: { name: 'minute' | 'day'; limit: number; used: number; resetsAt: string | null; resetsInSeconds: number | null }[];
+  windows: {
+    name: 'minute' | 'day';
+    limit: number;
+    used: number;
+    resetsAt: string | null;
+    resetsInSeconds: number | null;
+  }[];
   ban: { until: string; secondsLeft: number } | null;
   requests: ClientRequestCounts;
   verdicts: Verdict[];

@@ -68,7 +68,6 @@ export interface ExportLine {
   body: string | null;
 }
 
-
 const encoder = new TextEncoder();
 
 /** `client-` + the first 12 hex digits of SHA-256(key): stable, and says nothing of the key. */
@@ -173,11 +172,18 @@ export class ReplayInputError extends Error {
  */
 export function parseKeyMapping(text: string): [string, string] {
   const equals = text.lastIndexOf('=');
-  if (equals <= 0 || equals === text.length - 1) throw new ReplayInputError(`Invalid --key ${JSON.stringify(text.slice(0, 60))}: expected KEY=plan or KEY=perMinute/perDay`);
+  if (equals <= 0 || equals === text.length - 1)
+    throw new ReplayInputError(
+      `Invalid --key ${JSON.stringify(text.slice(0, 60))}: expected KEY=plan or KEY=perMinute/perDay`,
+    );
   return [text.slice(0, equals), text.slice(equals + 1)];
 }
 
-function limitsOfPlan(plan: string, plans: Record<string, LabLimits>, where: string): { plan: string; limits: LabLimits } {
+function limitsOfPlan(
+  plan: string,
+  plans: Record<string, LabLimits>,
+  where: string,
+): { plan: string; limits: LabLimits } {
   const custom = /^(\d{1,12})\/(\d{1,12})$/.exec(plan);
   if (custom) {
     const perMinute = Number(custom[1]);
@@ -185,7 +191,10 @@ function limitsOfPlan(plan: string, plans: Record<string, LabLimits>, where: str
     if (perMinute < 1 || perDay < 1) throw new ReplayInputError(`${where}: limits must be positive, got ${plan}`);
     return { plan: 'custom', limits: { perMinute, perDay } };
   }
-  if (!Object.hasOwn(plans, plan)) throw new ReplayInputError(`${where}: unknown plan ${JSON.stringify(plan.slice(0, 40))} (known: ${Object.keys(plans).join(', ')}, or perMinute/perDay)`);
+  if (!Object.hasOwn(plans, plan))
+    throw new ReplayInputError(
+      `${where}: unknown plan ${JSON.stringify(plan.slice(0, 40))} (known: ${Object.keys(plans).join(', ')}, or perMinute/perDay)`,
+    );
   return { plan, limits: { ...plans[plan]! } };
 }
 
@@ -200,7 +209,10 @@ export function parseReplayInput(text: string, options: ReplayInputOptions): Rep
   // A HAR over its bound is refused on its size alone, before any pass over it.
   if (text[start] === '{' && looksLikeHar(text, start)) refuseLargeHar(text);
   const shapeProblem = jsonShapeProblem(text);
-  if (shapeProblem !== undefined) throw new ReplayInputError(`Failed to read the recording: ${shapeProblem}; expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`);
+  if (shapeProblem !== undefined)
+    throw new ReplayInputError(
+      `Failed to read the recording: ${shapeProblem}; expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`,
+    );
   const requests = text[start] === '{' ? parseHarOrLines(text, start, options) : parseExportLines(text, options);
   // Stable: Array.prototype.sort is stable, and recordings are nearly always in order already.
   let ordered = true;
@@ -242,7 +254,9 @@ function looksLikeHar(text: string, start: number): boolean {
 
 function refuseLargeHar(text: string): void {
   if (text.length <= maxHarTextLength) return;
-  throw new ReplayInputError(`Failed to read the recording: a HAR file is read up to ${maxHarTextLength / 1024 / 1024} MiB, this one is ${(text.length / 1024 / 1024).toFixed(1)} MiB; export the API's requests alone (GET /__mock/requests?format=jsonl), or split the HAR`);
+  throw new ReplayInputError(
+    `Failed to read the recording: a HAR file is read up to ${maxHarTextLength / 1024 / 1024} MiB, this one is ${(text.length / 1024 / 1024).toFixed(1)} MiB; export the API's requests alone (GET /__mock/requests?format=jsonl), or split the HAR`,
+  );
 }
 
 /**
@@ -256,7 +270,8 @@ function jsonShapeProblem(text: string): string | undefined {
     const code = text.charCodeAt(index);
     if (code === 0x22) {
       // Past the string: the next quote that no backslash escapes.
-      for (index += 1; index < text.length && text.charCodeAt(index) !== 0x22; index += 1) if (text.charCodeAt(index) === 0x5c) index += 1;
+      for (index += 1; index < text.length && text.charCodeAt(index) !== 0x22; index += 1)
+        if (text.charCodeAt(index) === 0x5c) index += 1;
     } else if (code === 0x5b || code === 0x7b) {
       values += 1;
       if (++depth > maxJsonDepth) return `nested more than ${maxJsonDepth} levels deep (at character ${index + 1})`;
@@ -274,7 +289,8 @@ const methodPattern = /^[A-Z]{1,20}$/;
 function parseExportLines(text: string, options: ReplayInputOptions): ReplayRequest[] {
   const requests: ReplayRequest[] = [];
   const overrides = new Map<string, { plan: string; limits: LabLimits }>();
-  for (const [key, plan] of options.keyPlans ?? []) overrides.set(key, limitsOfPlan(plan, options.plans, `--key ${key.slice(0, 40)}`));
+  for (const [key, plan] of options.keyPlans ?? [])
+    overrides.set(key, limitsOfPlan(plan, options.plans, `--key ${key.slice(0, 40)}`));
   let lineNumber = 0;
   let position = 0;
   while (position < text.length) {
@@ -289,7 +305,9 @@ function parseExportLines(text: string, options: ReplayInputOptions): ReplayRequ
     try {
       value = JSON.parse(line);
     } catch (error) {
-      throw new ReplayInputError(`Failed to read the recording: ${where}: not JSON (${(error as Error).message.slice(0, 100)}); expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`);
+      throw new ReplayInputError(
+        `Failed to read the recording: ${where}: not JSON (${(error as Error).message.slice(0, 100)}); expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`,
+      );
     }
     const entry = checkExportLine(value, where);
     const atMs = Date.parse(entry.time);
@@ -327,24 +345,44 @@ function checkExportLine(value: unknown, where: string): ExportLine {
   const fail = (field: string, expected: string): never => {
     throw new ReplayInputError(`Failed to read the recording: ${where}: ${field}: expected ${expected}`);
   };
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) fail('(line)', 'a JSON object (one request per line)');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    fail('(line)', 'a JSON object (one request per line)');
   const line = value as Record<string, unknown>;
   if (line.v !== 1) fail('v', 'version 1');
-  if (typeof line.time !== 'string' || !isReplayableTime(line.time)) fail('time', 'an ISO date-time in the years 0001 to 9999');
+  if (typeof line.time !== 'string' || !isReplayableTime(line.time))
+    fail('time', 'an ISO date-time in the years 0001 to 9999');
   if (typeof line.method !== 'string' || !methodPattern.test(line.method)) fail('method', 'an HTTP method in capitals');
-  if (typeof line.url !== 'string' || !line.url.startsWith('/') || line.url.length > 8192) fail('url', 'a path starting with /');
-  if (typeof line.client !== 'string' || !/^(client|anonymous)-[0-9a-f]{12}$/.test(line.client)) fail('client', 'a pseudonym (client-<12 hex> or anonymous-<12 hex>)');
+  if (typeof line.url !== 'string' || !line.url.startsWith('/') || line.url.length > 8192)
+    fail('url', 'a path starting with /');
+  if (typeof line.client !== 'string' || !/^(client|anonymous)-[0-9a-f]{12}$/.test(line.client))
+    fail('client', 'a pseudonym (client-<12 hex> or anonymous-<12 hex>)');
   if (line.kind !== 'key' && line.kind !== 'anonymous') fail('kind', '"key" or "anonymous"');
-  if (line.auth !== 'key' && line.auth !== 'invalid' && line.auth !== 'none') fail('auth', '"key", "invalid" or "none"');
+  if (line.auth !== 'key' && line.auth !== 'invalid' && line.auth !== 'none')
+    fail('auth', '"key", "invalid" or "none"');
   if ((line.auth === 'key') !== (line.kind === 'key')) fail('auth', `"key" exactly when kind is "key"`);
   if (typeof line.plan !== 'string' || line.plan.length > 64) fail('plan', 'a plan name');
   const limits = line.limits as Record<string, unknown> | null;
-  if (limits === null || typeof limits !== 'object' || !isPositiveInteger(limits.perMinute) || !isPositiveInteger(limits.perDay)) fail('limits', '{ perMinute, perDay } positive integers');
-  if (!Number.isInteger(line.status) || (line.status as number) < 100 || (line.status as number) > 599) fail('status', 'an HTTP status');
+  if (
+    limits === null ||
+    typeof limits !== 'object' ||
+    !isPositiveInteger(limits.perMinute) ||
+    !isPositiveInteger(limits.perDay)
+  )
+    fail('limits', '{ perMinute, perDay } positive integers');
+  if (!Number.isInteger(line.status) || (line.status as number) < 100 || (line.status as number) > 599)
+    fail('status', 'an HTTP status');
   for (const field of ['code', 'operationId', 'prefer', 'contentType', 'body'] as const) {
-    if (line[field] !== undefined && line[field] !== null && typeof line[field] !== 'string') fail(field, 'a string or null');
+    if (line[field] !== undefined && line[field] !== null && typeof line[field] !== 'string')
+      fail(field, 'a string or null');
   }
-  return { ...(line as unknown as ExportLine), code: (line.code as string | undefined) ?? null, operationId: (line.operationId as string | undefined) ?? null, prefer: (line.prefer as string | undefined) ?? null, contentType: (line.contentType as string | undefined) ?? null, body: (line.body as string | undefined) ?? null };
+  return {
+    ...(line as unknown as ExportLine),
+    code: (line.code as string | undefined) ?? null,
+    operationId: (line.operationId as string | undefined) ?? null,
+    prefer: (line.prefer as string | undefined) ?? null,
+    contentType: (line.contentType as string | undefined) ?? null,
+    body: (line.body as string | undefined) ?? null,
+  };
 }
 
 function isReplayableTime(text: string): boolean {
@@ -368,16 +406,21 @@ function parseHar(textOrDocument: unknown, options: ReplayInputOptions): ReplayR
     try {
       document = JSON.parse(textOrDocument);
     } catch (error) {
-      throw new ReplayInputError(`Failed to read the recording: not valid JSON (${(error as Error).message.slice(0, 120)}); expected a HAR 1.2 file or the JSON lines of GET /__mock/requests?format=jsonl`);
+      throw new ReplayInputError(
+        `Failed to read the recording: not valid JSON (${(error as Error).message.slice(0, 120)}); expected a HAR 1.2 file or the JSON lines of GET /__mock/requests?format=jsonl`,
+      );
     }
   }
   const entries = (document as { log?: { entries?: unknown } } | null)?.log?.entries;
-  if (!Array.isArray(entries)) throw new ReplayInputError('Failed to read the recording: log.entries: expected the array of a HAR 1.2 file');
+  if (!Array.isArray(entries))
+    throw new ReplayInputError('Failed to read the recording: log.entries: expected the array of a HAR 1.2 file');
   if (entries.length === 0) throw new ReplayInputError('Failed to read the recording: log.entries is empty');
   const demoKeys = options.demoKeys ?? {};
   const resolved = new Map<string, { plan: string; limits: LabLimits }>();
-  for (const [key, plan] of options.keyPlans ?? []) resolved.set(key, limitsOfPlan(plan, options.plans, `--key ${displayKey(key, demoKeys)}`));
-  const defaultPlan = options.defaultPlan === undefined ? undefined : limitsOfPlan(options.defaultPlan, options.plans, '--default-plan');
+  for (const [key, plan] of options.keyPlans ?? [])
+    resolved.set(key, limitsOfPlan(plan, options.plans, `--key ${displayKey(key, demoKeys)}`));
+  const defaultPlan =
+    options.defaultPlan === undefined ? undefined : limitsOfPlan(options.defaultPlan, options.plans, '--default-plan');
   const unmapped = new Set<string>();
   const requests: ReplayRequest[] = [];
   for (const [index, raw] of entries.entries()) {
@@ -387,10 +430,12 @@ function parseHar(textOrDocument: unknown, options: ReplayInputOptions): ReplayR
       throw new ReplayInputError(`Failed to read the recording: ${where}.${field}: expected ${expected}`);
     };
     if (entry === null || typeof entry !== 'object') fail('', 'an entry object');
-    if (typeof entry.startedDateTime !== 'string' || !isReplayableTime(entry.startedDateTime)) fail('startedDateTime', 'an ISO date-time in the years 0001 to 9999');
+    if (typeof entry.startedDateTime !== 'string' || !isReplayableTime(entry.startedDateTime))
+      fail('startedDateTime', 'an ISO date-time in the years 0001 to 9999');
     const request = entry.request;
     if (request === null || typeof request !== 'object') fail('request', 'an object');
-    if (typeof request!.method !== 'string' || !methodPattern.test(request!.method.toUpperCase())) fail('request.method', 'an HTTP method');
+    if (typeof request!.method !== 'string' || !methodPattern.test(request!.method.toUpperCase()))
+      fail('request.method', 'an HTTP method');
     if (typeof request!.url !== 'string') fail('request.url', 'a URL');
     let url: URL;
     try {
@@ -403,7 +448,8 @@ function parseHar(textOrDocument: unknown, options: ReplayInputOptions): ReplayR
       if (!Array.isArray(request!.headers)) fail('request.headers', 'an array of { name, value }');
       for (const header of request!.headers as unknown[]) {
         const { name, value } = (header ?? {}) as { name?: unknown; value?: unknown };
-        if (typeof name !== 'string' || typeof value !== 'string') fail('request.headers', 'an array of { name, value } strings');
+        if (typeof name !== 'string' || typeof value !== 'string')
+          fail('request.headers', 'an array of { name, value } strings');
         const lower = (name as string).toLowerCase();
         // HTTP/2 pseudo-headers and hop-by-hop fields are the recording tool's, not the client's.
         if (lower.startsWith(':') || lower === 'connection' || lower === 'content-length' || lower === 'host') continue;
@@ -415,18 +461,25 @@ function parseHar(textOrDocument: unknown, options: ReplayInputOptions): ReplayR
     if (postData !== undefined && postData !== null) {
       if (postData.text !== undefined && typeof postData.text !== 'string') fail('request.postData.text', 'a string');
       body = (postData.text as string | undefined) ?? null;
-      if (typeof postData.mimeType === 'string' && postData.mimeType !== '' && headers['content-type'] === undefined) headers['content-type'] = postData.mimeType;
+      if (typeof postData.mimeType === 'string' && postData.mimeType !== '' && headers['content-type'] === undefined)
+        headers['content-type'] = postData.mimeType;
     }
     const status = entry.response?.status;
     const match = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
     const key = match ? match[1]! : null;
-    if (key !== null && !/^[\x21-\x7e]{1,512}$/.test(key)) fail('request.headers', `a bearer key of at most 512 printable ASCII characters, as the mock's keys are; got ${displayKey(key, demoKeys)}`);
+    if (key !== null && !/^[\x21-\x7e]{1,512}$/.test(key))
+      fail(
+        'request.headers',
+        `a bearer key of at most 512 printable ASCII characters, as the mock's keys are; got ${displayKey(key, demoKeys)}`,
+      );
     let client: string;
     let kind: 'key' | 'anonymous' = 'anonymous';
     let plan = 'anonymous';
     let limits: LabLimits | null = null;
     if (key !== null && (resolved.has(key) || Object.hasOwn(demoKeys, key) || defaultPlan !== undefined)) {
-      const mapping = resolved.get(key) ?? (Object.hasOwn(demoKeys, key) ? limitsOfPlan(demoKeys[key]!, options.plans, `demo key ${key}`) : defaultPlan!);
+      const mapping =
+        resolved.get(key) ??
+        (Object.hasOwn(demoKeys, key) ? limitsOfPlan(demoKeys[key]!, options.plans, `demo key ${key}`) : defaultPlan!);
       kind = 'key';
       plan = mapping.plan;
       limits = mapping.limits;

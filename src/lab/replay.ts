@@ -52,7 +52,11 @@ export interface ReplayResult {
   byStatus: Record<string, number>;
   clients: ReplayClientSummary[];
   /** How the replayed statuses compare with the recorded ones (where the recording has them). */
-  recorded: { compared: number; same: number; differences: { index: number; atMs: number; method: string; url: string; recorded: number; replayed: number }[] };
+  recorded: {
+    compared: number;
+    same: number;
+    differences: { index: number; atMs: number; method: string; url: string; recorded: number; replayed: number }[];
+  };
   report: LabReport;
   timeline: TimelineInput;
 }
@@ -90,13 +94,23 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
   // Keys first, with the plan each was recorded (or mapped) with; the latest mapping of a key wins.
   const registered = new Map<string, { plan: string; limits: LabLimits }>();
   for (const request of requests) {
-    if (request.kind === 'key' && request.key !== null && request.limits !== null) registered.set(request.key, { plan: request.plan, limits: request.limits });
+    if (request.kind === 'key' && request.key !== null && request.limits !== null)
+      registered.set(request.key, { plan: request.plan, limits: request.limits });
   }
   for (const [key, { plan, limits }] of registered) await target.addKey({ key, plan, limits });
 
   const lab = createLabSessionState({ maxClients: Number.POSITIVE_INFINITY });
   const byStatus: Record<string, number> = {};
-  const lanes = new Map<string, { summary: ReplayClientSummary; limits: LabLimits; requests: { atMs: number; status: number }[]; bans: { fromMs: number; toMs: number }[]; banUntil: number }>();
+  const lanes = new Map<
+    string,
+    {
+      summary: ReplayClientSummary;
+      limits: LabLimits;
+      requests: { atMs: number; status: number }[];
+      bans: { fromMs: number; toMs: number }[];
+      banUntil: number;
+    }
+  >();
   const seen = new Set<string>();
   const lastAt = new Map<string, number>();
   const differences: ReplayResult['recorded']['differences'] = [];
@@ -142,7 +156,21 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
 
     let lane = lanes.get(request.client);
     if (!lane) {
-      lane = { summary: { client: request.client, kind: request.kind, plan: request.plan, requests: 0, byStatus: {}, refused429: 0, bans: 0 }, limits, requests: [], bans: [], banUntil: 0 };
+      lane = {
+        summary: {
+          client: request.client,
+          kind: request.kind,
+          plan: request.plan,
+          requests: 0,
+          byStatus: {},
+          refused429: 0,
+          bans: 0,
+        },
+        limits,
+        requests: [],
+        bans: [],
+        banUntil: 0,
+      };
       lanes.set(request.client, lane);
     }
     lane.summary.requests += 1;
@@ -158,15 +186,28 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
     if (request.recordedStatus !== null) {
       compared += 1;
       if (request.recordedStatus === status) same += 1;
-      else if (differences.length < maxDifferencesShown) differences.push({ index, atMs: now, method: request.method, url: request.url.slice(0, 200), recorded: request.recordedStatus, replayed: status });
+      else if (differences.length < maxDifferencesShown)
+        differences.push({
+          index,
+          atMs: now,
+          method: request.method,
+          url: request.url.slice(0, 200),
+          recorded: request.recordedStatus,
+          replayed: status,
+        });
     }
   }
 
   const fromMs = requests[0]!.atMs + timeShiftMs;
   const toMs = now;
-  const report = buildLabReport(lab, { session: options.session ?? 'replay', clock: clockStateAt(toMs), banPolicy: options.banPolicy });
+  const report = buildLabReport(lab, {
+    session: options.session ?? 'replay',
+    clock: clockStateAt(toMs),
+    banPolicy: options.banPolicy,
+  });
   const sortedStatuses: Record<string, number> = {};
-  for (const status of Object.keys(byStatus).sort((a, b) => Number(a) - Number(b))) sortedStatuses[status] = byStatus[status]!;
+  for (const status of Object.keys(byStatus).sort((a, b) => Number(a) - Number(b)))
+    sortedStatuses[status] = byStatus[status]!;
   const laneList = [...lanes.values()];
   return {
     requests: requests.length,
@@ -181,7 +222,13 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
       from: fromMs,
       to: Math.max(toMs, fromMs + 1000),
       ...(options.title !== undefined ? { title: options.title } : {}),
-      clients: laneList.map((lane) => ({ client: lane.summary.client, plan: lane.summary.plan, limits: lane.limits, requests: lane.requests, bans: lane.bans })),
+      clients: laneList.map((lane) => ({
+        client: lane.summary.client,
+        plan: lane.summary.plan,
+        limits: lane.limits,
+        requests: lane.requests,
+        bans: lane.bans,
+      })),
     },
   };
 }

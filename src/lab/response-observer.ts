@@ -34,7 +34,11 @@ export function observeExchange(
   let outcome: LabObservation['outcome'] = 'allowed';
   let forced = false;
   const preferred = preferAsksForResponse(request.headers.prefer);
-  if (path === '/__mock' || path.startsWith('/__mock/') || (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined)) {
+  if (
+    path === '/__mock' ||
+    path.startsWith('/__mock/') ||
+    (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined)
+  ) {
     outcome = 'other';
   } else if (status === 429) {
     const code = codeOf(response.body);
@@ -45,7 +49,8 @@ export function observeExchange(
   } else if (preferred) {
     // A forced error says so in its message; a forced success cannot be told from a real one, but the
     // core serves Prefer on every allowed request of a known operation, so asked for means forced.
-    forced = status < 400 ? context.operation !== null : response.body?.includes('"message":"Forced by Prefer') === true;
+    forced =
+      status < 400 ? context.operation !== null : response.body?.includes('"message":"Forced by Prefer') === true;
   }
   const retryAfter = headers['Retry-After'];
   const deprecation = headers.Deprecation;
@@ -65,14 +70,20 @@ export function observeExchange(
     forced,
     windowReset: false,
   };
-  if (status === 429 && retryAfter !== undefined && /^\d+$/.test(retryAfter)) observation.retryAfterSeconds = Number(retryAfter);
+  if (status === 429 && retryAfter !== undefined && /^\d+$/.test(retryAfter))
+    observation.retryAfterSeconds = Number(retryAfter);
   if (deprecation !== undefined) {
     const sunsetMs = sunset === undefined ? Number.NaN : Date.parse(sunset);
     observation.deprecated = { sunset: Number.isNaN(sunsetMs) ? null : new Date(sunsetMs).toISOString() };
   }
-  if (context.seenBefore && outcome === 'allowed' && (context.previousAtMs === undefined || context.previousAtMs < context.atMs)) {
+  if (
+    context.seenBefore &&
+    outcome === 'allowed' &&
+    (context.previousAtMs === undefined || context.previousAtMs < context.atMs)
+  ) {
     const reset = Number(headers['X-RateLimit-Reset']);
-    observation.windowReset = reset === Math.ceil((context.atMs + 60_000) / 1000) || reset === Math.ceil((context.atMs + 86_400_000) / 1000);
+    observation.windowReset =
+      reset === Math.ceil((context.atMs + 60_000) / 1000) || reset === Math.ceil((context.atMs + 86_400_000) / 1000);
   }
   return observation;
 }
@@ -82,7 +93,11 @@ export function observeExchange(
  * core sets `LabObservation.windowReset` to. `previousRequestAtMs` is the client's previous request
  * (the lab keeps it: `labState.clients[hit.client]?.lastAtMs ?? null`), null for its first.
  */
-export function windowResetOf(decision: Pick<RateDecision, 'outcome' | 'windows'>, nowMs: number, previousRequestAtMs: number | null): boolean {
+export function windowResetOf(
+  decision: Pick<RateDecision, 'outcome' | 'windows'>,
+  nowMs: number,
+  previousRequestAtMs: number | null,
+): boolean {
   // A window that began now began with this request only if the client's previous request came
   // earlier: two requests in the same millisecond share the window the first one opened.
   if (previousRequestAtMs === null || previousRequestAtMs >= nowMs || decision.outcome === 'banned') return false;
@@ -92,7 +107,10 @@ export function windowResetOf(decision: Pick<RateDecision, 'outcome' | 'windows'
 }
 
 function preferAsksForResponse(prefer: string | undefined): boolean {
-  return prefer !== undefined && /(?:^|[;,\s])(?:code|example)\s*=|(?:^|[;,\s])dynamic(?:\s*=\s*true)?(?:$|[;,\s])/i.test(prefer);
+  return (
+    prefer !== undefined &&
+    /(?:^|[;,\s])(?:code|example)\s*=|(?:^|[;,\s])dynamic(?:\s*=\s*true)?(?:$|[;,\s])/i.test(prefer)
+  );
 }
 
 function codeOf(body: string | null): string | null {

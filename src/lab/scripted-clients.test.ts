@@ -21,8 +21,20 @@ async function runClient(policy: RetryPolicy, maxRetries = 40): Promise<LabRepor
   let previousAtMs: number | undefined;
   const send = async (url: string, operationId: string) => {
     const mockRequest = request('GET', url, { key: 'demo-free' });
-    const response = (await app.handle(mockRequest));
-    observeLab(lab, observeExchange(mockRequest, response, { atMs: app.clock.now(), client: 'demo-free', kind: 'key', plan: 'free', limits: { perMinute: 60, perDay: 1000 }, operation: { operationId }, seenBefore: previousAtMs !== undefined, ...(previousAtMs !== undefined ? { previousAtMs } : {}) }));
+    const response = await app.handle(mockRequest);
+    observeLab(
+      lab,
+      observeExchange(mockRequest, response, {
+        atMs: app.clock.now(),
+        client: 'demo-free',
+        kind: 'key',
+        plan: 'free',
+        limits: { perMinute: 60, perDay: 1000 },
+        operation: { operationId },
+        seenBefore: previousAtMs !== undefined,
+        ...(previousAtMs !== undefined ? { previousAtMs } : {}),
+      }),
+    );
     previousAtMs = app.clock.now();
     return response;
   };
@@ -58,7 +70,14 @@ describe('scripted clients against a real in-memory mock', () => {
   it('gives evidence a reader can follow: times, the Retry-After given, the wait taken', async () => {
     const report = await runClient(() => 1000);
     const verdict = report.clients[0]!.verdicts.find((candidate) => candidate.rule === 'retry-after-honoured')!;
-    const sample = (verdict.evidence.samples as { refusedAt: string; retryAfterSeconds: number; retriedAt: string; waitSeconds: number }[])[0]!;
+    const sample = (
+      verdict.evidence.samples as {
+        refusedAt: string;
+        retryAfterSeconds: number;
+        retriedAt: string;
+        waitSeconds: number;
+      }[]
+    )[0]!;
     expect(sample.refusedAt).toBe('2026-01-01T00:00:29.500Z');
     expect(sample.retryAfterSeconds).toBe(31);
     expect(sample.waitSeconds).toBe(1);
@@ -83,7 +102,12 @@ describe('scripted clients against a real in-memory mock', () => {
     expect(report.coverage.situations['deprecated-call'].count).toBe(1);
     // Every request came within the first minute's window, and the ban never lets a window restart.
     expect(report.coverage.situations['window-reset'].count).toBe(0);
-    expect((await runClient((_attempt, retryAfter) => retryAfter * 1000)).coverage.situations['window-reset']).toMatchObject({ met: true, count: 1, firstAt: '2026-01-01T00:01:00.500Z' });
-    expect(report.coverage.operations.map((operation) => operation.operationId)).toEqual(['getPetById', 'listCategories']);
+    expect(
+      (await runClient((_attempt, retryAfter) => retryAfter * 1000)).coverage.situations['window-reset'],
+    ).toMatchObject({ met: true, count: 1, firstAt: '2026-01-01T00:01:00.500Z' });
+    expect(report.coverage.operations.map((operation) => operation.operationId)).toEqual([
+      'getPetById',
+      'listCategories',
+    ]);
   });
 });

@@ -12,21 +12,47 @@ function incident(requestsPerLane: number): TimelineInput {
   for (let index = 0; index < requestsPerLane; index += 1) {
     const atMs = t0 + Math.floor((index / requestsPerLane) * span);
     const minuteIndex = Math.floor((atMs - t0) / 60_000);
-    const inMinute = free.filter((request) => Math.floor((request.atMs - t0) / 60_000) === minuteIndex && request.status === 200).length;
+    const inMinute = free.filter(
+      (request) => Math.floor((request.atMs - t0) / 60_000) === minuteIndex && request.status === 200,
+    ).length;
     const banned = atMs >= t0 + 5 * 60_000 && atMs < t0 + 20 * 60_000;
     free.push({ atMs, status: banned ? 429 : inMinute < 60 ? 200 : 429 });
     if (free.length > 5000) break;
   }
-  const pro = Array.from({ length: requestsPerLane }, (_, index) => ({ atMs: t0 + Math.floor((index / requestsPerLane) * span), status: index % 97 === 0 ? 500 : 200 }));
-  const anonymous = Array.from({ length: Math.floor(requestsPerLane / 10) }, (_, index) => ({ atMs: t0 + index * 7_000, status: 401 }));
+  const pro = Array.from({ length: requestsPerLane }, (_, index) => ({
+    atMs: t0 + Math.floor((index / requestsPerLane) * span),
+    status: index % 97 === 0 ? 500 : 200,
+  }));
+  const anonymous = Array.from({ length: Math.floor(requestsPerLane / 10) }, (_, index) => ({
+    atMs: t0 + index * 7_000,
+    status: 401,
+  }));
   return {
     from: t0,
     to: t0 + span,
     title: 'Replay of incident-2026-01-01.jsonl',
     clients: [
-      { client: 'demo-free', plan: 'free', limits: { perMinute: 60, perDay: 1000 }, requests: free, bans: [{ fromMs: t0 + 5 * 60_000, toMs: t0 + 20 * 60_000 }] },
-      { client: 'client-5e3f0c2a9b1d', plan: 'pro', limits: { perMinute: 300, perDay: 10_000 }, requests: pro, bans: [] },
-      { client: 'anonymous <script>&"\'', plan: 'anonymous', limits: { perMinute: 60, perDay: 1000 }, requests: anonymous, bans: [] },
+      {
+        client: 'demo-free',
+        plan: 'free',
+        limits: { perMinute: 60, perDay: 1000 },
+        requests: free,
+        bans: [{ fromMs: t0 + 5 * 60_000, toMs: t0 + 20 * 60_000 }],
+      },
+      {
+        client: 'client-5e3f0c2a9b1d',
+        plan: 'pro',
+        limits: { perMinute: 300, perDay: 10_000 },
+        requests: pro,
+        bans: [],
+      },
+      {
+        client: 'anonymous <script>&"\'',
+        plan: 'anonymous',
+        limits: { perMinute: 60, perDay: 1000 },
+        requests: anonymous,
+        bans: [],
+      },
     ],
   };
 }
@@ -55,10 +81,22 @@ describe('renderTimelineSvg', () => {
   });
 
   it('draws the busiest lanes only when there are very many clients, and survives empty or odd input', () => {
-    const many: TimelineInput = { from: t0, to: t0 + 60_000, clients: Array.from({ length: 500 }, (_, index) => ({ client: `anonymous-${index}`, plan: 'anonymous', limits: { perMinute: 60, perDay: 1000 }, requests: Array.from({ length: index % 7 }, () => ({ atMs: t0 + index, status: 200 })), bans: [] })) };
+    const many: TimelineInput = {
+      from: t0,
+      to: t0 + 60_000,
+      clients: Array.from({ length: 500 }, (_, index) => ({
+        client: `anonymous-${index}`,
+        plan: 'anonymous',
+        limits: { perMinute: 60, perDay: 1000 },
+        requests: Array.from({ length: index % 7 }, () => ({ atMs: t0 + index, status: 200 })),
+        bans: [],
+      })),
+    };
     const svg = renderTimelineSvg(many, { maxLanes: 10 });
     expect(svg).toContain('the 10 busiest of 500 clients');
     expect(renderTimelineSvg({ from: t0, to: t0, clients: [] })).toContain('No requests.');
-    expect(renderTimelineSvg({ from: Number.NaN, to: Number.NaN, clients: [] }, { width: Number.NaN })).toMatch(/^<svg /);
+    expect(renderTimelineSvg({ from: Number.NaN, to: Number.NaN, clients: [] }, { width: Number.NaN })).toMatch(
+      /^<svg /,
+    );
   });
 });

@@ -13,7 +13,10 @@ export type { TimelineInput } from './lab-types.js';
  * @example renderTimelineSvg({ from, to, clients: [{ client: 'demo-free', plan: 'free', limits, requests, bans: [] }] })
  */
 export function renderTimelineSvg(input: TimelineInput, options: { width?: number; maxLanes?: number } = {}): string {
-  const maxLanes = options.maxLanes !== undefined && Number.isFinite(options.maxLanes) ? Math.max(1, Math.floor(options.maxLanes)) : 40;
+  const maxLanes =
+    options.maxLanes !== undefined && Number.isFinite(options.maxLanes)
+      ? Math.max(1, Math.floor(options.maxLanes))
+      : 40;
   const width = clamp(Math.round(options.width ?? 1000), 480, 4000);
   const left = 190;
   const right = 20;
@@ -22,7 +25,13 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
   const laneGap = 18;
   const top = input.title ? 58 : 34;
   // The busiest lanes are drawn (in input order), so thousands of anonymous clients stay a readable picture.
-  const busiest = new Set([...input.clients].map((lane, index) => ({ lane, index })).sort((a, b) => b.lane.requests.length - a.lane.requests.length || a.index - b.index).slice(0, maxLanes).map((entry) => entry.lane));
+  const busiest = new Set(
+    [...input.clients]
+      .map((lane, index) => ({ lane, index }))
+      .sort((a, b) => b.lane.requests.length - a.lane.requests.length || a.index - b.index)
+      .slice(0, maxLanes)
+      .map((entry) => entry.lane),
+  );
   const clients = input.clients.filter((lane) => busiest.has(lane));
   const hiddenLanes = input.clients.length - clients.length;
   const from = Number.isFinite(input.from) ? input.from : 0;
@@ -38,10 +47,17 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
   const height = top + Math.max(1, clients.length) * (laneHeight + laneGap) + 56;
   const x = (ms: number) => left + ((ms - from) / span) * plotWidth;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif" font-size="12">`,
+  );
   out.push(`<rect x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`);
-  if (input.title) out.push(`<text x="${left}" y="24" font-size="16" font-weight="600" fill="#111827">${escapeXml(input.title)}</text>`);
-  out.push(`<text x="${left}" y="${top - 12}" fill="#4b5563">${escapeXml(`${isoShort(from)} → ${isoShort(to)} (${formatDuration(span)}, ${bins} bins of ${formatDuration(binMs)})${hiddenLanes > 0 ? `; the ${clients.length} busiest of ${input.clients.length} clients` : ''}`)}</text>`);
+  if (input.title)
+    out.push(
+      `<text x="${left}" y="24" font-size="16" font-weight="600" fill="#111827">${escapeXml(input.title)}</text>`,
+    );
+  out.push(
+    `<text x="${left}" y="${top - 12}" fill="#4b5563">${escapeXml(`${isoShort(from)} → ${isoShort(to)} (${formatDuration(span)}, ${bins} bins of ${formatDuration(binMs)})${hiddenLanes > 0 ? `; the ${clients.length} busiest of ${input.clients.length} clients` : ''}`)}</text>`,
+  );
 
   if (clients.length === 0) {
     out.push(`<text x="${left}" y="${top + 40}" fill="#6b7280">No requests.</text>`);
@@ -62,7 +78,10 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
       const raw = counts.map((bin) => [...bin]);
       counts.forEach((bin, index) => {
         for (let statusIndex = 0; statusIndex < 4; statusIndex += 1) {
-          running[statusIndex] = running[statusIndex]! + raw[index]![statusIndex]! - (index >= binsPerMinute ? raw[index - binsPerMinute]![statusIndex]! : 0);
+          running[statusIndex] =
+            running[statusIndex]! +
+            raw[index]![statusIndex]! -
+            (index >= binsPerMinute ? raw[index - binsPerMinute]![statusIndex]! : 0);
           bin[statusIndex] = running[statusIndex]!;
         }
       });
@@ -76,12 +95,16 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
     const y = (perMinute: number) => laneBottom - (perMinute / scaleMax) * (laneHeight - 6);
 
     out.push(`<g>`);
-    out.push(`<rect x="${left}" y="${laneTop}" width="${plotWidth}" height="${laneHeight}" fill="#f9fafb" stroke="#e5e7eb"/>`);
+    out.push(
+      `<rect x="${left}" y="${laneTop}" width="${plotWidth}" height="${laneHeight}" fill="#f9fafb" stroke="#e5e7eb"/>`,
+    );
     for (const ban of lane.bans) {
       const start = Math.max(from, ban.fromMs);
       const end = Math.min(to, ban.toMs);
       if (end <= start) continue;
-      out.push(`<rect x="${fmt(x(start))}" y="${laneTop}" width="${fmt(Math.max(1, x(end) - x(start)))}" height="${laneHeight}" fill="#7c3aed" fill-opacity="0.14"><title>${escapeXml(`banned ${isoShort(ban.fromMs)} → ${isoShort(ban.toMs)}`)}</title></rect>`);
+      out.push(
+        `<rect x="${fmt(x(start))}" y="${laneTop}" width="${fmt(Math.max(1, x(end) - x(start)))}" height="${laneHeight}" fill="#7c3aed" fill-opacity="0.14"><title>${escapeXml(`banned ${isoShort(ban.fromMs)} → ${isoShort(ban.toMs)}`)}</title></rect>`,
+      );
     }
     // One path per status class and lane (not a rect per bar): the file stays small with many bins.
     const barWidth = plotWidth / bins;
@@ -95,7 +118,8 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
         stacked += count;
         const y1 = y(stacked * perMinuteFactor);
         const w = fmt(Math.max(0.5, barWidth - 0.5));
-        paths[statusIndex] += `M${fmt(left + binIndex * barWidth)} ${fmt(y1)}h${w}v${fmt(Math.max(0.5, y0 - y1))}h-${w}z`;
+        paths[statusIndex] +=
+          `M${fmt(left + binIndex * barWidth)} ${fmt(y1)}h${w}v${fmt(Math.max(0.5, y0 - y1))}h-${w}z`;
       }
     });
     paths.forEach((path, statusIndex) => {
@@ -103,17 +127,31 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
     });
     if (limit <= scaleMax) {
       const limitY = fmt(y(limit));
-      out.push(`<line x1="${left}" y1="${limitY}" x2="${left + plotWidth}" y2="${limitY}" stroke="#111827" stroke-width="1" stroke-dasharray="5 3"/>`);
-      out.push(`<text x="${left + plotWidth - 4}" y="${fmt(y(limit) - 3)}" text-anchor="end" font-size="10" fill="#111827" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(`limit ${formatCount(limit)}/min`)}</text>`);
+      out.push(
+        `<line x1="${left}" y1="${limitY}" x2="${left + plotWidth}" y2="${limitY}" stroke="#111827" stroke-width="1" stroke-dasharray="5 3"/>`,
+      );
+      out.push(
+        `<text x="${left + plotWidth - 4}" y="${fmt(y(limit) - 3)}" text-anchor="end" font-size="10" fill="#111827" stroke="#ffffff" stroke-width="3" paint-order="stroke">${escapeXml(`limit ${formatCount(limit)}/min`)}</text>`,
+      );
     } else {
-      out.push(`<text x="${left + plotWidth - 4}" y="${laneTop + 11}" text-anchor="end" font-size="10" fill="#6b7280">${escapeXml(`limit ${formatCount(limit)}/min (above the scale)`)}</text>`);
+      out.push(
+        `<text x="${left + plotWidth - 4}" y="${laneTop + 11}" text-anchor="end" font-size="10" fill="#6b7280">${escapeXml(`limit ${formatCount(limit)}/min (above the scale)`)}</text>`,
+      );
     }
-    out.push(`<text x="${left - 8}" y="${laneTop + 8}" text-anchor="end" font-size="9" fill="#6b7280">${escapeXml(`${formatCount(Math.round(scaleMax))}/min`)}</text>`);
+    out.push(
+      `<text x="${left - 8}" y="${laneTop + 8}" text-anchor="end" font-size="9" fill="#6b7280">${escapeXml(`${formatCount(Math.round(scaleMax))}/min`)}</text>`,
+    );
     out.push(`<text x="${left - 8}" y="${laneBottom}" text-anchor="end" font-size="9" fill="#6b7280">0</text>`);
     const total = lane.requests.length;
-    out.push(`<text x="10" y="${laneTop + 30}" font-weight="600" fill="#111827">${escapeXml(truncate(lane.client, 22))}</text>`);
-    out.push(`<text x="10" y="${laneTop + 46}" fill="#4b5563">${escapeXml(truncate(`${lane.plan} · ${formatCount(lane.limits.perMinute)}/min, ${formatCount(lane.limits.perDay)}/day`, 28))}</text>`);
-    out.push(`<text x="10" y="${laneTop + 62}" fill="#4b5563">${escapeXml(`${formatCount(total)} requests${lane.bans.length > 0 ? `, ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}`)}</text>`);
+    out.push(
+      `<text x="10" y="${laneTop + 30}" font-weight="600" fill="#111827">${escapeXml(truncate(lane.client, 22))}</text>`,
+    );
+    out.push(
+      `<text x="10" y="${laneTop + 46}" fill="#4b5563">${escapeXml(truncate(`${lane.plan} · ${formatCount(lane.limits.perMinute)}/min, ${formatCount(lane.limits.perDay)}/day`, 28))}</text>`,
+    );
+    out.push(
+      `<text x="10" y="${laneTop + 62}" fill="#4b5563">${escapeXml(`${formatCount(total)} requests${lane.bans.length > 0 ? `, ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}`)}</text>`,
+    );
     out.push(`</g>`);
   });
 
@@ -126,7 +164,9 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
     const tickX = fmt(x(ms));
     out.push(`<line x1="${tickX}" y1="${axisY}" x2="${tickX}" y2="${axisY + 4}" stroke="#9ca3af"/>`);
     const anchor = tick === 0 ? 'start' : tick === ticks ? 'end' : 'middle';
-    out.push(`<text x="${tickX}" y="${axisY + 16}" text-anchor="${anchor}" font-size="10" fill="#4b5563">${escapeXml(tick === 0 ? isoShort(ms) : `+${formatDuration(ms - from)}`)}</text>`);
+    out.push(
+      `<text x="${tickX}" y="${axisY + 16}" text-anchor="${anchor}" font-size="10" fill="#4b5563">${escapeXml(tick === 0 ? isoShort(ms) : `+${formatDuration(ms - from)}`)}</text>`,
+    );
   }
   // Legend.
   const legendY = axisY + 34;
@@ -138,12 +178,18 @@ export function renderTimelineSvg(input: TimelineInput, options: { width?: numbe
   ];
   let legendX = left;
   for (const [colour, label] of legend) {
-    out.push(`<rect x="${legendX}" y="${legendY - 9}" width="10" height="10" fill="${colour}"/><text x="${legendX + 14}" y="${legendY}" fill="#374151">${label}</text>`);
+    out.push(
+      `<rect x="${legendX}" y="${legendY - 9}" width="10" height="10" fill="${colour}"/><text x="${legendX + 14}" y="${legendY}" fill="#374151">${label}</text>`,
+    );
     legendX += 24 + label.length * 7;
   }
-  out.push(`<rect x="${legendX}" y="${legendY - 9}" width="10" height="10" fill="#7c3aed" fill-opacity="0.25"/><text x="${legendX + 14}" y="${legendY}" fill="#374151">banned</text>`);
+  out.push(
+    `<rect x="${legendX}" y="${legendY - 9}" width="10" height="10" fill="#7c3aed" fill-opacity="0.25"/><text x="${legendX + 14}" y="${legendY}" fill="#374151">banned</text>`,
+  );
   legendX += 70;
-  out.push(`<line x1="${legendX}" y1="${legendY - 4}" x2="${legendX + 18}" y2="${legendY - 4}" stroke="#111827" stroke-dasharray="5 3"/><text x="${legendX + 22}" y="${legendY}" fill="#374151">per-minute limit (bars: requests in the minute up to then)</text>`);
+  out.push(
+    `<line x1="${legendX}" y1="${legendY - 4}" x2="${legendX + 18}" y2="${legendY - 4}" stroke="#111827" stroke-dasharray="5 3"/><text x="${legendX + 22}" y="${legendY}" fill="#374151">per-minute limit (bars: requests in the minute up to then)</text>`,
+  );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }
@@ -161,8 +207,14 @@ function statusClass(status: number): number {
 /** Escapes text for SVG (XML) content and attributes; characters XML cannot carry become U+FFFD. */
 export function escapeXml(text: string): string {
   return text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
-    .replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[character]!);
+    .replace(
+      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+      '\ufffd',
+    )
+    .replace(
+      /[&<>"']/g,
+      (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[character]!,
+    );
 }
 
 function truncate(text: string, length: number): string {

@@ -32,16 +32,21 @@ export async function readConfigFile(path: string): Promise<MockConfig> {
     const where = error.position ? ` at line ${error.position.line}, column ${error.position.column}` : '';
     // An excerpt only of a config with a mistake in it: `--config /etc/shadow` must not print the file.
     const looksLikeConfig = error.topLevelKeys.some((key) => knownSettings.has(key));
-    const excerpt = looksLikeConfig && error.position ? `: ${quoteExcerpt(text, error.position.line, error.position.column)}` : '';
+    const excerpt =
+      looksLikeConfig && error.position ? `: ${quoteExcerpt(text, error.position.line, error.position.column)}` : '';
     return fail(`invalid YAML${where} (${error.phrase})${excerpt}`);
   }
   if (value === null || value === undefined) return parseMockConfig({}, `config ${path}`);
   if (typeof value !== 'object' || Array.isArray(value)) {
-    fail(`expected a YAML mapping of settings (plans:, keys:, ...), got ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}; is it the right file?`);
+    fail(
+      `expected a YAML mapping of settings (plans:, keys:, ...), got ${Array.isArray(value) ? 'a list' : `a ${typeof value}`}; is it the right file?`,
+    );
   }
   const topKeys = Object.keys(value as object);
   if (topKeys.length > 0 && !topKeys.some((key) => knownSettings.has(key))) {
-    fail(`none of its ${topKeys.length} top-level keys is a setting of the mock (${[...knownSettings].slice(0, 6).join(', ')}, ...); is it the right file?`);
+    fail(
+      `none of its ${topKeys.length} top-level keys is a setting of the mock (${[...knownSettings].slice(0, 6).join(', ')}, ...); is it the right file?`,
+    );
   }
   return parseMockConfig(value, `config ${path}`);
 }

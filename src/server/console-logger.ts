@@ -10,7 +10,8 @@ import type { Logger } from '../core/types.js';
  */
 export function createConsoleLogger(options: { prefix?: string; verbose?: boolean; quiet?: boolean } = {}): Logger {
   const prefix = options.prefix ?? '[petstore-mock]';
-  const write = (stream: NodeJS.WriteStream, message: string) => stream.write(`${prefix} ${sanitiseForTerminal(message)}\n`);
+  const write = (stream: NodeJS.WriteStream, message: string) =>
+    stream.write(`${prefix} ${sanitiseForTerminal(message)}\n`);
   return {
     verbose: options.verbose === true,
     info: (message) => options.quiet || write(process.stdout, message),

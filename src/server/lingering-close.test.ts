@@ -9,7 +9,9 @@ afterEach(async () => {
 });
 
 /** A server that answers `answer` to whatever comes, then lingers with `limits`; resolves with its side of the connection once closed. */
-async function lingeringServer(limits: LingerLimits): Promise<{ port: number; closed: Promise<{ socket: Socket; afterMs: number }> }> {
+async function lingeringServer(
+  limits: LingerLimits,
+): Promise<{ port: number; closed: Promise<{ socket: Socket; afterMs: number }> }> {
   let settle: (value: { socket: Socket; afterMs: number }) => void;
   const closed = new Promise<{ socket: Socket; afterMs: number }>((resolve) => (settle = resolve));
   server = createServer({ allowHalfOpen: true }, (socket) => {

@@ -75,7 +75,11 @@ export interface NodeListeners {
  *
  * @example const listeners = createNodeListeners(app); http.createServer(listeners.onRequest).listen(4010)
  */
-export function createNodeListeners(app: MockApp, logger: Logger = silentLogger, options: NodeListenerOptions = {}): NodeListeners {
+export function createNodeListeners(
+  app: MockApp,
+  logger: Logger = silentLogger,
+  options: NodeListenerOptions = {},
+): NodeListeners {
   const maxBodyBytes = app.config.maxBodyBytes;
   const isClosing = options.isClosing ?? (() => false);
   const connections = new WeakMap<Socket, Connection>();
@@ -83,14 +87,26 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
   const connectionOf = (socket: Socket): Connection => {
     let connection = connections.get(socket);
     if (connection === undefined) {
-      connection = { socket, queue: [], awaited: 0, closed: false, clientAddress: socket.remoteAddress ?? 'unknown', serverAddress: socket.localAddress };
+      connection = {
+        socket,
+        queue: [],
+        awaited: 0,
+        closed: false,
+        clientAddress: socket.remoteAddress ?? 'unknown',
+        serverAddress: socket.localAddress,
+      };
       connections.set(socket, connection);
     }
     return connection;
   };
 
   const settle = (connection: Connection) => {
-    if (connection.thenAnswer !== undefined && connection.queue.length === 0 && !connection.running && connection.awaited === 0) {
+    if (
+      connection.thenAnswer !== undefined &&
+      connection.queue.length === 0 &&
+      !connection.running &&
+      connection.awaited === 0
+    ) {
       const answer = connection.thenAnswer;
       connection.thenAnswer = undefined;
       answer();
@@ -126,7 +142,12 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
    * store), else when its promise settles, the connection marked running meanwhile. True when the
    * answer is still to come (the caller then stops: the promise pumps on).
    */
-  const execute = (connection: Connection, response: ServerResponse, ready: MockRequest, unread: boolean | undefined): boolean => {
+  const execute = (
+    connection: Connection,
+    response: ServerResponse,
+    ready: MockRequest,
+    unread: boolean | undefined,
+  ): boolean => {
     let answer: MockResponse | Promise<MockResponse>;
     try {
       answer = app.respond(ready);
@@ -146,16 +167,36 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
       },
       (error: unknown) => {
         // The core turns every failure into an answer; this is the last line of defence.
-        logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        logger.error(
+          `Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
         connection.running = false;
-        writeAnswer(connection, response, { status: 500, headers: {}, body: JSON.stringify({ code: 'internal_error', message: 'The mock failed to handle this request; see its log', status: 500 }) }, unread);
+        writeAnswer(
+          connection,
+          response,
+          {
+            status: 500,
+            headers: {},
+            body: JSON.stringify({
+              code: 'internal_error',
+              message: 'The mock failed to handle this request; see its log',
+              status: 500,
+            }),
+          },
+          unread,
+        );
         pump(connection);
       },
     );
     return true;
   };
 
-  const writeAnswer = (connection: Connection, response: ServerResponse, result: MockResponse, unread: boolean | undefined) => {
+  const writeAnswer = (
+    connection: Connection,
+    response: ServerResponse,
+    result: MockResponse,
+    unread: boolean | undefined,
+  ) => {
     const { socket } = connection;
     if (response.destroyed || socket.destroyed) return;
     if (unread || isClosing()) {
@@ -195,7 +236,13 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     const contentLength = base.headers['content-length'];
     const chunked = base.headers['transfer-encoding'] !== undefined;
     // The common case, without the queue: nothing before it on this connection and no body to wait for.
-    if (!expectsContinue && connection.queue.length === 0 && !connection.running && contentLength === undefined && !chunked) {
+    if (
+      !expectsContinue &&
+      connection.queue.length === 0 &&
+      !connection.running &&
+      contentLength === undefined &&
+      !chunked
+    ) {
       execute(connection, response, base, false);
       return;
     }
@@ -211,7 +258,8 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     // Without a length or chunks there is no body to wait for.
     const readBody = () => (declaredLength === undefined && !chunked ? done(base) : readBodyOf(request, base, done));
 
-    if (declaredLength !== undefined && declaredLength > maxBodyBytes) return done({ ...base, body: null, bodyTooLarge: true }, true);
+    if (declaredLength !== undefined && declaredLength > maxBodyBytes)
+      return done({ ...base, body: null, bodyTooLarge: true }, true);
     if (expectsContinue) {
       // RFC 9110 section 10.1.1: a final answer instead of 100 when the head already decides it.
       // The client sends nothing more until it hears from us, so the body is read only after.
@@ -228,7 +276,11 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     readBody();
   };
 
-  const readBodyOf = (request: IncomingMessage, base: MockRequest, done: (ready: MockRequest, unread?: boolean) => void) => {
+  const readBodyOf = (
+    request: IncomingMessage,
+    base: MockRequest,
+    done: (ready: MockRequest, unread?: boolean) => void,
+  ) => {
     const chunks: Buffer[] = [];
     let received = 0;
     let finished = false;
@@ -259,7 +311,9 @@ export function createNodeListeners(app: MockApp, logger: Logger = silentLogger,
     answerAfterPending(socket, answer) {
       const connection = connectionOf(socket);
       // A request whose body is not complete now never will be: it and all after it are dropped unexecuted.
-      const firstIncomplete = connection.queue.findIndex((pending) => pending.ready === undefined && !pending.incoming.complete);
+      const firstIncomplete = connection.queue.findIndex(
+        (pending) => pending.ready === undefined && !pending.incoming.complete,
+      );
       if (firstIncomplete !== -1) connection.queue.length = firstIncomplete;
       connection.thenAnswer = answer;
       const last = connection.lastWritten;
@@ -288,7 +342,14 @@ function toMockRequestHead(request: IncomingMessage, connection: Connection): Mo
     }
   }
   // body null until one is read (a request without one goes to the core as it is).
-  return { method: request.method ?? 'GET', url, headers, body: null, clientAddress: connection.clientAddress, serverAddress: connection.serverAddress };
+  return {
+    method: request.method ?? 'GET',
+    url,
+    headers,
+    body: null,
+    clientAddress: connection.clientAddress,
+    serverAddress: connection.serverAddress,
+  };
 }
 
 function write(response: ServerResponse, result: MockResponse, logger: Logger): void {
@@ -327,6 +388,10 @@ function flattenHeaders(headers: IncomingMessage['headers']): Record<string, str
  *
  * @example http.createServer(createNodeListener(app)).listen(4010)
  */
-export function createNodeListener(app: MockApp, logger: Logger = silentLogger, options: NodeListenerOptions = {}): (request: IncomingMessage, response: ServerResponse) => void {
+export function createNodeListener(
+  app: MockApp,
+  logger: Logger = silentLogger,
+  options: NodeListenerOptions = {},
+): (request: IncomingMessage, response: ServerResponse) => void {
   return createNodeListeners(app, logger, options).onRequest;
 }

@@ -11,7 +11,11 @@ import type { NodeListeners } from './node-adapter.js';
  * headers, an unknown `Expect`, `CONNECT`), answered in the API's Error shape from the same
  * catalogue instead of Node's bare status lines, then the socket is dropped.
  */
-export function installProtocolGuards(server: Server, app: Pick<MockApp, 'anonymousHead'>, listeners: Pick<NodeListeners, 'answerAfterPending'>): void {
+export function installProtocolGuards(
+  server: Server,
+  app: Pick<MockApp, 'anonymousHead'>,
+  listeners: Pick<NodeListeners, 'answerAfterPending'>,
+): void {
   // Date of the virtual clock and the anonymous budget, peeked in the store (never rejects: without the store, Date alone).
   const headersOf = (clientAddress: string | undefined) => app.anonymousHead(clientAddress);
   // Node reports a bad request again for each further chunk; only the first gets an answer, or the
@@ -21,7 +25,12 @@ export function installProtocolGuards(server: Server, app: Pick<MockApp, 'anonym
     if (answered.has(socket)) return;
     if (!socket.writable) return void socket.destroy();
     answered.add(socket);
-    const code: ErrorCode = error.code === 'HPE_HEADER_OVERFLOW' ? 'headers_too_large' : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'request_timeout' : 'bad_request';
+    const code: ErrorCode =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headers_too_large'
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'request_timeout'
+          : 'bad_request';
     // Requests pipelined before the bad bytes were parsed, and may be running: they are answered
     // first (or, if their body never came, never run), then the error, then the connection ends.
     // A client that stops reading cannot hold the socket open past this.
@@ -29,7 +38,8 @@ export function installProtocolGuards(server: Server, app: Pick<MockApp, 'anonym
     listeners.answerAfterPending(socket as Socket, () => {
       if (!socket.writable) return void socket.destroy();
       void headersOf(remoteAddress(socket)).then((headers) => {
-        if (socket.writable) answerRaw(socket, code, `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`, headers);
+        if (socket.writable)
+          answerRaw(socket, code, `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`, headers);
         else socket.destroy();
       });
     });
@@ -38,12 +48,18 @@ export function installProtocolGuards(server: Server, app: Pick<MockApp, 'anonym
     const body = errorBody('expectation_failed', 'Only Expect: 100-continue is supported');
     void headersOf(request.socket.remoteAddress).then((headers) => {
       if (response.destroyed) return;
-      response.writeHead(417, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      response.writeHead(417, {
+        ...headers,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(body),
+      });
       response.end(body);
     });
   });
   server.on('connect', (_request, socket: Duplex) => {
-    void headersOf(remoteAddress(socket)).then((headers) => answerRaw(socket, 'method_not_allowed', 'CONNECT is not supported', headers));
+    void headersOf(remoteAddress(socket)).then((headers) =>
+      answerRaw(socket, 'method_not_allowed', 'CONNECT is not supported', headers),
+    );
   });
 }
 
@@ -62,8 +78,12 @@ function remoteAddress(socket: Duplex): string | undefined {
 function answerRaw(socket: Duplex, code: ErrorCode, message: string, rateLimitHeaders: Record<string, string>): void {
   const status = errorCatalogue[code].status;
   const body = errorBody(code, message);
-  const extra = Object.entries(rateLimitHeaders).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const extra = Object.entries(rateLimitHeaders)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
   // A client may still be sending: it reads the answer, not a reset.
   lingerThenClose(socket as Socket);
 }

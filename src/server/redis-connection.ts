@@ -96,31 +96,51 @@ export function resolveRedisOptions(options: RedisStoreOptions): RedisSettings {
   try {
     parsed = new URL(options.url);
   } catch {
-    throw new StoreConfigError(`Failed to use the store ${JSON.stringify(options.url.slice(0, 200))}: not a URL; expected redis://HOST:PORT/DB`);
+    throw new StoreConfigError(
+      `Failed to use the store ${JSON.stringify(options.url.slice(0, 200))}: not a URL; expected redis://HOST:PORT/DB`,
+    );
   }
   const displayUrl = parsed.password ? options.url.replace(`:${parsed.password}@`, ':***@') : options.url;
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new StoreConfigError(`Failed to use the store ${displayUrl}: unsupported scheme ${parsed.protocol}; expected redis://HOST:PORT/DB or rediss://`);
+    throw new StoreConfigError(
+      `Failed to use the store ${displayUrl}: unsupported scheme ${parsed.protocol}; expected redis://HOST:PORT/DB or rediss://`,
+    );
   }
   if (parsed.pathname !== '' && parsed.pathname !== '/' && !/^\/\d{1,5}$/.test(parsed.pathname)) {
-    throw new StoreConfigError(`Failed to use the store ${displayUrl}: the path must be a database number (redis://HOST:PORT/0)`);
+    throw new StoreConfigError(
+      `Failed to use the store ${displayUrl}: the path must be a database number (redis://HOST:PORT/0)`,
+    );
   }
   const prefix = options.prefix ?? 'petstore-mock:';
   if (prefix.length > 100 || /[{}\s]/.test(prefix)) {
-    throw new StoreConfigError(`Failed to use the store ${displayUrl}: the key prefix must be at most 100 characters without braces or spaces (braces are the hash tags)`);
+    throw new StoreConfigError(
+      `Failed to use the store ${displayUrl}: the key prefix must be at most 100 characters without braces or spaces (braces are the hash tags)`,
+    );
   }
   const timeoutMs = options.timeoutMs ?? 2_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 5_000) {
-    throw new StoreConfigError(`Failed to use the store ${displayUrl}: the timeout must be a whole number of milliseconds from 1 to 5000`);
+    throw new StoreConfigError(
+      `Failed to use the store ${displayUrl}: the timeout must be a whole number of milliseconds from 1 to 5000`,
+    );
   }
   const retryAfterSeconds = options.retryAfterSeconds ?? 2;
   if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1 || retryAfterSeconds > 60) {
-    throw new StoreConfigError(`Failed to use the store ${displayUrl}: retryAfterSeconds must be a whole number from 1 to 60`);
+    throw new StoreConfigError(
+      `Failed to use the store ${displayUrl}: retryAfterSeconds must be a whole number from 1 to 60`,
+    );
   }
   if (options.cluster && parsed.pathname !== '' && parsed.pathname !== '/' && parsed.pathname !== '/0') {
     throw new StoreConfigError(`Failed to use the store ${displayUrl}: a Redis Cluster has database 0 only`);
   }
-  return { url: options.url, cluster: options.cluster ?? false, displayUrl, prefix, timeoutMs, retryAfterSeconds, logger: options.logger ?? silentLogger };
+  return {
+    url: options.url,
+    cluster: options.cluster ?? false,
+    displayUrl,
+    prefix,
+    timeoutMs,
+    retryAfterSeconds,
+    logger: options.logger ?? silentLogger,
+  };
 }
 
 type RedisModule = typeof import('redis');
@@ -130,13 +150,23 @@ type RedisModule = typeof import('redis');
  *
  * @example await loadRedisModule('redis://127.0.0.1:6379') // or StoreConfigError: "... run npm install redis"
  */
-export async function loadRedisModule(displayUrl: string, importer: () => Promise<RedisModule> = () => import('redis')): Promise<RedisModule> {
+export async function loadRedisModule(
+  displayUrl: string,
+  importer: () => Promise<RedisModule> = () => import('redis'),
+): Promise<RedisModule> {
   try {
     return await importer();
   } catch (error) {
-    const missing = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' || (error as { code?: string }).code === 'MODULE_NOT_FOUND';
-    if (missing) throw new StoreConfigError(`Failed to use the store ${displayUrl}: the Redis client is not installed; run npm install redis`);
-    throw new StoreConfigError(`Failed to use the store ${displayUrl}: could not load the redis package (${(error as Error).message})`);
+    const missing =
+      (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' ||
+      (error as { code?: string }).code === 'MODULE_NOT_FOUND';
+    if (missing)
+      throw new StoreConfigError(
+        `Failed to use the store ${displayUrl}: the Redis client is not installed; run npm install redis`,
+      );
+    throw new StoreConfigError(
+      `Failed to use the store ${displayUrl}: could not load the redis package (${(error as Error).message})`,
+    );
   }
 }
 
@@ -166,7 +196,8 @@ export async function connectCommander(settings: RedisSettings): Promise<RedisCo
       connectTimeout: settings.timeoutMs,
       // Before the first connection, fail (startup says so in one line); after it, reconnect for ever,
       // backing off to 1 s so the mock serves again within a second of Redis coming back.
-      reconnectStrategy: (retries: number, cause: Error) => (connectedOnce ? Math.min(50 * 2 ** retries, 1_000) : cause),
+      reconnectStrategy: (retries: number, cause: Error) =>
+        connectedOnce ? Math.min(50 * 2 ** retries, 1_000) : cause,
     },
   };
   // A cluster is found from one of its nodes. Every script's keys share a hash tag, so a cluster sends
@@ -174,7 +205,11 @@ export async function connectCommander(settings: RedisSettings): Promise<RedisCo
   let client: ConnectionHandle;
   let send: (args: string[]) => Promise<unknown>;
   if (settings.cluster) {
-    const cluster = redis.createCluster({ rootNodes: [{ url: settings.url }], defaults: connection, commandOptions: { timeout: 0 } });
+    const cluster = redis.createCluster({
+      rootNodes: [{ url: settings.url }],
+      defaults: connection,
+      commandOptions: { timeout: 0 },
+    });
     client = cluster;
     send = (args) => cluster.sendCommand(args[3], false, args);
   } else {
@@ -188,7 +223,9 @@ export async function connectCommander(settings: RedisSettings): Promise<RedisCo
     const now = Date.now();
     if (now - lastErrorLogAt < 10_000) return;
     lastErrorLogAt = now;
-    settings.logger.warn(`Redis store ${settings.displayUrl} unavailable: ${error.message || error.name}; answering 503 until it is back`);
+    settings.logger.warn(
+      `Redis store ${settings.displayUrl} unavailable: ${error.message || error.name}; answering 503 until it is back`,
+    );
   });
   const clock = new RedisClock(send);
   client.on('ready', () => {
@@ -207,7 +244,8 @@ export async function connectCommander(settings: RedisSettings): Promise<RedisCo
     ]);
     // Loaded once here so the first burst of requests does not all meet NOSCRIPT (EVALSHA falls back to
     // EVAL on its own after a Redis restart empties the script cache, and on each node of a cluster).
-    if (!settings.cluster) await Promise.all(Object.values(scripts).map(({ source }) => send(['SCRIPT', 'LOAD', source])));
+    if (!settings.cluster)
+      await Promise.all(Object.values(scripts).map(({ source }) => send(['SCRIPT', 'LOAD', source])));
     await clock.sync();
     connectedOnce = true;
   } catch (error) {
@@ -216,7 +254,9 @@ export async function connectCommander(settings: RedisSettings): Promise<RedisCo
     } catch {
       // Never opened: nothing to release.
     }
-    throw new StoreConfigError(`Failed to connect to the store ${settings.displayUrl}${settings.cluster ? ' (cluster)' : ''}: ${describeError(error)}`);
+    throw new StoreConfigError(
+      `Failed to connect to the store ${settings.displayUrl}${settings.cluster ? ' (cluster)' : ''}: ${describeError(error)}`,
+    );
   } finally {
     clearTimeout(timer);
   }

@@ -624,4 +624,6 @@ export const scripts = {
 };
 
 /** The Lua sources, for the decision note and for tests that read them. */
-export const redisStoreScripts: Readonly<Record<keyof typeof scripts, string>> = Object.fromEntries(Object.entries(scripts).map(([name, { source }]) => [name, source])) as Record<keyof typeof scripts, string>;
+export const redisStoreScripts: Readonly<Record<keyof typeof scripts, string>> = Object.fromEntries(
+  Object.entries(scripts).map(([name, { source }]) => [name, source]),
+) as Record<keyof typeof scripts, string>;

@@ -1,7 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Category, NewCategory } from '../../spec/schemas.js';
 import type { ApiKeyEntry } from '../core/state/key-registry.js';
-import { assertAfterSunsetMode, assertClientStep, assertClockStep, assertDigest, assertRuntimeKey, assertScenarioSteps, categoryTooLargeMessage, clockBehindMessage, clockRangeMessage, sortSessions } from '../core/state/store-checks.js';
+import {
+  assertAfterSunsetMode,
+  assertClientStep,
+  assertClockStep,
+  assertDigest,
+  assertRuntimeKey,
+  assertScenarioSteps,
+  categoryTooLargeMessage,
+  clockBehindMessage,
+  clockRangeMessage,
+  sortSessions,
+} from '../core/state/store-checks.js';
 import { HttpError } from '../core/errors.js';
 import type { Limits } from '../core/config/mock-config.js';
 import { windowsOf, type RateDecision } from '../core/state/rate-limiter.js';
@@ -9,11 +20,42 @@ import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../c
 import type { AfterSunsetMode } from '../core/config/store-config.js';
 import { assertSessionName, defaultSessionName } from '../core/state/sessions.js';
 import { assertStoreOptions } from '../core/state/store-options.js';
-import { ScenarioRefusedError, StoreCorruptError, StoreFullError, StoreUnavailableError, TooManySessionsError, type CreatedCategory, type CreatedCategoryText, type HitInput, type HitResult, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient, type StoreScenario } from '../core/state/state-store.js';
-import { connectCommander, describeError, resolveRedisOptions, type RedisCommander, type RedisSettings, type RedisStoreOptions } from './redis-connection.js';
+import {
+  ScenarioRefusedError,
+  StoreCorruptError,
+  StoreFullError,
+  StoreUnavailableError,
+  TooManySessionsError,
+  type CreatedCategory,
+  type CreatedCategoryText,
+  type HitInput,
+  type HitResult,
+  type RuntimeKey,
+  type SessionInfo,
+  type SessionStats,
+  type SpentCounts,
+  type StateStore,
+  type StateStoreOptions,
+  type StoreClient,
+  type StoreScenario,
+} from '../core/state/state-store.js';
+import {
+  connectCommander,
+  describeError,
+  resolveRedisOptions,
+  type RedisCommander,
+  type RedisSettings,
+  type RedisStoreOptions,
+} from './redis-connection.js';
 import { lateReply, scripts, type Script } from './redis-scripts.js';
 
-export { loadRedisModule, resolveRedisOptions, StoreConfigError, type RedisCommander, type RedisStoreOptions } from './redis-connection.js';
+export {
+  loadRedisModule,
+  resolveRedisOptions,
+  StoreConfigError,
+  type RedisCommander,
+  type RedisStoreOptions,
+} from './redis-connection.js';
 export { redisStoreScripts } from './redis-scripts.js';
 
 /**
@@ -38,7 +80,10 @@ export { redisStoreScripts } from './redis-scripts.js';
  * const store = await connectRedisStore({ url: 'redis://127.0.0.1:6379/0' }, storeOptionsFromConfig(config, seeds));
  * await store.hit('default', { baseTimeMs: Date.now(), clientAddress: '10.0.0.7' });
  */
-export async function connectRedisStore(redisOptions: RedisStoreOptions, options: StateStoreOptions): Promise<StateStore> {
+export async function connectRedisStore(
+  redisOptions: RedisStoreOptions,
+  options: StateStoreOptions,
+): Promise<StateStore> {
   const settings = resolveRedisOptions(redisOptions);
   const commander = await connectCommander(settings);
   return new RedisStore(commander, settings, options);
@@ -100,9 +145,24 @@ class RedisStore implements StateStore {
     if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
     const keyId = input.configKey?.id ?? input.keyDigest?.slice(0, 32) ?? '-';
     const keys = [this.#key(session, `b:k:${keyId}`), this.#anonymousBucket(session, input.clientAddress)];
-    const head = [String(input.baseTimeMs), input.keyDigest ?? '', input.configKey ? JSON.stringify(entryRecord(input.configKey)) : '', String(this.options.anonymous.perMinute), String(this.options.anonymous.perDay)];
-    const policy = [this.options.ban.enabled ? '1' : '0', String(this.options.ban.threshold), String(this.options.ban.durationMs), String(this.#historyTtlMs())];
-    const attempt = async (withSeeds: boolean) => (await this.#run(session, input.baseTimeMs, scripts.hit, { keys, args: [...head, ...policy, ...this.#categoryArgs(input.categories, withSeeds)] })) as string[];
+    const head = [
+      String(input.baseTimeMs),
+      input.keyDigest ?? '',
+      input.configKey ? JSON.stringify(entryRecord(input.configKey)) : '',
+      String(this.options.anonymous.perMinute),
+      String(this.options.anonymous.perDay),
+    ];
+    const policy = [
+      this.options.ban.enabled ? '1' : '0',
+      String(this.options.ban.threshold),
+      String(this.options.ban.durationMs),
+      String(this.#historyTtlMs()),
+    ];
+    const attempt = async (withSeeds: boolean) =>
+      (await this.#run(session, input.baseTimeMs, scripts.hit, {
+        keys,
+        args: [...head, ...policy, ...this.#categoryArgs(input.categories, withSeeds)],
+      })) as string[];
     let reply = await attempt(this.#inlineSeeds);
     // Seeds too large to ride along with every request: the session's first operation sends them, the whole request again.
     if (reply[0] === 'seed') reply = await attempt(true);
@@ -110,13 +170,24 @@ class RedisStore implements StateStore {
   }
 
   async peekAnonymous(session: string, clientAddress: string, baseTimeMs: number): Promise<RateDecision> {
-    const reply = (await this.#run(session, baseTimeMs, scripts.peek, { keys: [this.#anonymousBucket(session, clientAddress)], args: [String(baseTimeMs), String(this.options.anonymous.perMinute), String(this.options.anonymous.perDay)] })) as string[];
+    const reply = (await this.#run(session, baseTimeMs, scripts.peek, {
+      keys: [this.#anonymousBucket(session, clientAddress)],
+      args: [String(baseTimeMs), String(this.options.anonymous.perMinute), String(this.options.anonymous.perDay)],
+    })) as string[];
     return decisionFrom(reply.slice(0, 5), reply.slice(5), this.options.anonymous);
   }
 
   async createCategory(session: string, input: NewCategory, baseTimeMs: number): Promise<CreatedCategory> {
-    const reply = await this.#withSeeds(session, baseTimeMs, scripts.createCategory, [String(this.options.maxCategories), String(this.options.maxCategoryBytes), JSON.stringify(input)]);
-    if (reply[0] === 'too_large') throw new HttpError('payload_too_large', categoryTooLargeMessage(Number(reply[1]), this.options.maxCategoryBytes));
+    const reply = await this.#withSeeds(session, baseTimeMs, scripts.createCategory, [
+      String(this.options.maxCategories),
+      String(this.options.maxCategoryBytes),
+      JSON.stringify(input),
+    ]);
+    if (reply[0] === 'too_large')
+      throw new HttpError(
+        'payload_too_large',
+        categoryTooLargeMessage(Number(reply[1]), this.options.maxCategoryBytes),
+      );
     return createdFrom(reply[0]!, reply[1]!);
   }
 
@@ -125,13 +196,26 @@ class RedisStore implements StateStore {
   }
 
   async listCategoriesJson(session: string, baseTimeMs: number): Promise<string> {
-    return (await this.#withSeeds(session, baseTimeMs, scripts.listCategories, [String(this.options.maxCategories), String(this.options.maxCategoryBytes)]))[0]!;
+    return (
+      await this.#withSeeds(session, baseTimeMs, scripts.listCategories, [
+        String(this.options.maxCategories),
+        String(this.options.maxCategoryBytes),
+      ])
+    )[0]!;
   }
 
   async stats(session: string, baseTimeMs: number): Promise<SessionStats> {
-    const reply = await this.#withSeeds(session, baseTimeMs, scripts.stats, [String(this.options.maxCategories), String(this.options.maxCategoryBytes)]);
+    const reply = await this.#withSeeds(session, baseTimeMs, scripts.stats, [
+      String(this.options.maxCategories),
+      String(this.options.maxCategoryBytes),
+    ]);
     return {
-      categories: { count: Number(reply[0]), bytes: Number(reply[1]), maxCount: this.options.maxCategories, maxBytes: this.options.maxCategoryBytes },
+      categories: {
+        count: Number(reply[0]),
+        bytes: Number(reply[1]),
+        maxCount: this.options.maxCategories,
+        maxBytes: this.options.maxCategoryBytes,
+      },
       // Anonymous clients are bounded by TTL in Redis, never forgotten early.
       dropped: { categories: Number(reply[2]), trackedClients: 0 },
     };
@@ -139,7 +223,9 @@ class RedisStore implements StateStore {
 
   async addKey(session: string, key: RuntimeKey, baseTimeMs: number): Promise<{ created: boolean }> {
     assertRuntimeKey(key);
-    const reply = await this.#run(session, baseTimeMs, scripts.addKey, { args: [key.digest, JSON.stringify(entryRecord(key))] });
+    const reply = await this.#run(session, baseTimeMs, scripts.addKey, {
+      args: [key.digest, JSON.stringify(entryRecord(key))],
+    });
     return { created: Number(reply) === 1 };
   }
 
@@ -151,7 +237,9 @@ class RedisStore implements StateStore {
 
   async advanceClock(session: string, ms: number, baseTimeMs: number): Promise<number> {
     assertClockStep(ms);
-    const reply = await this.#run(session, baseTimeMs, scripts.advanceClock, { args: [String(ms), String(baseTimeMs)] });
+    const reply = await this.#run(session, baseTimeMs, scripts.advanceClock, {
+      args: [String(ms), String(baseTimeMs)],
+    });
     if (Array.isArray(reply)) throw new RangeError(clockRangeMessage(Number(reply[1])));
     return Number(reply);
   }
@@ -161,7 +249,9 @@ class RedisStore implements StateStore {
   }
 
   async appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): Promise<void> {
-    await this.#run(session, baseTimeMs, scripts.appendRequest, { args: [JSON.stringify(entry), String(this.options.requestLogSize)] });
+    await this.#run(session, baseTimeMs, scripts.appendRequest, {
+      args: [JSON.stringify(entry), String(this.options.requestLogSize)],
+    });
   }
 
   async requests(session: string, baseTimeMs: number): Promise<RequestLogEntry[]> {
@@ -171,7 +261,8 @@ class RedisStore implements StateStore {
   async recordedRequests(session: string, baseTimeMs: number): Promise<RecordedRequest[]> {
     const reply = (await this.#run(session, baseTimeMs, scripts.requests, {})) as string[];
     const entries: RecordedRequest[] = [];
-    for (let index = reply.length - 1; index >= 0; index -= 1) entries.push(this.#parsed(session, 'log', () => recordedFrom(reply[index]!)));
+    for (let index = reply.length - 1; index >= 0; index -= 1)
+      entries.push(this.#parsed(session, 'log', () => recordedFrom(reply[index]!)));
     return entries;
   }
 
@@ -181,21 +272,34 @@ class RedisStore implements StateStore {
 
   async listSessions(baseTimeMs: number): Promise<SessionInfo[]> {
     this.#assertOpen();
-    const reply = (await this.#call(scripts.listSessions, [this.#registryKey], [String(baseTimeMs), String(this.options.sessionIdleMs), defaultSessionName], null)) as string[];
+    const reply = (await this.#call(
+      scripts.listSessions,
+      [this.#registryKey],
+      [String(baseTimeMs), String(this.options.sessionIdleMs), defaultSessionName],
+      null,
+    )) as string[];
     const sessions: SessionInfo[] = [];
-    for (let index = 0; index + 1 < reply.length; index += 2) sessions.push({ name: reply[index]!, lastSeenMs: Number(reply[index + 1]) });
-    if (!sessions.some((session) => session.name === defaultSessionName)) sessions.push({ name: defaultSessionName, lastSeenMs: null });
+    for (let index = 0; index + 1 < reply.length; index += 2)
+      sessions.push({ name: reply[index]!, lastSeenMs: Number(reply[index + 1]) });
+    if (!sessions.some((session) => session.name === defaultSessionName))
+      sessions.push({ name: defaultSessionName, lastSeenMs: null });
     return sortSessions(sessions);
   }
 
   async setSpent(session: string, client: StoreClient, spent: SpentCounts, baseTimeMs: number): Promise<void> {
     assertClientStep(client, spent, null);
-    await this.#run(session, baseTimeMs, scripts.setSpent, { keys: [this.#clientBucket(session, client)], args: [String(baseTimeMs), countArg(spent.minute), countArg(spent.day), String(this.#historyTtlMs())] });
+    await this.#run(session, baseTimeMs, scripts.setSpent, {
+      keys: [this.#clientBucket(session, client)],
+      args: [String(baseTimeMs), countArg(spent.minute), countArg(spent.day), String(this.#historyTtlMs())],
+    });
   }
 
   async ban(session: string, client: StoreClient, ms: number, baseTimeMs: number): Promise<{ untilMs: number }> {
     assertClientStep(client, null, ms);
-    const reply = await this.#run(session, baseTimeMs, scripts.ban, { keys: [this.#clientBucket(session, client)], args: [String(baseTimeMs), String(ms), String(this.#historyTtlMs())] });
+    const reply = await this.#run(session, baseTimeMs, scripts.ban, {
+      keys: [this.#clientBucket(session, client)],
+      args: [String(baseTimeMs), String(ms), String(this.#historyTtlMs())],
+    });
     return { untilMs: Number(reply) };
   }
 
@@ -213,15 +317,29 @@ class RedisStore implements StateStore {
     assertScenarioSteps(scenario);
     const buckets = [...scenario.spends, ...scenario.bans].map(({ client }) => this.#clientBucket(session, client));
     const clock = scenario.clock;
-    const head = [String(baseTimeMs), clock?.kind ?? '', clock === undefined ? '' : String(clock.kind === 'advance' ? clock.ms : clock.atMs), scenario.afterSunset ?? '', String(this.#historyTtlMs()), String(this.options.maxCategories), String(this.options.maxCategoryBytes)];
-    const counts = [scenario.keys.length, scenario.spends.length, scenario.bans.length, scenario.categories.length].map(String);
+    const head = [
+      String(baseTimeMs),
+      clock?.kind ?? '',
+      clock === undefined ? '' : String(clock.kind === 'advance' ? clock.ms : clock.atMs),
+      scenario.afterSunset ?? '',
+      String(this.#historyTtlMs()),
+      String(this.options.maxCategories),
+      String(this.options.maxCategoryBytes),
+    ];
+    const counts = [scenario.keys.length, scenario.spends.length, scenario.bans.length, scenario.categories.length].map(
+      String,
+    );
     const steps = [
       ...scenario.keys.flatMap((key) => [key.digest, JSON.stringify(entryRecord(key))]),
       ...scenario.spends.flatMap(({ spent }) => [countArg(spent.minute), countArg(spent.day)]),
       ...scenario.bans.map(({ ms }) => String(ms)),
       ...scenario.categories.map((category) => JSON.stringify(category)),
     ];
-    const attempt = async (withSeeds: boolean) => (await this.#run(session, baseTimeMs, scripts.scenario, { keys: buckets, args: [...head, ...counts, ...this.#seeds(withSeeds).slice(0, 1), ...steps, ...this.#seeds(withSeeds).slice(1)] })) as string[];
+    const attempt = async (withSeeds: boolean) =>
+      (await this.#run(session, baseTimeMs, scripts.scenario, {
+        keys: buckets,
+        args: [...head, ...counts, ...this.#seeds(withSeeds).slice(0, 1), ...steps, ...this.#seeds(withSeeds).slice(1)],
+      })) as string[];
     let reply = await attempt(this.#inlineSeeds);
     if (reply[0] === 'seed') reply = await attempt(true);
     if (reply[0] === 'refused') throw scenarioRefusal(reply, scenario, this.options.maxCategoryBytes);
@@ -253,7 +371,14 @@ class RedisStore implements StateStore {
   #categoryArgs(operation: HitInput['categories'], withSeeds: boolean): string[] {
     if (!operation) return [''];
     const fields = operation.kind === 'create' ? JSON.stringify(operation.input) : '';
-    return [operation.kind, operation.requiresKey ? '1' : '0', fields, String(this.options.maxCategories), String(this.options.maxCategoryBytes), ...this.#seeds(withSeeds)];
+    return [
+      operation.kind,
+      operation.requiresKey ? '1' : '0',
+      fields,
+      String(this.options.maxCategories),
+      String(this.options.maxCategoryBytes),
+      ...this.#seeds(withSeeds),
+    ];
   }
 
   #seeds(withSeeds: boolean): string[] {
@@ -262,7 +387,8 @@ class RedisStore implements StateStore {
 
   /** A category script, run again with the seeds when the session needs them and they did not come along. */
   async #withSeeds(session: string, baseTimeMs: number, which: Script, args: string[]): Promise<string[]> {
-    const attempt = async (withSeeds: boolean) => (await this.#run(session, baseTimeMs, which, { args: [...args, ...this.#seeds(withSeeds)] })) as string[];
+    const attempt = async (withSeeds: boolean) =>
+      (await this.#run(session, baseTimeMs, which, { args: [...args, ...this.#seeds(withSeeds)] })) as string[];
     const reply = await attempt(this.#inlineSeeds);
     return reply[0] === 'seed' ? attempt(true) : reply;
   }
@@ -273,7 +399,9 @@ class RedisStore implements StateStore {
   }
 
   #clientBucket(session: string, client: StoreClient): string {
-    return client.kind === 'key' ? this.#key(session, `b:k:${client.id}`) : this.#anonymousBucket(session, client.address);
+    return client.kind === 'key'
+      ? this.#key(session, `b:k:${client.id}`)
+      : this.#anonymousBucket(session, client.address);
   }
 
   #anonymousBucket(session: string, clientAddress: string): string {
@@ -281,11 +409,23 @@ class RedisStore implements StateStore {
   }
 
   /** Runs a session script: KEYS meta, keys, cats, seq, log, then `call.keys`; ARGV stamp, ttl, then `call.args`. */
-  async #run(session: string, baseTimeMs: number, which: Script, call: { keys?: string[]; args?: string[]; repair?: boolean }): Promise<unknown> {
+  async #run(
+    session: string,
+    baseTimeMs: number,
+    which: Script,
+    call: { keys?: string[]; args?: string[]; repair?: boolean },
+  ): Promise<unknown> {
     this.#assertOpen();
     assertSessionName(session);
     await this.#admit(session, baseTimeMs, call.repair === true);
-    const keys = [this.#key(session, 'meta'), this.#key(session, 'keys'), this.#key(session, 'cats'), this.#key(session, 'seq'), this.#key(session, 'log'), ...(call.keys ?? [])];
+    const keys = [
+      this.#key(session, 'meta'),
+      this.#key(session, 'keys'),
+      this.#key(session, 'cats'),
+      this.#key(session, 'seq'),
+      this.#key(session, 'log'),
+      ...(call.keys ?? []),
+    ];
     return this.#call(which, keys, [String(this.#ttlMs(session)), ...(call.args ?? [])], session);
   }
 
@@ -308,7 +448,19 @@ class RedisStore implements StateStore {
   }
 
   async #register(session: string, baseTimeMs: number, repair: boolean): Promise<void> {
-    const admitted = await this.#call(scripts.admit, [this.#registryKey], [session, String(baseTimeMs), String(this.options.sessionIdleMs), String(this.options.maxSessions), defaultSessionName, repair ? '1' : '0'], null);
+    const admitted = await this.#call(
+      scripts.admit,
+      [this.#registryKey],
+      [
+        session,
+        String(baseTimeMs),
+        String(this.options.sessionIdleMs),
+        String(this.options.maxSessions),
+        defaultSessionName,
+        repair ? '1' : '0',
+      ],
+      null,
+    );
     if (Number(admitted) !== 1) throw new TooManySessionsError(this.options.maxSessions);
     this.#admitted.delete(session);
     this.#admitted.set(session, baseTimeMs);
@@ -324,7 +476,13 @@ class RedisStore implements StateStore {
    */
   #call(which: Script, keys: string[], args: string[], scope: CallScope): Promise<unknown> {
     const { displayUrl, timeoutMs, retryAfterSeconds } = this.#settings;
-    if (!this.#redis.isReady) return Promise.reject(new StoreUnavailableError(`The Redis store ${displayUrl} is unavailable (reconnecting); nothing was sent`, retryAfterSeconds));
+    if (!this.#redis.isReady)
+      return Promise.reject(
+        new StoreUnavailableError(
+          `The Redis store ${displayUrl} is unavailable (reconnecting); nothing was sent`,
+          retryAfterSeconds,
+        ),
+      );
     const stamp = `${this.#redis.clock.deadline(this.#scriptBudgetMs)} ${this.#nonce()}`;
     const command = ['EVALSHA', which.sha, String(keys.length), ...keys, stamp, ...args];
     return new Promise((resolve, reject) => {
@@ -334,13 +492,20 @@ class RedisStore implements StateStore {
       this.#redis
         .send(command)
         .catch((error: unknown) => {
-          if (error instanceof Error && error.message.startsWith('NOSCRIPT')) return this.#redis.send(['EVAL', which.source, ...command.slice(2)]);
+          if (error instanceof Error && error.message.startsWith('NOSCRIPT'))
+            return this.#redis.send(['EVAL', which.source, ...command.slice(2)]);
           throw error;
         })
         .then(
           (reply) => {
             if (!this.#inflight.delete(pending)) return;
-            if (reply === lateReply) reject(new StoreUnavailableError(`The Redis store ${displayUrl} ran a call after its deadline (${timeoutMs} ms): it changed nothing`, retryAfterSeconds));
+            if (reply === lateReply)
+              reject(
+                new StoreUnavailableError(
+                  `The Redis store ${displayUrl} ran a call after its deadline (${timeoutMs} ms): it changed nothing`,
+                  retryAfterSeconds,
+                ),
+              );
             else resolve(reply);
           },
           (error: unknown) => {
@@ -356,16 +521,28 @@ class RedisStore implements StateStore {
       const message = (error as Error).message;
       if (redisReplyCorrupt.test(message)) return this.#corrupt(scope, message);
       // Refused before it ran: a script that may write is not started while Redis is over maxmemory.
-      if (message.startsWith('OOM')) return new StoreFullError(`The Redis store is out of memory (its maxmemory): nothing was changed; free some (reset sessions, or let idle ones expire) or raise maxmemory`, retryAfterSeconds);
+      if (message.startsWith('OOM'))
+        return new StoreFullError(
+          `The Redis store is out of memory (its maxmemory): nothing was changed; free some (reset sessions, or let idle ones expire) or raise maxmemory`,
+          retryAfterSeconds,
+        );
       // Any other reply error is a bug in a script: the core answers 500.
-      if (!redisReplyUnavailable.test(message)) return new Error(`Failed to run a Redis store script: ${message}`, { cause: error });
+      if (!redisReplyUnavailable.test(message))
+        return new Error(`Failed to run a Redis store script: ${message}`, { cause: error });
     }
-    return new StoreUnavailableError(`The Redis store ${displayUrl} is unavailable: ${describeError(error)}`, retryAfterSeconds, { cause: error });
+    return new StoreUnavailableError(
+      `The Redis store ${displayUrl} is unavailable: ${describeError(error)}`,
+      retryAfterSeconds,
+      { cause: error },
+    );
   }
 
   /** The one answer to data the mock did not write: where it is, and how to repair it (logged once per 10 s). */
   #corrupt(scope: CallScope, message: string): StoreCorruptError {
-    const detail = message.replace(/^PETSTORE_CORRUPT /, '').replace(/^WRONGTYPE .*/, 'a key of another type than the mock writes').replace(/ script: \w+, on @user_script:\d+\.$/, '');
+    const detail = message
+      .replace(/^PETSTORE_CORRUPT /, '')
+      .replace(/^WRONGTYPE .*/, 'a key of another type than the mock writes')
+      .replace(/ script: \w+, on @user_script:\d+\.$/, '');
     const { prefix, logger } = this.#settings;
     const text =
       scope === null
@@ -403,7 +580,12 @@ class RedisStore implements StateStore {
         continue;
       }
       this.#inflight.delete(pending);
-      pending.reject(new StoreUnavailableError(`The Redis store ${this.#settings.displayUrl} did not answer within ${this.#settings.timeoutMs} ms; whatever it was asked will not be done`, this.#settings.retryAfterSeconds));
+      pending.reject(
+        new StoreUnavailableError(
+          `The Redis store ${this.#settings.displayUrl} did not answer within ${this.#settings.timeoutMs} ms; whatever it was asked will not be done`,
+          this.#settings.retryAfterSeconds,
+        ),
+      );
     }
   }
 
@@ -414,7 +596,24 @@ class RedisStore implements StateStore {
 
 /** A hit as the script answers it: the decision, the key, the history and the category operation's result. */
 function hitResultFrom(reply: string[], input: HitInput, maxCategoryBytes: number): HitResult {
-  const [outcome, limit, remaining, resetAtMs, retryAfterSeconds, nowMs, source, entryJson, requests, refusals, consecutive, previousAt, previousRetry, done, dropped, ...bucket] = reply;
+  const [
+    outcome,
+    limit,
+    remaining,
+    resetAtMs,
+    retryAfterSeconds,
+    nowMs,
+    source,
+    entryJson,
+    requests,
+    refusals,
+    consecutive,
+    previousAt,
+    previousRetry,
+    done,
+    dropped,
+    ...bucket
+  ] = reply;
   const key = source === '' ? null : entryRecord(JSON.parse(entryJson!) as ApiKeyEntry);
   const limits = { perMinute: Number(bucket[4]), perDay: Number(bucket[5]) };
   const result: HitResult = {
@@ -426,12 +625,17 @@ function hitResultFrom(reply: string[], input: HitInput, maxCategoryBytes: numbe
       requests: Number(requests),
       refusals: Number(refusals),
       consecutiveRefusals: Number(consecutive),
-      previousRefusal: previousAt === '' ? null : { atMs: Number(previousAt), retryAfterSeconds: Number(previousRetry) },
+      previousRefusal:
+        previousAt === '' ? null : { atMs: Number(previousAt), retryAfterSeconds: Number(previousRetry) },
     },
   };
   const operation = input.categories;
   if (operation?.kind === 'list' && done !== '') result.categoriesJson = done;
-  else if (operation?.kind === 'create' && done === 'too_large') result.categoryRefusal = new HttpError('payload_too_large', categoryTooLargeMessage(Number(dropped), maxCategoryBytes));
+  else if (operation?.kind === 'create' && done === 'too_large')
+    result.categoryRefusal = new HttpError(
+      'payload_too_large',
+      categoryTooLargeMessage(Number(dropped), maxCategoryBytes),
+    );
   else if (operation?.kind === 'create' && done !== '') result.created = createdText(createdFrom(done!, dropped!));
   return result;
 }
@@ -440,17 +644,38 @@ function hitResultFrom(reply: string[], input: HitInput, maxCategoryBytes: numbe
 function decisionFrom(head: readonly string[], bucket: readonly string[], limits: Limits): RateDecision {
   const outcome = head[0] as RateDecision['outcome'];
   const resetAtMs = Number(head[3]);
-  const counts = { minuteStart: Number(bucket[0]), minuteCount: Number(bucket[1]), dayStart: Number(bucket[2]), dayCount: Number(bucket[3]) };
+  const counts = {
+    minuteStart: Number(bucket[0]),
+    minuteCount: Number(bucket[1]),
+    dayStart: Number(bucket[2]),
+    dayCount: Number(bucket[3]),
+  };
   // A banned client has nothing left in either window until the ban ends (as RateLimiter says).
-  const windows = outcome === 'banned' ? windowsOf(counts, limits).map((window) => ({ ...window, remaining: 0, resetAtMs })) : windowsOf(counts, limits);
-  return { outcome, limit: Number(head[1]), remaining: Number(head[2]), resetAtMs, retryAfterSeconds: Number(head[4]), windows };
+  const windows =
+    outcome === 'banned'
+      ? windowsOf(counts, limits).map((window) => ({ ...window, remaining: 0, resetAtMs }))
+      : windowsOf(counts, limits);
+  return {
+    outcome,
+    limit: Number(head[1]),
+    remaining: Number(head[2]),
+    resetAtMs,
+    retryAfterSeconds: Number(head[4]),
+    windows,
+  };
 }
 
 /** The refusal the scenario script answered with, in the memory store's words. */
 function scenarioRefusal(reply: string[], scenario: StoreScenario, maxCategoryBytes: number): ScenarioRefusedError {
   const [, part, index, value] = reply;
-  if (part === 'category') return new ScenarioRefusedError('category', Number(index), categoryTooLargeMessage(Number(value), maxCategoryBytes));
-  if (part === 'clock-behind' && scenario.clock?.kind === 'to') return new ScenarioRefusedError('clock-behind', 0, clockBehindMessage(scenario.clock.atMs, Number(value)));
+  if (part === 'category')
+    return new ScenarioRefusedError(
+      'category',
+      Number(index),
+      categoryTooLargeMessage(Number(value), maxCategoryBytes),
+    );
+  if (part === 'clock-behind' && scenario.clock?.kind === 'to')
+    return new ScenarioRefusedError('clock-behind', 0, clockBehindMessage(scenario.clock.atMs, Number(value)));
   return new ScenarioRefusedError('clock-range', 0, clockRangeMessage(Number(value)));
 }
 
@@ -468,7 +693,15 @@ function storedKeyFrom(stored: string): { position: number; entry: ApiKeyEntry }
   const bar = stored.indexOf('|');
   const entry = JSON.parse(stored.slice(bar + 1)) as ApiKeyEntry;
   const position = Number(stored.slice(0, bar));
-  if (bar < 1 || !Number.isSafeInteger(position) || typeof entry.masked !== 'string' || typeof entry.plan !== 'string' || typeof entry.id !== 'string' || !Number.isSafeInteger(entry.limits?.perMinute) || !Number.isSafeInteger(entry.limits?.perDay)) {
+  if (
+    bar < 1 ||
+    !Number.isSafeInteger(position) ||
+    typeof entry.masked !== 'string' ||
+    typeof entry.plan !== 'string' ||
+    typeof entry.id !== 'string' ||
+    !Number.isSafeInteger(entry.limits?.perMinute) ||
+    !Number.isSafeInteger(entry.limits?.perDay)
+  ) {
     throw new Error('not a stored key');
   }
   return { position, entry: entryRecord(entry) };
@@ -477,7 +710,16 @@ function storedKeyFrom(stored: string): { position: number; entry: ApiKeyEntry }
 /** A log line as stored; throws when it is not what the store writes. */
 function recordedFrom(stored: string): RecordedRequest {
   const entry = JSON.parse(stored) as RecordedRequest;
-  if (entry === null || typeof entry !== 'object' || typeof entry.timeMs !== 'number' || !Number.isFinite(entry.timeMs) || Math.abs(entry.timeMs) > 8.64e15 || typeof entry.method !== 'string' || typeof entry.path !== 'string' || typeof entry.status !== 'number') {
+  if (
+    entry === null ||
+    typeof entry !== 'object' ||
+    typeof entry.timeMs !== 'number' ||
+    !Number.isFinite(entry.timeMs) ||
+    Math.abs(entry.timeMs) > 8.64e15 ||
+    typeof entry.method !== 'string' ||
+    typeof entry.path !== 'string' ||
+    typeof entry.status !== 'number'
+  ) {
     throw new Error('not a log line');
   }
   return entry;
@@ -490,5 +732,10 @@ function createdText({ category, ...created }: CreatedCategory): CreatedCategory
 
 /** A stored category as the script answers it: its text is the memory store's (`{"id":N,` + the input's JSON), kept as it is. */
 function createdFrom(categoryJson: string, dropped: string): CreatedCategory {
-  return { category: JSON.parse(categoryJson) as Category, dropped: Number(dropped), json: categoryJson, bytes: Buffer.byteLength(categoryJson, 'utf8') };
+  return {
+    category: JSON.parse(categoryJson) as Category,
+    dropped: Number(dropped),
+    json: categoryJson,
+    bytes: Buffer.byteLength(categoryJson, 'utf8'),
+  };
 }

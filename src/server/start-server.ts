@@ -69,14 +69,30 @@ export interface RunningMockServer {
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const logger = options.logger ?? silentLogger;
   const spec = options.spec ?? (await readSpecFile(options.specPath, { allowRemoteRefs: options.allowRemoteRefs }));
-  const config = parseMockConfig(options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined));
+  const config = parseMockConfig(
+    options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined),
+  );
   // Replicas share their state through Redis; one process keeps it in memory.
   // A store this function connected is this function's to close; a given one is the caller's, and the
   // default memory store stays readable after the close (what was created can still be inspected).
   const ownedStore =
-    options.store === undefined && config.store ? await connectRedisStore({ ...config.store, logger }, mockStoreOptions({ spec, config, seed: options.seed, initialCategories: options.initialCategories })) : undefined;
+    options.store === undefined && config.store
+      ? await connectRedisStore(
+          { ...config.store, logger },
+          mockStoreOptions({ spec, config, seed: options.seed, initialCategories: options.initialCategories }),
+        )
+      : undefined;
   const store = options.store ?? ownedStore;
-  const app = createMockApp({ spec, config, seed: options.seed, clock: options.clock, initialCategories: options.initialCategories, logger, store, dashboardPage: dashboardPageResponse });
+  const app = createMockApp({
+    spec,
+    config,
+    seed: options.seed,
+    clock: options.clock,
+    initialCategories: options.initialCategories,
+    logger,
+    store,
+    dashboardPage: dashboardPageResponse,
+  });
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
   let closing = false;
@@ -88,7 +104,10 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
       requestTimeout,
       keepAliveTimeout: 5_000,
       // Node checks the timeouts every 30 s by default: a slow client would outlive them by that much.
-      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 2))),
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(1_000, Math.floor(Math.min(headersTimeout, requestTimeout) / 2)),
+      ),
       // The API does not care about Host; answering without it beats Node's bodiless 400.
       requireHostHeader: false,
     },
@@ -100,7 +119,13 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const host = options.host ?? '127.0.0.1';
   try {
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) => reject(new Error(`Failed to listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`)));
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new Error(
+            `Failed to listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`,
+          ),
+        ),
+      );
       server.listen(port, host, () => resolve());
     });
   } catch (error) {
@@ -133,9 +158,12 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
               failure = error;
             })
             .then(() => ownedStore?.close().catch(() => {}))
-            .then(() => (failure === undefined ? resolve() : reject(failure instanceof Error ? failure : new Error(String(failure)))));
+            .then(() =>
+              failure === undefined
+                ? resolve()
+                : reject(failure instanceof Error ? failure : new Error(String(failure))),
+            );
         });
       }),
   };
 }
-

@@ -48,7 +48,8 @@ export async function buildDashboardPage() {
   if (/<\/script/i.test(script)) throw new Error('Failed to build the dashboard: the bundle contains "</script"');
   if (/<\/style/i.test(style)) throw new Error('Failed to build the dashboard: dashboard.css contains "</style"');
   for (const marker of ['<!--DASHBOARD_STYLE-->', '<!--DASHBOARD_SCRIPT-->']) {
-    if (template.split(marker).length !== 2) throw new Error(`Failed to build the dashboard: dashboard.html must contain ${marker} exactly once`);
+    if (template.split(marker).length !== 2)
+      throw new Error(`Failed to build the dashboard: dashboard.html must contain ${marker} exactly once`);
   }
   const html = template
     .replace('<!--DASHBOARD_STYLE-->', () => `<style>${style}</style>`)
@@ -60,10 +61,10 @@ export async function buildDashboardPage() {
     '/** The whole dashboard page, served as is at /__mock/ui with {@link dashboardContentSecurityPolicy}. */',
     `export const dashboardPageHtml = ${JSON.stringify(html)};`,
     '',
-    '/** CSP source of the page\'s one inline <script>. */',
+    "/** CSP source of the page's one inline <script>. */",
     `export const dashboardScriptHash = ${JSON.stringify(cspHash(script))};`,
     '',
-    '/** CSP source of the page\'s one inline <style>. */',
+    "/** CSP source of the page's one inline <style>. */",
     `export const dashboardStyleHash = ${JSON.stringify(cspHash(style))};`,
     '',
   ].join('\n');

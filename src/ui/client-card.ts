@@ -1,10 +1,19 @@
 import { formatDuration, formatInstant } from './dashboard-format.js';
 import type { DashboardClient, DashboardWindow, Verdict } from './dashboard-types.js';
 
-const verdictText: Record<Verdict['outcome'], string> = { pass: '✓ pass', fail: '✗ fail', 'not-exercised': '– not exercised', info: 'i info' };
+const verdictText: Record<Verdict['outcome'], string> = {
+  pass: '✓ pass',
+  fail: '✗ fail',
+  'not-exercised': '– not exercised',
+  info: 'i info',
+};
 const windowTitle: Record<DashboardWindow['name'], string> = { minute: 'Minute', day: 'Day' };
 
-function element<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+function element<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className !== undefined) node.className = className;
   if (text !== undefined) node.textContent = text;
@@ -44,7 +53,8 @@ class WindowGauge {
     this.bar.setAttribute('aria-valuetext', `${window.used} of ${window.limit} used`);
     // CSSOM, not a style attribute: the page's CSP allows no inline style attributes.
     this.fill.style.width = `${(ratio * 100).toFixed(1)}%`;
-    this.reset.textContent = window.resetsInSeconds === null ? 'not started' : `resets in ${formatDuration(window.resetsInSeconds)}`;
+    this.reset.textContent =
+      window.resetsInSeconds === null ? 'not started' : `resets in ${formatDuration(window.resetsInSeconds)}`;
     if (window.resetsAt !== null) this.reset.title = `at ${formatInstant(window.resetsAt)} (virtual time)`;
     else this.reset.removeAttribute('title');
   }
@@ -117,12 +127,17 @@ export class ClientCard {
     if (!client.used) this.counts.textContent = 'No requests yet: verdicts come with the first one';
 
     // Rebuilt only when a verdict changed, which keeps keyboard focus on a verdict across polls.
-    const verdictsKey = JSON.stringify(client.verdicts.map((verdict) => [verdict.rule, verdict.outcome, verdict.evidence.summary]));
+    const verdictsKey = JSON.stringify(
+      client.verdicts.map((verdict) => [verdict.rule, verdict.outcome, verdict.evidence.summary]),
+    );
     if (verdictsKey !== this.verdictsKey) {
       this.verdictsKey = verdictsKey;
-      const hadFocus = this.verdicts.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.rule : undefined;
+      const hadFocus = this.verdicts.contains(document.activeElement)
+        ? (document.activeElement as HTMLElement).dataset.rule
+        : undefined;
       this.verdicts.replaceChildren(...client.verdicts.map((verdict) => this.verdictItem(verdict)));
-      if (hadFocus !== undefined) this.verdicts.querySelector<HTMLElement>(`[data-rule="${CSS.escape(hadFocus)}"]`)?.focus();
+      if (hadFocus !== undefined)
+        this.verdicts.querySelector<HTMLElement>(`[data-rule="${CSS.escape(hadFocus)}"]`)?.focus();
     }
   }
 

@@ -14,7 +14,11 @@ export interface DashboardApiContext {
 
 /** A failed call, with the mock's Error body when it sent one. */
 export class DashboardCallError extends Error {
-  constructor(message: string, readonly status: number, readonly code: string | null) {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string | null,
+  ) {
     super(message);
   }
 }
@@ -46,7 +50,11 @@ export async function callError(response: Response): Promise<DashboardCallError>
   }
   const code = typeof body?.code === 'string' ? body.code : null;
   const message = typeof body?.message === 'string' ? body.message : response.statusText || 'no error body';
-  return new DashboardCallError(`The mock answered ${response.status}${code === null ? '' : ` ${code}`}: ${message}`, response.status, code);
+  return new DashboardCallError(
+    `The mock answered ${response.status}${code === null ? '' : ` ${code}`}: ${message}`,
+    response.status,
+    code,
+  );
 }
 
 /** POSTs one control (`clock`, `reset`) with an optional JSON body; resolves to the decoded answer. */
@@ -61,7 +69,11 @@ export async function postControl(context: DashboardApiContext, name: string, bo
       credentials: 'same-origin',
     });
   } catch (error) {
-    throw new DashboardCallError(`Cannot reach the mock: ${error instanceof Error ? error.message : String(error)}`, 0, null);
+    throw new DashboardCallError(
+      `Cannot reach the mock: ${error instanceof Error ? error.message : String(error)}`,
+      0,
+      null,
+    );
   }
   if (!response.ok) throw await callError(response);
   try {

@@ -1,6 +1,22 @@
 import { ClientCard } from './client-card.js';
-import { controlBase, callError, DashboardCallError, postControl, requestHeaders, type DashboardApiContext } from './dashboard-api.js';
-import { asSnapshot, backoffMs, formatDuration, formatInstant, formatLogTime, formatOffset, parseAdvanceSeconds, statusClass } from './dashboard-format.js';
+import {
+  controlBase,
+  callError,
+  DashboardCallError,
+  postControl,
+  requestHeaders,
+  type DashboardApiContext,
+} from './dashboard-api.js';
+import {
+  asSnapshot,
+  backoffMs,
+  formatDuration,
+  formatInstant,
+  formatLogTime,
+  formatOffset,
+  parseAdvanceSeconds,
+  statusClass,
+} from './dashboard-format.js';
 import type { DashboardSnapshot, RecentRequest, Situation } from './dashboard-types.js';
 import { VirtualTable } from './virtual-table.js';
 
@@ -190,7 +206,12 @@ class DashboardPage {
         return;
       }
       this.armReset(false);
-      void this.control('reset', undefined, this.el.reset, () => `Session ${this.snapshot?.session ?? ''} reset: counters, bans, clock and data are back to the start`);
+      void this.control(
+        'reset',
+        undefined,
+        this.el.reset,
+        () => `Session ${this.snapshot?.session ?? ''} reset: counters, bans, clock and data are back to the start`,
+      );
     });
     this.el.resetCancel.addEventListener('click', () => this.armReset(false));
     this.el.logFilter.addEventListener('input', () => this.renderLog(true));
@@ -205,12 +226,20 @@ class DashboardPage {
 
   private async advance(seconds: number, button: HTMLButtonElement | null): Promise<void> {
     await this.control('clock', { advanceSeconds: seconds }, button, (answer) => {
-      const now = typeof answer === 'object' && answer !== null && typeof (answer as { now?: unknown }).now === 'string' ? (answer as { now: string }).now : null;
+      const now =
+        typeof answer === 'object' && answer !== null && typeof (answer as { now?: unknown }).now === 'string'
+          ? (answer as { now: string }).now
+          : null;
       return `Clock advanced by ${formatDuration(seconds)}${now === null ? '' : `; virtual time is now ${formatInstant(now)}`}`;
     });
   }
 
-  private async control(name: string, body: unknown, button: HTMLElement | null, done: (answer: unknown) => string): Promise<void> {
+  private async control(
+    name: string,
+    body: unknown,
+    button: HTMLElement | null,
+    done: (answer: unknown) => string,
+  ): Promise<void> {
     button?.setAttribute('aria-busy', 'true');
     try {
       const answer = await postControl(this.api, name, body);
@@ -222,7 +251,8 @@ class DashboardPage {
       if (this.pendingNote !== null) this.announce(this.pendingNote);
       this.pendingNote = null;
     } catch (error) {
-      if (error instanceof DashboardCallError && error.code === 'control_forbidden' && this.askForToken(error.message)) return;
+      if (error instanceof DashboardCallError && error.code === 'control_forbidden' && this.askForToken(error.message))
+        return;
       this.showError(error instanceof Error ? error.message : String(error));
     } finally {
       button?.removeAttribute('aria-busy');
@@ -263,9 +293,17 @@ class DashboardPage {
       if (this.etag !== null) headers.set('If-None-Match', this.etag);
       let response: Response;
       try {
-        response = await fetch(`${this.api.base}dashboard?limit=${RECENT_LIMIT}`, { headers, cache: 'no-store', credentials: 'same-origin' });
+        response = await fetch(`${this.api.base}dashboard?limit=${RECENT_LIMIT}`, {
+          headers,
+          cache: 'no-store',
+          credentials: 'same-origin',
+        });
       } catch (error) {
-        throw new DashboardCallError(`Cannot reach the mock (${error instanceof Error ? error.message : String(error)})`, 0, null);
+        throw new DashboardCallError(
+          `Cannot reach the mock (${error instanceof Error ? error.message : String(error)})`,
+          0,
+          null,
+        );
       }
       if (response.status === 304) {
         this.succeeded();
@@ -287,11 +325,14 @@ class DashboardPage {
       document.body.dataset.renderMs = (performance.now() - started).toFixed(1);
       this.succeeded();
     } catch (error) {
-      if (error instanceof DashboardCallError && error.code === 'control_forbidden' && this.askForToken(error.message)) return;
+      if (error instanceof DashboardCallError && error.code === 'control_forbidden' && this.askForToken(error.message))
+        return;
       this.failures++;
       const delay = backoffMs(this.failures);
       const reason = error instanceof Error ? error.message : String(error);
-      this.showError(`${reason}. Retrying in ${formatDuration(delay / 1000)}${this.snapshot === null ? '' : '; the figures below are from the last answer'}.`);
+      this.showError(
+        `${reason}. Retrying in ${formatDuration(delay / 1000)}${this.snapshot === null ? '' : '; the figures below are from the last answer'}.`,
+      );
       this.showLiveState('error');
       this.schedule(delay);
     } finally {
@@ -307,8 +348,19 @@ class DashboardPage {
   }
 
   private showLiveState(forced?: LiveState): void {
-    const state: LiveState = forced
-      ?? (this.waitingForToken ? 'needs-token' : this.userPaused ? 'paused' : document.hidden ? 'hidden' : this.failures > 0 ? 'error' : this.snapshot === null ? 'starting' : 'live');
+    const state: LiveState =
+      forced ??
+      (this.waitingForToken
+        ? 'needs-token'
+        : this.userPaused
+          ? 'paused'
+          : document.hidden
+            ? 'hidden'
+            : this.failures > 0
+              ? 'error'
+              : this.snapshot === null
+                ? 'starting'
+                : 'live');
     const text: Record<LiveState, string> = {
       starting: 'Starting…',
       live: '● Live',
@@ -347,9 +399,12 @@ class DashboardPage {
     const news: string[] = [];
     for (const client of after.clients) {
       const old = was.get(client.client);
-      if (client.ban !== null && (old === undefined || old.ban === null)) news.push(`${client.client} is banned for ${formatDuration(client.ban.secondsLeft)}`);
-      else if (client.ban === null && old !== undefined && old.ban !== null) news.push(`${client.client} is no longer banned`);
-      else if (client.requests.refused429 > 0 && (old === undefined || old.requests.refused429 === 0)) news.push(`${client.client} was refused with 429`);
+      if (client.ban !== null && (old === undefined || old.ban === null))
+        news.push(`${client.client} is banned for ${formatDuration(client.ban.secondsLeft)}`);
+      else if (client.ban === null && old !== undefined && old.ban !== null)
+        news.push(`${client.client} is no longer banned`);
+      else if (client.requests.refused429 > 0 && (old === undefined || old.requests.refused429 === 0))
+        news.push(`${client.client} was refused with 429`);
     }
     if (news.length === 0) return;
     if (this.pendingNote !== null) news.unshift(this.pendingNote);
@@ -366,7 +421,8 @@ class DashboardPage {
     this.el.clockOffset.textContent = formatOffset(snapshot.clock.offsetSeconds);
     this.el.tokenControls.hidden = this.token === null;
     if (snapshot.tokenRequired && this.token === null && !this.waitingForToken) {
-      this.el.tokenReason.textContent = 'This mock guards its controls with a control token: enter it to use the clock and reset buttons.';
+      this.el.tokenReason.textContent =
+        'This mock guards its controls with a control token: enter it to use the clock and reset buttons.';
       this.el.tokenForm.hidden = false;
     } else if (!this.waitingForToken) {
       this.el.tokenForm.hidden = true;
@@ -390,13 +446,15 @@ class DashboardPage {
     if (this.el.picker.dataset.key !== key) {
       this.el.picker.dataset.key = key;
       const lastSeen = new Map(snapshot?.sessions.map((session) => [session.name, session.lastSeen]));
-      this.el.picker.replaceChildren(...names.map((name) => {
-        const option = document.createElement('option');
-        option.value = name;
-        const seen = lastSeen.get(name);
-        option.textContent = `${name}${name === this.defaultSession ? ' (default)' : ''}${seen ? ` · last seen ${formatInstant(seen)}` : ''}`;
-        return option;
-      }));
+      this.el.picker.replaceChildren(
+        ...names.map((name) => {
+          const option = document.createElement('option');
+          option.value = name;
+          const seen = lastSeen.get(name);
+          option.textContent = `${name}${name === this.defaultSession ? ' (default)' : ''}${seen ? ` · last seen ${formatInstant(seen)}` : ''}`;
+          return option;
+        }),
+      );
     }
     this.el.picker.value = current;
   }
@@ -405,7 +463,10 @@ class DashboardPage {
     const seen = new Set<string>();
     const ordered: HTMLElement[] = [];
     // Clients with traffic first (in the mock's order), then the configured keys not used yet.
-    const clients = [...snapshot.clients.filter((client) => client.used), ...snapshot.clients.filter((client) => !client.used)];
+    const clients = [
+      ...snapshot.clients.filter((client) => client.used),
+      ...snapshot.clients.filter((client) => !client.used),
+    ];
     for (const client of clients) {
       seen.add(client.client);
       let card = this.cards.get(client.client);
@@ -424,7 +485,8 @@ class DashboardPage {
     }
     // Re-append only when the order changed, so focus inside a card survives a poll.
     const current = [...this.el.clients.children];
-    if (current.length !== ordered.length || current.some((node, index) => node !== ordered[index])) this.el.clients.replaceChildren(...ordered);
+    if (current.length !== ordered.length || current.some((node, index) => node !== ordered[index]))
+      this.el.clients.replaceChildren(...ordered);
     const banned = snapshot.clients.filter((client) => client.ban !== null).length;
     this.el.clientsCount.textContent = `(${snapshot.clients.length}${banned > 0 ? `, ${banned} banned` : ''})`;
   }
@@ -436,7 +498,8 @@ class DashboardPage {
     this.el.timelineEmpty.hidden = !empty;
     this.el.timelineImage.hidden = empty;
     // An <img> of a data: URL: the SVG is drawn as a picture, so no script or link inside it can run.
-    if (!empty) this.el.timelineImage.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(snapshot.timelineSvg)}`;
+    if (!empty)
+      this.el.timelineImage.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(snapshot.timelineSvg)}`;
   }
 
   private renderLog(filterChanged: boolean): void {
@@ -448,9 +511,14 @@ class DashboardPage {
     const filteredKey = `${recentKey}|${filter}`;
     if (!filterChanged && filteredKey === this.filteredKey) return;
     this.filteredKey = filteredKey;
-    const rows = filter === ''
-      ? recent
-      : recent.filter((entry) => `${entry.client} ${entry.method} ${entry.path} ${entry.status} ${entry.code ?? ''}`.toLowerCase().includes(filter));
+    const rows =
+      filter === ''
+        ? recent
+        : recent.filter((entry) =>
+            `${entry.client} ${entry.method} ${entry.path} ${entry.status} ${entry.code ?? ''}`
+              .toLowerCase()
+              .includes(filter),
+          );
     this.el.logCount.textContent = filter === '' ? `(${recent.length})` : `(${rows.length} of ${recent.length})`;
     this.log.setRows(rows);
     this.el.logViewport.dataset.rendered = String(this.log.renderedRowCount);
@@ -462,36 +530,40 @@ class DashboardPage {
     if (key === this.coverageKey) return;
     this.coverageKey = key;
     const { situations, operations } = snapshot.coverage;
-    this.el.situations.replaceChildren(...(Object.keys(situationLabels) as Situation[]).map((name) => {
-      const entry = situations[name] ?? { met: false, count: 0, firstAt: null };
-      const item = document.createElement('li');
-      item.dataset.situation = name;
-      item.dataset.met = String(entry.met);
-      item.textContent = `${entry.met ? '✓ met' : '✗ not met'} · ${situationLabels[name]}${entry.met ? ` · ${entry.count}×${entry.firstAt === null ? '' : `, first at ${formatInstant(entry.firstAt)}`}` : ''}`;
-      return item;
-    }));
-    this.el.operations.replaceChildren(...operations.map((operation) => {
-      const row = document.createElement('tr');
-      const id = document.createElement('th');
-      id.scope = 'row';
-      id.textContent = operation.operationId;
-      const route = document.createElement('td');
-      route.textContent = `${operation.method.toUpperCase()} ${operation.path}`;
-      const statuses = document.createElement('td');
-      if (operation.statuses.length === 0) {
-        statuses.textContent = 'not called';
-        statuses.className = 'muted';
-      }
-      for (const status of operation.statuses) {
-        const chip = document.createElement('span');
-        chip.className = `chip status-${statusClass(status.status)}`;
-        chip.textContent = `${status.status}: ${status.organic} / ${status.forced}`;
-        chip.title = `${status.organic} organic, ${status.forced} forced by Prefer`;
-        statuses.append(chip);
-      }
-      row.append(id, route, statuses);
-      return row;
-    }));
+    this.el.situations.replaceChildren(
+      ...(Object.keys(situationLabels) as Situation[]).map((name) => {
+        const entry = situations[name] ?? { met: false, count: 0, firstAt: null };
+        const item = document.createElement('li');
+        item.dataset.situation = name;
+        item.dataset.met = String(entry.met);
+        item.textContent = `${entry.met ? '✓ met' : '✗ not met'} · ${situationLabels[name]}${entry.met ? ` · ${entry.count}×${entry.firstAt === null ? '' : `, first at ${formatInstant(entry.firstAt)}`}` : ''}`;
+        return item;
+      }),
+    );
+    this.el.operations.replaceChildren(
+      ...operations.map((operation) => {
+        const row = document.createElement('tr');
+        const id = document.createElement('th');
+        id.scope = 'row';
+        id.textContent = operation.operationId;
+        const route = document.createElement('td');
+        route.textContent = `${operation.method.toUpperCase()} ${operation.path}`;
+        const statuses = document.createElement('td');
+        if (operation.statuses.length === 0) {
+          statuses.textContent = 'not called';
+          statuses.className = 'muted';
+        }
+        for (const status of operation.statuses) {
+          const chip = document.createElement('span');
+          chip.className = `chip status-${statusClass(status.status)}`;
+          chip.textContent = `${status.status}: ${status.organic} / ${status.forced}`;
+          chip.title = `${status.organic} organic, ${status.forced} forced by Prefer`;
+          statuses.append(chip);
+        }
+        row.append(id, route, statuses);
+        return row;
+      }),
+    );
   }
 }
 

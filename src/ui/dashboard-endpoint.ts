@@ -14,9 +14,12 @@ export const maxRecentLimit = 10_000;
  * Decodes `?limit=` (absent: 10,000). A bad value is the mock's usual 400 `validation_failed`.
  * @example parseRecentLimit('200') // { ok: true, limit: 200 }
  */
-export function parseRecentLimit(raw: string | null | undefined): { ok: true; limit: number } | { ok: false; message: string } {
+export function parseRecentLimit(
+  raw: string | null | undefined,
+): { ok: true; limit: number } | { ok: false; message: string } {
   if (raw === null || raw === undefined || raw === '') return { ok: true, limit: maxRecentLimit };
-  if (!/^\d{1,6}$/.test(raw)) return { ok: false, message: `Invalid query parameter limit: expected a whole number from 0 to ${maxRecentLimit}` };
+  if (!/^\d{1,6}$/.test(raw))
+    return { ok: false, message: `Invalid query parameter limit: expected a whole number from 0 to ${maxRecentLimit}` };
   const limit = Number(raw);
   if (limit > maxRecentLimit) return { ok: false, message: `Invalid query parameter limit: at most ${maxRecentLimit}` };
   return { ok: true, limit };
@@ -31,10 +34,17 @@ export function parseRecentLimit(raw: string | null | undefined): { ok: true; li
  * const answer = dashboardResponse(snapshot, request.headers['if-none-match']);
  * response.writeHead(answer.status, answer.headers).end(answer.body);
  */
-export function dashboardResponse(snapshot: DashboardSnapshot, ifNoneMatch: string | null | undefined): { status: 200 | 304; headers: Record<string, string>; body: string } {
+export function dashboardResponse(
+  snapshot: DashboardSnapshot,
+  ifNoneMatch: string | null | undefined,
+): { status: 200 | 304; headers: Record<string, string>; body: string } {
   const body = JSON.stringify(snapshot);
   const etag = `"${bytesToHex(sha256(new TextEncoder().encode(body))).slice(0, 32)}"`;
-  const headers: Record<string, string> = { ETag: etag, 'Cache-Control': 'no-store', Vary: 'X-Mock-Session, X-Mock-Control-Token' };
+  const headers: Record<string, string> = {
+    ETag: etag,
+    'Cache-Control': 'no-store',
+    Vary: 'X-Mock-Session, X-Mock-Control-Token',
+  };
   if (ifNoneMatch?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
     return { status: 304, headers, body: '' };
   }

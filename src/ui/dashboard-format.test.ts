@@ -1,6 +1,16 @@
 import { expect, it } from 'vitest';
 import { controlBase } from './dashboard-api.js';
-import { asSnapshot, backoffMs, formatDuration, formatInstant, formatLogTime, formatOffset, parseAdvanceSeconds, snapshotProblem, statusClass } from './dashboard-format.js';
+import {
+  asSnapshot,
+  backoffMs,
+  formatDuration,
+  formatInstant,
+  formatLogTime,
+  formatOffset,
+  parseAdvanceSeconds,
+  snapshotProblem,
+  statusClass,
+} from './dashboard-format.js';
 import type { DashboardSnapshot } from './dashboard-types.js';
 
 it('formats countdowns as people read them', () => {
@@ -23,7 +33,18 @@ it('formats virtual instants in UTC', () => {
 });
 
 it('names status classes so colour is never the only signal (the text is the status itself)', () => {
-  expect([200, 201, 304, 400, 401, 404, 429, 500, 503, 101].map(statusClass)).toEqual(['ok', 'ok', 'ok', 'client-error', 'client-error', 'client-error', 'limited', 'server-error', 'server-error', 'other']);
+  expect([200, 201, 304, 400, 401, 404, 429, 500, 503, 101].map(statusClass)).toEqual([
+    'ok',
+    'ok',
+    'ok',
+    'client-error',
+    'client-error',
+    'client-error',
+    'limited',
+    'server-error',
+    'server-error',
+    'other',
+  ]);
 });
 
 it('accepts a custom clock step of whole seconds only, with one clear line otherwise', () => {
@@ -32,7 +53,10 @@ it('accepts a custom clock step of whole seconds only, with one clear line other
   expect(parseAdvanceSeconds('-3')).toEqual({ ok: false, message: 'Enter a whole number of seconds, for example 90' });
   expect(parseAdvanceSeconds('')).toEqual({ ok: false, message: 'Enter a whole number of seconds, for example 90' });
   expect(parseAdvanceSeconds('0')).toEqual({ ok: false, message: 'Enter at least 1 second' });
-  expect(parseAdvanceSeconds('999999999999')).toEqual({ ok: false, message: 'Enter at most 315360000 seconds (10 years)' });
+  expect(parseAdvanceSeconds('999999999999')).toEqual({
+    ok: false,
+    message: 'Enter at most 315360000 seconds (10 years)',
+  });
 });
 
 it('backs off from 1 s to at most 30 s', () => {
@@ -49,11 +73,19 @@ const valid: DashboardSnapshot = {
   session: 'default',
   sessions: [{ name: 'default', lastSeen: null }],
   clock: { now: '2026-01-15T09:00:00.000Z', epochSeconds: 1_768_467_600, offsetSeconds: 0 },
-  clients: [{
-    client: 'demo-free', kind: 'key', plan: 'free', demo: true, used: false,
-    windows: [{ name: 'minute', limit: 60, used: 0, resetsAt: null, resetsInSeconds: null }],
-    ban: null, requests: { total: 0, byStatus: {}, refused429: 0 }, verdicts: [],
-  }],
+  clients: [
+    {
+      client: 'demo-free',
+      kind: 'key',
+      plan: 'free',
+      demo: true,
+      used: false,
+      windows: [{ name: 'minute', limit: 60, used: 0, resetsAt: null, resetsInSeconds: null }],
+      ban: null,
+      requests: { total: 0, byStatus: {}, refused429: 0 },
+      verdicts: [],
+    },
+  ],
   recent: [],
   coverage: { operations: [], situations: {} as DashboardSnapshot['coverage']['situations'] },
   tokenRequired: false,
@@ -66,8 +98,12 @@ it('accepts a snapshot of the contract and names the first missing field of anyt
   expect(snapshotProblem(null)).toBe('the body is not a JSON object');
   expect(snapshotProblem([])).toBe('the body is not a JSON object');
   expect(snapshotProblem({ ...valid, clients: {} })).toBe('clients is not a list');
-  expect(snapshotProblem({ ...valid, clients: [{ ...valid.clients[0], windows: null }] })).toBe('clients[0].windows is not a list');
+  expect(snapshotProblem({ ...valid, clients: [{ ...valid.clients[0], windows: null }] })).toBe(
+    'clients[0].windows is not a list',
+  );
   expect(snapshotProblem({ ...valid, clock: { now: 1 } })).toBe('clock is missing now or offsetSeconds');
   expect(snapshotProblem({ ...valid, timelineSvg: undefined })).toBe('timelineSvg is not a string');
-  expect(() => asSnapshot({ ...valid, recent: 'x' })).toThrow('The mock sent a dashboard this page does not understand: recent is not a list');
+  expect(() => asSnapshot({ ...valid, recent: 'x' })).toThrow(
+    'The mock sent a dashboard this page does not understand: recent is not a list',
+  );
 });

@@ -78,18 +78,31 @@ export function snapshotProblem(value: unknown): string | undefined {
   if (typeof record.session !== 'string') return 'session is not a string';
   if (!Array.isArray(record.sessions)) return 'sessions is not a list';
   const clock = record.clock as Record<string, unknown> | null | undefined;
-  if (typeof clock !== 'object' || clock === null || typeof clock.now !== 'string' || typeof clock.offsetSeconds !== 'number') return 'clock is missing now or offsetSeconds';
+  if (
+    typeof clock !== 'object' ||
+    clock === null ||
+    typeof clock.now !== 'string' ||
+    typeof clock.offsetSeconds !== 'number'
+  )
+    return 'clock is missing now or offsetSeconds';
   if (!Array.isArray(record.clients)) return 'clients is not a list';
   for (const [index, client] of (record.clients as unknown[]).entries()) {
     const entry = client as Record<string, unknown> | null;
-    if (typeof entry !== 'object' || entry === null || typeof entry.client !== 'string') return `clients[${index}] has no client name`;
+    if (typeof entry !== 'object' || entry === null || typeof entry.client !== 'string')
+      return `clients[${index}] has no client name`;
     if (!Array.isArray(entry.windows)) return `clients[${index}].windows is not a list`;
     if (!Array.isArray(entry.verdicts)) return `clients[${index}].verdicts is not a list`;
     if (typeof entry.requests !== 'object' || entry.requests === null) return `clients[${index}].requests is missing`;
   }
   if (!Array.isArray(record.recent)) return 'recent is not a list';
   const coverage = record.coverage as Record<string, unknown> | null | undefined;
-  if (typeof coverage !== 'object' || coverage === null || !Array.isArray(coverage.operations) || typeof coverage.situations !== 'object') return 'coverage is missing operations or situations';
+  if (
+    typeof coverage !== 'object' ||
+    coverage === null ||
+    !Array.isArray(coverage.operations) ||
+    typeof coverage.situations !== 'object'
+  )
+    return 'coverage is missing operations or situations';
   if (typeof record.tokenRequired !== 'boolean') return 'tokenRequired is not a boolean';
   if (typeof record.timelineSvg !== 'string') return 'timelineSvg is not a string';
   return undefined;

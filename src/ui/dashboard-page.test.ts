@@ -9,7 +9,10 @@ it('the committed dashboard-page.generated.ts matches its sources (run `node src
   const { module } = await buildDashboardPage();
   const committed = await readFile(generatedPath, 'utf8');
   // One boolean, not a 35 KB diff: the message says what to do.
-  expect(committed === module, 'src/ui/dashboard-page.generated.ts is stale: run `node src/ui/build-dashboard.mjs` and commit the result').toBe(true);
+  expect(
+    committed === module,
+    'src/ui/dashboard-page.generated.ts is stale: run `node src/ui/build-dashboard.mjs` and commit the result',
+  ).toBe(true);
 });
 
 it('the build is deterministic', async () => {
@@ -29,16 +32,18 @@ it('the page is one file: one inline script and one inline style, no external re
   expect(markup).not.toMatch(/\sstyle=/i);
 });
 
-it('the CSP allows exactly the page\'s inline script and style by hash, and connections only to its own origin', () => {
+it("the CSP allows exactly the page's inline script and style by hash, and connections only to its own origin", () => {
   const script = /<script>([\s\S]*)<\/script>/.exec(dashboardPageHtml)![1]!;
   const style = /<style>([\s\S]*)<\/style>/.exec(dashboardPageHtml)![1]!;
   const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
   expect(dashboardScriptHash).toBe(hash(script));
   expect(dashboardStyleHash).toBe(hash(style));
-  const directives = Object.fromEntries(dashboardContentSecurityPolicy.split('; ').map((directive) => {
-    const [name, ...values] = directive.split(' ');
-    return [name, values.join(' ')];
-  }));
+  const directives = Object.fromEntries(
+    dashboardContentSecurityPolicy.split('; ').map((directive) => {
+      const [name, ...values] = directive.split(' ');
+      return [name, values.join(' ')];
+    }),
+  );
   expect(directives).toEqual({
     'default-src': "'none'",
     'script-src': dashboardScriptHash,
@@ -58,7 +63,11 @@ it('the CSP allows exactly the page\'s inline script and style by hash, and conn
 });
 
 it('the page script never uses eval, innerHTML or absolute URLs', async () => {
-  const sources = await Promise.all(['dashboard-app.ts', 'client-card.ts', 'virtual-table.ts', 'dashboard-api.ts', 'dashboard-format.ts'].map((name) => readFile(new URL(name, import.meta.url), 'utf8')));
+  const sources = await Promise.all(
+    ['dashboard-app.ts', 'client-card.ts', 'virtual-table.ts', 'dashboard-api.ts', 'dashboard-format.ts'].map((name) =>
+      readFile(new URL(name, import.meta.url), 'utf8'),
+    ),
+  );
   for (const source of sources) {
     expect(source).not.toMatch(/\b(innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval|new Function)\b/);
     expect(source).not.toMatch(/fetch\(\s*['"`]https?:/);

@@ -2,7 +2,13 @@
  * The data shapes the dashboard page consumes: the lab's own (`src/lab/lab-types.ts` owns them),
  * under the names the page uses. Type-only, so nothing of the lab enters the page's bundle.
  */
-import type { ClientRequestCounts, DashboardClient, DashboardSnapshot, LabClockState, SituationName } from '../lab/lab-types.js';
+import type {
+  ClientRequestCounts,
+  DashboardClient,
+  DashboardSnapshot,
+  LabClockState,
+  SituationName,
+} from '../lab/lab-types.js';
 
 export type { CoverageReport, DashboardClient, DashboardSnapshot, Verdict } from '../lab/lab-types.js';
 export type RequestCounts = ClientRequestCounts;

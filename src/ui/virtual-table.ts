@@ -31,12 +31,16 @@ export class VirtualTable<Row> {
     this.body.setAttribute('role', 'rowgroup');
     this.spacer.append(this.body);
     options.viewport.append(this.spacer);
-    options.viewport.addEventListener('scroll', () => {
-      const { scrollTop, clientHeight, scrollHeight } = options.viewport;
-      // Newest entries come last: keep showing them while the reader sits at the bottom.
-      this.followTail = scrollTop + clientHeight >= scrollHeight - options.rowHeight;
-      this.draw(false);
-    }, { passive: true });
+    options.viewport.addEventListener(
+      'scroll',
+      () => {
+        const { scrollTop, clientHeight, scrollHeight } = options.viewport;
+        // Newest entries come last: keep showing them while the reader sits at the bottom.
+        this.followTail = scrollTop + clientHeight >= scrollHeight - options.rowHeight;
+        this.draw(false);
+      },
+      { passive: true },
+    );
   }
 
   /** Replaces every row; redraws only the visible slice. */
@@ -44,7 +48,10 @@ export class VirtualTable<Row> {
     this.rows = rows;
     this.spacer.style.height = `${rows.length * this.options.rowHeight}px`;
     // On the table itself (the viewport sits inside it), counting the header row.
-    (this.options.viewport.closest('[role="table"]') ?? this.options.viewport).setAttribute('aria-rowcount', String(rows.length + 1));
+    (this.options.viewport.closest('[role="table"]') ?? this.options.viewport).setAttribute(
+      'aria-rowcount',
+      String(rows.length + 1),
+    );
     if (this.followTail) this.options.viewport.scrollTop = this.options.viewport.scrollHeight;
     this.draw(true);
   }

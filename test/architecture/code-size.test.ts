@@ -21,7 +21,10 @@ function sourceFiles(folder: string): string[] {
 }
 
 /** Each function of a file that `isTooBig`, as `file:line name (what)`. */
-function functionsWhere(path: string, isTooBig: (node: ts.FunctionLikeDeclaration, lines: number) => string | undefined): string[] {
+function functionsWhere(
+  path: string,
+  isTooBig: (node: ts.FunctionLikeDeclaration, lines: number) => string | undefined,
+): string[] {
   const source = ts.createSourceFile(path, readFileSync(path, 'utf8'), ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const lineOf = (position: number) => source.getLineAndCharacterOfPosition(position).line + 1;
@@ -45,15 +48,35 @@ it('src/core has files to measure', () => {
 });
 
 it(`no file in src/core is over ${maxFileLines} lines`, () => {
-  const long = files.map((path) => ({ path: relative(root, path), lines: readFileSync(path, 'utf8').split('\n').length })).filter(({ lines }) => lines > maxFileLines);
+  const long = files
+    .map((path) => ({ path: relative(root, path), lines: readFileSync(path, 'utf8').split('\n').length }))
+    .filter(({ lines }) => lines > maxFileLines);
   expect(long).toEqual([]);
 });
 
 it(`no function in src/core is over ${maxFunctionLines} lines`, () => {
-  expect(files.flatMap((path) => functionsWhere(path, (_node, lines) => (lines > maxFunctionLines ? `${lines} lines` : undefined)))).toEqual([]);
+  expect(
+    files.flatMap((path) =>
+      functionsWhere(path, (_node, lines) => (lines > maxFunctionLines ? `${lines} lines` : undefined)),
+    ),
+  ).toEqual([]);
 });
 
 it(`no function on the request path takes more than ${maxParameters} parameters`, () => {
-  const requestPath = [...files, ...['src/server/node-adapter.ts', 'src/server/protocol-guards.ts', 'src/server/redis-store.ts', 'mocks/handlers.ts'].map((file) => join(root, file))];
-  expect(requestPath.flatMap((path) => functionsWhere(path, (node) => (node.parameters.length > maxParameters ? `${node.parameters.length} parameters` : undefined)))).toEqual([]);
+  const requestPath = [
+    ...files,
+    ...[
+      'src/server/node-adapter.ts',
+      'src/server/protocol-guards.ts',
+      'src/server/redis-store.ts',
+      'mocks/handlers.ts',
+    ].map((file) => join(root, file)),
+  ];
+  expect(
+    requestPath.flatMap((path) =>
+      functionsWhere(path, (node) =>
+        node.parameters.length > maxParameters ? `${node.parameters.length} parameters` : undefined,
+      ),
+    ),
+  ).toEqual([]);
 });

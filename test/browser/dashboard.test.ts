@@ -16,7 +16,8 @@ import { FakeDashboardServer } from '../support/fake-dashboard-server.js';
 const projectRoot = resolve(import.meta.dirname, '../..');
 const outputDir = join(projectRoot, 'test-output');
 const chromiumPath = findChromium();
-const missingReason = 'Chromium is not installed (`command -v chromium` found nothing); install it with `apt-get install -y --no-install-recommends chromium`';
+const missingReason =
+  'Chromium is not installed (`command -v chromium` found nothing); install it with `apt-get install -y --no-install-recommends chromium`';
 
 let browser: Browser | undefined;
 const open: { context: BrowserContext; target: DashboardTarget; watch: PageWatch }[] = [];
@@ -32,7 +33,13 @@ interface DashboardTarget {
  * The real mock on 127.0.0.1 (the default ban policy: 10 refusals, 900 s) with one configured key
  * besides the demo keys, never used by the steps (shown masked, `used: false`).
  */
-async function startTarget(options: { controlToken?: string; requestLogSize?: number; keys?: { key: string; limits: { perMinute: number; perDay: number } }[] } = {}): Promise<DashboardTarget> {
+async function startTarget(
+  options: {
+    controlToken?: string;
+    requestLogSize?: number;
+    keys?: { key: string; limits: { perMinute: number; perDay: number } }[];
+  } = {},
+): Promise<DashboardTarget> {
   const mock = await startMockServer({
     port: 0,
     seed: 1,
@@ -73,7 +80,15 @@ beforeAll(async () => {
   await mkdir(outputDir, { recursive: true });
   browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 
@@ -103,12 +118,16 @@ interface PageWatch {
 function requireBrowser(context: TestContext): void {
   if (chromiumPath) return;
   // In CI a missing browser is a broken environment, never a silent skip.
-  if (process.env.CI === 'true') throw new Error(`Failed to run the browser test: ${missingReason}. .ci/run installs it; CI=true forbids skipping.`);
+  if (process.env.CI === 'true')
+    throw new Error(`Failed to run the browser test: ${missingReason}. .ci/run installs it; CI=true forbids skipping.`);
   context.skip(missingReason);
 }
 
 /** Opens the page of `target` in a fresh browser context (its own sessionStorage) on a laptop-sized screen. */
-async function openDashboard(target: DashboardTarget, waitFor: 'live' | 'needs-token' = 'live'): Promise<{ tab: Page; watch: PageWatch }> {
+async function openDashboard(
+  target: DashboardTarget,
+  waitFor: 'live' | 'needs-token' = 'live',
+): Promise<{ tab: Page; watch: PageWatch }> {
   const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
   const tab = await context.newPage();
   const watch: PageWatch = { outside: [], errors: [], cspViolations: [], sent: [] };
@@ -134,7 +153,10 @@ async function openDashboard(target: DashboardTarget, waitFor: 'live' | 'needs-t
 }
 
 /** Real API traffic, as any client sends it: works the same against the fake and the real mock. */
-async function sendTraffic(baseUrl: string, options: { key?: string; count: number; session?: string }): Promise<number[]> {
+async function sendTraffic(
+  baseUrl: string,
+  options: { key?: string; count: number; session?: string },
+): Promise<number[]> {
   const statuses: number[] = [];
   for (let index = 0; index < options.count; index++) {
     const headers: Record<string, string> = {};
@@ -154,7 +176,8 @@ async function shot(tab: Page, name: string): Promise<void> {
 }
 
 const card = (tab: Page, client: string) => tab.locator(`article.client-card[data-client="${client}"]`);
-const gaugeText = (tab: Page, client: string, window: 'minute' | 'day') => card(tab, client).locator(`.gauge[data-window="${window}"] .gauge-numbers`).textContent();
+const gaugeText = (tab: Page, client: string, window: 'minute' | 'day') =>
+  card(tab, client).locator(`.gauge[data-window="${window}"] .gauge-numbers`).textContent();
 
 it('shows every key with both windows, then a 429 and a ban appear, and advancing the clock refills the window', async (context) => {
   requireBrowser(context);
@@ -176,7 +199,9 @@ it('shows every key with both windows, then a 429 and a ban appear, and advancin
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute')).toBe('40 / 60');
   expect(await gaugeText(tab, 'demo-free', 'day')).toBe('40 / 1000');
   expect(await card(tab, 'demo-free').getAttribute('data-used')).toBe('true');
-  expect(await card(tab, 'demo-free').locator('.gauge[data-window="minute"] .gauge-reset').textContent()).toMatch(/^resets in (1 min 00 s|\d+ s)$/);
+  expect(await card(tab, 'demo-free').locator('.gauge[data-window="minute"] .gauge-reset').textContent()).toMatch(
+    /^resets in (1 min 00 s|\d+ s)$/,
+  );
   await expect.poll(() => tab.locator('article.client-card[data-client^="anonymous "]').count()).toBe(1);
   await expect.poll(() => tab.locator('#log-viewport').getAttribute('data-total')).toBe('43');
 
@@ -196,7 +221,9 @@ it('shows every key with both windows, then a 429 and a ban appear, and advancin
   await expect.poll(() => card(tab, 'demo-free').getAttribute('data-banned')).toBe('true');
   expect(await card(tab, 'demo-free').locator('.ban').textContent()).toMatch(/^BANNED · \d+ min \d\d s left$/);
   expect(await tab.locator('#announcer').textContent()).toMatch(/demo-free is banned for \d+ min/);
-  expect(await card(tab, 'demo-free').locator('.verdict[data-rule="no-hammering"]').getAttribute('data-outcome')).toBe('fail');
+  expect(await card(tab, 'demo-free').locator('.verdict[data-rule="no-hammering"]').getAttribute('data-outcome')).toBe(
+    'fail',
+  );
   expect(await card(tab, 'demo-free').locator('.verdict[data-rule="no-hammering"]').textContent()).toBe('✗ fail');
   expect(await tab.locator('#situations li[data-situation="ban"]').textContent()).toMatch(/^✓ met/);
   await shot(tab, '03-ban');
@@ -230,11 +257,21 @@ it('shows every key with both windows, then a 429 and a ban appear, and advancin
   // Every control call was a same-origin POST to the existing routes with a JSON body.
   const controls = watch.sent.filter((request) => request.method === 'POST');
   expect(controls.map((request) => request.url)).toEqual(['/__mock/clock', '/__mock/clock', '/__mock/reset']);
-  expect(controls.slice(0, 2).map((request) => request.headers['content-type'])).toEqual(['application/json', 'application/json']);
+  expect(controls.slice(0, 2).map((request) => request.headers['content-type'])).toEqual([
+    'application/json',
+    'application/json',
+  ]);
   // Only the page, its polls and the controls: nothing else was asked of the mock.
-  expect(new Set(watch.sent.map((request) => request.url.replace(/\?.*$/, '')))).toEqual(new Set(['/__mock/ui', '/__mock/dashboard', '/__mock/clock', '/__mock/reset']));
+  expect(new Set(watch.sent.map((request) => request.url.replace(/\?.*$/, '')))).toEqual(
+    new Set(['/__mock/ui', '/__mock/dashboard', '/__mock/clock', '/__mock/reset']),
+  );
   // The poll is conditional: an unchanged snapshot comes back as 304 to the page's If-None-Match.
-  expect(watch.sent.some((request) => request.url === '/__mock/dashboard?limit=10000' && /^"[^"]+"$/.test(request.headers['if-none-match'] ?? ''))).toBe(true);
+  expect(
+    watch.sent.some(
+      (request) =>
+        request.url === '/__mock/dashboard?limit=10000' && /^"[^"]+"$/.test(request.headers['if-none-match'] ?? ''),
+    ),
+  ).toBe(true);
 });
 
 it('switches sessions with the picker and sends X-Mock-Session with every poll and control', async (context) => {
@@ -246,7 +283,10 @@ it('switches sessions with the picker and sends X-Mock-Session with every poll a
 
   const picker = tab.getByLabel('Session');
   await expect.poll(() => picker.isVisible()).toBe(true);
-  expect(await tab.locator('#session-picker option').allTextContents()).toEqual([expect.stringMatching(/^default \(default\)/), expect.stringMatching(/^ci-job-b · last seen /)]);
+  expect(await tab.locator('#session-picker option').allTextContents()).toEqual([
+    expect.stringMatching(/^default \(default\)/),
+    expect.stringMatching(/^ci-job-b · last seen /),
+  ]);
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute')).toBe('2 / 60');
   expect(await gaugeText(tab, 'demo-pro', 'minute')).toBe('0 / 300');
 
@@ -290,7 +330,13 @@ it('asks for the control token, keeps it in sessionStorage only and sends it wit
   await tab.keyboard.press('Enter');
   await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe('live');
   expect(await tab.locator('#token-form').isVisible()).toBe(false);
-  expect(await tab.evaluate(() => [sessionStorage.getItem('petstore-mock.control-token'), localStorage.length, document.cookie])).toEqual(['s3cret-token', 0, '']);
+  expect(
+    await tab.evaluate(() => [
+      sessionStorage.getItem('petstore-mock.control-token'),
+      localStorage.length,
+      document.cookie,
+    ]),
+  ).toEqual(['s3cret-token', 0, '']);
   const mark = watch.sent.length;
   await tab.getByRole('button', { name: '+1 min' }).click();
   await expect.poll(() => tab.locator('#clock-offset').textContent()).toBe('+1 min 00 s');
@@ -323,10 +369,12 @@ it('is usable from the keyboard: real buttons, visible focus, verdict evidence o
   const reached: string[] = [];
   for (let step = 0; step < 12; step++) {
     await tab.keyboard.press('Tab');
-    reached.push(await tab.evaluate(() => {
-      const active = document.activeElement as HTMLElement | null;
-      return active === null ? '' : active.id || active.textContent?.trim() || active.tagName;
-    }));
+    reached.push(
+      await tab.evaluate(() => {
+        const active = document.activeElement as HTMLElement | null;
+        return active === null ? '' : active.id || active.textContent?.trim() || active.tagName;
+      }),
+    );
   }
   expect(reached.slice(0, 6)).toEqual(['pause-button', '+1 min', '+1 h', '+1 day', 'custom-seconds', 'Advance']);
   expect(reached).toContain('reset-button');
@@ -359,12 +407,16 @@ it('is usable from the keyboard: real buttons, visible focus, verdict evidence o
   // A verdict's evidence shows on focus, and the focus survives the next polls.
   const verdict = card(tab, 'demo-free').locator('.verdict[data-rule="retry-after-honoured"]');
   await verdict.focus();
-  const tip = card(tab, 'demo-free').locator('.verdict-item:has(.verdict[data-rule="retry-after-honoured"]) .verdict-tip');
+  const tip = card(tab, 'demo-free').locator(
+    '.verdict-item:has(.verdict[data-rule="retry-after-honoured"]) .verdict-tip',
+  );
   await expect.poll(() => tip.isVisible()).toBe(true);
   expect(await tip.textContent()).toMatch(/Retry-After/);
   await shot(tab, '08-keyboard-verdict');
   await tab.waitForTimeout(2500);
-  expect(await tab.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.rule)).toBe('retry-after-honoured');
+  expect(await tab.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.rule)).toBe(
+    'retry-after-honoured',
+  );
 });
 
 it('stops polling while the tab is hidden and says so, then catches up at once when shown', async (context) => {
@@ -394,9 +446,14 @@ it('renders 10,000 log entries in under a second, keeping only the visible rows 
   requireBrowser(context);
   // 10,000 real requests (loopback, 25 at a time): 9,000 served, then 1,000 refused with 429. The
   // log keeps 10,200 entries: the page's own polls are logged too (as controls, never shown).
-  const target = await startTarget({ requestLogSize: 10_200, keys: [{ key: 'sk-load-0123456789', limits: { perMinute: 9_000, perDay: 1_000_000 } }] });
+  const target = await startTarget({
+    requestLogSize: 10_200,
+    keys: [{ key: 'sk-load-0123456789', limits: { perMinute: 9_000, perDay: 1_000_000 } }],
+  });
   for (let sent = 0; sent < 10_000; sent += 25) {
-    await Promise.all(Array.from({ length: 25 }, () => sendTraffic(target.origin, { key: 'sk-load-0123456789', count: 1 })));
+    await Promise.all(
+      Array.from({ length: 25 }, () => sendTraffic(target.origin, { key: 'sk-load-0123456789', count: 1 })),
+    );
   }
   const { tab } = await openDashboard(target);
   await expect.poll(() => tab.locator('#log-viewport').getAttribute('data-total')).toBe('10000');
@@ -407,13 +464,19 @@ it('renders 10,000 log entries in under a second, keeping only the visible rows 
   // Virtual: a few dozen rows exist, not 10,000, and scrolling shows the right ones.
   expect(Number(await tab.locator('#log-viewport').getAttribute('data-rendered'))).toBeLessThan(100);
   expect(await tab.locator('#log-count').textContent()).toBe('(10000)');
-  await tab.locator('#log-viewport').evaluate((viewport) => { viewport.scrollTop = 24 * 5000; });
+  await tab.locator('#log-viewport').evaluate((viewport) => {
+    viewport.scrollTop = 24 * 5000;
+  });
   await expect.poll(() => tab.locator('.vt-body .vt-row[aria-rowindex="5002"]').count()).toBe(1);
   expect(await tab.locator('.vt-body .vt-row').count()).toBeLessThan(100);
 
   // The filter narrows the 10,000 at once (the 1,000 refusals, and any row whose time has "429" in it).
   await tab.getByLabel('Filter').fill('429');
-  await expect.poll(async () => Number(/^\((\d+) of 10000\)$/.exec((await tab.locator('#log-count').textContent()) ?? '')?.[1] ?? 0)).toBeGreaterThanOrEqual(1000);
+  await expect
+    .poll(async () =>
+      Number(/^\((\d+) of 10000\)$/.exec((await tab.locator('#log-count').textContent()) ?? '')?.[1] ?? 0),
+    )
+    .toBeGreaterThanOrEqual(1000);
   await shot(tab, '09-10000-entries');
   console.info(`dashboard: 10,000 log entries decoded, rendered and laid out in ${renderMs} ms`);
 });
@@ -429,7 +492,11 @@ it('shows one clear line when the mock fails, keeps the last figures and recover
   // Fake-only: injected failures of the data endpoint.
   target.fake!.failDashboard('status-500', 2);
   await sendTraffic(target.origin, { key: 'demo-free', count: 1 });
-  await expect.poll(() => tab.locator('#error-line').textContent()).toMatch(/^The mock answered 500 internal_error: Failed to build the dashboard: injected failure\. Retrying in \d+ s; the figures below are from the last answer\.$/);
+  await expect
+    .poll(() => tab.locator('#error-line').textContent())
+    .toMatch(
+      /^The mock answered 500 internal_error: Failed to build the dashboard: injected failure\. Retrying in \d+ s; the figures below are from the last answer\.$/,
+    );
   expect(await tab.locator('#live-state').getAttribute('data-state')).toBe('error');
   expect(await gaugeText(tab, 'demo-free', 'minute')).toBe('3 / 60');
   await shot(tab, '10-error');
@@ -438,12 +505,16 @@ it('shows one clear line when the mock fails, keeps the last figures and recover
 
   target.fake!.failDashboard('bad-json', 1);
   await sendTraffic(target.origin, { key: 'demo-free', count: 1 });
-  await expect.poll(() => tab.locator('#error-line').textContent()).toMatch(/^The mock sent a dashboard that is not valid JSON\. Retrying in/);
+  await expect
+    .poll(() => tab.locator('#error-line').textContent())
+    .toMatch(/^The mock sent a dashboard that is not valid JSON\. Retrying in/);
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute'), { timeout: 15_000 }).toBe('5 / 60');
 
   // The mock going away entirely: still one line, never a blank page.
   await target.close();
-  await expect.poll(() => tab.locator('#error-line').textContent(), { timeout: 15_000 }).toMatch(/^Cannot reach the mock \(Failed to fetch\)\. Retrying in \d+ s/);
+  await expect
+    .poll(() => tab.locator('#error-line').textContent(), { timeout: 15_000 })
+    .toMatch(/^Cannot reach the mock \(Failed to fetch\)\. Retrying in \d+ s/);
   expect(await card(tab, 'demo-free').isVisible()).toBe(true);
   expect(await tab.locator('#live-state').textContent()).toBe('⚠ Reconnecting');
 });

@@ -12,7 +12,8 @@ import { buildExample, serveDirectory } from '../../mocks/example/build-example.
 const projectRoot = resolve(import.meta.dirname, '../..');
 const outputDir = join(projectRoot, 'test-output');
 const chromiumPath = findChromium();
-const missingReason = 'Chromium is not installed (`command -v chromium` found nothing); install it with `apt-get install -y --no-install-recommends chromium`';
+const missingReason =
+  'Chromium is not installed (`command -v chromium` found nothing); install it with `apt-get install -y --no-install-recommends chromium`';
 
 let browser: Browser | undefined;
 let page: Page | undefined;
@@ -25,7 +26,15 @@ beforeAll(async () => {
   site = await serveDirectory(outDir);
   browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 900, height: 900 } });
 });
@@ -38,7 +47,10 @@ afterAll(async () => {
 it('lists, creates and shows a 429 with Retry-After, all answered by the service worker', async (context) => {
   if (!chromiumPath) {
     // In CI a missing browser is a broken environment, never a silent skip.
-    if (process.env.CI === 'true') throw new Error(`Failed to run the browser test: ${missingReason}. .ci/run installs it; CI=true forbids skipping.`);
+    if (process.env.CI === 'true')
+      throw new Error(
+        `Failed to run the browser test: ${missingReason}. .ci/run installs it; CI=true forbids skipping.`,
+      );
     context.skip(missingReason);
   }
   const tab = page!;
@@ -61,15 +73,21 @@ it('lists, creates and shows a 429 with Retry-After, all answered by the service
   await tab.fill('#name', 'axolotl');
   await tab.fill('#description', 'Walking fish, made in a browser');
   await tab.click('#create');
-  await expect.poll(() => tab.locator('#create-result').textContent()).toMatch(/^201 created #4 axolotl \(Location: \/v1\/categories\/4\)$/);
-  await expect.poll(() => tab.locator('#categories li').allTextContents()).toContain('#4 axolotl - Walking fish, made in a browser');
+  await expect
+    .poll(() => tab.locator('#create-result').textContent())
+    .toMatch(/^201 created #4 axolotl \(Location: \/v1\/categories\/4\)$/);
+  await expect
+    .poll(() => tab.locator('#categories li').allTextContents())
+    .toContain('#4 axolotl - Walking fish, made in a browser');
 
   // A 400 from the same rules as the server.
   await tab.fill('#name', '');
   await tab.fill('#description', '');
   await tab.click('#create');
   await expect.poll(() => tab.locator('#create-result').getAttribute('data-status')).toBe('400');
-  expect(await tab.locator('#create-result').textContent()).toBe('400 validation_failed: Invalid request body: name is required');
+  expect(await tab.locator('#create-result').textContent()).toBe(
+    '400 validation_failed: Invalid request body: name is required',
+  );
 
   // Past the Free plan's 60 per minute: 429 with Retry-After.
   await tab.click('#flood');

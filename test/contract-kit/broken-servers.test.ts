@@ -2,7 +2,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderHumanReport } from '../../contract-tests/report/human-report.js';
-import { fakeKeys, faultOptions, issue9Faults, startFakePetstore, type Fault, type FakePetstore } from './support/fake-petstore.js';
+import {
+  fakeKeys,
+  faultOptions,
+  issue9Faults,
+  startFakePetstore,
+  type Fault,
+  type FakePetstore,
+} from './support/fake-petstore.js';
 import { idsWith, resultOf, runKit } from './support/run-kit.js';
 
 /**
@@ -40,7 +47,17 @@ describe('the kit against broken servers', () => {
     expect(idsWith(run, 'FAIL')).toEqual([]);
     expect(run.report.results.filter((result) => result.inconclusive).map((result) => result.id)).toEqual([]);
     expect(run.exitCode).toBe(0);
-    for (const id of ['rate.429', 'rate.429-retry-after', 'rate.429-only-when-exhausted', 'rate.retry-after-matches-reset', 'rate.independent-budgets', 'rate.every-request-counts', 'list.all', 'errors.unknown-path', 'errors.method-not-allowed']) {
+    for (const id of [
+      'rate.429',
+      'rate.429-retry-after',
+      'rate.429-only-when-exhausted',
+      'rate.retry-after-matches-reset',
+      'rate.independent-budgets',
+      'rate.every-request-counts',
+      'list.all',
+      'errors.unknown-path',
+      'errors.method-not-allowed',
+    ]) {
       expect(resultOf(run, id).status, id).toBe('PASS');
     }
   });
@@ -49,19 +66,32 @@ describe('the kit against broken servers', () => {
     server = await startFakePetstore({ faults: ['orders-never-answer'] });
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, timeoutSeconds: hungTimeoutSeconds });
     const hung = resultOf(run, 'auth.valid-key:listStoreOrders');
-    expect(hung.message).toBe(`Failed to get a response to GET ${server.baseUrl}/store/orders: no answer within --timeout ${hungTimeoutSeconds} s`);
+    expect(hung.message).toBe(
+      `Failed to get a response to GET ${server.baseUrl}/store/orders: no answer within --timeout ${hungTimeoutSeconds} s`,
+    );
     expect(resultOf(run, 'other.response:listStoreOrders').status).toBe('SKIP');
   });
 
   it('a broken fake still answers what its handler cannot handle (an array nested 10,000 deep it accepts as a name): a 500 Error, never a throw', async () => {
     server = await startFakePetstore({ faults: ['wrong-types-accepted'] });
-    const post = (body: string) => fetch(`${server!.baseUrl}/categories`, { method: 'POST', headers: { authorization: `Bearer ${fakeKeys.main}`, 'content-type': 'application/json' }, body });
+    const post = (body: string) =>
+      fetch(`${server!.baseUrl}/categories`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fakeKeys.main}`, 'content-type': 'application/json' },
+        body,
+      });
     const deep = await post(`{"name":${'['.repeat(10_000)}${']'.repeat(10_000)}}`);
     expect(deep.status).toBe(500);
-    expect(await deep.json()).toEqual({ code: 'internal_error', message: 'The server failed to handle the request', status: 500 });
+    expect(await deep.json()).toEqual({
+      code: 'internal_error',
+      message: 'The server failed to handle the request',
+      status: 500,
+    });
     expect(deep.headers.get('x-ratelimit-remaining')).not.toBeNull();
     // Nothing half-stored, and the server goes on answering.
-    const listed = (await (await fetch(`${server.baseUrl}/categories`, { headers: { authorization: `Bearer ${fakeKeys.main}` } })).json()) as unknown[];
+    const listed = (await (
+      await fetch(`${server.baseUrl}/categories`, { headers: { authorization: `Bearer ${fakeKeys.main}` } })
+    ).json()) as unknown[];
     expect(listed).toHaveLength(2);
     expect((await post('{"name":[1]}')).status).toBe(201);
   });
@@ -74,10 +104,19 @@ describe('the kit against broken servers', () => {
   for (const [fault, { breaks, rules, failing }] of Object.entries(expectations.faults)) {
     it(`${fault}: exits 1 and fails ${rules.join(', ')} (${breaks})`, async () => {
       server = await startFakePetstore({ ...faultOptions[fault as Fault], faults: [fault as Fault] });
-      const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, ...(fault === 'orders-never-answer' ? { timeoutSeconds: hungTimeoutSeconds } : {}) });
+      const run = await runKit({
+        baseUrl: server.baseUrl,
+        apiKey: fakeKeys.main,
+        rateLimitKey: fakeKeys.limited,
+        ...(fault === 'orders-never-answer' ? { timeoutSeconds: hungTimeoutSeconds } : {}),
+      });
       const failed = run.report.results.filter((result) => result.status === 'FAIL');
       if (update) {
-        expectations.faults[fault] = { breaks, rules: [...new Set(failed.map((result) => result.rule))].sort(), failing: failed.map((result) => result.id) };
+        expectations.faults[fault] = {
+          breaks,
+          rules: [...new Set(failed.map((result) => result.rule))].sort(),
+          failing: failed.map((result) => result.id),
+        };
         await writeFile(expectationsPath, `${JSON.stringify(expectations, null, 2)}\n`);
       }
       expect(run.exitCode).toBe(1);

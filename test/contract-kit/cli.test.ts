@@ -14,7 +14,10 @@ describe('petstore-contract command line', () => {
   let outputDir: string;
   beforeAll(async () => {
     // Many runs against one server within a minute: a large anonymous budget keeps the kit from waiting for windows.
-    [conforming, broken] = await Promise.all([startFakePetstore({ anonymousLimit: 100_000 }), startFakePetstore({ faults: ['reset-in-milliseconds'] })]);
+    [conforming, broken] = await Promise.all([
+      startFakePetstore({ anonymousLimit: 100_000 }),
+      startFakePetstore({ faults: ['reset-in-milliseconds'] }),
+    ]);
     outputDir = await mkdtemp(join(tmpdir(), 'contract-cli-'));
   });
   afterAll(async () => {
@@ -26,7 +29,23 @@ describe('petstore-contract command line', () => {
   it('--help documents the options and exit codes (exit 0)', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['--base-url', '--api-key', '--rate-limit-key', '--read-only', '--max-requests', '--max-wait', '--reporter', '--output', '--timeout', '--concurrency', '--strict', '--via-prism', '--seed', 'PETSTORE_BASE_URL', 'Exit codes']) {
+    for (const flag of [
+      '--base-url',
+      '--api-key',
+      '--rate-limit-key',
+      '--read-only',
+      '--max-requests',
+      '--max-wait',
+      '--reporter',
+      '--output',
+      '--timeout',
+      '--concurrency',
+      '--strict',
+      '--via-prism',
+      '--seed',
+      'PETSTORE_BASE_URL',
+      'Exit codes',
+    ]) {
       expect(stdout).toContain(flag);
     }
   });
@@ -36,12 +55,30 @@ describe('petstore-contract command line', () => {
     // One of each way in (a flag parseArgs refuses, a value the kit refuses, a base URL, a key, a
     // report path): every message is written by one path in the CLI; parse-cli-args.test.ts has the rest.
     const cases: [string[], string][] = [
-      [[], 'petstore-contract: Failed to start: --base-url is required (or set PETSTORE_BASE_URL) (petstore-contract --help lists the options)'],
-      [[...base, '--read-olny'], 'petstore-contract: Failed to read the command line: unknown option --read-olny (did you mean --read-only?) (petstore-contract --help lists the options)'],
-      [[...base, '--concurrency', '-1'], 'petstore-contract: Failed to read the command line: --concurrency needs a value; a value starting with "-" is written --concurrency=-VALUE (petstore-contract --help lists the options)'],
-      [[...base, '--timeout', 'soon'], 'petstore-contract: Failed to use --timeout: "soon" is not a number of seconds (petstore-contract --help lists the options)'],
-      [['--base-url', 'ftp://h/v1', '--api-key', 'two words'], 'petstore-contract: Failed to use base URL ftp://h/v1: only http and https are supported (petstore-contract --help lists the options)'],
-      [[...base, '--output', join(outputDir, 'no-such-dir', 'report.xml')], `petstore-contract: Failed to use --output ${join(outputDir, 'no-such-dir', 'report.xml')}: the directory ${join(outputDir, 'no-such-dir')} does not exist`],
+      [
+        [],
+        'petstore-contract: Failed to start: --base-url is required (or set PETSTORE_BASE_URL) (petstore-contract --help lists the options)',
+      ],
+      [
+        [...base, '--read-olny'],
+        'petstore-contract: Failed to read the command line: unknown option --read-olny (did you mean --read-only?) (petstore-contract --help lists the options)',
+      ],
+      [
+        [...base, '--concurrency', '-1'],
+        'petstore-contract: Failed to read the command line: --concurrency needs a value; a value starting with "-" is written --concurrency=-VALUE (petstore-contract --help lists the options)',
+      ],
+      [
+        [...base, '--timeout', 'soon'],
+        'petstore-contract: Failed to use --timeout: "soon" is not a number of seconds (petstore-contract --help lists the options)',
+      ],
+      [
+        ['--base-url', 'ftp://h/v1', '--api-key', 'two words'],
+        'petstore-contract: Failed to use base URL ftp://h/v1: only http and https are supported (petstore-contract --help lists the options)',
+      ],
+      [
+        [...base, '--output', join(outputDir, 'no-such-dir', 'report.xml')],
+        `petstore-contract: Failed to use --output ${join(outputDir, 'no-such-dir', 'report.xml')}: the directory ${join(outputDir, 'no-such-dir')} does not exist`,
+      ],
     ];
     const runs = await Promise.all(cases.map(([args]) => runCli(args)));
     runs.forEach((run, index) => {
@@ -74,7 +111,9 @@ describe('petstore-contract command line', () => {
     expect(code).toBe(0);
     expect(stdout).toContain(`petstore-contract: ${conforming.baseUrl}: CONFORMS`);
     const xml = await readFile(output, 'utf8');
-    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="petstore-contract" tests="\d+" failures="0"/);
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="petstore-contract" tests="\d+" failures="0"/,
+    );
     expect(xml).toContain('name="§8.1 exceeding the limit -&gt; 429 (with --rate-limit-key) [GET /categories]"');
   });
 
@@ -86,7 +125,9 @@ describe('petstore-contract command line', () => {
     expect(stdout).not.toMatch(/^ {2}(PASS|FAIL|SKIP|INFO|WARN) {2}/m);
     expect(stdout).toContain('Failures by cause: 1 cause, 1 failed check');
     expect(stdout).toMatch(/^ {2}1\. FAIL .*milliseconds, not seconds.* · 1 check · §8$/m);
-    expect(stdout).toMatch(/^ {7}reproduce: curl -sS -i -g --path-as-is http:\/\/127\.0\.0\.1:\d+\/v1\/\S+ -H 'accept: application\/json'/m);
+    expect(stdout).toMatch(
+      /^ {7}reproduce: curl -sS -i -g --path-as-is http:\/\/127\.0\.0\.1:\d+\/v1\/\S+ -H 'accept: application\/json'/m,
+    );
     expect(stdout).toMatch(/^ {2}§8\b.*: 8\. Limits, docs\/petstore-service-interface\.md#8-limits$/m);
     expect(stdout + stderr).not.toContain(fakeKeys.main);
     expect(stdout).toContain('Verdict: DOES NOT CONFORM');
@@ -95,14 +136,29 @@ describe('petstore-contract command line', () => {
   it('says how many categories the run may create, and how to create none, before the first request that could create one', async () => {
     const server = await startFakePetstore({ anonymousLimit: 100_000 });
     try {
-      const { code, stderr, stdout } = await runCli(['--base-url', server.baseUrl, '--api-key', fakeKeys.main, '--create-budget', '7', '--reporter', 'json']);
+      const { code, stderr, stdout } = await runCli([
+        '--base-url',
+        server.baseUrl,
+        '--api-key',
+        fakeKeys.main,
+        '--create-budget',
+        '7',
+        '--reporter',
+        'json',
+      ]);
       expect(code).toBe(0);
       const report = JSON.parse(stdout) as { mayCreateCategories: number; createdCategories: number; log: string[] };
       const line = stderr.split('\n').find((text) => text.includes('may create'));
-      expect(line).toMatch(new RegExp(`^petstore-contract: this run may create up to ${report.mayCreateCategories} categories on ${server.baseUrl.replace(/[.]/g, '\\.')}, named contract-test-[0-9a-f]{8}-\\* \\(the interface has no delete; up to 7 of them cross list page sizes: --create-budget\\); --read-only creates none$`));
+      expect(line).toMatch(
+        new RegExp(
+          `^petstore-contract: this run may create up to ${report.mayCreateCategories} categories on ${server.baseUrl.replace(/[.]/g, '\\.')}, named contract-test-[0-9a-f]{8}-\\* \\(the interface has no delete; up to 7 of them cross list page sizes: --create-budget\\); --read-only creates none$`,
+        ),
+      );
       // Before any check's line, so before any POST; and the promise held.
       expect(stderr.indexOf(line!)).toBeLessThan(stderr.search(/^ {2}(PASS|FAIL)/m));
-      expect(server.requests.filter((request) => request.method === 'POST').length).toBeLessThanOrEqual(report.mayCreateCategories);
+      expect(server.requests.filter((request) => request.method === 'POST').length).toBeLessThanOrEqual(
+        report.mayCreateCategories,
+      );
       expect(report.createdCategories).toBeLessThanOrEqual(report.mayCreateCategories);
     } finally {
       await server.close();
@@ -112,11 +168,24 @@ describe('petstore-contract command line', () => {
   it('says as it waits for a rate-limit window what for and how long (one line per wait when not a terminal)', async () => {
     const server = await startFakePetstore({ hostile: { kind: 'all-429', retryAfter: '1', rateHeaders: false } });
     try {
-      const { code, stderr } = await runCli(['--base-url', server.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--max-wait', '3', '--reporter', 'json']);
+      const { code, stderr } = await runCli([
+        '--base-url',
+        server.baseUrl,
+        '--api-key',
+        fakeKeys.main,
+        '--read-only',
+        '--max-wait',
+        '3',
+        '--reporter',
+        'json',
+      ]);
       expect([1, 3]).toContain(code);
       const waits = stderr.split('\n').filter((line) => line.startsWith('petstore-contract: waiting'));
       expect(waits.length).toBeGreaterThan(0);
-      for (const line of waits) expect(line).toMatch(/^petstore-contract: waiting 1 s for Retry-After of (the main key|unauthenticated requests) \(answered 429\), until \d\d:\d\d:\d\d UTC$/);
+      for (const line of waits)
+        expect(line).toMatch(
+          /^petstore-contract: waiting 1 s for Retry-After of (the main key|unauthenticated requests) \(answered 429\), until \d\d:\d\d:\d\d UTC$/,
+        );
       expect(stderr).not.toContain('\r');
     } finally {
       await server.close();
@@ -124,7 +193,9 @@ describe('petstore-contract command line', () => {
   });
 
   it('--version and -v print exactly one line "petstore-contract <version>"', async () => {
-    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     for (const flag of ['--version', '-v']) {
       const { code, stdout } = await runCli([flag]);
       expect(code).toBe(0);
@@ -133,42 +204,100 @@ describe('petstore-contract command line', () => {
   });
 
   it('streams one line per check to stderr as it runs, plain when piped, coloured with FORCE_COLOR, plain with NO_COLOR', async () => {
-    const plain = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'], { NO_COLOR: undefined, FORCE_COLOR: undefined });
+    const plain = await runCli(
+      ['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'],
+      { NO_COLOR: undefined, FORCE_COLOR: undefined },
+    );
     expect(plain.code).toBe(0);
     expect(plain.stderr).toMatch(/^ {2}PASS {2}§5\.3 +missing Authorization -> 401 \+ Error \[GET \/categories\]$/m);
     expect(plain.stderr).not.toContain('\u001b[');
-    const forced = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'], { FORCE_COLOR: '1', NO_COLOR: undefined });
+    const forced = await runCli(
+      ['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'],
+      { FORCE_COLOR: '1', NO_COLOR: undefined },
+    );
     expect(forced.stderr).toContain('\u001b[32mPASS\u001b[39m');
     expect(forced.stdout).not.toContain('\u001b[');
-    const noColor = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'], { FORCE_COLOR: '1', NO_COLOR: '1' });
+    const noColor = await runCli(
+      ['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'json'],
+      { FORCE_COLOR: '1', NO_COLOR: '1' },
+    );
     expect(noColor.stderr).not.toContain('\u001b[');
   });
 
   it('--fail-on-skip fails a run that skipped checks (exit 1), and the Markdown reporter shows the verdict and the coverage matrix', async () => {
-    const { code, stdout } = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--fail-on-skip', '--reporter', 'markdown']);
+    const { code, stdout } = await runCli([
+      '--base-url',
+      conforming.baseUrl,
+      '--api-key',
+      fakeKeys.main,
+      '--read-only',
+      '--fail-on-skip',
+      '--reporter',
+      'markdown',
+    ]);
     expect(code).toBe(1);
     expect(stdout).toMatch(/^## ❌ petstore-contract: DOES NOT CONFORM \(exit 1\)$/m);
     expect(stdout).toContain('### Coverage (rule x operation)');
-    expect(stdout).toMatch(/\| \[§4 createCategory\.1\]\(https:\/\/github\.com\/petstore-kit\/petstore-kit\/blob\/v[\d.]+\/docs\/petstore-service-interface\.md#createcategory\) \| [^\n]*SKIP \d+ \\\(read-only run/);
+    expect(stdout).toMatch(
+      /\| \[§4 createCategory\.1\]\(https:\/\/github\.com\/petstore-kit\/petstore-kit\/blob\/v[\d.]+\/docs\/petstore-service-interface\.md#createcategory\) \| [^\n]*SKIP \d+ \\\(read-only run/,
+    );
   });
 
   it('-H adds a header to every request, refuses headers the checks own, and masks credential-like values', async () => {
-    const refused = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '-H', 'Authorization: Bearer x']);
+    const refused = await runCli([
+      '--base-url',
+      conforming.baseUrl,
+      '--api-key',
+      fakeKeys.main,
+      '-H',
+      'Authorization: Bearer x',
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('Failed to use -H Authorization: the checks set this header themselves');
-    const malformed = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '-H', 'no colon here']);
+    const malformed = await runCli([
+      '--base-url',
+      conforming.baseUrl,
+      '--api-key',
+      fakeKeys.main,
+      '-H',
+      'no colon here',
+    ]);
     expect(malformed.code).toBe(2);
     const before = conforming.requests.length;
-    const { code, stdout } = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '-H', 'X-Tenant: acme', '-H', 'X-Api-Session: s3cr3t-session-value', '--reporter', 'json']);
+    const { code, stdout } = await runCli([
+      '--base-url',
+      conforming.baseUrl,
+      '--api-key',
+      fakeKeys.main,
+      '--read-only',
+      '-H',
+      'X-Tenant: acme',
+      '-H',
+      'X-Api-Session: s3cr3t-session-value',
+      '--reporter',
+      'json',
+    ]);
     expect(code).toBe(0);
     expect(stdout).not.toContain('s3cr3t-session-value');
     expect(conforming.requests.length).toBeGreaterThan(before);
-    expect((JSON.parse(stdout) as { settings: { extraHeaders: Record<string, string> } }).settings.extraHeaders).toEqual({ 'x-tenant': 'acme', 'x-api-session': 's3cr…(20)' });
+    expect(
+      (JSON.parse(stdout) as { settings: { extraHeaders: Record<string, string> } }).settings.extraHeaders,
+    ).toEqual({ 'x-tenant': 'acme', 'x-api-session': 's3cr…(20)' });
   });
 
-  it('the JUnit suite time is the run\'s wall time, not a sum of check times', async () => {
+  it("the JUnit suite time is the run's wall time, not a sum of check times", async () => {
     const output = join(outputDir, 'wall.xml');
-    const { code } = await runCli(['--base-url', conforming.baseUrl, '--api-key', fakeKeys.main, '--read-only', '--reporter', 'junit', '--output', output]);
+    const { code } = await runCli([
+      '--base-url',
+      conforming.baseUrl,
+      '--api-key',
+      fakeKeys.main,
+      '--read-only',
+      '--reporter',
+      'junit',
+      '--output',
+      output,
+    ]);
     expect(code).toBe(0);
     const xml = await readFile(output, 'utf8');
     const total = Number(/<testsuites [^>]*time="([\d.]+)"/.exec(xml)![1]);
@@ -178,9 +307,22 @@ describe('petstore-contract command line', () => {
   });
 
   it('prints a JSON report with --reporter json', async () => {
-    const { code, stdout } = await runCli(['--base-url', broken.baseUrl, '--api-key', fakeKeys.main, '--reporter', 'json', '--seed', '7']);
+    const { code, stdout } = await runCli([
+      '--base-url',
+      broken.baseUrl,
+      '--api-key',
+      fakeKeys.main,
+      '--reporter',
+      'json',
+      '--seed',
+      '7',
+    ]);
     expect(code).toBe(1);
-    const report = JSON.parse(stdout) as { exitCode: number; settings: { seed: number; apiKey: string }; results: { id: string; status: string }[] };
+    const report = JSON.parse(stdout) as {
+      exitCode: number;
+      settings: { seed: number; apiKey: string };
+      results: { id: string; status: string }[];
+    };
     expect(report.exitCode).toBe(1);
     expect(report.settings.seed).toBe(7);
     expect(report.settings.apiKey).not.toContain(fakeKeys.main);

@@ -15,25 +15,49 @@ describe('the creation bound', () => {
   });
 
   /** Faults that make a server create a category from requests a conforming one refuses. */
-  const createsFromAnything: Fault[] = ['invalid-key-accepted', 'basic-scheme-accepted', 'key-extra-token-accepted', 'key-from-query', 'key-from-cookie', 'key-from-x-api-key', 'missing-name-accepted', 'wrong-types-accepted', 'null-description-accepted', 'text-plain-accepted'];
+  const createsFromAnything: Fault[] = [
+    'invalid-key-accepted',
+    'basic-scheme-accepted',
+    'key-extra-token-accepted',
+    'key-from-query',
+    'key-from-cookie',
+    'key-from-x-api-key',
+    'missing-name-accepted',
+    'wrong-types-accepted',
+    'null-description-accepted',
+    'text-plain-accepted',
+  ];
 
-  for (const [name, faults, createBudget] of [['a conforming server', [], 60], ['a server that creates from anything', createsFromAnything, 60], ['a conforming server with --create-budget 5', [], 5]] as const) {
+  for (const [name, faults, createBudget] of [
+    ['a conforming server', [], 60],
+    ['a server that creates from anything', createsFromAnything, 60],
+    ['a conforming server with --create-budget 5', [], 5],
+  ] as const) {
     it(`holds on ${name}: announced before the first POST, never exceeded, no check past its share`, async () => {
       server = await startFakePetstore({ faults: [...faults], anonymousLimit: 10_000 });
       const fake = server;
       const posts = () => fake.requests.filter((request) => request.method === 'POST').length;
-      const run = await runKit({ baseUrl: fake.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, createBudget });
+      const run = await runKit({
+        baseUrl: fake.baseUrl,
+        apiKey: fakeKeys.main,
+        rateLimitKey: fakeKeys.limited,
+        createBudget,
+      });
       const line = run.log.find((text) => text.includes('may create up to'));
       expect(line).toBeDefined();
       const announced = Number(/may create up to (\d+) categories/.exec(line!)![1]);
       expect(run.report.mayCreateCategories).toBe(announced);
-      expect(line).toContain(`up to ${Math.min(createBudget, announced)} of them cross list page sizes: --create-budget`);
+      expect(line).toContain(
+        `up to ${Math.min(createBudget, announced)} of them cross list page sizes: --create-budget`,
+      );
       // The line comes before anything the checks send: it is the run's first line after the preflight.
       expect(run.log[0]).toBe(line);
       expect(posts()).toBeGreaterThan(0);
       expect(posts()).toBeLessThanOrEqual(announced);
       expect(run.report.createdCategories).toBeLessThanOrEqual(announced);
-      const overShare = run.report.results.filter((result) => result.message?.includes('could create data, and this check declared'));
+      const overShare = run.report.results.filter((result) =>
+        result.message?.includes('could create data, and this check declared'),
+      );
       expect(overShare.map((result) => result.id)).toEqual([]);
     });
   }
@@ -44,6 +68,8 @@ describe('the creation bound', () => {
     expect(run.log[0]).toBe('petstore-contract: read-only run: no request that could create data is sent');
     expect(run.report.mayCreateCategories).toBe(0);
     expect(server.requests.filter((request) => request.method === 'POST')).toEqual([]);
-    expect(run.report.results.filter((result) => result.message?.includes('could create data')).map((result) => result.id)).toEqual([]);
+    expect(
+      run.report.results.filter((result) => result.message?.includes('could create data')).map((result) => result.id),
+    ).toEqual([]);
   });
 });

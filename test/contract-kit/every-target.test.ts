@@ -19,10 +19,15 @@ interface Expectations {
   checks: Record<string, { status: CheckStatus; why: string }>;
 }
 
-const targets: { name: string; description: string; start: () => Promise<{ baseUrl: string; apiKey: string; rateLimitKey: string; close: () => Promise<void> }> }[] = [
+const targets: {
+  name: string;
+  description: string;
+  start: () => Promise<{ baseUrl: string; apiKey: string; rateLimitKey: string; close: () => Promise<void> }>;
+}[] = [
   {
     name: 'own-mock',
-    description: "Our node:http mock (src/server) with its default config, keys demo-pro and demo-free: it conforms; only the Prism cross-check is skipped (no --via-prism).",
+    description:
+      'Our node:http mock (src/server) with its default config, keys demo-pro and demo-free: it conforms; only the Prism cross-check is skipped (no --via-prism).',
     start: async () => {
       const mock: RunningMockServer = await startMockServer({ port: 0, seed: 1 });
       return { baseUrl: mock.baseUrl, apiKey: 'demo-pro', rateLimitKey: 'demo-free', close: () => mock.close(1_000) };
@@ -30,7 +35,8 @@ const targets: { name: string; description: string; start: () => Promise<{ baseU
   },
   {
     name: 'msw',
-    description: "The MSW handlers (mocks/handlers.ts) answered through MSW's getResponse behind a small node:http bridge: the same core as the mock, so the same verdicts.",
+    description:
+      "The MSW handlers (mocks/handlers.ts) answered through MSW's getResponse behind a small node:http bridge: the same core as the mock, so the same verdicts.",
     start: async () => {
       const bridge = await startMswBridge({ seed: 1 });
       return { baseUrl: bridge.baseUrl, apiKey: 'demo-pro', rateLimitKey: 'demo-free', close: () => bridge.close() };
@@ -38,10 +44,16 @@ const targets: { name: string; description: string; start: () => Promise<{ baseU
   },
   {
     name: 'reference-fake',
-    description: 'The independent reference implementation of the interface used by the broken-server proofs (support/fake-petstore.ts), without faults.',
+    description:
+      'The independent reference implementation of the interface used by the broken-server proofs (support/fake-petstore.ts), without faults.',
     start: async () => {
       const fake = await startFakePetstore();
-      return { baseUrl: fake.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, close: () => fake.close() };
+      return {
+        baseUrl: fake.baseUrl,
+        apiKey: fakeKeys.main,
+        rateLimitKey: fakeKeys.limited,
+        close: () => fake.close(),
+      };
     },
   },
 ];
@@ -57,16 +69,32 @@ describe('one suite, every target', () => {
     it(`${target.name}: passes and skips exactly what expectations/${target.name}.json pins`, async () => {
       const started = await target.start();
       close = started.close;
-      const run = await runKit({ baseUrl: started.baseUrl, apiKey: started.apiKey, rateLimitKey: started.rateLimitKey });
+      const run = await runKit({
+        baseUrl: started.baseUrl,
+        apiKey: started.apiKey,
+        rateLimitKey: started.rateLimitKey,
+      });
       const path = fileURLToPath(new URL(`./expectations/${target.name}.json`, import.meta.url));
       const actual = Object.fromEntries(run.report.results.map((result) => [result.id, result.status]));
       if (process.env.UPDATE_CONTRACT_EXPECTATIONS === '1') {
-        const previous = await readFile(path, 'utf8').then((text) => JSON.parse(text) as Expectations).catch(() => undefined);
-        const checks = Object.fromEntries(run.report.results.map((result) => [result.id, { status: result.status, why: previous?.checks[result.id]?.why ?? (result.status === 'PASS' ? '' : (result.message ?? '')) }]));
+        const previous = await readFile(path, 'utf8')
+          .then((text) => JSON.parse(text) as Expectations)
+          .catch(() => undefined);
+        const checks = Object.fromEntries(
+          run.report.results.map((result) => [
+            result.id,
+            {
+              status: result.status,
+              why: previous?.checks[result.id]?.why ?? (result.status === 'PASS' ? '' : (result.message ?? '')),
+            },
+          ]),
+        );
         await writeFile(path, `${JSON.stringify({ description: target.description, checks }, null, 2)}\n`);
       }
       const expectations = JSON.parse(await readFile(path, 'utf8')) as Expectations;
-      expect(actual).toEqual(Object.fromEntries(Object.entries(expectations.checks).map(([id, entry]) => [id, entry.status])));
+      expect(actual).toEqual(
+        Object.fromEntries(Object.entries(expectations.checks).map(([id, entry]) => [id, entry.status])),
+      );
       expect(run.exitCode).toBe(0);
     });
   }

@@ -37,12 +37,24 @@ describe.each(prismDocuments)("the generic layer on %s, against Prism's mock", (
 
   it('passes every check but those pinned in expectations/generic-prism.json', async () => {
     // Prism serves the paths without the servers' prefix, and takes any credentials of the right form.
-    const run = await runKit({ baseUrl: prism.url, apiKey: 'any-token', specPath, allowDestructive: true, invalidCases: 3 });
+    const run = await runKit({
+      baseUrl: prism.url,
+      apiKey: 'any-token',
+      specPath,
+      allowDestructive: true,
+      invalidCases: 3,
+    });
     const expectations = JSON.parse(await readFile(prismExpectationsPath, 'utf8')) as PrismExpectations;
     const pinned = expectations.documents[name] ?? {};
-    const actual = Object.fromEntries(run.report.results.filter((result) => result.status !== 'PASS').map((result) => [result.id, result.status]));
+    const actual = Object.fromEntries(
+      run.report.results.filter((result) => result.status !== 'PASS').map((result) => [result.id, result.status]),
+    );
     if (process.env.UPDATE_CONTRACT_EXPECTATIONS === '1') {
-      expectations.documents[name] = Object.fromEntries(run.report.results.filter((result) => result.status !== 'PASS').map((result) => [result.id, { status: result.status, why: pinned[result.id]?.why ?? result.message ?? '' }]));
+      expectations.documents[name] = Object.fromEntries(
+        run.report.results
+          .filter((result) => result.status !== 'PASS')
+          .map((result) => [result.id, { status: result.status, why: pinned[result.id]?.why ?? result.message ?? '' }]),
+      );
       await writeFile(prismExpectationsPath, `${JSON.stringify(expectations, null, 2)}\n`);
     }
     expect(actual).toEqual(Object.fromEntries(Object.entries(pinned).map(([id, value]) => [id, value.status])));

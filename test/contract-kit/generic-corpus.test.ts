@@ -13,7 +13,11 @@ import { runKit } from './support/run-kit.js';
  * Prism's mock of two of them: generic-corpus-prism.test.ts.
  */
 const corpusDirectory = fileURLToPath(new URL('../fixtures/specs/', import.meta.url));
-const corpus = JSON.parse(readFileSync(`${corpusDirectory}sources.json`, 'utf8')) as { name: string; file: string; operations: number }[];
+const corpus = JSON.parse(readFileSync(`${corpusDirectory}sources.json`, 'utf8')) as {
+  name: string;
+  file: string;
+  operations: number;
+}[];
 
 /**
  * Requests per document, to keep the whole file near half a minute on two cores: three invalid
@@ -33,11 +37,17 @@ const quiet = { info() {}, debug() {}, warn() {}, error() {} };
 async function operationsOf(file: string, everyNth: number): Promise<string[] | undefined> {
   if (everyNth === 1) return undefined;
   const definition = compileSpecDefinition(await readSpecFile(file));
-  return definition.operations.filter((_operation, index) => index % everyNth === 0).map((operation) => operation.operationId);
+  return definition.operations
+    .filter((_operation, index) => index % everyNth === 0)
+    .map((operation) => operation.operationId);
 }
 
 function failures(results: readonly CheckResult[]): string[] {
-  return results.filter((result) => result.status === 'FAIL' || (result.status === 'SKIP' && result.message?.startsWith('no evidence'))).map((result) => `${result.id}: ${result.message}`);
+  return results
+    .filter(
+      (result) => result.status === 'FAIL' || (result.status === 'SKIP' && result.message?.startsWith('no evidence')),
+    )
+    .map((result) => `${result.id}: ${result.message}`);
 }
 
 describe.each(corpus)('the generic layer on $name, against our mock', ({ name, file, operations }) => {
@@ -47,7 +57,14 @@ describe.each(corpus)('the generic layer on $name, against our mock', ({ name, f
     const mock = await startMockServer({ port: 0, seed: 1, specPath, config: corpusConfig, logger: quiet });
     try {
       const chosen = await operationsOf(specPath, budget.everyNth);
-      const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-enterprise', specPath, allowDestructive: true, invalidCases: budget.invalidCases, ...(chosen === undefined ? {} : { operations: chosen }) });
+      const run = await runKit({
+        baseUrl: mock.baseUrl,
+        apiKey: 'demo-enterprise',
+        specPath,
+        allowDestructive: true,
+        invalidCases: budget.invalidCases,
+        ...(chosen === undefined ? {} : { operations: chosen }),
+      });
       expect(failures(run.report.results)).toEqual([]);
       expect(run.report.summary.FAIL).toBe(0);
       expect(run.exitCode).toBe(0);

@@ -62,13 +62,32 @@ describe('what runs on which document', () => {
 
   it('on a later Petstore interface with one more operation: the rule checks, and the generic layer for the new operation before the checks over every response', async () => {
     const grown = parse(await readFile(defaultSpecPath, 'utf8')) as { paths: Record<string, unknown> };
-    grown.paths['/pets'] = { post: { operationId: 'createPet', security: [{ bearerAuth: [] }], requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } } }, responses: { '201': { description: 'created' } } } };
+    grown.paths['/pets'] = {
+      post: {
+        operationId: 'createPet',
+        security: [{ bearerAuth: [] }],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+            },
+          },
+        },
+        responses: { '201': { description: 'created' } },
+      },
+    };
     const path = join(directory, 'grown.yaml');
     await writeFile(path, stringify(grown));
     const layers = await specLayers(path);
     expect(layers.petstoreRules).toBe(true);
     const ids = layers.areas.flatMap((area) => area.checks.map((check) => check.id));
-    expect(ids.filter((id) => id.startsWith('generic.'))).toEqual(['generic.no-credentials:createPet', 'generic.wrong-credentials:createPet', 'generic.valid-request:createPet', 'generic.invalid-requests:createPet']);
+    expect(ids.filter((id) => id.startsWith('generic.'))).toEqual([
+      'generic.no-credentials:createPet',
+      'generic.wrong-credentials:createPet',
+      'generic.valid-request:createPet',
+      'generic.invalid-requests:createPet',
+    ]);
     expect(layers.areas.at(-1)).toBe(suiteAreas.at(-1));
   });
 
@@ -76,29 +95,50 @@ describe('what runs on which document', () => {
     const layers = await specLayers(toysPath);
     expect(layers.petstoreRules).toBe(false);
     expect(layers.areas.map((area) => [area.mode, area.checks.map((check) => check.id.split(':')[1])])).toEqual([
-      ['concurrent', ['listToys', 'listToys', 'listToys', 'listToys', 'createToy', 'createToy', 'createToy', 'createToy']],
+      [
+        'concurrent',
+        ['listToys', 'listToys', 'listToys', 'listToys', 'createToy', 'createToy', 'createToy', 'createToy'],
+      ],
       ['sequential', ['deleteToy', 'deleteToy', 'deleteToy', 'deleteToy']],
     ]);
   });
 
   it('refuses an --operation the document does not declare, in one line', async () => {
-    await expect(specLayers(toysPath, ['listToys', 'GET /nothing'])).rejects.toThrow('Failed to use --operation "GET /nothing": the document declares no such operation');
+    await expect(specLayers(toysPath, ['listToys', 'GET /nothing'])).rejects.toThrow(
+      'Failed to use --operation "GET /nothing": the document declares no such operation',
+    );
   });
 });
 
 describe('credentials for every scheme from --api-key', () => {
   it('fills each scheme of an alternative', () => {
-    expect(credentialsOf([{ name: 'b', kind: 'basic' }], 'ana:s3cret').authorization).toBe(`Basic ${btoa('ana:s3cret')}`);
+    expect(credentialsOf([{ name: 'b', kind: 'basic' }], 'ana:s3cret').authorization).toBe(
+      `Basic ${btoa('ana:s3cret')}`,
+    );
     expect(credentialsOf([{ name: 'b', kind: 'basic' }], 'demo-pro').authorization).toBe(`Basic ${btoa('demo-pro:')}`);
     expect(credentialsOf([{ name: 'o', kind: 'bearer', scopes: ['read'] }], 'k').authorization).toBe('Bearer k');
-    expect(credentialsOf([{ name: 'q', kind: 'apiKey', in: 'query', parameter: 'api_key' }, { name: 'c', kind: 'apiKey', in: 'cookie', parameter: 'sid' }, { name: 'h', kind: 'apiKey', in: 'header', parameter: 'X-App' }], 'k')).toEqual({ headers: { 'x-app': 'k' }, query: [['api_key', 'k']], cookies: ['sid=k'] });
+    expect(
+      credentialsOf(
+        [
+          { name: 'q', kind: 'apiKey', in: 'query', parameter: 'api_key' },
+          { name: 'c', kind: 'apiKey', in: 'cookie', parameter: 'sid' },
+          { name: 'h', kind: 'apiKey', in: 'header', parameter: 'X-App' },
+        ],
+        'k',
+      ),
+    ).toEqual({ headers: { 'x-app': 'k' }, query: [['api_key', 'k']], cookies: ['sid=k'] });
   });
 });
 
 describe('the generic layer against our mock', () => {
   let mock: RunningMockServer;
   beforeAll(async () => {
-    mock = await startMockServer({ port: 0, seed: 1, specPath: toysPath, logger: { info() {}, debug() {}, warn() {}, error() {} } });
+    mock = await startMockServer({
+      port: 0,
+      seed: 1,
+      specPath: toysPath,
+      logger: { info() {}, debug() {}, warn() {}, error() {} },
+    });
   });
   afterAll(async () => {
     await mock?.close();
@@ -108,7 +148,13 @@ describe('the generic layer against our mock', () => {
     const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', specPath: toysPath, runId: 'toys' });
     expect(idsWith(run, 'FAIL')).toEqual([]);
     expect(run.exitCode).toBe(0);
-    expect(run.log.some((line) => line.includes('is not the Petstore interface: the Petstore rule checks do not run; the generic layer checks its 3 operation(s)'))).toBe(true);
+    expect(
+      run.log.some((line) =>
+        line.includes(
+          'is not the Petstore interface: the Petstore rule checks do not run; the generic layer checks its 3 operation(s)',
+        ),
+      ),
+    ).toBe(true);
     const created = run.report.results.find((result) => result.id === 'generic.valid-request:createToy');
     expect(created?.status).toBe('PASS');
     expect(resultOf(run, 'generic.valid-request:deleteToy').status).toBe('PASS');
@@ -117,7 +163,20 @@ describe('the generic layer against our mock', () => {
 
   it('--read-only sends no POST and no DELETE: those checks are SKIP', async () => {
     const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', specPath: toysPath, readOnly: true });
-    expect(idsWith(run, 'SKIP').sort()).toEqual(['generic.invalid-requests:createToy', 'generic.no-credentials:createToy', 'generic.valid-request:createToy', 'generic.wrong-credentials:createToy', ...['generic.invalid-requests:deleteToy', 'generic.no-credentials:deleteToy', 'generic.valid-request:deleteToy', 'generic.wrong-credentials:deleteToy']].sort());
+    expect(idsWith(run, 'SKIP').sort()).toEqual(
+      [
+        'generic.invalid-requests:createToy',
+        'generic.no-credentials:createToy',
+        'generic.valid-request:createToy',
+        'generic.wrong-credentials:createToy',
+        ...[
+          'generic.invalid-requests:deleteToy',
+          'generic.no-credentials:deleteToy',
+          'generic.valid-request:deleteToy',
+          'generic.wrong-credentials:deleteToy',
+        ],
+      ].sort(),
+    );
   });
 });
 
@@ -159,11 +218,22 @@ describe('the generic layer against a server that breaks the document', () => {
   it('fails security, the created body and the invalid requests (limit=text taken), and deletes nothing it did not create', async () => {
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: 'k', specPath: toysPath });
     expect(run.exitCode).toBe(1);
-    expect(idsWith(run, 'FAIL').sort()).toEqual(['generic.invalid-requests:createToy', 'generic.invalid-requests:listToys', 'generic.no-credentials:createToy', 'generic.no-credentials:listToys', 'generic.valid-request:createToy', 'generic.wrong-credentials:createToy', 'generic.wrong-credentials:listToys']);
+    expect(idsWith(run, 'FAIL').sort()).toEqual([
+      'generic.invalid-requests:createToy',
+      'generic.invalid-requests:listToys',
+      'generic.no-credentials:createToy',
+      'generic.no-credentials:listToys',
+      'generic.valid-request:createToy',
+      'generic.wrong-credentials:createToy',
+      'generic.wrong-credentials:listToys',
+    ]);
     expect(resultOf(run, 'generic.valid-request:createToy').message).toContain('id: required property is missing');
     expect(resultOf(run, 'generic.invalid-requests:createToy').message).toMatch(/answered 500/);
     // The created toy had no id: nothing to address, so no DELETE was sent.
-    expect(resultOf(run, 'generic.valid-request:deleteToy')).toMatchObject({ status: 'SKIP', message: expect.stringContaining('--allow-destructive sends it anyway') });
+    expect(resultOf(run, 'generic.valid-request:deleteToy')).toMatchObject({
+      status: 'SKIP',
+      message: expect.stringContaining('--allow-destructive sends it anyway'),
+    });
     expect(deleted).toEqual([]);
   });
 });

@@ -25,7 +25,8 @@ describe('the kit as a good citizen', () => {
     await rm(specDir, { recursive: true, force: true });
   });
 
-  const main429s = (fake: FakePetstore) => fake.requests.filter((request) => request.authorization?.includes(fakeKeys.main) && request.status === 429);
+  const main429s = (fake: FakePetstore) =>
+    fake.requests.filter((request) => request.authorization?.includes(fakeKeys.main) && request.status === 429);
 
   it('waits for X-RateLimit-Reset when the main key runs low, and never provokes a 429', async () => {
     // 15 requests per one-second window: the suite needs many times more, so it waits again and again (about
@@ -34,14 +35,23 @@ describe('the kit as a good citizen', () => {
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, propertyRuns: 3, maxWaitSeconds: 150 });
     expect(idsWith(run, 'FAIL')).toEqual([]);
     expect(run.exitCode).toBe(0);
-    expect(run.log.some((line) => /^petstore-contract: waiting \d+ s for X-RateLimit-Reset of the main key \(Remaining \d+, reserve 2\), until \d\d:\d\d:\d\d UTC$/.test(line))).toBe(true);
+    expect(
+      run.log.some((line) =>
+        /^petstore-contract: waiting \d+ s for X-RateLimit-Reset of the main key \(Remaining \d+, reserve 2\), until \d\d:\d\d:\d\d UTC$/.test(
+          line,
+        ),
+      ),
+    ).toBe(true);
     expect(main429s(server)).toEqual([]);
     // The waits let everything run: nothing is inconclusive, and the only checks skipped need a second key or
     // Prism, or judge what this server never shows (a 429; a plan's per-minute limit of 60 or 300).
     expect(run.report.results.filter((result) => result.inconclusive).map((result) => result.id)).toEqual([]);
     const skipped = run.report.results.filter((result) => result.status === 'SKIP');
     expect(skipped.map((result) => result.id)).toContain('rate.429');
-    for (const result of skipped) expect(result.message, result.id).toMatch(/^(needs --rate-limit-key|only with --via-prism|no response of the run was a 429$|no answer to a key reported a plan's per-minute limit \(60 or 300\): nothing to judge$)/);
+    for (const result of skipped)
+      expect(result.message, result.id).toMatch(
+        /^(needs --rate-limit-key|only with --via-prism|no response of the run was a 429$|no answer to a key reported a plan's per-minute limit \(60 or 300\): nothing to judge$)/,
+      );
   });
 
   it('reports the checks it cannot afford as inconclusive when the wait would exceed --max-wait: verdict INCONCLUSIVE, exit 3', async () => {
@@ -51,7 +61,9 @@ describe('the kit as a good citizen', () => {
     expect(run.report.verdict).toBe('INCONCLUSIVE');
     expect(run.report.stoppedBy).toContain('rate budget exhausted');
     expect(idsWith(run, 'FAIL')).toEqual([]);
-    const inconclusive = run.report.results.filter((result) => result.status === 'SKIP' && result.message?.includes('rate budget exhausted'));
+    const inconclusive = run.report.results.filter(
+      (result) => result.status === 'SKIP' && result.message?.includes('rate budget exhausted'),
+    );
     expect(inconclusive.length).toBeGreaterThan(5);
     expect(inconclusive[0]!.message).toMatch(/would exceed --max-wait 0 s/);
     expect(main429s(server)).toEqual([]);
@@ -77,16 +89,27 @@ describe('the kit as a good citizen', () => {
     expect(others.map((result) => result.id)).toContain('auth.valid-key:listStoreOrders');
     for (const result of others) expect(['PASS', 'INFO'], `${result.id}: ${result.status}`).toContain(result.status);
     expect(resultOf(run, 'rate.remaining-decreases').status).toBe('PASS');
-    expect(run.log.some((line) => /^petstore-contract: waiting \d+ s for Retry-After of the main key \(answered 429\), until /.test(line))).toBe(true);
+    expect(
+      run.log.some((line) =>
+        /^petstore-contract: waiting \d+ s for Retry-After of the main key \(answered 429\), until /.test(line),
+      ),
+    ).toBe(true);
   });
 
   it('refuses to exceed a limit that needs more than --max-requests, and says so', async () => {
     server = await startFakePetstore({ limitedLimit: 50 });
-    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, maxRequests: 10 });
+    const run = await runKit({
+      baseUrl: server.baseUrl,
+      apiKey: fakeKeys.main,
+      rateLimitKey: fakeKeys.limited,
+      maxRequests: 10,
+    });
     expect(run.exitCode).toBe(0);
     const refused = resultOf(run, 'rate.429');
     expect(refused.status).toBe('SKIP');
-    expect(refused.message).toBe('refused: exceeding the limit needs 45 more requests (X-RateLimit-Remaining 44), more than --max-requests 10');
+    expect(refused.message).toBe(
+      'refused: exceeding the limit needs 45 more requests (X-RateLimit-Remaining 44), more than --max-requests 10',
+    );
     // One request at the start (its budget before the main key spends anything), one to read it again (independent
     // budgets), one on each operation (the key is valid for all of them), then nothing more.
     expect(server.requests.filter((request) => request.authorization?.includes(fakeKeys.limited))).toHaveLength(6);
@@ -94,7 +117,12 @@ describe('the kit as a good citizen', () => {
 
   it('--read-only sends no POST at all', async () => {
     server = await startFakePetstore();
-    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, readOnly: true });
+    const run = await runKit({
+      baseUrl: server.baseUrl,
+      apiKey: fakeKeys.main,
+      rateLimitKey: fakeKeys.limited,
+      readOnly: true,
+    });
     expect(run.exitCode).toBe(0);
     expect(server.requests.filter((request) => request.method === 'POST')).toEqual([]);
     expect(idsWith(run, 'PASS').filter((id) => id.startsWith('create.') || id.startsWith('validation.'))).toEqual([]);
@@ -105,11 +133,20 @@ describe('the kit as a good citizen', () => {
     server = await startFakePetstore();
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, runId: 'fixed01' });
     expect(run.report.settings.namePrefix).toBe('contract-test-fixed01');
-    const response = await fetch(`${server.baseUrl}/categories`, { headers: { authorization: `Bearer ${fakeKeys.main}` } });
-    const created = ((await response.json()) as { name: string; description?: string }[]).filter((category) => category.name !== 'dog' && category.name !== 'cat');
+    const response = await fetch(`${server.baseUrl}/categories`, {
+      headers: { authorization: `Bearer ${fakeKeys.main}` },
+    });
+    const created = ((await response.json()) as { name: string; description?: string }[]).filter(
+      (category) => category.name !== 'dog' && category.name !== 'cat',
+    );
     expect(created.length).toBeGreaterThan(5);
     // The name carries the prefix, or, when the name itself is the case under test (an empty string), the description does.
-    for (const category of created) expect(category.name.startsWith('contract-test-fixed01-') || category.description?.startsWith('contract-test-fixed01-'), JSON.stringify(category)).toBe(true);
+    for (const category of created)
+      expect(
+        category.name.startsWith('contract-test-fixed01-') ||
+          category.description?.startsWith('contract-test-fixed01-'),
+        JSON.stringify(category),
+      ).toBe(true);
     expect(run.report.createdCategories).toBe(created.length);
   });
 
@@ -128,9 +165,18 @@ describe('the kit as a good citizen', () => {
     expect(idsWith(lenient, 'FAIL')).toEqual([]);
     // Every check the wrapped list breaks (list.ok, every.schema and any other that reads the list) is a warning.
     const warned = idsWith(lenient, 'WARN').sort();
-    for (const id of warned) expect(resultOf(lenient, id).message, id).toMatch(/listCategories is experimental \(x-stability\)|^only experimental\/beta operations \(x-stability\): .*listCategories/);
+    for (const id of warned)
+      expect(resultOf(lenient, id).message, id).toMatch(
+        /listCategories is experimental \(x-stability\)|^only experimental\/beta operations \(x-stability\): .*listCategories/,
+      );
 
-    const strict = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, specPath, readOnly: true, strict: true });
+    const strict = await runKit({
+      baseUrl: server.baseUrl,
+      apiKey: fakeKeys.main,
+      specPath,
+      readOnly: true,
+      strict: true,
+    });
     expect(strict.exitCode).toBe(1);
     expect(idsWith(strict, 'WARN')).toEqual([]);
     expect(idsWith(strict, 'FAIL').sort()).toEqual(warned);

@@ -19,14 +19,22 @@ describe('the kit against hostile servers', () => {
     server = undefined;
   });
 
-  const allReports = (report: Parameters<typeof renderHumanReport>[0]) => [renderHumanReport(report), renderJsonReport(report), renderJunitReport(report), renderMarkdownReport(report)];
+  const allReports = (report: Parameters<typeof renderHumanReport>[0]) => [
+    renderHumanReport(report),
+    renderJsonReport(report),
+    renderJunitReport(report),
+    renderMarkdownReport(report),
+  ];
 
   it('a server answering every request with 429 and Retry-After 999999 is never CONFORMS, and no check passes without evidence', async () => {
     server = await startFakePetstore({ hostile: { kind: 'all-429', retryAfter: '999999', rateHeaders: false } });
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, maxWaitSeconds: 0 });
     expect(run.exitCode).not.toBe(0);
     expect(run.report.verdict).not.toBe('CONFORMS');
-    for (const result of run.report.results.filter((entry) => entry.status === 'PASS')) expect(result.requests + (result.message?.match(/(\d+) responses checked/) ? 1 : 0), result.id).toBeGreaterThan(0);
+    for (const result of run.report.results.filter((entry) => entry.status === 'PASS'))
+      expect(result.requests + (result.message?.match(/(\d+) responses checked/) ? 1 : 0), result.id).toBeGreaterThan(
+        0,
+      );
   });
 
   it('a server that rate-limits everything consistently makes the run INCONCLUSIVE (exit 3), naming what stopped it', async () => {
@@ -37,37 +45,57 @@ describe('the kit against hostile servers', () => {
     expect(run.report.stoppedBy?.join(' ')).toMatch(/rate/);
     expect(resultOf(run, 'list.ok').inconclusive).toBe(true);
     expect(resultOf(run, 'create.ok').inconclusive).toBe(true);
-    expect(renderHumanReport(run.report)).toContain('Verdict: INCONCLUSIVE (exit 3): required checks could not run; stopped by');
+    expect(renderHumanReport(run.report)).toContain(
+      'Verdict: INCONCLUSIVE (exit 3): required checks could not run; stopped by',
+    );
   });
 
   it('reads a 100 MB body only up to --max-body-bytes, says so (INCONCLUSIVE, not a verdict on a body it did not read), and keeps memory bounded', async () => {
     server = await startFakePetstore({ hostile: { kind: 'huge-list-body', bytes: 100 * 1024 * 1024 } });
     const before = process.memoryUsage().rss;
-    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, readOnly: true, maxBodyBytes: 256 * 1024 });
+    const run = await runKit({
+      baseUrl: server.baseUrl,
+      apiKey: fakeKeys.main,
+      readOnly: true,
+      maxBodyBytes: 256 * 1024,
+    });
     expect(process.memoryUsage().rss - before).toBeLessThan(300 * 1024 * 1024);
     const list = resultOf(run, 'list.ok');
     // A body not read whole is judged neither way: the check is INCONCLUSIVE and says why.
     expect(list.inconclusive).toBe(true);
-    expect(list.message).toContain('longer than --max-body-bytes 262144; only that much was read, the rest discarded, not judged');
+    expect(list.message).toContain(
+      'longer than --max-body-bytes 262144; only that much was read, the rest discarded, not judged',
+    );
     expect(run.exitCode).toBe(3);
     expect(run.report.stoppedBy).toContain('body too long');
   });
 
   it('survives an endless chunked body', async () => {
     server = await startFakePetstore({ hostile: { kind: 'endless-list-body' } });
-    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, readOnly: true, maxBodyBytes: 64 * 1024 });
+    const run = await runKit({
+      baseUrl: server.baseUrl,
+      apiKey: fakeKeys.main,
+      readOnly: true,
+      maxBodyBytes: 64 * 1024,
+    });
     expect(resultOf(run, 'list.ok').message).toContain('only that much was read, the rest discarded');
     expect(run.exitCode).toBe(3);
   });
 
   it('masks every secret in every report format even when the server echoes it', async () => {
     server = await startFakePetstore({ hostile: { kind: 'echo-credentials' } });
-    const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, rateLimitKey: fakeKeys.limited, headers: ['X-Session-Token: tenant-session-0123456789', 'X-Tenant: acme'] });
+    const run = await runKit({
+      baseUrl: server.baseUrl,
+      apiKey: fakeKeys.main,
+      rateLimitKey: fakeKeys.limited,
+      headers: ['X-Session-Token: tenant-session-0123456789', 'X-Tenant: acme'],
+    });
     const texts = allReports(run.report);
     // The server did echo them: the evidence holds its bodies.
     expect(texts[0]).toContain('you sent');
     for (const text of [...texts, run.log.join('\n')]) {
-      for (const secret of [fakeKeys.main, fakeKeys.limited, 'tenant-session-0123456789', fakeKeys.main.toUpperCase()]) expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
+      for (const secret of [fakeKeys.main, fakeKeys.limited, 'tenant-session-0123456789', fakeKeys.main.toUpperCase()])
+        expect(text.toLowerCase()).not.toContain(secret.toLowerCase());
     }
     expect(texts[0]).toContain('fake…(13)');
     expect(run.report.settings.extraHeaders).toEqual({ 'x-session-token': 'tena…(25)', 'x-tenant': 'acme' });
@@ -111,7 +139,12 @@ describe('the kit against hostile servers', () => {
   });
 
   it('never prints the password of a user:password@ base URL', async () => {
-    const { code, stderr, stdout } = await runCli(['--base-url', 'http://alice:pa55w0rd-secret@127.0.0.1:1/v1', '--api-key', 'k-123456']);
+    const { code, stderr, stdout } = await runCli([
+      '--base-url',
+      'http://alice:pa55w0rd-secret@127.0.0.1:1/v1',
+      '--api-key',
+      'k-123456',
+    ]);
     expect(code).toBe(2);
     expect(stderr + stdout).not.toContain('pa55w0rd-secret');
     expect(stderr).toContain('http://***@127.0.0.1:1/v1');

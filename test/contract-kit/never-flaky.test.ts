@@ -17,8 +17,13 @@ describe('the kit never gives a flaky verdict', () => {
       // 59.000 to 59.950: every millisecond offset class of the last second, the first run also the day's last second.
       const minute = index === 0 ? '2026-03-02T23:59' : `2026-03-02T10:${String(10 + index).padStart(2, '0')}`;
       const startsAt = `${minute}:59.${String(index * 50).padStart(3, '0')}Z`;
-      const { run } = await runAgainstReference({ name: `run ${index + 1}`, startsAt, options: { propertyRuns: 3 } }, { followRealTime: true });
-      const stopped = run.report.results.filter((result) => result.inconclusive || result.status === 'FAIL').map((result) => `${result.id}: ${result.message}`);
+      const { run } = await runAgainstReference(
+        { name: `run ${index + 1}`, startsAt, options: { propertyRuns: 3 } },
+        { followRealTime: true },
+      );
+      const stopped = run.report.results
+        .filter((result) => result.inconclusive || result.status === 'FAIL')
+        .map((result) => `${result.id}: ${result.message}`);
       verdicts.push(`${startsAt} ${run.report.verdict}${stopped.length === 0 ? '' : ` (${stopped.join('; ')})`}`);
     }
     expect(verdicts.filter((verdict) => !verdict.includes(' CONFORMS'))).toEqual([]);

@@ -18,14 +18,30 @@ describe('the kit against our mock server', () => {
     const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', rateLimitKey: 'demo-free' });
     expect(idsWith(run, 'FAIL')).toEqual([]);
     expect(run.exitCode).toBe(0);
-    for (const id of ['rate.429', 'rate.429-retry-after', 'rate.429-headers', 'rate.remaining-decreases', 'every.rate-reset-seconds', 'every.error-status', 'validation.wrong-types', 'create.unique-ids-parallel']) {
+    for (const id of [
+      'rate.429',
+      'rate.429-retry-after',
+      'rate.429-headers',
+      'rate.remaining-decreases',
+      'every.rate-reset-seconds',
+      'every.error-status',
+      'validation.wrong-types',
+      'create.unique-ids-parallel',
+    ]) {
       expect(resultOf(run, id).status, id).toBe('PASS');
     }
     // Skipped: the Prism cross-check (no --via-prism), the checks that wait windows out (a default run does not:
     // INCONCLUSIVE for their cell only), and the later-429 check (there is no later 429 without waiting).
-    const waiting = ['rate.after-retry-after', 'rate.ban-temporary', 'rate.day-rollover', 'rate.day-window', 'rate.limit-before-validation'];
+    const waiting = [
+      'rate.after-retry-after',
+      'rate.ban-temporary',
+      'rate.day-rollover',
+      'rate.day-window',
+      'rate.limit-before-validation',
+    ];
     expect(idsWith(run, 'SKIP').sort()).toEqual(['every.prism', 'rate.429-only-when-exhausted:later', ...waiting]);
-    for (const id of waiting) expect(resultOf(run, id).message, id).toMatch(/^INCONCLUSIVE for this cell \(over budget\)/);
+    for (const id of waiting)
+      expect(resultOf(run, id).message, id).toMatch(/^INCONCLUSIVE for this cell \(over budget\)/);
     expect(run.report.verdict).toBe('CONFORMS');
     // The 429 came after exactly Remaining + 1 requests, and the key was not used afterwards.
     const limited = (await mock.app.controls.requests()).filter((entry) => entry.plan === 'free');
@@ -33,18 +49,28 @@ describe('the kit against our mock server', () => {
     expect(limited.filter((entry) => entry.status === 429)).toHaveLength(1);
     // The free plan allows 60 a minute: its first reading said 59 left, and the key was used for 59 + 2 requests in all.
     expect(limited).toHaveLength(61);
-    expect(run.report.requestsByKey).toEqual({ 'main key de…(8)': expect.any(Number), 'no key (auth probes)': 54, 'rate-limit key demo…(9)': 61 });
+    expect(run.report.requestsByKey).toEqual({
+      'main key de…(8)': expect.any(Number),
+      'no key (auth probes)': 54,
+      'rate-limit key demo…(9)': 61,
+    });
   });
 
   it('--read-only sends no POST and reports the creation checks SKIP, not PASS', async () => {
     mock = await startMockServer({ port: 0, seed: 1 });
     const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', readOnly: true });
     expect(run.exitCode).toBe(0);
-    for (const id of ['create.ok', 'create.unique-ids-sequential', 'create.listed', 'validation.missing-name', 'auth.missing-key:createCategory']) {
+    for (const id of [
+      'create.ok',
+      'create.unique-ids-sequential',
+      'create.listed',
+      'validation.missing-name',
+      'auth.missing-key:createCategory',
+    ]) {
       expect(resultOf(run, id).status, id).toBe('SKIP');
       expect(resultOf(run, id).message).toContain('read-only');
     }
     expect((await mock.app.controls.requests()).filter((entry) => entry.method === 'POST')).toEqual([]);
-    expect((await mock.app.controls.categories())).toHaveLength(3);
+    expect(await mock.app.controls.categories()).toHaveLength(3);
   });
 });

@@ -35,14 +35,34 @@ describe("the kit against Prism's mock of our spec", () => {
     const actual = Object.fromEntries(run.report.results.map((result) => [result.id, result.status]));
     const expectations = JSON.parse(await readFile(expectationsPath, 'utf8')) as Expectations;
     if (process.env.UPDATE_CONTRACT_EXPECTATIONS === '1') {
-      const checks = Object.fromEntries(run.report.results.map((result) => [result.id, { status: result.status, why: expectations.checks[result.id]?.why ?? result.message ?? '' }]));
+      const checks = Object.fromEntries(
+        run.report.results.map((result) => [
+          result.id,
+          { status: result.status, why: expectations.checks[result.id]?.why ?? result.message ?? '' },
+        ]),
+      );
       await writeFile(expectationsPath, `${JSON.stringify({ ...expectations, checks }, null, 2)}\n`);
     }
     // Prism versions differ (CI runs the newest Prism that its Node runs): expectations/prism-<major.minor>.json,
     // when present, pins what that version does differently, with the reason.
-    const prismVersion = (JSON.parse(await readFile(fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/package.json', import.meta.url)), 'utf8')) as { version: string }).version;
-    const versionOverrides = (await readFile(expectationsPath.replace(/\.json$/, `-${prismVersion.split('.').slice(0, 2).join('.')}.json`), 'utf8').then((text) => (JSON.parse(text) as Expectations).checks, () => ({})));
-    const expected = Object.fromEntries(Object.entries({ ...expectations.checks, ...versionOverrides }).map(([id, entry]) => [id, entry.status]));
+    const prismVersion = (
+      JSON.parse(
+        await readFile(
+          fileURLToPath(new URL('../../node_modules/@stoplight/prism-cli/package.json', import.meta.url)),
+          'utf8',
+        ),
+      ) as { version: string }
+    ).version;
+    const versionOverrides = await readFile(
+      expectationsPath.replace(/\.json$/, `-${prismVersion.split('.').slice(0, 2).join('.')}.json`),
+      'utf8',
+    ).then(
+      (text) => (JSON.parse(text) as Expectations).checks,
+      () => ({}),
+    );
+    const expected = Object.fromEntries(
+      Object.entries({ ...expectations.checks, ...versionOverrides }).map(([id, entry]) => [id, entry.status]),
+    );
     expect(actual).toEqual(expected);
     expect(run.exitCode).toBe(1);
   });

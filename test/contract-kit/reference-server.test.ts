@@ -13,7 +13,9 @@ describe('the kit against the reference server (virtual clock)', () => {
     it(`${scenario.name}: CONFORMS`, async () => {
       const { run } = await runAgainstReference(scenario);
       expect(idsWith(run, 'FAIL')).toEqual([]);
-      expect(run.report.results.filter((result) => result.inconclusive).map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+      expect(
+        run.report.results.filter((result) => result.inconclusive).map((result) => `${result.id}: ${result.message}`),
+      ).toEqual([]);
       expect(run.report.verdict).toBe('CONFORMS');
     });
   }

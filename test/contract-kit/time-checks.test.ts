@@ -14,10 +14,31 @@ describe('the time cells against our mock on a virtual clock', () => {
     const clock = createVirtualClock({ startMs: Date.parse('2026-03-02T10:00:20Z') });
     const mock = await startMockServer({ port: 0, seed: 1, clock });
     try {
-      const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', rateLimitKey: 'demo-free', clock, windowWaitSeconds: 2 * 86_400, maxWaitSeconds: 86_400, maxRequests: 3_000 });
-      expect(run.report.results.filter((result) => result.status === 'FAIL' || result.inconclusive).map((result) => `${result.id}: ${result.message}`)).toEqual([]);
+      const run = await runKit({
+        baseUrl: mock.baseUrl,
+        apiKey: 'demo-pro',
+        rateLimitKey: 'demo-free',
+        clock,
+        windowWaitSeconds: 2 * 86_400,
+        maxWaitSeconds: 86_400,
+        maxRequests: 3_000,
+      });
+      expect(
+        run.report.results
+          .filter((result) => result.status === 'FAIL' || result.inconclusive)
+          .map((result) => `${result.id}: ${result.message}`),
+      ).toEqual([]);
       expect(run.report.verdict).toBe('CONFORMS');
-      for (const id of ['rate.after-retry-after', 'rate.limit-before-validation', 'rate.day-window', 'rate.day-rollover', 'rate.429-only-when-exhausted:later', 'rate.remaining-exact', 'rate.parallel-exact']) expect(resultOf(run, id).status, id).toBe('PASS');
+      for (const id of [
+        'rate.after-retry-after',
+        'rate.limit-before-validation',
+        'rate.day-window',
+        'rate.day-rollover',
+        'rate.429-only-when-exhausted:later',
+        'rate.remaining-exact',
+        'rate.parallel-exact',
+      ])
+        expect(resultOf(run, id).status, id).toBe('PASS');
       // The mock bans after ten 429s in a row; the probe sends nine: "may be banned" is information either way.
       expect(resultOf(run, 'rate.ban-temporary').status).toBe('INFO');
       expect(resultOf(run, 'rate.day-window').message).toMatch(/^\d+ served in the day window/);

@@ -82,8 +82,12 @@ describe('the cost of many clients in the rate limiter', () => {
       alone = Math.min(alone, fastestSync(1, hitAlone));
       crowded = Math.min(crowded, fastestSync(1, hitCrowded));
     }
-    console.log(`[hardening] 10,000 hits of one client: ${alone.toFixed(1)} ms alone, ${crowded.toFixed(1)} ms among ${trackedClients - 1} others`);
-    expect(crowded, `alone ${alone.toFixed(1)} ms, crowded ${crowded.toFixed(1)} ms`).toBeLessThan(Math.max(alone * 3, 10));
+    console.log(
+      `[hardening] 10,000 hits of one client: ${alone.toFixed(1)} ms alone, ${crowded.toFixed(1)} ms among ${trackedClients - 1} others`,
+    );
+    expect(crowded, `alone ${alone.toFixed(1)} ms, crowded ${crowded.toFixed(1)} ms`).toBeLessThan(
+      Math.max(alone * 3, 10),
+    );
   });
 
   it('takes in a new client as fast when the table is full (evicting) as when it has room', async () => {
@@ -105,9 +109,13 @@ describe('the cost of many clients in the rate limiter', () => {
       withRoom = Math.min(withRoom, fastestSync(1, intoRoom));
       full = Math.min(full, fastestSync(1, intoFull));
     }
-    console.log(`[hardening] 2,000 new clients: ${withRoom.toFixed(1)} ms with room, ${full.toFixed(1)} ms into a full table of ${trackedClients}`);
+    console.log(
+      `[hardening] 2,000 new clients: ${withRoom.toFixed(1)} ms with room, ${full.toFixed(1)} ms into a full table of ${trackedClients}`,
+    );
     // Evicting is a delete and a set where room needs only the set: about 3 x here, a constant. A scan
     // of the table per new client would be thousands of times slower; 8 x (at least 20 ms) tells the two apart.
-    expect(full, `with room ${withRoom.toFixed(1)} ms, full ${full.toFixed(1)} ms`).toBeLessThan(Math.max(withRoom * 8, 20));
+    expect(full, `with room ${withRoom.toFixed(1)} ms, full ${full.toFixed(1)} ms`).toBeLessThan(
+      Math.max(withRoom * 8, 20),
+    );
   });
 });

@@ -13,7 +13,13 @@ const encoder = new TextEncoder();
 
 function recordingLogger(): Logger & { warnings: string[] } {
   const warnings: string[] = [];
-  return { warnings, info() {}, warn: (message) => warnings.push(message), error: (message) => warnings.push(`error: ${message}`), debug() {} };
+  return {
+    warnings,
+    info() {},
+    warn: (message) => warnings.push(message),
+    error: (message) => warnings.push(`error: ${message}`),
+    debug() {},
+  };
 }
 
 function app(config: MockConfigInput = {}) {
@@ -21,9 +27,27 @@ function app(config: MockConfigInput = {}) {
   return { app: createMockApp({ spec: specDocument, config, logger }), logger };
 }
 
-const create = (body: Uint8Array): MockRequest => ({ method: 'POST', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body, clientAddress: '127.0.0.1' });
-const list: MockRequest = { method: 'GET', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise' }, body: null, clientAddress: '127.0.0.1' };
-const health: MockRequest = { method: 'GET', url: '/__mock/health', headers: {}, body: null, clientAddress: '127.0.0.1' };
+const create = (body: Uint8Array): MockRequest => ({
+  method: 'POST',
+  url: '/v1/categories',
+  headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' },
+  body,
+  clientAddress: '127.0.0.1',
+});
+const list: MockRequest = {
+  method: 'GET',
+  url: '/v1/categories',
+  headers: { authorization: 'Bearer demo-enterprise' },
+  body: null,
+  clientAddress: '127.0.0.1',
+};
+const health: MockRequest = {
+  method: 'GET',
+  url: '/__mock/health',
+  headers: {},
+  body: null,
+  clientAddress: '127.0.0.1',
+};
 
 describe('the category store, bounded in bytes', () => {
   it('600 categories of ~1 MiB each: the list is still served (200, within maxCategoryBytes), drops counted and logged once', async () => {
@@ -32,7 +56,7 @@ describe('the category store, bounded in bytes', () => {
     const body = encoder.encode(JSON.stringify({ name: 'x'.repeat(1_000_000) }));
     for (let index = 0; index < 600; index += 1) expect((await mock.handle(create(body))).status).toBe(201);
 
-    const listed = (await mock.handle(list));
+    const listed = await mock.handle(list);
     expect(listed.status).toBe(200);
     expect(encoder.encode(listed.body!).byteLength).toBeLessThanOrEqual(mock.config.maxCategoryBytes);
     const kept = JSON.parse(listed.body!) as { id: number }[];
@@ -40,7 +64,10 @@ describe('the category store, bounded in bytes', () => {
     // The newest are kept, ids never reused.
     expect(kept.at(-1)!.id).toBe(603);
 
-    const state = JSON.parse((await mock.handle(health)).body!) as { dropped: { categories: number }; categories: { count: number; bytes: number; maxBytes: number } };
+    const state = JSON.parse((await mock.handle(health)).body!) as {
+      dropped: { categories: number };
+      categories: { count: number; bytes: number; maxBytes: number };
+    };
     expect(state.dropped.categories).toBe(603 - kept.length);
     expect(state.categories.count).toBe(kept.length);
     expect(state.categories.bytes).toBe(encoder.encode(listed.body!).byteLength);
@@ -52,7 +79,7 @@ describe('the category store, bounded in bytes', () => {
     const { app: mock } = app({ maxCategoryBytes: 64 * 1024 });
     const body = encoder.encode(JSON.stringify({ name: 'é🐈'.repeat(1_000), description: '"\\\n'.repeat(500) }));
     for (let index = 0; index < 200; index += 1) expect((await mock.handle(create(body))).status).toBe(201);
-    const listed = (await mock.handle(list));
+    const listed = await mock.handle(list);
     expect(listed.status).toBe(200);
     const bytes = encoder.encode(listed.body!).byteLength;
     expect(bytes).toBeLessThanOrEqual(64 * 1024);
@@ -61,19 +88,22 @@ describe('the category store, bounded in bytes', () => {
 
   it('refuses a single category larger than the whole bound with 413, storing nothing and using no id', async () => {
     const { app: mock } = app({ maxCategoryBytes: 4 * 1024 });
-    const refused = (await mock.handle(create(encoder.encode(JSON.stringify({ name: 'y'.repeat(8 * 1024) })))));
+    const refused = await mock.handle(create(encoder.encode(JSON.stringify({ name: 'y'.repeat(8 * 1024) }))));
     expect(refused.status).toBe(413);
     expect(JSON.parse(refused.body!)).toMatchObject({ code: 'payload_too_large', status: 413 });
-    const next = (await mock.handle(create(encoder.encode('{"name":"small"}'))));
+    const next = await mock.handle(create(encoder.encode('{"name":"small"}')));
     expect(JSON.parse(next.body!)).toMatchObject({ id: 4, name: 'small' });
   });
 
   it('the count bound still holds and is counted in health too; a reset starts over', async () => {
     const { app: mock } = app({ maxCategories: 5 });
-    for (let index = 0; index < 20; index += 1) (await mock.handle(create(encoder.encode(`{"name":"n${index}"}`))));
+    for (let index = 0; index < 20; index += 1) await mock.handle(create(encoder.encode(`{"name":"n${index}"}`)));
     expect((JSON.parse((await mock.handle(list)).body!) as unknown[]).length).toBe(5);
-    expect(JSON.parse((await mock.handle(health)).body!)).toMatchObject({ dropped: { categories: 18 }, categories: { count: 5, maxCount: 5 } });
-    (await mock.controls.reset());
+    expect(JSON.parse((await mock.handle(health)).body!)).toMatchObject({
+      dropped: { categories: 18 },
+      categories: { count: 5, maxCount: 5 },
+    });
+    await mock.controls.reset();
     expect(JSON.parse((await mock.handle(health)).body!)).toMatchObject({ dropped: { categories: 0 } });
   });
 
@@ -83,7 +113,14 @@ describe('the category store, bounded in bytes', () => {
 
   it('anonymous clients forgotten past maxTrackedClients are counted in health and logged once too', async () => {
     const { app: mock, logger } = app({ maxTrackedClients: 10 });
-    for (let index = 0; index < 25; index += 1) (await mock.handle({ method: 'GET', url: '/v1/categories', headers: {}, body: null, clientAddress: `10.0.0.${index}` }));
+    for (let index = 0; index < 25; index += 1)
+      await mock.handle({
+        method: 'GET',
+        url: '/v1/categories',
+        headers: {},
+        body: null,
+        clientAddress: `10.0.0.${index}`,
+      });
     expect(JSON.parse((await mock.handle(health)).body!)).toMatchObject({ dropped: { trackedClients: 15 } });
     expect(logger.warnings.filter((line) => /maxTrackedClients/.test(line))).toHaveLength(1);
   });

@@ -36,11 +36,26 @@ interface Outcome {
 }
 
 async function get(pool: Pool, key: string): Promise<Outcome> {
-  const response = await pool.request({ method: 'GET', path: '/v1/categories', headers: { authorization: `Bearer ${key}` } });
+  const response = await pool.request({
+    method: 'GET',
+    path: '/v1/categories',
+    headers: { authorization: `Bearer ${key}` },
+  });
   const body = await response.body.text();
   const contentType = response.headers['content-type'];
-  const problems = response.statusCode >= 400 ? errorShapeProblems({ status: response.statusCode, contentType: Array.isArray(contentType) ? contentType.join(', ') : contentType, body }) : [];
-  return { status: response.statusCode, code: response.statusCode >= 400 ? (JSON.parse(body) as { code: string }).code : undefined, problems };
+  const problems =
+    response.statusCode >= 400
+      ? errorShapeProblems({
+          status: response.statusCode,
+          contentType: Array.isArray(contentType) ? contentType.join(', ') : contentType,
+          body,
+        })
+      : [];
+  return {
+    status: response.statusCode,
+    code: response.statusCode >= 400 ? (JSON.parse(body) as { code: string }).code : undefined,
+    problems,
+  };
 }
 
 function tally(outcomes: Outcome[]): Record<string, number> {
@@ -54,7 +69,10 @@ function tally(outcomes: Outcome[]): Record<string, number> {
 
 describe('concurrency exactness', () => {
   it(`lets exactly ${limit} of ${concurrent} concurrent requests of one key through; the other ${concurrent - limit} get 429`, async () => {
-    const { pool } = await start({ keys: [{ key: 'conc', limits: { perMinute: limit, perDay: 100_000 } }], ban: { enabled: false } });
+    const { pool } = await start({
+      keys: [{ key: 'conc', limits: { perMinute: limit, perDay: 100_000 } }],
+      ban: { enabled: false },
+    });
     const outcomes = await Promise.all(Array.from({ length: concurrent }, () => get(pool, 'conc')));
     expect(tally(outcomes)).toEqual({ '200': limit, '429 rate_limited': concurrent - limit });
     expect(outcomes.flatMap((outcome) => outcome.problems)).toEqual([]);
@@ -62,10 +80,17 @@ describe('concurrency exactness', () => {
 
   it('counts the same with the ban on: the first refusals are rate_limited, the rest key_banned, all 429', async () => {
     const threshold = 10;
-    const { pool } = await start({ keys: [{ key: 'conc', limits: { perMinute: limit, perDay: 100_000 } }], ban: { enabled: true, threshold, durationSeconds: 900 } });
+    const { pool } = await start({
+      keys: [{ key: 'conc', limits: { perMinute: limit, perDay: 100_000 } }],
+      ban: { enabled: true, threshold, durationSeconds: 900 },
+    });
     const outcomes = await Promise.all(Array.from({ length: concurrent }, () => get(pool, 'conc')));
     // The ban policy: `threshold` requests may be refused in a row before the next one bans the key.
-    expect(tally(outcomes)).toEqual({ '200': limit, '429 rate_limited': threshold, '429 key_banned': concurrent - limit - threshold });
+    expect(tally(outcomes)).toEqual({
+      '200': limit,
+      '429 rate_limited': threshold,
+      '429 key_banned': concurrent - limit - threshold,
+    });
     expect(outcomes.flatMap((outcome) => outcome.problems)).toEqual([]);
   });
 
@@ -77,9 +102,17 @@ describe('concurrency exactness', () => {
       ],
       ban: { enabled: false },
     });
-    const outcomes = await Promise.all(Array.from({ length: concurrent * 2 }, (_, index) => get(pool, index % 2 === 0 ? 'conc-a' : 'conc-b')));
-    expect(tally(outcomes.filter((_, index) => index % 2 === 0))).toEqual({ '200': limit, '429 rate_limited': concurrent - limit });
-    expect(tally(outcomes.filter((_, index) => index % 2 === 1))).toEqual({ '200': limit * 2, '429 rate_limited': concurrent - limit * 2 });
+    const outcomes = await Promise.all(
+      Array.from({ length: concurrent * 2 }, (_, index) => get(pool, index % 2 === 0 ? 'conc-a' : 'conc-b')),
+    );
+    expect(tally(outcomes.filter((_, index) => index % 2 === 0))).toEqual({
+      '200': limit,
+      '429 rate_limited': concurrent - limit,
+    });
+    expect(tally(outcomes.filter((_, index) => index % 2 === 1))).toEqual({
+      '200': limit * 2,
+      '429 rate_limited': concurrent - limit * 2,
+    });
   });
 
   it('gives 1,000 concurrent creates 1,000 distinct ids, and lists all 1,000 afterwards', async () => {
@@ -99,7 +132,11 @@ describe('concurrency exactness', () => {
     const ids = created.map(({ category }) => category.id);
     expect(new Set(ids).size).toBe(1_000);
 
-    const response = await pool.request({ method: 'GET', path: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise' } });
+    const response = await pool.request({
+      method: 'GET',
+      path: '/v1/categories',
+      headers: { authorization: 'Bearer demo-enterprise' },
+    });
     const listed = (await response.body.json()) as { id: number; name: string }[];
     const byId = new Map(listed.map((category) => [category.id, category.name]));
     // Every create is listed under its own id with its own name: no write was lost or crossed.

@@ -41,12 +41,18 @@ describe('errors never quote a file that is not a config (item 3)', () => {
     ['passwd-like', 'root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/sh\n'],
     ['env file', 'DB_PASSWORD=hunter2\nAPI_TOKEN=s3cr3t-token\n'],
     ['ini with a colon per line', '[db]\npassword: hunter2\nuser: root\n'],
-    ['private key', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQs3cr3t\n-----END OPENSSH PRIVATE KEY-----\n'],
+    [
+      'private key',
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQs3cr3t\n-----END OPENSSH PRIVATE KEY-----\n',
+    ],
     ['syntax error in a non-config', 'password: hunter2\n  s3cr3t: [unclosed\n\troot: x\n'],
     ['a list', '- hunter2\n- s3cr3t\n'],
     ['binary', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x00, 0x73, 0x33, 0x63, 0x72, 0x33, 0x74])],
     ['invalid UTF-8', Buffer.concat([Buffer.from('password: hunter2\n'), Buffer.from([0xff, 0xfe, 0x00])])],
-    ['alias bomb', 'a: &a [s3cr3t, s3cr3t]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n'],
+    [
+      'alias bomb',
+      'a: &a [s3cr3t, s3cr3t]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n',
+    ],
     ['unresolved alias', 'plans: *s3cr3t\n'],
   ];
 
@@ -83,7 +89,11 @@ describe('errors never quote a file that is not a config (item 3)', () => {
 
   it('the CLI prints one line for --config pointing at a shadow file, and exits 2', () => {
     const path = file('etc-shadow', shadow);
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', '--config', path], { cwd: projectRoot, encoding: 'utf8', timeout: 20_000 });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', '--config', path],
+      { cwd: projectRoot, encoding: 'utf8', timeout: 20_000 },
+    );
     expect(result.status).toBe(2);
     expect(result.stdout).toBe('');
     const lines = result.stderr.split('\n').filter((line) => line !== '' && !line.startsWith('npm warn'));
@@ -108,8 +118,13 @@ describe('configs beyond a sane size (item 8)', () => {
   it('a config under the bounds with 10,000 unknown keys in YAML, 60,000 in JSON: a summary of the keys, not the keys', async () => {
     let yaml = 'seedCategories: 1\n';
     for (let index = 0; index < 10_000; index += 1) yaml += `u${index}: 1\n`;
-    const json = JSON.stringify(Object.fromEntries([['seedCategories', 1], ...Array.from({ length: 60_000 }, (_, index) => [`u${index}`, 1])]));
-    for (const [name, text, more] of [['many-keys.yaml', yaml, 9_997], ['many-keys.json', json, 59_997]] as const) {
+    const json = JSON.stringify(
+      Object.fromEntries([['seedCategories', 1], ...Array.from({ length: 60_000 }, (_, index) => [`u${index}`, 1])]),
+    );
+    for (const [name, text, more] of [
+      ['many-keys.yaml', yaml, 9_997],
+      ['many-keys.json', json, 59_997],
+    ] as const) {
       const started = performance.now();
       const message = await failureOf(file(name, text));
       // Linear: yaml's own duplicate-key check took minutes here.
@@ -125,12 +140,17 @@ describe('configs beyond a sane size (item 8)', () => {
     const started = performance.now();
     const message = await failureOf(file('too-much-yaml.yaml', yaml));
     expect(performance.now() - started).toBeLessThan(3_000);
-    expect(message).toMatch(/invalid YAML \(the YAML is \d+ characters, more than the 131072 read; as JSON, up to 1048576 are read\)$/);
+    expect(message).toMatch(
+      /invalid YAML \(the YAML is \d+ characters, more than the 131072 read; as JSON, up to 1048576 are read\)$/,
+    );
   });
 
   it('many bad fields: the first few problems and a count of the rest', async () => {
     const keys = Array.from({ length: 500 }, (_, index) => `  - { key: k${index}, plan: nope${index} }`).join('\n');
-    const path = file('many-problems.yaml', `keys:\n${keys}\nplans:\n${Array.from({ length: 500 }, (_, index) => `  p${index}: { perMinute: 0, perDay: 0 }`).join('\n')}\n`);
+    const path = file(
+      'many-problems.yaml',
+      `keys:\n${keys}\nplans:\n${Array.from({ length: 500 }, (_, index) => `  p${index}: { perMinute: 0, perDay: 0 }`).join('\n')}\n`,
+    );
     const message = await failureOf(path);
     expect(message).toMatch(/and \d+ more problems/);
     expect(message.length).toBeLessThan(1_000);

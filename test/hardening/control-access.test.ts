@@ -13,28 +13,84 @@ const encoder = new TextEncoder();
 const remote = '10.1.2.3';
 
 const controlRequests: Record<string, (clientAddress: string, headers?: Record<string, string>) => MockRequest> = {
-  'GET /__mock/health': (clientAddress, headers = {}) => ({ method: 'GET', url: '/__mock/health', headers, body: null, clientAddress }),
-  'GET /__mock/requests': (clientAddress, headers = {}) => ({ method: 'GET', url: '/__mock/requests', headers, body: null, clientAddress }),
-  'GET /__mock/keys': (clientAddress, headers = {}) => ({ method: 'GET', url: '/__mock/keys', headers, body: null, clientAddress }),
-  'GET /__mock/clock': (clientAddress, headers = {}) => ({ method: 'GET', url: '/__mock/clock', headers, body: null, clientAddress }),
-  'POST /__mock/reset': (clientAddress, headers = {}) => ({ method: 'POST', url: '/__mock/reset', headers, body: null, clientAddress }),
-  'POST /__mock/clock': (clientAddress, headers = {}) => ({ method: 'POST', url: '/__mock/clock', headers: { 'content-type': 'application/json', ...headers }, body: encoder.encode('{"advanceSeconds":86400}'), clientAddress }),
-  'POST /__mock/keys': (clientAddress, headers = {}) => ({ method: 'POST', url: '/__mock/keys', headers: { 'content-type': 'application/json', ...headers }, body: encoder.encode('{"key":"planted-by-remote","plan":"enterprise"}'), clientAddress }),
+  'GET /__mock/health': (clientAddress, headers = {}) => ({
+    method: 'GET',
+    url: '/__mock/health',
+    headers,
+    body: null,
+    clientAddress,
+  }),
+  'GET /__mock/requests': (clientAddress, headers = {}) => ({
+    method: 'GET',
+    url: '/__mock/requests',
+    headers,
+    body: null,
+    clientAddress,
+  }),
+  'GET /__mock/keys': (clientAddress, headers = {}) => ({
+    method: 'GET',
+    url: '/__mock/keys',
+    headers,
+    body: null,
+    clientAddress,
+  }),
+  'GET /__mock/clock': (clientAddress, headers = {}) => ({
+    method: 'GET',
+    url: '/__mock/clock',
+    headers,
+    body: null,
+    clientAddress,
+  }),
+  'POST /__mock/reset': (clientAddress, headers = {}) => ({
+    method: 'POST',
+    url: '/__mock/reset',
+    headers,
+    body: null,
+    clientAddress,
+  }),
+  'POST /__mock/clock': (clientAddress, headers = {}) => ({
+    method: 'POST',
+    url: '/__mock/clock',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: encoder.encode('{"advanceSeconds":86400}'),
+    clientAddress,
+  }),
+  'POST /__mock/keys': (clientAddress, headers = {}) => ({
+    method: 'POST',
+    url: '/__mock/keys',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: encoder.encode('{"key":"planted-by-remote","plan":"enterprise"}'),
+    clientAddress,
+  }),
 };
 
 /** Status and Error code of every control, called from `clientAddress`. */
-async function callAll(app: MockApp, clientAddress: string, headers: Record<string, string> = {}): Promise<Record<string, string>> {
+async function callAll(
+  app: MockApp,
+  clientAddress: string,
+  headers: Record<string, string> = {},
+): Promise<Record<string, string>> {
   const outcomes: Record<string, string> = {};
   for (const [route, build] of Object.entries(controlRequests)) {
-    const response = (await app.handle(build(clientAddress, headers)));
-    const problems = response.status >= 400 ? errorShapeProblems({ status: response.status, contentType: response.headers['Content-Type'], body: response.body }) : [];
-    outcomes[route] = `${response.status}${response.status >= 400 ? ` ${errorCodeOf(response.body)}` : ''}${problems.length > 0 ? ` (${problems.join('; ')})` : ''}`;
+    const response = await app.handle(build(clientAddress, headers));
+    const problems =
+      response.status >= 400
+        ? errorShapeProblems({
+            status: response.status,
+            contentType: response.headers['Content-Type'],
+            body: response.body,
+          })
+        : [];
+    outcomes[route] =
+      `${response.status}${response.status >= 400 ? ` ${errorCodeOf(response.body)}` : ''}${problems.length > 0 ? ` (${problems.join('; ')})` : ''}`;
   }
   return outcomes;
 }
 
-const everyControl = (outcome: string) => Object.fromEntries(Object.keys(controlRequests).map((route) => [route, outcome]));
-const served = (outcomes: Record<string, string>) => Object.values(outcomes).every((outcome) => /^20[01]$/.test(outcome));
+const everyControl = (outcome: string) =>
+  Object.fromEntries(Object.keys(controlRequests).map((route) => [route, outcome]));
+const served = (outcomes: Record<string, string>) =>
+  Object.values(outcomes).every((outcome) => /^20[01]$/.test(outcome));
 
 describe('control API access', () => {
   it('refuses every control to a non-loopback client: 403 control_forbidden with an Error body', async () => {
@@ -43,7 +99,13 @@ describe('control API access', () => {
 
   it('changes nothing when refusing: no key planted, no reset, no clock moved', async () => {
     const app = createCoreApp();
-    const created = (await app.handle({ method: 'POST', url: '/v1/categories', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body: encoder.encode('{"name":"kept"}'), clientAddress: '127.0.0.1' }));
+    const created = await app.handle({
+      method: 'POST',
+      url: '/v1/categories',
+      headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' },
+      body: encoder.encode('{"name":"kept"}'),
+      clientAddress: '127.0.0.1',
+    });
     expect(created.status).toBe(201);
     const clockBefore = (await app.controls.clock()).offsetSeconds;
     await callAll(app, remote);
@@ -65,13 +127,27 @@ describe('control API access', () => {
   });
 
   it('is not fooled by X-Forwarded-For or Forwarded headers naming a loopback address', async () => {
-    expect(await callAll(createCoreApp(), remote, { 'x-forwarded-for': '127.0.0.1', forwarded: 'for=127.0.0.1', 'x-real-ip': '127.0.0.1' })).toEqual(everyControl('403 control_forbidden'));
+    expect(
+      await callAll(createCoreApp(), remote, {
+        'x-forwarded-for': '127.0.0.1',
+        forwarded: 'for=127.0.0.1',
+        'x-real-ip': '127.0.0.1',
+      }),
+    ).toEqual(everyControl('403 control_forbidden'));
   });
 
   it('reaches no control through another spelling of the path from a remote client', async () => {
     const app = createCoreApp();
-    for (const url of ['/__MOCK/reset', '/%5f%5fmock/reset', '/v1/../__mock/reset', '//__mock/reset', '/__mock/./reset', '/__mock//reset', 'http://127.0.0.1/__mock/reset']) {
-      const response = (await app.handle({ method: 'POST', url, headers: {}, body: null, clientAddress: remote }));
+    for (const url of [
+      '/__MOCK/reset',
+      '/%5f%5fmock/reset',
+      '/v1/../__mock/reset',
+      '//__mock/reset',
+      '/__mock/./reset',
+      '/__mock//reset',
+      'http://127.0.0.1/__mock/reset',
+    ]) {
+      const response = await app.handle({ method: 'POST', url, headers: {}, body: null, clientAddress: remote });
       expect(response.status, url).toBeGreaterThanOrEqual(400);
       expect(response.status, url).toBeLessThan(500);
     }
@@ -87,16 +163,36 @@ describe('control API access', () => {
 
   it('with a control token, refuses callers without it or with a near miss, even on loopback', async () => {
     const token = 'ctl_0123456789abcdef';
-    const attempts: Record<string, string>[] = [{}, { 'x-mock-control-token': '' }, { 'x-mock-control-token': 'ctl_0123456789abcdeX' }, { 'x-mock-control-token': `${token} ` }, { 'x-mock-control-token': token.slice(0, -1) }, { authorization: `Bearer ${token}` }];
+    const attempts: Record<string, string>[] = [
+      {},
+      { 'x-mock-control-token': '' },
+      { 'x-mock-control-token': 'ctl_0123456789abcdeX' },
+      { 'x-mock-control-token': `${token} ` },
+      { 'x-mock-control-token': token.slice(0, -1) },
+      { authorization: `Bearer ${token}` },
+    ];
     for (const headers of attempts) {
-      expect(await callAll(createCoreApp({ controlToken: token }), '127.0.0.1', headers), JSON.stringify(headers)).toEqual(everyControl('403 control_forbidden'));
+      expect(
+        await callAll(createCoreApp({ controlToken: token }), '127.0.0.1', headers),
+        JSON.stringify(headers),
+      ).toEqual(everyControl('403 control_forbidden'));
     }
-    expect(served(await callAll(createCoreApp({ controlToken: token }), '127.0.0.1', { 'x-mock-control-token': token }))).toBe(true);
+    expect(
+      served(await callAll(createCoreApp({ controlToken: token }), '127.0.0.1', { 'x-mock-control-token': token })),
+    ).toBe(true);
   });
 
   it('with allowRemoteControl and a token, serves a remote client only with the token', async () => {
     const token = 'ctl_0123456789abcdef';
-    expect(await callAll(createCoreApp({ allowRemoteControl: true, controlToken: token }), remote)).toEqual(everyControl('403 control_forbidden'));
-    expect(served(await callAll(createCoreApp({ allowRemoteControl: true, controlToken: token }), remote, { 'x-mock-control-token': token }))).toBe(true);
+    expect(await callAll(createCoreApp({ allowRemoteControl: true, controlToken: token }), remote)).toEqual(
+      everyControl('403 control_forbidden'),
+    );
+    expect(
+      served(
+        await callAll(createCoreApp({ allowRemoteControl: true, controlToken: token }), remote, {
+          'x-mock-control-token': token,
+        }),
+      ),
+    ).toBe(true);
   });
 });

@@ -18,8 +18,18 @@ import { rawExchange } from './support/raw-exchange.js';
  */
 const encoder = new TextEncoder();
 
-function control(method: 'GET' | 'POST', path: string, headers: Record<string, string>, extra: Partial<MockRequest> = {}): MockRequest {
-  const body = path === '/__mock/clock' && method === 'POST' ? '{"advanceSeconds":86400}' : path === '/__mock/keys' && method === 'POST' ? '{"key":"planted","plan":"enterprise"}' : null;
+function control(
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  extra: Partial<MockRequest> = {},
+): MockRequest {
+  const body =
+    path === '/__mock/clock' && method === 'POST'
+      ? '{"advanceSeconds":86400}'
+      : path === '/__mock/keys' && method === 'POST'
+        ? '{"key":"planted","plan":"enterprise"}'
+        : null;
   return {
     method,
     url: path,
@@ -32,7 +42,11 @@ function control(method: 'GET' | 'POST', path: string, headers: Record<string, s
 }
 
 /** Status and code of every control a hostile page would call, and whether anything changed. */
-async function attack(app: MockApp, headers: Record<string, string>, extra: Partial<MockRequest> = {}): Promise<{ outcomes: string[]; changed: string[] }> {
+async function attack(
+  app: MockApp,
+  headers: Record<string, string>,
+  extra: Partial<MockRequest> = {},
+): Promise<{ outcomes: string[]; changed: string[] }> {
   const outcomes: string[] = [];
   for (const [method, path] of [
     ['GET', '/__mock/requests'],
@@ -42,16 +56,20 @@ async function attack(app: MockApp, headers: Record<string, string>, extra: Part
     ['POST', '/__mock/clock'],
     ['POST', '/__mock/keys'],
   ] as const) {
-    const response = (await app.handle(control(method, path, headers, extra)));
-    outcomes.push(`${method} ${path} ${response.status}${response.status >= 400 ? ` ${errorCodeOf(response.body)}` : ''}`);
+    const response = await app.handle(control(method, path, headers, extra));
+    outcomes.push(
+      `${method} ${path} ${response.status}${response.status >= 400 ? ` ${errorCodeOf(response.body)}` : ''}`,
+    );
   }
   const changed: string[] = [];
   if ((await app.controls.clock()).offsetSeconds !== 0) changed.push('clock moved');
-  if ((await app.controls.keys()).some((entry) => entry.plan === 'enterprise' && !entry.masked.startsWith('demo'))) changed.push('key planted');
+  if ((await app.controls.keys()).some((entry) => entry.plan === 'enterprise' && !entry.masked.startsWith('demo')))
+    changed.push('key planted');
   return { outcomes, changed };
 }
 
-const refusedEverywhere = (outcomes: string[]) => outcomes.every((outcome) => outcome.endsWith(' 403 control_forbidden'));
+const refusedEverywhere = (outcomes: string[]) =>
+  outcomes.every((outcome) => outcome.endsWith(' 403 control_forbidden'));
 const servedEverywhere = (outcomes: string[]) => outcomes.every((outcome) => / 20[01]$/.test(outcome));
 
 function fresh(config: MockConfigInput = {}): MockApp {
@@ -78,21 +96,47 @@ describe('Origin: only loopback pages (item 1)', () => {
     '',
   ];
 
-  it.each(lookAlikes)('refuses Origin %j on every control and changes nothing (Host is the mock\'s own)', async (origin) => {
-    const app = fresh();
-    const { outcomes, changed } = await attack(app, { host: '127.0.0.1:4010', origin });
-    expect(refusedEverywhere(outcomes), outcomes.join('\n')).toBe(true);
-    expect(changed).toEqual([]);
-  });
+  it.each(lookAlikes)(
+    "refuses Origin %j on every control and changes nothing (Host is the mock's own)",
+    async (origin) => {
+      const app = fresh();
+      const { outcomes, changed } = await attack(app, { host: '127.0.0.1:4010', origin });
+      expect(refusedEverywhere(outcomes), outcomes.join('\n')).toBe(true);
+      expect(changed).toEqual([]);
+    },
+  );
 
-  const loopbackPages = ['http://localhost:5173', 'http://LOCALHOST:5173', 'http://localhost.:5173', 'http://app.localhost:3000', 'http://127.0.0.1:3000', 'http://127.1:3000', 'https://127.0.0.2', 'http://[::1]:8080', 'http://[0:0:0:0:0:0:0:1]'];
-  it.each(loopbackPages)('serves a page of the developer\'s own machine, Origin %j', async (origin) => {
+  const loopbackPages = [
+    'http://localhost:5173',
+    'http://LOCALHOST:5173',
+    'http://localhost.:5173',
+    'http://app.localhost:3000',
+    'http://127.0.0.1:3000',
+    'http://127.1:3000',
+    'https://127.0.0.2',
+    'http://[::1]:8080',
+    'http://[0:0:0:0:0:0:0:1]',
+  ];
+  it.each(loopbackPages)("serves a page of the developer's own machine, Origin %j", async (origin) => {
     expect(servedEverywhere((await attack(fresh(), { host: 'localhost:4010', origin })).outcomes)).toBe(true);
   });
 
   it('serves an Origin whose host the user allowed, and never every Origin, even with allowedHosts: all', async () => {
-    expect(servedEverywhere((await attack(fresh({ allowedHosts: ['mock.internal'] }), { host: 'mock.internal', origin: 'http://mock.internal:4010' })).outcomes)).toBe(true);
-    expect(refusedEverywhere((await attack(fresh({ allowedHosts: 'all' }), { host: 'localhost', origin: 'https://evil.example' })).outcomes)).toBe(true);
+    expect(
+      servedEverywhere(
+        (
+          await attack(fresh({ allowedHosts: ['mock.internal'] }), {
+            host: 'mock.internal',
+            origin: 'http://mock.internal:4010',
+          })
+        ).outcomes,
+      ),
+    ).toBe(true);
+    expect(
+      refusedEverywhere(
+        (await attack(fresh({ allowedHosts: 'all' }), { host: 'localhost', origin: 'https://evil.example' })).outcomes,
+      ),
+    ).toBe(true);
   });
 });
 
@@ -114,16 +158,32 @@ describe('Host: the controls answer only under a name of the mock (item 2)', () 
     '[2001:db8::1]:4010',
     '0.0.0.0',
   ];
-  it.each(foreignHosts)('refuses Host %j (a DNS-rebinding page) with no Origin and with its own Origin', async (host) => {
-    for (const headers of [{ host }, { host, origin: `http://${host}` }] as Record<string, string>[]) {
-      const app = fresh();
-      const { outcomes, changed } = await attack(app, headers);
-      expect(refusedEverywhere(outcomes), `${JSON.stringify(headers)}\n${outcomes.join('\n')}`).toBe(true);
-      expect(changed).toEqual([]);
-    }
-  });
+  it.each(foreignHosts)(
+    'refuses Host %j (a DNS-rebinding page) with no Origin and with its own Origin',
+    async (host) => {
+      for (const headers of [{ host }, { host, origin: `http://${host}` }] as Record<string, string>[]) {
+        const app = fresh();
+        const { outcomes, changed } = await attack(app, headers);
+        expect(refusedEverywhere(outcomes), `${JSON.stringify(headers)}\n${outcomes.join('\n')}`).toBe(true);
+        expect(changed).toEqual([]);
+      }
+    },
+  );
 
-  const ownHosts = ['localhost', 'localhost:4010', 'LOCALHOST:4010', 'localhost.:4010', 'api.localhost:4010', '127.0.0.1', '127.0.0.1:4010', '127.0.0.2:4010', '127.1:4010', '[::1]:4010', '[::1]', '[::ffff:127.0.0.1]:4010'];
+  const ownHosts = [
+    'localhost',
+    'localhost:4010',
+    'LOCALHOST:4010',
+    'localhost.:4010',
+    'api.localhost:4010',
+    '127.0.0.1',
+    '127.0.0.1:4010',
+    '127.0.0.2:4010',
+    '127.1:4010',
+    '[::1]:4010',
+    '[::1]',
+    '[::ffff:127.0.0.1]:4010',
+  ];
   it.each(ownHosts)('serves Host %j (loopback)', async (host) => {
     expect(servedEverywhere((await attack(fresh(), { host })).outcomes)).toBe(true);
   });
@@ -135,31 +195,63 @@ describe('Host: the controls answer only under a name of the mock (item 2)', () 
   it('serves the address the connection arrived on (a 0.0.0.0 bind reached on a LAN address), and only that one', async () => {
     const lan = { clientAddress: '127.0.0.1', serverAddress: '192.168.1.20' };
     expect(servedEverywhere((await attack(fresh(), { host: '192.168.1.20:4010' }, lan)).outcomes)).toBe(true);
-    expect(servedEverywhere((await attack(fresh(), { host: '192.168.1.20' }, { ...lan, serverAddress: '::ffff:192.168.1.20' })).outcomes)).toBe(true);
-    expect(servedEverywhere((await attack(fresh(), { host: '[fd00::20]:4010' }, { ...lan, serverAddress: 'fd00::20' })).outcomes)).toBe(true);
+    expect(
+      servedEverywhere(
+        (await attack(fresh(), { host: '192.168.1.20' }, { ...lan, serverAddress: '::ffff:192.168.1.20' })).outcomes,
+      ),
+    ).toBe(true);
+    expect(
+      servedEverywhere(
+        (await attack(fresh(), { host: '[fd00::20]:4010' }, { ...lan, serverAddress: 'fd00::20' })).outcomes,
+      ),
+    ).toBe(true);
     expect(refusedEverywhere((await attack(fresh(), { host: '192.168.1.21:4010' }, lan)).outcomes)).toBe(true);
   });
 
   it('serves the names of allowedHosts (".name" allows its subdomains too), and "all" switches the check off', async () => {
     const app = () => fresh({ allowedHosts: ['mock.internal', '.corp.example'] });
-    for (const host of ['mock.internal', 'MOCK.INTERNAL:4010', 'mock.internal.', 'corp.example', 'a.corp.example:80', 'a.b.corp.example']) {
+    for (const host of [
+      'mock.internal',
+      'MOCK.INTERNAL:4010',
+      'mock.internal.',
+      'corp.example',
+      'a.corp.example:80',
+      'a.b.corp.example',
+    ]) {
       expect(servedEverywhere((await attack(app(), { host })).outcomes), host).toBe(true);
     }
     for (const host of ['evilcorp.example', 'mock.internal.evil.example', 'internal', 'corp.example.evil.example']) {
       expect(refusedEverywhere((await attack(app(), { host })).outcomes), host).toBe(true);
     }
-    expect(servedEverywhere((await attack(fresh({ allowedHosts: 'all' }), { host: 'anything.example' })).outcomes)).toBe(true);
+    expect(
+      servedEverywhere((await attack(fresh({ allowedHosts: 'all' }), { host: 'anything.example' })).outcomes),
+    ).toBe(true);
   });
 
   it('applies with allowRemoteControl too: a remote client is served under an allowed name only', async () => {
     const remote = { clientAddress: '10.1.2.3', serverAddress: '10.1.2.1' };
-    expect(servedEverywhere((await attack(fresh({ allowRemoteControl: true }), { host: '10.1.2.1:4010' }, remote)).outcomes)).toBe(true);
-    expect(refusedEverywhere((await attack(fresh({ allowRemoteControl: true }), { host: 'evil.example' }, remote)).outcomes)).toBe(true);
-    expect(servedEverywhere((await attack(fresh({ allowRemoteControl: true, allowedHosts: ['mock.ci'] }), { host: 'mock.ci' }, remote)).outcomes)).toBe(true);
+    expect(
+      servedEverywhere((await attack(fresh({ allowRemoteControl: true }), { host: '10.1.2.1:4010' }, remote)).outcomes),
+    ).toBe(true);
+    expect(
+      refusedEverywhere((await attack(fresh({ allowRemoteControl: true }), { host: 'evil.example' }, remote)).outcomes),
+    ).toBe(true);
+    expect(
+      servedEverywhere(
+        (await attack(fresh({ allowRemoteControl: true, allowedHosts: ['mock.ci'] }), { host: 'mock.ci' }, remote))
+          .outcomes,
+      ),
+    ).toBe(true);
   });
 
   it('leaves the API itself open under any Host: only the controls are guarded', async () => {
-    const response = (await fresh().handle({ method: 'GET', url: '/v1/categories', headers: { host: 'evil.example', authorization: 'Bearer demo-free' }, body: null, clientAddress: '127.0.0.1' }));
+    const response = await fresh().handle({
+      method: 'GET',
+      url: '/v1/categories',
+      headers: { host: 'evil.example', authorization: 'Bearer demo-free' },
+      body: null,
+      clientAddress: '127.0.0.1',
+    });
     expect(response.status).toBe(200);
   });
 
@@ -186,13 +278,15 @@ describe('over node:http', () => {
       request.end();
     });
 
-  it('refuses /__mock/requests and /__mock/keys under a foreign Host, serves them under the mock\'s own', async () => {
+  it("refuses /__mock/requests and /__mock/keys under a foreign Host, serves them under the mock's own", async () => {
     expect(await get('/__mock/requests', { host: 'evil.example' })).toBe(403);
     expect(await get('/__mock/keys', { host: `evil.example:${mock.port}` })).toBe(403);
     expect(await get('/__mock/keys', { host: `127.0.0.1.nip.io:${mock.port}` })).toBe(403);
     expect(await get('/__mock/requests', { host: `localhost:${mock.port}` })).toBe(200);
     expect(await get('/__mock/requests', { host: `127.0.0.1:${mock.port}` })).toBe(200);
-    expect(await get('/__mock/requests', { host: `127.0.0.1:${mock.port}`, origin: 'http://127.attacker.example' })).toBe(403);
+    expect(
+      await get('/__mock/requests', { host: `127.0.0.1:${mock.port}`, origin: 'http://127.attacker.example' }),
+    ).toBe(403);
   });
 
   it('serves an HTTP/1.0 request without Host', async () => {
@@ -206,7 +300,9 @@ describe('the --allowed-hosts flag', () => {
     const cli = await startCli(['--allowed-hosts', 'mock.test', '--allowed-hosts', '.ci.test']);
     try {
       const statusUnder = async (host: string) => {
-        const { bytes } = await rawExchange(cli.port, [Buffer.from(`GET /__mock/keys HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)]);
+        const { bytes } = await rawExchange(cli.port, [
+          Buffer.from(`GET /__mock/keys HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+        ]);
         return parseResponses(bytes, { connectionClosed: true })[0]?.status;
       };
       expect(await statusUnder('mock.test')).toBe(200);

@@ -40,7 +40,9 @@ const outcomes = new Map<string, number>();
 const saw = (outcome: string) => outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
 
 afterAll(() => {
-  console.log(`[hardening] input fuzz: ${JSON.stringify(runs)} runs; outcomes ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}; slowest answer ${slowest.ms.toFixed(0)} ms (${slowest.what.split('\n')[0]})`);
+  console.log(
+    `[hardening] input fuzz: ${JSON.stringify(runs)} runs; outcomes ${JSON.stringify(Object.fromEntries([...outcomes].sort()))}; slowest answer ${slowest.ms.toFixed(0)} ms (${slowest.what.split('\n')[0]})`,
+  );
 });
 
 async function timed<T>(what: string, work: () => Promise<T>, boundMs = answerBoundMs): Promise<T> {
@@ -55,31 +57,128 @@ async function timed<T>(what: string, work: () => Promise<T>, boundMs = answerBo
 // ---------------------------------------------------------------------------------------------
 // Values: the valid, the edge of the schema, and junk.
 
-const specials = fc.constantFrom<unknown>(null, true, false, 0, -0, -1, 1.5, 1e308, -1e308, 2 ** 53, Number.MAX_SAFE_INTEGER + 2, '', ' ', '\u0000', '\uD800', 'a\uDC00b', '\u001b]0;title\u0007', '\u001b[2J', '__proto__', 'constructor', 'toString', [], {}, [null], { __proto__: 1 });
+const specials = fc.constantFrom<unknown>(
+  null,
+  true,
+  false,
+  0,
+  -0,
+  -1,
+  1.5,
+  1e308,
+  -1e308,
+  2 ** 53,
+  Number.MAX_SAFE_INTEGER + 2,
+  '',
+  ' ',
+  '\u0000',
+  '\uD800',
+  'a\uDC00b',
+  '\u001b]0;title\u0007',
+  '\u001b[2J',
+  '__proto__',
+  'constructor',
+  'toString',
+  [],
+  {},
+  [null],
+  { __proto__: 1 },
+);
 /** Anything a JSON or YAML document can hold where a field is expected. */
-const junk: fc.Arbitrary<unknown> = fc.oneof({ weight: 2, arbitrary: specials }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) });
+const junk: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 2, arbitrary: specials },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 20 }) },
+);
 /** Mostly a value of `good`, sometimes junk. */
-const orJunk = <T>(good: fc.Arbitrary<T>): fc.Arbitrary<unknown> => fc.oneof({ weight: 5, arbitrary: good as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: junk });
+const orJunk = <T>(good: fc.Arbitrary<T>): fc.Arbitrary<unknown> =>
+  fc.oneof({ weight: 5, arbitrary: good as fc.Arbitrary<unknown> }, { weight: 1, arbitrary: junk });
 
-const keyName = fc.oneof(fc.constantFrom('demo-free', 'demo-pro', 'demo-enterprise', 'team-key', 'toString', '__proto__'), fc.stringMatching(/^[\x21-\x7e]{1,24}$/), fc.string({ unit: 'binary', maxLength: 12 }));
-const planName = fc.constantFrom('free', 'pro', 'business', 'enterprise', 'custom', 'gold', 'toString', '__proto__', 'a b');
-const count = fc.oneof(fc.integer({ min: -2, max: 100 }), fc.constantFrom(1_000_000_000, 1_000_000_001, 2 ** 31, Number.MAX_SAFE_INTEGER));
+const keyName = fc.oneof(
+  fc.constantFrom('demo-free', 'demo-pro', 'demo-enterprise', 'team-key', 'toString', '__proto__'),
+  fc.stringMatching(/^[\x21-\x7e]{1,24}$/),
+  fc.string({ unit: 'binary', maxLength: 12 }),
+);
+const planName = fc.constantFrom(
+  'free',
+  'pro',
+  'business',
+  'enterprise',
+  'custom',
+  'gold',
+  'toString',
+  '__proto__',
+  'a b',
+);
+const count = fc.oneof(
+  fc.integer({ min: -2, max: 100 }),
+  fc.constantFrom(1_000_000_000, 1_000_000_001, 2 ** 31, Number.MAX_SAFE_INTEGER),
+);
 const limits = fc.record({ perMinute: orJunk(count), perDay: orJunk(count) });
-const spent = fc.record({ minute: orJunk(fc.oneof(count, fc.constantFrom('full', 'one-left', 'none'))), day: orJunk(fc.oneof(count, fc.constantFrom('full', 'one-left'))) }, { requiredKeys: [] });
-const bannedSeconds = fc.oneof(fc.integer({ min: -1, max: 31 * 86_400 }), fc.constantFrom('policy', 30 * 86_400, 30 * 86_400 + 1));
-const address = fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('\uD800', 'a\uDC00b', '', 'x'.repeat(201), 'localhost', 'browser', '\u001b[31mred'), fc.string({ unit: 'grapheme', maxLength: 20 }));
+const spent = fc.record(
+  {
+    minute: orJunk(fc.oneof(count, fc.constantFrom('full', 'one-left', 'none'))),
+    day: orJunk(fc.oneof(count, fc.constantFrom('full', 'one-left'))),
+  },
+  { requiredKeys: [] },
+);
+const bannedSeconds = fc.oneof(
+  fc.integer({ min: -1, max: 31 * 86_400 }),
+  fc.constantFrom('policy', 30 * 86_400, 30 * 86_400 + 1),
+);
+const address = fc.oneof(
+  fc.ipV4(),
+  fc.ipV6(),
+  fc.constantFrom('\uD800', 'a\uDC00b', '', 'x'.repeat(201), 'localhost', 'browser', '\u001b[31mred'),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+);
 /** Instants from year -271821 to 275760 (all a `Date` holds) and strings that only look like dates. */
 const instant = fc.oneof(
   fc.date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true }).map((date) => date.toISOString()),
-  fc.date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }).map((date) => date.toISOString()),
-  fc.constantFrom('after-sunset', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '1969-12-31', '1970-01-01', '2026-02-30', '+275760-09-13T00:00:00Z', '275760-09-13', '2026-13-01', 'now'),
+  fc
+    .date({ min: new Date('1900-01-01'), max: new Date('2200-01-01'), noInvalidDate: true })
+    .map((date) => date.toISOString()),
+  fc.constantFrom(
+    'after-sunset',
+    '0001-01-01T00:00:00Z',
+    '9999-12-31T23:59:59Z',
+    '1969-12-31',
+    '1970-01-01',
+    '2026-02-30',
+    '+275760-09-13T00:00:00Z',
+    '275760-09-13',
+    '2026-13-01',
+    'now',
+  ),
 );
-const offsetSeconds = fc.oneof(fc.integer({ min: -1, max: 100 * 365 * 86_400 + 1 }), fc.constantFrom(100 * 365 * 86_400, 8.64e12, 8.64e12 + 1, 1e15, 2 ** 53));
-const clock = fc.oneof(fc.record({ at: orJunk(instant) }), fc.record({ offsetSeconds: orJunk(offsetSeconds) }), fc.record({ at: instant, offsetSeconds }), fc.constant({}));
-const text = (maxLength: number) => fc.oneof(fc.string({ unit: 'grapheme', maxLength }), fc.string({ unit: 'binary', maxLength }), fc.constantFrom('\uD800', '\u001b[2J', 'x'.repeat(maxLength + 1)));
+const offsetSeconds = fc.oneof(
+  fc.integer({ min: -1, max: 100 * 365 * 86_400 + 1 }),
+  fc.constantFrom(100 * 365 * 86_400, 8.64e12, 8.64e12 + 1, 1e15, 2 ** 53),
+);
+const clock = fc.oneof(
+  fc.record({ at: orJunk(instant) }),
+  fc.record({ offsetSeconds: orJunk(offsetSeconds) }),
+  fc.record({ at: instant, offsetSeconds }),
+  fc.constant({}),
+);
+const text = (maxLength: number) =>
+  fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength }),
+    fc.string({ unit: 'binary', maxLength }),
+    fc.constantFrom('\uD800', '\u001b[2J', 'x'.repeat(maxLength + 1)),
+  );
 
-const validLimits = fc.record({ perMinute: fc.integer({ min: 1, max: 1_000 }), perDay: fc.integer({ min: 1, max: 100_000 }) });
-const validSpent = fc.record({ minute: fc.oneof(fc.nat(100), fc.constantFrom('full', 'one-left')), day: fc.oneof(fc.nat(2_000), fc.constantFrom('full', 'one-left')) }, { requiredKeys: [] });
+const validLimits = fc.record({
+  perMinute: fc.integer({ min: 1, max: 1_000 }),
+  perDay: fc.integer({ min: 1, max: 100_000 }),
+});
+const validSpent = fc.record(
+  {
+    minute: fc.oneof(fc.nat(100), fc.constantFrom('full', 'one-left')),
+    day: fc.oneof(fc.nat(2_000), fc.constantFrom('full', 'one-left')),
+  },
+  { requiredKeys: [] },
+);
 const validBan = fc.oneof(fc.integer({ min: 1, max: 30 * 86_400 }), fc.constant('policy'));
 /** A scenario the schema accepts (bar a duplicate key or an unknown plan now and then): it reaches the store. */
 const validScenario: fc.Arbitrary<Record<string, unknown>> = fc.record(
@@ -87,13 +186,52 @@ const validScenario: fc.Arbitrary<Record<string, unknown>> = fc.record(
     description: fc.string({ maxLength: 40 }),
     presets: fc.array(fc.constantFrom(...scenarioPresetNames), { maxLength: 2 }),
     clock: fc.oneof(
-      fc.record({ at: fc.date({ min: new Date('1971-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((date) => date.toISOString()) }),
-      fc.record({ offsetSeconds: fc.oneof(fc.integer({ min: 0, max: 100 * 365 * 86_400 }), fc.constant(100 * 365 * 86_400)) }),
+      fc.record({
+        at: fc
+          .date({ min: new Date('1971-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+          .map((date) => date.toISOString()),
+      }),
+      fc.record({
+        offsetSeconds: fc.oneof(fc.integer({ min: 0, max: 100 * 365 * 86_400 }), fc.constant(100 * 365 * 86_400)),
+      }),
       fc.constant({ at: 'after-sunset' }),
     ),
-    keys: fc.array(fc.record({ key: fc.oneof(fc.constantFrom('demo-free', 'demo-pro', 'demo-enterprise'), fc.stringMatching(/^[a-z0-9-]{1,20}$/)), plan: fc.constantFrom('free', 'pro', 'business', 'enterprise'), spent: validSpent, bannedSeconds: validBan }, { requiredKeys: ['key', 'plan'] }), { maxLength: 4 }),
-    anonymous: fc.array(fc.record({ address: fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('browser', '\uD800', 'a\uDC00b')), spent: validSpent, bannedSeconds: validBan }, { requiredKeys: ['address'] }), { maxLength: 3 }),
-    categories: fc.array(fc.record({ name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }), description: fc.string({ unit: 'grapheme', maxLength: 30 }) }, { requiredKeys: ['name'] }), { maxLength: 4 }),
+    keys: fc.array(
+      fc.record(
+        {
+          key: fc.oneof(
+            fc.constantFrom('demo-free', 'demo-pro', 'demo-enterprise'),
+            fc.stringMatching(/^[a-z0-9-]{1,20}$/),
+          ),
+          plan: fc.constantFrom('free', 'pro', 'business', 'enterprise'),
+          spent: validSpent,
+          bannedSeconds: validBan,
+        },
+        { requiredKeys: ['key', 'plan'] },
+      ),
+      { maxLength: 4 },
+    ),
+    anonymous: fc.array(
+      fc.record(
+        {
+          address: fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('browser', '\uD800', 'a\uDC00b')),
+          spent: validSpent,
+          bannedSeconds: validBan,
+        },
+        { requiredKeys: ['address'] },
+      ),
+      { maxLength: 3 },
+    ),
+    categories: fc.array(
+      fc.record(
+        {
+          name: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+          description: fc.string({ unit: 'grapheme', maxLength: 30 }),
+        },
+        { requiredKeys: ['name'] },
+      ),
+      { maxLength: 4 },
+    ),
     sunset: fc.record({ afterSunset: fc.constantFrom('serve', 'gone') }),
   },
   { requiredKeys: [] },
@@ -105,9 +243,35 @@ const hostileScenario: fc.Arbitrary<Record<string, unknown>> = fc.record(
     description: orJunk(text(40)),
     presets: orJunk(fc.array(fc.constantFrom<string>(...scenarioPresetNames, 'nope'), { maxLength: 3 })),
     clock: orJunk(clock),
-    keys: orJunk(fc.array(fc.record({ key: orJunk(keyName), plan: orJunk(planName), limits: orJunk(limits), spent: orJunk(spent), bannedSeconds: orJunk(bannedSeconds) }, { requiredKeys: ['key'] }), { maxLength: 4 })),
-    anonymous: orJunk(fc.array(fc.record({ address: orJunk(address), spent: orJunk(spent), bannedSeconds: orJunk(bannedSeconds) }, { requiredKeys: ['address'] }), { maxLength: 3 })),
-    categories: orJunk(fc.array(fc.record({ name: orJunk(text(30)), description: orJunk(text(30)) }, { requiredKeys: ['name'] }), { maxLength: 4 })),
+    keys: orJunk(
+      fc.array(
+        fc.record(
+          {
+            key: orJunk(keyName),
+            plan: orJunk(planName),
+            limits: orJunk(limits),
+            spent: orJunk(spent),
+            bannedSeconds: orJunk(bannedSeconds),
+          },
+          { requiredKeys: ['key'] },
+        ),
+        { maxLength: 4 },
+      ),
+    ),
+    anonymous: orJunk(
+      fc.array(
+        fc.record(
+          { address: orJunk(address), spent: orJunk(spent), bannedSeconds: orJunk(bannedSeconds) },
+          { requiredKeys: ['address'] },
+        ),
+        { maxLength: 3 },
+      ),
+    ),
+    categories: orJunk(
+      fc.array(fc.record({ name: orJunk(text(30)), description: orJunk(text(30)) }, { requiredKeys: ['name'] }), {
+        maxLength: 4,
+      }),
+    ),
     sunset: orJunk(fc.record({ afterSunset: fc.constantFrom('serve', 'gone', 'maybe') })),
     unknownField: junk,
   },
@@ -120,14 +284,32 @@ const encoder = new TextEncoder();
 
 /** A scenario as the body of POST /__mock/scenario: JSON, YAML, or text that is neither. */
 const scenarioBody = fc.oneof(
-  { weight: 3, arbitrary: scenarioArbitrary.map((scenario) => ({ contentType: 'application/json', body: JSON.stringify(scenario) })) },
-  { weight: 3, arbitrary: scenarioArbitrary.map((scenario) => ({ contentType: 'application/yaml', body: toYaml(scenario) })) },
-  { weight: 1, arbitrary: fc.tuple(scenarioArbitrary, fc.nat(), fc.string({ maxLength: 3 })).map(([scenario, at, insert]) => {
-    const yaml = toYaml(scenario);
-    const cut = at % (yaml.length + 1);
-    return { contentType: 'text/yaml', body: `${yaml.slice(0, cut)}${insert}${yaml.slice(cut)}` };
-  }) },
-  { weight: 1, arbitrary: fc.record({ contentType: fc.constantFrom('application/json', 'application/yaml', 'text/plain'), body: fc.string({ unit: 'binary', maxLength: 60 }) }) },
+  {
+    weight: 3,
+    arbitrary: scenarioArbitrary.map((scenario) => ({
+      contentType: 'application/json',
+      body: JSON.stringify(scenario),
+    })),
+  },
+  {
+    weight: 3,
+    arbitrary: scenarioArbitrary.map((scenario) => ({ contentType: 'application/yaml', body: toYaml(scenario) })),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(scenarioArbitrary, fc.nat(), fc.string({ maxLength: 3 })).map(([scenario, at, insert]) => {
+      const yaml = toYaml(scenario);
+      const cut = at % (yaml.length + 1);
+      return { contentType: 'text/yaml', body: `${yaml.slice(0, cut)}${insert}${yaml.slice(cut)}` };
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      contentType: fc.constantFrom('application/json', 'application/yaml', 'text/plain'),
+      body: fc.string({ unit: 'binary', maxLength: 60 }),
+    }),
+  },
 );
 
 // ---------------------------------------------------------------------------------------------
@@ -144,11 +326,27 @@ interface Call {
   key?: string;
 }
 
-const jsonOrJunk = (value: fc.Arbitrary<unknown>) => fc.oneof({ weight: 5, arbitrary: value.map((body) => JSON.stringify(body) ?? 'null') }, { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) });
+const jsonOrJunk = (value: fc.Arbitrary<unknown>) =>
+  fc.oneof(
+    { weight: 5, arbitrary: value.map((body) => JSON.stringify(body) ?? 'null') },
+    { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
+  );
 
 const callArbitrary: fc.Arbitrary<Call> = fc.oneof(
-  jsonOrJunk(fc.record({ advanceSeconds: orJunk(fc.oneof(fc.integer({ min: -5, max: 10 * 365 * 86_400 + 5 }), fc.double({ noNaN: false }), fc.constantFrom(10 * 365 * 86_400, 1e308))) })).map((body) => ({ method: 'POST', url: '/__mock/clock', contentType: 'application/json', body })),
-  jsonOrJunk(fc.record({ key: orJunk(keyName), plan: orJunk(planName), limits: orJunk(limits) }, { requiredKeys: [] })).map((body) => ({ method: 'POST', url: '/__mock/keys', contentType: 'application/json', body })),
+  jsonOrJunk(
+    fc.record({
+      advanceSeconds: orJunk(
+        fc.oneof(
+          fc.integer({ min: -5, max: 10 * 365 * 86_400 + 5 }),
+          fc.double({ noNaN: false }),
+          fc.constantFrom(10 * 365 * 86_400, 1e308),
+        ),
+      ),
+    }),
+  ).map((body) => ({ method: 'POST', url: '/__mock/clock', contentType: 'application/json', body })),
+  jsonOrJunk(
+    fc.record({ key: orJunk(keyName), plan: orJunk(planName), limits: orJunk(limits) }, { requiredKeys: [] }),
+  ).map((body) => ({ method: 'POST', url: '/__mock/keys', contentType: 'application/json', body })),
   scenarioBody.map(({ contentType, body }) => ({ method: 'POST', url: '/__mock/scenario', contentType, body })),
   fc.constantFrom<Call>(
     { method: 'POST', url: '/__mock/reset' },
@@ -168,16 +366,35 @@ const callArbitrary: fc.Arbitrary<Call> = fc.oneof(
     { method: 'GET', url: '/v1/categories', api: true },
     { method: 'GET', url: '/v1/pets/3', api: true },
   ),
-  fc.oneof(fc.integer({ min: -1, max: 10_001 }).map(String), fc.string({ maxLength: 6 })).map((limit) => ({ method: 'GET', url: `/__mock/dashboard?limit=${encodeURIComponent(limit)}` })),
+  fc
+    .oneof(fc.integer({ min: -1, max: 10_001 }).map(String), fc.string({ maxLength: 6 }))
+    .map((limit) => ({ method: 'GET', url: `/__mock/dashboard?limit=${encodeURIComponent(limit)}` })),
   // Keys as a transport delivers them: no CR, LF or NUL in a header.
-  fc.tuple(keyName, fc.string({ unit: 'grapheme', maxLength: 20 })).map(([key, name]) => ({ method: 'POST', url: '/v1/categories', contentType: 'application/json', body: JSON.stringify({ name }), api: true, key: key.replace(/[\r\n\0]/g, '') })),
+  fc
+    .tuple(keyName, fc.string({ unit: 'grapheme', maxLength: 20 }))
+    .map(([key, name]) => ({
+      method: 'POST',
+      url: '/v1/categories',
+      contentType: 'application/json',
+      body: JSON.stringify({ name }),
+      api: true,
+      key: key.replace(/[\r\n\0]/g, ''),
+    })),
 );
 
 /** The answer must be one a transport can send: a status, JSON where JSON is said, an Error body for an error. */
 function answerProblems(response: MockResponse): string[] {
   const problems: string[] = [];
-  if (response.status >= 500) problems.push(`a server error ${response.status}: ${(response.body ?? '').slice(0, 300)}`);
-  if (response.status >= 400) problems.push(...errorShapeProblems({ status: response.status, contentType: response.headers['Content-Type'], body: response.body }));
+  if (response.status >= 500)
+    problems.push(`a server error ${response.status}: ${(response.body ?? '').slice(0, 300)}`);
+  if (response.status >= 400)
+    problems.push(
+      ...errorShapeProblems({
+        status: response.status,
+        contentType: response.headers['Content-Type'],
+        body: response.body,
+      }),
+    );
   if (/Invalid Date/.test(response.headers.Date ?? '')) problems.push(`Date: ${response.headers.Date}`);
   return problems;
 }
@@ -188,14 +405,30 @@ function answerProblems(response: MockResponse): string[] {
  */
 async function sessionState(app: MockApp, session: string): Promise<string> {
   const controls = app.controlsFor(session);
-  const [clockState, keys, categories, requests, health, dashboard] = await Promise.all([controls.clock(), controls.keys(), controls.categories(), controls.requests(), controls.health(), controls.dashboard()]);
-  const api = <T extends { path: string }>(entries: T[]) => entries.filter((entry) => !entry.path.startsWith('/__mock/'));
-  return JSON.stringify({ clockState, keys, categories, requests: api(requests), health, dashboard: { ...dashboard, recent: api(dashboard.recent) } });
+  const [clockState, keys, categories, requests, health, dashboard] = await Promise.all([
+    controls.clock(),
+    controls.keys(),
+    controls.categories(),
+    controls.requests(),
+    controls.health(),
+    controls.dashboard(),
+  ]);
+  const api = <T extends { path: string }>(entries: T[]) =>
+    entries.filter((entry) => !entry.path.startsWith('/__mock/'));
+  return JSON.stringify({
+    clockState,
+    keys,
+    categories,
+    requests: api(requests),
+    health,
+    dashboard: { ...dashboard, recent: api(dashboard.recent) },
+  });
 }
 
 /** A fixed base clock: the state of a session is then a function of what it was sent. */
 const fixedNow = Date.UTC(2026, 5, 1, 12);
-const fuzzApp = (config: MockConfigInput = {}) => createMockApp({ spec: specDocument, config, clock: { now: () => fixedNow }, seed: 1 });
+const fuzzApp = (config: MockConfigInput = {}) =>
+  createMockApp({ spec: specDocument, config, clock: { now: () => fixedNow }, seed: 1 });
 
 /** The request of a call, on `session` (none: the default session). */
 function toRequest(call: Call, session?: string): MockRequest {
@@ -214,9 +447,15 @@ function toRequest(call: Call, session?: string): MockRequest {
 
 describe('fuzzing the control API: sequences of calls on one session', () => {
   const small = 150;
-  it('never answers 5xx, answers in bounded time, and a refused or reading control changes nothing', { timeout: fuzzTimeoutMs(small, 400) }, async () => {
+  it('never answers 5xx, answers in bounded time, and a refused or reading control changes nothing', {
+    timeout: fuzzTimeoutMs(small, 400),
+  }, async () => {
     // One app for the whole run (as a long-lived mock is), a session per sequence.
-    const app = fuzzApp({ maxCategoryBytes: 64 * 1024, requestLogSize: 50, sessions: { maxSessions: 1_000, idleSeconds: 3_600 } });
+    const app = fuzzApp({
+      maxCategoryBytes: 64 * 1024,
+      requestLogSize: 50,
+      sessions: { maxSessions: 1_000, idleSeconds: 3_600 },
+    });
     let sequence = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(callArbitrary, { minLength: 1, maxLength: 8 }), async (calls) => {
@@ -225,19 +464,32 @@ describe('fuzzing the control API: sequences of calls on one session', () => {
         await app.controlsFor(session).reset();
         for (const call of calls) {
           const before = call.api ? '' : await sessionState(app, session);
-          const response = await timed(`${call.method} ${call.url} ${call.body ?? ''}`, () => app.handle(toRequest(call, session)));
+          const response = await timed(`${call.method} ${call.url} ${call.body ?? ''}`, () =>
+            app.handle(toRequest(call, session)),
+          );
           saw(`control ${call.method} ${call.url.split('?')[0]} ${response.status}`);
           const problems = answerProblems(response);
-          if (problems.length > 0) throw new Error(`${call.method} ${call.url} ${(call.body ?? '').slice(0, 300)}\n${problems.join('\n')}`);
+          if (problems.length > 0)
+            throw new Error(`${call.method} ${call.url} ${(call.body ?? '').slice(0, 300)}\n${problems.join('\n')}`);
           if (!call.api && (response.status >= 400 || call.method === 'GET')) {
             const after = await sessionState(app, session);
-            if (after !== before) throw new Error(`${call.method} ${call.url} answered ${response.status} yet changed the session:\n${(call.body ?? '').slice(0, 300)}\n${response.body?.slice(0, 300)}`);
+            if (after !== before)
+              throw new Error(
+                `${call.method} ${call.url} answered ${response.status} yet changed the session:\n${(call.body ?? '').slice(0, 300)}\n${response.body?.slice(0, 300)}`,
+              );
           }
           // Whatever was applied, the session keeps serving, and within its bounds.
           const health = await app.controlsFor(session).health();
-          if (health.categories.bytes > health.categories.maxBytes || health.categories.count > health.categories.maxCount) throw new Error(`over the bounds: ${JSON.stringify(health.categories)}`);
+          if (
+            health.categories.bytes > health.categories.maxBytes ||
+            health.categories.count > health.categories.maxCount
+          )
+            throw new Error(`over the bounds: ${JSON.stringify(health.categories)}`);
           const list = await app.handle(toRequest({ method: 'GET', url: '/v1/categories' }, session));
-          if (list.status >= 500 || /Invalid Date/.test(list.headers.Date ?? '')) throw new Error(`after ${call.method} ${call.url} ${(call.body ?? '').slice(0, 300)}, GET /v1/categories answered ${list.status} (Date: ${list.headers.Date})`);
+          if (list.status >= 500 || /Invalid Date/.test(list.headers.Date ?? ''))
+            throw new Error(
+              `after ${call.method} ${call.url} ${(call.body ?? '').slice(0, 300)}, GET /v1/categories answered ${list.status} (Date: ${list.headers.Date})`,
+            );
         }
       }),
       fuzzParameters(small),
@@ -249,7 +501,9 @@ describe('fuzzing the control API: sequences of calls on one session', () => {
 
 describe('fuzzing scenarios: one at a time on a fresh session', () => {
   const small = 200;
-  it('a scenario is applied or refused with a 4xx that changed nothing, and the session serves every control afterwards', { timeout: fuzzTimeoutMs(small, 300) }, async () => {
+  it('a scenario is applied or refused with a 4xx that changed nothing, and the session serves every control afterwards', {
+    timeout: fuzzTimeoutMs(small, 300),
+  }, async () => {
     const app = fuzzApp({ sessions: { maxSessions: 1_000, idleSeconds: 3_600 } });
     let index = 0;
     await fc.assert(
@@ -258,15 +512,34 @@ describe('fuzzing scenarios: one at a time on a fresh session', () => {
         const session = `scenario-${(index += 1) % 900}`;
         await app.controlsFor(session).reset();
         const before = await sessionState(app, session);
-        const response = await timed(`scenario ${body}`, () => app.handle(toRequest({ method: 'POST', url: '/__mock/scenario', contentType, body }, session)));
+        const response = await timed(`scenario ${body}`, () =>
+          app.handle(toRequest({ method: 'POST', url: '/__mock/scenario', contentType, body }, session)),
+        );
         saw(`scenario ${response.status}`);
         const problems = answerProblems(response);
         if (problems.length > 0) throw new Error(`${contentType} ${body.slice(0, 400)}\n${problems.join('\n')}`);
-        if (response.status >= 400 && (await sessionState(app, session)) !== before) throw new Error(`refused with ${response.status} yet applied in part:\n${body.slice(0, 400)}\n${response.body}`);
-        for (const url of ['/__mock/clock', '/__mock/report', '/__mock/dashboard', '/__mock/requests?format=jsonl', '/__mock/keys', '/v1/categories', '/v1/pets/3']) {
+        if (response.status >= 400 && (await sessionState(app, session)) !== before)
+          throw new Error(
+            `refused with ${response.status} yet applied in part:\n${body.slice(0, 400)}\n${response.body}`,
+          );
+        for (const url of [
+          '/__mock/clock',
+          '/__mock/report',
+          '/__mock/dashboard',
+          '/__mock/requests?format=jsonl',
+          '/__mock/keys',
+          '/v1/categories',
+          '/v1/pets/3',
+        ]) {
           const after = await app.handle(toRequest({ method: 'GET', url }, session));
-          const afterProblems = after.status >= 500 || /Invalid Date/.test(after.headers.Date ?? '') ? [`${url} answered ${after.status}, Date ${after.headers.Date}: ${after.body?.slice(0, 200)}`] : [];
-          if (afterProblems.length > 0) throw new Error(`after the scenario (${response.status}) ${body.slice(0, 400)}\n${afterProblems.join('\n')}`);
+          const afterProblems =
+            after.status >= 500 || /Invalid Date/.test(after.headers.Date ?? '')
+              ? [`${url} answered ${after.status}, Date ${after.headers.Date}: ${after.body?.slice(0, 200)}`]
+              : [];
+          if (afterProblems.length > 0)
+            throw new Error(
+              `after the scenario (${response.status}) ${body.slice(0, 400)}\n${afterProblems.join('\n')}`,
+            );
         }
       }),
       fuzzParameters(small),
@@ -278,19 +551,47 @@ describe('fuzzing scenarios: one at a time on a fresh session', () => {
 // Replay recordings, through the whole command.
 
 const recordedTime = fc.oneof(
-  { weight: 3, arbitrary: fc.integer({ min: 0, max: 600_000 }).map((offset) => new Date(Date.UTC(2026, 0, 1) + offset).toISOString()) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .integer({ min: 0, max: 600_000 })
+      .map((offset) => new Date(Date.UTC(2026, 0, 1) + offset).toISOString()),
+  },
   { weight: 1, arbitrary: instant },
-  { weight: 1, arbitrary: fc.constantFrom('0001-01-01T00:00:00Z', '1969-12-31T23:59:59.999Z', '-000001-01-01T00:00:00Z', '+010000-01-01T00:00:00Z', '2026-01-01T00:00:00+14:00') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '0001-01-01T00:00:00Z',
+      '1969-12-31T23:59:59.999Z',
+      '-000001-01-01T00:00:00Z',
+      '+010000-01-01T00:00:00Z',
+      '2026-01-01T00:00:00+14:00',
+    ),
+  },
 );
-const hostileText = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('\u001b]0;owned\u0007', '\u001b[2K\rVerdict: ok', '\u009b31m', '\u202eevil', 'a\u0000b'));
+const hostileText = fc.oneof(
+  fc.string({ unit: 'grapheme', maxLength: 30 }),
+  fc.constantFrom('\u001b]0;owned\u0007', '\u001b[2K\rVerdict: ok', '\u009b31m', '\u202eevil', 'a\u0000b'),
+);
 
 const exportLineArbitrary = fc
   .record(
     {
       time: orJunk(recordedTime),
       method: orJunk(fc.constantFrom('GET', 'POST', 'DELETE', 'get', 'BREW')),
-      url: orJunk(fc.oneof(fc.constantFrom('/v1/categories', '/v1/pets/3', '/v1/store/orders', '/__mock/reset', '/'), hostileText.map((tail) => `/v1/${tail}`))),
-      client: orJunk(fc.oneof(fc.nat(4096).map((n) => `client-${n.toString(16).padStart(12, '0')}`), fc.constant('anonymous-00000000000a'), hostileText)),
+      url: orJunk(
+        fc.oneof(
+          fc.constantFrom('/v1/categories', '/v1/pets/3', '/v1/store/orders', '/__mock/reset', '/'),
+          hostileText.map((tail) => `/v1/${tail}`),
+        ),
+      ),
+      client: orJunk(
+        fc.oneof(
+          fc.nat(4096).map((n) => `client-${n.toString(16).padStart(12, '0')}`),
+          fc.constant('anonymous-00000000000a'),
+          hostileText,
+        ),
+      ),
       plan: orJunk(fc.oneof(planName, hostileText)),
       limits: orJunk(limits),
       status: orJunk(fc.constantFrom(200, 201, 429, 404, 99, 600)),
@@ -305,14 +606,24 @@ const harEntryArbitrary = fc
   .record({
     index: fc.nat(10_000),
     key: fc.oneof(fc.constantFrom('demo-free', 'demo-pro'), keyName, hostileText),
-    url: fc.oneof(fc.constant(undefined), fc.webUrl(), fc.constantFrom('http://[::1', '/relative', 'javascript:alert(1)', 'http://api.example/v1/categories?q=%00%1b'), hostileText.map((tail) => `http://api.example/v1/${tail}`)),
+    url: fc.oneof(
+      fc.constant(undefined),
+      fc.webUrl(),
+      fc.constantFrom('http://[::1', '/relative', 'javascript:alert(1)', 'http://api.example/v1/categories?q=%00%1b'),
+      hostileText.map((tail) => `http://api.example/v1/${tail}`),
+    ),
     time: orJunk(recordedTime),
     extraHeaders: fc.nat(3),
     overrides: fc.record({ request: junk, response: junk, startedDateTime: junk }, { requiredKeys: [] }),
     useOverrides: fc.boolean(),
   })
   .map(({ index, key, url, time, extraHeaders, overrides, useOverrides }) => {
-    const entry = harEntry(index, { key, headers: extraHeaders, ...(url === undefined ? {} : { url }), ...(typeof time === 'string' ? { time } : {}) });
+    const entry = harEntry(index, {
+      key,
+      headers: extraHeaders,
+      ...(url === undefined ? {} : { url }),
+      ...(typeof time === 'string' ? { time } : {}),
+    });
     return useOverrides ? { ...entry, ...overrides } : entry;
   });
 
@@ -322,30 +633,57 @@ const validExportLine = fc
     index: fc.nat(10_000),
     time: fc.integer({ min: 0, max: 600_000 }).map((offset) => new Date(Date.UTC(2026, 0, 1) + offset).toISOString()),
     method: fc.constantFrom('GET', 'POST'),
-    url: fc.oneof(fc.constantFrom('/v1/categories', '/v1/pets/3', '/v1/store/orders'), hostileText.map((tail) => `/v1/categories?q=${tail}`)),
+    url: fc.oneof(
+      fc.constantFrom('/v1/categories', '/v1/pets/3', '/v1/store/orders'),
+      hostileText.map((tail) => `/v1/categories?q=${tail}`),
+    ),
     client: fc.nat(8).map((n) => `client-${n.toString(16).padStart(12, '0')}`),
-    plan: fc.oneof(planName, hostileText.map((name) => name.slice(0, 60))),
+    plan: fc.oneof(
+      planName,
+      hostileText.map((name) => name.slice(0, 60)),
+    ),
     status: fc.constantFrom(200, 201, 429),
     prefer: fc.constantFrom(null, 'code=429'),
   })
   .map(({ index, ...overrides }) => exportLine(index, overrides));
 /** A HAR entry the reader takes (with --default-plan for its keys). */
 const validHarEntry = fc
-  .record({ index: fc.nat(10_000), key: fc.oneof(fc.constantFrom('demo-free', 'demo-pro'), fc.stringMatching(/^[\x21-\x7e]{1,24}$/)), url: fc.oneof(fc.webUrl({ withQueryParameters: true }), hostileText.map((tail) => `http://api.example/v1/categories?q=${encodeURIComponent(tail)}`)) })
+  .record({
+    index: fc.nat(10_000),
+    key: fc.oneof(fc.constantFrom('demo-free', 'demo-pro'), fc.stringMatching(/^[\x21-\x7e]{1,24}$/)),
+    url: fc.oneof(
+      fc.webUrl({ withQueryParameters: true }),
+      hostileText.map((tail) => `http://api.example/v1/categories?q=${encodeURIComponent(tail)}`),
+    ),
+  })
   .map(({ index, key, url }) => harEntry(index, { key, url }));
 
 const recordingArbitrary = fc.oneof(
-  { weight: 2, arbitrary: fc.array(validExportLine, { minLength: 1, maxLength: 30 }).map((lines) => `${lines.join('\n')}\n`) },
-  { weight: 2, arbitrary: fc.array(validHarEntry, { minLength: 1, maxLength: 30 }).map((entries) => harDocument(entries)) },
+  {
+    weight: 2,
+    arbitrary: fc.array(validExportLine, { minLength: 1, maxLength: 30 }).map((lines) => `${lines.join('\n')}\n`),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.array(validHarEntry, { minLength: 1, maxLength: 30 }).map((entries) => harDocument(entries)),
+  },
   fc.array(exportLineArbitrary, { minLength: 1, maxLength: 30 }).map((lines) => `${lines.join('\n')}\n`),
   fc.array(harEntryArbitrary, { minLength: 1, maxLength: 30 }).map((entries) => harDocument(entries)),
-  fc.array(harEntryArbitrary, { minLength: 1, maxLength: 10 }).map((entries) => JSON.stringify(JSON.parse(harDocument(entries)), null, 2)),
+  fc
+    .array(harEntryArbitrary, { minLength: 1, maxLength: 10 })
+    .map((entries) => JSON.stringify(JSON.parse(harDocument(entries)), null, 2)),
   // Cut or spliced: what a half-written or corrupted file is.
-  fc.tuple(fc.array(exportLineArbitrary, { minLength: 1, maxLength: 10 }), fc.nat(), fc.string({ unit: 'binary', maxLength: 4 })).map(([lines, at, insert]) => {
-    const whole = lines.join('\n');
-    const cut = at % (whole.length + 1);
-    return `${whole.slice(0, cut)}${insert}${whole.slice(cut + insert.length)}`;
-  }),
+  fc
+    .tuple(
+      fc.array(exportLineArbitrary, { minLength: 1, maxLength: 10 }),
+      fc.nat(),
+      fc.string({ unit: 'binary', maxLength: 4 }),
+    )
+    .map(([lines, at, insert]) => {
+      const whole = lines.join('\n');
+      const cut = at % (whole.length + 1);
+      return `${whole.slice(0, cut)}${insert}${whole.slice(cut + insert.length)}`;
+    }),
   fc.string({ unit: 'binary', maxLength: 100 }),
 );
 
@@ -354,30 +692,53 @@ const rawControl = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-
 
 describe('fuzzing replay recordings through petstore-mock replay', () => {
   const small = 150;
-  it('replays or refuses in one line (exit 0 or 2), never a crash, a 5xx or a raw control character on the terminal', { timeout: fuzzTimeoutMs(small, 400) }, async () => {
+  it('replays or refuses in one line (exit 0 or 2), never a crash, a 5xx or a raw control character on the terminal', {
+    timeout: fuzzTimeoutMs(small, 400),
+  }, async () => {
     await fc.assert(
-      fc.asyncProperty(recordingArbitrary, fc.constantFrom<string[]>([], ['--default-plan', 'pro']), async (recording, extra) => {
-        runs.replays += 1;
-        let stdout = '';
-        let stderr = '';
-        const io = { stdout: (chunk: string) => void (stdout += chunk), stderr: (chunk: string) => void (stderr += chunk), readFile: async () => recording, writeFile: async () => undefined };
-        const status = await timed(`replay ${recording}`, () => runReplayCommand(['recording.har', ...extra, '--report', 'report.json'], io), commandBoundMs);
-        saw(`replay exit ${status}`);
-        const where = `\n--- recording:\n${recording.slice(0, 600)}\n--- stdout:\n${stdout.slice(0, 600)}\n--- stderr:\n${stderr.slice(0, 600)}`;
-        if (status !== 0 && status !== 2) throw new Error(`exit ${status}${where}`);
-        if (status === 2 && (stderr.trimEnd().includes('\n') || stderr === '')) throw new Error(`a refusal is one line${where}`);
-        if (rawControl.test(stdout) || rawControl.test(stderr)) throw new Error(`a raw control character reached the terminal${where}`);
-        // The command turns any error into its one line: the reader itself must throw only its own refusals.
-        try {
-          parseReplayInput(recording, { plans: parseMockConfig({}).plans, demoKeys: { 'demo-free': 'free', 'demo-pro': 'pro' }, ...(extra.length > 0 ? { defaultPlan: 'pro' } : {}) });
-        } catch (error) {
-          if (!(error instanceof ReplayInputError)) throw new Error(`the reader threw ${(error as Error).name}: ${(error as Error).message}${where}`);
-        }
-        if (status === 0) {
-          const statuses = /^Statuses: (.*)$/m.exec(stdout)?.[1] ?? '';
-          if (statuses.split(', ').some((entry) => Number(entry.split(' x ')[0]) >= 500)) throw new Error(`the replay was answered with a 5xx${where}`);
-        }
-      }),
+      fc.asyncProperty(
+        recordingArbitrary,
+        fc.constantFrom<string[]>([], ['--default-plan', 'pro']),
+        async (recording, extra) => {
+          runs.replays += 1;
+          let stdout = '';
+          let stderr = '';
+          const io = {
+            stdout: (chunk: string) => void (stdout += chunk),
+            stderr: (chunk: string) => void (stderr += chunk),
+            readFile: async () => recording,
+            writeFile: async () => undefined,
+          };
+          const status = await timed(
+            `replay ${recording}`,
+            () => runReplayCommand(['recording.har', ...extra, '--report', 'report.json'], io),
+            commandBoundMs,
+          );
+          saw(`replay exit ${status}`);
+          const where = `\n--- recording:\n${recording.slice(0, 600)}\n--- stdout:\n${stdout.slice(0, 600)}\n--- stderr:\n${stderr.slice(0, 600)}`;
+          if (status !== 0 && status !== 2) throw new Error(`exit ${status}${where}`);
+          if (status === 2 && (stderr.trimEnd().includes('\n') || stderr === ''))
+            throw new Error(`a refusal is one line${where}`);
+          if (rawControl.test(stdout) || rawControl.test(stderr))
+            throw new Error(`a raw control character reached the terminal${where}`);
+          // The command turns any error into its one line: the reader itself must throw only its own refusals.
+          try {
+            parseReplayInput(recording, {
+              plans: parseMockConfig({}).plans,
+              demoKeys: { 'demo-free': 'free', 'demo-pro': 'pro' },
+              ...(extra.length > 0 ? { defaultPlan: 'pro' } : {}),
+            });
+          } catch (error) {
+            if (!(error instanceof ReplayInputError))
+              throw new Error(`the reader threw ${(error as Error).name}: ${(error as Error).message}${where}`);
+          }
+          if (status === 0) {
+            const statuses = /^Statuses: (.*)$/m.exec(stdout)?.[1] ?? '';
+            if (statuses.split(', ').some((entry) => Number(entry.split(' x ')[0]) >= 500))
+              throw new Error(`the replay was answered with a 5xx${where}`);
+          }
+        },
+      ),
       fuzzParameters(small),
     );
   });
@@ -391,9 +752,22 @@ const validConfig: fc.Arbitrary<Record<string, unknown>> = fc.record(
   {
     plans: fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_-]{0,10}$/), validLimits, { maxKeys: 2 }),
     anonymous: validLimits,
-    keys: fc.array(fc.record({ key: fc.stringMatching(/^[a-z0-9-]{1,20}$/), plan: fc.constantFrom('free', 'pro', 'business', 'enterprise') }), { maxLength: 3 }),
+    keys: fc.array(
+      fc.record({
+        key: fc.stringMatching(/^[a-z0-9-]{1,20}$/),
+        plan: fc.constantFrom('free', 'pro', 'business', 'enterprise'),
+      }),
+      { maxLength: 3 },
+    ),
     demoKeys: fc.boolean(),
-    ban: fc.record({ enabled: fc.boolean(), threshold: fc.integer({ min: 1, max: 20 }), durationSeconds: fc.integer({ min: 1, max: 3_600 }) }, { requiredKeys: [] }),
+    ban: fc.record(
+      {
+        enabled: fc.boolean(),
+        threshold: fc.integer({ min: 1, max: 20 }),
+        durationSeconds: fc.integer({ min: 1, max: 3_600 }),
+      },
+      { requiredKeys: [] },
+    ),
     seedCategories: fc.integer({ min: 0, max: 20 }),
     maxCategories: fc.integer({ min: 1, max: 1_000 }),
     maxCategoryBytes: fc.constantFrom(1024, 4096, 16 * 1024 * 1024),
@@ -402,7 +776,10 @@ const validConfig: fc.Arbitrary<Record<string, unknown>> = fc.record(
     requestLogSize: fc.integer({ min: 1, max: 1_000 }),
     controlToken: fc.stringMatching(/^[a-z0-9]{1,10}$/),
     cors: fc.boolean(),
-    sessions: fc.record({ maxSessions: fc.integer({ min: 0, max: 5 }), idleSeconds: fc.integer({ min: 1, max: 100 }) }, { requiredKeys: [] }),
+    sessions: fc.record(
+      { maxSessions: fc.integer({ min: 0, max: 5 }), idleSeconds: fc.integer({ min: 1, max: 100 }) },
+      { requiredKeys: [] },
+    ),
     sunset: fc.record({ afterSunset: fc.constantFrom('serve', 'gone') }),
     scenario: validScenario,
     rateLimitHeaders: fc.constantFrom(['x-ratelimit'], ['x-ratelimit', 'ietf']),
@@ -415,10 +792,21 @@ const hostileConfig: fc.Arbitrary<Record<string, unknown>> = fc.record(
   {
     plans: orJunk(fc.dictionary(planName, limits, { maxKeys: 3 })),
     anonymous: orJunk(limits),
-    keys: orJunk(fc.array(fc.record({ key: orJunk(keyName), plan: orJunk(planName), limits: orJunk(limits) }, { requiredKeys: [] }), { maxLength: 3 })),
+    keys: orJunk(
+      fc.array(
+        fc.record({ key: orJunk(keyName), plan: orJunk(planName), limits: orJunk(limits) }, { requiredKeys: [] }),
+        { maxLength: 3 },
+      ),
+    ),
     demoKeys: orJunk(fc.boolean()),
     ban: orJunk(fc.record({ enabled: fc.boolean(), threshold: count, durationSeconds: count }, { requiredKeys: [] })),
-    deprecation: orJunk(fc.dictionary(fc.constantFrom('getPetById', 'toString', 'x'), fc.record({ deprecatedAt: instant, sunset: instant }, { requiredKeys: [] }), { maxKeys: 2 })),
+    deprecation: orJunk(
+      fc.dictionary(
+        fc.constantFrom('getPetById', 'toString', 'x'),
+        fc.record({ deprecatedAt: instant, sunset: instant }, { requiredKeys: [] }),
+        { maxKeys: 2 },
+      ),
+    ),
     seedCategories: orJunk(fc.integer({ min: -1, max: 200 })),
     maxCategories: orJunk(fc.integer({ min: -1, max: 1_000 })),
     maxCategoryBytes: orJunk(fc.constantFrom(1023, 1024, 4096, 16 * 1024 * 1024)),
@@ -429,7 +817,12 @@ const hostileConfig: fc.Arbitrary<Record<string, unknown>> = fc.record(
     allowRemoteControl: orJunk(fc.boolean()),
     allowedHosts: orJunk(fc.oneof(fc.constant('all'), fc.array(fc.domain(), { maxLength: 2 }))),
     cors: orJunk(fc.boolean()),
-    sessions: orJunk(fc.record({ maxSessions: fc.integer({ min: -1, max: 5 }), idleSeconds: fc.integer({ min: 0, max: 100 }) }, { requiredKeys: [] })),
+    sessions: orJunk(
+      fc.record(
+        { maxSessions: fc.integer({ min: -1, max: 5 }), idleSeconds: fc.integer({ min: 0, max: 100 }) },
+        { requiredKeys: [] },
+      ),
+    ),
     sunset: orJunk(fc.record({ afterSunset: fc.constantFrom('serve', 'gone', 'x') })),
     scenario: orJunk(scenarioArbitrary),
     rateLimitHeaders: orJunk(fc.subarray(['x-ratelimit', 'ietf', 'draft'])),
@@ -443,11 +836,16 @@ const configArbitrary = fc.oneof({ weight: 3, arbitrary: validConfig }, { weight
 const configText = fc.oneof(
   { weight: 4, arbitrary: configArbitrary.map((config) => toYaml(config)) },
   { weight: 2, arbitrary: configArbitrary.map((config) => JSON.stringify(config)) },
-  { weight: 1, arbitrary: fc.tuple(configArbitrary, fc.nat(), fc.string({ unit: 'binary', maxLength: 3 })).map(([config, at, insert]) => {
-    const yaml = toYaml(config);
-    const cut = at % (yaml.length + 1);
-    return `${yaml.slice(0, cut)}${insert}${yaml.slice(cut)}`;
-  }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(configArbitrary, fc.nat(), fc.string({ unit: 'binary', maxLength: 3 }))
+      .map(([config, at, insert]) => {
+        const yaml = toYaml(config);
+        const cut = at % (yaml.length + 1);
+        return `${yaml.slice(0, cut)}${insert}${yaml.slice(cut)}`;
+      }),
+  },
 );
 
 describe('fuzzing the config file', () => {
@@ -460,7 +858,9 @@ describe('fuzzing the config file', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  it('a config is read or refused in one line naming the file; a config read serves requests without a 5xx', { timeout: fuzzTimeoutMs(small, 400) }, async () => {
+  it('a config is read or refused in one line naming the file; a config read serves requests without a 5xx', {
+    timeout: fuzzTimeoutMs(small, 400),
+  }, async () => {
     let index = 0;
     await fc.assert(
       fc.asyncProperty(configText, async (yaml) => {
@@ -473,7 +873,12 @@ describe('fuzzing the config file', () => {
         } catch (error) {
           saw('config refused');
           const message = (error as Error).message;
-          if (!(error instanceof Error) || !message.startsWith(`Failed to load config ${path}: `) || message.includes('\n')) throw new Error(`not a one-line refusal: ${message}\n--- config:\n${yaml.slice(0, 600)}`);
+          if (
+            !(error instanceof Error) ||
+            !message.startsWith(`Failed to load config ${path}: `) ||
+            message.includes('\n')
+          )
+            throw new Error(`not a one-line refusal: ${message}\n--- config:\n${yaml.slice(0, 600)}`);
           return;
         } finally {
           await rm(path, { force: true });
@@ -484,7 +889,8 @@ describe('fuzzing the config file', () => {
         const refusedAtStart = (error: unknown, prefix: RegExp) => {
           saw('config scenario refused at start');
           const message = (error as Error).message;
-          if (!(error instanceof Error) || !prefix.test(message) || message.includes('\n')) throw new Error(`the config's scenario failed unclearly: ${message}\n--- config:\n${yaml.slice(0, 600)}`);
+          if (!(error instanceof Error) || !prefix.test(message) || message.includes('\n'))
+            throw new Error(`the config's scenario failed unclearly: ${message}\n--- config:\n${yaml.slice(0, 600)}`);
         };
         let app: MockApp;
         try {
@@ -506,9 +912,12 @@ describe('fuzzing the config file', () => {
         ];
         for (const call of calls) {
           for (const key of ['demo-free', 'no-such-key']) {
-            const response = await timed(`${call.method} ${call.url} with config ${yaml}`, () => app.handle(toRequest({ ...call, key })));
+            const response = await timed(`${call.method} ${call.url} with config ${yaml}`, () =>
+              app.handle(toRequest({ ...call, key })),
+            );
             const problems = answerProblems(response);
-            if (problems.length > 0) throw new Error(`${call.method} ${call.url}: ${problems.join('\n')}\n--- config:\n${yaml.slice(0, 600)}`);
+            if (problems.length > 0)
+              throw new Error(`${call.method} ${call.url}: ${problems.join('\n')}\n--- config:\n${yaml.slice(0, 600)}`);
           }
         }
       }),

@@ -54,7 +54,9 @@ beforeAll(async () => {
   cleanups.push(() => inFlight.destroy());
   const inFlightClosed = new Promise<void>((resolve) => inFlight.once('close', () => resolve()));
   await new Promise<void>((resolve) => inFlight.once('connect', () => resolve()));
-  inFlight.write(`POST /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer demo-enterprise\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+  inFlight.write(
+    `POST /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer demo-enterprise\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+  );
 
   // The load: wait (on answers, not the clock) until it is well under way.
   let answered = 0;
@@ -82,12 +84,18 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 10));
     outcome = await tryToConnect(port);
   }
-  const newConnectionWhileDraining = { outcome, processStillRunning: cli.child.exitCode === null && cli.child.signalCode === null };
+  const newConnectionWhileDraining = {
+    outcome,
+    processStillRunning: cli.child.exitCode === null && cli.child.signalCode === null,
+  };
 
   inFlight.write(body.slice(10));
   // Like a pooled client, the in-flight one keeps its connection for reuse unless told
   // `Connection: close`; so the server has to end it for the process to exit promptly.
-  const exited = await Promise.race([cli.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), graceBoundMs + 2_000).unref())]);
+  const exited = await Promise.race([
+    cli.exited,
+    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), graceBoundMs + 2_000).unref()),
+  ]);
   const exitAfterMs = performance.now() - sigtermAt;
   const head = inFlightBytes.toString('latin1').split('\r\n\r\n')[0] ?? '';
   const inFlightAnswer = head.split('\r\n')[0] ?? '';
@@ -97,8 +105,18 @@ beforeAll(async () => {
 
   for (const worker of workers) worker.stop();
   const reports = await Promise.all(workers.map((worker) => worker.done));
-  seen = { reports, answeredBeforeSigterm, newConnectionWhileDraining, inFlightAnswer, inFlightConnectionHeader, exit: exited ?? { code: null, signal: null }, exitAfterMs };
-  console.log(`[hardening] graceful shutdown: ${JSON.stringify({ ...seen, reports: undefined })}; connections: ${JSON.stringify(reports)}`);
+  seen = {
+    reports,
+    answeredBeforeSigterm,
+    newConnectionWhileDraining,
+    inFlightAnswer,
+    inFlightConnectionHeader,
+    exit: exited ?? { code: null, signal: null },
+    exitAfterMs,
+  };
+  console.log(
+    `[hardening] graceful shutdown: ${JSON.stringify({ ...seen, reports: undefined })}; connections: ${JSON.stringify(reports)}`,
+  );
 });
 
 afterAll(async () => {

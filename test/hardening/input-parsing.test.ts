@@ -55,7 +55,10 @@ describe('finding 4: a large YAML scenario no longer stops every session', () =>
 
   it('a scenario of 10,000 anchors each aliased once is answered in seconds (alias resolution is not quadratic)', async () => {
     const app = createCoreApp();
-    const yaml = Array.from({ length: 10_000 }, (_, index) => `a${index}: &a${index} ${index}\nb${index}: *a${index}`).join('\n');
+    const yaml = Array.from(
+      { length: 10_000 },
+      (_, index) => `a${index}: &a${index} ${index}\nb${index}: *a${index}`,
+    ).join('\n');
     const { response, ms } = await timed(app, scenarioRequest(yaml, 'anchors'));
     expect(response.status).toBeLessThan(500);
     expect(ms, `the scenario took ${ms.toFixed(0)} ms`).toBeLessThan(boundMs);
@@ -95,7 +98,9 @@ describe('item 4: a recording is read up to the size its format is parsed in und
     expect(oneLine.length).toBeGreaterThan(maxHarTextLength);
     for (const text of [oneLine, JSON.stringify(JSON.parse(oneLine), null, 2)]) {
       const started = performance.now();
-      expect(() => parseReplayInput(text, { plans, defaultPlan: 'free' })).toThrow(/^Failed to read the recording: a HAR file is read up to 16 MiB, this one is \d+\.\d MiB; export the API's requests alone/);
+      expect(() => parseReplayInput(text, { plans, defaultPlan: 'free' })).toThrow(
+        /^Failed to read the recording: a HAR file is read up to 16 MiB, this one is \d+\.\d MiB; export the API's requests alone/,
+      );
       // Refused on its size: no JSON.parse of 17 MiB (a second or more on a busy machine).
       expect(performance.now() - started).toBeLessThan(boundMs);
     }

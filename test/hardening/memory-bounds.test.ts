@@ -19,7 +19,13 @@ const addressOf = (index: number) => `10.${(index >> 16) & 255}.${(index >> 8) &
 async function addKeys(app: MockApp, count: number): Promise<string[]> {
   const keys = Array.from({ length: count }, (_, index) => `valid-key-${index}`);
   for (const key of keys) {
-    const response = (await app.handle({ method: 'POST', url: '/__mock/keys', headers: { 'content-type': 'application/json' }, body: encoder.encode(JSON.stringify({ key, plan: 'free' })), clientAddress: '127.0.0.1' }));
+    const response = await app.handle({
+      method: 'POST',
+      url: '/__mock/keys',
+      headers: { 'content-type': 'application/json' },
+      body: encoder.encode(JSON.stringify({ key, plan: 'free' })),
+      clientAddress: '127.0.0.1',
+    });
     expect(response.status).toBe(201);
   }
   return keys;
@@ -29,8 +35,13 @@ async function addKeys(app: MockApp, count: number): Promise<string[]> {
 async function crowd(app: MockApp, validKeys: readonly string[], from: number, count: number): Promise<void> {
   for (let index = from; index < from + count; index += 1) {
     const kind = index % 3;
-    const key = kind === 0 && validKeys.length > 0 ? validKeys[index % validKeys.length] : kind === 1 ? `sk_live_${index.toString(36).padStart(8, '0')}_not_a_key` : undefined;
-    (await app.handle(listRequest({ key, clientAddress: addressOf(index) })));
+    const key =
+      kind === 0 && validKeys.length > 0
+        ? validKeys[index % validKeys.length]
+        : kind === 1
+          ? `sk_live_${index.toString(36).padStart(8, '0')}_not_a_key`
+          : undefined;
+    await app.handle(listRequest({ key, clientAddress: addressOf(index) }));
   }
 }
 
@@ -48,23 +59,28 @@ describe('memory bounds', () => {
     expect(growth).toBeLessThan(5 * MiB);
 
     // A ring buffer: full at its size, holding the newest entries rather than the first ones.
-    (await app.handle({ ...listRequest({ key: 'demo-free' }), url: '/v1/the-last-request' }));
-    const log = (await app.controls.requests());
+    await app.handle({ ...listRequest({ key: 'demo-free' }), url: '/v1/the-last-request' });
+    const log = await app.controls.requests();
     expect(log).toHaveLength(requestLogSize);
     expect(log.at(-1)!.path).toBe('/v1/the-last-request');
   });
 
   it('tracks at most maxTrackedClients clients: past it, the least recently seen client is forgotten', async () => {
     const maxTrackedClients = 100;
-    const app = createCoreApp({ maxTrackedClients, anonymous: { perMinute: 1, perDay: 1_000 }, ban: { enabled: false } });
+    const app = createCoreApp({
+      maxTrackedClients,
+      anonymous: { perMinute: 1, perDay: 1_000 },
+      ban: { enabled: false },
+    });
     const first = async () => (await app.handle(listRequest({ clientAddress: '192.0.2.1' }))).status;
     expect(await first()).toBe(401);
     expect(await first()).toBe(429);
     // A few newer clients: the first is still remembered, so still limited.
-    for (let index = 0; index < 10; index += 1) (await app.handle(listRequest({ clientAddress: addressOf(index) })));
+    for (let index = 0; index < 10; index += 1) await app.handle(listRequest({ clientAddress: addressOf(index) }));
     expect(await first()).toBe(429);
     // maxTrackedClients newer clients: the table is full of them and the first had to go.
-    for (let index = 10; index < 10 + maxTrackedClients; index += 1) (await app.handle(listRequest({ clientAddress: addressOf(index) })));
+    for (let index = 10; index < 10 + maxTrackedClients; index += 1)
+      await app.handle(listRequest({ clientAddress: addressOf(index) }));
     expect(await first()).toBe(401);
   });
 
@@ -74,11 +90,13 @@ describe('memory bounds', () => {
     const baseline = liveHeapBytes();
     await crowd(app, [], 0, 40_000);
     const full = liveHeapBytes() - baseline;
-    (await app.controls.advanceClock(86_400 + 60));
+    await app.controls.advanceClock(86_400 + 60);
     // New clients make the limiter sweep; 3,000 is a few sweeps' worth.
     await crowd(app, [], 1_000_000, 3_000);
     const after = liveHeapBytes() - baseline;
-    console.log(`[hardening] 40,000 clients held ${(full / MiB).toFixed(2)} MiB; a day later ${(after / MiB).toFixed(2)} MiB`);
+    console.log(
+      `[hardening] 40,000 clients held ${(full / MiB).toFixed(2)} MiB; a day later ${(after / MiB).toFixed(2)} MiB`,
+    );
     // The first figure proves the measure sees the table at all; the second that it was emptied.
     expect(full).toBeGreaterThan(3 * MiB);
     // The rate-limit lab (issue 12) keeps judging the clients it saw last: at most 1,000 per session

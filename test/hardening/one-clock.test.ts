@@ -24,7 +24,11 @@ const dateOf = (value: string | null | undefined) => Date.parse(value ?? '');
 describe('node:http', () => {
   it('after advancing a day and a minute, Date is the virtual time and Reset is within a minute of it', async () => {
     mock = await startMockServer({ port: 0 });
-    const moved = await fetch(`${mock.origin}/__mock/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: dayAndMinute }) });
+    const moved = await fetch(`${mock.origin}/__mock/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advanceSeconds: dayAndMinute }),
+    });
     expect(moved.status).toBe(200);
     const virtualNow = await virtualNowOf(mock);
     expect(Math.abs(dateOf(moved.headers.get('date')) - virtualNow)).toBeLessThan(5_000);
@@ -37,7 +41,11 @@ describe('node:http', () => {
     expect(secondsToReset).toBeLessThanOrEqual(61);
 
     // One Date header: node:http does not add its own (wall-clock) one beside the mock's.
-    const { bytes } = await rawExchange(mock.port, [Buffer.from('GET /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer demo-free\r\nConnection: close\r\n\r\n')]);
+    const { bytes } = await rawExchange(mock.port, [
+      Buffer.from(
+        'GET /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer demo-free\r\nConnection: close\r\n\r\n',
+      ),
+    ]);
     const dates = headerValues(parseResponses(bytes, { connectionClosed: true })[0]!.headers, 'date');
     expect(dates).toHaveLength(1);
     expect(Math.abs(dateOf(dates[0]) - (await virtualNowOf(mock)))).toBeLessThan(5_000);
@@ -48,8 +56,11 @@ describe('node:http', () => {
   });
 
   it('a 429 says Retry-After and Reset consistently with its own Date', async () => {
-    mock = await startMockServer({ port: 0, config: { keys: [{ key: 'tiny', limits: { perMinute: 1, perDay: 100 } }] } });
-    (await mock.app.controls.advanceClock(dayAndMinute));
+    mock = await startMockServer({
+      port: 0,
+      config: { keys: [{ key: 'tiny', limits: { perMinute: 1, perDay: 100 } }] },
+    });
+    await mock.app.controls.advanceClock(dayAndMinute);
     await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer tiny' } });
     const limited = await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer tiny' } });
     expect(limited.status).toBe(429);
@@ -63,7 +74,7 @@ describe('node:http', () => {
 
   it('the answers node:http gives before the core (unparseable bytes) carry the virtual Date too', async () => {
     mock = await startMockServer({ port: 0 });
-    (await mock.app.controls.advanceClock(dayAndMinute));
+    await mock.app.controls.advanceClock(dayAndMinute);
     const { bytes } = await rawExchange(mock.port, [Buffer.from('NOT HTTP AT ALL\r\n\r\n')]);
     const [answer] = parseResponses(bytes, { connectionClosed: true });
     expect(answer?.status).toBe(400);
@@ -72,7 +83,11 @@ describe('node:http', () => {
 
   it('the contract kit, which judges time by Date, finds the mock conforming after the clock moved', async () => {
     mock = await startMockServer({ port: 0, seed: 1 });
-    const moved = await fetch(`${mock.origin}/__mock/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advanceSeconds: dayAndMinute }) });
+    const moved = await fetch(`${mock.origin}/__mock/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advanceSeconds: dayAndMinute }),
+    });
     expect(moved.status).toBe(200);
     const run = await runKit({ baseUrl: mock.baseUrl, apiKey: 'demo-pro', rateLimitKey: 'demo-free' });
     expect(idsWith(run, 'FAIL')).toEqual([]);
@@ -83,8 +98,11 @@ describe('node:http', () => {
 describe('MSW', () => {
   it('Date follows the same virtual clock as X-RateLimit-Reset', async () => {
     const { handlers, controls } = createPetstoreHandlers({ spec: specDocument });
-    (await controls.advanceClock(dayAndMinute));
-    const response = await getResponse(handlers, new Request('http://localhost/v1/categories', { headers: { authorization: 'Bearer demo-free' } }));
+    await controls.advanceClock(dayAndMinute);
+    const response = await getResponse(
+      handlers,
+      new Request('http://localhost/v1/categories', { headers: { authorization: 'Bearer demo-free' } }),
+    );
     expect(response?.status).toBe(200);
     const date = dateOf(response!.headers.get('date'));
     expect(Math.abs(date - (Date.now() + dayAndMinute * 1000))).toBeLessThan(5_000);

@@ -39,9 +39,19 @@ interface Outcome {
 function nodeUpload(size: number, chunked: boolean): Promise<Outcome> {
   return new Promise((resolve) => {
     const outcome: Outcome = {};
-    const headers: Record<string, string> = { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' };
+    const headers: Record<string, string> = {
+      authorization: 'Bearer demo-enterprise',
+      'content-type': 'application/json',
+    };
     if (!chunked) headers['content-length'] = String(size);
-    const request = httpRequest({ host: '127.0.0.1', port: mock.port, method: 'POST', path: '/v1/categories', headers, agent: false });
+    const request = httpRequest({
+      host: '127.0.0.1',
+      port: mock.port,
+      method: 'POST',
+      path: '/v1/categories',
+      headers,
+      agent: false,
+    });
     // Settled when the request is closed: an error after the 413 counts too.
     request.on('response', (response) => {
       outcome.status = response.statusCode;
@@ -72,17 +82,43 @@ function nodeUpload(size: number, chunked: boolean): Promise<Outcome> {
 /** One POST with curl (no `Expect: 100-continue`: the body is on its way when the 413 comes). */
 function curlUpload(file: string): Promise<Outcome> {
   return new Promise((resolve) => {
-    const curl = spawn('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-X', 'POST', '-H', 'Expect:', '-H', 'Content-Type: application/json', '-H', 'Authorization: Bearer demo-enterprise', '--data-binary', `@${file}`, `${mock.baseUrl}/categories`]);
+    const curl = spawn('curl', [
+      '-sS',
+      '-o',
+      '/dev/null',
+      '-w',
+      '%{http_code}',
+      '-X',
+      'POST',
+      '-H',
+      'Expect:',
+      '-H',
+      'Content-Type: application/json',
+      '-H',
+      'Authorization: Bearer demo-enterprise',
+      '--data-binary',
+      `@${file}`,
+      `${mock.baseUrl}/categories`,
+    ]);
     let stdout = '';
     let stderr = '';
     curl.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     curl.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    curl.on('close', (code) => resolve({ status: Number(stdout) || undefined, ...(code === 0 ? {} : { error: `curl exit ${code}: ${stderr.trim()}` }) }));
+    curl.on('close', (code) =>
+      resolve({
+        status: Number(stdout) || undefined,
+        ...(code === 0 ? {} : { error: `curl exit ${code}: ${stderr.trim()}` }),
+      }),
+    );
   });
 }
 
 /** Runs `count` uploads, `parallel` at a time. */
-async function uploads(count: number, parallel: number, upload: (index: number) => Promise<Outcome>): Promise<Outcome[]> {
+async function uploads(
+  count: number,
+  parallel: number,
+  upload: (index: number) => Promise<Outcome>,
+): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   let next = 0;
   await Promise.all(
@@ -94,21 +130,28 @@ async function uploads(count: number, parallel: number, upload: (index: number) 
 }
 
 /** Every upload that did not end with the 413 read and no error. */
-const notA413 = (outcomes: Outcome[]) => outcomes.filter((outcome) => outcome.status !== 413 || outcome.error !== undefined);
+const notA413 = (outcomes: Outcome[]) =>
+  outcomes.filter((outcome) => outcome.status !== 413 || outcome.error !== undefined);
 
 describe('finding 10: a refused upload is always answered', () => {
   // Two at a time: the uploads are loopback traffic at full speed, and other test files run beside them.
-  it('100 uploads of 10-50 MB with Content-Length over node:http: the 413 every time, and no error after it', { timeout: 300_000 }, async () => {
+  it('100 uploads of 10-50 MB with Content-Length over node:http: the 413 every time, and no error after it', {
+    timeout: 300_000,
+  }, async () => {
     const outcomes = await uploads(100, 2, (index) => nodeUpload(sizeOf(index), false));
     expect(notA413(outcomes)).toEqual([]);
   });
 
-  it('40 chunked uploads of 10-50 MB over node:http: the 413 every time, and no error after it', { timeout: 300_000 }, async () => {
+  it('40 chunked uploads of 10-50 MB over node:http: the 413 every time, and no error after it', {
+    timeout: 300_000,
+  }, async () => {
     const outcomes = await uploads(40, 2, (index) => nodeUpload(sizeOf(index), true));
     expect(notA413(outcomes)).toEqual([]);
   });
 
-  it('60 uploads of 10-50 MB with curl: the 413 every time, and curl ends without an error', { timeout: 300_000 }, async () => {
+  it('60 uploads of 10-50 MB with curl: the 413 every time, and curl ends without an error', {
+    timeout: 300_000,
+  }, async () => {
     const files = await Promise.all(
       [10, 30, 50].map(async (megabytes) => {
         const file = join(folder, `${megabytes}mb.json`);

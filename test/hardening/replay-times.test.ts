@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseMockConfig } from '../../src/core/config/mock-config.js';
-import { formatReplaySummary, replayAgainstMockApp, runReplayCommand, type ReplayCommandIo } from '../../src/cli/replay-command.js';
+import {
+  formatReplaySummary,
+  replayAgainstMockApp,
+  runReplayCommand,
+  type ReplayCommandIo,
+} from '../../src/cli/replay-command.js';
 import { parseReplayInput } from '../../src/lab/replay-input.js';
 import { specDocument } from './support/core-app.js';
 import { exportLine, harDocument, harEntry } from './support/worst-case-inputs.js';
@@ -20,7 +25,11 @@ async function replayText(text: string) {
 }
 
 function failedVerdicts(result: Awaited<ReturnType<typeof replayText>>): string[] {
-  return result.report.clients.flatMap((client) => client.verdicts.filter((verdict) => verdict.outcome === 'fail').map((verdict) => `${client.client}: ${verdict.rule}`));
+  return result.report.clients.flatMap((client) =>
+    client.verdicts
+      .filter((verdict) => verdict.outcome === 'fail')
+      .map((verdict) => `${client.client}: ${verdict.rule}`),
+  );
 }
 
 describe('finding 9: recordings from before 1970 replay as recorded', () => {
@@ -35,17 +44,28 @@ describe('finding 9: recordings from before 1970 replay as recorded', () => {
   it('a recording across midnight of 31 December 1969: 200s until the minute is spent, one 429, then 200 once the window has passed', async () => {
     const start = Date.UTC(1969, 11, 31, 23, 59, 57);
     const offsets = [...Array.from({ length: 60 }, (_, index) => index * 100), 6_100, 61_000];
-    const lines = offsets.map((offset) => exportLine(0, { time: new Date(start + offset).toISOString(), client: 'client-00000000000a' }));
+    const lines = offsets.map((offset) =>
+      exportLine(0, { time: new Date(start + offset).toISOString(), client: 'client-00000000000a' }),
+    );
     const result = await replayText(`${lines.join('\n')}\n`);
     expect(result.byStatus).toEqual({ '200': 61, '429': 1 });
     expect(failedVerdicts(result)).toEqual([]);
   });
 
   it('a recording that spans 1970 replays the same as one a day later (windows fall on the same boundaries)', async () => {
-    const times = (base: number) => Array.from({ length: 80 }, (_, index) => new Date(base + index * 1_000).toISOString());
+    const times = (base: number) =>
+      Array.from({ length: 80 }, (_, index) => new Date(base + index * 1_000).toISOString());
     const before = Date.UTC(1969, 11, 31, 23, 59, 20);
-    const asRecorded = await replayText(`${times(before).map((time) => exportLine(0, { time, client: 'client-00000000000b' })).join('\n')}\n`);
-    const aDayLater = await replayText(`${times(before + 86_400_000).map((time) => exportLine(0, { time, client: 'client-00000000000b' })).join('\n')}\n`);
+    const asRecorded = await replayText(
+      `${times(before)
+        .map((time) => exportLine(0, { time, client: 'client-00000000000b' }))
+        .join('\n')}\n`,
+    );
+    const aDayLater = await replayText(
+      `${times(before + 86_400_000)
+        .map((time) => exportLine(0, { time, client: 'client-00000000000b' }))
+        .join('\n')}\n`,
+    );
     expect(asRecorded.byStatus).toEqual(aDayLater.byStatus);
     expect(asRecorded.clients).toEqual(aDayLater.clients);
   });
@@ -54,7 +74,12 @@ describe('finding 9: recordings from before 1970 replay as recorded', () => {
     const har = harDocument([0, 1].map((index) => harEntry(index, { time: '0001-01-01T00:00:00Z' })));
     const out: string[] = [];
     const err: string[] = [];
-    const io: ReplayCommandIo = { stdout: (text) => out.push(text), stderr: (text) => err.push(text), readFile: async () => har, writeFile: async () => {} };
+    const io: ReplayCommandIo = {
+      stdout: (text) => out.push(text),
+      stderr: (text) => err.push(text),
+      readFile: async () => har,
+      writeFile: async () => {},
+    };
     expect(await runReplayCommand(['zero-time.har'], io)).toBe(0);
     expect(err.join('')).toBe('');
     expect(out.join('')).toMatch(/Statuses: 200 x 2\n/);
@@ -63,7 +88,12 @@ describe('finding 9: recordings from before 1970 replay as recorded', () => {
   it('a recording after year 9999 is refused in one line', async () => {
     const lines = [exportLine(0, { time: '+010000-01-01T00:00:00.000Z' })];
     const err: string[] = [];
-    const io: ReplayCommandIo = { stdout: () => {}, stderr: (text) => err.push(text), readFile: async () => `${lines.join('\n')}\n`, writeFile: async () => {} };
+    const io: ReplayCommandIo = {
+      stdout: () => {},
+      stderr: (text) => err.push(text),
+      readFile: async () => `${lines.join('\n')}\n`,
+      writeFile: async () => {},
+    };
     expect(await runReplayCommand(['far.jsonl'], io)).toBe(2);
     expect(err.join('')).toMatch(/^petstore-mock replay: [^\n]*line 1: time: [^\n]*\n$/);
   });

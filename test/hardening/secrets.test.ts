@@ -25,8 +25,15 @@ let requestLog = '';
 let keyList = '';
 const controlAnswers: Record<string, { status: number; problems: string[]; code: string | undefined }> = {};
 
-async function send(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; text: string; contentType: string | null }> {
-  const response = await fetch(`${cli!.origin}${path}`, { method: init.method ?? 'GET', headers: init.headers, body: init.body });
+async function send(
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; text: string; contentType: string | null }> {
+  const response = await fetch(`${cli!.origin}${path}`, {
+    method: init.method ?? 'GET',
+    headers: init.headers,
+    body: init.body,
+  });
   return { status: response.status, text: await response.text(), contentType: response.headers.get('content-type') };
 }
 
@@ -40,20 +47,47 @@ beforeAll(async () => {
   expect((await send('/v1/categories', { headers: { authorization: 'Bearer demo-pro' } })).status).toBe(200);
   expect((await send('/v1/categories', { headers: { authorization: `Bearer ${invalidSecret}` } })).status).toBe(401);
   expect((await send('/v1/categories', { headers: { authorization: `Bearer ${configuredSecret}` } })).status).toBe(200);
-  expect((await send('/v1/categories', { method: 'POST', headers: { authorization: `Bearer ${invalidSecret}`, 'content-type': 'application/json' }, body: '{"name":"x"}' })).status).toBe(401);
+  expect(
+    (
+      await send('/v1/categories', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${invalidSecret}`, 'content-type': 'application/json' },
+        body: '{"name":"x"}',
+      })
+    ).status,
+  ).toBe(401);
   // The same secret where it does not belong: a query string, a wrong scheme, no scheme.
   expect((await send(`/v1/categories?api_key=${invalidSecret}`)).status).toBe(401);
   expect((await send('/v1/categories', { headers: { authorization: `Token ${invalidSecret}` } })).status).toBe(401);
   expect((await send('/v1/categories', { headers: { authorization: invalidSecret } })).status).toBe(401);
   // A key added at run time through the controls, then used.
-  expect((await send('/__mock/keys', { method: 'POST', headers: { ...control, 'content-type': 'application/json' }, body: JSON.stringify({ key: addedSecret, plan: 'free' }) })).status).toBe(201);
+  expect(
+    (
+      await send('/__mock/keys', {
+        method: 'POST',
+        headers: { ...control, 'content-type': 'application/json' },
+        body: JSON.stringify({ key: addedSecret, plan: 'free' }),
+      })
+    ).status,
+  ).toBe(201);
   expect((await send('/v1/categories', { headers: { authorization: `Bearer ${addedSecret}` } })).status).toBe(200);
 
-  const attempts: Record<string, Record<string, string>> = { 'no token': {}, 'wrong token': { 'x-mock-control-token': 'not-the-token' }, 'the token': control };
+  const attempts: Record<string, Record<string, string>> = {
+    'no token': {},
+    'wrong token': { 'x-mock-control-token': 'not-the-token' },
+    'the token': control,
+  };
   for (const [label, headers] of Object.entries(attempts)) {
     const answer = await send('/__mock/requests', { headers });
-    const problems = answer.status >= 400 ? errorShapeProblems({ status: answer.status, contentType: answer.contentType ?? undefined, body: answer.text }) : [];
-    controlAnswers[label] = { status: answer.status, problems, code: answer.status >= 400 ? (JSON.parse(answer.text) as { code: string }).code : undefined };
+    const problems =
+      answer.status >= 400
+        ? errorShapeProblems({ status: answer.status, contentType: answer.contentType ?? undefined, body: answer.text })
+        : [];
+    controlAnswers[label] = {
+      status: answer.status,
+      problems,
+      code: answer.status >= 400 ? (JSON.parse(answer.text) as { code: string }).code : undefined,
+    };
   }
   // A marker request last: once its log line is out, every earlier line is too.
   await send('/v1/the-last-request', { headers: { authorization: `Bearer ${invalidSecret}` } });

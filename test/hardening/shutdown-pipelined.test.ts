@@ -87,7 +87,11 @@ describe('graceful shutdown with pipelined requests (item 11)', () => {
       const seeded = (await mock.app.controls.categories()).length;
       const posters = Array.from({ length: connections }, (_, index) => pipelinedPoster(mock.port, index));
       // Let the load get well under way (by answers, not the clock): several batches per connection.
-      for (let waited = 0; waited < 5_000 && (await mock.app.controls.categories()).length - seeded < connections * batch * 5; waited += 10) {
+      for (
+        let waited = 0;
+        waited < 5_000 && (await mock.app.controls.categories()).length - seeded < connections * batch * 5;
+        waited += 10
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       await mock.close(5_000);

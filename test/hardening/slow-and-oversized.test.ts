@@ -39,17 +39,27 @@ function answerProblems(bytes: Buffer): string[] {
   try {
     const [answer] = parseResponses(bytes, { connectionClosed: true });
     if (answer!.status !== 408) return [`answered ${answer!.statusLine}, expected 408`];
-    return errorShapeProblems({ status: answer!.status, contentType: headerValue(answer!.headers, 'content-type'), body: answer!.body.toString('utf8') });
+    return errorShapeProblems({
+      status: answer!.status,
+      contentType: headerValue(answer!.headers, 'content-type'),
+      body: answer!.body.toString('utf8'),
+    });
   } catch (error) {
     return [(error as Error).message];
   }
 }
 
-const postHead = (framing: string) => `POST /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer demo-enterprise\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`;
+const postHead = (framing: string) =>
+  `POST /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer demo-enterprise\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`;
 
 describe.concurrent('slow clients are dropped', () => {
   it(`drops a client that sends its headers byte by byte within the header timeout (${headersTimeoutMs} ms)`, async () => {
-    const outcome = await slowClient(timeouts.port, { opening: 'GET /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\n', trickle: 'X-Slow: yes\r\n', intervalMs: 20, deadlineMs: 3_000 });
+    const outcome = await slowClient(timeouts.port, {
+      opening: 'GET /v1/categories HTTP/1.1\r\nHost: 127.0.0.1\r\n',
+      trickle: 'X-Slow: yes\r\n',
+      intervalMs: 20,
+      deadlineMs: 3_000,
+    });
     expect(outcome.closedAfterMs, 'the server never dropped the client (the test gave up after 3 s)').toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(headersTimeoutMs + checkSlackMs);
     expect(answerProblems(outcome.bytes)).toEqual([]);
@@ -62,30 +72,54 @@ describe.concurrent('slow clients are dropped', () => {
   });
 
   it(`drops a client that never finishes its Content-Length body within the request timeout (${requestTimeoutMs} ms)`, async () => {
-    const outcome = await slowClient(timeouts.port, { opening: `${postHead('Content-Length: 1000')}{"name":`, trickle: '', intervalMs: 1_000, deadlineMs: 3_000 });
+    const outcome = await slowClient(timeouts.port, {
+      opening: `${postHead('Content-Length: 1000')}{"name":`,
+      trickle: '',
+      intervalMs: 1_000,
+      deadlineMs: 3_000,
+    });
     expect(outcome.closedAfterMs, 'the server never dropped the client (the test gave up after 3 s)').toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(requestTimeoutMs + checkSlackMs);
     expect(answerProblems(outcome.bytes)).toEqual([]);
   });
 
   it('drops a client that never sends the last chunk of a chunked body within the request timeout', async () => {
-    const outcome = await slowClient(timeouts.port, { opening: `${postHead('Transfer-Encoding: chunked')}9\r\n{"name":"\r\n`, trickle: '', intervalMs: 1_000, deadlineMs: 3_000 });
+    const outcome = await slowClient(timeouts.port, {
+      opening: `${postHead('Transfer-Encoding: chunked')}9\r\n{"name":"\r\n`,
+      trickle: '',
+      intervalMs: 1_000,
+      deadlineMs: 3_000,
+    });
     expect(outcome.closedAfterMs, 'the server never dropped the client (the test gave up after 3 s)').toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(requestTimeoutMs + checkSlackMs);
     expect(answerProblems(outcome.bytes)).toEqual([]);
   });
 
   it('drops a client that trickles its body one byte at a time within the request timeout', async () => {
-    const outcome = await slowClient(timeouts.port, { opening: postHead('Content-Length: 100000'), trickle: 'a', intervalMs: 20, deadlineMs: 3_000 });
+    const outcome = await slowClient(timeouts.port, {
+      opening: postHead('Content-Length: 100000'),
+      trickle: 'a',
+      intervalMs: 20,
+      deadlineMs: 3_000,
+    });
     expect(outcome.closedAfterMs, 'the server never dropped the client (the test gave up after 3 s)').toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(requestTimeoutMs + checkSlackMs);
     expect(answerProblems(outcome.bytes)).toEqual([]);
   });
 
   it('keeps serving others promptly while 50 slow clients hold connections open', async () => {
-    const slow = Array.from({ length: 50 }, () => slowClient(timeouts.port, { opening: 'GET /v1/categories HTTP/1.1\r\n', trickle: 'X-Slow: yes\r\n', intervalMs: 20, deadlineMs: 600 }));
+    const slow = Array.from({ length: 50 }, () =>
+      slowClient(timeouts.port, {
+        opening: 'GET /v1/categories HTTP/1.1\r\n',
+        trickle: 'X-Slow: yes\r\n',
+        intervalMs: 20,
+        deadlineMs: 600,
+      }),
+    );
     const started = performance.now();
-    const response = await fetch(`${timeouts.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-enterprise' } });
+    const response = await fetch(`${timeouts.baseUrl}/categories`, {
+      headers: { authorization: 'Bearer demo-enterprise' },
+    });
     expect(response.status).toBe(200);
     expect(performance.now() - started).toBeLessThan(500);
     await Promise.all(slow);
@@ -110,7 +144,13 @@ describe('oversized bodies are refused after at most the limit is read into memo
       expect(outcome.timedOut).toBe(false);
       const [answer] = parseResponses(outcome.bytes, { connectionClosed: true });
       expect(answer?.status).toBe(413);
-      expect(errorShapeProblems({ status: 413, contentType: headerValue(answer!.headers, 'content-type'), body: answer!.body.toString('utf8') })).toEqual([]);
+      expect(
+        errorShapeProblems({
+          status: 413,
+          contentType: headerValue(answer!.headers, 'content-type'),
+          body: answer!.body.toString('utf8'),
+        }),
+      ).toEqual([]);
       // The answer came before the upload was done: the server did not wait for 50 MiB.
       expect(outcome.sent).toBeLessThan(total);
       // After the 413 the server reads on and throws away what comes (a lingering close, so the client
@@ -118,7 +158,9 @@ describe('oversized bodies are refused after at most the limit is read into memo
       const serverSocket = acceptedByDefaults[before]!;
       expect(serverSocket.bytesRead).toBeLessThan(limit + defaultLingerLimits.maxBytes + overshoot);
       expect(outcome.peakMemoryGrowth).toBeLessThan(16 * MiB);
-      console.log(`[hardening] 50 MiB ${framing} upload: client sent ${(outcome.sent / MiB).toFixed(1)} MiB, server read ${(serverSocket.bytesRead / MiB).toFixed(2)} MiB (limit ${(limit / MiB).toFixed(0)} MiB), peak memory +${(outcome.peakMemoryGrowth / MiB).toFixed(1)} MiB`);
+      console.log(
+        `[hardening] 50 MiB ${framing} upload: client sent ${(outcome.sent / MiB).toFixed(1)} MiB, server read ${(serverSocket.bytesRead / MiB).toFixed(2)} MiB (limit ${(limit / MiB).toFixed(0)} MiB), peak memory +${(outcome.peakMemoryGrowth / MiB).toFixed(1)} MiB`,
+      );
     });
   }
 });

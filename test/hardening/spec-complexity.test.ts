@@ -6,7 +6,13 @@ import { createMockApp } from '../../src/core/mock-app.js';
 import type { MockResponse } from '../../src/core/types.js';
 import { errorShapeProblems } from './support/error-shape.js';
 import { runMockWithSpec, type SpecRun } from './support/spec-cli.js';
-import { layeredRefsSpec, manyOperationsSpec, recursiveSpec, sharedChainSpec, specWith } from './support/spec-fixtures.js';
+import {
+  layeredRefsSpec,
+  manyOperationsSpec,
+  recursiveSpec,
+  sharedChainSpec,
+  specWith,
+} from './support/spec-fixtures.js';
 
 // Specs beyond ours (issue 10 items 5-7, issue 14 item 5). Each test failed on the code before
 // this change: the layered and chained specs hung at start (every $ref copied wherever used), the
@@ -19,30 +25,50 @@ import { layeredRefsSpec, manyOperationsSpec, recursiveSpec, sharedChainSpec, sp
 const startBudgetMs = 20_000;
 const encoder = new TextEncoder();
 
-async function request(app: ReturnType<typeof createMockApp>, method: string, url: string, json?: unknown, rawBody?: string): Promise<MockResponse & { json: unknown }> {
+async function request(
+  app: ReturnType<typeof createMockApp>,
+  method: string,
+  url: string,
+  json?: unknown,
+  rawBody?: string,
+): Promise<MockResponse & { json: unknown }> {
   const body = rawBody ?? (json === undefined ? undefined : JSON.stringify(json));
-  const response = (await app.handle({
+  const response = await app.handle({
     method,
     url,
-    headers: { authorization: 'Bearer demo-enterprise', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: 'Bearer demo-enterprise',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? null : encoder.encode(body),
     clientAddress: '127.0.0.1',
-  }));
+  });
   return { ...response, json: response.body === null ? undefined : JSON.parse(response.body) };
 }
 
 /** The answer is the interface's Error object with this status. */
 function expectError(response: MockResponse, status: number): void {
   expect(response.status).toBe(status);
-  expect(errorShapeProblems({ status: response.status, contentType: response.headers['Content-Type'], body: response.body })).toEqual([]);
+  expect(
+    errorShapeProblems({ status: response.status, contentType: response.headers['Content-Type'], body: response.body }),
+  ).toEqual([]);
 }
 
-const appFor = (spec: OpenApiDocument) => createMockApp({ spec, clock: createFixedClock(Date.UTC(2026, 0, 1)), config: { seedCategories: 0 } });
+const appFor = (spec: OpenApiDocument) =>
+  createMockApp({ spec, clock: createFixedClock(Date.UTC(2026, 0, 1)), config: { seedCategories: 0 } });
 
-async function fetchJson(origin: string, method: string, path: string, json?: unknown): Promise<{ status: number; json: unknown }> {
+async function fetchJson(
+  origin: string,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${origin}${path}`, {
     method,
-    headers: { authorization: 'Bearer demo-enterprise', ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: 'Bearer demo-enterprise',
+      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: json === undefined ? undefined : JSON.stringify(json),
     signal: AbortSignal.timeout(10_000),
   });
@@ -81,7 +107,14 @@ describe('shared references (issue 10 item 5, issue 14 item 5)', () => {
       expect(typeof generated.json).toBe('object');
       expect((await fetchJson(origin, 'POST', '/v1/layers', { p0: { p1: { p2: {} } } })).status).toBe(201);
       const invalid = await fetchJson(origin, 'POST', '/v1/layers', { p0: { p1: 4 } });
-      expect(invalid).toEqual({ status: 400, json: { code: 'validation_failed', message: 'Invalid request body: p0.p1: expected object, received number', status: 400 } });
+      expect(invalid).toEqual({
+        status: 400,
+        json: {
+          code: 'validation_failed',
+          message: 'Invalid request body: p0.p1: expected object, received number',
+          status: 400,
+        },
+      });
     });
   });
 
@@ -98,7 +131,9 @@ describe('shared references (issue 10 item 5, issue 14 item 5)', () => {
     // 5 levels of 10: the old resolver made ~111,000 objects of a document of ~300.
     for (const levels of [3, 5]) {
       const document = layeredRefsSpec(levels, 10);
-      expect(distinctObjects(resolveRefs(document)), `${levels} levels`).toBeLessThanOrEqual(distinctObjects(document) * 2);
+      expect(distinctObjects(resolveRefs(document)), `${levels} levels`).toBeLessThanOrEqual(
+        distinctObjects(document) * 2,
+      );
     }
   });
 
@@ -112,7 +147,9 @@ describe('shared references (issue 10 item 5, issue 14 item 5)', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toBe('Failed to compile spec: it is too complex to serve (more than 2000000 nodes); split it or remove unused parts');
+    expect(message).toBe(
+      'Failed to compile spec: it is too complex to serve (more than 2000000 nodes); split it or remove unused parts',
+    );
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
@@ -125,14 +162,19 @@ describe('recursive schemas (issue 10 item 6)', () => {
   const isTree = (value: unknown, depth = 0): boolean => {
     if (depth > 50 || value === null || typeof value !== 'object') return false;
     const tree = value as { name?: unknown; children?: unknown };
-    return typeof tree.name === 'string' && tree.name.length > 0 && Array.isArray(tree.children) && tree.children.every((child) => isTree(child, depth + 1));
+    return (
+      typeof tree.name === 'string' &&
+      tree.name.length > 0 &&
+      Array.isArray(tree.children) &&
+      tree.children.every((child) => isTree(child, depth + 1))
+    );
   };
 
   it('generates data for them, bounded in depth and valid', async () => {
-    const tree = (await request(app(), 'GET', '/v1/trees'));
+    const tree = await request(app(), 'GET', '/v1/trees');
     expect(tree.status).toBe(200);
     expect(isTree(tree.json), JSON.stringify(tree.json)).toBe(true);
-    const list = (await request(app(), 'GET', '/v1/lists'));
+    const list = await request(app(), 'GET', '/v1/lists');
     expect(list.status).toBe(200);
     let node = list.json as { value?: unknown; next?: unknown } | undefined;
     let length = 0;
@@ -142,18 +184,34 @@ describe('recursive schemas (issue 10 item 6)', () => {
   });
 
   it('validates them at every depth, naming where the problem is', async () => {
-    expect((await request(app(), 'POST', '/v1/trees', { name: 'a', children: [{ name: 'b', children: [{ name: 'c', children: [] }] }] })).status).toBe(201);
-    const invalid = (await request(app(), 'POST', '/v1/trees', { name: 'a', children: [{ name: 'b', children: [{ name: '', children: [] }] }] }));
+    expect(
+      (
+        await request(app(), 'POST', '/v1/trees', {
+          name: 'a',
+          children: [{ name: 'b', children: [{ name: 'c', children: [] }] }],
+        })
+      ).status,
+    ).toBe(201);
+    const invalid = await request(app(), 'POST', '/v1/trees', {
+      name: 'a',
+      children: [{ name: 'b', children: [{ name: '', children: [] }] }],
+    });
     expectError(invalid, 400);
-    expect(invalid.json).toEqual({ code: 'validation_failed', message: 'Invalid request body: children.0.children.0.name: must NOT have fewer than 1 characters', status: 400 });
+    expect(invalid.json).toEqual({
+      code: 'validation_failed',
+      message: 'Invalid request body: children.0.children.0.name: must NOT have fewer than 1 characters',
+      status: 400,
+    });
   });
 
   it('answers a body nested deeper than the stack with a 400, not a 500', async () => {
     const depth = 50_000;
     const body = `${'{"value":1,"next":'.repeat(depth)}{"value":1}${'}'.repeat(depth)}`;
-    const response = (await request(app(), 'POST', '/v1/lists', undefined, body));
+    const response = await request(app(), 'POST', '/v1/lists', undefined, body);
     expectError(response, 400);
-    expect((response.json as { message: string }).message).toMatch(/^Invalid request body: (body: nested too deeply to validate|malformed JSON \(nested too deeply\))$/);
+    expect((response.json as { message: string }).message).toMatch(
+      /^Invalid request body: (body: nested too deeply to validate|malformed JSON \(nested too deeply\))$/,
+    );
   });
 });
 
@@ -163,7 +221,7 @@ describe('routing (issue 10 item 7)', () => {
     const rounds: number[] = [];
     for (let round = 0; round < 3; round += 1) {
       const started = performance.now();
-      for (let index = 0; index < 500; index += 1) (await request(app, 'GET', `/v1/nothing/here/${index}`));
+      for (let index = 0; index < 500; index += 1) await request(app, 'GET', `/v1/nothing/here/${index}`);
       rounds.push(((performance.now() - started) * 1000) / 500);
     }
     return rounds.sort((a, b) => a - b)[1]!;
@@ -176,7 +234,9 @@ describe('routing (issue 10 item 7)', () => {
     const smallCost = await microsecondsPer404(small);
     const largeCost = await microsecondsPer404(large);
     // A scan of 10,000 patterns costs hundreds of times a lookup; a margin of 5x absorbs noise.
-    expect(largeCost, `10 operations: ${smallCost.toFixed(1)} us, 10,000: ${largeCost.toFixed(1)} us`).toBeLessThan(Math.max(smallCost * 5, 50));
+    expect(largeCost, `10 operations: ${smallCost.toFixed(1)} us, 10,000: ${largeCost.toFixed(1)} us`).toBeLessThan(
+      Math.max(smallCost * 5, 50),
+    );
     expectError(await request(large, 'GET', '/v1/nothing'), 404);
     const wrongMethod = await request(large, 'DELETE', '/v1/r9999/7');
     expectError(wrongMethod, 405);
@@ -189,7 +249,12 @@ describe('JSON Schema 2020-12 keywords (issue 14 item 5)', () => {
   const order: JsonSchema = {
     type: 'object',
     required: ['kind'],
-    properties: { kind: { enum: ['pickup', 'delivery'] }, quantity: { type: 'integer', format: 'int32' }, card: { type: 'string' }, address: { type: 'string' } },
+    properties: {
+      kind: { enum: ['pickup', 'delivery'] },
+      quantity: { type: 'integer', format: 'int32' },
+      card: { type: 'string' },
+      address: { type: 'string' },
+    },
     if: { properties: { kind: { const: 'delivery' } } },
     then: { required: ['address'] },
     dependentRequired: { card: ['address'] },
@@ -201,19 +266,42 @@ describe('JSON Schema 2020-12 keywords (issue 14 item 5)', () => {
   it.each([
     ['a valid body', { kind: 'pickup', quantity: 2 }, 201, undefined],
     ['if/then: a delivery without address', { kind: 'delivery' }, 400, 'Invalid request body: address is required'],
-    ['dependentRequired: a card without address', { kind: 'pickup', card: '4111' }, 400, 'Invalid request body: address is required'],
-    ['unevaluatedProperties: a property the schema does not declare', { kind: 'pickup', coupon: 'x' }, 400, 'Invalid request body: coupon: unexpected property (the schema allows no other properties)'],
-    ['format int32: a quantity beyond 32 bits', { kind: 'pickup', quantity: 2 ** 40 }, 400, 'Invalid request body: quantity: expected a string in format int32'],
+    [
+      'dependentRequired: a card without address',
+      { kind: 'pickup', card: '4111' },
+      400,
+      'Invalid request body: address is required',
+    ],
+    [
+      'unevaluatedProperties: a property the schema does not declare',
+      { kind: 'pickup', coupon: 'x' },
+      400,
+      'Invalid request body: coupon: unexpected property (the schema allows no other properties)',
+    ],
+    [
+      'format int32: a quantity beyond 32 bits',
+      { kind: 'pickup', quantity: 2 ** 40 },
+      400,
+      'Invalid request body: quantity: expected a string in format int32',
+    ],
   ])('enforces %s', async (_, body, status, message) => {
-    const response = (await request(app(), 'POST', '/v1/orders', body));
+    const response = await request(app(), 'POST', '/v1/orders', body);
     expect(response.status).toBe(status);
     if (message !== undefined) expect(response.json).toEqual({ code: 'validation_failed', message, status });
   });
 
   it.each([
-    ['a misspelled keyword', { type: 'string', maxLenght: 3 }, 'petstore-mock: Failed to compile spec: unknown keyword "maxLenght" (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...) at #/paths/~1x/get/responses/200/content/application~1json/schema'],
+    [
+      'a misspelled keyword',
+      { type: 'string', maxLenght: 3 },
+      'petstore-mock: Failed to compile spec: unknown keyword "maxLenght" (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...) at #/paths/~1x/get/responses/200/content/application~1json/schema',
+    ],
     // A reference to a file is read relative to the spec; one that is not there is refused naming it.
-    ['an external reference to a missing file', { $ref: 'pets.yaml#/Pet' }, /^petstore-mock: Failed to resolve \$ref pets.yaml#\/Pet at #\/paths\/~1x\/get\/responses\/200\/content\/application~1json\/schema: no such file .*pets\.yaml$/],
+    [
+      'an external reference to a missing file',
+      { $ref: 'pets.yaml#/Pet' },
+      /^petstore-mock: Failed to resolve \$ref pets.yaml#\/Pet at #\/paths\/~1x\/get\/responses\/200\/content\/application~1json\/schema: no such file .*pets\.yaml$/,
+    ],
   ])('refuses %s at start with one line naming it and where it is', async (_, schema, line) => {
     const run = await runMockWithSpec(specWith({ '/x': { schema } }, {}), startBudgetMs);
     if (run.outcome === 'listening') await run.stop();

@@ -38,7 +38,8 @@ function replayIo(files: Record<string, string>): { io: ReplayCommandIo; output:
     stdout: (text) => written.push(text),
     stderr: (text) => written.push(text),
     readFile: async (path) => {
-      if (!Object.hasOwn(files, path)) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+      if (!Object.hasOwn(files, path))
+        throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
       return files[path]!;
     },
     writeFile: async () => {},
@@ -47,7 +48,7 @@ function replayIo(files: Record<string, string>): { io: ReplayCommandIo; output:
 }
 
 describe('the mock', () => {
-  it("the console logger escapes what it is given, at every level", () => {
+  it('the console logger escapes what it is given, at every level', () => {
     const written: string[] = [];
     const capture = (text: string | Uint8Array) => {
       written.push(String(text));
@@ -71,7 +72,9 @@ describe('the mock', () => {
 
   it("petstore-mock prints a spec's title and its own errors escaped", async () => {
     // A request cannot carry any of it into the log: node:http refuses a request line with a byte outside printable ASCII.
-    const spec = parseYaml(await readFile(join(projectRoot, 'spec/petstore.openapi.yaml'), 'utf8')) as { info: { title: string } };
+    const spec = parseYaml(await readFile(join(projectRoot, 'spec/petstore.openapi.yaml'), 'utf8')) as {
+      info: { title: string };
+    };
     spec.info.title = `Petstore ${terminalPayload}`;
     const specPath = join(folder, 'hostile-spec.json');
     await writeFile(specPath, JSON.stringify(spec));
@@ -80,18 +83,40 @@ describe('the mock', () => {
     expect(cli.stdout()).toContain('Petstore ');
     expect(terminalProblems(cli.stdout() + cli.stderr())).toEqual([]);
 
-    const failed = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--config', join(folder, argumentPayload)], { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 });
+    const failed = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/mock-cli.ts', '--config', join(folder, argumentPayload)],
+      { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 },
+    );
     expect(failed.status).toBe(2);
     expect(failed.stderr).toContain('Failed to load config');
-    expect(terminalProblems(failed.stderr.split('\n').filter((line) => !line.startsWith('npm warn')).join('\n'))).toEqual([]);
+    expect(
+      terminalProblems(
+        failed.stderr
+          .split('\n')
+          .filter((line) => !line.startsWith('npm warn'))
+          .join('\n'),
+      ),
+    ).toEqual([]);
   });
 });
 
 describe('petstore-mock replay', () => {
   it('prints the plans, clients and URLs of a recording escaped, in the summary and its differences', async () => {
-    const har = harDocument([0, 1, 2].map((index) => harEntry(index, { url: `http://h/v1/categories?q=${encodeURIComponent(terminalPayload)}` })));
+    const har = harDocument(
+      [0, 1, 2].map((index) =>
+        harEntry(index, { url: `http://h/v1/categories?q=${encodeURIComponent(terminalPayload)}` }),
+      ),
+    );
     const chunks = terminalPayload.match(/[\s\S]{1,60}/gu)!;
-    const lines = chunks.map((plan, index) => exportLine(index, { plan, client: `client-${index.toString(16).padStart(12, '0')}`, url: `/v1/categories?${terminalPayload}`, status: 201 }));
+    const lines = chunks.map((plan, index) =>
+      exportLine(index, {
+        plan,
+        client: `client-${index.toString(16).padStart(12, '0')}`,
+        url: `/v1/categories?${terminalPayload}`,
+        status: 201,
+      }),
+    );
     const { io, output } = replayIo({ 'hostile.har': har, 'hostile.jsonl': `${lines.join('\n')}\n` });
     expect(await runReplayCommand(['hostile.har', '--default-plan', 'free'], io)).toBe(0);
     expect(await runReplayCommand(['hostile.jsonl'], io)).toBe(0);
@@ -108,21 +133,63 @@ describe('petstore-mock replay', () => {
     expect(await runReplayCommand(['bad.jsonl'], io)).toBe(2);
     expect(await runReplayCommand([argumentPayload], io)).toBe(2);
     expect(await runReplayCommand(['keys.har', '--timeline', argumentPayload], io)).toBe(2);
-    expect(output().split('\n').filter((line) => line !== '')).toHaveLength(6);
+    expect(
+      output()
+        .split('\n')
+        .filter((line) => line !== ''),
+    ).toHaveLength(6);
     expect(terminalProblems(output())).toEqual([]);
   });
 });
 
 describe('the contract kit', () => {
   it("prints a server's answers, the target and the spec escaped in its report", () => {
-    const result = sampleResult({ status: 'FAIL', rule: `§4 ${terminalPayload}`, title: terminalPayload, operation: terminalPayload, message: terminalPayload, evidence: [{ request: terminalPayload, status: 400, header: terminalPayload, field: terminalPayload, detail: terminalPayload }] });
-    const report = sampleReport([result], { target: { baseUrl: terminalPayload, viaPrism: false, prismUrl: undefined }, spec: { path: 'spec.yaml', title: terminalPayload, version: terminalPayload }, requestsByKey: { [terminalPayload]: 1 } });
+    const result = sampleResult({
+      status: 'FAIL',
+      rule: `§4 ${terminalPayload}`,
+      title: terminalPayload,
+      operation: terminalPayload,
+      message: terminalPayload,
+      evidence: [
+        {
+          request: terminalPayload,
+          status: 400,
+          header: terminalPayload,
+          field: terminalPayload,
+          detail: terminalPayload,
+        },
+      ],
+    });
+    const report = sampleReport([result], {
+      target: { baseUrl: terminalPayload, viaPrism: false, prismUrl: undefined },
+      spec: { path: 'spec.yaml', title: terminalPayload, version: terminalPayload },
+      requestsByKey: { [terminalPayload]: 1 },
+    });
     expect(terminalProblems(renderHumanReport(report))).toEqual([]);
   });
 
   it('petstore-contract prints a usage error escaped', () => {
-    const failed = spawnSync(process.execPath, ['--import', 'tsx', 'contract-tests/cli/contract-cli.ts', '--base-url', `http://h/${argumentPayload}`, '--seed', argumentPayload], { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 });
+    const failed = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'contract-tests/cli/contract-cli.ts',
+        '--base-url',
+        `http://h/${argumentPayload}`,
+        '--seed',
+        argumentPayload,
+      ],
+      { cwd: projectRoot, encoding: 'utf8', timeout: 60_000 },
+    );
     expect(failed.status).toBe(2);
-    expect(terminalProblems(failed.stderr.split('\n').filter((line) => !line.startsWith('npm warn')).join('\n'))).toEqual([]);
+    expect(
+      terminalProblems(
+        failed.stderr
+          .split('\n')
+          .filter((line) => !line.startsWith('npm warn'))
+          .join('\n'),
+      ),
+    ).toEqual([]);
   });
 });

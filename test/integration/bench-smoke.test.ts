@@ -7,7 +7,14 @@ import { startProcess, type ManagedProcess } from '../../bench/lib/child-process
 import { findFreePort, probe, waitForAnswer } from '../../bench/lib/http-probe.js';
 import { parseAutocannonJson, runLoad } from '../../bench/lib/load-generator.js';
 import { canSampleRss, readCpuSeconds, sampleRss } from '../../bench/lib/process-stats.js';
-import { checkTargets, computeRatios, median, summarizeSlices, type Measurement, type Slice } from '../../bench/lib/report.js';
+import {
+  checkTargets,
+  computeRatios,
+  median,
+  summarizeSlices,
+  type Measurement,
+  type Slice,
+} from '../../bench/lib/report.js';
 import type { LoadResult } from '../../bench/lib/load-generator.js';
 
 // Proves the bench harness (bare server, autocannon in a child process, JSON parsing, /proc
@@ -53,7 +60,7 @@ describe('the bench harness', () => {
     }
   });
 
-  it('reads the kernel\'s CPU lists, and refuses what is not one', () => {
+  it("reads the kernel's CPU lists, and refuses what is not one", () => {
     expect(parseCpuList('0')).toEqual([0]);
     expect(parseCpuList(' 0-3,6\n')).toEqual([0, 1, 2, 3, 6]);
     expect(parseCpuList('1,3-4')).toEqual([1, 3, 4]);
@@ -74,7 +81,11 @@ describe('the bench harness', () => {
       expect(why).toMatch(/no taskset/);
       return;
     }
-    const usable = parseCpuList(spawnSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' }).stdout.split(':').at(-1)!)!;
+    const usable = parseCpuList(
+      spawnSync('taskset', ['-cp', String(process.pid)], { encoding: 'utf8' })
+        .stdout.split(':')
+        .at(-1)!,
+    )!;
     if (usable.length < 2) {
       expect(pinning).toBeNull();
       return;
@@ -84,19 +95,41 @@ describe('the bench harness', () => {
     expect([...servers, ...load].sort((a, b) => a - b)).toEqual(usable);
     expect(servers.some((cpu) => load.includes(cpu))).toBe(false);
     // What the kernel says of a process started the way the bench starts one.
-    const launch = onCpus(process.execPath, ['-e', "process.stdout.write(require('node:fs').readFileSync('/proc/self/status', 'utf8'))"], pinning!.load);
+    const launch = onCpus(
+      process.execPath,
+      ['-e', "process.stdout.write(require('node:fs').readFileSync('/proc/self/status', 'utf8'))"],
+      pinning!.load,
+    );
     const status = spawnSync(launch.command, launch.args, { encoding: 'utf8' }).stdout;
     expect(parseCpuList(/^Cpus_allowed_list:\s*(.+)$/m.exec(status)![1]!)).toEqual(load);
   });
 
   it('explains unparseable autocannon output', () => {
-    expect(() => parseAutocannonJson('Running 1s test @ http://127.0.0.1')).toThrow(/^Failed to parse the autocannon output/);
+    expect(() => parseAutocannonJson('Running 1s test @ http://127.0.0.1')).toThrow(
+      /^Failed to parse the autocannon output/,
+    );
   });
 });
 
 describe('the ratios of the bench', () => {
-  const load = (requestsPerSecond: number, latencyP99 = 5): LoadResult => ({ requestsPerSecond, totalRequests: requestsPerSecond * 4, latencyP50: 1, latencyP99, latencyMean: 1, statusCounts: { '200': requestsPerSecond * 4 }, errors: 0, timeouts: 0, durationSeconds: 4 });
-  const slice = (index: number, requestsPerSecond: number, cpuMicrosPerRequest: number): Slice => ({ round: 1, slice: index, load: load(requestsPerSecond), cpuSeconds: (cpuMicrosPerRequest * requestsPerSecond * 4) / 1e6, cpuMicrosPerRequest });
+  const load = (requestsPerSecond: number, latencyP99 = 5): LoadResult => ({
+    requestsPerSecond,
+    totalRequests: requestsPerSecond * 4,
+    latencyP50: 1,
+    latencyP99,
+    latencyMean: 1,
+    statusCounts: { '200': requestsPerSecond * 4 },
+    errors: 0,
+    timeouts: 0,
+    durationSeconds: 4,
+  });
+  const slice = (index: number, requestsPerSecond: number, cpuMicrosPerRequest: number): Slice => ({
+    round: 1,
+    slice: index,
+    load: load(requestsPerSecond),
+    cpuSeconds: (cpuMicrosPerRequest * requestsPerSecond * 4) / 1e6,
+    cpuMicrosPerRequest,
+  });
   const row = (target: Measurement['target'], slices: Slice[]): Measurement => {
     const measured: Measurement = { target, caseId: 'get', connections: 100, slices };
     summarizeSlices(measured, 200);
@@ -113,11 +146,21 @@ describe('the ratios of the bench', () => {
     // The machine halves its speed after the first slices: the mock's best slice came before,
     // bare's slow ones after. Paired, every slice says 0.8 x.
     const bareSpeeds = [40_000, 40_000, 20_000, 20_000, 20_000];
-    const mock = row('mock', bareSpeeds.map((speed, index) => slice(index, speed * 0.8, 1e6 / (speed * 0.8))));
-    const bare = row('bare', bareSpeeds.map((speed, index) => slice(index, speed, 1e6 / speed)));
+    const mock = row(
+      'mock',
+      bareSpeeds.map((speed, index) => slice(index, speed * 0.8, 1e6 / (speed * 0.8))),
+    );
+    const bare = row(
+      'bare',
+      bareSpeeds.map((speed, index) => slice(index, speed, 1e6 / speed)),
+    );
     const [ratios] = computeRatios([mock, bare], ['get'], [100]);
     expect(ratios!.mockOverBare).toBeCloseTo(0.8, 6);
-    expect(ratios!.mockOverBareSpread).toEqual({ lowest: expect.closeTo(0.8, 6), highest: expect.closeTo(0.8, 6), pairs: 5 });
+    expect(ratios!.mockOverBareSpread).toEqual({
+      lowest: expect.closeTo(0.8, 6),
+      highest: expect.closeTo(0.8, 6),
+      pairs: 5,
+    });
     expect(ratios!.cpuPerRequestOverBare).toBeCloseTo(1.25, 6);
     // The medians of the rows alone mix the two speeds.
     expect(mock.load!.requestsPerSecond / bare.load!.requestsPerSecond).toBeCloseTo(0.8, 6);
@@ -130,11 +173,13 @@ describe('the ratios of the bench', () => {
     const [ratios] = computeRatios([mock, bare], ['get'], [100]);
     expect(ratios!.mockOverBare).toBeCloseTo(0.75, 6);
     expect(ratios!.mockOverBareSpread!.lowest).toBeCloseTo(0.125, 6);
-    const check = checkTargets([mock, bare], [ratios!], {}).find((entry) => entry.name === 'GET 200, 100 connections, vs bare')!;
+    const check = checkTargets([mock, bare], [ratios!], {}).find(
+      (entry) => entry.name === 'GET 200, 100 connections, vs bare',
+    )!;
     expect(check).toMatchObject({ measured: '0.75 x', goal: '>= 0.85 x bare', met: false });
   });
 
-  it('falls back to the rows\' medians when the slices cannot be paired', () => {
+  it("falls back to the rows' medians when the slices cannot be paired", () => {
     const mock = row('mock', [slice(0, 30_000, 40)]);
     const bare = row('bare', [{ ...slice(0, 40_000, 30), round: 2 }]);
     const [ratios] = computeRatios([mock, bare], ['get'], [100]);

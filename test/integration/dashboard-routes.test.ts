@@ -15,7 +15,12 @@ const token = 'dash-token-1234';
 let mock: RunningMockServer;
 
 beforeAll(async () => {
-  mock = await startMockServer({ port: 0, seed: 1, clock: createFixedClock(testEpochMs), config: { controlToken: token, ban: { threshold: 2, durationSeconds: 300 } } });
+  mock = await startMockServer({
+    port: 0,
+    seed: 1,
+    clock: createFixedClock(testEpochMs),
+    config: { controlToken: token, ban: { threshold: 2, durationSeconds: 300 } },
+  });
 });
 afterAll(async () => {
   await mock.close();
@@ -57,9 +62,14 @@ describe('GET /__mock/dashboard', () => {
 
   it('shows the windows, the ban and the time left, the unused keys, and answers 304 while nothing changed', async () => {
     const session = 'dash';
-    const send = () => fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-free', 'x-mock-session': session } }).then((response) => response.arrayBuffer());
+    const send = () =>
+      fetch(`${mock.baseUrl}/categories`, {
+        headers: { authorization: 'Bearer demo-free', 'x-mock-session': session },
+      }).then((response) => response.arrayBuffer());
     for (let index = 0; index < 63; index += 1) await send();
-    const response = await fetch(`${mock.origin}/__mock/dashboard?limit=5`, { headers: { ...withToken, 'x-mock-session': session } });
+    const response = await fetch(`${mock.origin}/__mock/dashboard?limit=5`, {
+      headers: { ...withToken, 'x-mock-session': session },
+    });
     expect(response.status).toBe(200);
     const etag = response.headers.get('etag')!;
     expect(etag).toMatch(/^"[0-9a-f]+"$/);
@@ -69,19 +79,37 @@ describe('GET /__mock/dashboard', () => {
     expect(snapshot.recent).toHaveLength(5);
     expect(snapshot.recent.at(-1)).toMatchObject({ client: 'demo-free', status: 429, code: 'key_banned' });
     const free = snapshot.clients.find((client) => client.client === 'demo-free')!;
-    expect(free).toMatchObject({ kind: 'key', plan: 'free', demo: true, used: true, ban: { until: '2026-01-01T00:05:00.000Z', secondsLeft: 300 } });
+    expect(free).toMatchObject({
+      kind: 'key',
+      plan: 'free',
+      demo: true,
+      used: true,
+      ban: { until: '2026-01-01T00:05:00.000Z', secondsLeft: 300 },
+    });
     expect(free.windows).toEqual([
       { name: 'minute', limit: 60, used: 60, resetsAt: '2026-01-01T00:01:00.000Z', resetsInSeconds: 60 },
       { name: 'day', limit: 1000, used: 60, resetsAt: '2026-01-02T00:00:00.000Z', resetsInSeconds: 86_400 },
     ]);
-    expect(snapshot.clients.find((client) => client.client === 'demo-pro')).toMatchObject({ used: false, ban: null, windows: [{ used: 0 }, { used: 0 }] });
+    expect(snapshot.clients.find((client) => client.client === 'demo-pro')).toMatchObject({
+      used: false,
+      ban: null,
+      windows: [{ used: 0 }, { used: 0 }],
+    });
     expect(snapshot.timelineSvg).toMatch(/^<svg/);
-    const again = await fetch(`${mock.origin}/__mock/dashboard?limit=5`, { headers: { ...withToken, 'x-mock-session': session, 'if-none-match': etag } });
+    const again = await fetch(`${mock.origin}/__mock/dashboard?limit=5`, {
+      headers: { ...withToken, 'x-mock-session': session, 'if-none-match': etag },
+    });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe('');
     // A minute later the minute window is full again (it refilled), the ban still runs.
-    await fetch(`${mock.origin}/__mock/clock`, { method: 'POST', headers: { ...withToken, 'x-mock-session': session, 'content-type': 'application/json' }, body: '{"advanceSeconds":60}' });
-    const later = (await (await fetch(`${mock.origin}/__mock/dashboard?limit=5`, { headers: { ...withToken, 'x-mock-session': session } })).json()) as DashboardSnapshot;
+    await fetch(`${mock.origin}/__mock/clock`, {
+      method: 'POST',
+      headers: { ...withToken, 'x-mock-session': session, 'content-type': 'application/json' },
+      body: '{"advanceSeconds":60}',
+    });
+    const later = (await (
+      await fetch(`${mock.origin}/__mock/dashboard?limit=5`, { headers: { ...withToken, 'x-mock-session': session } })
+    ).json()) as DashboardSnapshot;
     const freeLater = later.clients.find((client) => client.client === 'demo-free')!;
     expect(freeLater.windows[0]).toEqual({ name: 'minute', limit: 60, used: 0, resetsAt: null, resetsInSeconds: null });
     expect(freeLater.ban).toEqual({ until: '2026-01-01T00:05:00.000Z', secondsLeft: 240 });

@@ -12,13 +12,20 @@ import { call, createTestApp } from '../support/core-test-app.js';
 import { startMockProcess } from '../support/mock-process.js';
 
 describe('the default session report', () => {
-  it('keeps the default session\'s clients and coverage while 60 named sessions come and go', async () => {
+  it("keeps the default session's clients and coverage while 60 named sessions come and go", async () => {
     const app = createTestApp({ config: { sessions: { maxSessions: 3, idleSeconds: 60 } } });
     expect((await call(app, 'GET', '/v1/categories', { key: 'not-a-key' })).status).toBe(401);
     expect((await call(app, 'POST', '/v1/categories', { key: 'demo-free', json: { nome: 'typo' } })).status).toBe(400);
     for (let wave = 0; wave < 20; wave += 1) {
       for (let index = 0; index < 3; index += 1) {
-        expect((await call(app, 'GET', '/v1/categories', { key: 'demo-pro', headers: { 'x-mock-session': `job-${wave}-${index}` } })).status).toBe(200);
+        expect(
+          (
+            await call(app, 'GET', '/v1/categories', {
+              key: 'demo-pro',
+              headers: { 'x-mock-session': `job-${wave}-${index}` },
+            })
+          ).status,
+        ).toBe(200);
       }
       // The wave goes idle and is forgotten by the store; the next one takes its places.
       app.clock.advance(61_000);
@@ -38,8 +45,16 @@ describe('the default session report', () => {
     const reportPath = join(folder, 'report.json');
     const configPath = join(folder, 'mock.yaml');
     await writeFile(configPath, 'sessions: { maxSessions: 2, idleSeconds: 1 }\n');
-    const mock = await startMockProcess(['--config', configPath, '--report', reportPath, '--min-coverage', '401'], 60_000);
-    const send = async (key: string, session?: string) => (await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: `Bearer ${key}`, ...(session ? { 'x-mock-session': session } : {}) } })).status;
+    const mock = await startMockProcess(
+      ['--config', configPath, '--report', reportPath, '--min-coverage', '401'],
+      60_000,
+    );
+    const send = async (key: string, session?: string) =>
+      (
+        await fetch(`${mock.baseUrl}/categories`, {
+          headers: { authorization: `Bearer ${key}`, ...(session ? { 'x-mock-session': session } : {}) },
+        })
+      ).status;
     try {
       expect(await send('not-a-key')).toBe(401);
       for (const session of ['a', 'b']) expect(await send('demo-pro', session)).toBe(200);

@@ -69,7 +69,8 @@ const pngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 describe.each(['3.0.3', '3.1.0'])('media types of an OpenAPI %s document', (version) => {
   const app = createMockApp({ spec: parseSpecText(documentText(version)) });
-  const call = (method: string, url: string, headers: Record<string, string> = {}, body: Uint8Array | null = null) => app.handle({ method, url, headers, body, clientAddress: '127.0.0.1' } satisfies MockRequest);
+  const call = (method: string, url: string, headers: Record<string, string> = {}, body: Uint8Array | null = null) =>
+    app.handle({ method, url, headers, body, clientAddress: '127.0.0.1' } satisfies MockRequest);
   const form = async (entries: Record<string, string | Blob>) => {
     const data = new FormData();
     for (const [name, value] of Object.entries(entries)) data.append(name, value);
@@ -86,7 +87,11 @@ describe.each(['3.0.3', '3.1.0'])('media types of an OpenAPI %s document', (vers
     }
     const refused = await call('GET', '/photo', { accept: 'application/json' });
     expect(refused.status).toBe(406);
-    expect(JSON.parse(refused.body!)).toEqual({ code: 'not_acceptable', message: 'Accept application/json takes none of the media types declared for 200: image/png', status: 406 });
+    expect(JSON.parse(refused.body!)).toEqual({
+      code: 'not_acceptable',
+      message: 'Accept application/json takes none of the media types declared for 200: image/png',
+      status: 406,
+    });
     const range = await call('GET', '/any-image');
     expect(range.headers['Content-Type']).toBe('image/png');
   });
@@ -113,38 +118,70 @@ describe.each(['3.0.3', '3.1.0'])('media types of an OpenAPI %s document', (vers
 
   it('answers a response that declares no body without one', async () => {
     const answer = await call('DELETE', '/nothing');
-    expect([answer.status, answer.body, answer.bytes, answer.headers['Content-Type']]).toEqual([204, null, undefined, undefined]);
+    expect([answer.status, answer.body, answer.bytes, answer.headers['Content-Type']]).toEqual([
+      204,
+      null,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('validates a form body against its schema, each field in its type', async () => {
     const type = { 'content-type': 'application/x-www-form-urlencoded' };
     expect((await call('POST', '/form', type, bytes('name=Rex&age=3&tags=a&tags=b&vip=true'))).status).toBe(201);
     const negative = await call('POST', '/form', type, bytes('name=Rex&age=-1'));
-    expect([negative.status, JSON.parse(negative.body!).message]).toEqual([400, 'Invalid request body: age: must be >= 0']);
-    expect(JSON.parse((await call('POST', '/form', type, bytes('age=3'))).body!).message).toBe('Invalid request body: name is required');
-    expect(JSON.parse((await call('POST', '/form', type, bytes('name=Rex&extra=1'))).body!).message).toBe('Invalid request body: extra: unexpected property (the schema allows no other properties)');
+    expect([negative.status, JSON.parse(negative.body!).message]).toEqual([
+      400,
+      'Invalid request body: age: must be >= 0',
+    ]);
+    expect(JSON.parse((await call('POST', '/form', type, bytes('age=3'))).body!).message).toBe(
+      'Invalid request body: name is required',
+    );
+    expect(JSON.parse((await call('POST', '/form', type, bytes('name=Rex&extra=1'))).body!).message).toBe(
+      'Invalid request body: extra: unexpected property (the schema allows no other properties)',
+    );
     const json = await call('POST', '/form', { 'content-type': 'application/json' }, bytes('{"name":"Rex"}'));
     expect([json.status, JSON.parse(json.body!).code]).toEqual([415, 'unsupported_media_type']);
     expect((await call('POST', '/form', type)).status).toBe(400);
   });
 
   it('validates a multipart body against its schema, files as their content', async () => {
-    const good = await form({ title: 'Holiday', file: new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' }), count: '2' });
+    const good = await form({
+      title: 'Holiday',
+      file: new Blob([new Uint8Array([1, 2, 3])], { type: 'image/png' }),
+      count: '2',
+    });
     expect((await call('POST', '/upload', { 'content-type': good.type }, good.body)).status).toBe(201);
     const long = await form({ title: 'x'.repeat(21), file: new Blob(['a']) });
-    expect(JSON.parse((await call('POST', '/upload', { 'content-type': long.type }, long.body)).body!).message).toBe('Invalid request body: title: must NOT have more than 20 characters');
+    expect(JSON.parse((await call('POST', '/upload', { 'content-type': long.type }, long.body)).body!).message).toBe(
+      'Invalid request body: title: must NOT have more than 20 characters',
+    );
     const missing = await form({ title: 'Holiday' });
-    expect(JSON.parse((await call('POST', '/upload', { 'content-type': missing.type }, missing.body)).body!).message).toBe('Invalid request body: file is required');
-    const broken = await call('POST', '/upload', { 'content-type': 'multipart/form-data; boundary=nothing' }, bytes('not multipart at all'));
+    expect(
+      JSON.parse((await call('POST', '/upload', { 'content-type': missing.type }, missing.body)).body!).message,
+    ).toBe('Invalid request body: file is required');
+    const broken = await call(
+      'POST',
+      '/upload',
+      { 'content-type': 'multipart/form-data; boundary=nothing' },
+      bytes('not multipart at all'),
+    );
     expect([broken.status, JSON.parse(broken.body!).code]).toEqual([400, 'validation_failed']);
   });
 
   it('takes any declared type as it comes, validating text against a string schema', async () => {
-    expect((await call('PUT', '/raw', { 'content-type': 'application/octet-stream' }, new Uint8Array([0, 255, 7]))).status).toBe(204);
+    expect(
+      (await call('PUT', '/raw', { 'content-type': 'application/octet-stream' }, new Uint8Array([0, 255, 7]))).status,
+    ).toBe(204);
     expect((await call('PUT', '/raw', { 'content-type': 'text/plain; charset=utf-8' }, bytes('abc'))).status).toBe(204);
     expect((await call('PUT', '/raw', { 'content-type': 'text/plain' }, bytes('too long'))).status).toBe(400);
     const undeclared = await call('PUT', '/raw', { 'content-type': 'image/png' }, new Uint8Array([1]));
-    expect(JSON.parse(undeclared.body!)).toEqual({ code: 'unsupported_media_type', message: 'Content-Type image/png is not declared for this operation; send one of: application/octet-stream, text/plain', status: 415 });
+    expect(JSON.parse(undeclared.body!)).toEqual({
+      code: 'unsupported_media_type',
+      message:
+        'Content-Type image/png is not declared for this operation; send one of: application/octet-stream, text/plain',
+      status: 415,
+    });
   });
 });
 
@@ -164,14 +201,24 @@ describe('media types over node:http', () => {
   });
 });
 
-describe('Accept on the kit\'s own spec', () => {
+describe("Accept on the kit's own spec", () => {
   it('is judged before any state changes: a POST whose answer the client refuses creates nothing', async () => {
     const { readSpecFile } = await import('../../spec/load-spec.js');
     const app = createMockApp({ spec: await readSpecFile(), config: { seedCategories: 0 } });
     const headers = { authorization: 'Bearer demo-free', 'content-type': 'application/json' };
-    const refused = await app.handle({ method: 'POST', url: '/v1/categories', headers: { ...headers, accept: 'text/html' }, body: new TextEncoder().encode('{"name":"dog"}') });
+    const refused = await app.handle({
+      method: 'POST',
+      url: '/v1/categories',
+      headers: { ...headers, accept: 'text/html' },
+      body: new TextEncoder().encode('{"name":"dog"}'),
+    });
     expect([refused.status, JSON.parse(refused.body!).code]).toEqual([406, 'not_acceptable']);
-    const list = await app.handle({ method: 'GET', url: '/v1/categories', headers: { ...headers, accept: 'text/html, application/json;q=0.5' }, body: null });
+    const list = await app.handle({
+      method: 'GET',
+      url: '/v1/categories',
+      headers: { ...headers, accept: 'text/html, application/json;q=0.5' },
+      body: null,
+    });
     expect([list.status, list.body]).toEqual([200, '[]']);
   });
 });

@@ -12,25 +12,41 @@ export const corpusKey = 'demo-enterprise';
  *
  * @example await app.handle(await validRequest(operation, '/v1', data))
  */
-export async function validRequest(operation: CompiledOperation, basePath: string, data: DataGenerator, options: { withCredentials?: boolean; accept?: string } = {}): Promise<MockRequest> {
+export async function validRequest(
+  operation: CompiledOperation,
+  basePath: string,
+  data: DataGenerator,
+  options: { withCredentials?: boolean; accept?: string } = {},
+): Promise<MockRequest> {
   const headers: Record<string, string> = {};
   const query = new URLSearchParams();
   const definition = operation as CompiledOperation & { parameters: CompiledOperation['parameters'] };
   let path = operation.pathTemplate;
   for (const name of operation.parameterNames) {
     const parameter = definition.parameters.find((candidate) => candidate.in === 'path' && candidate.name === name);
-    const value = parameter === undefined ? 'x' : textOf(sample(parameter.validator, data, schemaOfParameter(operation, name)));
+    const value =
+      parameter === undefined ? 'x' : textOf(sample(parameter.validator, data, schemaOfParameter(operation, name)));
     // An empty segment would route elsewhere: a path parameter always has a value.
     path = path.replace(`{${name}}`, encodeURIComponent(value === '' ? '1' : value));
   }
   for (const parameter of definition.parameters) {
-    if (parameter.in === 'query' && parameter.required) query.set(parameter.name, textOf(sample(parameter.validator, data, schemaOfParameter(operation, parameter.name))));
+    if (parameter.in === 'query' && parameter.required)
+      query.set(
+        parameter.name,
+        textOf(sample(parameter.validator, data, schemaOfParameter(operation, parameter.name))),
+      );
   }
   if (options.withCredentials !== false) addCredentials(operation, headers, query);
   if (options.accept !== undefined) headers.accept = options.accept;
   const body = await bodyOf(operation, data, headers);
   const search = query.toString();
-  return { method: operation.method, url: `${basePath}${path}${search === '' ? '' : `?${search}`}`, headers, body, clientAddress: '127.0.0.1' };
+  return {
+    method: operation.method,
+    url: `${basePath}${path}${search === '' ? '' : `?${search}`}`,
+    headers,
+    body,
+    clientAddress: '127.0.0.1',
+  };
 }
 
 function schemaOfParameter(operation: CompiledOperation, name: string): unknown {
@@ -57,7 +73,11 @@ function addCredentials(operation: CompiledOperation, headers: Record<string, st
   }
 }
 
-async function bodyOf(operation: CompiledOperation, data: DataGenerator, headers: Record<string, string>): Promise<Uint8Array | null> {
+async function bodyOf(
+  operation: CompiledOperation,
+  data: DataGenerator,
+  headers: Record<string, string>,
+): Promise<Uint8Array | null> {
   const media = operation.requestBody?.media[0];
   if (media === undefined) return null;
   const example = media.examples.values().next();
@@ -69,9 +89,13 @@ async function bodyOf(operation: CompiledOperation, data: DataGenerator, headers
   if (media.kind === 'form' || media.kind === 'multipart') {
     const form = new FormData();
     for (const [name, field] of Object.entries((value ?? {}) as Record<string, unknown>)) {
-      for (const item of Array.isArray(field) ? field : [field]) form.append(name, typeof item === 'object' ? JSON.stringify(item) : String(item));
+      for (const item of Array.isArray(field) ? field : [field])
+        form.append(name, typeof item === 'object' ? JSON.stringify(item) : String(item));
     }
-    const encoded = media.kind === 'form' ? new Response(new URLSearchParams([...form.entries()] as [string, string][])) : new Response(form);
+    const encoded =
+      media.kind === 'form'
+        ? new Response(new URLSearchParams([...form.entries()] as [string, string][]))
+        : new Response(form);
     headers['content-type'] = encoded.headers.get('content-type')!;
     return new Uint8Array(await encoded.arrayBuffer());
   }

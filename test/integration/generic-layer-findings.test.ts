@@ -7,7 +7,8 @@ import { createMockApp } from '../../src/core/mock-app.js';
 // What the contract kit's generic layer found in the mock on the corpus documents, each pinned on a
 // small document of the same shape.
 
-const get = (app: ReturnType<typeof createMockApp>, url: string) => app.handle({ method: 'GET', url, headers: {}, body: null, clientAddress: '127.0.0.1' });
+const get = (app: ReturnType<typeof createMockApp>, url: string) =>
+  app.handle({ method: 'GET', url, headers: {}, body: null, clientAddress: '127.0.0.1' });
 
 describe('the generic layer findings', () => {
   it("answers errors in the document's shape when its fields are ours but typed otherwise (OpenAPI's petstore: code is an integer)", async () => {
@@ -75,7 +76,8 @@ paths:
   });
 
   it('generates a value of a tagged union whose tag narrows an allOf enum (Discord: a thread is channel type 10, 11 or 12)', () => {
-    const definition = compileSpecDefinition(parseSpecText(`
+    const definition = compileSpecDefinition(
+      parseSpecText(`
 openapi: 3.1.0
 info: { title: Channels, version: '1' }
 paths: {}
@@ -85,7 +87,8 @@ components:
     Thread: { type: object, required: [type], properties: { type: { type: integer, enum: [10, 11, 12], allOf: [{ $ref: '#/components/schemas/ChannelTypes' }] } } }
     Dm: { type: object, required: [type], properties: { type: { type: integer, enum: [1], allOf: [{ $ref: '#/components/schemas/ChannelTypes' }] } } }
     Channel: { oneOf: [{ $ref: '#/components/schemas/Dm' }, { $ref: '#/components/schemas/Thread' }] }
-`));
+`),
+    );
     const data = createDataGenerator(7);
     const channel = definition.componentSchemas.Channel!;
     const validator = definition.validatorFor(channel, 'Channel');

@@ -10,50 +10,96 @@ import { afterAll, describe, expect, it } from 'vitest';
 // (.ci/run installs it).
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const hasValgrind = spawnSync('valgrind', ['--version'], { stdio: 'ignore' }).status === 0;
-if (!hasValgrind && process.env.CI === 'true') throw new Error('Failed to run the instruction counter test under CI: valgrind is not installed (apt-get install valgrind)');
+if (!hasValgrind && process.env.CI === 'true')
+  throw new Error(
+    'Failed to run the instruction counter test under CI: valgrind is not installed (apt-get install valgrind)',
+  );
 const workDir = mkdtempSync(join(tmpdir(), 'petstore-instructions-test-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 function runCounter(args: string[]) {
-  return spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench/instructions-bench.ts'), ...args], { cwd: root, encoding: 'utf8', timeout: 240_000 });
+  return spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench/instructions-bench.ts'), ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
 }
 
-describe.skipIf(!hasValgrind)(`the instruction counter${hasValgrind ? '' : ' (skipped: valgrind is not installed; apt-get install valgrind)'}`, () => {
-  it('counts the instructions per request of the mock and of bare node:http, and judges the ratio', () => {
-    const jsonFile = join(workDir, 'figures.json');
-    // From source: dist/ may be half-written by the package test running beside this one.
-    const run = runCounter(['--mock', 'src', '--cases', '401', '--warmup', '300', '--requests', '200', '--connections', '4', '--json', jsonFile]);
-    expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/GET 401 +mock [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?\), bare [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?\) instructions per request: \d+\.\d\d x/);
-    expect(run.stdout).toMatch(/(MET |MISS) {2}Instructions per request, GET 401/);
-    const figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as { rows: { caseId: string; mock: { instructionsPerRequest: number; compilingPerRequest: number; helperThreadsPerRequest: number; statusCounts: Record<string, number>; counts: number }; bare: { instructionsPerRequest: number; compilingPerRequest: number; helperThreadsPerRequest: number; counts: number }; ratio: number }[] };
-    const [row] = figures.rows;
-    expect(row!.caseId).toBe('401');
-    // A request through node:http alone is tens of thousands of instructions; every counted one was the case's answer.
-    expect(row!.bare.instructionsPerRequest).toBeGreaterThan(10_000);
-    expect(row!.mock.instructionsPerRequest).toBeGreaterThan(10_000);
-    expect(row!.mock.statusCounts).toEqual({ '401': 200 });
-    // So short a warm-up leaves V8 compiling in the counted window: its share is found and set apart.
-    expect(row!.mock.compilingPerRequest + row!.bare.compilingPerRequest).toBeGreaterThan(0);
-    // A window that caught more than 2 % compiling is counted again, three windows at most: one
-    // reported with more than that share is the third.
-    for (const counted of [row!.mock, row!.bare]) {
-      expect([1, 2, 3]).toContain(counted.counts);
-      if (counted.compilingPerRequest > 0.02 * (counted.instructionsPerRequest + counted.compilingPerRequest)) expect(counted.counts).toBe(3);
-    }
-    // Every thread is counted: the garbage collector's helpers run in both servers, and are part of the count, not all of it.
-    for (const counted of [row!.mock, row!.bare]) {
-      expect(counted.helperThreadsPerRequest).toBeGreaterThan(0);
-      expect(counted.helperThreadsPerRequest).toBeLessThan(counted.instructionsPerRequest / 2);
-    }
-    expect(row!.ratio).toBeCloseTo(row!.mock.instructionsPerRequest / row!.bare.instructionsPerRequest, 6);
-  }, 300_000);
-});
+describe.skipIf(!hasValgrind)(
+  `the instruction counter${hasValgrind ? '' : ' (skipped: valgrind is not installed; apt-get install valgrind)'}`,
+  () => {
+    it('counts the instructions per request of the mock and of bare node:http, and judges the ratio', () => {
+      const jsonFile = join(workDir, 'figures.json');
+      // From source: dist/ may be half-written by the package test running beside this one.
+      const run = runCounter([
+        '--mock',
+        'src',
+        '--cases',
+        '401',
+        '--warmup',
+        '300',
+        '--requests',
+        '200',
+        '--connections',
+        '4',
+        '--json',
+        jsonFile,
+      ]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(
+        /GET 401 +mock [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?\), bare [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?\) instructions per request: \d+\.\d\d x/,
+      );
+      expect(run.stdout).toMatch(/(MET |MISS) {2}Instructions per request, GET 401/);
+      const figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as {
+        rows: {
+          caseId: string;
+          mock: {
+            instructionsPerRequest: number;
+            compilingPerRequest: number;
+            helperThreadsPerRequest: number;
+            statusCounts: Record<string, number>;
+            counts: number;
+          };
+          bare: {
+            instructionsPerRequest: number;
+            compilingPerRequest: number;
+            helperThreadsPerRequest: number;
+            counts: number;
+          };
+          ratio: number;
+        }[];
+      };
+      const [row] = figures.rows;
+      expect(row!.caseId).toBe('401');
+      // A request through node:http alone is tens of thousands of instructions; every counted one was the case's answer.
+      expect(row!.bare.instructionsPerRequest).toBeGreaterThan(10_000);
+      expect(row!.mock.instructionsPerRequest).toBeGreaterThan(10_000);
+      expect(row!.mock.statusCounts).toEqual({ '401': 200 });
+      // So short a warm-up leaves V8 compiling in the counted window: its share is found and set apart.
+      expect(row!.mock.compilingPerRequest + row!.bare.compilingPerRequest).toBeGreaterThan(0);
+      // A window that caught more than 2 % compiling is counted again, three windows at most: one
+      // reported with more than that share is the third.
+      for (const counted of [row!.mock, row!.bare]) {
+        expect([1, 2, 3]).toContain(counted.counts);
+        if (counted.compilingPerRequest > 0.02 * (counted.instructionsPerRequest + counted.compilingPerRequest))
+          expect(counted.counts).toBe(3);
+      }
+      // Every thread is counted: the garbage collector's helpers run in both servers, and are part of the count, not all of it.
+      for (const counted of [row!.mock, row!.bare]) {
+        expect(counted.helperThreadsPerRequest).toBeGreaterThan(0);
+        expect(counted.helperThreadsPerRequest).toBeLessThan(counted.instructionsPerRequest / 2);
+      }
+      expect(row!.ratio).toBeCloseTo(row!.mock.instructionsPerRequest / row!.bare.instructionsPerRequest, 6);
+    }, 300_000);
+  },
+);
 
 describe('the instruction counter without work to do', () => {
   it('refuses a bad option in one line', () => {
     const run = runCounter(['--requests', 'many']);
     expect(run.status).toBe(2);
-    expect(run.stderr.trim().split('\n')[0]).toBe('bench:instructions: --requests must be an integer from 100 to 1000000, got "many"');
+    expect(run.stderr.trim().split('\n')[0]).toBe(
+      'bench:instructions: --requests must be an integer from 100 to 1000000, got "many"',
+    );
   });
 });

@@ -69,7 +69,11 @@ const authentication: RuleCase[] = [
   ...(
     [
       ['no Authorization header', {}, 'Missing API key; send Authorization: Bearer <API_KEY>'],
-      ['another scheme', { headers: { authorization: 'Basic ZGVtbzpmcmVl' } }, /^Unsupported authorization scheme Basic/],
+      [
+        'another scheme',
+        { headers: { authorization: 'Basic ZGVtbzpmcmVl' } },
+        /^Unsupported authorization scheme Basic/,
+      ],
       ['Bearer without a token', { headers: { authorization: 'Bearer' } }, /^Malformed Authorization header/],
       ['a token with spaces', { headers: { authorization: 'Bearer demo free' } }, /^Malformed Authorization header/],
       ['an unknown key', { key: 'sk_nope' }, 'Invalid API key'],
@@ -77,7 +81,12 @@ const authentication: RuleCase[] = [
   ).map(([what, auth, message]) => ({
     name: `§5 401 with an Error and X-RateLimit-* for ${what}, on every operation`,
     async run({ send }: CaseContext) {
-      for (const [method, path] of [['GET', '/categories'], ['POST', '/categories'], ['GET', '/pets/1'], ['GET', '/store/orders']] as const) {
+      for (const [method, path] of [
+        ['GET', '/categories'],
+        ['POST', '/categories'],
+        ['GET', '/pets/1'],
+        ['GET', '/store/orders'],
+      ] as const) {
         const response = await send(method, path, { ...auth, json: method === 'POST' ? { name: 'dog' } : undefined });
         expectError(response, 401, 'unauthorized', message);
         expectRateLimitHeaders(response);
@@ -89,7 +98,11 @@ const authentication: RuleCase[] = [
   {
     name: '§5 the scheme word is case-insensitive (RFC 9110)',
     async run({ send }) {
-      for (const scheme of ['bearer', 'BEARER', 'Bearer']) expect((await send('GET', '/categories', { headers: { authorization: `${scheme} demo-pro` } })).status, scheme).toBe(200);
+      for (const scheme of ['bearer', 'BEARER', 'Bearer'])
+        expect(
+          (await send('GET', '/categories', { headers: { authorization: `${scheme} demo-pro` } })).status,
+          scheme,
+        ).toBe(200);
     },
   },
   {
@@ -112,7 +125,11 @@ const authentication: RuleCase[] = [
     name: '§5 the Prefer header does not get past authentication',
     async run({ send }) {
       expectError(await send('GET', '/categories', { headers: { prefer: 'code=200' } }), 401, 'unauthorized');
-      expectError(await send('POST', '/categories', { key: 'sk_nope', headers: { prefer: 'code=201' }, json: { name: 'x' } }), 401, 'unauthorized');
+      expectError(
+        await send('POST', '/categories', { key: 'sk_nope', headers: { prefer: 'code=201' }, json: { name: 'x' } }),
+        401,
+        'unauthorized',
+      );
     },
   },
 ];
@@ -125,7 +142,8 @@ const categories: RuleCase[] = [
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toMatch(/^application\/json/);
       expect(response.json).toHaveLength(seededCount);
-      for (const category of response.json) expect(category).toEqual({ id: expect.any(Number), name: expect.any(String), description: expect.any(String) });
+      for (const category of response.json)
+        expect(category).toEqual({ id: expect.any(Number), name: expect.any(String), description: expect.any(String) });
       expectRateLimitHeaders(response);
       expect(response.headers['x-ratelimit-limit']).toBe('60');
       expect(response.headers['x-ratelimit-remaining']).toBe('59');
@@ -135,7 +153,10 @@ const categories: RuleCase[] = [
   {
     name: '§4 createCategory: 201 with the Category, the next id and Location, listed afterwards in order',
     async run({ send }) {
-      const created = await send('POST', '/categories', { key: 'demo-pro', json: { name: 'dog', description: 'Good boys' } });
+      const created = await send('POST', '/categories', {
+        key: 'demo-pro',
+        json: { name: 'dog', description: 'Good boys' },
+      });
       expect(created.status).toBe(201);
       expect(created.json).toEqual({ id: seededCount + 1, name: 'dog', description: 'Good boys' });
       expect(created.headers.location).toBe(`/v1/categories/${seededCount + 1}`);
@@ -150,8 +171,14 @@ const categories: RuleCase[] = [
   {
     name: '§4 rule 2: ids are unique, for equal names and for 200 concurrent creates',
     async run({ send }) {
-      const sequential = await repeat(3, () => send('POST', '/categories', { key: 'demo-enterprise', json: { name: 'dog' } }));
-      const concurrent = await Promise.all(Array.from({ length: 200 }, (_, index) => send('POST', '/categories', { key: 'demo-enterprise', json: { name: `c${index}` } })));
+      const sequential = await repeat(3, () =>
+        send('POST', '/categories', { key: 'demo-enterprise', json: { name: 'dog' } }),
+      );
+      const concurrent = await Promise.all(
+        Array.from({ length: 200 }, (_, index) =>
+          send('POST', '/categories', { key: 'demo-enterprise', json: { name: `c${index}` } }),
+        ),
+      );
       const created = [...sequential, ...concurrent];
       expect(created.map((response) => response.status)).toEqual(created.map(() => 201));
       const ids = created.map((response) => response.json.id as number);
@@ -171,7 +198,10 @@ const categories: RuleCase[] = [
       });
       expect(created.status).toBe(201);
       expect(created.json).toEqual({ id: seededCount + 1, name: 'x' });
-      expect((await send('GET', '/categories', { key: 'demo-free' })).json.at(-1)).toEqual({ id: seededCount + 1, name: 'x' });
+      expect((await send('GET', '/categories', { key: 'demo-free' })).json.at(-1)).toEqual({
+        id: seededCount + 1,
+        name: 'x',
+      });
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     },
   },
@@ -180,16 +210,46 @@ const categories: RuleCase[] = [
       ['no body', { headers: json }, 'body_required', /body is required/],
       ['an empty body', { body: '', headers: json }, 'body_required', /body is required/],
       ['a blank body', { body: '  \n', headers: json }, 'body_required', /blank/],
-      ['malformed JSON', { body: '{"name": "dog"', headers: json }, 'malformed_json', /^Invalid request body: malformed JSON/],
-      ['invalid UTF-8', { body: new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), headers: json }, 'malformed_json', /UTF-8/],
-      ['a JSON array', { json: [{ name: 'dog' }] }, 'validation_failed', 'Invalid request body: the body must be a JSON object, got an array'],
+      [
+        'malformed JSON',
+        { body: '{"name": "dog"', headers: json },
+        'malformed_json',
+        /^Invalid request body: malformed JSON/,
+      ],
+      [
+        'invalid UTF-8',
+        { body: new Uint8Array([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), headers: json },
+        'malformed_json',
+        /UTF-8/,
+      ],
+      [
+        'a JSON array',
+        { json: [{ name: 'dog' }] },
+        'validation_failed',
+        'Invalid request body: the body must be a JSON object, got an array',
+      ],
       ['a JSON string', { json: 'dog' }, 'validation_failed', /must be a JSON object, got string/],
       ['JSON null', { body: 'null', headers: json }, 'validation_failed', /got null/],
       ['no name', { json: { description: 'x' } }, 'validation_failed', 'Invalid request body: name is required'],
       ['a null name', { json: { name: null } }, 'validation_failed', /name: expected string, received null/],
-      ['a numeric name', { json: { name: 5 } }, 'validation_failed', /^Invalid request body: name: expected string, received number/],
-      ['a non-string description', { json: { name: 'dog', description: ['x'] } }, 'validation_failed', /^Invalid request body: description: expected string/],
-      ['deeply nested JSON', { body: `{"name":"x","description":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, headers: json }, 'validation_failed', /description/],
+      [
+        'a numeric name',
+        { json: { name: 5 } },
+        'validation_failed',
+        /^Invalid request body: name: expected string, received number/,
+      ],
+      [
+        'a non-string description',
+        { json: { name: 'dog', description: ['x'] } },
+        'validation_failed',
+        /^Invalid request body: description: expected string/,
+      ],
+      [
+        'deeply nested JSON',
+        { body: `{"name":"x","description":${'['.repeat(200_000)}${']'.repeat(200_000)}}`, headers: json },
+        'validation_failed',
+        /description/,
+      ],
     ] as [string, Sent, string, string | RegExp][]
   ).map(([what, sent, code, message]) => ({
     name: `§4 rule 1: 400 ${code} naming the problem for ${what}; nothing stored`,
@@ -203,29 +263,55 @@ const categories: RuleCase[] = [
   {
     name: '§4 415 unsupported_media_type for a body that is not UTF-8 JSON, or has no Content-Type',
     async run({ send }) {
-      for (const contentType of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'application/json; charset=iso-8859-1']) {
-        const response = await send('POST', '/categories', { key: 'demo-free', body: '{"name":"dog"}', headers: { 'content-type': contentType } });
+      for (const contentType of [
+        'text/plain;charset=UTF-8',
+        'application/x-www-form-urlencoded',
+        'application/json; charset=iso-8859-1',
+      ]) {
+        const response = await send('POST', '/categories', {
+          key: 'demo-free',
+          body: '{"name":"dog"}',
+          headers: { 'content-type': contentType },
+        });
         expectError(response, 415, 'unsupported_media_type');
         expectRateLimitHeaders(response);
       }
       // Bytes, not a string: fetch adds text/plain to a string body.
-      expectError(await send('POST', '/categories', { key: 'demo-free', body: new TextEncoder().encode('{"name":"dog"}') }), 415, 'unsupported_media_type');
+      expectError(
+        await send('POST', '/categories', { key: 'demo-free', body: new TextEncoder().encode('{"name":"dog"}') }),
+        415,
+        'unsupported_media_type',
+      );
       expect(await listLength(send)).toBe(seededCount);
     },
   },
   {
     name: '§4 accepts JSON with a UTF-8 charset and +json media types',
     async run({ send }) {
-      const utf8 = await send('POST', '/categories', { key: 'demo-free', body: '{"name":"ü"}', headers: { 'content-type': 'application/json; charset=UTF-8' } });
+      const utf8 = await send('POST', '/categories', {
+        key: 'demo-free',
+        body: '{"name":"ü"}',
+        headers: { 'content-type': 'application/json; charset=UTF-8' },
+      });
       expect(utf8.status).toBe(201);
       expect(utf8.json.name).toBe('ü');
-      expect((await send('POST', '/categories', { key: 'demo-free', body: '{"name":"y"}', headers: { 'content-type': 'application/vnd.petstore+json' } })).status).toBe(201);
+      expect(
+        (
+          await send('POST', '/categories', {
+            key: 'demo-free',
+            body: '{"name":"y"}',
+            headers: { 'content-type': 'application/vnd.petstore+json' },
+          })
+        ).status,
+      ).toBe(201);
     },
   },
   {
     name: '413 payload_too_large with X-RateLimit-* for a body over maxBodyBytes (counted), a body of exactly the limit is served',
     config: { maxBodyBytes: 64 },
-    notFor: { core: 'the transport enforces maxBodyBytes and flags the request; the core answers 413 for that flag (src/core/mock-app.test.ts)' },
+    notFor: {
+      core: 'the transport enforces maxBodyBytes and flags the request; the core answers 413 for that flag (src/core/mock-app.test.ts)',
+    },
     async run({ send }) {
       const tooLarge = await send('POST', '/categories', { key: 'demo-free', json: { name: 'x'.repeat(100) } });
       expectError(tooLarge, 413, 'payload_too_large');
@@ -246,7 +332,11 @@ const routing: RuleCase[] = [
       const unknown = await send('GET', '/dogs', { key: 'demo-pro' });
       expectError(unknown, 404, 'not_found');
       expectError(await send('GET', '', { key: 'demo-pro' }), 404, 'not_found');
-      for (const [method, path, allow] of [['DELETE', '/categories', 'GET, POST'], ['PUT', '/categories', 'GET, POST'], ['PUT', '/pets/3', 'GET']] as const) {
+      for (const [method, path, allow] of [
+        ['DELETE', '/categories', 'GET, POST'],
+        ['PUT', '/categories', 'GET, POST'],
+        ['PUT', '/pets/3', 'GET'],
+      ] as const) {
         const wrong = await send(method, path, { key: 'demo-pro' });
         expectError(wrong, 405, 'method_not_allowed');
         expect(wrong.headers.allow).toBe(allow);
@@ -255,7 +345,9 @@ const routing: RuleCase[] = [
   },
   {
     name: '404 not_found naming the base path for a path outside /v1',
-    notFor: { msw: 'the MSW handlers take only /v1/* and /__mock/*; anything else goes to the network (mocks/handlers.test.ts)' },
+    notFor: {
+      msw: 'the MSW handlers take only /v1/* and /__mock/*; anything else goes to the network (mocks/handlers.test.ts)',
+    },
     async run({ send }) {
       const outside = await send('GET', '/categories', { key: 'demo-pro', fromOrigin: true });
       expectError(outside, 404, 'not_found', /served under \/v1/);
@@ -284,7 +376,13 @@ const routing: RuleCase[] = [
   {
     name: 'a CORS preflight is answered 204 without counting, reporting the anonymous budget',
     async run({ send }) {
-      const preflight = await send('OPTIONS', '/categories', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+      const preflight = await send('OPTIONS', '/categories', {
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      });
       expect(preflight.status).toBe(204);
       expect(preflight.headers['access-control-allow-origin']).toBe('*');
       expect(preflight.headers['access-control-allow-headers']).toBe('authorization, content-type');
@@ -303,7 +401,9 @@ const rateLimits: RuleCase[] = [
         await send('GET', '/categories', { key: 'demo-pro' }),
         await send('GET', '/pets/1', { key: 'demo-pro' }),
         await send('POST', '/categories', { key: 'demo-pro', json: { name: 'x' } }),
-        await send('OPTIONS', '/categories', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } }),
+        await send('OPTIONS', '/categories', {
+          headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+        }),
         await send('POST', '/categories', { key: 'demo-pro', json: {} }),
         await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'code=418' } }),
         await send('GET', '/categories', { key: 'nope' }),
@@ -313,8 +413,14 @@ const rateLimits: RuleCase[] = [
         await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'code=429' } }),
         ...(await repeat(6, () => send('GET', '/categories', { key: 'tiny-plan-key' }))).slice(3),
       ];
-      expect(responses.map((response) => response.status)).toEqual([200, 200, 201, 204, 400, 400, 401, 404, 405, 415, 429, 429, 429, 429]);
-      expect(responses.slice(-3).map((response) => response.json.code)).toEqual(['rate_limited', 'rate_limited', 'key_banned']);
+      expect(responses.map((response) => response.status)).toEqual([
+        200, 200, 201, 204, 400, 400, 401, 404, 405, 415, 429, 429, 429, 429,
+      ]);
+      expect(responses.slice(-3).map((response) => response.json.code)).toEqual([
+        'rate_limited',
+        'rate_limited',
+        'key_banned',
+      ]);
       for (const response of responses) expectRateLimitHeaders(response);
     },
   },
@@ -322,9 +428,14 @@ const rateLimits: RuleCase[] = [
     name: '§8 X-RateLimit-* on the session errors too: 400 invalid_session, 503 too_many_sessions',
     config: { ...caseConfig, sessions: { maxSessions: 1, idleSeconds: 3600 } },
     async run({ send }) {
-      const invalid = await send('GET', '/categories', { key: 'demo-pro', headers: { 'x-mock-session': 'not a name' } });
+      const invalid = await send('GET', '/categories', {
+        key: 'demo-pro',
+        headers: { 'x-mock-session': 'not a name' },
+      });
       expectError(invalid, 400, 'invalid_session');
-      expect((await send('GET', '/categories', { key: 'demo-pro', headers: { 'x-mock-session': 'first' } })).status).toBe(200);
+      expect(
+        (await send('GET', '/categories', { key: 'demo-pro', headers: { 'x-mock-session': 'first' } })).status,
+      ).toBe(200);
       const full = await send('GET', '/categories', { key: 'demo-pro', headers: { 'x-mock-session': 'second' } });
       expectError(full, 503, 'too_many_sessions');
       expect(full.headers['retry-after']).toMatch(/^\d+$/);
@@ -335,11 +446,23 @@ const rateLimits: RuleCase[] = [
     name: '§8 the Free plan: 60 a minute counted down, then 429 rate_limited with Retry-After, Remaining 0 and Reset; a new window after it',
     config: { ban: { enabled: false } },
     async run({ send }) {
-      const remaining = (await repeat(60, () => send('GET', '/categories', { key: 'demo-free' }))).map((response) => Number(response.headers['x-ratelimit-remaining']));
+      const remaining = (await repeat(60, () => send('GET', '/categories', { key: 'demo-free' }))).map((response) =>
+        Number(response.headers['x-ratelimit-remaining']),
+      );
       expect(remaining).toEqual(Array.from({ length: 60 }, (_, index) => 59 - index));
       const limited = await send('GET', '/categories', { key: 'demo-free' });
-      expectError(limited, 429, 'rate_limited', 'Rate limit exceeded; retry after 60 seconds and back off exponentially');
-      expect(limited.headers).toMatchObject({ 'retry-after': '60', 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(startSeconds + 60) });
+      expectError(
+        limited,
+        429,
+        'rate_limited',
+        'Rate limit exceeded; retry after 60 seconds and back off exponentially',
+      );
+      expect(limited.headers).toMatchObject({
+        'retry-after': '60',
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(startSeconds + 60),
+      });
       // A refused request spends nothing: creating is refused too, and nothing is stored.
       expectError(await send('POST', '/categories', { key: 'demo-free', json: { name: 'late' } }), 429, 'rate_limited');
       // Another key of the same plan has its own budget.
@@ -359,19 +482,34 @@ const rateLimits: RuleCase[] = [
     async run({ send }) {
       for (let minute = 0; minute < 17; minute += 1) {
         const count = Math.min(60, 1000 - minute * 60);
-        const served = await Promise.all(Array.from({ length: count }, () => send('GET', '/categories', { key: 'demo-free' })));
-        expect(served.every((response) => response.status === 200), `minute ${minute}`).toBe(true);
+        const served = await Promise.all(
+          Array.from({ length: count }, () => send('GET', '/categories', { key: 'demo-free' })),
+        );
+        expect(
+          served.every((response) => response.status === 200),
+          `minute ${minute}`,
+        ).toBe(true);
         await send('POST', '/__mock/clock', { json: { advanceSeconds: 60 } });
       }
       const limited = await send('GET', '/categories', { key: 'demo-free' });
       expectError(limited, 429, 'rate_limited');
-      expect(limited.headers).toMatchObject({ 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(startSeconds + 86_400), 'retry-after': String(86_400 - 17 * 60) });
+      expect(limited.headers).toMatchObject({
+        'x-ratelimit-limit': '1000',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(startSeconds + 86_400),
+        'retry-after': String(86_400 - 17 * 60),
+      });
     },
   },
   {
     name: '§8 each plan gets its limits: Free 60, Pro 300, Business 1000; a key with custom limits gets those',
     async run({ send }) {
-      for (const [key, limit] of [['demo-free', '60'], ['demo-pro', '300'], ['demo-business', '1000'], ['tiny-plan-key', '3']] as const) {
+      for (const [key, limit] of [
+        ['demo-free', '60'],
+        ['demo-pro', '300'],
+        ['demo-business', '1000'],
+        ['tiny-plan-key', '3'],
+      ] as const) {
         expect((await send('GET', '/categories', { key })).headers['x-ratelimit-limit'], key).toBe(limit);
       }
     },
@@ -380,8 +518,13 @@ const rateLimits: RuleCase[] = [
     name: '§8 rule 3: the default ban: ten 429s in a row are tolerated, the next request bans the key for 900 s, then it is back',
     config: { keys: [{ key: 'tiny-plan-key', limits: { perMinute: 3, perDay: 100 } }] },
     async run({ send }) {
-      expect((await repeat(3, () => send('GET', '/categories', { key: 'tiny-plan-key' }))).map((response) => response.status)).toEqual([200, 200, 200]);
-      for (const response of await repeat(10, () => send('GET', '/categories', { key: 'tiny-plan-key' }))) expectError(response, 429, 'rate_limited');
+      expect(
+        (await repeat(3, () => send('GET', '/categories', { key: 'tiny-plan-key' }))).map(
+          (response) => response.status,
+        ),
+      ).toEqual([200, 200, 200]);
+      for (const response of await repeat(10, () => send('GET', '/categories', { key: 'tiny-plan-key' })))
+        expectError(response, 429, 'rate_limited');
       const banned = await send('GET', '/categories', { key: 'tiny-plan-key' });
       expectError(banned, 429, 'key_banned', 'Too many requests after a 429: this API key is banned for 900 seconds');
       expect(banned.headers['retry-after']).toBe('900');
@@ -394,15 +537,28 @@ const rateLimits: RuleCase[] = [
   },
   {
     name: '§8 rule 3: a banned key is never served a 2xx, not even with Prefer or on another operation; the ban ends after its duration',
-    config: { keys: [{ key: 'tiny', limits: { perMinute: 1, perDay: 100 } }], ban: { threshold: 3, durationSeconds: 600 } },
+    config: {
+      keys: [{ key: 'tiny', limits: { perMinute: 1, perDay: 100 } }],
+      ban: { threshold: 3, durationSeconds: 600 },
+    },
     async run({ send }) {
       expect((await send('GET', '/categories', { key: 'tiny' })).status).toBe(200);
-      expect((await repeat(3, () => send('GET', '/categories', { key: 'tiny' }))).map((response) => response.json.code)).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
+      expect(
+        (await repeat(3, () => send('GET', '/categories', { key: 'tiny' }))).map((response) => response.json.code),
+      ).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
       const banned = await send('GET', '/categories', { key: 'tiny' });
       expectError(banned, 429, 'key_banned');
-      expect(banned.headers).toMatchObject({ 'retry-after': '600', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(startSeconds + 600) });
+      expect(banned.headers).toMatchObject({
+        'retry-after': '600',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(startSeconds + 600),
+      });
       await send('POST', '/__mock/clock', { json: { advanceSeconds: 120 } });
-      expectError(await send('GET', '/categories', { key: 'tiny', headers: { prefer: 'code=200' } }), 429, 'key_banned');
+      expectError(
+        await send('GET', '/categories', { key: 'tiny', headers: { prefer: 'code=200' } }),
+        429,
+        'key_banned',
+      );
       expectError(await send('POST', '/categories', { key: 'tiny', json: { name: 'x' } }), 429, 'key_banned');
       expectError(await send('GET', '/pets/1', { key: 'tiny' }), 429, 'key_banned');
       expect((await send('GET', '/categories', { key: 'tiny' })).headers['retry-after']).toBe('480');
@@ -414,7 +570,8 @@ const rateLimits: RuleCase[] = [
   {
     name: '§8 429 with Retry-After past the limit, a ban after the threshold, and a new window once the clock passes the minute',
     async run({ send, startMs }) {
-      for (let index = 0; index < 3; index += 1) expect((await send('GET', '/categories', { key: 'tiny-plan-key' })).status).toBe(200);
+      for (let index = 0; index < 3; index += 1)
+        expect((await send('GET', '/categories', { key: 'tiny-plan-key' })).status).toBe(200);
       const limited = await send('GET', '/categories', { key: 'tiny-plan-key' });
       expectError(limited, 429, 'rate_limited');
       expect(limited.headers['retry-after']).toBe('60');
@@ -448,7 +605,9 @@ const rateLimits: RuleCase[] = [
       expect(served.headers['x-ratelimit-reset']).toBe(String(movedMs / 1000 + 60));
       const limited = await send('GET', '/categories', { key: 'tiny' });
       expect(Date.parse(limited.headers.date!)).toBe(movedMs);
-      expect(Number(limited.headers['x-ratelimit-reset']) - movedMs / 1000).toBe(Number(limited.headers['retry-after']));
+      expect(Number(limited.headers['x-ratelimit-reset']) - movedMs / 1000).toBe(
+        Number(limited.headers['retry-after']),
+      );
       expect((await send('GET', '/__mock/requests')).json.at(-1).time).toBe(new Date(movedMs).toISOString());
     },
   },
@@ -463,21 +622,30 @@ const rateLimits: RuleCase[] = [
   },
   {
     name: '§8 IETF RateLimit fields next to X-RateLimit-* when configured: on success, errors, 429, 401 and preflights, exposed to CORS',
-    config: { rateLimitHeaders: ['x-ratelimit', 'ietf'], keys: [{ key: 'tiny', limits: { perMinute: 2, perDay: 50 } }] },
+    config: {
+      rateLimitHeaders: ['x-ratelimit', 'ietf'],
+      keys: [{ key: 'tiny', limits: { perMinute: 2, perDay: 50 } }],
+    },
     async run({ send }) {
       const first = await send('GET', '/categories', { key: 'tiny' });
       expect(first.headers['x-ratelimit-remaining']).toBe('1');
       expect(first.headers['ratelimit-policy']).toBe('"minute";q=2;w=60, "day";q=50;w=86400');
       expect(first.headers.ratelimit).toBe('"minute";r=1;t=60, "day";r=49;t=86400');
-      expect(first.headers['access-control-expose-headers']).toMatch(/X-RateLimit-Limit.*, RateLimit, RateLimit-Policy$/);
-      expect((await send('GET', '/nope', { key: 'tiny' })).headers.ratelimit).toBe('"minute";r=0;t=60, "day";r=48;t=86400');
+      expect(first.headers['access-control-expose-headers']).toMatch(
+        /X-RateLimit-Limit.*, RateLimit, RateLimit-Policy$/,
+      );
+      expect((await send('GET', '/nope', { key: 'tiny' })).headers.ratelimit).toBe(
+        '"minute";r=0;t=60, "day";r=48;t=86400',
+      );
       const limited = await send('GET', '/categories', { key: 'tiny' });
       expect(limited.status).toBe(429);
       expect(limited.headers.ratelimit).toBe('"minute";r=0;t=60, "day";r=48;t=86400');
       const anonymous = await send('GET', '/categories');
       expect(anonymous.status).toBe(401);
       expect(anonymous.headers['ratelimit-policy']).toMatch(/^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/);
-      const preflight = await send('OPTIONS', '/categories', { headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+      const preflight = await send('OPTIONS', '/categories', {
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+      });
       expect(preflight.status).toBe(204);
       expect(preflight.headers.ratelimit).toMatch(/^"minute";r=\d+;t=\d+, "day";r=\d+;t=\d+$/);
     },
@@ -527,7 +695,11 @@ const prefer: RuleCase[] = [
       const forced = await send('GET', '/categories', { key: 'demo-free', headers: { prefer: 'code=429' } });
       expectError(forced, 429, 'rate_limited', 'Forced by Prefer: code=429');
       expect(forced.headers).toMatchObject({ 'retry-after': '60', 'x-ratelimit-remaining': '0' });
-      const created = await send('POST', '/categories', { key: 'demo-pro', headers: { prefer: 'code=429' }, json: { name: 'x' } });
+      const created = await send('POST', '/categories', {
+        key: 'demo-pro',
+        headers: { prefer: 'code=429' },
+        json: { name: 'x' },
+      });
       expectError(created, 429, 'rate_limited');
       expect(created.headers['retry-after']).toBe('60');
       expect((await send('GET', '/categories', { key: 'demo-free' })).headers['x-ratelimit-remaining']).toBe('58');
@@ -537,9 +709,21 @@ const prefer: RuleCase[] = [
   {
     name: 'Prefer: code=401 and code=400 force the catalogue errors and store nothing',
     async run({ send }) {
-      expectError(await send('POST', '/categories', { key: 'demo-pro', headers: { prefer: 'code=401' }, json: { name: 'x' } }), 401, 'unauthorized');
-      expectError(await send('POST', '/categories', { key: 'demo-pro', headers: { prefer: 'code=400' }, json: { name: 'x' } }), 400, 'validation_failed');
-      expectError(await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'code=401' } }), 401, 'unauthorized');
+      expectError(
+        await send('POST', '/categories', { key: 'demo-pro', headers: { prefer: 'code=401' }, json: { name: 'x' } }),
+        401,
+        'unauthorized',
+      );
+      expectError(
+        await send('POST', '/categories', { key: 'demo-pro', headers: { prefer: 'code=400' }, json: { name: 'x' } }),
+        400,
+        'validation_failed',
+      );
+      expectError(
+        await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'code=401' } }),
+        401,
+        'unauthorized',
+      );
       expect(await listLength(send)).toBe(seededCount);
     },
   },
@@ -549,8 +733,20 @@ const prefer: RuleCase[] = [
       const empty = await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'example=empty' } });
       expect(empty.status).toBe(200);
       expect(empty.json).toEqual([]);
-      expect((await send('POST', '/categories', { key: 'demo-pro', headers: { prefer: 'code=400, example=malformedJson' }, json: { name: 'x' } })).json).toMatchObject({ code: 'malformed_json', status: 400 });
-      const named = await send('POST', '/categories', { key: 'demo-pro', headers: { prefer: 'example=nameOnly, code=201' }, json: { name: 'x' } });
+      expect(
+        (
+          await send('POST', '/categories', {
+            key: 'demo-pro',
+            headers: { prefer: 'code=400, example=malformedJson' },
+            json: { name: 'x' },
+          })
+        ).json,
+      ).toMatchObject({ code: 'malformed_json', status: 400 });
+      const named = await send('POST', '/categories', {
+        key: 'demo-pro',
+        headers: { prefer: 'example=nameOnly, code=201' },
+        json: { name: 'x' },
+      });
       expect(named.status).toBe(201);
       expect(named.json).toEqual({ id: expect.any(Number), name: expect.any(String) });
     },
@@ -565,7 +761,8 @@ const prefer: RuleCase[] = [
       const dynamic = await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'dynamic=true' } });
       expect(dynamic.status).toBe(200);
       expect(Array.isArray(dynamic.json)).toBe(true);
-      for (const category of dynamic.json) expect(category).toMatchObject({ id: expect.any(Number), name: expect.any(String) });
+      for (const category of dynamic.json)
+        expect(category).toMatchObject({ id: expect.any(Number), name: expect.any(String) });
     },
   },
   ...(
@@ -590,15 +787,29 @@ const prefer: RuleCase[] = [
     name: 'Prefer: preferences registered by RFC 7240 that are not ours are ignored; ours next to them still count',
     async run({ send }) {
       const plain = await send('GET', '/categories', { key: 'demo-pro' });
-      for (const value of ['return=minimal', 'return=representation', 'respond-async', 'respond-async, wait=5', 'handling=strict']) {
+      for (const value of [
+        'return=minimal',
+        'return=representation',
+        'respond-async',
+        'respond-async, wait=5',
+        'handling=strict',
+      ]) {
         const preferred = await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: value } });
         expect(preferred.status, value).toBe(200);
         expect(preferred.text, value).toBe(plain.text);
       }
-      const created = await send('POST', '/categories', { key: 'demo-pro', json: { name: 'kept' }, headers: { prefer: 'return=representation' } });
+      const created = await send('POST', '/categories', {
+        key: 'demo-pro',
+        json: { name: 'kept' },
+        headers: { prefer: 'return=representation' },
+      });
       expect(created.status).toBe(201);
       expect(created.json).toMatchObject({ name: 'kept' });
-      expectError(await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'handling=lenient, code=429' } }), 429, 'rate_limited');
+      expectError(
+        await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'handling=lenient, code=429' } }),
+        429,
+        'rate_limited',
+      );
     },
   },
 ];
@@ -609,16 +820,28 @@ const controls: RuleCase[] = [
     async run({ send }) {
       const health = await send('GET', '/__mock/health');
       expect(health.status).toBe(200);
-      expect(health.json).toMatchObject({ status: 'ok', categories: { count: seededCount, maxCount: 10_000, maxBytes: 16 * 1024 * 1024 }, dropped: { categories: 0 } });
+      expect(health.json).toMatchObject({
+        status: 'ok',
+        categories: { count: seededCount, maxCount: 10_000, maxBytes: 16 * 1024 * 1024 },
+        dropped: { categories: 0 },
+      });
     },
   },
   {
     name: 'controls: the virtual clock is read and advanced; a bad step is 400 invalid_control_request',
     async run({ send }) {
-      expect((await send('GET', '/__mock/clock')).json).toEqual({ now: startIso, epochSeconds: startSeconds, offsetSeconds: 0 });
+      expect((await send('GET', '/__mock/clock')).json).toEqual({
+        now: startIso,
+        epochSeconds: startSeconds,
+        offsetSeconds: 0,
+      });
       const advanced = await send('POST', '/__mock/clock', { json: { advanceSeconds: 90 } });
       expect(advanced.status).toBe(200);
-      expect(advanced.json).toEqual({ now: new Date(caseStartMs + 90_000).toISOString(), epochSeconds: startSeconds + 90, offsetSeconds: 90 });
+      expect(advanced.json).toEqual({
+        now: new Date(caseStartMs + 90_000).toISOString(),
+        epochSeconds: startSeconds + 90,
+        offsetSeconds: 90,
+      });
       for (const step of [{ advanceSeconds: -1 }, { advanceSeconds: '60' }, { advanceSeconds: 1, rewind: true }, {}]) {
         expectError(await send('POST', '/__mock/clock', { json: step }), 400, 'invalid_control_request');
       }
@@ -629,9 +852,14 @@ const controls: RuleCase[] = [
     name: 'controls: keys added at run time, with a plan or custom limits, work at once and are listed masked; a second add updates',
     async run({ send }) {
       const added = await send('POST', '/__mock/keys', { json: { key: 'team-key-123456', plan: 'business' } });
-      expect(added).toMatchObject({ status: 201, json: { key: 'team…(15)', plan: 'business', limits: { perMinute: 1000, perDay: 100_000 } } });
+      expect(added).toMatchObject({
+        status: 201,
+        json: { key: 'team…(15)', plan: 'business', limits: { perMinute: 1000, perDay: 100_000 } },
+      });
       expect((await send('GET', '/categories', { key: 'team-key-123456' })).headers['x-ratelimit-limit']).toBe('1000');
-      const custom = await send('POST', '/__mock/keys', { json: { key: 'custom-key-1', limits: { perMinute: 1, perDay: 10 } } });
+      const custom = await send('POST', '/__mock/keys', {
+        json: { key: 'custom-key-1', limits: { perMinute: 1, perDay: 10 } },
+      });
       expect(custom).toMatchObject({ status: 201, json: { plan: 'custom', limits: { perMinute: 1, perDay: 10 } } });
       expect((await send('GET', '/categories', { key: 'custom-key-1' })).headers['x-ratelimit-limit']).toBe('1');
       expectError(await send('GET', '/categories', { key: 'custom-key-1' }), 429, 'rate_limited');
@@ -648,10 +876,18 @@ const controls: RuleCase[] = [
     name: 'controls: a key with an unknown plan, even a name every object has, is 400 invalid_control_request',
     async run({ send }) {
       for (const plan of ['platinum', 'nope', 'constructor', 'toString', '__proto__', 'hasOwnProperty']) {
-        expectError(await send('POST', '/__mock/keys', { json: { key: `k-${plan}`, plan } }), 400, 'invalid_control_request');
+        expectError(
+          await send('POST', '/__mock/keys', { json: { key: `k-${plan}`, plan } }),
+          400,
+          'invalid_control_request',
+        );
       }
       expectError(await send('POST', '/__mock/keys', { json: { plan: 'free' } }), 400, 'invalid_control_request');
-      expectError(await send('POST', '/__mock/keys', { body: '{"key":', headers: json }), 400, 'invalid_control_request');
+      expectError(
+        await send('POST', '/__mock/keys', { body: '{"key":', headers: json }),
+        400,
+        'invalid_control_request',
+      );
     },
   },
   {
@@ -662,17 +898,34 @@ const controls: RuleCase[] = [
       const log = await send('GET', '/__mock/requests');
       expect(log.status).toBe(200);
       expect(log.json).toEqual([
-        { time: startIso, method: 'GET', path: '/v1/categories', operationId: 'listCategories', plan: 'business', key: 'demo…(13)', status: 200, code: null },
-        { time: startIso, method: 'GET', path: '/v1/categories', operationId: 'listCategories', plan: 'anonymous', key: 'sk_l…(20)', status: 401, code: 'unauthorized' },
+        {
+          time: startIso,
+          method: 'GET',
+          path: '/v1/categories',
+          operationId: 'listCategories',
+          plan: 'business',
+          key: 'demo…(13)',
+          status: 200,
+          code: null,
+        },
+        {
+          time: startIso,
+          method: 'GET',
+          path: '/v1/categories',
+          operationId: 'listCategories',
+          plan: 'anonymous',
+          key: 'sk_l…(20)',
+          status: 401,
+          code: 'unauthorized',
+        },
       ]);
       expect(log.text).not.toContain('sk_live_secret_value');
       await send('GET', '/__mock/health');
-      expect((await send('GET', '/__mock/requests')).json.map((entry: { path: string; status: number }) => `${entry.path} ${entry.status}`)).toEqual([
-        '/v1/categories 200',
-        '/v1/categories 401',
-        '/__mock/requests 200',
-        '/__mock/health 200',
-      ]);
+      expect(
+        (await send('GET', '/__mock/requests')).json.map(
+          (entry: { path: string; status: number }) => `${entry.path} ${entry.status}`,
+        ),
+      ).toEqual(['/v1/categories 200', '/v1/categories 401', '/__mock/requests 200', '/__mock/health 200']);
     },
   },
   {
@@ -693,15 +946,30 @@ const controls: RuleCase[] = [
       expectError(await send('GET', '/categories', { key: 'run-time-key' }), 401, 'unauthorized');
       // Documented: the clock stays (README, controls table), so a reset does not move time back.
       expect((await send('GET', '/__mock/clock')).json.offsetSeconds).toBe(30);
-      expect((await send('POST', '/categories', { key: 'demo-pro', json: { name: 'again' } })).json.id).toBe(seededCount + 1);
-      expect((await send('GET', '/__mock/requests')).json.map((entry: { path: string }) => entry.path)).toEqual(['/__mock/reset', '/v1/categories', '/v1/categories', '/v1/categories', '/__mock/clock', '/v1/categories']);
+      expect((await send('POST', '/categories', { key: 'demo-pro', json: { name: 'again' } })).json.id).toBe(
+        seededCount + 1,
+      );
+      expect((await send('GET', '/__mock/requests')).json.map((entry: { path: string }) => entry.path)).toEqual([
+        '/__mock/reset',
+        '/v1/categories',
+        '/v1/categories',
+        '/v1/categories',
+        '/__mock/clock',
+        '/v1/categories',
+      ]);
     },
   },
   {
     name: 'controls are never counted against a rate limit and carry no X-RateLimit-*',
     config: { anonymous: { perMinute: 1, perDay: 1 } },
     async run({ send }) {
-      for (const [method, path] of [['GET', '/__mock/clock'], ['GET', '/__mock/health'], ['GET', '/__mock/keys'], ['GET', '/__mock/requests'], ['GET', '/__mock/clock']] as const) {
+      for (const [method, path] of [
+        ['GET', '/__mock/clock'],
+        ['GET', '/__mock/health'],
+        ['GET', '/__mock/keys'],
+        ['GET', '/__mock/requests'],
+        ['GET', '/__mock/clock'],
+      ] as const) {
         const response = await send(method, path);
         expect(response.status, path).toBe(200);
         expect(response.headers['x-ratelimit-limit'], path).toBeUndefined();
@@ -727,9 +995,15 @@ const controls: RuleCase[] = [
   {
     name: 'controls: an oversized control body is 413 payload_too_large',
     config: { maxBodyBytes: 64 },
-    notFor: { core: 'the transport enforces maxBodyBytes and flags the request; the core answers 413 for that flag (src/core/mock-app.test.ts)' },
+    notFor: {
+      core: 'the transport enforces maxBodyBytes and flags the request; the core answers 413 for that flag (src/core/mock-app.test.ts)',
+    },
     async run({ send }) {
-      expectError(await send('POST', '/__mock/keys', { json: { key: 'k'.repeat(100), plan: 'free' } }), 413, 'payload_too_large');
+      expectError(
+        await send('POST', '/__mock/keys', { json: { key: 'k'.repeat(100), plan: 'free' } }),
+        413,
+        'payload_too_large',
+      );
       expect((await send('GET', '/__mock/keys')).text).not.toContain('kkkk');
     },
   },
@@ -738,8 +1012,16 @@ const controls: RuleCase[] = [
     config: { controlToken: 's3cret' },
     async run({ send }) {
       expectError(await send('POST', '/__mock/reset'), 403, 'control_forbidden');
-      expectError(await send('POST', '/__mock/reset', { headers: { 'x-mock-control-token': 'wrong' } }), 403, 'control_forbidden');
-      expectError(await send('GET', '/__mock/requests', { headers: { 'x-mock-control-token': 's3cre' } }), 403, 'control_forbidden');
+      expectError(
+        await send('POST', '/__mock/reset', { headers: { 'x-mock-control-token': 'wrong' } }),
+        403,
+        'control_forbidden',
+      );
+      expectError(
+        await send('GET', '/__mock/requests', { headers: { 'x-mock-control-token': 's3cre' } }),
+        403,
+        'control_forbidden',
+      );
       expect((await send('POST', '/__mock/reset', { headers: { 'x-mock-control-token': 's3cret' } })).status).toBe(200);
       // The API itself does not need the token.
       expect((await send('GET', '/categories', { key: 'demo-pro' })).status).toBe(200);
@@ -747,13 +1029,21 @@ const controls: RuleCase[] = [
   },
   {
     name: 'controls refuse what a web page of another origin makes the browser send, and send no CORS headers',
-    notFor: { msw: 'MSW runs in the page or the test process itself: a same-process caller is trusted by design (control-api.ts assertControlAccess)' },
+    notFor: {
+      msw: 'MSW runs in the page or the test process itself: a same-process caller is trusted by design (control-api.ts assertControlAccess)',
+    },
     async run({ send }) {
-      expectError(await send('POST', '/__mock/reset', { headers: { origin: 'https://evil.example' } }), 403, 'control_forbidden');
+      expectError(
+        await send('POST', '/__mock/reset', { headers: { origin: 'https://evil.example' } }),
+        403,
+        'control_forbidden',
+      );
       const local = await send('POST', '/__mock/reset', { headers: { origin: 'http://localhost:5173' } });
       expect(local.status).toBe(200);
       expect(local.headers['access-control-allow-origin']).toBeUndefined();
-      const preflight = await send('OPTIONS', '/__mock/keys', { headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+      const preflight = await send('OPTIONS', '/__mock/keys', {
+        headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      });
       expect(preflight.status).not.toBe(204);
       expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
     },
@@ -773,8 +1063,11 @@ const sessions: RuleCase[] = [
       const listedB = await send('GET', '/categories', { key: 'demo-pro', headers: inB });
       expect(listedB.json.map((category: { name: string }) => category.name)).not.toContain('only-in-a');
       // Same id in B: every session has its own sequence.
-      expect((await send('POST', '/categories', { key: 'demo-pro', json: { name: 'b' }, headers: inB })).json.id).toBe(created.json.id);
-      for (let index = 0; index < 6; index += 1) await send('GET', '/categories', { key: 'tiny-plan-key', headers: inA });
+      expect((await send('POST', '/categories', { key: 'demo-pro', json: { name: 'b' }, headers: inB })).json.id).toBe(
+        created.json.id,
+      );
+      for (let index = 0; index < 6; index += 1)
+        await send('GET', '/categories', { key: 'tiny-plan-key', headers: inA });
       expectError(await send('GET', '/categories', { key: 'tiny-plan-key', headers: inA }), 429, 'key_banned');
       expect((await send('GET', '/categories', { key: 'tiny-plan-key', headers: inB })).status).toBe(200);
       expect((await send('GET', '/categories', { key: 'tiny-plan-key' })).headers['x-ratelimit-remaining']).toBe('2');
@@ -786,20 +1079,37 @@ const sessions: RuleCase[] = [
       expectError(await send('GET', '/categories', { key: 'key-of-a', headers: inB }), 401, 'unauthorized');
       expectError(await send('GET', '/categories', { key: 'key-of-a' }), 401, 'unauthorized');
       // Keys from the config and the demo keys exist in every session.
-      expect((await send('GET', '/categories', { key: 'demo-free', headers: { 'x-mock-session': 'job-c' } })).status).toBe(200);
+      expect(
+        (await send('GET', '/categories', { key: 'demo-free', headers: { 'x-mock-session': 'job-c' } })).status,
+      ).toBe(200);
       expect((await send('GET', '/__mock/requests', { headers: inB })).text).not.toContain('only-in-a');
       const sessions = await send('GET', '/__mock/sessions');
-      expect(sessions.json.sessions.map((session: { name: string }) => session.name)).toEqual(expect.arrayContaining(['job-a', 'job-b', 'job-c', 'default']));
+      expect(sessions.json.sessions.map((session: { name: string }) => session.name)).toEqual(
+        expect.arrayContaining(['job-a', 'job-b', 'job-c', 'default']),
+      );
       // Reset in A leaves B alone.
       await send('POST', '/__mock/reset', { headers: inA });
       expect((await send('GET', '/categories', { key: 'demo-pro', headers: inB })).json).toHaveLength(seededCount + 1);
       // The default session never saw any of it.
       expect(await listLength(send)).toBe(seededCount);
       for (const name of ['no spaces allowed', 'x'.repeat(200)]) {
-        expectError(await send('GET', '/categories', { key: 'demo-pro', headers: { 'x-mock-session': name } }), 400, 'invalid_session');
+        expectError(
+          await send('GET', '/categories', { key: 'demo-pro', headers: { 'x-mock-session': name } }),
+          400,
+          'invalid_session',
+        );
       }
     },
   },
 ];
 
-export const ruleCases: RuleCase[] = [...authentication, ...categories, ...routing, ...rateLimits, ...deprecation, ...prefer, ...controls, ...sessions];
+export const ruleCases: RuleCase[] = [
+  ...authentication,
+  ...categories,
+  ...routing,
+  ...rateLimits,
+  ...deprecation,
+  ...prefer,
+  ...controls,
+  ...sessions,
+];

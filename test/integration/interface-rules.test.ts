@@ -9,9 +9,23 @@ import type { MockConfigInput } from '../../src/core/config/mock-config.js';
 import type { StateStore } from '../../src/core/state/state-store.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
 import { startMockServer } from '../../src/server/start-server.js';
-import { fromFetchResponse, fromMockResponse, mockRequest, requestInit, requestParts } from '../support/interface-client.js';
+import {
+  fromFetchResponse,
+  fromMockResponse,
+  mockRequest,
+  requestInit,
+  requestParts,
+} from '../support/interface-client.js';
 import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
-import { caseConfig, caseStartMs, ruleCases, type CaseContext, type CaseSent, type RuleCase, type TransportName } from './interface-rules.case.js';
+import {
+  caseConfig,
+  caseStartMs,
+  ruleCases,
+  type CaseContext,
+  type CaseSent,
+  type RuleCase,
+  type TransportName,
+} from './interface-rules.case.js';
 
 const spec = await readSpecFile();
 const gate = redisTestGate();
@@ -24,17 +38,28 @@ type OpenStore = ((config: MockConfigInput) => Promise<StateStore>) | undefined;
  * runs inside that named session, the way a CI job sharing the mock would: by the header on every
  * request, or for MSW by the setups' `session` option.
  */
-type Transport = (config: MockConfigInput, openStore: OpenStore, session?: string) => Promise<{ send: CaseContext['send']; close(): Promise<void> }>;
+type Transport = (
+  config: MockConfigInput,
+  openStore: OpenStore,
+  session?: string,
+) => Promise<{ send: CaseContext['send']; close(): Promise<void> }>;
 
 /** `sent` with `X-Mock-Session: <session>` unless it names a session itself. */
 function inSession(sent: CaseSent, session: string | undefined): CaseSent {
-  if (session === undefined || Object.keys(sent.headers ?? {}).some((name) => name.toLowerCase() === 'x-mock-session')) return sent;
+  if (session === undefined || Object.keys(sent.headers ?? {}).some((name) => name.toLowerCase() === 'x-mock-session'))
+    return sent;
   return { ...sent, headers: { ...sent.headers, 'x-mock-session': session } };
 }
 
 const transports: Record<TransportName, Transport> = {
   async core(config, openStore, session) {
-    const app = createMockApp({ spec, config, clock: createFixedClock(caseStartMs), seed, store: await openStore?.(config) });
+    const app = createMockApp({
+      spec,
+      config,
+      clock: createFixedClock(caseStartMs),
+      seed,
+      store: await openStore?.(config),
+    });
     return {
       async send(method, path, given = {}) {
         const sent = inSession(given, session);
@@ -67,7 +92,15 @@ const transports: Record<TransportName, Transport> = {
   },
   async msw(config, openStore, session) {
     const origin = 'https://api.petstore.example';
-    const { handlers, app } = createPetstoreHandlers({ spec, baseUrl: `${origin}/v1`, config, clock: createFixedClock(caseStartMs), seed, store: await openStore?.(config), session });
+    const { handlers, app } = createPetstoreHandlers({
+      spec,
+      baseUrl: `${origin}/v1`,
+      config,
+      clock: createFixedClock(caseStartMs),
+      seed,
+      store: await openStore?.(config),
+      session,
+    });
     return {
       async send(method, path, sent = {}) {
         const url = path.startsWith('/__mock') || sent.fromOrigin ? `${origin}${path}` : `${origin}/v1${path}`;
@@ -88,7 +121,10 @@ const stores: Record<string, { skip: string | false; open: OpenStore }> = {
     skip: gate.skip ? gate.reason : false,
     open: async (config) => {
       prefixes += 1;
-      return connectRedisStore({ url: redis!.url, prefix: `rules-${process.pid}-${prefixes}:` }, mockStoreOptions({ spec, config, seed }));
+      return connectRedisStore(
+        { url: redis!.url, prefix: `rules-${process.pid}-${prefixes}:` },
+        mockStoreOptions({ spec, config, seed }),
+      );
     },
   },
 };
@@ -100,11 +136,24 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-function defineCase(ruleCase: RuleCase, transportName: TransportName, transport: Transport, openStore: OpenStore, session?: string): void {
+function defineCase(
+  ruleCase: RuleCase,
+  transportName: TransportName,
+  transport: Transport,
+  openStore: OpenStore,
+  session?: string,
+): void {
   // A case that does not apply here (its reason is in the table) is not defined, so the suite's
   // skip count stays the count of what could not run on this machine.
-  if (ruleCase.notFor?.[transportName] !== undefined || (session !== undefined && ruleCase.defaultSessionOnly !== undefined)) return;
-  const title = ruleCase.knownGap !== undefined ? `${ruleCase.name} (known gap, expected to fail: ${ruleCase.knownGap})` : ruleCase.name;
+  if (
+    ruleCase.notFor?.[transportName] !== undefined ||
+    (session !== undefined && ruleCase.defaultSessionOnly !== undefined)
+  )
+    return;
+  const title =
+    ruleCase.knownGap !== undefined
+      ? `${ruleCase.name} (known gap, expected to fail: ${ruleCase.knownGap})`
+      : ruleCase.name;
   const test = ruleCase.knownGap !== undefined ? it.fails : it;
   test(title, async () => {
     const config = ruleCase.config ?? caseConfig;
@@ -113,8 +162,11 @@ function defineCase(ruleCase: RuleCase, transportName: TransportName, transport:
       await ruleCase.run({ send: mock.send, startMs: caseStartMs });
       if (session !== undefined) {
         // The case really ran in the named session: the default one saw none of it.
-        const token: Record<string, string> = config.controlToken === undefined ? {} : { 'x-mock-control-token': config.controlToken };
-        const defaultLog = await mock.send('GET', '/__mock/requests', { headers: { 'x-mock-session': 'default', ...token } });
+        const token: Record<string, string> =
+          config.controlToken === undefined ? {} : { 'x-mock-control-token': config.controlToken };
+        const defaultLog = await mock.send('GET', '/__mock/requests', {
+          headers: { 'x-mock-session': 'default', ...token },
+        });
         expect(defaultLog.json, 'the default session was untouched').toEqual([]);
       }
     } finally {
@@ -127,9 +179,12 @@ for (const [storeName, store] of Object.entries(stores)) {
   for (const [transportName, transport] of Object.entries(transports) as [TransportName, Transport][]) {
     // MSW in a page has no Redis client (the browser bundle must not contain one); MSW in Node
     // (setupServer in a test process) takes any StateStore, so it is run on Redis too.
-    describe.skipIf(store.skip !== false)(`interface rules: ${transportName}, ${storeName} store${store.skip ? ` (skipped: ${store.skip})` : ''}`, () => {
-      for (const ruleCase of ruleCases) defineCase(ruleCase, transportName, transport, store.open);
-    });
+    describe.skipIf(store.skip !== false)(
+      `interface rules: ${transportName}, ${storeName} store${store.skip ? ` (skipped: ${store.skip})` : ''}`,
+      () => {
+        for (const ruleCase of ruleCases) defineCase(ruleCase, transportName, transport, store.open);
+      },
+    );
   }
 }
 

@@ -17,7 +17,10 @@ import { parseReplayInput } from '../../src/lab/replay-input.js';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { startMockProcess } from '../support/mock-process.js';
 
-const config = { keys: [{ key: 'sk_live_incident_secret_42', limits: { perMinute: 5, perDay: 50 } }], ban: { threshold: 3, durationSeconds: 120 } };
+const config = {
+  keys: [{ key: 'sk_live_incident_secret_42', limits: { perMinute: 5, perDay: 50 } }],
+  ban: { threshold: 3, durationSeconds: 120 },
+};
 let mock: RunningMockServer;
 let folder: string;
 
@@ -29,7 +32,10 @@ afterAll(async () => {
   await mock.close();
 });
 
-const send = async (path: string, init: { key?: string; method?: string; body?: string; headers?: Record<string, string>; session?: string } = {}) => {
+const send = async (
+  path: string,
+  init: { key?: string; method?: string; body?: string; headers?: Record<string, string>; session?: string } = {},
+) => {
   const headers: Record<string, string> = { ...init.headers };
   if (init.session) headers['x-mock-session'] = init.session;
   if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
@@ -38,7 +44,12 @@ const send = async (path: string, init: { key?: string; method?: string; body?: 
   await response.arrayBuffer();
   return response.status;
 };
-const advance = (seconds: number, session?: string) => send('/__mock/clock', { method: 'POST', body: JSON.stringify({ advanceSeconds: seconds }), ...(session ? { session } : {}) });
+const advance = (seconds: number, session?: string) =>
+  send('/__mock/clock', {
+    method: 'POST',
+    body: JSON.stringify({ advanceSeconds: seconds }),
+    ...(session ? { session } : {}),
+  });
 
 /** Real traffic on the running mock: a key driven into a ban, the anonymous budget, bad bodies, Prefer, the deprecated operation. */
 async function drive(session: string): Promise<number[]> {
@@ -47,8 +58,19 @@ async function drive(session: string): Promise<number[]> {
     statuses.push(await send('/v1/categories', { key: 'sk_live_incident_secret_42', session }));
     if (second % 4 === 0) statuses.push(await send('/v1/categories', { key: 'demo-free', session }));
     if (second % 9 === 0) statuses.push(await send('/v1/pets/3', { key: 'demo-pro', session }));
-    if (second % 10 === 0) statuses.push(await send('/v1/categories', { key: 'demo-pro', method: 'POST', body: second % 20 === 0 ? '{"name":"cat"}' : '{oops', session }));
-    if (second % 7 === 0) statuses.push(await send('/v1/categories?limit=2', { key: 'demo-free', headers: { prefer: 'code=500' }, session }));
+    if (second % 10 === 0)
+      statuses.push(
+        await send('/v1/categories', {
+          key: 'demo-pro',
+          method: 'POST',
+          body: second % 20 === 0 ? '{"name":"cat"}' : '{oops',
+          session,
+        }),
+      );
+    if (second % 7 === 0)
+      statuses.push(
+        await send('/v1/categories?limit=2', { key: 'demo-free', headers: { prefer: 'code=500' }, session }),
+      );
     if (second % 11 === 0) statuses.push(await send('/v1/categories', { key: 'wrong-key', session }));
     if (second % 13 === 0) statuses.push(await send('/v1/store/orders', { session }));
     await advance(second < 40 ? 0.25 : 2, session);
@@ -61,12 +83,21 @@ describe('export of the log and its replay', () => {
     const session = 'incident';
     const statuses = await drive(session);
     expect(statuses).toContain(429);
-    const response = await fetch(`${mock.origin}/__mock/requests?format=jsonl`, { headers: { 'x-mock-session': session } });
+    const response = await fetch(`${mock.origin}/__mock/requests?format=jsonl`, {
+      headers: { 'x-mock-session': session },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/jsonl; charset=utf-8');
     const text = await response.text();
-    for (const secret of ['sk_live_incident_secret_42', 'demo-free', 'demo-pro', 'wrong-key']) expect(text).not.toContain(secret);
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as { status: number; client: string; plan: string; url: string; code: string | null });
+    for (const secret of ['sk_live_incident_secret_42', 'demo-free', 'demo-pro', 'wrong-key'])
+      expect(text).not.toContain(secret);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map(
+        (line) =>
+          JSON.parse(line) as { status: number; client: string; plan: string; url: string; code: string | null },
+      );
     // The log keeps the newest 500 entries (requestLogSize): the export is the recorded tail.
     expect(lines.length).toBe(Math.min(500, statuses.length));
     expect(lines.map((line) => line.status)).toEqual(statuses.slice(-lines.length));
@@ -84,16 +115,37 @@ describe('export of the log and its replay', () => {
     const session = 'incident-cli';
     await drive(session);
     const exported = join(folder, 'export.jsonl');
-    await writeFile(exported, await (await fetch(`${mock.origin}/__mock/requests?format=jsonl`, { headers: { 'x-mock-session': session } })).text());
+    await writeFile(
+      exported,
+      await (
+        await fetch(`${mock.origin}/__mock/requests?format=jsonl`, { headers: { 'x-mock-session': session } })
+      ).text(),
+    );
     const run = (suffix: string) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', 'replay', exported, '--report', join(folder, `report-${suffix}.json`), '--timeline', join(folder, `timeline-${suffix}.svg`)], { encoding: 'utf8', timeout: 60_000 });
+      spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'src/cli/mock-cli.ts',
+          'replay',
+          exported,
+          '--report',
+          join(folder, `report-${suffix}.json`),
+          '--timeline',
+          join(folder, `timeline-${suffix}.svg`),
+        ],
+        { encoding: 'utf8', timeout: 60_000 },
+      );
     const first = run('a');
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
     expect(first.stdout).toMatch(/429/);
     const second = run('b');
     expect(second.stdout.replaceAll('-b.', '-a.')).toBe(first.stdout);
-    expect(await readFile(join(folder, 'report-b.json'), 'utf8')).toBe(await readFile(join(folder, 'report-a.json'), 'utf8'));
+    expect(await readFile(join(folder, 'report-b.json'), 'utf8')).toBe(
+      await readFile(join(folder, 'report-a.json'), 'utf8'),
+    );
     const svg = await readFile(join(folder, 'timeline-a.svg'), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
     expect(await readFile(join(folder, 'timeline-b.svg'), 'utf8')).toBe(svg);
@@ -108,10 +160,17 @@ describe('export of the log and its replay', () => {
   });
 
   it('petstore-mock replay with a missing file or a bad flag says so in one line, exit 2', () => {
-    const missing = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', 'replay', join(folder, 'nope.jsonl')], { encoding: 'utf8', timeout: 60_000 });
+    const missing = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/mock-cli.ts', 'replay', join(folder, 'nope.jsonl')],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     expect(missing.status).toBe(2);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
-    const flag = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', 'replay', '--bogus'], { encoding: 'utf8', timeout: 60_000 });
+    const flag = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', 'replay', '--bogus'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(flag.status).toBe(2);
   }, 90_000);
 });
@@ -120,8 +179,12 @@ describe('--report FILE and --min-coverage', () => {
   it('writes the report on shutdown and exits 1 when a listed situation was never served', async () => {
     const reportPath = join(folder, 'shutdown-report.json');
     const mockProcess = await startMockProcess(['--report', reportPath, '--min-coverage', '429,401']);
-    expect((await fetch(`${mockProcess.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-free' } })).status).toBe(200);
-    expect((await fetch(`${mockProcess.baseUrl}/categories`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+    expect(
+      (await fetch(`${mockProcess.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-free' } })).status,
+    ).toBe(200);
+    expect(
+      (await fetch(`${mockProcess.baseUrl}/categories`, { headers: { authorization: 'Bearer nope' } })).status,
+    ).toBe(401);
     await mockProcess.stop();
     expect(mockProcess.child.exitCode).toBe(1);
     const report = JSON.parse(await readFile(reportPath, 'utf8')) as LabReport;
@@ -133,7 +196,9 @@ describe('--report FILE and --min-coverage', () => {
   it('exits 0 when every listed situation was served, and writes JUnit for a .xml name', async () => {
     const reportPath = join(folder, 'shutdown-report.xml');
     const mockProcess = await startMockProcess(['--report', reportPath, '--min-coverage', '429']);
-    await fetch(`${mockProcess.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-free', prefer: 'code=429' } });
+    await fetch(`${mockProcess.baseUrl}/categories`, {
+      headers: { authorization: 'Bearer demo-free', prefer: 'code=429' },
+    });
     await mockProcess.stop();
     expect(mockProcess.child.exitCode).toBe(0);
     const xml = await readFile(reportPath, 'utf8');
@@ -142,7 +207,11 @@ describe('--report FILE and --min-coverage', () => {
   }, 60_000);
 
   it('refuses an unknown situation at startup in one line, exit 2', () => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', '--min-coverage', '429,teapot'], { encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', '--min-coverage', '429,teapot'],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/teapot/);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);

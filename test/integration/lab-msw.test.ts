@@ -4,15 +4,20 @@ import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
 
 // The lab through MSW's setupServer: the same report as GET /__mock/report, as a function, and the
 // vitest-friendly assertion a frontend's test suite ends with.
-const { server, report, expectWellBehaved, controls } = setupPetstoreServer({ seed: 1, clock: createFixedClock(Date.UTC(2026, 0, 1)), baseUrl: 'https://api.lab.example/v1' });
+const { server, report, expectWellBehaved, controls } = setupPetstoreServer({
+  seed: 1,
+  clock: createFixedClock(Date.UTC(2026, 0, 1)),
+  baseUrl: 'https://api.lab.example/v1',
+});
 
 beforeAll(() => server.listen(unhandledRequests('error')));
 afterAll(() => server.close());
 
-const get = (path: string, key = 'demo-free') => fetch(`https://api.lab.example/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+const get = (path: string, key = 'demo-free') =>
+  fetch(`https://api.lab.example/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
 
 describe('report() and expectWellBehaved() of the MSW setup', () => {
-  it('judges the frontend\'s client and gates on coverage', async () => {
+  it("judges the frontend's client and gates on coverage", async () => {
     expect((await get('/categories')).status).toBe(200);
     await expectWellBehaved();
     await expect(expectWellBehaved({ minCoverage: ['429'] })).rejects.toThrow(/situation 429 was never served/);

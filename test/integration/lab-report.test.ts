@@ -20,11 +20,19 @@ afterAll(async () => {
   await mock.close();
 });
 
-function send(session: string, path: string, init: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+function send(
+  session: string,
+  path: string,
+  init: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { 'x-mock-session': session, ...init.headers };
   if (init.key !== undefined) headers.authorization = `Bearer ${init.key}`;
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  return fetch(`${mock.origin}${path}`, { method: init.method ?? 'GET', headers, body: init.body === undefined ? undefined : JSON.stringify(init.body) });
+  return fetch(`${mock.origin}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
 }
 
 async function advance(session: string, ms: number): Promise<void> {
@@ -63,7 +71,11 @@ async function runClient(session: string, policy: RetryPolicy, maxRetries = 40):
 }
 
 const outcomes = (report: LabReport, client = 'demo-free'): Record<string, Verdict['outcome']> =>
-  Object.fromEntries(report.clients.find((candidate) => candidate.client === client)!.verdicts.map((verdict) => [verdict.rule, verdict.outcome]));
+  Object.fromEntries(
+    report.clients
+      .find((candidate) => candidate.client === client)!
+      .verdicts.map((verdict) => [verdict.rule, verdict.outcome]),
+  );
 
 describe('GET /__mock/report on the running mock', () => {
   scriptedClients.forEach((client, index) => {
@@ -89,12 +101,18 @@ describe('GET /__mock/report on the running mock', () => {
     const session = 'shape';
     await (await send(session, '/v1/categories', { key: 'demo-free' })).arrayBuffer();
     await (await send(session, '/v1/categories', { key: 'not-a-key' })).arrayBuffer();
-    await (await send(session, '/v1/categories', { key: 'demo-pro', method: 'POST', body: { nom: 'x' } })).arrayBuffer();
+    await (
+      await send(session, '/v1/categories', { key: 'demo-pro', method: 'POST', body: { nom: 'x' } })
+    ).arrayBuffer();
     await (await send(session, '/v1/categories', { key: 'demo-pro', headers: { prefer: 'code=429' } })).arrayBuffer();
     await (await send(session, '/v1/store/orders')).arrayBuffer();
     const report = await reportOf(session);
     expect(Object.keys(report).sort()).toEqual(['clients', 'clock', 'coverage', 'generatedAt', 'session']);
-    expect(report.clock).toEqual({ now: '2026-01-01T00:00:00.000Z', epochSeconds: testEpochMs / 1000, offsetSeconds: 0 });
+    expect(report.clock).toEqual({
+      now: '2026-01-01T00:00:00.000Z',
+      epochSeconds: testEpochMs / 1000,
+      offsetSeconds: 0,
+    });
     expect(report.generatedAt).toBe(report.clock.now);
     const free = report.clients.find((client) => client.client === 'demo-free')!;
     expect(free).toEqual({
@@ -105,20 +123,45 @@ describe('GET /__mock/report on the running mock', () => {
       requests: { total: 1, byStatus: { '200': 1 }, refused429: 0 },
       verdicts: expect.any(Array),
     });
-    expect(free.verdicts.map((verdict) => verdict.rule)).toEqual(['retry-after-honoured', 'backoff-growing', 'no-hammering', 'deprecated-operation']);
+    expect(free.verdicts.map((verdict) => verdict.rule)).toEqual([
+      'retry-after-honoured',
+      'backoff-growing',
+      'no-hammering',
+      'deprecated-operation',
+    ]);
     for (const verdict of free.verdicts) {
       expect(Object.keys(verdict).sort()).toEqual(['evidence', 'outcome', 'rule']);
       expect(typeof verdict.evidence.summary).toBe('string');
     }
     // A key the mock does not know and no key at all are both the anonymous client of that address.
     const anonymous = report.clients.find((client) => client.kind === 'anonymous')!;
-    expect(anonymous).toMatchObject({ client: 'anonymous 127.0.0.1', plan: 'anonymous', limits: { perMinute: 60, perDay: 1000 } });
+    expect(anonymous).toMatchObject({
+      client: 'anonymous 127.0.0.1',
+      plan: 'anonymous',
+      limits: { perMinute: 60, perDay: 1000 },
+    });
     expect(anonymous.requests.byStatus).toEqual({ '401': 2 });
     const pro = report.clients.find((client) => client.client === 'demo-pro')!;
     expect(pro.requests).toEqual({ total: 2, byStatus: { '400': 1, '429': 1 }, refused429: 1 });
     const list = report.coverage.operations.find((operation) => operation.operationId === 'listCategories')!;
-    expect(list).toEqual({ operationId: 'listCategories', method: 'GET', path: '/categories', statuses: [{ status: 200, organic: 1, forced: 0 }, { status: 401, organic: 1, forced: 0 }, { status: 429, organic: 0, forced: 1 }] });
-    expect(Object.keys(report.coverage.situations).sort()).toEqual(['400', '401', '429', 'ban', 'deprecated-call', 'window-reset']);
+    expect(list).toEqual({
+      operationId: 'listCategories',
+      method: 'GET',
+      path: '/categories',
+      statuses: [
+        { status: 200, organic: 1, forced: 0 },
+        { status: 401, organic: 1, forced: 0 },
+        { status: 429, organic: 0, forced: 1 },
+      ],
+    });
+    expect(Object.keys(report.coverage.situations).sort()).toEqual([
+      '400',
+      '401',
+      '429',
+      'ban',
+      'deprecated-call',
+      'window-reset',
+    ]);
     expect(report.coverage.situations['401']).toEqual({ met: true, count: 2, firstAt: '2026-01-01T00:00:00.000Z' });
     expect(report.coverage.situations['400'].met).toBe(true);
     expect(report.coverage.situations.ban).toEqual({ met: false, count: 0, firstAt: null });
@@ -136,7 +179,7 @@ describe('GET /__mock/report on the running mock', () => {
     expect(xml).toContain('no-hammering');
   });
 
-  it('refuses an unknown format, and a reset forgets the session\'s report (the other sessions keep theirs)', async () => {
+  it("refuses an unknown format, and a reset forgets the session's report (the other sessions keep theirs)", async () => {
     const bad = await send('proof-0', '/__mock/report?format=html');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: 'invalid_control_request', status: 400 });
@@ -150,7 +193,7 @@ describe('GET /__mock/report on the running mock', () => {
     expect((await reportOf('proof-0')).clients).toHaveLength(1);
   });
 
-  it('is never counted or judged itself, and keeps the controls\' protections (a foreign Origin is refused)', async () => {
+  it("is never counted or judged itself, and keeps the controls' protections (a foreign Origin is refused)", async () => {
     const session = 'protected';
     const foreign = await send(session, '/__mock/report', { headers: { origin: 'https://evil.example' } });
     expect(foreign.status).toBe(403);
@@ -165,7 +208,9 @@ describe('GET /__mock/report with a control token', () => {
     try {
       const refused = await fetch(`${guarded.origin}/__mock/report`);
       expect(refused.status).toBe(403);
-      const served = await fetch(`${guarded.origin}/__mock/report?format=junit`, { headers: { 'x-mock-control-token': 'sesame-1234' } });
+      const served = await fetch(`${guarded.origin}/__mock/report?format=junit`, {
+        headers: { 'x-mock-control-token': 'sesame-1234' },
+      });
       expect(served.status).toBe(200);
       await served.text();
     } finally {

@@ -34,27 +34,53 @@ describe('petstore-mock command line', () => {
   it('documents every option in --help', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
-    for (const flag of ['SPEC', '-p, --port', '-h, --host', '--spec', '--seed', '--config', '--watch', '--control-token', '--allow-remote-control', '--verbose', '-v, --version']) expect(stdout).toContain(flag);
+    for (const flag of [
+      'SPEC',
+      '-p, --port',
+      '-h, --host',
+      '--spec',
+      '--seed',
+      '--config',
+      '--watch',
+      '--control-token',
+      '--allow-remote-control',
+      '--verbose',
+      '-v, --version',
+    ])
+      expect(stdout).toContain(flag);
   });
 
-  it.each([['--version'], ['-v']])('%s prints exactly one line: petstore-mock and the package version', async (flag) => {
-    const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
-    const { code, stdout, stderr } = await runCli([flag]);
-    expect(code).toBe(0);
-    expect(stdout).toBe(`petstore-mock ${version}\n`);
-    expect(stderr).toBe('');
-  });
+  it.each([['--version'], ['-v']])(
+    '%s prints exactly one line: petstore-mock and the package version',
+    async (flag) => {
+      const { version } = JSON.parse(await readFile('package.json', 'utf8')) as { version: string };
+      const { code, stdout, stderr } = await runCli([flag]);
+      expect(code).toBe(0);
+      expect(stdout).toBe(`petstore-mock ${version}\n`);
+      expect(stderr).toBe('');
+    },
+  );
 
   it('takes the spec as a positional argument (as `prism mock spec.yaml`), and -p / -h as Prism does', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'petstore-spec-'));
     const file = join(dir, 'renamed.yaml');
-    await writeFile(file, (await readFile('spec/petstore.openapi.yaml', 'utf8')).replace(/^(\s+title:) .*$/m, '$1 Renamed Petstore'));
-    for (const args of [[file, '-p', '0', '-h', '127.0.0.1'], ['--spec', file, '--port', '0', '--host', '127.0.0.1']]) {
+    await writeFile(
+      file,
+      (await readFile('spec/petstore.openapi.yaml', 'utf8')).replace(/^(\s+title:) .*$/m, '$1 Renamed Petstore'),
+    );
+    for (const args of [
+      [file, '-p', '0', '-h', '127.0.0.1'],
+      ['--spec', file, '--port', '0', '--host', '127.0.0.1'],
+    ]) {
       let status = 0;
       const { code, stdout, stderr } = await runCli(args, {
         until: /Ctrl\+C stops/,
         onReady: async (output) => {
-          status = (await fetch(`${/listening on (http:\/\/\S+\/v1)/.exec(output)![1]!}/categories`, { headers: { authorization: 'Bearer demo-free' } })).status;
+          status = (
+            await fetch(`${/listening on (http:\/\/\S+\/v1)/.exec(output)![1]!}/categories`, {
+              headers: { authorization: 'Bearer demo-free' },
+            })
+          ).status;
         },
       });
       expect(code, `${args.join(' ')}: ${stderr}`).toBe(0);
@@ -106,14 +132,18 @@ describe('petstore-mock command line', () => {
       until: /Ctrl\+C stops/,
       onReady: async (output) => {
         const origin = /listening on (http:\/\/\S+)\/v1/.exec(output)![1]!;
-        memory = ((await (await fetch(`${origin}/__mock/health`)).json()) as { memory: { budgetBytes: number } }).memory;
+        memory = ((await (await fetch(`${origin}/__mock/health`)).json()) as { memory: { budgetBytes: number } })
+          .memory;
       },
     });
     expect(started.code).toBe(0);
     expect(memory.budgetBytes).toBe(96 * 1024 * 1024);
     for (const [size, message] of [
       ['lots', /^petstore-mock: --memory-budget must be a size such as 268435456, 256MiB or 1GiB, got "lots"$/],
-      ['1MiB', /^petstore-mock: Failed to load config: memoryBudgetBytes: 1048576 is less than 4 x maxCategoryBytes \+ 16 MiB/],
+      [
+        '1MiB',
+        /^petstore-mock: Failed to load config: memoryBudgetBytes: 1048576 is less than 4 x maxCategoryBytes \+ 16 MiB/,
+      ],
     ] as const) {
       const { code, stderr } = await runCli(['--port', '0', '--memory-budget', size]);
       expect(code).toBe(2);
@@ -158,7 +188,10 @@ describe('petstore-mock command line', () => {
     const file = join(dir, 'petstore.yaml');
     const original = await readFile('spec/petstore.openapi.yaml', 'utf8');
     await writeFile(file, original);
-    const child = spawn(process.execPath, [...cli, file, '--watch', '--port', '0'], { cwd: process.cwd(), env: { ...process.env, PORT: '' } });
+    const child = spawn(process.execPath, [...cli, file, '--watch', '--port', '0'], {
+      cwd: process.cwd(),
+      env: { ...process.env, PORT: '' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -173,20 +206,35 @@ describe('petstore-mock command line', () => {
       await waitFor(() => stdout, /Ctrl\+C stops/);
       const origin = /listening on (http:\/\/\S+)\/v1/.exec(stdout)![1]!;
       const headers = { authorization: 'Bearer demo-free', 'content-type': 'application/json' };
-      const created = await fetch(`${origin}/v1/categories`, { method: 'POST', headers, body: JSON.stringify({ name: 'kept-across-reloads' }) });
+      const created = await fetch(`${origin}/v1/categories`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'kept-across-reloads' }),
+      });
       expect(created.status).toBe(201);
-      await fetch(`${origin}/__mock/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: 'added-at-run-time', plan: 'pro' }) });
+      await fetch(`${origin}/__mock/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ key: 'added-at-run-time', plan: 'pro' }),
+      });
 
       // An edit that moves the API to /v2 and renames it; saved the way editors do (write + rename).
-      await writeFile(join(dir, '.petstore.yaml.swp'), original.replaceAll('/v1\n', '/v2\n').replace(/^(\s+title:) .*$/m, '$1 Petstore Reloaded'));
+      await writeFile(
+        join(dir, '.petstore.yaml.swp'),
+        original.replaceAll('/v1\n', '/v2\n').replace(/^(\s+title:) .*$/m, '$1 Petstore Reloaded'),
+      );
       await rename(join(dir, '.petstore.yaml.swp'), file);
       await waitFor(() => stdout, /Reloaded .*petstore\.yaml: Petstore Reloaded .* under \/v2; state kept/);
       const listed = await fetch(`${origin}/v2/categories`, { headers });
       expect(listed.status).toBe(200);
-      expect(((await listed.json()) as { name: string }[]).map((category) => category.name)).toContain('kept-across-reloads');
+      expect(((await listed.json()) as { name: string }[]).map((category) => category.name)).toContain(
+        'kept-across-reloads',
+      );
       // The per-minute counter of demo-free went on across the reload: the POST, then this GET.
       expect(Number(listed.headers.get('x-ratelimit-remaining'))).toBe(58);
-      expect((await fetch(`${origin}/v2/categories`, { headers: { authorization: 'Bearer added-at-run-time' } })).status).toBe(200);
+      expect(
+        (await fetch(`${origin}/v2/categories`, { headers: { authorization: 'Bearer added-at-run-time' } })).status,
+      ).toBe(200);
       expect((await fetch(`${origin}/v1/categories`, { headers })).status).toBe(404);
 
       // A broken edit: one line on stderr, and the last good spec keeps serving.

@@ -3,7 +3,13 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
-import { expectError, expectRateLimitHeaders, fromFetchResponse, requestInit, type Sent } from '../support/interface-client.js';
+import {
+  expectError,
+  expectRateLimitHeaders,
+  fromFetchResponse,
+  requestInit,
+  type Sent,
+} from '../support/interface-client.js';
 
 // What is the node:http adapter's own: the real clock, Content-Length, bodies read off a socket
 // (by Content-Length or chunked), and HTTP that does not parse. The interface's rules over
@@ -39,12 +45,20 @@ describe('the mock server over HTTP', () => {
 
   it('refuses a body over the limit with 413 without reading it, by Content-Length or chunked', async () => {
     const big = new Uint8Array(200 * 1024).fill(0x20);
-    const refused = await api('POST', '/categories', { key: 'demo-pro', body: big, headers: { 'content-type': 'application/json' } });
+    const refused = await api('POST', '/categories', {
+      key: 'demo-pro',
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(refused, 413, 'payload_too_large');
     expectRateLimitHeaders(refused);
     // A stream has no Content-Length: the server must stop reading at the limit by itself.
     const chunks = () => Readable.from(Array.from({ length: 10 }, () => Buffer.alloc(16 * 1024, 0x20)));
-    const chunked = await request(`${mock.baseUrl}/categories`, { method: 'POST', headers: { authorization: 'Bearer demo-pro', 'content-type': 'application/json' }, body: chunks() });
+    const chunked = await request(`${mock.baseUrl}/categories`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer demo-pro', 'content-type': 'application/json' },
+      body: chunks(),
+    });
     expect(chunked.statusCode).toBe(413);
     expect(await chunked.body.json()).toMatchObject({ code: 'payload_too_large', status: 413 });
     expect((await api('GET', '/categories', { key: 'demo-pro' })).status).toBe(200);
@@ -52,7 +66,9 @@ describe('the mock server over HTTP', () => {
 
   it('answers unparseable HTTP with a 400 in the Error shape, with rate-limit headers, and stays up', async () => {
     const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(mock.port, '127.0.0.1', () => socket.write('GET /v1/categories HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+      const socket = connect(mock.port, '127.0.0.1', () =>
+        socket.write('GET /v1/categories HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+      );
       let data = '';
       socket.on('data', (chunk) => (data += chunk.toString()));
       socket.on('end', () => resolve(data));

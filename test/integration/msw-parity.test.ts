@@ -20,7 +20,10 @@ import { requestInit, type Sent } from '../support/interface-client.js';
 const seed = 7;
 const startMs = Date.parse('2026-03-01T12:00:00Z');
 // The IETF RateLimit fields are on, so both transports are compared on them too.
-const config = { keys: [{ key: 'sk_parity', plan: 'free' }], rateLimitHeaders: ['x-ratelimit', 'ietf'] as ('x-ratelimit' | 'ietf')[] };
+const config = {
+  keys: [{ key: 'sk_parity', plan: 'free' }],
+  rateLimitHeaders: ['x-ratelimit', 'ietf'] as ('x-ratelimit' | 'ietf')[],
+};
 
 let server: RunningMockServer;
 const msw = setupPetstoreServer({ seed, config, clock: createFixedClock(startMs) });
@@ -74,12 +77,20 @@ function pick(get: (name: string) => string | undefined): Record<string, string>
 
 async function viaNodeServer(step: Step): Promise<Answer> {
   const response = await fetch(bypass(`${server.origin}${step.path}`, requestInit(step.method, step)));
-  return { status: response.status, headers: pick((name) => response.headers.get(name) ?? undefined), body: await response.text() };
+  return {
+    status: response.status,
+    headers: pick((name) => response.headers.get(name) ?? undefined),
+    body: await response.text(),
+  };
 }
 
 async function viaMsw(step: Step): Promise<Answer> {
   const response = await fetch(`${server.origin}${step.path}`, requestInit(step.method, step));
-  return { status: response.status, headers: pick((name) => response.headers.get(name) ?? undefined), body: await response.text() };
+  return {
+    status: response.status,
+    headers: pick((name) => response.headers.get(name) ?? undefined),
+    body: await response.text(),
+  };
 }
 
 /** The health answer's memory in use is the process's (each app here was sent other requests first): left out of the comparison. */
@@ -96,7 +107,12 @@ const list: Step = { method: 'GET', path: '/v1/categories', key: 'demo-free' };
 const sequence: Step[] = [
   // Success, state and ids.
   list,
-  { method: 'POST', path: '/v1/categories', key: 'demo-free', json: { name: 'dog', description: 'Domestic dogs of every breed.' } },
+  {
+    method: 'POST',
+    path: '/v1/categories',
+    key: 'demo-free',
+    json: { name: 'dog', description: 'Domestic dogs of every breed.' },
+  },
   { method: 'POST', path: '/v1/categories', key: 'demo-free', json: { name: 'cat' } },
   list,
   { method: 'GET', path: '/v1/store/orders', key: 'demo-free' },
@@ -111,8 +127,20 @@ const sequence: Step[] = [
   { method: 'POST', path: '/v1/categories', key: 'demo-free', json: {} },
   { method: 'POST', path: '/v1/categories', key: 'demo-free', json: { name: 5 } },
   { method: 'POST', path: '/v1/categories', key: 'demo-free', json: [] },
-  { method: 'POST', path: '/v1/categories', key: 'demo-free', body: '{"name":', headers: { 'content-type': 'application/json' } },
-  { method: 'POST', path: '/v1/categories', key: 'demo-free', body: 'name=dog', headers: { 'content-type': 'text/plain' } },
+  {
+    method: 'POST',
+    path: '/v1/categories',
+    key: 'demo-free',
+    body: '{"name":',
+    headers: { 'content-type': 'application/json' },
+  },
+  {
+    method: 'POST',
+    path: '/v1/categories',
+    key: 'demo-free',
+    body: 'name=dog',
+    headers: { 'content-type': 'text/plain' },
+  },
   // 404, 405.
   { method: 'GET', path: '/v1', key: 'demo-free' },
   { method: 'GET', path: '/v1/nope', key: 'demo-free' },
@@ -123,10 +151,22 @@ const sequence: Step[] = [
   { ...list, headers: { prefer: 'code=401' } },
   { ...list, headers: { prefer: 'example=empty' } },
   { ...list, headers: { prefer: 'code=418' } },
-  { method: 'POST', path: '/v1/categories', key: 'demo-free', json: { name: 'x' }, headers: { prefer: 'example=nameOnly, code=201' } },
+  {
+    method: 'POST',
+    path: '/v1/categories',
+    key: 'demo-free',
+    json: { name: 'x' },
+    headers: { prefer: 'example=nameOnly, code=201' },
+  },
   // Registered preferences that are not ours are ignored (RFC 7240); ours next to them still count.
   { ...list, headers: { prefer: 'return=minimal, respond-async, wait=5' } },
-  { method: 'POST', path: '/v1/categories', key: 'demo-free', json: { name: 'y' }, headers: { prefer: 'return=representation' } },
+  {
+    method: 'POST',
+    path: '/v1/categories',
+    key: 'demo-free',
+    json: { name: 'y' },
+    headers: { prefer: 'return=representation' },
+  },
   { ...list, headers: { prefer: 'handling=lenient, code=429' } },
   // Controls.
   { method: 'GET', path: '/__mock/health' },
@@ -156,7 +196,10 @@ const sequence: Step[] = [
 
 it('reaches the node:http server with fetch(bypass(url)) and the MSW handlers with fetch(url), on the same URL', async () => {
   // The premise of this file, checked rather than assumed.
-  const before = { server: (await server.app.controls.requests()).length, msw: (await msw.app.controls.requests()).length };
+  const before = {
+    server: (await server.app.controls.requests()).length,
+    msw: (await msw.app.controls.requests()).length,
+  };
   await viaNodeServer(list);
   await viaNodeServer(list);
   await viaMsw(list);
@@ -181,9 +224,24 @@ it('answers the same sequence identically over node:http and MSW', async () => {
   }
   // The sequence really covers what it claims.
   expect([...statuses].sort()).toEqual([200, 201, 400, 401, 404, 405, 415, 429]);
-  expect([...codes].sort()).toEqual(['body_required', 'invalid_control_request', 'invalid_prefer', 'key_banned', 'malformed_json', 'method_not_allowed', 'not_found', 'rate_limited', 'unauthorized', 'unsupported_media_type', 'validation_failed']);
+  expect([...codes].sort()).toEqual([
+    'body_required',
+    'invalid_control_request',
+    'invalid_prefer',
+    'key_banned',
+    'malformed_json',
+    'method_not_allowed',
+    'not_found',
+    'rate_limited',
+    'unauthorized',
+    'unsupported_media_type',
+    'validation_failed',
+  ]);
   // Both request logs, as the control API reports them, agree too.
-  const logs = [await viaNodeServer({ method: 'GET', path: '/__mock/requests' }), await viaMsw({ method: 'GET', path: '/__mock/requests' })];
+  const logs = [
+    await viaNodeServer({ method: 'GET', path: '/__mock/requests' }),
+    await viaMsw({ method: 'GET', path: '/__mock/requests' }),
+  ];
   expect(logs[1]).toEqual(logs[0]);
-  expect((await msw.app.controls.requests())).toEqual((await server.app.controls.requests()));
+  expect(await msw.app.controls.requests()).toEqual(await server.app.controls.requests());
 });

@@ -23,7 +23,9 @@ afterEach(() => controls.reset());
 afterAll(() => server.close());
 
 async function send(method: string, path: string, sent: Sent = {}) {
-  return fromFetchResponse(await fetch(path.startsWith('/__mock') ? `${origin}${path}` : `${base}${path}`, requestInit(method, sent)));
+  return fromFetchResponse(
+    await fetch(path.startsWith('/__mock') ? `${origin}${path}` : `${base}${path}`, requestInit(method, sent)),
+  );
 }
 
 // What is MSW's own: setupServer intercepting the GLOBAL fetch, the controls as functions next to
@@ -33,22 +35,33 @@ async function send(method: string, path: string, sent: Sent = {}) {
 
 describe('controls', () => {
   it('works as functions: addKey, requests, reset', async () => {
-    const { entry, created } = (await controls.addKey({ key: 'sk_test_from_code', plan: 'pro' }));
+    const { entry, created } = await controls.addKey({ key: 'sk_test_from_code', plan: 'pro' });
     expect(created).toBe(true);
     expect(entry.masked).not.toContain('from_code');
     const response = await send('POST', '/categories', { key: 'sk_test_from_code', json: { name: 'hamster' } });
     expect(response.status).toBe(201);
     expect(response.headers['x-ratelimit-limit']).toBe('300');
-    expect((await controls.requests())).toEqual([expect.objectContaining({ method: 'POST', path: '/v1/categories', operationId: 'createCategory', plan: 'pro', status: 201, code: null })]);
+    expect(await controls.requests()).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        path: '/v1/categories',
+        operationId: 'createCategory',
+        plan: 'pro',
+        status: 201,
+        code: null,
+      }),
+    ]);
     expect((await controls.categories()).map((category) => category.name)).toContain('hamster');
-    (await controls.reset());
+    await controls.reset();
     expect((await controls.categories()).map((category) => category.name)).not.toContain('hamster');
-    expect((await controls.requests())).toEqual([]);
+    expect(await controls.requests()).toEqual([]);
     expect((await send('GET', '/categories', { key: 'sk_test_from_code' })).status).toBe(401);
   });
 
   it('are served over /__mock/* on the API origin through the global fetch, acting on the same state', async () => {
-    expect(await send('POST', '/__mock/keys', { json: { key: 'sk_test_from_url', plan: 'business' } })).toMatchObject({ status: 201 });
+    expect(await send('POST', '/__mock/keys', { json: { key: 'sk_test_from_url', plan: 'business' } })).toMatchObject({
+      status: 201,
+    });
     expect((await controls.keys()).map((key) => key.masked)).toContain('sk_t…(16)');
     expect((await send('GET', '/categories', { key: 'sk_test_from_url' })).headers['x-ratelimit-limit']).toBe('1000');
     await controls.advanceClock(60);

@@ -19,7 +19,12 @@ beforeAll(async () => {
 
 /** Runs the CLI to its exit (every case here exits before it would listen). */
 function runToExit(args: string[]) {
-  const result = spawnSync(process.execPath, [...cli, '--port', '0', ...args], { cwd: process.cwd(), env: { ...process.env, PORT: '' }, encoding: 'utf8', timeout: 20_000 });
+  const result = spawnSync(process.execPath, [...cli, '--port', '0', ...args], {
+    cwd: process.cwd(),
+    env: { ...process.env, PORT: '' },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -34,12 +39,17 @@ describe('petstore-mock --scenario', () => {
     const { code, stdout } = runToExit(['--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('--scenario FILE');
-    for (const name of scenarioPresetNames) expect(stdout).toContain(`${name.padEnd(19)}  ${scenarioPresets[name].description}`);
+    for (const name of scenarioPresetNames)
+      expect(stdout).toContain(`${name.padEnd(19)}  ${scenarioPresets[name].description}`);
   });
 
   it.each([
     ['an unknown field', 'keys:\n  - key: demo-free\n    spentt: 3\n', 'keys.0.spentt: unknown field'],
-    ['a wrong type', 'keys:\n  - key: demo-free\n    bannedSeconds: soon\n', 'keys.0.bannedSeconds: must be a whole number of seconds'],
+    [
+      'a wrong type',
+      'keys:\n  - key: demo-free\n    bannedSeconds: soon\n',
+      'keys.0.bannedSeconds: must be a whole number of seconds',
+    ],
     ['a key with an unknown plan', 'keys:\n  - key: k1\n    plan: gold\n', 'keys.0.plan: unknown plan "gold"'],
     ['a misspelt preset', 'presets: [banned-kye]\n', 'presets.0: must be a preset: minute-almost-spent'],
     ['a file that is no scenario', 'user: root\nsecret: hunter2\n', 'none of its 2 top-level keys is a scenario field'],
@@ -57,11 +67,15 @@ describe('petstore-mock --scenario', () => {
   it.each([
     ['a device that never ends', () => '/dev/zero', 'it is not a regular file'],
     ['a folder', () => folder, 'it is a directory'],
-    ['a FIFO with no writer', () => {
-      const fifo = join(folder, `fifo-${Math.random().toString(36).slice(2)}`);
-      expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-      return fifo;
-    }, 'it is not a regular file'],
+    [
+      'a FIFO with no writer',
+      () => {
+        const fifo = join(folder, `fifo-${Math.random().toString(36).slice(2)}`);
+        expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+        return fifo;
+      },
+      'it is not a regular file',
+    ],
   ])('refuses %s unread, at once: one line, exit 2', (_label, pathOf, expected) => {
     const path = pathOf();
     const { code, stderr } = runToExit(['--scenario', path]);
@@ -70,27 +84,39 @@ describe('petstore-mock --scenario', () => {
 
   it('refuses a missing file and a scenario that cannot be applied (a clock that would go back) the same way', async () => {
     const missing = runToExit(['--scenario', join(folder, 'nope.yaml')]);
-    expect([missing.code, missing.stderr]).toEqual([2, `petstore-mock: Failed to load scenario ${join(folder, 'nope.yaml')}: no such file\n`]);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      `petstore-mock: Failed to load scenario ${join(folder, 'nope.yaml')}: no such file\n`,
+    ]);
     const past = runToExit(['--scenario', await scenarioFile('past.yaml', 'clock: { at: 2001-01-01T00:00:00Z }\n')]);
     expect(past.code).toBe(2);
     expect(past.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(past.stderr).toContain('clock.at: 2001-01-01T00:00:00.000Z is before the session\'s clock');
+    expect(past.stderr).toContain("clock.at: 2001-01-01T00:00:00.000Z is before the session's clock");
   });
 
   it('refuses a bad scenario: in the config file naming the config file', async () => {
     const config = await scenarioFile('config.yaml', 'scenario:\n  keys:\n    - { key: k1, plan: gold }\n');
     const { code, stderr } = runToExit(['--config', config]);
     expect(code).toBe(2);
-    expect(stderr).toBe(`petstore-mock: Failed to load config ${config}: scenario: keys.0.plan: unknown plan "gold" (known: free, pro, business, enterprise)\n`);
+    expect(stderr).toBe(
+      `petstore-mock: Failed to load config ${config}: scenario: keys.0.plan: unknown plan "gold" (known: free, pro, business, enterprise)\n`,
+    );
   });
 
-  it('applies the config\'s scenario: first, then the files', async () => {
-    const config = await scenarioFile('config-ok.yaml', 'scenario:\n  presets: [minute-spent]\n  categories: [ { name: from-config } ]\n');
+  it("applies the config's scenario: first, then the files", async () => {
+    const config = await scenarioFile(
+      'config-ok.yaml',
+      'scenario:\n  presets: [minute-spent]\n  categories: [ { name: from-config } ]\n',
+    );
     const file = await scenarioFile('more.yaml', 'categories: [ { name: from-file } ]\n');
     const mock = await startMockProcess(['--config', config, '--scenario', file]);
     try {
-      expect((await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-free' } })).status).toBe(429);
-      const listed = (await (await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-pro' } })).json()) as { name: string }[];
+      expect(
+        (await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-free' } })).status,
+      ).toBe(429);
+      const listed = (await (
+        await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-pro' } })
+      ).json()) as { name: string }[];
       expect(listed.map((category) => category.name).slice(-2)).toEqual(['from-config', 'from-file']);
     } finally {
       await mock.stop();
@@ -99,15 +125,22 @@ describe('petstore-mock --scenario', () => {
 
   it('applies the files in order to the default session before the first request', async () => {
     const banned = await scenarioFile('banned.yaml', 'presets: [banned-key]\n');
-    const team = await scenarioFile('team.yaml', 'keys:\n  - key: team-key\n    plan: pro\n    spent: { minute: one-left }\ncategories: [ { name: otters } ]\n');
+    const team = await scenarioFile(
+      'team.yaml',
+      'keys:\n  - key: team-key\n    plan: pro\n    spent: { minute: one-left }\ncategories: [ { name: otters } ]\n',
+    );
     const mock = await startMockProcess(['--scenario', banned, '--scenario', team]);
     try {
       const first = await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-free' } });
-      expect([first.status, ((await first.json()) as { code: string }).code, first.headers.get('retry-after')]).toEqual([429, 'key_banned', '900']);
+      expect([first.status, ((await first.json()) as { code: string }).code, first.headers.get('retry-after')]).toEqual(
+        [429, 'key_banned', '900'],
+      );
       const last = await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer team-key' } });
       expect([last.status, last.headers.get('x-ratelimit-remaining')]).toEqual([200, '0']);
       expect(((await last.json()) as { name: string }[]).map((category) => category.name)).toContain('otters');
-      expect((await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer team-key' } })).status).toBe(429);
+      expect(
+        (await fetch(`${mock.baseUrl}/categories`, { headers: { authorization: 'Bearer team-key' } })).status,
+      ).toBe(429);
     } finally {
       await mock.stop();
     }

@@ -11,12 +11,24 @@ import { validRequest } from './document-requests.js';
 // one request per operation, with and without credentials, never with a 5xx.
 
 const corpusDirectory = fileURLToPath(new URL('../fixtures/specs/', import.meta.url));
-const corpus = JSON.parse(readFileSync(`${corpusDirectory}sources.json`, 'utf8')) as { name: string; file: string; operations: number; features: string[] }[];
+const corpus = JSON.parse(readFileSync(`${corpusDirectory}sources.json`, 'utf8')) as {
+  name: string;
+  file: string;
+  operations: number;
+  features: string[];
+}[];
 
 function collectingLogger(): Logger & { warnings: string[]; errors: string[] } {
   const warnings: string[] = [];
   const errors: string[] = [];
-  return { warnings, errors, info() {}, debug() {}, warn: (message) => warnings.push(message), error: (message) => errors.push(message) };
+  return {
+    warnings,
+    errors,
+    info() {},
+    debug() {},
+    warn: (message) => warnings.push(message),
+    error: (message) => errors.push(message),
+  };
 }
 
 describe.each(corpus)('the corpus document $name', ({ file, operations, features }) => {
@@ -25,7 +37,8 @@ describe.each(corpus)('the corpus document $name', ({ file, operations, features
     const app = createMockApp({ spec: await readSpecFile(`${corpusDirectory}${file}`), logger });
     expect(app.spec.operations).toHaveLength(operations);
     // Unknown formats are annotations, said in one line at start.
-    if (features.includes('unknown-formats')) expect(logger.warnings.filter((line) => line.startsWith('Unknown formats'))).toHaveLength(1);
+    if (features.includes('unknown-formats'))
+      expect(logger.warnings.filter((line) => line.startsWith('Unknown formats'))).toHaveLength(1);
     else expect(logger.warnings.filter((line) => line.startsWith('Unknown formats'))).toEqual([]);
   });
 
@@ -37,10 +50,15 @@ describe.each(corpus)('the corpus document $name', ({ file, operations, features
     for (const operation of app.spec.operations) {
       for (const withCredentials of [true, false]) {
         const response = await app.handle(await validRequest(operation, app.basePath, data, { withCredentials }));
-        if (response.status >= 500) failures.push(`${operation.operationId} (${withCredentials ? 'with' : 'without'} credentials): ${response.status} ${response.body?.slice(0, 200)}`);
+        if (response.status >= 500)
+          failures.push(
+            `${operation.operationId} (${withCredentials ? 'with' : 'without'} credentials): ${response.status} ${response.body?.slice(0, 200)}`,
+          );
         // Without credentials, an operation that requires them answers 401 with a challenge.
-        if (!withCredentials && operation.requiresAuth && response.status !== 401) failures.push(`${operation.operationId} without credentials: ${response.status}, expected 401`);
-        if (response.status === 401 && response.headers['WWW-Authenticate'] === undefined) failures.push(`${operation.operationId}: 401 without WWW-Authenticate`);
+        if (!withCredentials && operation.requiresAuth && response.status !== 401)
+          failures.push(`${operation.operationId} without credentials: ${response.status}, expected 401`);
+        if (response.status === 401 && response.headers['WWW-Authenticate'] === undefined)
+          failures.push(`${operation.operationId}: 401 without WWW-Authenticate`);
       }
     }
     expect(failures).toEqual([]);
@@ -57,10 +75,14 @@ describe('the OpenAPI 3.0 example of docs/mock.md', () => {
 
   it('answers as the page says', async () => {
     const app = createMockApp({ spec: parseSpecText(yaml) });
-    const get = (url: string, headers: Record<string, string> = {}) => app.handle({ method: 'GET', url, headers, body: null, clientAddress: '127.0.0.1' });
+    const get = (url: string, headers: Record<string, string> = {}) =>
+      app.handle({ method: 'GET', url, headers, body: null, clientAddress: '127.0.0.1' });
     expect((await get('/api/pets/2', { 'x-api-key': 'demo-free' })).body).toBe('{"name":"Rex","tag":null}');
     const anonymous = await get('/api/pets/2');
-    expect([anonymous.status, anonymous.headers['WWW-Authenticate']]).toEqual([401, 'ApiKey realm="Pets", in="header", name="X-API-Key"']);
+    expect([anonymous.status, anonymous.headers['WWW-Authenticate']]).toEqual([
+      401,
+      'ApiKey realm="Pets", in="header", name="X-API-Key"',
+    ]);
     const one = await get('/api/pets/1', { 'x-api-key': 'demo-free' });
     expect([one.status, JSON.parse(one.body!).message]).toEqual([400, 'Invalid path parameter id: must be > 1']);
   });

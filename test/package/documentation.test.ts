@@ -17,7 +17,11 @@ const root = resolve(import.meta.dirname, '../..');
 const read = (path: string) => readFile(join(root, path), 'utf8');
 
 /** Pages another part of the work creates; linked already. Remove a name once its page exists. */
-const pagesToCome = new Set(['docs/contract-kit-matrix.md', 'docs/contract-kit-ci.md', 'docs/petstore-service-interface.md']);
+const pagesToCome = new Set([
+  'docs/contract-kit-matrix.md',
+  'docs/contract-kit-ci.md',
+  'docs/petstore-service-interface.md',
+]);
 
 /** The pages written for users: the README, the changelog and every page of docs/ but the contributors' own. */
 async function userPages(): Promise<string[]> {
@@ -36,11 +40,21 @@ describe('the README', () => {
   it('is at most 400 lines, with a table of contents and a quick start per user', async () => {
     const readme = await read('README.md');
     expect(readme.split('\n').length).toBeLessThanOrEqual(400);
-    for (const heading of ['## Contents', '## Install', '## Quick start: frontend developer', '## Quick start: CI engineer', '## Quick start: incident responder', '## Contributing']) {
+    for (const heading of [
+      '## Contents',
+      '## Install',
+      '## Quick start: frontend developer',
+      '## Quick start: CI engineer',
+      '## Quick start: incident responder',
+      '## Contributing',
+    ]) {
       expect(readme.split('\n')).toContain(heading);
     }
     // The quick starts use the installed commands, not the repository's scripts.
-    const quickStarts = readme.slice(readme.indexOf('## Quick start: frontend developer'), readme.indexOf('## Documentation'));
+    const quickStarts = readme.slice(
+      readme.indexOf('## Quick start: frontend developer'),
+      readme.indexOf('## Documentation'),
+    );
     expect(quickStarts).not.toMatch(/npm run|npm start|\btsx\b/);
   });
 
@@ -60,10 +74,12 @@ describe('the user documentation', () => {
         if (/^[a-z]+:/i.test(target)) continue;
         const [path = '', anchor] = target.split('#');
         const file = path === '' ? page : normalize(join(dirname(page), decodeURI(path))).replace(/\/$/, '');
-        if (relative(root, resolve(root, file)).startsWith('..')) broken.push(`${page}: ${target} (outside the repository)`);
+        if (relative(root, resolve(root, file)).startsWith('..'))
+          broken.push(`${page}: ${target} (outside the repository)`);
         else if (!existsSync(join(root, file))) {
           if (!pagesToCome.has(file)) broken.push(`${page}: ${target} (no such file)`);
-        } else if (anchor !== undefined && file.endsWith('.md') && !headingAnchors(await read(file)).has(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+        } else if (anchor !== undefined && file.endsWith('.md') && !headingAnchors(await read(file)).has(anchor))
+          broken.push(`${page}: ${target} (no such heading)`);
       }
     }
     expect(broken).toEqual([]);
@@ -74,7 +90,12 @@ describe('the user documentation', () => {
     for (const page of await userPages()) {
       // Link targets are addresses, not prose (an anchor may start with a number).
       const text = prose(await read(page)).replace(/\]\([^)]*\)/g, ']');
-      for (const pattern of [/\bissues? \d+/gi, /(?<![\w&])#\d+\b/g, /\bstop \d+\b/gi, /\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g]) {
+      for (const pattern of [
+        /\bissues? \d+/gi,
+        /(?<![\w&])#\d+\b/g,
+        /\bstop \d+\b/gi,
+        /\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/g,
+      ]) {
         for (const match of text.matchAll(pattern)) found.push(`${page}: ${match[0]}`);
       }
     }
@@ -84,7 +105,10 @@ describe('the user documentation', () => {
 
 describe('the pages that mirror the code', () => {
   it('configuration.md: the block of defaults is exactly the configuration of an empty file', async () => {
-    const block = codeBlockStartingWith(await read('docs/configuration.md'), 'plans:                      # the interface\'s plans; yours are merged over them');
+    const block = codeBlockStartingWith(
+      await read('docs/configuration.md'),
+      "plans:                      # the interface's plans; yours are merged over them",
+    );
     expect(parseMockConfig(parse(block))).toEqual(parseMockConfig({}));
     // The settings left unset by default are named in the block's comments.
     for (const name of ['controlToken', 'store', 'scenario']) expect(block).toContain(`# ${name}:`);
@@ -93,18 +117,32 @@ describe('the pages that mirror the code', () => {
   it('mock.md: the error table has one row per code of the catalogue, with its status', async () => {
     const page = await read('docs/mock.md');
     const rows = [...page.matchAll(/^\| (\d{3}) \| `([a-z_]+)` \|/gm)].map((match) => `${match[1]} ${match[2]}`);
-    expect(rows.sort()).toEqual(Object.entries(errorCatalogue).map(([code, entry]) => `${entry.status} ${code}`).sort());
+    expect(rows.sort()).toEqual(
+      Object.entries(errorCatalogue)
+        .map(([code, entry]) => `${entry.status} ${code}`)
+        .sort(),
+    );
   });
 
   it('mock.md: the controls table names every control the mock serves, with its method', async () => {
     // The mock lists its controls when asked for one it does not have: the list a user sees.
     const app = createMockApp({ spec: await readSpecFile() });
-    const answer = await app.handle({ method: 'GET', url: '/__mock/no-such-control', headers: { host: '127.0.0.1' }, body: null, clientAddress: '127.0.0.1' });
+    const answer = await app.handle({
+      method: 'GET',
+      url: '/__mock/no-such-control',
+      headers: { host: '127.0.0.1' },
+      body: null,
+      clientAddress: '127.0.0.1',
+    });
     const message = (JSON.parse(String(answer.body)) as { message: string }).message;
     const controls = message.slice(message.indexOf('controls: ') + 'controls: '.length).split(', ');
     expect(controls.length).toBeGreaterThan(10);
     const page = await read('docs/mock.md');
-    expect(controls.map((control) => `\`${control}\``).filter((control) => !page.includes(`| ${control}`) && !page.includes(`, ${control}`))).toEqual([]);
+    expect(
+      controls
+        .map((control) => `\`${control}\``)
+        .filter((control) => !page.includes(`| ${control}`) && !page.includes(`, ${control}`)),
+    ).toEqual([]);
   });
 
   it('every option of petstore-mock --help is documented in mock.md', async () => {
@@ -114,11 +152,15 @@ describe('the pages that mirror the code', () => {
 
   it('every option of petstore-mock replay --help is documented in lab-and-replay.md', async () => {
     const page = await read('docs/lab-and-replay.md');
-    expect((await helpOptions(['src/cli/mock-cli.ts', 'replay'])).filter((option) => !page.includes(option))).toEqual([]);
+    expect((await helpOptions(['src/cli/mock-cli.ts', 'replay'])).filter((option) => !page.includes(option))).toEqual(
+      [],
+    );
   });
 
   it('every option of petstore-contract --help is documented in contract-kit.md', async () => {
     const page = await read('docs/contract-kit.md');
-    expect((await helpOptions(['contract-tests/cli/contract-cli.ts'])).filter((option) => !page.includes(option))).toEqual([]);
+    expect(
+      (await helpOptions(['contract-tests/cli/contract-cli.ts'])).filter((option) => !page.includes(option)),
+    ).toEqual([]);
   });
 });

@@ -22,7 +22,9 @@ const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
 const repoPackage = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
 // The msw major this run tests with (msw 2 on the Node 20 leg, msw 3 on the Node 24 leg).
-const installedMsw = JSON.parse(await readFile(join(root, 'node_modules/msw/package.json'), 'utf8')) as { version: string };
+const installedMsw = JSON.parse(await readFile(join(root, 'node_modules/msw/package.json'), 'utf8')) as {
+  version: string;
+};
 const npmFlags = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
 
 let work: string;
@@ -54,12 +56,18 @@ function bin(name: string): string {
 
 /** Starts `petstore-mock` from the installed package and resolves with its base URL. */
 async function startInstalledMock(args: string[] = []): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
-  const verbose = spawn(process.execPath, [bin('petstore-mock'), '--port', '0', ...args], { cwd: app, env: { ...process.env, PORT: '' } });
+  const verbose = spawn(process.execPath, [bin('petstore-mock'), '--port', '0', ...args], {
+    cwd: app,
+    env: { ...process.env, PORT: '' },
+  });
   children.push(verbose);
   const baseUrl = await new Promise<string>((resolveUrl, reject) => {
     let stdout = '';
     let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`petstore-mock did not start in 20 s: ${stdout}${stderr}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`petstore-mock did not start in 20 s: ${stdout}${stderr}`)),
+      20_000,
+    );
     verbose.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
       const match = /listening on (http:\/\/\S+\/v1)/.exec(stdout);
@@ -82,7 +90,10 @@ async function startInstalledMock(args: string[] = []): Promise<{ baseUrl: strin
 
 /** The project's files as git sees them; without git (CI's Node 24 leg runs in a plain copy), the tree minus what git ignores. */
 async function sourceFiles(): Promise<string[]> {
-  const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, maxBuffer: 16 * 1024 * 1024 }).then(
+  const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: root,
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(
     ({ stdout }) => stdout.split('\0').filter((name) => name !== ''),
     () => undefined,
   );
@@ -113,11 +124,16 @@ beforeAll(async () => {
   }
   await symlink(join(root, 'node_modules'), join(source, 'node_modules'), 'dir');
   await run(process.execPath, ['scripts/build.mjs'], { cwd: source, timeout: 180_000 });
-  const packed = JSON.parse(await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work, '--loglevel=error'], source)) as { filename: string }[];
+  const packed = JSON.parse(
+    await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', work, '--loglevel=error'], source),
+  ) as { filename: string }[];
   tarball = join(work, packed[0]!.filename);
   app = join(work, 'app');
   await mkdir(app);
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
+  await writeFile(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
+  );
   await npm(['install', ...npmFlags, tarball], app);
   leanInstallBytes = await treeBytes(join(app, 'node_modules'));
   // Then the optional peer a frontend project has anyway, in the major this leg tests.
@@ -136,22 +152,54 @@ describe('the packed package', () => {
     console.info(`npm i petstore-kit: ${megabytes} MB in node_modules (budget ${installBudgetBytes / 1024 / 1024} MB)`);
     expect(leanInstallBytes, `npm i petstore-kit installed ${megabytes} MB`).toBeLessThanOrEqual(installBudgetBytes);
     // Nothing of the test-runner toolchain comes along, and the optional peers are not installed.
-    const lock = JSON.parse(await readFile(join(app, 'node_modules/.package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    const lock = JSON.parse(await readFile(join(app, 'node_modules/.package-lock.json'), 'utf8')) as {
+      packages: Record<string, unknown>;
+    };
     const installed = Object.keys(lock.packages).map((path) => path.replace(/^.*node_modules\//, ''));
-    for (const name of ['vitest', 'vite', 'rolldown', 'lightningcss', 'chai', 'esbuild', 'typescript', '@stoplight/prism-cli']) expect(installed).not.toContain(name);
+    for (const name of [
+      'vitest',
+      'vite',
+      'rolldown',
+      'lightningcss',
+      'chai',
+      'esbuild',
+      'typescript',
+      '@stoplight/prism-cli',
+    ])
+      expect(installed).not.toContain(name);
   });
 
   it('is publint-clean', async () => {
-    const { messages, pkg } = await publint({ pack: { tarball: (await readFile(tarball)).buffer as ArrayBuffer }, level: 'suggestion', strict: true });
+    const { messages, pkg } = await publint({
+      pack: { tarball: (await readFile(tarball)).buffer as ArrayBuffer },
+      level: 'suggestion',
+      strict: true,
+    });
     expect(messages.map((message) => `${message.type}: ${formatMessage(message, pkg) ?? message.code}`)).toEqual([]);
   });
 
   it('resolves to types and ESM for every entry point (arethetypeswrong, ESM-only profile)', async () => {
     // node10 and require() resolutions are out of scope: the package is ESM-only, `engines` >= 20.19.
     const attw = join(root, 'node_modules/@arethetypeswrong/cli/dist/index.js');
-    const result = await run(process.execPath, [attw, tarball, '--profile', 'esm-only', '--exclude-entrypoints', 'spec/petstore.openapi.yaml', '--format', 'ascii'], { cwd: work }).then(
+    const result = await run(
+      process.execPath,
+      [
+        attw,
+        tarball,
+        '--profile',
+        'esm-only',
+        '--exclude-entrypoints',
+        'spec/petstore.openapi.yaml',
+        '--format',
+        'ascii',
+      ],
+      { cwd: work },
+    ).then(
       (ok) => ({ code: 0, output: ok.stdout }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: `${error.stdout}${error.stderr}` }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        output: `${error.stdout}${error.stderr}`,
+      }),
     );
     expect(result.code, result.output).toBe(0);
     expect(result.output).toContain('"petstore-kit/mocks/browser"');
@@ -160,15 +208,29 @@ describe('the packed package', () => {
   it('ships LICENSE, CHANGELOG.md and README.md, and no source maps of the bundles', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n');
-    for (const file of ['package/LICENSE', 'package/CHANGELOG.md', 'package/README.md', 'package/package.json', 'package/docs/petstore-service-interface.md']) expect(files).toContain(file);
+    for (const file of [
+      'package/LICENSE',
+      'package/CHANGELOG.md',
+      'package/README.md',
+      'package/package.json',
+      'package/docs/petstore-service-interface.md',
+    ])
+      expect(files).toContain(file);
     expect(files.filter((file) => /^package\/dist\/(bin|contract)\/.*\.map$/.test(file))).toEqual([]);
   });
 
   it('ships the user documentation and nothing written for contributors', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
-    const shipped = stdout.split('\n').filter((file) => file.startsWith('package/docs/')).map((file) => file.slice('package/'.length)).sort();
+    const shipped = stdout
+      .split('\n')
+      .filter((file) => file.startsWith('package/docs/'))
+      .map((file) => file.slice('package/'.length))
+      .sort();
     const contributorsOnly = new Set(['docs/architecture.md', 'docs/contributing.md']);
-    const userPages = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`).filter((page) => !contributorsOnly.has(page));
+    const userPages = (await readdir(join(root, 'docs')))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`)
+      .filter((page) => !contributorsOnly.has(page));
     const images = (await readdir(join(root, 'docs/images'))).map((name) => `docs/images/${name}`);
     // The pages link these images; the design notes (decisions/, architecture) stay in the repository.
     expect(shipped).toEqual([...userPages, ...images].sort());
@@ -231,7 +293,16 @@ describe('the packed package', () => {
     await writeFile(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['dom', 'es2022'], types: [], strict: true, noEmit: true, skipLibCheck: false },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          lib: ['dom', 'es2022'],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
         files: ['browser-consumer.ts'],
       }),
     );
@@ -264,13 +335,22 @@ export { clock };
     expect(stdout).toBe(`petstore-contract ${repoPackage.version}\n`);
     const mock = await startInstalledMock();
     try {
-      const result = await run(process.execPath, [bin('petstore-contract'), '--base-url', mock.baseUrl, '--api-key', 'demo-enterprise'], { cwd: app, timeout: 170_000 }).then(
+      const result = await run(
+        process.execPath,
+        [bin('petstore-contract'), '--base-url', mock.baseUrl, '--api-key', 'demo-enterprise'],
+        { cwd: app, timeout: 170_000 },
+      ).then(
         (ok) => ({ code: 0, stdout: ok.stdout }),
-        (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: `${error.stdout}${error.stderr}` }),
+        (error: { code: number; stdout: string; stderr: string }) => ({
+          code: error.code,
+          stdout: `${error.stdout}${error.stderr}`,
+        }),
       );
       expect(result.code, result.stdout).toBe(0);
       // Rule ids point at the interface document shipped in the installed package.
-      const link = /: 8\. Limits, (node_modules\/petstore-kit\/docs\/petstore-service-interface\.md)#8-limits$/m.exec(result.stdout);
+      const link = /: 8\. Limits, (node_modules\/petstore-kit\/docs\/petstore-service-interface\.md)#8-limits$/m.exec(
+        result.stdout,
+      );
       expect(link, result.stdout).not.toBeNull();
       expect(await readFile(join(app, link![1]!), 'utf8')).toContain('## 8. Limits');
     } finally {
@@ -279,9 +359,17 @@ export { clock };
   });
 
   it('exports petstore-kit/contract with runContract', async () => {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', `console.log(JSON.stringify(Object.keys(await import('petstore-kit/contract')).sort()))`], { cwd: app }).catch(
-      (error: { stderr: string }) => ({ stdout: JSON.stringify({ error: error.stderr.split('\n').find((line) => /Error/.test(line)) }) }),
-    );
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `console.log(JSON.stringify(Object.keys(await import('petstore-kit/contract')).sort()))`,
+      ],
+      { cwd: app },
+    ).catch((error: { stderr: string }) => ({
+      stdout: JSON.stringify({ error: error.stderr.split('\n').find((line) => /Error/.test(line)) }),
+    }));
     expect(JSON.parse(stdout)).toContain('runContract');
   });
 });
@@ -292,22 +380,44 @@ describe("the README's quick starts, from the installed tarball", () => {
   const readme = () => readFile(join(root, 'README.md'), 'utf8');
   /** Runs a shell block of the README in the consumer project, against the mock at `baseUrl`. */
   const shell = (block: string, baseUrl: string) =>
-    run('bash', ['-eo', 'pipefail', '-c', block.replaceAll('http://127.0.0.1:4010', new URL(baseUrl).origin)], { cwd: app, timeout: 120_000 }).then(
+    run('bash', ['-eo', 'pipefail', '-c', block.replaceAll('http://127.0.0.1:4010', new URL(baseUrl).origin)], {
+      cwd: app,
+      timeout: 120_000,
+    }).then(
       (ok) => ({ code: 0, stdout: ok.stdout, stderr: ok.stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        stdout: error.stdout,
+        stderr: error.stderr,
+      }),
     );
   /** The `# ...` lines of a block: what the README says a command prints. */
-  const shown = (block: string) => block.split('\n').filter((line) => line.startsWith('# ')).map((line) => line.slice(2));
+  const shown = (block: string) =>
+    block
+      .split('\n')
+      .filter((line) => line.startsWith('# '))
+      .map((line) => line.slice(2));
 
   it('frontend: the Node test passes under vitest, with the msw of this leg', async () => {
     await mkdir(join(app, 'src'), { recursive: true });
-    await writeFile(join(app, 'src/petstore.test.ts'), codeBlockStartingWith(await readme(), '// src/petstore.test.ts'));
+    await writeFile(
+      join(app, 'src/petstore.test.ts'),
+      codeBlockStartingWith(await readme(), '// src/petstore.test.ts'),
+    );
     // A consumer has vitest among its own dev dependencies; the repository's copy stands in for it.
-    if (!existsSync(join(app, 'node_modules/vitest'))) await symlink(join(root, 'node_modules/vitest'), join(app, 'node_modules/vitest'), 'dir');
+    if (!existsSync(join(app, 'node_modules/vitest')))
+      await symlink(join(root, 'node_modules/vitest'), join(app, 'node_modules/vitest'), 'dir');
     const vitest = join(root, 'node_modules/vitest/vitest.mjs');
-    const result = await run(process.execPath, [vitest, 'run', '--root', app, 'src/petstore.test.ts'], { cwd: app, timeout: 120_000, env: { ...process.env, NO_COLOR: '1', CI: 'true' } }).then(
+    const result = await run(process.execPath, [vitest, 'run', '--root', app, 'src/petstore.test.ts'], {
+      cwd: app,
+      timeout: 120_000,
+      env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+    }).then(
       (ok) => ({ code: 0, output: ok.stdout + ok.stderr }),
-      (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, output: error.stdout + error.stderr }),
+      (error: { code: number; stdout: string; stderr: string }) => ({
+        code: error.code,
+        output: error.stdout + error.stderr,
+      }),
     );
     expect(result.code, result.output).toBe(0);
     expect(result.output).toMatch(/Tests\s+2 passed/);
@@ -319,11 +429,23 @@ describe("the README's quick starts, from the installed tarball", () => {
     await writeFile(join(app, 'src/mocks.ts'), codeBlockStartingWith(text, '// src/mocks.ts'));
     await writeFile(join(app, 'src/main.ts'), codeBlockStartingWith(text, '// src/main.ts'));
     // What `vite/client` declares of import.meta.env, which the snippet reads.
-    await writeFile(join(app, 'src/env.d.ts'), 'interface ImportMetaEnv { readonly DEV: boolean }\ninterface ImportMeta { readonly env: ImportMetaEnv }\n');
+    await writeFile(
+      join(app, 'src/env.d.ts'),
+      'interface ImportMetaEnv { readonly DEV: boolean }\ninterface ImportMeta { readonly env: ImportMetaEnv }\n',
+    );
     await writeFile(
       join(app, 'tsconfig.quick-start.json'),
       JSON.stringify({
-        compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'Bundler', lib: ['dom', 'es2022'], types: [], strict: true, noEmit: true, skipLibCheck: false },
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          lib: ['dom', 'es2022'],
+          types: [],
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+        },
         files: ['src/env.d.ts', 'src/mocks.ts', 'src/main.ts'],
       }),
     );
@@ -349,8 +471,13 @@ describe("the README's quick starts, from the installed tarball", () => {
         logLevel: 'silent',
       });
       const entry = result.outputFiles.find((file) => file.path.endsWith('/main.js'))!.text;
-      const chunks = Object.fromEntries(result.outputFiles.map((file) => [file.path.slice(file.path.lastIndexOf('/') + 1), file.text]));
-      return { entry, loaded: [...entry.matchAll(/import\("\.\/([^"]+)"\)/g)].map((match) => chunks[match[1]!] ?? '').join('\n') };
+      const chunks = Object.fromEntries(
+        result.outputFiles.map((file) => [file.path.slice(file.path.lastIndexOf('/') + 1), file.text]),
+      );
+      return {
+        entry,
+        loaded: [...entry.matchAll(/import\("\.\/([^"]+)"\)/g)].map((match) => chunks[match[1]!] ?? '').join('\n'),
+      };
     };
     // Development: the entry loads the worker's setup (MSW's worker script name is in it).
     expect((await bundle(true)).loaded).toContain('mockServiceWorker.js');
@@ -369,7 +496,8 @@ describe("the README's quick starts, from the installed tarball", () => {
       // The summary line as shown, word for word and count for count; only the number of requests and the time
       // vary from run to run.
       const real = /^\d+ checks: .*$/m.exec(result.stdout)?.[0];
-      const anyRequestsAndTime = (line: string) => line.replace(/^\.\.\. /, '').replace(/ · \d+ requests in \d+(\.\d+)? s$/, ' · N requests in T s');
+      const anyRequestsAndTime = (line: string) =>
+        line.replace(/^\.\.\. /, '').replace(/ · \d+ requests in \d+(\.\d+)? s$/, ' · N requests in T s');
       expect(real, result.stdout).toBeDefined();
       expect(anyRequestsAndTime(checks!)).toBe(anyRequestsAndTime(real!));
       expect(result.stdout.split('\n')).toContain(verdict);
@@ -381,19 +509,42 @@ describe("the README's quick starts, from the installed tarball", () => {
   it('incident responder: the scenario, the client, the report, the export and the replay give what it shows', async () => {
     const text = await readme();
     await writeFile(join(app, 'incident.yaml'), codeBlockStartingWith(text, '# incident.yaml'));
-    expect(codeBlockStartingWith(text, 'npx petstore-mock --scenario incident.yaml')).toBe('npx petstore-mock --scenario incident.yaml\n');
+    expect(codeBlockStartingWith(text, 'npx petstore-mock --scenario incident.yaml')).toBe(
+      'npx petstore-mock --scenario incident.yaml\n',
+    );
     const mock = await startInstalledMock(['--scenario', 'incident.yaml']);
     try {
-      const preset = codeBlockStartingWith(text, "curl -X POST -H 'Content-Type: application/yaml' --data-binary 'presets: [banned-key]' http://127.0.0.1:4010/__mock/scenario");
+      const preset = codeBlockStartingWith(
+        text,
+        "curl -X POST -H 'Content-Type: application/yaml' --data-binary 'presets: [banned-key]' http://127.0.0.1:4010/__mock/scenario",
+      );
       expect((await shell(preset, mock.baseUrl)).stdout).toContain('"bans":1');
-      const client = codeBlockStartingWith(text, 'for i in $(seq 20); do curl -s -o /dev/null -w \'%{http_code} \' -H \'Authorization: Bearer team-key\' http://127.0.0.1:4010/v1/categories; done');
+      const client = codeBlockStartingWith(
+        text,
+        "for i in $(seq 20); do curl -s -o /dev/null -w '%{http_code} ' -H 'Authorization: Bearer team-key' http://127.0.0.1:4010/v1/categories; done",
+      );
       const statuses = await shell(client.split('\n')[0]!, mock.baseUrl);
       expect(statuses.stdout.trim()).toBe(shown(client)[0]);
-      const report = await shell(codeBlockStartingWith(text, 'curl -s http://127.0.0.1:4010/__mock/report                 # JSON: per client, each rule with its evidence'), mock.baseUrl);
+      const report = await shell(
+        codeBlockStartingWith(
+          text,
+          'curl -s http://127.0.0.1:4010/__mock/report                 # JSON: per client, each rule with its evidence',
+        ),
+        mock.baseUrl,
+      );
       expect(report.code, report.stderr).toBe(0);
       expect(report.stdout).toContain('<failure message="');
-      const replay = codeBlockStartingWith(text, "curl -s 'http://127.0.0.1:4010/__mock/requests?format=jsonl' > incident.jsonl");
-      const replayed = await shell(replay.split('\n').filter((line) => !line.startsWith('#')).join('\n'), mock.baseUrl);
+      const replay = codeBlockStartingWith(
+        text,
+        "curl -s 'http://127.0.0.1:4010/__mock/requests?format=jsonl' > incident.jsonl",
+      );
+      const replayed = await shell(
+        replay
+          .split('\n')
+          .filter((line) => !line.startsWith('#'))
+          .join('\n'),
+        mock.baseUrl,
+      );
       expect(replayed.code, replayed.stderr).toBe(0);
       const printed = replayed.stdout.split('\n').map((line) => line.trimEnd());
       for (const line of shown(replay)) expect(printed).toContain(line.trimEnd());

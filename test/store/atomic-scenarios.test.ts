@@ -33,7 +33,11 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const config = { maxCategoryBytes: 1_024, ban: { threshold: 3, durationSeconds: 300 }, keys: [{ key: 'config-key-1', plan: 'pro' }] };
+const config = {
+  maxCategoryBytes: 1_024,
+  ban: { threshold: 3, durationSeconds: 300 },
+  keys: [{ key: 'config-key-1', plan: 'pro' }],
+};
 const options = mockStoreOptions({ spec: specDocument, config, seed: 1 });
 const session = 'scenario-target';
 const hour = 3_600;
@@ -57,7 +61,13 @@ const stores: Store[] = [
 async function preparedMock(target: Store): Promise<{ app: MockApp; prefix?: string }> {
   const { store, prefix } = await target.open();
   const app = createMockApp({ spec: specDocument, config, seed: 1, clock: createFixedClock(testEpochMs), store });
-  await app.controlsFor(session).applyScenario({ clock: { offsetSeconds: hour }, keys: [{ key: 'team-key', plan: 'free', spent: { minute: 3 } }], categories: [{ name: 'before-1' }, { name: 'before-2' }] });
+  await app
+    .controlsFor(session)
+    .applyScenario({
+      clock: { offsetSeconds: hour },
+      keys: [{ key: 'team-key', plan: 'free', spent: { minute: 3 } }],
+      categories: [{ name: 'before-1' }, { name: 'before-2' }],
+    });
   return { app, prefix };
 }
 
@@ -67,7 +77,9 @@ async function probe(app: MockApp): Promise<unknown[]> {
   const headers = { 'x-mock-session': session };
   for (const key of [...keyPool, undefined]) {
     for (const address of addressPool) {
-      const response = await app.handle(mockRequest('GET', '/v1/categories', { ...(key ? { key } : {}), headers }, address));
+      const response = await app.handle(
+        mockRequest('GET', '/v1/categories', { ...(key ? { key } : {}), headers }, address),
+      );
       seen.push({ key, address, status: response.status, headers: response.headers, body: response.body });
     }
   }
@@ -83,7 +95,16 @@ async function dump(prefix: string): Promise<Record<string, unknown>> {
   for await (const batch of raw.scanIterator({ MATCH: `${prefix}*`, COUNT: 1_000 })) {
     for (const name of batch) {
       const type = await raw.type(name);
-      const value = type === 'string' ? await raw.get(name) : type === 'hash' ? await raw.hGetAll(name) : type === 'list' ? await raw.lRange(name, 0, -1) : type === 'zset' ? await raw.zRangeWithScores(name, 0, -1) : type;
+      const value =
+        type === 'string'
+          ? await raw.get(name)
+          : type === 'hash'
+            ? await raw.hGetAll(name)
+            : type === 'list'
+              ? await raw.lRange(name, 0, -1)
+              : type === 'zset'
+                ? await raw.zRangeWithScores(name, 0, -1)
+                : type;
       found[name] = { type, value };
     }
   }
@@ -102,28 +123,77 @@ async function attempt(app: MockApp, scenario: Record<string, unknown>): Promise
 
 /** One refusing part at a time, each something a whole-scenario check must catch before any change. */
 const refusals: Record<string, (scenario: Record<string, unknown[]>) => Record<string, unknown>> = {
-  'a category over maxCategoryBytes': (scenario) => ({ ...scenario, categories: [...(scenario.categories ?? []), { name: 'big', description: 'x'.repeat(1_100) }] }),
-  'a lone surrogate in an anonymous address': (scenario) => ({ ...scenario, anonymous: [...(scenario.anonymous ?? []), { address: '10.0.0.\ud800', bannedSeconds: 30 }] }),
-  'a clock before the session\'s clock': (scenario) => ({ ...scenario, clock: { at: new Date(testEpochMs + 60_000).toISOString() } }),
+  'a category over maxCategoryBytes': (scenario) => ({
+    ...scenario,
+    categories: [...(scenario.categories ?? []), { name: 'big', description: 'x'.repeat(1_100) }],
+  }),
+  'a lone surrogate in an anonymous address': (scenario) => ({
+    ...scenario,
+    anonymous: [...(scenario.anonymous ?? []), { address: '10.0.0.\ud800', bannedSeconds: 30 }],
+  }),
+  "a clock before the session's clock": (scenario) => ({
+    ...scenario,
+    clock: { at: new Date(testEpochMs + 60_000).toISOString() },
+  }),
   'a clock more than 100 years ahead': (scenario) => ({ ...scenario, clock: { at: '2200-01-01T00:00:00Z' } }),
-  'an offset that takes the clock past 100 years ahead': (scenario) => ({ ...scenario, clock: { offsetSeconds: 100 * 365 * 86_400 } }),
-  'more spent than the window holds': (scenario) => ({ ...scenario, keys: [...(scenario.keys ?? []), { key: 'demo-free', spent: { minute: 61 } }] }),
-  'an unknown plan': (scenario) => ({ ...scenario, keys: [...(scenario.keys ?? []), { key: 'new-key-9', plan: 'platinum' }] }),
+  'an offset that takes the clock past 100 years ahead': (scenario) => ({
+    ...scenario,
+    clock: { offsetSeconds: 100 * 365 * 86_400 },
+  }),
+  'more spent than the window holds': (scenario) => ({
+    ...scenario,
+    keys: [...(scenario.keys ?? []), { key: 'demo-free', spent: { minute: 61 } }],
+  }),
+  'an unknown plan': (scenario) => ({
+    ...scenario,
+    keys: [...(scenario.keys ?? []), { key: 'new-key-9', plan: 'platinum' }],
+  }),
 };
 
 const scenarioArbitrary = fc.record(
   {
-    clock: fc.oneof(fc.record({ offsetSeconds: fc.integer({ min: 0, max: 30 * 86_400 }) }), fc.record({ at: fc.integer({ min: 2, max: 1_000 }).map((hours) => new Date(testEpochMs + hours * hour * 1_000).toISOString()) })),
+    clock: fc.oneof(
+      fc.record({ offsetSeconds: fc.integer({ min: 0, max: 30 * 86_400 }) }),
+      fc.record({
+        at: fc
+          .integer({ min: 2, max: 1_000 })
+          .map((hours) => new Date(testEpochMs + hours * hour * 1_000).toISOString()),
+      }),
+    ),
     sunset: fc.record({ afterSunset: fc.constantFrom('gone', 'serve') }),
     keys: fc.array(
       fc.record(
-        { key: fc.constantFrom(...keyPool.slice(2)), plan: fc.constantFrom('free', 'pro'), spent: fc.record({ minute: fc.integer({ min: 0, max: 30 }) }), bannedSeconds: fc.integer({ min: 1, max: 600 }) },
+        {
+          key: fc.constantFrom(...keyPool.slice(2)),
+          plan: fc.constantFrom('free', 'pro'),
+          spent: fc.record({ minute: fc.integer({ min: 0, max: 30 }) }),
+          bannedSeconds: fc.integer({ min: 1, max: 600 }),
+        },
         { requiredKeys: ['key', 'plan'] },
       ),
       { maxLength: 3 },
     ),
-    anonymous: fc.array(fc.record({ address: fc.constantFrom(...addressPool), spent: fc.record({ day: fc.integer({ min: 0, max: 900 }) }), bannedSeconds: fc.integer({ min: 1, max: 600 }) }, { requiredKeys: ['address'] }), { maxLength: 3 }),
-    categories: fc.array(fc.record({ name: fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }), description: fc.string({ maxLength: 60 }) }, { requiredKeys: ['name'] }), { maxLength: 4 }),
+    anonymous: fc.array(
+      fc.record(
+        {
+          address: fc.constantFrom(...addressPool),
+          spent: fc.record({ day: fc.integer({ min: 0, max: 900 }) }),
+          bannedSeconds: fc.integer({ min: 1, max: 600 }),
+        },
+        { requiredKeys: ['address'] },
+      ),
+      { maxLength: 3 },
+    ),
+    categories: fc.array(
+      fc.record(
+        {
+          name: fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }),
+          description: fc.string({ maxLength: 60 }),
+        },
+        { requiredKeys: ['name'] },
+      ),
+      { maxLength: 4 },
+    ),
   },
   { requiredKeys: [] },
 );
@@ -144,8 +214,14 @@ for (const target of stores) {
       it(`is refused whole for ${name}, with one line naming the field, and the session is as it was`, async () => {
         const [refused, untouched] = [await mock(), await mock()];
         const before = refused.prefix === undefined ? undefined : await dump(refused.prefix);
-        const scenario = refuse({ clock: [], keys: [{ key: 'other-team-key', plan: 'pro', spent: { minute: 5 } }], anonymous: [{ address: '10.0.0.6', spent: { minute: 2 } }], categories: [{ name: 'added' }] } as never);
-        if ((scenario as { clock?: unknown[] }).clock?.length === 0) (scenario as { clock?: unknown }).clock = { offsetSeconds: 120 };
+        const scenario = refuse({
+          clock: [],
+          keys: [{ key: 'other-team-key', plan: 'pro', spent: { minute: 5 } }],
+          anonymous: [{ address: '10.0.0.6', spent: { minute: 2 } }],
+          categories: [{ name: 'added' }],
+        } as never);
+        if ((scenario as { clock?: unknown[] }).clock?.length === 0)
+          (scenario as { clock?: unknown }).clock = { offsetSeconds: 120 };
         const message = await attempt(refused.app, scenario);
         expect(message).toMatch(/^Invalid scenario: \S/);
         expect(message!.split('\n')).toHaveLength(1);

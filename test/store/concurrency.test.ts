@@ -16,7 +16,11 @@ describe.skipIf(gate.skip)(`Redis store under concurrency${gate.skip ? ` (skippe
   /** Three stores on one prefix, each with its own connection: three replicas. */
   const replicas = async (overrides: Partial<StateStoreOptions> = {}) => {
     const prefix = uniquePrefix();
-    const stores = await Promise.all([0, 1, 2].map(() => connectRedisStore({ url: redis.url, prefix }, storeOptions({ ban: defaultBan, ...overrides }))));
+    const stores = await Promise.all(
+      [0, 1, 2].map(() =>
+        connectRedisStore({ url: redis.url, prefix }, storeOptions({ ban: defaultBan, ...overrides })),
+      ),
+    );
     opened.push(...stores);
     return stores;
   };
@@ -31,20 +35,34 @@ describe.skipIf(gate.skip)(`Redis store under concurrency${gate.skip ? ` (skippe
   it('1,000 concurrent hits on a fresh Free key through 3 connections allow exactly 60', async () => {
     const stores = await replicas();
     const results = await Promise.all(
-      Array.from({ length: 1_000 }, (_, index) => stores[index % 3]!.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: free.digest, configKey: publicEntry(free) })),
+      Array.from({ length: 1_000 }, (_, index) =>
+        stores[index % 3]!.hit('default', {
+          baseTimeMs: t0,
+          clientAddress: '10.0.0.1',
+          keyDigest: free.digest,
+          configKey: publicEntry(free),
+        }),
+      ),
     );
     const outcomes = results.map((result) => result.decision.outcome);
     expect(outcomes.filter((outcome) => outcome === 'allowed')).toHaveLength(60);
     // Exactly threshold 429s, then the ban: the counting is atomic across connections.
     expect(outcomes.filter((outcome) => outcome === 'limited')).toHaveLength(10);
     expect(outcomes.filter((outcome) => outcome === 'banned')).toHaveLength(930);
-    const remaining = results.filter((result) => result.decision.outcome === 'allowed').map((result) => result.decision.remaining).sort((a, b) => a - b);
+    const remaining = results
+      .filter((result) => result.decision.outcome === 'allowed')
+      .map((result) => result.decision.remaining)
+      .sort((a, b) => a - b);
     expect(remaining).toEqual(Array.from({ length: 60 }, (_, index) => index));
   });
 
   it('300 concurrent creates through 3 connections get 300 distinct ids, and every replica lists all of them', async () => {
     const stores = await replicas({ maxCategories: 10_000 });
-    const created = await Promise.all(Array.from({ length: 300 }, (_, index) => stores[index % 3]!.createCategory('default', { name: `c${index}` }, t0)));
+    const created = await Promise.all(
+      Array.from({ length: 300 }, (_, index) =>
+        stores[index % 3]!.createCategory('default', { name: `c${index}` }, t0),
+      ),
+    );
     const ids = created.map((result) => result.category.id);
     expect(new Set(ids).size).toBe(300);
     // After the two seeds, in sequence.
@@ -59,11 +77,18 @@ describe.skipIf(gate.skip)(`Redis store under concurrency${gate.skip ? ` (skippe
 
 /** One session's full cycle: spend a Free key to 429 and a ban, create categories, advance its clock, reset. */
 async function cycle(store: StateStore, session: string) {
-  const hit = () => store.hit(session, { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: free.digest, configKey: publicEntry(free) });
+  const hit = () =>
+    store.hit(session, {
+      baseTimeMs: t0,
+      clientAddress: '10.0.0.1',
+      keyDigest: free.digest,
+      configKey: publicEntry(free),
+    });
   const outcomes: string[] = [];
   for (let index = 0; index < 72; index += 1) outcomes.push((await hit()).decision.outcome);
   const ids: number[] = [];
-  for (let index = 0; index < 5; index += 1) ids.push((await store.createCategory(session, { name: `${session}-${index}` }, t0)).category.id);
+  for (let index = 0; index < 5; index += 1)
+    ids.push((await store.createCategory(session, { name: `${session}-${index}` }, t0)).category.id);
   const offset = await store.advanceClock(session, 60_000, t0);
   const stillBanned = (await hit()).decision.outcome;
   await store.reset(session, t0);
@@ -89,7 +114,10 @@ describe('20 concurrent sessions on one store have no effect on each other', () 
   for (const kind of storeKinds) {
     it.skipIf(kind.skip)(`on the ${kind.name} store`, async () => {
       const options = storeOptions({ ban: defaultBan, maxSessions: 25 });
-      const store = kind.name === 'memory' ? createMemoryStore(options) : await connectRedisStore({ url: redis!.url, prefix: uniquePrefix() }, options);
+      const store =
+        kind.name === 'memory'
+          ? createMemoryStore(options)
+          : await connectRedisStore({ url: redis!.url, prefix: uniquePrefix() }, options);
       try {
         const alone = await cycle(kind.name === 'memory' ? createMemoryStore(options) : store, 'solo');
         const sessions = Array.from({ length: 20 }, (_, index) => `ci-job-${index}`);
@@ -100,13 +128,24 @@ describe('20 concurrent sessions on one store have no effect on each other', () 
           expect(result.offset).toBe(60_000);
           expect(result.stillBanned).toBe('banned');
           expect(result.afterReset).toMatchObject({ outcome: 'allowed', remaining: 59 });
-          expect(result.categories).toEqual(options.seedCategories.map((category, position) => ({ id: position + 1, ...category })));
+          expect(result.categories).toEqual(
+            options.seedCategories.map((category, position) => ({ id: position + 1, ...category })),
+          );
         }
         expect(alone.outcomes.filter((outcome) => outcome === 'allowed')).toHaveLength(60);
         expect(alone.outcomes.at(-1)).toBe('banned');
         // The default session never saw any of it.
         expect(await store.clockOffset('default', t0)).toBe(0);
-        expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: free.digest, configKey: publicEntry(free) })).decision).toMatchObject({ outcome: 'allowed', remaining: 59 });
+        expect(
+          (
+            await store.hit('default', {
+              baseTimeMs: t0,
+              clientAddress: '10.0.0.1',
+              keyDigest: free.digest,
+              configKey: publicEntry(free),
+            })
+          ).decision,
+        ).toMatchObject({ outcome: 'allowed', remaining: 59 });
         expect(await store.listCategories('default', t0)).toHaveLength(options.seedCategories.length);
       } finally {
         await store.close();
@@ -126,19 +165,46 @@ describe.skipIf(gate.skip)(`Redis Cluster${gate.skip ? ` (skipped: ${gate.reason
 
   it('counts atomically through 3 cluster connections and spreads sessions over the nodes', async () => {
     const prefix = uniquePrefix();
-    const stores = await Promise.all([0, 1, 2].map(() => connectRedisStore({ url: cluster.url, prefix, cluster: true }, storeOptions({ ban: defaultBan, maxSessions: 50 }))));
+    const stores = await Promise.all(
+      [0, 1, 2].map(() =>
+        connectRedisStore(
+          { url: cluster.url, prefix, cluster: true },
+          storeOptions({ ban: defaultBan, maxSessions: 50 }),
+        ),
+      ),
+    );
     try {
       const results = await Promise.all(
-        Array.from({ length: 1_000 }, (_, index) => stores[index % 3]!.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: free.digest, configKey: publicEntry(free) })),
+        Array.from({ length: 1_000 }, (_, index) =>
+          stores[index % 3]!.hit('default', {
+            baseTimeMs: t0,
+            clientAddress: '10.0.0.1',
+            keyDigest: free.digest,
+            configKey: publicEntry(free),
+          }),
+        ),
       );
       expect(results.filter((result) => result.decision.outcome === 'allowed')).toHaveLength(60);
       const sessions = Array.from({ length: 30 }, (_, index) => `job-${index}`);
-      const created = await Promise.all(sessions.flatMap((session) => [0, 1, 2].map((replica) => stores[replica]!.createCategory(session, { name: 'x' }, t0))));
+      const created = await Promise.all(
+        sessions.flatMap((session) =>
+          [0, 1, 2].map((replica) => stores[replica]!.createCategory(session, { name: 'x' }, t0)),
+        ),
+      );
       for (const [index, session] of sessions.entries()) {
-        expect(created.slice(index * 3, index * 3 + 3).map((result) => result.category.id).sort(), session).toEqual([3, 4, 5]);
+        expect(
+          created
+            .slice(index * 3, index * 3 + 3)
+            .map((result) => result.category.id)
+            .sort(),
+          session,
+        ).toEqual([3, 4, 5]);
       }
       // Each node holds some of the sessions: the cluster spreads them.
-      const holding = cluster.nodes.filter((node) => Number(spawnSync('redis-cli', ['-p', String(node.port), 'dbsize'], { encoding: 'utf8' }).stdout.trim()) > 0);
+      const holding = cluster.nodes.filter(
+        (node) =>
+          Number(spawnSync('redis-cli', ['-p', String(node.port), 'dbsize'], { encoding: 'utf8' }).stdout.trim()) > 0,
+      );
       expect(holding.length).toBe(3);
     } finally {
       await Promise.all(stores.map((store) => store.close()));

@@ -14,7 +14,13 @@ const keyNames = ['config-only-key', 'shadowed-key-1', 'runtime-only-key'];
 
 type Operation =
   | { kind: 'time'; ms: number }
-  | { kind: 'hit'; session: string; address: string; key: number | null; categories: 'none' | 'list' | 'list-keyed' | 'create' | 'create-keyed' }
+  | {
+      kind: 'hit';
+      session: string;
+      address: string;
+      key: number | null;
+      categories: 'none' | 'list' | 'list-keyed' | 'create' | 'create-keyed';
+    }
   | { kind: 'peek'; session: string; address: string }
   | { kind: 'create'; session: string; name: string; description?: string }
   | { kind: 'list'; session: string }
@@ -33,23 +39,85 @@ type Operation =
   | { kind: 'afterSunset'; session: string };
 
 // Biased towards one session and one client, so windows fill, bans start and expire.
-const session = fc.oneof({ weight: 6, arbitrary: fc.constant('default') }, { weight: 3, arbitrary: fc.constant('s1') }, { weight: 2, arbitrary: fc.constantFrom(...sessions) });
-const address = fc.oneof({ weight: 4, arbitrary: fc.constant(addresses[0]!) }, { weight: 1, arbitrary: fc.constantFrom(...addresses) });
+const session = fc.oneof(
+  { weight: 6, arbitrary: fc.constant('default') },
+  { weight: 3, arbitrary: fc.constant('s1') },
+  { weight: 2, arbitrary: fc.constantFrom(...sessions) },
+);
+const address = fc.oneof(
+  { weight: 4, arbitrary: fc.constant(addresses[0]!) },
+  { weight: 1, arbitrary: fc.constantFrom(...addresses) },
+);
 /** Steps that land exactly on, just before and just after the window and ban boundaries. */
 const boundaryStep = fc.constantFrom(1, 999, 1_000, 1_001, 59_999, 60_000, 60_001, 86_340_000, 86_399_999, 86_400_000);
 const smallLimit = fc.integer({ min: 1, max: 6 });
 const operation: fc.Arbitrary<Operation> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('time' as const), ms: fc.oneof({ weight: 1, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: boundaryStep }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 70_000 }) }) }) },
-  { weight: 14, arbitrary: fc.record({ kind: fc.constant('hit' as const), session, address, key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }), categories: fc.constantFrom('none' as const, 'list' as const, 'list-keyed' as const, 'create' as const, 'create-keyed' as const) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('time' as const),
+      ms: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(0) },
+        { weight: 4, arbitrary: boundaryStep },
+        { weight: 2, arbitrary: fc.integer({ min: 1, max: 70_000 }) },
+      ),
+    }),
+  },
+  {
+    weight: 14,
+    arbitrary: fc.record({
+      kind: fc.constant('hit' as const),
+      session,
+      address,
+      key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }),
+      categories: fc.constantFrom(
+        'none' as const,
+        'list' as const,
+        'list-keyed' as const,
+        'create' as const,
+        'create-keyed' as const,
+      ),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('peek' as const), session, address }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('create' as const), session, name: fc.string({ maxLength: 8 }), description: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }) }, { requiredKeys: ['kind', 'session', 'name'] }) },
+  {
+    weight: 2,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('create' as const),
+        session,
+        name: fc.string({ maxLength: 8 }),
+        description: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+      },
+      { requiredKeys: ['kind', 'session', 'name'] },
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('list' as const), session }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('stats' as const), session }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('addKey' as const), session, key: fc.integer({ min: 1, max: 2 }), perMinute: smallLimit, perDay: fc.integer({ min: 1, max: 12 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('addKey' as const),
+      session,
+      key: fc.integer({ min: 1, max: 2 }),
+      perMinute: smallLimit,
+      perDay: fc.integer({ min: 1, max: 12 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('keys' as const), session }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), session, ms: fc.oneof(boundaryStep, fc.integer({ min: 0, max: 120_000 }), fc.double({ min: 0, max: 5_000, noNaN: true })) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('advance' as const),
+      session,
+      ms: fc.oneof(boundaryStep, fc.integer({ min: 0, max: 120_000 }), fc.double({ min: 0, max: 5_000, noNaN: true })),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('offset' as const), session }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('log' as const), session, status: fc.constantFrom(200, 201, 429, 401) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('log' as const), session, status: fc.constantFrom(200, 201, 429, 401) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('requests' as const), session }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reset' as const), session }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sessions' as const) }) },
@@ -57,19 +125,49 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record(
-      { kind: fc.constant('setSpent' as const), session, address, key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }), minute: fc.integer({ min: 0, max: 8 }), day: fc.integer({ min: 0, max: 14 }) },
+      {
+        kind: fc.constant('setSpent' as const),
+        session,
+        address,
+        key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }),
+        minute: fc.integer({ min: 0, max: 8 }),
+        day: fc.integer({ min: 0, max: 14 }),
+      },
       { requiredKeys: ['kind', 'session', 'address', 'key'] },
     ),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('setAfterSunset' as const), session, mode: fc.constantFrom('gone' as const, 'serve' as const, null) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('setAfterSunset' as const),
+      session,
+      mode: fc.constantFrom('gone' as const, 'serve' as const, null),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('afterSunset' as const), session }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('ban' as const), session, address, key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }), ms: fc.oneof(boundaryStep, fc.integer({ min: 1, max: 200_000 })) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('ban' as const),
+      session,
+      address,
+      key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }),
+      ms: fc.oneof(boundaryStep, fc.integer({ min: 1, max: 200_000 })),
+    }),
+  },
 );
 
 const world = fc.record({
-  ban: fc.record({ enabled: fc.boolean(), threshold: fc.integer({ min: 1, max: 4 }), durationMs: fc.integer({ min: 1_000, max: 200_000 }) }),
+  ban: fc.record({
+    enabled: fc.boolean(),
+    threshold: fc.integer({ min: 1, max: 4 }),
+    durationMs: fc.integer({ min: 1_000, max: 200_000 }),
+  }),
   anonymous: fc.record({ perMinute: smallLimit, perDay: fc.integer({ min: 1, max: 12 }) }),
-  configLimits: fc.array(fc.record({ perMinute: smallLimit, perDay: fc.integer({ min: 1, max: 12 }) }), { minLength: 2, maxLength: 2 }),
+  configLimits: fc.array(fc.record({ perMinute: smallLimit, perDay: fc.integer({ min: 1, max: 12 }) }), {
+    minLength: 2,
+    maxLength: 2,
+  }),
   maxCategories: fc.integer({ min: 1, max: 6 }),
   // Small enough that the byte bound drops categories (and refuses one larger than the whole bound) often.
   maxCategoryBytes: fc.integer({ min: 16, max: 160 }),
@@ -80,7 +178,12 @@ const world = fc.record({
 });
 
 /** One operation on one store, its answer made comparable (errors by name and code). */
-async function apply(store: StateStore, op: Operation, baseTimeMs: number, configKeys: ReturnType<typeof keyEntry>[]): Promise<unknown> {
+async function apply(
+  store: StateStore,
+  op: Operation,
+  baseTimeMs: number,
+  configKeys: ReturnType<typeof keyEntry>[],
+): Promise<unknown> {
   try {
     switch (op.kind) {
       case 'time':
@@ -90,17 +193,39 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
         const configKey = op.key === null ? undefined : configKeys[op.key];
         const requiresKey = op.categories.endsWith('-keyed');
         const input = { name: `made-by-hit-${baseTimeMs % 997}` };
-        const categories = op.categories === 'none' ? undefined : op.categories.startsWith('list') ? { kind: 'list' as const, requiresKey } : { kind: 'create' as const, requiresKey, input };
-        return await store.hit(op.session, { baseTimeMs, clientAddress: op.address, keyDigest: token?.digest, configKey: configKey ? publicEntry(configKey) : undefined, categories });
+        const categories =
+          op.categories === 'none'
+            ? undefined
+            : op.categories.startsWith('list')
+              ? { kind: 'list' as const, requiresKey }
+              : { kind: 'create' as const, requiresKey, input };
+        return await store.hit(op.session, {
+          baseTimeMs,
+          clientAddress: op.address,
+          keyDigest: token?.digest,
+          configKey: configKey ? publicEntry(configKey) : undefined,
+          categories,
+        });
       }
       case 'peek':
         return await store.peekAnonymous(op.session, op.address, baseTimeMs);
       case 'create':
-        return await store.createCategory(op.session, op.description === undefined ? { name: op.name } : { name: op.name, description: op.description }, baseTimeMs);
+        return await store.createCategory(
+          op.session,
+          op.description === undefined ? { name: op.name } : { name: op.name, description: op.description },
+          baseTimeMs,
+        );
       case 'list':
-        return [await store.listCategoriesJson(op.session, baseTimeMs), await store.listCategories(op.session, baseTimeMs)];
+        return [
+          await store.listCategoriesJson(op.session, baseTimeMs),
+          await store.listCategories(op.session, baseTimeMs),
+        ];
       case 'addKey':
-        return await store.addKey(op.session, keyEntry(keyNames[op.key]!, `plan-${op.perMinute}`, { perMinute: op.perMinute, perDay: op.perDay }), baseTimeMs);
+        return await store.addKey(
+          op.session,
+          keyEntry(keyNames[op.key]!, `plan-${op.perMinute}`, { perMinute: op.perMinute, perDay: op.perDay }),
+          baseTimeMs,
+        );
       case 'stats':
         return await store.stats(op.session, baseTimeMs);
       case 'keys':
@@ -110,7 +235,20 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
       case 'offset':
         return await store.clockOffset(op.session, baseTimeMs);
       case 'log':
-        await store.appendRequest(op.session, { timeMs: baseTimeMs + 0.5, method: 'GET', path: '/v1/categories', operationId: 'listCategories', plan: 'free', key: 'demo…(9)', status: op.status, code: op.status === 429 ? 'rate_limited' : null }, baseTimeMs);
+        await store.appendRequest(
+          op.session,
+          {
+            timeMs: baseTimeMs + 0.5,
+            method: 'GET',
+            path: '/v1/categories',
+            operationId: 'listCategories',
+            plan: 'free',
+            key: 'demo…(9)',
+            status: op.status,
+            code: op.status === 429 ? 'rate_limited' : null,
+          },
+          baseTimeMs,
+        );
         return null;
       case 'requests':
         return await store.requests(op.session, baseTimeMs);
@@ -124,9 +262,20 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
         return await store.afterSunset(op.session, baseTimeMs);
       case 'setSpent':
       case 'ban': {
-        const client = op.key === null ? { kind: 'anonymous' as const, address: op.address } : { kind: 'key' as const, id: keyEntry(keyNames[op.key]!, 'x', { perMinute: 1, perDay: 1 }).id };
+        const client =
+          op.key === null
+            ? { kind: 'anonymous' as const, address: op.address }
+            : { kind: 'key' as const, id: keyEntry(keyNames[op.key]!, 'x', { perMinute: 1, perDay: 1 }).id };
         if (op.kind === 'ban') return await store.ban(op.session, client, op.ms, baseTimeMs);
-        await store.setSpent(op.session, client, { ...(op.minute !== undefined ? { minute: op.minute } : {}), ...(op.day !== undefined ? { day: op.day } : {}) }, baseTimeMs);
+        await store.setSpent(
+          op.session,
+          client,
+          {
+            ...(op.minute !== undefined ? { minute: op.minute } : {}),
+            ...(op.day !== undefined ? { day: op.day } : {}),
+          },
+          baseTimeMs,
+        );
         return null;
       }
       case 'sessions':
@@ -134,57 +283,79 @@ async function apply(store: StateStore, op: Operation, baseTimeMs: number, confi
         return (await store.listSessions(baseTimeMs)).map((entry) => entry.name).sort();
     }
   } catch (error) {
-    return { error: (error as Error).name, code: (error as { code?: string }).code ?? null, message: (error as Error).message };
+    return {
+      error: (error as Error).name,
+      code: (error as { code?: string }).code ?? null,
+      message: (error as Error).message,
+    };
   }
 }
 
 const targets = [
-  { name: 'one Redis', cluster: false, runs: Number(process.env.STORE_PROPERTY_RUNS ?? 150), start: async () => startRedisServer() },
+  {
+    name: 'one Redis',
+    cluster: false,
+    runs: Number(process.env.STORE_PROPERTY_RUNS ?? 150),
+    start: async () => startRedisServer(),
+  },
   // The same scripts on a 3-node Redis Cluster: each call's keys share a hash tag, so no CROSSSLOT, no MOVED loop.
-  { name: 'a Redis Cluster of 3 nodes', cluster: true, runs: Number(process.env.STORE_PROPERTY_RUNS ?? 40), start: async () => startRedisCluster(3) },
+  {
+    name: 'a Redis Cluster of 3 nodes',
+    cluster: true,
+    runs: Number(process.env.STORE_PROPERTY_RUNS ?? 40),
+    start: async () => startRedisCluster(3),
+  },
 ];
 
 for (const target of targets) {
-  describe.skipIf(gate.skip)(`the memory store and ${target.name} answer alike${gate.skip ? ` (skipped: ${gate.reason})` : ''}`, () => {
-    let redis: { url: string; stop(): Promise<void> };
-    beforeAll(async () => {
-      redis = await target.start();
-    });
-    afterAll(async () => {
-      await redis?.stop();
-    });
+  describe.skipIf(gate.skip)(
+    `the memory store and ${target.name} answer alike${gate.skip ? ` (skipped: ${gate.reason})` : ''}`,
+    () => {
+      let redis: { url: string; stop(): Promise<void> };
+      beforeAll(async () => {
+        redis = await target.start();
+      });
+      afterAll(async () => {
+        await redis?.stop();
+      });
 
-    it('gives identical answers to the same random operations, times, sessions, limits and ban policies', async () => {
-      await fc.assert(
-        fc.asyncProperty(world, async (input) => {
-          const options: StateStoreOptions = storeOptions({
-            ban: input.ban,
-            anonymous: input.anonymous,
-            maxCategories: input.maxCategories,
-            maxCategoryBytes: input.maxCategoryBytes,
-            requestLogSize: input.requestLogSize,
-            seedCategories: input.seeds,
-            maxSessions: input.maxSessions,
-            // Idle expiry is measured on different clocks (base time in memory, Redis TTL): a separate test.
-            sessionIdleMs: 1e12,
-          });
-          const configKeys = input.configLimits.map((limits, index) => keyEntry(keyNames[index]!, `config-${index}`, limits));
-          const memory = createMemoryStore(options);
-          const onRedis = await connectRedisStore({ url: redis.url, prefix: uniquePrefix(), cluster: target.cluster }, options);
-          try {
-            let baseTimeMs = testEpochMs;
-            for (const [step, op] of input.operations.entries()) {
-              if (op.kind === 'time') baseTimeMs += op.ms;
-              const expected = await apply(memory, op, baseTimeMs, configKeys);
-              const actual = await apply(onRedis, op, baseTimeMs, configKeys);
-              expect(actual, `step ${step}: ${JSON.stringify(op)}`).toEqual(expected);
+      it('gives identical answers to the same random operations, times, sessions, limits and ban policies', async () => {
+        await fc.assert(
+          fc.asyncProperty(world, async (input) => {
+            const options: StateStoreOptions = storeOptions({
+              ban: input.ban,
+              anonymous: input.anonymous,
+              maxCategories: input.maxCategories,
+              maxCategoryBytes: input.maxCategoryBytes,
+              requestLogSize: input.requestLogSize,
+              seedCategories: input.seeds,
+              maxSessions: input.maxSessions,
+              // Idle expiry is measured on different clocks (base time in memory, Redis TTL): a separate test.
+              sessionIdleMs: 1e12,
+            });
+            const configKeys = input.configLimits.map((limits, index) =>
+              keyEntry(keyNames[index]!, `config-${index}`, limits),
+            );
+            const memory = createMemoryStore(options);
+            const onRedis = await connectRedisStore(
+              { url: redis.url, prefix: uniquePrefix(), cluster: target.cluster },
+              options,
+            );
+            try {
+              let baseTimeMs = testEpochMs;
+              for (const [step, op] of input.operations.entries()) {
+                if (op.kind === 'time') baseTimeMs += op.ms;
+                const expected = await apply(memory, op, baseTimeMs, configKeys);
+                const actual = await apply(onRedis, op, baseTimeMs, configKeys);
+                expect(actual, `step ${step}: ${JSON.stringify(op)}`).toEqual(expected);
+              }
+            } finally {
+              await onRedis.close();
             }
-          } finally {
-            await onRedis.close();
-          }
-        }),
-        { numRuns: target.runs },
-      );
-    });
-  });
+          }),
+          { numRuns: target.runs },
+        );
+      });
+    },
+  );
 }

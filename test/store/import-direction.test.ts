@@ -18,7 +18,11 @@ describe('the browser-safe half never reaches the Redis client', () => {
     const offenders: string[] = [];
     for (const file of [...sourceFiles(join(root, 'src', 'core')), ...sourceFiles(join(root, 'mocks'))]) {
       const text = readFileSync(file, 'utf8');
-      if (/from\s+['"](redis|@redis\/[^'"]+)['"]|import\(\s*['"](redis|@redis\/)/.test(text) || /redis-store(\.js)?['"]/.test(text)) offenders.push(relative(root, file));
+      if (
+        /from\s+['"](redis|@redis\/[^'"]+)['"]|import\(\s*['"](redis|@redis\/)/.test(text) ||
+        /redis-store(\.js)?['"]/.test(text)
+      )
+        offenders.push(relative(root, file));
     }
     expect(offenders).toEqual([]);
   });

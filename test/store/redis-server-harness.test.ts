@@ -37,7 +37,9 @@ describe.skipIf(gate.skip)(`redis-server test harness${gate.skip ? ` (skipped: $
   it('leaves no server behind when the test process is killed with SIGKILL', async () => {
     const script = `import { startRedisServer } from ${JSON.stringify(join(import.meta.dirname, '..', 'support', 'redis-server.ts'))};
 const redis = await startRedisServer(); console.log(redis.port); setInterval(() => {}, 1000);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const port = await new Promise<number>((resolve, reject) => {
         let out = '';

@@ -1,7 +1,12 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type StateStore } from '../../src/core/state/state-store.js';
-import { connectRedisStore, loadRedisModule, redisStoreScripts, StoreConfigError } from '../../src/server/redis-store.js';
+import {
+  connectRedisStore,
+  loadRedisModule,
+  redisStoreScripts,
+  StoreConfigError,
+} from '../../src/server/redis-store.js';
 import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
 import { keyEntry, publicEntry, storeOptions, testEpochMs as t0, uniquePrefix } from './fixtures.js';
 
@@ -11,7 +16,11 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
   let redis: RedisServerHandle;
   let raw: ReturnType<typeof createClient>;
   const opened: StateStore[] = [];
-  const open = async (prefix = uniquePrefix(), overrides: Parameters<typeof storeOptions>[0] = {}, timeoutMs?: number) => {
+  const open = async (
+    prefix = uniquePrefix(),
+    overrides: Parameters<typeof storeOptions>[0] = {},
+    timeoutMs?: number,
+  ) => {
     const store = await connectRedisStore({ url: redis.url, prefix, timeoutMs }, storeOptions(overrides));
     opened.push(store);
     return store;
@@ -43,10 +52,28 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     const key = keyEntry('ttl-key-1', 'free', { perMinute: 60, perDay: 1000 });
     for (const session of ['default', 'ci-job-1']) {
       await store.hit(session, { baseTimeMs: t0, clientAddress: '::ffff:10.1.2.3' });
-      await store.hit(session, { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest, configKey: publicEntry(key) });
+      await store.hit(session, {
+        baseTimeMs: t0,
+        clientAddress: '10.0.0.1',
+        keyDigest: key.digest,
+        configKey: publicEntry(key),
+      });
       await store.addKey(session, keyEntry('ttl-key-2', 'pro', { perMinute: 1, perDay: 1 }), t0);
       await store.createCategory(session, { name: 'x' }, t0);
-      await store.appendRequest(session, { timeMs: t0, method: 'GET', path: '/', operationId: null, plan: 'anonymous', key: null, status: 404, code: 'not_found' }, t0);
+      await store.appendRequest(
+        session,
+        {
+          timeMs: t0,
+          method: 'GET',
+          path: '/',
+          operationId: null,
+          plan: 'anonymous',
+          key: null,
+          status: 404,
+          code: 'not_found',
+        },
+        t0,
+      );
       await store.advanceClock(session, 1_000, t0);
     }
     const keys = await keysUnder(prefix);
@@ -77,22 +104,40 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     expect(await raw.pTTL(`${prefix}{ci-job-1}:cats`)).toBeGreaterThan(590_000);
   });
 
-  it('reads the time of the Redis server only for the call\'s deadline: the virtual clock is the time the scripts are given', () => {
+  it("reads the time of the Redis server only for the call's deadline: the virtual clock is the time the scripts are given", () => {
     for (const [name, source] of Object.entries(redisStoreScripts)) {
       expect(source.match(/['"]TIME['"]/g), name).toHaveLength(1);
       expect(source, name).toContain("local redis_now = redis.call('TIME')");
       // Used once more, in the deadline's comparison, and nowhere else.
       expect(source.match(/redis_now/g), name).toHaveLength(3);
-      expect(source, name).toMatch(/if tonumber\(redis_now\[1\]\) \* 1000000 \+ tonumber\(redis_now\[2\]\) > tonumber\(deadline\) then return 'PETSTORE_LATE' end/);
+      expect(source, name).toMatch(
+        /if tonumber\(redis_now\[1\]\) \* 1000000 \+ tonumber\(redis_now\[2\]\) > tonumber\(deadline\) then return 'PETSTORE_LATE' end/,
+      );
     }
   });
 
   it('bounds the request log in Redis to requestLogSize entries', async () => {
     const prefix = uniquePrefix();
     const store = await open(prefix, { requestLogSize: 3 });
-    for (let index = 0; index < 50; index += 1) await store.appendRequest('default', { timeMs: t0 + index, method: 'GET', path: '/', operationId: null, plan: 'anonymous', key: null, status: 200, code: null }, t0);
+    for (let index = 0; index < 50; index += 1)
+      await store.appendRequest(
+        'default',
+        {
+          timeMs: t0 + index,
+          method: 'GET',
+          path: '/',
+          operationId: null,
+          plan: 'anonymous',
+          key: null,
+          status: 200,
+          code: null,
+        },
+        t0,
+      );
     expect(await raw.lLen(`${prefix}{default}:log`)).toBe(3);
-    expect((await store.requests('default', t0)).map((entry) => entry.time)).toEqual([47, 48, 49].map((offset) => new Date(t0 + offset).toISOString()));
+    expect((await store.requests('default', t0)).map((entry) => entry.time)).toEqual(
+      [47, 48, 49].map((offset) => new Date(t0 + offset).toISOString()),
+    );
   });
 
   it('stores no key and no digest in clear: only the masked key, plan, limits and bucket id', async () => {
@@ -103,7 +148,14 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest });
     for (const name of await keysUnder(prefix)) {
       const type = await raw.type(name);
-      const dump = type === 'hash' ? JSON.stringify(await raw.hGetAll(name)) : type === 'list' ? JSON.stringify(await raw.lRange(name, 0, -1)) : type === 'zset' ? JSON.stringify(await raw.zRange(name, 0, -1)) : String(await raw.get(name));
+      const dump =
+        type === 'hash'
+          ? JSON.stringify(await raw.hGetAll(name))
+          : type === 'list'
+            ? JSON.stringify(await raw.lRange(name, 0, -1))
+            : type === 'zset'
+              ? JSON.stringify(await raw.zRange(name, 0, -1))
+              : String(await raw.get(name));
       expect(`${name} ${dump}`).not.toContain('super-secret-token-123');
     }
   });
@@ -114,15 +166,26 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     await redis.stop();
     try {
       const started = Date.now();
-      const results = await Promise.allSettled(Array.from({ length: 200 }, (_, index) => store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.1.${index % 50}` })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 200 }, (_, index) =>
+          store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.1.${index % 50}` }),
+        ),
+      );
       expect(Date.now() - started).toBeLessThan(2_000);
       for (const result of results) {
         expect(result.status).toBe('rejected');
         expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
-        expect((result as PromiseRejectedResult).reason).toMatchObject({ code: 'store_unavailable', status: 503, retryAfterSeconds: 2, message: "The mock's state store is unavailable; retry after 2 seconds" });
+        expect((result as PromiseRejectedResult).reason).toMatchObject({
+          code: 'store_unavailable',
+          status: 503,
+          retryAfterSeconds: 2,
+          message: "The mock's state store is unavailable; retry after 2 seconds",
+        });
         // The host is for the log, never for a client.
         expect((result as PromiseRejectedResult).reason.message).not.toContain('127.0.0.1');
-        expect((result as PromiseRejectedResult).reason.detail).toMatch(/^The Redis store redis:\/\/127\.0\.0\.1:\d+\/0 is unavailable/);
+        expect((result as PromiseRejectedResult).reason.detail).toMatch(
+          /^The Redis store redis:\/\/127\.0\.0\.1:\d+\/0 is unavailable/,
+        );
       }
     } finally {
       await redis.start();
@@ -161,7 +224,11 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     await stopping;
     // A fast Redis may answer every call it had received before it exits: the calls made once it is
     // gone must fail too, within the timeout.
-    const afterStop = await Promise.allSettled(Array.from({ length: 50 }, (_, index) => store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.3.${index}` })));
+    const afterStop = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, index) =>
+        store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.3.${index}` }),
+      ),
+    );
     const results = [...inFlight, ...afterStop];
     try {
       expect(afterStop.every((result) => result.status === 'rejected')).toBe(true);
@@ -183,24 +250,33 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     redis.pause();
     try {
       const started = Date.now();
-      const results = await Promise.allSettled(Array.from({ length: 20 }, () => store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1' })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, () => store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1' })),
+      );
       const elapsed = Date.now() - started;
       expect(elapsed).toBeGreaterThanOrEqual(250);
       expect(elapsed).toBeLessThan(1_500);
       for (const result of results) {
         expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
-        expect((result as PromiseRejectedResult).reason.detail).toMatch(/did not answer within 300 ms; whatever it was asked will not be done$/);
+        expect((result as PromiseRejectedResult).reason.detail).toMatch(
+          /did not answer within 300 ms; whatever it was asked will not be done$/,
+        );
       }
     } finally {
       redis.resume();
     }
-    expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.2' })).decision.outcome).toBe('allowed');
+    expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.2' })).decision.outcome).toBe(
+      'allowed',
+    );
   });
 
   it('fails at startup with one line naming the store when Redis is unreachable', async () => {
     const closedPort = redis.port === 1 ? 2 : 1;
     const started = Date.now();
-    const failure = await connectRedisStore({ url: `redis://127.0.0.1:${closedPort}/0`, timeoutMs: 1_000 }, storeOptions()).catch((error: unknown) => error);
+    const failure = await connectRedisStore(
+      { url: `redis://127.0.0.1:${closedPort}/0`, timeoutMs: 1_000 },
+      storeOptions(),
+    ).catch((error: unknown) => error);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(failure).toBeInstanceOf(StoreConfigError);
     expect((failure as Error).message).toMatch(/^Failed to connect to the store redis:\/\/127\.0\.0\.1:\d+\/0: .+$/);
@@ -212,8 +288,14 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
       [{ url: 'not a url' }, /not a URL; expected redis:\/\/HOST:PORT\/DB/],
       [{ url: 'http://127.0.0.1:6379' }, /unsupported scheme http:/],
       [{ url: 'redis://127.0.0.1:6379/x' }, /database number/],
-      [{ url: 'redis://:hunter2@127.0.0.1:6379/0', prefix: 'a{b}' }, /^Failed to use the store redis:\/\/:\*\*\*@127\.0\.0\.1:6379\/0: the key prefix/],
-      [{ url: 'redis://127.0.0.1:6379/0', timeoutMs: 10_000 }, /timeout must be a whole number of milliseconds from 1 to 5000/],
+      [
+        { url: 'redis://:hunter2@127.0.0.1:6379/0', prefix: 'a{b}' },
+        /^Failed to use the store redis:\/\/:\*\*\*@127\.0\.0\.1:6379\/0: the key prefix/,
+      ],
+      [
+        { url: 'redis://127.0.0.1:6379/0', timeoutMs: 10_000 },
+        /timeout must be a whole number of milliseconds from 1 to 5000/,
+      ],
     ];
     for (const [options, message] of cases) {
       const failure = await connectRedisStore(options, storeOptions()).catch((error: unknown) => error);
@@ -226,7 +308,9 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
   it('names the install command when node-redis is not installed', async () => {
     const missing = Object.assign(new Error("Cannot find package 'redis'"), { code: 'ERR_MODULE_NOT_FOUND' });
     await expect(loadRedisModule('redis://127.0.0.1:6379/0', () => Promise.reject(missing))).rejects.toThrow(
-      new StoreConfigError('Failed to use the store redis://127.0.0.1:6379/0: the Redis client is not installed; run npm install redis'),
+      new StoreConfigError(
+        'Failed to use the store redis://127.0.0.1:6379/0: the Redis client is not installed; run npm install redis',
+      ),
     );
   });
 
@@ -235,17 +319,35 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     const ban = { enabled: true, threshold: 2, durationMs: 900_000 };
     const replicas = [await open(prefix, { ban }), await open(prefix, { ban }), await open(prefix, { ban })];
     const free = keyEntry('demo-free', 'free', { perMinute: 60, perDay: 1_000 });
-    const hit = (index: number, at: number) => replicas[index % 3]!.hit('default', { baseTimeMs: at, clientAddress: '10.0.0.1', keyDigest: free.digest, configKey: publicEntry(free) });
+    const hit = (index: number, at: number) =>
+      replicas[index % 3]!.hit('default', {
+        baseTimeMs: at,
+        clientAddress: '10.0.0.1',
+        keyDigest: free.digest,
+        configKey: publicEntry(free),
+      });
     for (let index = 0; index < 60; index += 1) await hit(index, t0);
     expect((await hit(0, t0)).decision.outcome).toBe('limited');
     expect((await hit(1, t0)).decision.outcome).toBe('limited');
-    expect((await hit(2, t0 + 500)).decision).toMatchObject({ outcome: 'banned', retryAfterSeconds: 900, resetAtMs: t0 + 500 + 900_000 });
-    for (const index of [0, 1, 2]) expect((await hit(index, t0 + 1_000)).decision).toMatchObject({ outcome: 'banned', resetAtMs: t0 + 500 + 900_000, retryAfterSeconds: 900 });
+    expect((await hit(2, t0 + 500)).decision).toMatchObject({
+      outcome: 'banned',
+      retryAfterSeconds: 900,
+      resetAtMs: t0 + 500 + 900_000,
+    });
+    for (const index of [0, 1, 2])
+      expect((await hit(index, t0 + 1_000)).decision).toMatchObject({
+        outcome: 'banned',
+        resetAtMs: t0 + 500 + 900_000,
+        retryAfterSeconds: 900,
+      });
   });
 
   it('sees clock moves, keys and resets made through another replica on the next request', async () => {
     const prefix = uniquePrefix();
-    const [a, b] = [await open(prefix, { anonymous: { perMinute: 1, perDay: 100 } }), await open(prefix, { anonymous: { perMinute: 1, perDay: 100 } })];
+    const [a, b] = [
+      await open(prefix, { anonymous: { perMinute: 1, perDay: 100 } }),
+      await open(prefix, { anonymous: { perMinute: 1, perDay: 100 } }),
+    ];
     await a.hit('job', { baseTimeMs: t0, clientAddress: '10.0.0.1' });
     expect((await b.hit('job', { baseTimeMs: t0, clientAddress: '10.0.0.1' })).decision.outcome).toBe('limited');
     await a.advanceClock('job', 60_000, t0);
@@ -254,6 +356,8 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
     expect((await a.hit('job', { baseTimeMs: t0, clientAddress: '10.0.0.1' })).decision.outcome).toBe('allowed');
     const key = keyEntry('added-on-a-1', 'pro', { perMinute: 7, perDay: 7 });
     await a.addKey('job', key, t0);
-    expect((await b.hit('job', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest })).key).toMatchObject({ plan: 'pro' });
+    expect(
+      (await b.hit('job', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest })).key,
+    ).toMatchObject({ plan: 'pro' });
   });
 });

@@ -26,17 +26,27 @@ describe.skipIf(gate.skip)(`three replicas on one Redis${gate.skip ? ` (skipped:
   let turn = 0;
   const next = () => replicas[turn++ % replicas.length]!;
   const addKey = async (key: string, plan: string) => {
-    const response = await fetch(`${replicas[0]!.origin}/__mock/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key, plan }) });
+    const response = await fetch(`${replicas[0]!.origin}/__mock/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key, plan }),
+    });
     expect(response.status).toBe(201);
   };
 
   it('1,000 concurrent requests on a fresh Free key, spread round-robin: exactly 60 succeed', async () => {
     const key = `free-${Date.now()}-a`;
     await addKey(key, 'free');
-    const statuses = await Promise.all(Array.from({ length: 1_000 }, () => fetch(`${next().baseUrl}/categories`, { headers: { authorization: `Bearer ${key}` } }).then(async (response) => {
-      await response.arrayBuffer();
-      return response.status;
-    })));
+    const statuses = await Promise.all(
+      Array.from({ length: 1_000 }, () =>
+        fetch(`${next().baseUrl}/categories`, { headers: { authorization: `Bearer ${key}` } }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            return response.status;
+          },
+        ),
+      ),
+    );
     expect(statuses.filter((status) => status === 200)).toHaveLength(60);
     expect(statuses.filter((status) => status !== 200 && status !== 429)).toEqual([]);
   }, 60_000);
@@ -65,7 +75,11 @@ describe.skipIf(gate.skip)(`three replicas on one Redis${gate.skip ? ` (skipped:
   it('300 concurrent creates across replicas get 300 distinct ids, and every replica lists all 300', async () => {
     const created = await Promise.all(
       Array.from({ length: 300 }, (_, index) =>
-        fetch(`${next().baseUrl}/categories`, { method: 'POST', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body: JSON.stringify({ name: `replica-create-${index}` }) }).then(async (response) => {
+        fetch(`${next().baseUrl}/categories`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `replica-create-${index}` }),
+        }).then(async (response) => {
           expect(response.status).toBe(201);
           return ((await response.json()) as { id: number }).id;
         }),
@@ -73,7 +87,9 @@ describe.skipIf(gate.skip)(`three replicas on one Redis${gate.skip ? ` (skipped:
     );
     expect(new Set(created).size).toBe(300);
     for (const replica of replicas) {
-      const listed = (await (await fetch(`${replica.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-enterprise' } })).json()) as { id: number }[];
+      const listed = (await (
+        await fetch(`${replica.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-enterprise' } })
+      ).json()) as { id: number }[];
       const ids = new Set(listed.map((category) => category.id));
       expect(created.filter((id) => !ids.has(id))).toEqual([]);
     }
@@ -90,7 +106,11 @@ describe.skipIf(gate.skip)(`three replicas on one Redis${gate.skip ? ` (skipped:
         void victim.kill9();
       }
       try {
-        const response = await fetch(`${replica.baseUrl}/categories`, { method: 'POST', headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' }, body: JSON.stringify({ name: `kill-load-${index}` }) });
+        const response = await fetch(`${replica.baseUrl}/categories`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer demo-enterprise', 'content-type': 'application/json' },
+          body: JSON.stringify({ name: `kill-load-${index}` }),
+        });
         if (response.status === 201) answered.push(((await response.json()) as { id: number }).id);
       } catch {
         // The killed replica's connections fail: those requests were never answered.
@@ -100,7 +120,9 @@ describe.skipIf(gate.skip)(`three replicas on one Redis${gate.skip ? ` (skipped:
     expect(answered.length).toBeGreaterThan(150);
     replicas[1] = await startMockProcess(storeArgs());
     for (const replica of replicas) {
-      const listed = (await (await fetch(`${replica.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-enterprise' } })).json()) as { id: number }[];
+      const listed = (await (
+        await fetch(`${replica.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-enterprise' } })
+      ).json()) as { id: number }[];
       const ids = new Set(listed.map((category) => category.id));
       expect(answered.filter((id) => !ids.has(id))).toEqual([]);
     }

@@ -29,9 +29,25 @@ const storeOptions = mockStoreOptions({ spec: specDocument, config, seed: 1 });
 async function observe(app: ReturnType<typeof createMockApp>, session: string) {
   const seen: unknown[] = [];
   const headers = { 'x-mock-session': session };
-  for (const [key, path] of [['demo-free', '/v1/categories'], ['demo-free', '/v1/categories'], ['demo-pro', '/v1/pets/1'], ['team-key', '/v1/categories'], [undefined, '/v1/categories']] as const) {
-    const response = await call(app as never, 'GET', path, { ...(key ? { key } : {}), headers, clientAddress: '10.0.0.5' });
-    seen.push({ status: response.status, code: response.json?.code ?? null, remaining: response.headers['X-RateLimit-Remaining'], retryAfter: response.headers['Retry-After'] ?? null, date: response.headers.Date });
+  for (const [key, path] of [
+    ['demo-free', '/v1/categories'],
+    ['demo-free', '/v1/categories'],
+    ['demo-pro', '/v1/pets/1'],
+    ['team-key', '/v1/categories'],
+    [undefined, '/v1/categories'],
+  ] as const) {
+    const response = await call(app as never, 'GET', path, {
+      ...(key ? { key } : {}),
+      headers,
+      clientAddress: '10.0.0.5',
+    });
+    seen.push({
+      status: response.status,
+      code: response.json?.code ?? null,
+      remaining: response.headers['X-RateLimit-Remaining'],
+      retryAfter: response.headers['Retry-After'] ?? null,
+      date: response.headers.Date,
+    });
   }
   return seen;
 }
@@ -56,7 +72,11 @@ async function runAll(store: StateStore) {
       results[preset] = { applied, seen: await observe(app, session) };
     }
     const applied = await app.controlsFor('file').applyScenario(file);
-    results.file = { applied, seen: await observe(app, 'file'), categories: (await app.controlsFor('file').categories()).map((category) => category.name) };
+    results.file = {
+      applied,
+      seen: await observe(app, 'file'),
+      categories: (await app.controlsFor('file').categories()).map((category) => category.name),
+    };
   } finally {
     await app.close();
   }
@@ -65,7 +85,10 @@ async function runAll(store: StateStore) {
 
 describe('scenarios through the state store', () => {
   it('on the memory store: each preset shows its situation', async () => {
-    const results = (await runAll(createMemoryStore(storeOptions))) as Record<string, { seen: { status: number; code: string | null; remaining: string; retryAfter: string | null }[] }>;
+    const results = (await runAll(createMemoryStore(storeOptions))) as Record<
+      string,
+      { seen: { status: number; code: string | null; remaining: string; retryAfter: string | null }[] }
+    >;
     expect(results['minute-almost-spent']!.seen.slice(0, 2).map((seen) => [seen.status, seen.remaining])).toEqual([
       [200, '0'],
       [429, '0'],
@@ -84,9 +107,12 @@ describe('scenarios through the state store', () => {
     ]);
   });
 
-  it.skipIf(gate.skip)(`on Redis, exactly the same answers as in memory${gate.skip ? ` (skipped: ${gate.reason})` : ''}`, async () => {
-    const expected = await runAll(createMemoryStore(storeOptions));
-    const actual = await runAll(await connectRedisStore({ url: redis.url, prefix: uniquePrefix() }, storeOptions));
-    expect(actual).toEqual(expected);
-  });
+  it.skipIf(gate.skip)(
+    `on Redis, exactly the same answers as in memory${gate.skip ? ` (skipped: ${gate.reason})` : ''}`,
+    async () => {
+      const expected = await runAll(createMemoryStore(storeOptions));
+      const actual = await runAll(await connectRedisStore({ url: redis.url, prefix: uniquePrefix() }, storeOptions));
+      expect(actual).toEqual(expected);
+    },
+  );
 });

@@ -23,14 +23,27 @@ const encoder = new TextEncoder();
 const timeoutMs = 400;
 const options = mockStoreOptions({ spec: specDocument, config: {}, seed: 1 });
 
-const create = (name: string) => mockRequest('POST', '/v1/categories', { key: 'demo-pro', headers: { 'content-type': 'application/json' }, body: encoder.encode(JSON.stringify({ name })) }, '10.0.0.1');
+const create = (name: string) =>
+  mockRequest(
+    'POST',
+    '/v1/categories',
+    {
+      key: 'demo-pro',
+      headers: { 'content-type': 'application/json' },
+      body: encoder.encode(JSON.stringify({ name })),
+    },
+    '10.0.0.1',
+  );
 const list = () => mockRequest('GET', '/v1/categories', { key: 'demo-pro' }, '10.0.0.1');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function namesAndRemaining(app: MockApp): Promise<{ names: string[]; remaining: number }> {
   const response = await app.handle(list());
   expect(response.status).toBe(200);
-  return { names: (JSON.parse(response.body!) as { name: string }[]).map((category) => category.name), remaining: Number(response.headers['X-RateLimit-Remaining']) };
+  return {
+    names: (JSON.parse(response.body!) as { name: string }[]).map((category) => category.name),
+    remaining: Number(response.headers['X-RateLimit-Remaining']),
+  };
 }
 
 /** Retries as a client that honours Retry-After would (the waits shortened), until an answer that is not 503. */
@@ -60,7 +73,11 @@ describe.skipIf(gate.skip)(`a 503 changes nothing${gate.skip ? ` (skipped: ${gat
     await rm(folder, { recursive: true, force: true });
   });
   const mock = async () => {
-    const app = createMockApp({ spec: specDocument, seed: 1, store: await connectRedisStore({ url: redis.url, prefix: uniquePrefix(), timeoutMs }, options) });
+    const app = createMockApp({
+      spec: specDocument,
+      seed: 1,
+      store: await connectRedisStore({ url: redis.url, prefix: uniquePrefix(), timeoutMs }, options),
+    });
     opened.push(app);
     return app;
   };
@@ -123,20 +140,33 @@ describe.skipIf(gate.skip)(`a 503 changes nothing${gate.skip ? ` (skipped: ${gat
       // Admitted once (a second's registration), so the next call is one command sent at once.
       await store.listCategoriesJson('blocked', t0);
       const pending = store.createCategory('blocked', { name: 'busy-otter' }, t0);
-      const settled = pending.then(() => 'created', (error: Error) => error.message);
+      const settled = pending.then(
+        () => 'created',
+        (error: Error) => error.message,
+      );
       // The command is handed to node-redis in these microtasks, and written by its setImmediate, before this one.
       for (let turn = 0; turn < 20; turn += 1) await Promise.resolve();
       await new Promise((resolve) => setImmediate(resolve));
       // Busy (as a huge scenario's parse could keep it) until Redis has run the script, and then for four timeouts more.
       // (redis-cli, not a client of this process: nothing here may let the event loop turn.)
-      const storedNames = () => spawnSync('sh', ['-c', `redis-cli -p ${redis.port} --raw LRANGE "$(redis-cli -p ${redis.port} --scan --pattern '*{blocked}:cats')" 0 -1`], { encoding: 'utf8' }).stdout;
+      const storedNames = () =>
+        spawnSync(
+          'sh',
+          [
+            '-c',
+            `redis-cli -p ${redis.port} --raw LRANGE "$(redis-cli -p ${redis.port} --scan --pattern '*{blocked}:cats')" 0 -1`,
+          ],
+          { encoding: 'utf8' },
+        ).stdout;
       const busyUntil = performance.now() + 10_000;
       while (performance.now() < busyUntil && !storedNames().includes('busy-otter'));
       expect(storedNames()).toContain('busy-otter');
       const blockedUntil = performance.now() + 400;
       while (performance.now() < blockedUntil);
       expect(await settled).toBe('created');
-      expect(JSON.parse(await store.listCategoriesJson('blocked', t0)).map((category: { name: string }) => category.name)).toContain('busy-otter');
+      expect(
+        JSON.parse(await store.listCategoriesJson('blocked', t0)).map((category: { name: string }) => category.name),
+      ).toContain('busy-otter');
     } finally {
       await store.close();
     }

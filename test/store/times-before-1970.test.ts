@@ -31,7 +31,11 @@ afterAll(async () => {
 
 const factories: { name: string; skip: boolean; make: Factory }[] = [
   { name: 'memory', skip: false, make: async (options) => createMemoryStore(options) },
-  { name: `redis${gate.skip ? ` (skipped: ${gate.reason})` : ''}`, skip: gate.skip, make: (options) => connectRedisStore({ url: redis.url, prefix: uniquePrefix() }, options) },
+  {
+    name: `redis${gate.skip ? ` (skipped: ${gate.reason})` : ''}`,
+    skip: gate.skip,
+    make: (options) => connectRedisStore({ url: redis.url, prefix: uniquePrefix() }, options),
+  },
 ];
 
 for (const factory of factories) {
@@ -49,7 +53,10 @@ for (const factory of factories) {
     for (const { name, at } of instants) {
       it(`serves, limits, bans and forgives at ${name}`, async () => {
         expect(new Date(at).getUTCFullYear()).toBeLessThan(1970);
-        const store = await open({ anonymous: { perMinute: 1, perDay: 100 }, ban: { enabled: true, threshold: 1, durationMs: 120_000 } });
+        const store = await open({
+          anonymous: { perMinute: 1, perDay: 100 },
+          ban: { enabled: true, threshold: 1, durationMs: 120_000 },
+        });
         const hit = (ms: number) => store.hit('default', { baseTimeMs: ms, clientAddress: '10.0.0.1' });
         const first = await hit(at);
         expect(first.decision).toMatchObject({ outcome: 'allowed', remaining: 0, resetAtMs: at + minute });
@@ -58,7 +65,11 @@ for (const factory of factories) {
         expect(limited.decision).toMatchObject({ outcome: 'limited', retryAfterSeconds: 60 });
         // The refusal is remembered with its (negative) time, not mistaken for "none".
         const banned = await hit(at + 2);
-        expect(banned.decision).toMatchObject({ outcome: 'banned', resetAtMs: at + 2 + 120_000, retryAfterSeconds: 120 });
+        expect(banned.decision).toMatchObject({
+          outcome: 'banned',
+          resetAtMs: at + 2 + 120_000,
+          retryAfterSeconds: 120,
+        });
         expect(banned.history.previousRefusal).toEqual({ atMs: at + 1, retryAfterSeconds: 60 });
         expect((await hit(at + 2 + 120_000)).decision).toMatchObject({ outcome: 'allowed' });
       });
@@ -68,7 +79,13 @@ for (const factory of factories) {
       const at = Date.UTC(1969, 11, 31, 23, 0);
       const store = await open({});
       const entry = keyEntry('old-recording-key', 'free', { perMinute: 60, perDay: 1000 });
-      const keyHit = (ms: number) => store.hit('s1', { baseTimeMs: ms, clientAddress: '10.0.0.1', keyDigest: entry.digest, configKey: publicEntry(entry) });
+      const keyHit = (ms: number) =>
+        store.hit('s1', {
+          baseTimeMs: ms,
+          clientAddress: '10.0.0.1',
+          keyDigest: entry.digest,
+          configKey: publicEntry(entry),
+        });
       expect((await keyHit(at)).decision).toMatchObject({ outcome: 'allowed', remaining: 59 });
       expect(await store.ban('s1', { kind: 'key', id: entry.id }, 30_000, at)).toEqual({ untilMs: at + 30_000 });
       expect((await keyHit(at + 29_999)).decision).toMatchObject({ outcome: 'banned', retryAfterSeconds: 1 });

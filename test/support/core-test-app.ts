@@ -40,6 +40,11 @@ export async function call(app: ReturnType<typeof createTestApp>, ...args: Param
  *
  * @example expectError(await exchange(app, 'GET', '/v1/categories'), 401, 'unauthorized')
  */
-export async function exchange(app: ReturnType<typeof createTestApp>, method: string, url: string, options: RequestOptions = {}): Promise<Received> {
+export async function exchange(
+  app: ReturnType<typeof createTestApp>,
+  method: string,
+  url: string,
+  options: RequestOptions = {},
+): Promise<Received> {
   return fromMockResponse(await app.handle(request(method, url, options)));
 }

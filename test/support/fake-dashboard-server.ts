@@ -2,7 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dashboardPageResponse } from '../../src/ui/dashboard-csp.js';
 import { dashboardResponse, parseRecentLimit } from '../../src/ui/dashboard-endpoint.js';
-import type { CoverageReport, DashboardClient, DashboardSnapshot, RecentRequest, Situation, Verdict } from '../../src/ui/dashboard-types.js';
+import type {
+  CoverageReport,
+  DashboardClient,
+  DashboardSnapshot,
+  RecentRequest,
+  Situation,
+  Verdict,
+} from '../../src/ui/dashboard-types.js';
 
 // Test support (Node only): a small stand-in for the mock that serves the dashboard page and a
 // faithful DashboardSnapshot (lab-contract.md) until the lab's real endpoint is wired into the core.
@@ -31,8 +38,20 @@ export interface FakeKey {
 export const fakeDemoKeys: FakeKey[] = [
   { key: 'demo-free', shown: 'demo-free', plan: 'free', demo: true, limits: { perMinute: 60, perDay: 1000 } },
   { key: 'demo-pro', shown: 'demo-pro', plan: 'pro', demo: true, limits: { perMinute: 300, perDay: 10_000 } },
-  { key: 'demo-business', shown: 'demo-business', plan: 'business', demo: true, limits: { perMinute: 1000, perDay: 100_000 } },
-  { key: 'demo-enterprise', shown: 'demo-enterprise', plan: 'enterprise', demo: true, limits: { perMinute: 5000, perDay: 1_000_000 } },
+  {
+    key: 'demo-business',
+    shown: 'demo-business',
+    plan: 'business',
+    demo: true,
+    limits: { perMinute: 1000, perDay: 100_000 },
+  },
+  {
+    key: 'demo-enterprise',
+    shown: 'demo-enterprise',
+    plan: 'enterprise',
+    demo: true,
+    limits: { perMinute: 5000, perDay: 1_000_000 },
+  },
   // A key from the config, never used in the scripts: shown masked, `used: false`.
   { key: 'sk-team-7f3a9c21', shown: 'sk-t…(16)', plan: 'pro', demo: false, limits: { perMinute: 300, perDay: 10_000 } },
 ];
@@ -90,11 +109,27 @@ const operationIds: Record<string, { operationId: string; method: string; path: 
 };
 
 function emptySituations(): SessionState['situations'] {
-  return { '401': { count: 0, firstAt: null }, '400': { count: 0, firstAt: null }, '429': { count: 0, firstAt: null }, ban: { count: 0, firstAt: null }, 'deprecated-call': { count: 0, firstAt: null }, 'window-reset': { count: 0, firstAt: null } };
+  return {
+    '401': { count: 0, firstAt: null },
+    '400': { count: 0, firstAt: null },
+    '429': { count: 0, firstAt: null },
+    ban: { count: 0, firstAt: null },
+    'deprecated-call': { count: 0, firstAt: null },
+    'window-reset': { count: 0, firstAt: null },
+  };
 }
 
 function newSession(name: string): SessionState {
-  return { name, offsetMs: 0, trafficMs: 0, lastSeen: null, clients: new Map(), recent: [], operations: new Map(), situations: emptySituations() };
+  return {
+    name,
+    offsetMs: 0,
+    trafficMs: 0,
+    lastSeen: null,
+    clients: new Map(),
+    recent: [],
+    operations: new Map(),
+    situations: emptySituations(),
+  };
 }
 
 function errorBody(code: string, message: string, status: number): string {
@@ -154,7 +189,11 @@ export class FakeDashboardServer {
     for (let index = 0; index < count; index++) {
       const status = statuses[index % statuses.length]!;
       const name = clients[index % clients.length]!;
-      const state = this.clientState(session, name, fakeDemoKeys.find((key) => key.shown === name));
+      const state = this.clientState(
+        session,
+        name,
+        fakeDemoKeys.find((key) => key.shown === name),
+      );
       state.total++;
       state.byStatus[String(status)] = (state.byStatus[String(status)] ?? 0) + 1;
       if (status === 429) state.refused429++;
@@ -164,7 +203,14 @@ export class FakeDashboardServer {
         method: index % 5 === 3 ? 'POST' : 'GET',
         path: '/v1/categories',
         status,
-        code: status === 429 ? 'rate_limited' : status === 400 ? 'validation_failed' : status === 401 ? 'unauthorized' : null,
+        code:
+          status === 429
+            ? 'rate_limited'
+            : status === 400
+              ? 'validation_failed'
+              : status === 401
+                ? 'unauthorized'
+                : null,
       });
     }
     session.recent.sort((a, b) => a.timeMs - b.timeMs);
@@ -190,7 +236,8 @@ export class FakeDashboardServer {
     let size = 0;
     for await (const chunk of request) {
       size += (chunk as Buffer).length;
-      if (size > 65_536) return this.send(response, 413, errorBody('payload_too_large', 'Request body exceeds 65536 bytes', 413));
+      if (size > 65_536)
+        return this.send(response, 413, errorBody('payload_too_large', 'Request body exceeds 65536 bytes', 413));
       chunks.push(chunk as Buffer);
     }
     const body = Buffer.concat(chunks).toString('utf8');
@@ -210,10 +257,22 @@ export class FakeDashboardServer {
       // (`null`, which a page with `Referrer-Policy: no-referrer` sends on POST, is foreign).
       const origin = request.headers.origin;
       if (origin !== undefined && !isLoopbackOrigin(origin)) {
-        return this.send(response, 403, errorBody('control_forbidden', `The control API refuses this request: Origin ${origin.slice(0, 100)} is not a loopback page`, 403));
+        return this.send(
+          response,
+          403,
+          errorBody(
+            'control_forbidden',
+            `The control API refuses this request: Origin ${origin.slice(0, 100)} is not a loopback page`,
+            403,
+          ),
+        );
       }
       if (this.controlToken !== undefined && request.headers['x-mock-control-token'] !== this.controlToken) {
-        return this.send(response, 403, errorBody('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token', 403));
+        return this.send(
+          response,
+          403,
+          errorBody('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token', 403),
+        );
       }
       if (route === 'GET /__mock/dashboard') return this.dashboard(session, url, request, response);
       if (route === 'POST /__mock/clock') {
@@ -224,7 +283,11 @@ export class FakeDashboardServer {
           return this.send(response, 400, errorBody('validation_failed', 'Invalid request body: not JSON', 400));
         }
         if (typeof advanceSeconds !== 'number' || !Number.isInteger(advanceSeconds) || advanceSeconds < 1) {
-          return this.send(response, 400, errorBody('validation_failed', 'Invalid request body: advanceSeconds must be a positive integer', 400));
+          return this.send(
+            response,
+            400,
+            errorBody('validation_failed', 'Invalid request body: advanceSeconds must be a positive integer', 400),
+          );
         }
         session.offsetMs += advanceSeconds * 1000;
         return this.send(response, 200, JSON.stringify(this.clock(session)));
@@ -238,32 +301,62 @@ export class FakeDashboardServer {
       }
       return this.send(response, 404, errorBody('not_found', `No control at ${url.pathname}`, 404));
     }
-    if (!url.pathname.startsWith('/v1/')) return this.send(response, 404, errorBody('not_found', `No resource at ${url.pathname}; the API is served under /v1`, 404));
+    if (!url.pathname.startsWith('/v1/'))
+      return this.send(
+        response,
+        404,
+        errorBody('not_found', `No resource at ${url.pathname}; the API is served under /v1`, 404),
+      );
     return this.hit(session, request, url.pathname, response);
   }
 
   private send(response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-    response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers });
+    response.writeHead(status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      ...headers,
+    });
     response.end(body);
   }
 
   private clock(session: SessionState): DashboardSnapshot['clock'] {
     const now = this.now(session);
-    return { now: new Date(now).toISOString(), epochSeconds: Math.floor(now / 1000), offsetSeconds: session.offsetMs / 1000 };
+    return {
+      now: new Date(now).toISOString(),
+      epochSeconds: Math.floor(now / 1000),
+      offsetSeconds: session.offsetMs / 1000,
+    };
   }
 
   private sessionList(): DashboardSnapshot['sessions'] {
-    return [...this.sessions.values()].map((entry) => ({ name: entry.name, lastSeen: entry.lastSeen === null ? null : new Date(entry.lastSeen).toISOString() }));
+    return [...this.sessions.values()].map((entry) => ({
+      name: entry.name,
+      lastSeen: entry.lastSeen === null ? null : new Date(entry.lastSeen).toISOString(),
+    }));
   }
 
   private clientState(session: SessionState, name: string, key: FakeKey | undefined): ClientState {
     let state = session.clients.get(name);
     if (state === undefined) {
       state = {
-        client: name, kind: key ? 'key' : 'anonymous', plan: key?.plan ?? 'anonymous', demo: key?.demo ?? false,
+        client: name,
+        kind: key ? 'key' : 'anonymous',
+        plan: key?.plan ?? 'anonymous',
+        demo: key?.demo ?? false,
         limits: key?.limits ?? { perMinute: 30, perDay: 500 },
-        minuteStart: null, minuteCount: 0, dayStart: null, dayCount: 0, strikes: 0, bannedUntil: 0,
-        total: 0, byStatus: {}, refused429: 0, retryNotBefore: 0, earlyRetries: 0, everBanned: false, deprecatedCalls: 0,
+        minuteStart: null,
+        minuteCount: 0,
+        dayStart: null,
+        dayCount: 0,
+        strikes: 0,
+        bannedUntil: 0,
+        total: 0,
+        byStatus: {},
+        refused429: 0,
+        retryNotBefore: 0,
+        earlyRetries: 0,
+        everBanned: false,
+        deprecatedCalls: 0,
       };
       session.clients.set(name, state);
     }
@@ -295,7 +388,13 @@ export class FakeDashboardServer {
     for (const window of ['minute', 'day'] as const) {
       const start = window === 'minute' ? client.minuteStart : client.dayStart;
       if (start !== null && now >= start + (window === 'minute' ? minuteMs : dayMs)) {
-        if (window === 'minute') { client.minuteStart = null; client.minuteCount = 0; } else { client.dayStart = null; client.dayCount = 0; }
+        if (window === 'minute') {
+          client.minuteStart = null;
+          client.minuteCount = 0;
+        } else {
+          client.dayStart = null;
+          client.dayCount = 0;
+        }
         this.meet(session, 'window-reset', now);
       }
     }
@@ -353,9 +452,23 @@ export class FakeDashboardServer {
       if (forced) counts.forced++;
       else counts.organic++;
     }
-    session.recent.push({ timeMs: now, client: client.client, method: request.method ?? 'GET', path: pathname, status, code });
+    session.recent.push({
+      timeMs: now,
+      client: client.client,
+      method: request.method ?? 'GET',
+      path: pathname,
+      status,
+      code,
+    });
     if (session.recent.length > 10_000) session.recent.splice(0, session.recent.length - 10_000);
-    this.send(response, status, status < 300 ? JSON.stringify(status === 201 ? { id: 4, name: 'x' } : []) : errorBody(code ?? 'error', `fake ${code ?? status}`, status), headers);
+    this.send(
+      response,
+      status,
+      status < 300
+        ? JSON.stringify(status === 201 ? { id: 4, name: 'x' } : [])
+        : errorBody(code ?? 'error', `fake ${code ?? status}`, status),
+      headers,
+    );
   }
 
   private dashboard(session: SessionState, url: URL, request: IncomingMessage, response: ServerResponse): void {
@@ -363,7 +476,8 @@ export class FakeDashboardServer {
       this.failures.left--;
       const kind = this.failures.kind;
       if (this.failures.left === 0) this.failures = null;
-      if (kind === 'status-500') this.send(response, 500, errorBody('internal_error', 'Failed to build the dashboard: injected failure', 500));
+      if (kind === 'status-500')
+        this.send(response, 500, errorBody('internal_error', 'Failed to build the dashboard: injected failure', 500));
       else this.send(response, 200, '{"session": "default", "clients": [');
       return;
     }
@@ -382,15 +496,40 @@ export class FakeDashboardServer {
     const now = this.now(session);
     for (const key of fakeDemoKeys) this.clientState(session, key.shown, key);
     const clients: DashboardClient[] = [...session.clients.values()].map((state) => {
-      const window = (name: 'minute' | 'day', start: number | null, count: number, limitValue: number, length: number): DashboardClient['windows'][number] => {
+      const window = (
+        name: 'minute' | 'day',
+        start: number | null,
+        count: number,
+        limitValue: number,
+        length: number,
+      ): DashboardClient['windows'][number] => {
         const live = start !== null && now < start + length;
         const resetsAtMs = live ? start + length : null;
-        return { name, limit: limitValue, used: live ? count : 0, resetsAt: resetsAtMs === null ? null : new Date(resetsAtMs).toISOString(), resetsInSeconds: resetsAtMs === null ? null : Math.ceil((resetsAtMs - now) / 1000) };
+        return {
+          name,
+          limit: limitValue,
+          used: live ? count : 0,
+          resetsAt: resetsAtMs === null ? null : new Date(resetsAtMs).toISOString(),
+          resetsInSeconds: resetsAtMs === null ? null : Math.ceil((resetsAtMs - now) / 1000),
+        };
       };
       return {
-        client: state.client, kind: state.kind, plan: state.plan, demo: state.demo, used: state.total > 0,
-        windows: [window('minute', state.minuteStart, state.minuteCount, state.limits.perMinute, minuteMs), window('day', state.dayStart, state.dayCount, state.limits.perDay, dayMs)],
-        ban: state.bannedUntil > now ? { until: new Date(state.bannedUntil).toISOString(), secondsLeft: Math.ceil((state.bannedUntil - now) / 1000) } : null,
+        client: state.client,
+        kind: state.kind,
+        plan: state.plan,
+        demo: state.demo,
+        used: state.total > 0,
+        windows: [
+          window('minute', state.minuteStart, state.minuteCount, state.limits.perMinute, minuteMs),
+          window('day', state.dayStart, state.dayCount, state.limits.perDay, dayMs),
+        ],
+        ban:
+          state.bannedUntil > now
+            ? {
+                until: new Date(state.bannedUntil).toISOString(),
+                secondsLeft: Math.ceil((state.bannedUntil - now) / 1000),
+              }
+            : null,
         requests: { total: state.total, byStatus: { ...state.byStatus }, refused429: state.refused429 },
         verdicts: verdictsOf(state),
       };
@@ -410,13 +549,24 @@ export class FakeDashboardServer {
 
   private coverage(session: SessionState): CoverageReport {
     const situations = {} as CoverageReport['situations'];
-    for (const [name, entry] of Object.entries(session.situations) as [Situation, SessionState['situations'][Situation]][]) {
-      situations[name] = { met: entry.count > 0, count: entry.count, firstAt: entry.firstAt === null ? null : new Date(entry.firstAt).toISOString() };
+    for (const [name, entry] of Object.entries(session.situations) as [
+      Situation,
+      SessionState['situations'][Situation],
+    ][]) {
+      situations[name] = {
+        met: entry.count > 0,
+        count: entry.count,
+        firstAt: entry.firstAt === null ? null : new Date(entry.firstAt).toISOString(),
+      };
     }
     return {
       operations: Object.values(operationIds).map((operation) => ({
         ...operation,
-        statuses: [...(session.operations.get(operation.operationId) ?? new Map<number, { organic: number; forced: number }>()).entries()]
+        statuses: [
+          ...(
+            session.operations.get(operation.operationId) ?? new Map<number, { organic: number; forced: number }>()
+          ).entries(),
+        ]
           .sort(([a], [b]) => a - b)
           .map(([status, counts]) => ({ status, ...counts })),
       })),
@@ -428,7 +578,10 @@ export class FakeDashboardServer {
 function isLoopbackOrigin(origin: string): boolean {
   try {
     const { protocol, hostname } = new URL(origin);
-    return (protocol === 'http:' || protocol === 'https:') && (hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname));
+    return (
+      (protocol === 'http:' || protocol === 'https:') &&
+      (hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname))
+    );
   } catch {
     return false;
   }
@@ -439,15 +592,35 @@ function verdictsOf(state: ClientState): Verdict[] {
     state.refused429 === 0
       ? { rule: 'retry-after-honoured', outcome: 'not-exercised', evidence: { summary: 'Never answered 429' } }
       : state.earlyRetries > 0
-        ? { rule: 'retry-after-honoured', outcome: 'fail', evidence: { summary: `${state.earlyRetries} request(s) arrived before Retry-After had passed` } }
-        : { rule: 'retry-after-honoured', outcome: 'pass', evidence: { summary: 'Every retry waited for Retry-After' } },
+        ? {
+            rule: 'retry-after-honoured',
+            outcome: 'fail',
+            evidence: { summary: `${state.earlyRetries} request(s) arrived before Retry-After had passed` },
+          }
+        : {
+            rule: 'retry-after-honoured',
+            outcome: 'pass',
+            evidence: { summary: 'Every retry waited for Retry-After' },
+          },
     { rule: 'backoff-growing', outcome: 'not-exercised', evidence: { summary: 'Never met a second 429 after a wait' } },
     state.everBanned
-      ? { rule: 'no-hammering', outcome: 'fail', evidence: { summary: `Banned after more than the tolerated refusals in a row (${state.refused429} refused)` } }
+      ? {
+          rule: 'no-hammering',
+          outcome: 'fail',
+          evidence: { summary: `Banned after more than the tolerated refusals in a row (${state.refused429} refused)` },
+        }
       : { rule: 'no-hammering', outcome: 'pass', evidence: { summary: 'Never banned' } },
     state.deprecatedCalls > 0
-      ? { rule: 'deprecated-operation', outcome: 'info', evidence: { summary: `Called GET /pets/{petId} ${state.deprecatedCalls} time(s); sunset 2026-12-31` } }
-      : { rule: 'deprecated-operation', outcome: 'not-exercised', evidence: { summary: 'Never called a deprecated operation' } },
+      ? {
+          rule: 'deprecated-operation',
+          outcome: 'info',
+          evidence: { summary: `Called GET /pets/{petId} ${state.deprecatedCalls} time(s); sunset 2026-12-31` },
+        }
+      : {
+          rule: 'deprecated-operation',
+          outcome: 'not-exercised',
+          evidence: { summary: 'Never called a deprecated operation' },
+        },
   ];
 }
 
@@ -462,7 +635,9 @@ function timelineSvg(recent: RecentRequest[], clients: DashboardClient[], now: n
   const span = Math.max(1, now - from);
   const bins = 60;
   const colour = (status: number): string => (status === 429 ? '#b3261e' : status >= 400 ? '#d99400' : '#1e7a3c');
-  const parts = [`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${active.length * lane + 30}" viewBox="0 0 ${width} ${active.length * lane + 30}" font-family="sans-serif" font-size="12">`];
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${active.length * lane + 30}" viewBox="0 0 ${width} ${active.length * lane + 30}" font-family="sans-serif" font-size="12">`,
+  ];
   active.forEach((client, row) => {
     const y = 10 + row * lane;
     parts.push(`<text x="4" y="${y + 15}">${client.client.replace(/[<&>]/g, '')}</text>`);
@@ -476,9 +651,13 @@ function timelineSvg(recent: RecentRequest[], clients: DashboardClient[], now: n
     }
     for (const [binKey] of counts) {
       const [bin, status] = binKey.split(':').map(Number) as [number, number];
-      parts.push(`<rect x="${left + (bin * (width - left - 10)) / bins}" y="${y + (status === 429 ? 0 : status === 400 ? 7 : 14)}" width="${(width - left - 10) / bins - 1}" height="6" fill="${colour(status)}"/>`);
+      parts.push(
+        `<rect x="${left + (bin * (width - left - 10)) / bins}" y="${y + (status === 429 ? 0 : status === 400 ? 7 : 14)}" width="${(width - left - 10) / bins - 1}" height="6" fill="${colour(status)}"/>`,
+      );
     }
   });
-  parts.push(`<text x="${left}" y="${active.length * lane + 24}" fill="#5d6778">green 2xx · amber 4xx · red 429 · ${new Date(from).toISOString().slice(11, 19)} to ${new Date(now).toISOString().slice(11, 19)} UTC</text></svg>`);
+  parts.push(
+    `<text x="${left}" y="${active.length * lane + 24}" fill="#5d6778">green 2xx · amber 4xx · red 429 · ${new Date(from).toISOString().slice(11, 19)} to ${new Date(now).toISOString().slice(11, 19)} UTC</text></svg>`,
+  );
   return parts.join('');
 }

@@ -34,7 +34,10 @@ export interface Received {
 const encoder = new TextEncoder();
 
 /** The headers and body of a request, before a transport carries it. */
-export function requestParts(sent: Sent = {}): { headers: Record<string, string>; body: string | Uint8Array | undefined } {
+export function requestParts(sent: Sent = {}): {
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+} {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(sent.headers ?? {})) headers[name.toLowerCase()] = value;
   if (sent.key !== undefined) headers.authorization = `Bearer ${sent.key}`;
@@ -58,7 +61,13 @@ export function requestInit(method: string, sent: Sent = {}): RequestInit {
  */
 export function mockRequest(method: string, url: string, sent: Sent = {}, clientAddress?: string): MockRequest {
   const { headers, body } = requestParts(sent);
-  return { method, url, headers, body: body === undefined ? null : typeof body === 'string' ? encoder.encode(body) : body, clientAddress };
+  return {
+    method,
+    url,
+    headers,
+    body: body === undefined ? null : typeof body === 'string' ? encoder.encode(body) : body,
+    clientAddress,
+  };
 }
 
 function parsed(text: string): any {
@@ -100,6 +109,8 @@ export function expectError(response: Received, status: number, code: string, me
 /** Interface §8: X-RateLimit-Limit, -Remaining and -Reset, each a non-negative integer. */
 export function expectRateLimitHeaders(response: Received): void {
   for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
-    expect(response.headers[name], `${name} on ${response.status} ${response.text.slice(0, 120)}`).toEqual(expect.stringMatching(/^\d+$/));
+    expect(response.headers[name], `${name} on ${response.status} ${response.text.slice(0, 120)}`).toEqual(
+      expect.stringMatching(/^\d+$/),
+    );
   }
 }

@@ -20,26 +20,50 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-export const scriptedClients: { name: string; policy: () => RetryPolicy; expected: Record<string, Verdict['outcome']> }[] = [
+export const scriptedClients: {
+  name: string;
+  policy: () => RetryPolicy;
+  expected: Record<string, Verdict['outcome']>;
+}[] = [
   {
     name: 'honours Retry-After',
     policy: () => (_attempt, retryAfter) => retryAfter * 1000,
-    expected: { 'retry-after-honoured': 'pass', 'backoff-growing': 'not-exercised', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
+    expected: {
+      'retry-after-honoured': 'pass',
+      'backoff-growing': 'not-exercised',
+      'no-hammering': 'pass',
+      'deprecated-operation': 'info',
+    },
   },
   {
     name: 'retries at once',
     policy: () => () => 0,
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
+    expected: {
+      'retry-after-honoured': 'fail',
+      'backoff-growing': 'fail',
+      'no-hammering': 'fail',
+      'deprecated-operation': 'info',
+    },
   },
   {
     name: 'retries every second',
     policy: () => () => 1000,
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
+    expected: {
+      'retry-after-honoured': 'fail',
+      'backoff-growing': 'fail',
+      'no-hammering': 'fail',
+      'deprecated-operation': 'info',
+    },
   },
   {
     name: 'exponential backoff starting below Retry-After',
     policy: () => (attempt) => 1000 * 2 ** attempt,
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'pass', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
+    expected: {
+      'retry-after-honoured': 'fail',
+      'backoff-growing': 'pass',
+      'no-hammering': 'pass',
+      'deprecated-operation': 'info',
+    },
   },
   {
     name: 'exponential backoff with jitter (seeded)',
@@ -48,12 +72,21 @@ export const scriptedClients: { name: string; policy: () => RetryPolicy; expecte
       // "Equal jitter": half the step fixed, half random, so each wait still exceeds the one before.
       return (attempt) => Math.round(1000 * 2 ** attempt * (1 + random() * 0.5));
     },
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'pass', 'no-hammering': 'pass', 'deprecated-operation': 'info' },
+    expected: {
+      'retry-after-honoured': 'fail',
+      'backoff-growing': 'pass',
+      'no-hammering': 'pass',
+      'deprecated-operation': 'info',
+    },
   },
   {
     name: 'hammers until banned',
     policy: () => () => 100,
-    expected: { 'retry-after-honoured': 'fail', 'backoff-growing': 'fail', 'no-hammering': 'fail', 'deprecated-operation': 'info' },
+    expected: {
+      'retry-after-honoured': 'fail',
+      'backoff-growing': 'fail',
+      'no-hammering': 'fail',
+      'deprecated-operation': 'info',
+    },
   },
 ];
-

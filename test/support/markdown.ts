@@ -30,7 +30,8 @@ export function codeBlocks(markdown: string): CodeBlock[] {
 /** The one code block whose first line is `firstLine` (a file-name comment, say); throws when there is not exactly one. */
 export function codeBlockStartingWith(markdown: string, firstLine: string): string {
   const found = codeBlocks(markdown).filter((block) => block.text.split('\n')[0]!.trim() === firstLine);
-  if (found.length !== 1) throw new Error(`Failed to find the code block starting with "${firstLine}": found ${found.length}`);
+  if (found.length !== 1)
+    throw new Error(`Failed to find the code block starting with "${firstLine}": found ${found.length}`);
   return found[0]!.text;
 }
 

@@ -25,10 +25,18 @@ process.once('exit', () => {
  *
  * @example const replica = await startMockProcess(['--store', redis.url]);
  */
-export function startMockProcess(args: string[], timeoutMs = 20_000, options: { bin?: string; nodeArgs?: string[] } = {}): Promise<MockProcess> {
+export function startMockProcess(
+  args: string[],
+  timeoutMs = 20_000,
+  options: { bin?: string; nodeArgs?: string[] } = {},
+): Promise<MockProcess> {
   return new Promise((resolve, reject) => {
     const entry = options.bin === undefined ? ['--import', 'tsx', join(root, 'src/cli/mock-cli.ts')] : [options.bin];
-    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, '--port', '0', ...args], { cwd: root, env: { ...process.env, PORT: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...entry, '--port', '0', ...args], {
+      cwd: root,
+      env: { ...process.env, PORT: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     started.add(child);
     let stdout = '';
     let stderr = '';

@@ -90,10 +90,28 @@ export async function startRedisServer(options: { extraArgs?: string[] } = {}): 
 
   const start = async () => {
     if (child) return;
-    const redisArgs = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', '--daemonize', 'no', ...(options.extraArgs ?? [])];
+    const redisArgs = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--protected-mode',
+      'yes',
+      '--loglevel',
+      'warning',
+      '--daemonize',
+      'no',
+      ...(options.extraArgs ?? []),
+    ];
     // A watchdog shell: it stops redis-server when the test process is gone, even after a SIGKILL that
     // leaves no chance to clean up, so no run can leave a server behind.
-    const spawned = spawn('sh', ['-c', watchdogScript, 'redis-watchdog', String(process.pid), ...redisArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const spawned = spawn('sh', ['-c', watchdogScript, 'redis-watchdog', String(process.pid), ...redisArgs], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child = spawned;
     running.add(spawned);
     let stderr = '';
@@ -112,7 +130,10 @@ export async function startRedisServer(options: { extraArgs?: string[] } = {}): 
     });
     const deadline = Date.now() + 10_000;
     while (!(await answersPing(port))) {
-      if (child !== spawned) throw new Error(`Failed to start redis-server on 127.0.0.1:${port}: it exited (${stderr.trim() || 'no output'})`);
+      if (child !== spawned)
+        throw new Error(
+          `Failed to start redis-server on 127.0.0.1:${port}: it exited (${stderr.trim() || 'no output'})`,
+        );
       if (Date.now() > deadline) {
         signal('SIGKILL');
         spawned.kill('SIGKILL');
@@ -187,13 +208,45 @@ export async function startRedisCluster(size = 3): Promise<RedisClusterHandle> {
   };
   try {
     for (let index = 0; index < size; index += 1) {
-      nodes.push(await startRedisServer({ extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${index}.conf`, '--dir', folder, '--cluster-node-timeout', '2000'] }));
+      nodes.push(
+        await startRedisServer({
+          extraArgs: [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            `nodes-${index}.conf`,
+            '--dir',
+            folder,
+            '--cluster-node-timeout',
+            '2000',
+          ],
+        }),
+      );
     }
-    const create = spawnSync('redis-cli', ['--cluster', 'create', ...nodes.map((node) => `127.0.0.1:${node.port}`), '--cluster-replicas', '0', '--cluster-yes'], { encoding: 'utf8', timeout: 30_000 });
-    if (create.status !== 0) throw new Error(`Failed to create a Redis Cluster: ${(create.stderr || create.stdout).trim().split('\n').at(-1)}`);
+    const create = spawnSync(
+      'redis-cli',
+      [
+        '--cluster',
+        'create',
+        ...nodes.map((node) => `127.0.0.1:${node.port}`),
+        '--cluster-replicas',
+        '0',
+        '--cluster-yes',
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    if (create.status !== 0)
+      throw new Error(
+        `Failed to create a Redis Cluster: ${(create.stderr || create.stdout).trim().split('\n').at(-1)}`,
+      );
     const deadline = Date.now() + 20_000;
     for (const node of nodes) {
-      while (!/cluster_state:ok/.test(spawnSync('redis-cli', ['-p', String(node.port), 'cluster', 'info'], { encoding: 'utf8', timeout: 5_000 }).stdout ?? '')) {
+      while (
+        !/cluster_state:ok/.test(
+          spawnSync('redis-cli', ['-p', String(node.port), 'cluster', 'info'], { encoding: 'utf8', timeout: 5_000 })
+            .stdout ?? '',
+        )
+      ) {
         if (Date.now() > deadline) throw new Error('Failed to create a Redis Cluster: not ok within 20 s');
         await delay(100);
       }

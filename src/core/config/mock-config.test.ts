@@ -15,7 +15,10 @@ describe('parseMockConfig', () => {
   });
 
   it('lets a plan be changed and new ones added', () => {
-    const config = parseMockConfig({ plans: { enterprise: { perMinute: 5_000, perDay: 1_000_000 }, gold: { perMinute: 2, perDay: 3 } }, keys: [{ key: 'g', plan: 'gold' }] });
+    const config = parseMockConfig({
+      plans: { enterprise: { perMinute: 5_000, perDay: 1_000_000 }, gold: { perMinute: 2, perDay: 3 } },
+      keys: [{ key: 'g', plan: 'gold' }],
+    });
     expect(config.plans.enterprise).toEqual({ perMinute: 5_000, perDay: 1_000_000 });
     expect(config.plans.gold).toEqual({ perMinute: 2, perDay: 3 });
   });

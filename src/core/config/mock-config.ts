@@ -1,7 +1,13 @@
 import * as z from 'zod';
 import { describeIssues, isoDate, LimitsSchema, planName, type Limits } from './decoding.js';
 import { ScenarioSchema } from './scenario-file.js';
-import { AfterSunsetModeSchema, minMemoryBudgetBytes, SessionsConfigSchema, storeDefaults, StoreConfigSchema } from './store-config.js';
+import {
+  AfterSunsetModeSchema,
+  minMemoryBudgetBytes,
+  SessionsConfigSchema,
+  storeDefaults,
+  StoreConfigSchema,
+} from './store-config.js';
 
 /**
  * Configuration of the mock: plans, keys, the anonymous budget, the ban policy and the limits of
@@ -17,7 +23,11 @@ export type { Limits };
 
 const KeySchema = z
   .strictObject({
-    key: z.string().min(1).max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+    key: z
+      .string()
+      .min(1)
+      .max(512)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
     plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
     limits: LimitsSchema.optional(),
     /**
@@ -31,7 +41,9 @@ export type KeyConfig = z.infer<typeof KeySchema>;
 
 export const MockConfigSchema = z.strictObject({
   /** Limits of each plan; merged over the interface's plans (free, pro, business, enterprise). */
-  plans: z.record(z.string().regex(planName, 'must be a plan name (letters, digits, - and _)'), LimitsSchema).default({}),
+  plans: z
+    .record(z.string().regex(planName, 'must be a plan name (letters, digits, - and _)'), LimitsSchema)
+    .default({}),
   /** Budget of each client address for requests without a valid key. */
   anonymous: LimitsSchema.default({ perMinute: 60, perDay: 1_000 }),
   /** Keys accepted in addition to the demo keys. */
@@ -47,7 +59,9 @@ export const MockConfigSchema = z.strictObject({
     })
     .default({ enabled: true, threshold: 10, durationSeconds: 900 }),
   /** Overrides of deprecation dates, by operationId (the spec's `x-deprecation` holds placeholders). */
-  deprecation: z.record(z.string(), z.strictObject({ deprecatedAt: isoDate.optional(), sunset: isoDate.optional() })).default({}),
+  deprecation: z
+    .record(z.string(), z.strictObject({ deprecatedAt: isoDate.optional(), sunset: isoDate.optional() }))
+    .default({}),
   /** How many categories faker seeds at start and after a reset. */
   seedCategories: z.int().min(0).max(10_000).default(3),
   /** Most categories kept; creating more drops the oldest, so a POST flood cannot exhaust memory. */
@@ -57,7 +71,10 @@ export const MockConfigSchema = z.strictObject({
    * more drops the oldest, so a few huge categories cannot make the list unservable. At most 256 MiB,
    * well under the longest string JavaScript can build.
    */
-  maxCategoryBytes: positiveInt.min(1024).max(256 * 1024 * 1024).default(16 * 1024 * 1024),
+  maxCategoryBytes: positiveInt
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(16 * 1024 * 1024),
   maxBodyBytes: positiveInt.max(1024 * 1024 * 1024).default(1024 * 1024),
   /**
    * One memory budget, in bytes, for everything the mock keeps for its sessions in this process:
@@ -80,7 +97,12 @@ export const MockConfigSchema = z.strictObject({
    * Host names (besides loopback names and addresses and the mock's own address) under which the
    * controls answer; `.example.test` also allows its subdomains; `all` switches the Host check off.
    */
-  allowedHosts: z.union([z.literal('all'), z.array(z.string().regex(hostPattern, 'must be a host name, e.g. mock.internal or .example.test'))]).default([]),
+  allowedHosts: z
+    .union([
+      z.literal('all'),
+      z.array(z.string().regex(hostPattern, 'must be a host name, e.g. mock.internal or .example.test')),
+    ])
+    .default([]),
   cors: z.boolean().default(true),
   /** Isolated worlds selected with `X-Mock-Session`: how many may be alive at once, and when an idle one is forgotten. */
   sessions: SessionsConfigSchema,
@@ -136,12 +158,16 @@ export function parseMockConfig(input: unknown, source = 'config'): MockConfig {
   if (!result.success) throw new Error(`Failed to load ${source}: ${describeIssues(result.error.issues)}`);
   const config = result.data;
   if (config.memoryBudgetBytes < 4 * config.maxCategoryBytes + minMemoryBudgetBytes) {
-    throw new Error(`Failed to load ${source}: memoryBudgetBytes: ${config.memoryBudgetBytes} is less than 4 x maxCategoryBytes + 16 MiB (${4 * config.maxCategoryBytes + minMemoryBudgetBytes}): a session's full categories and their list must fit, with the default session's`);
+    throw new Error(
+      `Failed to load ${source}: memoryBudgetBytes: ${config.memoryBudgetBytes} is less than 4 x maxCategoryBytes + 16 MiB (${4 * config.maxCategoryBytes + minMemoryBudgetBytes}): a session's full categories and their list must fit, with the default session's`,
+    );
   }
   const plans = { ...defaultPlans, ...config.plans };
   for (const [index, entry] of config.keys.entries()) {
     if (entry.plan !== undefined && entry.limits === undefined && planLimits(plans, entry.plan) === undefined) {
-      throw new Error(`Failed to load ${source}: keys.${index}.plan: unknown plan "${entry.plan}" (known: ${Object.keys(plans).join(', ')})`);
+      throw new Error(
+        `Failed to load ${source}: keys.${index}.plan: unknown plan "${entry.plan}" (known: ${Object.keys(plans).join(', ')})`,
+      );
     }
   }
   return { ...config, plans };

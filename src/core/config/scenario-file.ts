@@ -21,46 +21,95 @@ import { readYamlText } from './yaml-text.js';
 /** A count of requests, or `full` (the whole window), or `one-left` (all but one). */
 const spentMessage = 'must be a whole number >= 0, "full" or "one-left"';
 // A refine, not min(0): describeIssues words every small minimum as "a positive integer".
-const spentAmount = z.union([z.int().refine((count) => count >= 0 && count <= 1_000_000_000, spentMessage), z.enum(['full', 'one-left'])], { error: spentMessage });
+const spentAmount = z.union(
+  [z.int().refine((count) => count >= 0 && count <= 1_000_000_000, spentMessage), z.enum(['full', 'one-left'])],
+  { error: spentMessage },
+);
 const Spent = z.strictObject({ minute: spentAmount.optional(), day: spentAmount.optional() });
 
 const ScenarioKey = z.strictObject({
-  key: z.string().min(1).max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  key: z
+    .string()
+    .min(1)
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
   plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
   limits: LimitsSchema.optional(),
   /** Requests already counted in the current minute and day windows. */
   spent: Spent.optional(),
   /** Banned for this many seconds from the scenario's clock, or `policy`: the ban policy's duration. */
-  bannedSeconds: z.union([z.int().positive().max(30 * 86_400), z.literal('policy')], { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' }).optional(),
+  bannedSeconds: z
+    .union(
+      [
+        z
+          .int()
+          .positive()
+          .max(30 * 86_400),
+        z.literal('policy'),
+      ],
+      { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' },
+    )
+    .optional(),
 });
 
 const ScenarioAnonymous = z.strictObject({
   /** The client address (in the browser, the MSW setup's fixed name). */
   address: z.string().min(1).max(200).refine(isWellFormed, 'must be well-formed Unicode (no lone surrogate)'),
   spent: Spent.optional(),
-  bannedSeconds: z.union([z.int().positive().max(30 * 86_400), z.literal('policy')], { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' }).optional(),
+  bannedSeconds: z
+    .union(
+      [
+        z
+          .int()
+          .positive()
+          .max(30 * 86_400),
+        z.literal('policy'),
+      ],
+      { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' },
+    )
+    .optional(),
 });
 
-export const scenarioPresetNames = ['minute-almost-spent', 'minute-spent', 'day-almost-spent', 'day-spent', 'banned-key', 'after-sunset', 'after-sunset-gone'] as const;
+export const scenarioPresetNames = [
+  'minute-almost-spent',
+  'minute-spent',
+  'day-almost-spent',
+  'day-spent',
+  'banned-key',
+  'after-sunset',
+  'after-sunset-gone',
+] as const;
 export type ScenarioPresetName = (typeof scenarioPresetNames)[number];
 
 export const ScenarioSchema = z.strictObject({
   /** What the scenario reproduces, for whoever reads it. */
   description: z.string().max(2_000).optional(),
   /** Named presets, applied first, in order (see `scenarioPresets`). */
-  presets: z.array(z.enum(scenarioPresetNames, { error: `must be a preset: ${scenarioPresetNames.join(', ')}` })).max(20).optional(),
+  presets: z
+    .array(z.enum(scenarioPresetNames, { error: `must be a preset: ${scenarioPresetNames.join(', ')}` }))
+    .max(20)
+    .optional(),
   clock: z
     .strictObject({
       /** An instant (ISO 8601), or "after-sunset": one second past the deprecated operation's sunset date. */
       at: z.union([isoDate, z.literal('after-sunset')]).optional(),
       /** Seconds ahead of now. */
-      offsetSeconds: z.int().min(0).max(100 * 365 * 86_400).optional(),
+      offsetSeconds: z
+        .int()
+        .min(0)
+        .max(100 * 365 * 86_400)
+        .optional(),
     })
-    .refine((clock) => (clock.at === undefined) !== (clock.offsetSeconds === undefined), { message: 'give either at or offsetSeconds' })
+    .refine((clock) => (clock.at === undefined) !== (clock.offsetSeconds === undefined), {
+      message: 'give either at or offsetSeconds',
+    })
     .optional(),
   keys: z.array(ScenarioKey).max(10_000).optional(),
   anonymous: z.array(ScenarioAnonymous).max(10_000).optional(),
-  categories: z.array(z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(2_000).optional() })).max(10_000).optional(),
+  categories: z
+    .array(z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(2_000).optional() }))
+    .max(10_000)
+    .optional(),
   sunset: z.strictObject({ afterSunset: AfterSunsetModeSchema }).optional(),
 });
 export type Scenario = z.output<typeof ScenarioSchema>;
@@ -76,23 +125,28 @@ export const scenarioPresets: Record<ScenarioPresetName, { description: string; 
     scenario: { keys: [{ key: 'demo-free', spent: { minute: 'full' } }] },
   },
   'day-almost-spent': {
-    description: 'demo-free is one request from its day limit: the next request is served, then 429s until the day window ends',
+    description:
+      'demo-free is one request from its day limit: the next request is served, then 429s until the day window ends',
     scenario: { keys: [{ key: 'demo-free', spent: { day: 'one-left' } }] },
   },
   'day-spent': {
-    description: 'demo-free has spent its day: every request is a 429 whose Retry-After is about a day, whatever the minute says',
+    description:
+      'demo-free has spent its day: every request is a 429 whose Retry-After is about a day, whatever the minute says',
     scenario: { keys: [{ key: 'demo-free', spent: { day: 'full' } }] },
   },
   'banned-key': {
-    description: 'demo-free is banned for the ban policy\'s duration (900 s by default): every request is a 429 key_banned',
+    description:
+      "demo-free is banned for the ban policy's duration (900 s by default): every request is a 429 key_banned",
     scenario: { keys: [{ key: 'demo-free', bannedSeconds: 'policy' }] },
   },
   'after-sunset': {
-    description: 'the clock is one second past the sunset date of the deprecated GET /pets/{petId}; it keeps serving with its Deprecation and Sunset headers',
+    description:
+      'the clock is one second past the sunset date of the deprecated GET /pets/{petId}; it keeps serving with its Deprecation and Sunset headers',
     scenario: { clock: { at: 'after-sunset' }, sunset: { afterSunset: 'serve' } },
   },
   'after-sunset-gone': {
-    description: 'the clock is one second past the sunset date, and the deprecated GET /pets/{petId} answers 410 Gone with an Error',
+    description:
+      'the clock is one second past the sunset date, and the deprecated GET /pets/{petId} answers 410 Gone with an Error',
     scenario: { clock: { at: 'after-sunset' }, sunset: { afterSunset: 'gone' } },
   },
 };
@@ -102,7 +156,13 @@ export type ScenarioClient = { key: string } | { address: string };
 
 /** One step of a scenario, applied in order through the state store. */
 export type ScenarioOperation =
-  | { op: 'setClock'; to: { kind: 'instant'; atMs: number } | { kind: 'offset'; seconds: number } | { kind: 'after-sunset'; seconds: number } }
+  | {
+      op: 'setClock';
+      to:
+        | { kind: 'instant'; atMs: number }
+        | { kind: 'offset'; seconds: number }
+        | { kind: 'after-sunset'; seconds: number };
+    }
   | { op: 'setAfterSunset'; mode: 'gone' | 'serve' }
   | { op: 'addKey'; key: string; plan: string; limits: Limits }
   | { op: 'spendBudget'; client: ScenarioClient; minute: number; day: number }
@@ -130,7 +190,9 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const keys = Object.keys(value);
     if (keys.length > 0 && !keys.some((key) => Object.hasOwn(ScenarioSchema.shape, key))) {
-      throw new Error(`Failed to load ${source}: none of its ${keys.length} top-level keys is a scenario field (${Object.keys(ScenarioSchema.shape).join(', ')}); is it the right file?`);
+      throw new Error(
+        `Failed to load ${source}: none of its ${keys.length} top-level keys is a scenario field (${Object.keys(ScenarioSchema.shape).join(', ')}); is it the right file?`,
+      );
     }
   }
   return validateScenario(value ?? {}, source);
@@ -154,7 +216,9 @@ function describeScenarioIssues(issues: readonly z.core.$ZodIssue[]): string {
     }
     const where = issue.path.map((segment) => String(segment)).join('.');
     for (const key of issue.keys.slice(0, 3)) {
-      const name = /^[A-Za-z0-9_-]{1,40}$/.test(key) ? key : JSON.stringify(key.length > 30 ? `${key.slice(0, 30)}…` : key);
+      const name = /^[A-Za-z0-9_-]{1,40}$/.test(key)
+        ? key
+        : JSON.stringify(key.length > 30 ? `${key.slice(0, 30)}…` : key);
       unknown.push(`${where === '' ? '' : `${where}.`}${name}: unknown field`);
     }
   }
@@ -186,7 +250,9 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
   const spendOps: ScenarioOperation[] = [];
   const banOps: ScenarioOperation[] = [];
   const categoryOps: ScenarioOperation[] = [];
-  const keyLimits = new Map<string, Limits>(Object.entries(context.knownKeys).map(([key, entry]) => [key, entry.limits]));
+  const keyLimits = new Map<string, Limits>(
+    Object.entries(context.knownKeys).map(([key, entry]) => [key, entry.limits]),
+  );
   const fail = (where: string, message: string): never => {
     throw new Error(`Failed to load ${source}: ${where}: ${message}`);
   };
@@ -194,7 +260,11 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
     const prefix = partIndex < parts.length - 1 ? `preset ${scenario.presets![partIndex]}: ` : '';
     if (part.clock) {
       const to: Extract<ScenarioOperation, { op: 'setClock' }>['to'] =
-        part.clock.offsetSeconds !== undefined ? { kind: 'offset', seconds: part.clock.offsetSeconds } : part.clock.at === 'after-sunset' ? { kind: 'after-sunset', seconds: 1 } : { kind: 'instant', atMs: Date.parse(part.clock.at!) };
+        part.clock.offsetSeconds !== undefined
+          ? { kind: 'offset', seconds: part.clock.offsetSeconds }
+          : part.clock.at === 'after-sunset'
+            ? { kind: 'after-sunset', seconds: 1 }
+            : { kind: 'instant', atMs: Date.parse(part.clock.at!) };
       clockOps.splice(0, clockOps.length, { op: 'setClock', to });
     }
     if (part.sunset) sunsetOps.splice(0, sunsetOps.length, { op: 'setAfterSunset', mode: part.sunset.afterSunset });
@@ -210,25 +280,62 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
       } else if (!limits) {
         fail(`${where}.key`, 'not a key the mock knows; give it a plan or limits');
       }
-      if (entry.spent) spendOps.push({ op: 'spendBudget', client: { key: entry.key }, ...spentCounts(entry.spent, limits!, where, fail) });
-      if (entry.bannedSeconds !== undefined) banOps.push({ op: 'ban', client: { key: entry.key }, seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds });
+      if (entry.spent)
+        spendOps.push({
+          op: 'spendBudget',
+          client: { key: entry.key },
+          ...spentCounts(entry.spent, limits!, where, fail),
+        });
+      if (entry.bannedSeconds !== undefined)
+        banOps.push({
+          op: 'ban',
+          client: { key: entry.key },
+          seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds,
+        });
     });
     (part.anonymous ?? []).forEach((entry, index) => {
       const where = `${prefix}anonymous.${index}`;
-      if (entry.spent) spendOps.push({ op: 'spendBudget', client: { address: entry.address }, ...spentCounts(entry.spent, context.anonymous, where, fail) });
-      if (entry.bannedSeconds !== undefined) banOps.push({ op: 'ban', client: { address: entry.address }, seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds });
+      if (entry.spent)
+        spendOps.push({
+          op: 'spendBudget',
+          client: { address: entry.address },
+          ...spentCounts(entry.spent, context.anonymous, where, fail),
+        });
+      if (entry.bannedSeconds !== undefined)
+        banOps.push({
+          op: 'ban',
+          client: { address: entry.address },
+          seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds,
+        });
     });
-    for (const category of part.categories ?? []) categoryOps.push({ op: 'createCategory', name: category.name, ...(category.description !== undefined ? { description: category.description } : {}) });
+    for (const category of part.categories ?? [])
+      categoryOps.push({
+        op: 'createCategory',
+        name: category.name,
+        ...(category.description !== undefined ? { description: category.description } : {}),
+      });
   });
-  return { description: scenario.description ?? null, operations: [...clockOps, ...sunsetOps, ...keyOps, ...spendOps, ...banOps, ...categoryOps] };
+  return {
+    description: scenario.description ?? null,
+    operations: [...clockOps, ...sunsetOps, ...keyOps, ...spendOps, ...banOps, ...categoryOps],
+  };
 }
 
 /**
  * The counts to put in the windows. A request counts in both windows, so the day holds at least what
  * the minute holds: `spent: { minute: 59 }` on a fresh key is 59 in the minute and 59 in the day.
  */
-function spentCounts(spent: z.output<typeof Spent>, limits: Limits, where: string, fail: (where: string, message: string) => never): { minute: number; day: number } {
-  const resolve = (amount: number | 'full' | 'one-left' | undefined, limit: number, window: 'minute' | 'day'): number => {
+function spentCounts(
+  spent: z.output<typeof Spent>,
+  limits: Limits,
+  where: string,
+  fail: (where: string, message: string) => never,
+): { minute: number; day: number } {
+  const resolve = (
+    amount: number | 'full' | 'one-left' | undefined,
+    limit: number,
+    window: 'minute' | 'day',
+  ): number => {
     if (amount === undefined) return 0;
     if (amount === 'full') return limit;
     if (amount === 'one-left') return limit - 1;
@@ -250,9 +357,13 @@ function spentCounts(spent: z.output<typeof Spent>, limits: Limits, where: strin
  */
 export function mergeScenarios(scenarios: readonly Scenario[]): Scenario {
   const merged: Scenario = {};
-  const join = <T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined => (a === undefined ? b : b === undefined ? a : [...a, ...b]);
+  const join = <T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined =>
+    a === undefined ? b : b === undefined ? a : [...a, ...b];
   for (const scenario of scenarios) {
-    if (scenario.description !== undefined) merged.description = (merged.description === undefined ? scenario.description : `${merged.description}; ${scenario.description}`).slice(0, 2_000);
+    if (scenario.description !== undefined)
+      merged.description = (
+        merged.description === undefined ? scenario.description : `${merged.description}; ${scenario.description}`
+      ).slice(0, 2_000);
     const presets = join(merged.presets, scenario.presets);
     if (presets !== undefined) merged.presets = presets;
     if (scenario.clock !== undefined) merged.clock = scenario.clock;
@@ -270,5 +381,7 @@ export function mergeScenarios(scenarios: readonly Scenario[]): Scenario {
 /** The presets as lines for `--help` and the README. */
 export function describeScenarioPresets(indent = '  '): string {
   const width = Math.max(...scenarioPresetNames.map((name) => name.length));
-  return scenarioPresetNames.map((name) => `${indent}${name.padEnd(width)}  ${scenarioPresets[name].description}`).join('\n');
+  return scenarioPresetNames
+    .map((name) => `${indent}${name.padEnd(width)}  ${scenarioPresets[name].description}`)
+    .join('\n');
 }

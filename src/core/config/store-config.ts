@@ -29,13 +29,25 @@ export const SessionsConfigSchema = z
     /** Most sessions alive at once besides the default one. */
     maxSessions: z.int().min(0).max(100_000).default(storeDefaults.maxSessions),
     /** A session not used for this long is forgotten (the default one never is). */
-    idleSeconds: z.int().positive().max(30 * 86_400).default(storeDefaults.sessionIdleMs / 1000),
+    idleSeconds: z
+      .int()
+      .positive()
+      .max(30 * 86_400)
+      .default(storeDefaults.sessionIdleMs / 1000),
   })
   .default({ maxSessions: storeDefaults.maxSessions, idleSeconds: storeDefaults.sessionIdleMs / 1000 });
 
 export const StoreConfigSchema = z.strictObject({
-  url: z.string().max(2_000).regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
-  prefix: z.string().min(1).max(100).regex(/^[^{}\s]+$/, 'must have no braces or spaces').optional(),
+  url: z
+    .string()
+    .max(2_000)
+    .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'),
+  prefix: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[^{}\s]+$/, 'must have no braces or spaces')
+    .optional(),
   timeoutMs: z.int().min(1).max(5_000).optional(),
   retryAfterSeconds: z.int().min(1).max(60).optional(),
   cluster: z.boolean().optional(),

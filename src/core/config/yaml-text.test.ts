@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { maxJsonTextLength, maxYamlAliases, maxYamlDepth, maxYamlTextLength, readYamlText, YamlTextError } from './yaml-text.js';
+import {
+  maxJsonTextLength,
+  maxYamlAliases,
+  maxYamlDepth,
+  maxYamlTextLength,
+  readYamlText,
+  YamlTextError,
+} from './yaml-text.js';
 
 function problemOf(text: string): YamlTextError {
   try {
@@ -13,15 +20,24 @@ function problemOf(text: string): YamlTextError {
 
 describe('readYamlText', () => {
   it('reads YAML and JSON into plain data, anchors and aliases included', () => {
-    expect(readYamlText('plans:\n  pro: &pro { perMinute: 300, perDay: 10000 }\n  team: *pro\n')).toEqual({ plans: { pro: { perMinute: 300, perDay: 10000 }, team: { perMinute: 300, perDay: 10000 } } });
+    expect(readYamlText('plans:\n  pro: &pro { perMinute: 300, perDay: 10000 }\n  team: *pro\n')).toEqual({
+      plans: { pro: { perMinute: 300, perDay: 10000 }, team: { perMinute: 300, perDay: 10000 } },
+    });
     expect(readYamlText('{"keys": [{"key": "k", "plan": "pro"}]}')).toEqual({ keys: [{ key: 'k', plan: 'pro' }] });
     expect(readYamlText('{ presets: [banned-key] }')).toEqual({ presets: ['banned-key'] });
     expect(readYamlText('')).toBeNull();
   });
 
   it('refuses a key twice in one mapping, block or flow, at any depth, with its position', () => {
-    expect(problemOf('a: 1\nb: 2\na: 3\n')).toMatchObject({ phrase: 'Map keys must be unique', position: { line: 3, column: 1 }, topLevelKeys: ['a', 'b', 'a'] });
-    expect(problemOf('x:\n  y: { k: 1, k: 2 }\n')).toMatchObject({ phrase: 'Map keys must be unique', position: { line: 2, column: 14 } });
+    expect(problemOf('a: 1\nb: 2\na: 3\n')).toMatchObject({
+      phrase: 'Map keys must be unique',
+      position: { line: 3, column: 1 },
+      topLevelKeys: ['a', 'b', 'a'],
+    });
+    expect(problemOf('x:\n  y: { k: 1, k: 2 }\n')).toMatchObject({
+      phrase: 'Map keys must be unique',
+      position: { line: 2, column: 14 },
+    });
     expect(readYamlText('a: {k: 1}\nb: {k: 1}\n')).toEqual({ a: { k: 1 }, b: { k: 1 } });
   });
 
@@ -34,8 +50,12 @@ describe('readYamlText', () => {
 
   it(`refuses nesting deeper than ${maxYamlDepth} levels before composing it, in flow and block style`, () => {
     expect(readYamlText(`${'['.repeat(maxYamlDepth - 1)}1${']'.repeat(maxYamlDepth - 1)}`)).toBeDefined();
-    expect(problemOf(`a: ${'['.repeat(maxYamlDepth + 1)}${']'.repeat(maxYamlDepth + 1)}`).phrase).toBe(`nested more than ${maxYamlDepth} levels deep`);
-    expect(problemOf(Array.from({ length: maxYamlDepth + 2 }, (_, depth) => `${' '.repeat(depth)}k:`).join('\n')).phrase).toBe(`nested more than ${maxYamlDepth} levels deep`);
+    expect(problemOf(`a: ${'['.repeat(maxYamlDepth + 1)}${']'.repeat(maxYamlDepth + 1)}`).phrase).toBe(
+      `nested more than ${maxYamlDepth} levels deep`,
+    );
+    expect(
+      problemOf(Array.from({ length: maxYamlDepth + 2 }, (_, depth) => `${' '.repeat(depth)}k:`).join('\n')).phrase,
+    ).toBe(`nested more than ${maxYamlDepth} levels deep`);
     expect(problemOf(`a: ${'['.repeat(20_000)}`).phrase).toBe(`nested more than ${maxYamlDepth} levels deep`);
   });
 

@@ -46,7 +46,9 @@ export function readYamlText(text: string): unknown {
   const json = readAsJson(text);
   if (json.read) return json.value;
   if (text.length > maxYamlTextLength) {
-    throw new YamlTextError(`the YAML is ${text.length} characters, more than the ${maxYamlTextLength} read; as JSON, up to ${maxJsonTextLength} are read`);
+    throw new YamlTextError(
+      `the YAML is ${text.length} characters, more than the ${maxYamlTextLength} read; as JSON, up to ${maxJsonTextLength} are read`,
+    );
   }
   const lineCounter = new LineCounter();
   const at = (offset: number | undefined) => {
@@ -58,11 +60,16 @@ export function readYamlText(text: string): unknown {
   const shape = measureShape(tokens);
   if (shape.problem !== undefined) throw new YamlTextError(shape.problem.phrase, at(shape.problem.offset));
   const document = composeOne(tokens, text.length);
-  const topLevelKeys = isMap(document.contents) ? document.contents.items.map((pair) => String(isScalar(pair.key) ? pair.key.value : '')) : [];
+  const topLevelKeys = isMap(document.contents)
+    ? document.contents.items.map((pair) => String(isScalar(pair.key) ? pair.key.value : ''))
+    : [];
   const error = document.errors[0] ?? duplicateKey(document);
   if (error !== undefined) {
     // yaml's message may end quoting the text (`...: "c"`): only its fixed words are kept.
-    const phrase = error.message.split('\n')[0]!.replace(/:\s*".*$/, '').slice(0, 120);
+    const phrase = error.message
+      .split('\n')[0]!
+      .replace(/:\s*".*$/, '')
+      .slice(0, 120);
     throw new YamlTextError(phrase, at(error.pos?.[0]), topLevelKeys);
   }
   let value: unknown;
@@ -74,7 +81,11 @@ export function readYamlText(text: string): unknown {
   }
   // An alias repeats what it names without copying it, but whatever reads the data reads every repeat.
   if (shape.aliases > 0 && expandsPast(value, maxJsonTextLength)) {
-    throw new YamlTextError(`its aliases repeat more data than the ${maxJsonTextLength} characters read as JSON`, undefined, topLevelKeys);
+    throw new YamlTextError(
+      `its aliases repeat more data than the ${maxJsonTextLength} characters read as JSON`,
+      undefined,
+      topLevelKeys,
+    );
   }
   return value;
 }
@@ -99,10 +110,12 @@ function measureShape(tokens: readonly CST.Token[]): { aliases: number; problem?
   let aliases = 0;
   while (stack.length > 0) {
     const { token, depth } = stack.pop()!;
-    if (token.type === 'alias' && ++aliases > maxYamlAliases) return { aliases, problem: { phrase: `more than ${maxYamlAliases} aliases`, offset: token.offset } };
+    if (token.type === 'alias' && ++aliases > maxYamlAliases)
+      return { aliases, problem: { phrase: `more than ${maxYamlAliases} aliases`, offset: token.offset } };
     if (token.type === 'document' && token.value) stack.push({ token: token.value, depth });
     if (token.type !== 'block-map' && token.type !== 'block-seq' && token.type !== 'flow-collection') continue;
-    if (depth + 1 > maxYamlDepth) return { aliases, problem: { phrase: `nested more than ${maxYamlDepth} levels deep`, offset: token.offset } };
+    if (depth + 1 > maxYamlDepth)
+      return { aliases, problem: { phrase: `nested more than ${maxYamlDepth} levels deep`, offset: token.offset } };
     for (let index = token.items.length - 1; index >= 0; index -= 1) {
       const item = token.items[index]!;
       if (item.value) stack.push({ token: item.value, depth: depth + 1 });
@@ -147,7 +160,9 @@ function composeOne(tokens: readonly CST.Token[], length: number): Document.Pars
       document = next;
       continue;
     }
-    document.errors.push(new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+    document.errors.push(
+      new YAMLParseError([next.range[0], next.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'),
+    );
     break;
   }
   return document!;
@@ -163,7 +178,10 @@ function duplicateKey(document: Document.Parsed): { message: string; pos?: [numb
         const key = isScalar(pair.key) ? pair.key.value : pair.key;
         if (seen.has(key)) {
           const offset = isScalar(pair.key) ? pair.key.range?.[0] : undefined;
-          found = { message: 'Map keys must be unique', ...(offset === undefined ? {} : { pos: [offset, offset] as [number, number] }) };
+          found = {
+            message: 'Map keys must be unique',
+            ...(offset === undefined ? {} : { pos: [offset, offset] as [number, number] }),
+          };
           return visit.BREAK;
         }
         seen.add(key);

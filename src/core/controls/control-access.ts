@@ -47,7 +47,14 @@ function canonicalHostname(url: string): string | undefined {
   let hostname: string;
   try {
     const parsed = new URL(url);
-    if (parsed.username !== '' || parsed.password !== '' || parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') return undefined;
+    if (
+      parsed.username !== '' ||
+      parsed.password !== '' ||
+      parsed.pathname !== '/' ||
+      parsed.search !== '' ||
+      parsed.hash !== ''
+    )
+      return undefined;
     hostname = parsed.hostname;
   } catch {
     return undefined;
@@ -108,7 +115,11 @@ function hostnameOfAddress(address: string): string | undefined {
  * to, `0.0.0.0` included), or a name of `allowedHosts`. A request without `Host` passes: every
  * browser sends one, so a request without it (HTTP/1.0, a script) is not a rebinding page.
  */
-export function hostRefusal(host: string | undefined, serverAddress: string | undefined, allowedHosts: AllowedHosts): string | undefined {
+export function hostRefusal(
+  host: string | undefined,
+  serverAddress: string | undefined,
+  allowedHosts: AllowedHosts,
+): string | undefined {
   if (host === undefined || allowedHosts === 'all') return undefined;
   const hostname = hostnameOfHostHeader(host);
   if (hostname === undefined) return `the Host header ${quote(host)} is not a host name`;
@@ -127,7 +138,11 @@ export function originRefusal(origin: string | undefined, allowedHosts: AllowedH
   if (origin === undefined) return undefined;
   const hostname = hostnameOfOrigin(origin);
   // `allowedHosts: 'all'` switches the Host check off; it never makes every website a trusted page.
-  if (hostname !== undefined && (isLoopbackHostname(hostname) || (allowedHosts !== 'all' && isAllowedName(hostname, allowedHosts)))) return undefined;
+  if (
+    hostname !== undefined &&
+    (isLoopbackHostname(hostname) || (allowedHosts !== 'all' && isAllowedName(hostname, allowedHosts)))
+  )
+    return undefined;
   return `the control API refuses requests from web pages of other origins (${quote(origin)})`;
 }
 
@@ -148,24 +163,36 @@ export function controlAccessAllowed(request: MockRequest, config: MockConfig): 
   }
 }
 
-export function assertControlAccess(request: MockRequest, config: MockConfig, checks: { token: boolean } = { token: true }): void {
+export function assertControlAccess(
+  request: MockRequest,
+  config: MockConfig,
+  checks: { token: boolean } = { token: true },
+): void {
   // `clientAddress` undefined is a caller in the same process or page (MSW, a test): trusted, and
   // with no Host to speak of (a browser's fetch never exposes it).
   if (request.clientAddress !== undefined) {
     if (!config.allowRemoteControl && !isLoopbackAddress(request.clientAddress)) {
-      throw new HttpError('control_forbidden', 'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)');
+      throw new HttpError(
+        'control_forbidden',
+        'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)',
+      );
     }
     const badHost = hostRefusal(request.headers.host, request.serverAddress, config.allowedHosts);
-    if (badHost !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badHost}`);
+    if (badHost !== undefined)
+      throw new HttpError('control_forbidden', `The control API refuses this request: ${badHost}`);
     // A page on any website can make the developer's own browser send a simple POST to loopback:
     // a request that names a foreign Origin is refused (the controls also send no CORS headers).
     const badOrigin = originRefusal(request.headers.origin, config.allowedHosts);
-    if (badOrigin !== undefined) throw new HttpError('control_forbidden', `The control API refuses this request: ${badOrigin}`);
+    if (badOrigin !== undefined)
+      throw new HttpError('control_forbidden', `The control API refuses this request: ${badOrigin}`);
   }
   if (checks.token && config.controlToken !== undefined) {
     const sent = request.headers['x-mock-control-token'];
     // Digests have one length, so the comparison does not even reveal the token's length.
-    if (sent === undefined || !constantTimeEqual(sha256(encoder.encode(sent)), sha256(encoder.encode(config.controlToken)))) {
+    if (
+      sent === undefined ||
+      !constantTimeEqual(sha256(encoder.encode(sent)), sha256(encoder.encode(config.controlToken)))
+    ) {
       throw new HttpError('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token');
     }
   }

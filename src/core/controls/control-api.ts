@@ -20,7 +20,14 @@ import type { DashboardSnapshot } from '../../lab/lab-types.js';
 import { buildDashboardSnapshot } from './dashboard-snapshot.js';
 import { dashboardResponse, parseRecentLimit } from '../../ui/dashboard-endpoint.js';
 import type { StartupKey } from '../pipeline/auth.js';
-import { applyScenarioPlan, prepareScenario, ScenarioError, scenarioPresetList, type AppliedScenario, type ScenarioInput } from './scenario.js';
+import {
+  applyScenarioPlan,
+  prepareScenario,
+  ScenarioError,
+  scenarioPresetList,
+  type AppliedScenario,
+  type ScenarioInput,
+} from './scenario.js';
 
 /** The control functions, the same ones `/__mock/*` serves, on one session. */
 export interface MockControls {
@@ -98,7 +105,6 @@ export interface ControlRuntime {
   dashboardPage?: () => { status: number; headers: Record<string, string>; body: string };
 }
 
-
 /** One control call over HTTP: who asked, on which session, with which query. */
 interface ControlCall {
   runtime: ControlRuntime;
@@ -123,11 +129,21 @@ interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> {
   http(result: Awaited<ReturnType<MockControls[Name]>>, call: ControlCall): Promise<ControlAnswer> | ControlAnswer;
 }
 
-const AdvanceClockSchema = z.strictObject({ advanceSeconds: z.number().finite().min(0).max(10 * 365 * 86_400) });
+const AdvanceClockSchema = z.strictObject({
+  advanceSeconds: z
+    .number()
+    .finite()
+    .min(0)
+    .max(10 * 365 * 86_400),
+});
 // Optional: `controls.dashboard()` takes no argument (its type says so; a fuzz run found it refused).
 const DashboardSchema = z.strictObject({ limit: z.int().min(1).max(10_000).optional() }).optional();
 const AddKeySchema = z.strictObject({
-  key: z.string().min(1).max(512).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  key: z
+    .string()
+    .min(1)
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
   plan: z.string().min(1).max(64).optional(),
   limits: z.strictObject({ perMinute: z.int().positive(), perDay: z.int().positive() }).optional(),
 });
@@ -169,7 +185,14 @@ const controlRoutes = [
       await runtime.store.reset(session, runtime.baseNow());
       runtime.afterReset(session);
     },
-    http: async (_result, { runtime, session }) => ({ status: 200, body: { reset: true, session, categories: (await runtime.store.stats(session, runtime.baseNow())).categories.count } }),
+    http: async (_result, { runtime, session }) => ({
+      status: 200,
+      body: {
+        reset: true,
+        session,
+        categories: (await runtime.store.stats(session, runtime.baseNow())).categories.count,
+      },
+    }),
   } satisfies ControlRoute<'reset'>,
   {
     method: 'GET',
@@ -185,9 +208,13 @@ const controlRoutes = [
     input: AdvanceClockSchema,
     async run(runtime, session, input: z.infer<typeof AdvanceClockSchema>) {
       // The store refuses a clock past 100 years ahead, changing nothing.
-      await runtime.store.advanceClock(session, input.advanceSeconds * 1000, runtime.baseNow()).catch((error: unknown) => {
-        throw error instanceof RangeError ? new HttpError('invalid_control_request', `Invalid control request: advanceSeconds: ${error.message}`) : error;
-      });
+      await runtime.store
+        .advanceClock(session, input.advanceSeconds * 1000, runtime.baseNow())
+        .catch((error: unknown) => {
+          throw error instanceof RangeError
+            ? new HttpError('invalid_control_request', `Invalid control request: advanceSeconds: ${error.message}`)
+            : error;
+        });
       return clockOf(runtime, session);
     },
     http: (result) => ({ status: 200, body: result }),
@@ -216,9 +243,18 @@ const controlRoutes = [
     async run(runtime, session, input: z.infer<typeof AddKeySchema>) {
       const plan = input.plan ?? 'custom';
       const limits = input.limits ?? planLimits(runtime.config.plans, plan);
-      if (!limits) throw new HttpError('invalid_control_request', `Unknown plan "${plan.slice(0, 40)}"; known: ${Object.keys(runtime.config.plans).join(', ')}`);
+      if (!limits)
+        throw new HttpError(
+          'invalid_control_request',
+          `Unknown plan "${plan.slice(0, 40)}"; known: ${Object.keys(runtime.config.plans).join(', ')}`,
+        );
       const digest = toHex(sha256(encoder.encode(input.key)));
-      const entry: ApiKeyEntry = { masked: maskSecret(input.key), plan, limits: { ...limits }, id: digest.slice(0, 32) };
+      const entry: ApiKeyEntry = {
+        masked: maskSecret(input.key),
+        plan,
+        limits: { ...limits },
+        id: digest.slice(0, 32),
+      };
       const stored = await runtime.store.addKey(session, { ...entry, digest }, runtime.baseNow());
       // A config key given a new plan in this session is an update, not a new key.
       return { entry, created: stored.created && runtime.auth.configKey(input.key) === undefined };
@@ -233,16 +269,34 @@ const controlRoutes = [
     async http(result, { runtime, session, query }) {
       const format = query.get('format');
       if (format === null || format === 'json') return { status: 200, body: result };
-      if (format !== 'jsonl') throw new HttpError('invalid_control_request', `Unknown requests format ${JSON.stringify(format.slice(0, 40))}; formats: json, jsonl`);
+      if (format !== 'jsonl')
+        throw new HttpError(
+          'invalid_control_request',
+          `Unknown requests format ${JSON.stringify(format.slice(0, 40))}; formats: json, jsonl`,
+        );
       // The export for `petstore-mock replay`: one line per API request, each client under a stable
       // pseudonym with its plan and limits, never a key (the controls are not replayed).
       const lines: string[] = [];
       for (const entry of await runtime.store.recordedRequests(session, runtime.baseNow())) {
         const fields = entry.replay;
         if (fields === undefined) continue;
-        lines.push(toExportLine({ timeMs: entry.timeMs, method: entry.method, ...fields, plan: entry.plan, status: entry.status, code: entry.code, operationId: entry.operationId }));
+        lines.push(
+          toExportLine({
+            timeMs: entry.timeMs,
+            method: entry.method,
+            ...fields,
+            plan: entry.plan,
+            status: entry.status,
+            code: entry.code,
+            operationId: entry.operationId,
+          }),
+        );
       }
-      return { status: 200, body: lines.length === 0 ? '' : `${lines.join('\n')}\n`, contentType: 'application/jsonl; charset=utf-8' };
+      return {
+        status: 200,
+        body: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
+        contentType: 'application/jsonl; charset=utf-8',
+      };
     },
   } satisfies ControlRoute<'requests'>,
   {
@@ -260,7 +314,10 @@ const controlRoutes = [
     http: (result, { runtime }) => ({
       status: 200,
       body: {
-        sessions: result.map(({ name, lastSeenMs }) => ({ name, lastSeen: lastSeenMs === null ? null : new Date(lastSeenMs).toISOString() })),
+        sessions: result.map(({ name, lastSeenMs }) => ({
+          name,
+          lastSeen: lastSeenMs === null ? null : new Date(lastSeenMs).toISOString(),
+        })),
         maxSessions: runtime.store.options.maxSessions,
         idleSeconds: runtime.store.options.sessionIdleMs / 1000,
       },
@@ -276,8 +333,12 @@ const controlRoutes = [
     http(result, { query }) {
       const format = query.get('format');
       if (format === null || format === 'json') return { status: 200, body: result };
-      if (format === 'junit') return { status: 200, body: labReportJunit(result), contentType: 'application/xml; charset=utf-8' };
-      throw new HttpError('invalid_control_request', `Unknown report format ${JSON.stringify(format.slice(0, 40))}; formats: json, junit`);
+      if (format === 'junit')
+        return { status: 200, body: labReportJunit(result), contentType: 'application/xml; charset=utf-8' };
+      throw new HttpError(
+        'invalid_control_request',
+        `Unknown report format ${JSON.stringify(format.slice(0, 40))}; formats: json, junit`,
+      );
     },
   } satisfies ControlRoute<'report'>,
   {
@@ -290,7 +351,12 @@ const controlRoutes = [
     },
     http(result, { request }) {
       const answer = dashboardResponse(result, request.headers['if-none-match']);
-      return { status: answer.status, body: answer.status === 304 ? null : answer.body, contentType: answer.headers['Content-Type'] ?? 'application/json; charset=utf-8', headers: answer.headers };
+      return {
+        status: answer.status,
+        body: answer.status === 304 ? null : answer.body,
+        contentType: answer.headers['Content-Type'] ?? 'application/json; charset=utf-8',
+        headers: answer.headers,
+      };
     },
   } satisfies ControlRoute<'dashboard'>,
   {
@@ -301,13 +367,23 @@ const controlRoutes = [
     input: ScenarioBodySchema,
     async run(runtime, session, input: ScenarioInput) {
       try {
-        if (input === undefined || input === null || (typeof input !== 'string' && (typeof input !== 'object' || Array.isArray(input)))) {
-          throw new ScenarioError('Failed to load scenario: (root): expected a mapping of scenario fields (presets, keys, anonymous, clock, categories, sunset), as YAML or JSON');
+        if (
+          input === undefined ||
+          input === null ||
+          (typeof input !== 'string' && (typeof input !== 'object' || Array.isArray(input)))
+        ) {
+          throw new ScenarioError(
+            'Failed to load scenario: (root): expected a mapping of scenario fields (presets, keys, anonymous, clock, categories, sunset), as YAML or JSON',
+          );
         }
         const runtimeKeys = await runtime.store.listKeys(session, runtime.baseNow());
         return await applyScenarioPlan(runtime, session, prepareScenario(runtime, input, 'scenario', runtimeKeys));
       } catch (error) {
-        if (error instanceof ScenarioError) throw new HttpError('invalid_control_request', error.message.replace(/^Failed to load scenario: /, 'Invalid scenario: '));
+        if (error instanceof ScenarioError)
+          throw new HttpError(
+            'invalid_control_request',
+            error.message.replace(/^Failed to load scenario: /, 'Invalid scenario: '),
+          );
         throw error;
       }
     },
@@ -347,9 +423,15 @@ function validate(route: AnyRoute, input: unknown): unknown {
 export function createControls(runtime: ControlRuntime, session: string): MockControls {
   const controls: Record<string, unknown> = { session };
   for (const route of controlRoutes) {
-    const call = (input?: unknown) => (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
+    const call = (input?: unknown) =>
+      (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(
+        runtime,
+        session,
+        validate(route, input),
+      );
     // Functions take the input itself; advanceClock keeps its one-number signature.
-    controls[route.name] = route.name === 'advanceClock' ? (seconds: number) => call({ advanceSeconds: seconds }) : call;
+    controls[route.name] =
+      route.name === 'advanceClock' ? (seconds: number) => call({ advanceSeconds: seconds }) : call;
   }
   return controls as unknown as MockControls;
 }
@@ -358,23 +440,47 @@ export function createControls(runtime: ControlRuntime, session: string): MockCo
  * Serves `/__mock/*` for the caller's session: never counted against rate limits; refused to
  * non-loopback clients unless allowed, and guarded by a token when one is configured.
  */
-export async function handleControlRequest(request: MockRequest, path: string, session: string, runtime: ControlRuntime): Promise<ControlAnswer> {
+export async function handleControlRequest(
+  request: MockRequest,
+  path: string,
+  session: string,
+  runtime: ControlRuntime,
+): Promise<ControlAnswer> {
   if (path === dashboardPagePath) return dashboardPage(request, runtime);
   assertControlAccess(request, runtime.config);
-  if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
+  if (request.bodyTooLarge)
+    throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
   const route = controlRoutes.find((candidate) => candidate.path === path && candidate.method === request.method);
   if (!route) {
     const allowed = controlRoutes.filter((candidate) => candidate.path === path).map((candidate) => candidate.method);
     if (allowed.length > 0) {
-      throw new HttpError('method_not_allowed', `${request.method.slice(0, 20)} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, { Allow: allowed.join(', ') });
+      throw new HttpError(
+        'method_not_allowed',
+        `${request.method.slice(0, 20)} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+        { Allow: allowed.join(', ') },
+      );
     }
     throw new HttpError('not_found', `No control at ${path.slice(0, 200)}; controls: ${routeList.join(', ')}`);
   }
   const questionMark = request.url.indexOf('?');
   const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
-  const input = 'input' in route ? (route.method === 'GET' ? inputFromQuery(route.path, query) : ('decodeBody' in route ? route.decodeBody : decodeControlBody)(request)) : undefined;
-  const result = await (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(runtime, session, validate(route, input));
-  return (route.http as (result: unknown, call: ControlCall) => Promise<ControlAnswer> | ControlAnswer)(result, { runtime, session, query, request });
+  const input =
+    'input' in route
+      ? route.method === 'GET'
+        ? inputFromQuery(route.path, query)
+        : ('decodeBody' in route ? route.decodeBody : decodeControlBody)(request)
+      : undefined;
+  const result = await (route.run as (r: ControlRuntime, s: string, i: unknown) => Promise<unknown>)(
+    runtime,
+    session,
+    validate(route, input),
+  );
+  return (route.http as (result: unknown, call: ControlCall) => Promise<ControlAnswer> | ControlAnswer)(result, {
+    runtime,
+    session,
+    query,
+    request,
+  });
 }
 
 /** The input of a GET control, from its query (`GET /__mock/dashboard?limit=N`). */
@@ -391,8 +497,17 @@ function inputFromQuery(path: string, query: URLSearchParams): unknown {
  */
 function dashboardPage(request: MockRequest, runtime: ControlRuntime): ControlAnswer {
   assertControlAccess(request, runtime.config, { token: false });
-  if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError('method_not_allowed', `${request.method.slice(0, 20)} is not allowed on ${dashboardPagePath}; allowed: GET`, { Allow: 'GET' });
-  if (!runtime.dashboardPage) throw new HttpError('not_found', `The dashboard page is served by the mock server (petstore-mock, startMockServer), not by this transport; GET /__mock/dashboard gives its data`);
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    throw new HttpError(
+      'method_not_allowed',
+      `${request.method.slice(0, 20)} is not allowed on ${dashboardPagePath}; allowed: GET`,
+      { Allow: 'GET' },
+    );
+  if (!runtime.dashboardPage)
+    throw new HttpError(
+      'not_found',
+      `The dashboard page is served by the mock server (petstore-mock, startMockServer), not by this transport; GET /__mock/dashboard gives its data`,
+    );
   const page = runtime.dashboardPage();
   const { 'Content-Type': contentType, ...headers } = page.headers;
   return { status: page.status, body: page.body, contentType: contentType ?? 'text/html; charset=utf-8', headers };

@@ -11,17 +11,26 @@ const yamlTypes = new Set(['application/yaml', 'application/x-yaml', 'text/yaml'
 export function decodeScenarioBody(request: MockRequest): unknown {
   const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (yamlTypes.has(type)) {
-    if (request.body === null || request.body.byteLength === 0) throw new HttpError('invalid_control_request', 'A scenario body is required (YAML or JSON)');
+    if (request.body === null || request.body.byteLength === 0)
+      throw new HttpError('invalid_control_request', 'A scenario body is required (YAML or JSON)');
     try {
       return decodeUtf8(request.body);
     } catch {
       throw new HttpError('invalid_control_request', 'Invalid scenario: the body is not UTF-8 text');
     }
   }
-  if (type !== undefined && !isJsonMediaType(type)) throw new HttpError('unsupported_media_type', `A scenario is sent as application/yaml, text/yaml or application/json, not ${type.slice(0, 60)}`);
+  if (type !== undefined && !isJsonMediaType(type))
+    throw new HttpError(
+      'unsupported_media_type',
+      `A scenario is sent as application/yaml, text/yaml or application/json, not ${type.slice(0, 60)}`,
+    );
   const value = decodeControlBody(request);
   // A JSON string is not YAML text in disguise: only a YAML content type carries text.
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new HttpError('invalid_control_request', 'Invalid scenario: (root): expected a JSON object of scenario fields (presets, keys, anonymous, clock, categories, sunset)');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new HttpError(
+      'invalid_control_request',
+      'Invalid scenario: (root): expected a JSON object of scenario fields (presets, keys, anonymous, clock, categories, sunset)',
+    );
   return value;
 }
 
@@ -30,7 +39,8 @@ export function decodeControlBody(request: MockRequest): unknown {
   try {
     decoded = decodeJsonBody(request.body, request.headers['content-type'], true);
   } catch (error) {
-    if (error instanceof HttpError && error.status === 400) throw new HttpError('invalid_control_request', error.message);
+    if (error instanceof HttpError && error.status === 400)
+      throw new HttpError('invalid_control_request', error.message);
     throw error;
   }
   if (!decoded.present) throw new HttpError('invalid_control_request', 'A JSON body is required');

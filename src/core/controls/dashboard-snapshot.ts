@@ -1,6 +1,12 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { clientReport } from '../../lab/lab-report.js';
-import type { DashboardClient, DashboardSnapshot, LabClockState, LabLimits, TimelineInput } from '../../lab/lab-types.js';
+import type {
+  DashboardClient,
+  DashboardSnapshot,
+  LabClockState,
+  LabLimits,
+  TimelineInput,
+} from '../../lab/lab-types.js';
 import { renderTimelineSvg } from '../../lab/timeline-svg.js';
 import type { StartupKey } from '../pipeline/auth.js';
 import { maskSecret, toHex } from '../state/key-registry.js';
@@ -28,11 +34,20 @@ const encoder = new TextEncoder();
  * configured keys not used yet; the recent log (newest last, at most `limit`) and its timeline,
  * drawn by the lab's renderer; the coverage. Reads only: it counts nothing.
  */
-export async function buildDashboardSnapshot(sources: DashboardSources, session: string, clock: LabClockState, limit: number): Promise<DashboardSnapshot> {
+export async function buildDashboardSnapshot(
+  sources: DashboardSources,
+  session: string,
+  clock: LabClockState,
+  limit: number,
+): Promise<DashboardSnapshot> {
   const { store, lab } = sources;
   const base = sources.baseNow();
   const nowMs = Date.parse(clock.now);
-  const [sessions, recorded, runtimeKeys] = await Promise.all([store.listSessions(base), store.recordedRequests(session, base), store.listKeys(session, base)]);
+  const [sessions, recorded, runtimeKeys] = await Promise.all([
+    store.listSessions(base),
+    store.recordedRequests(session, base),
+    store.listKeys(session, base),
+  ]);
   const state = lab.state(session);
   const report = lab.report(session, clock);
   const last = lab.lastDecisions(session);
@@ -41,7 +56,9 @@ export async function buildDashboardSnapshot(sources: DashboardSources, session:
   const demoByMask = new Map<string, string>();
   for (const name of sources.demoKeyNames) demoByMask.set(maskSecret(name), name);
 
-  const judged = Object.values(state.clients).sort((a, b) => a.firstAtMs - b.firstAtMs || (a.client < b.client ? -1 : a.client > b.client ? 1 : 0));
+  const judged = Object.values(state.clients).sort(
+    (a, b) => a.firstAtMs - b.firstAtMs || (a.client < b.client ? -1 : a.client > b.client ? 1 : 0),
+  );
   const clients: DashboardClient[] = judged.map((judge) => {
     const decision = last.get(judge.clientId)?.decision;
     const banUntil = Math.max(judge.banUntilMs, decision?.outcome === 'banned' ? decision.resetAtMs : 0);
@@ -52,7 +69,10 @@ export async function buildDashboardSnapshot(sources: DashboardSources, session:
       demo: judge.kind === 'key' && sources.demoKeyNames.has(judge.client),
       used: true,
       windows: windowsOf(decision, judge.limits, nowMs),
-      ban: banUntil > nowMs ? { until: new Date(banUntil).toISOString(), secondsLeft: Math.ceil((banUntil - nowMs) / 1000) } : null,
+      ban:
+        banUntil > nowMs
+          ? { until: new Date(banUntil).toISOString(), secondsLeft: Math.ceil((banUntil - nowMs) / 1000) }
+          : null,
       ...(({ requests, verdicts }) => ({ requests, verdicts }))(clientReport(judge, lab.banPolicy)),
     };
   });
@@ -61,33 +81,65 @@ export async function buildDashboardSnapshot(sources: DashboardSources, session:
   const unused: { id: string; display: string; plan: string; limits: LabLimits; demo: boolean }[] = [];
   for (const key of sources.startupKeys) {
     const id = toHex(sha256(encoder.encode(key.key))).slice(0, 32);
-    unused.push({ id, display: key.display, plan: key.plan, limits: key.limits, demo: sources.demoKeyNames.has(key.key) });
+    unused.push({
+      id,
+      display: key.display,
+      plan: key.plan,
+      limits: key.limits,
+      demo: sources.demoKeyNames.has(key.key),
+    });
   }
-  for (const key of runtimeKeys) unused.push({ id: key.id, display: key.masked, plan: key.plan, limits: key.limits, demo: false });
+  for (const key of runtimeKeys)
+    unused.push({ id: key.id, display: key.masked, plan: key.plan, limits: key.limits, demo: false });
   const listed = new Set<string>();
   for (const key of unused) {
     if (seen.has(`k:${key.id}`) || listed.has(key.id)) continue;
     listed.add(key.id);
-    clients.push({ client: key.display, kind: 'key', plan: key.plan, demo: key.demo, used: false, windows: windowsOf(undefined, key.limits, nowMs), ban: null, requests: { total: 0, byStatus: {}, refused429: 0 }, verdicts: [] });
+    clients.push({
+      client: key.display,
+      kind: 'key',
+      plan: key.plan,
+      demo: key.demo,
+      used: false,
+      windows: windowsOf(undefined, key.limits, nowMs),
+      ban: null,
+      requests: { total: 0, byStatus: {}, refused429: 0 },
+      verdicts: [],
+    });
   }
 
   const recent: DashboardSnapshot['recent'] = [];
   for (const entry of recorded) {
     if (entry.plan === 'control' || entry.replay === undefined) continue;
-    const client = entry.key === null || entry.replay.auth !== 'key' ? `anonymous ${entry.replay.clientAddress ?? 'local'}` : (demoByMask.get(entry.key) ?? entry.key);
-    recent.push({ timeMs: entry.timeMs, client, method: entry.method, path: entry.path, status: entry.status, code: entry.code });
+    const client =
+      entry.key === null || entry.replay.auth !== 'key'
+        ? `anonymous ${entry.replay.clientAddress ?? 'local'}`
+        : (demoByMask.get(entry.key) ?? entry.key);
+    recent.push({
+      timeMs: entry.timeMs,
+      client,
+      method: entry.method,
+      path: entry.path,
+      status: entry.status,
+      code: entry.code,
+    });
   }
   const shown = recent.length > limit ? recent.slice(recent.length - limit) : recent;
 
   return {
     session,
-    sessions: sessions.map(({ name, lastSeenMs }) => ({ name, lastSeen: lastSeenMs === null ? null : new Date(lastSeenMs).toISOString() })),
+    sessions: sessions.map(({ name, lastSeenMs }) => ({
+      name,
+      lastSeen: lastSeenMs === null ? null : new Date(lastSeenMs).toISOString(),
+    })),
     clock,
     clients,
     recent: shown,
     coverage: report.coverage,
     tokenRequired: sources.config.controlToken !== undefined,
-    timelineSvg: renderTimelineSvg(timelineOf(shown, clients, nowMs, { session, banDurationMs: lab.banPolicy.durationMs })),
+    timelineSvg: renderTimelineSvg(
+      timelineOf(shown, clients, nowMs, { session, banDurationMs: lab.banPolicy.durationMs }),
+    ),
   };
 }
 
@@ -99,11 +151,22 @@ function windowsOf(decision: RateDecision | undefined, limits: LabLimits, nowMs:
   return names.map(({ name, limit }) => {
     const window = decision?.windows.find((candidate) => candidate.name === name);
     if (!window || window.resetAtMs <= nowMs) return { name, limit, used: 0, resetsAt: null, resetsInSeconds: null };
-    return { name, limit: window.quota, used: Math.max(0, window.quota - window.remaining), resetsAt: new Date(window.resetAtMs).toISOString(), resetsInSeconds: Math.ceil((window.resetAtMs - nowMs) / 1000) };
+    return {
+      name,
+      limit: window.quota,
+      used: Math.max(0, window.quota - window.remaining),
+      resetsAt: new Date(window.resetAtMs).toISOString(),
+      resetsInSeconds: Math.ceil((window.resetAtMs - nowMs) / 1000),
+    };
   });
 }
 
-function timelineOf(recent: DashboardSnapshot['recent'], clients: DashboardClient[], nowMs: number, { session, banDurationMs }: { session: string; banDurationMs: number }): TimelineInput {
+function timelineOf(
+  recent: DashboardSnapshot['recent'],
+  clients: DashboardClient[],
+  nowMs: number,
+  { session, banDurationMs }: { session: string; banDurationMs: number },
+): TimelineInput {
   const byClient = new Map<string, { atMs: number; status: number }[]>();
   for (const entry of recent) {
     let list = byClient.get(entry.client);
@@ -121,8 +184,18 @@ function timelineOf(recent: DashboardSnapshot['recent'], clients: DashboardClien
     title: `Session ${session}`,
     clients: [...byClient].map(([client, requests]) => {
       const known = clients.find((candidate) => candidate.client === client);
-      const limits = known ? { perMinute: known.windows[0]!.limit, perDay: known.windows[1]!.limit } : { perMinute: 0, perDay: 0 };
-      return { client, plan: known?.plan ?? 'anonymous', limits, requests, bans: known?.ban ? [{ fromMs: Math.max(from, Date.parse(known.ban.until) - banDurationMs), toMs: Date.parse(known.ban.until) }] : [] };
+      const limits = known
+        ? { perMinute: known.windows[0]!.limit, perDay: known.windows[1]!.limit }
+        : { perMinute: 0, perDay: 0 };
+      return {
+        client,
+        plan: known?.plan ?? 'anonymous',
+        limits,
+        requests,
+        bans: known?.ban
+          ? [{ fromMs: Math.max(from, Date.parse(known.ban.until) - banDurationMs), toMs: Date.parse(known.ban.until) }]
+          : [],
+      };
     }),
   };
 }

@@ -144,11 +144,22 @@ function observeIn(found: SessionLab, input: LabRequestInput, anonymousLimits: L
  *   fed is forgotten past it. The default session is kept apart and never forgotten: its report is
  *   what `--report` writes and `--min-coverage` gates, however many named sessions came and went.
  */
-export function createLabSessions(options: { maxSessions: number; banPolicy: LabBanPolicy; anonymous: LabLimits; memory: ProcessMemory }): LabSessions {
+export function createLabSessions(options: {
+  maxSessions: number;
+  banPolicy: LabBanPolicy;
+  anonymous: LabLimits;
+  memory: ProcessMemory;
+}): LabSessions {
   // A client idle for longer than a day (and than a ban) has nothing left in the limiter either: it
   // is forgotten (swept every 1,000 requests), so memory returns like the limiter's.
   const idleMs = Math.max(86_400_000, options.banPolicy.durationMs);
-  const emptyLab = (session: string): SessionLab => ({ lab: createLabSessionState({ maxClients: maxClientsPerSession }), last: new Map(), observed: 0, meter: options.memory.meter(session), counted: 0 });
+  const emptyLab = (session: string): SessionLab => ({
+    lab: createLabSessionState({ maxClients: maxClientsPerSession }),
+    last: new Map(),
+    observed: 0,
+    meter: options.memory.meter(session),
+    counted: 0,
+  });
   let defaultLab = emptyLab(defaultSessionName);
   /** Named sessions only, least recently fed first. */
   const sessions = new Map<string, SessionLab>();
@@ -169,7 +180,8 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
     newest = { name: session, found };
     return found;
   };
-  const existing = (session: string): SessionLab | undefined => (session === defaultSessionName ? defaultLab : sessions.get(session));
+  const existing = (session: string): SessionLab | undefined =>
+    session === defaultSessionName ? defaultLab : sessions.get(session);
   /** A named session's lab dropped: what it counted goes back to the budget. */
   const forget = (session: string) => {
     sessions.get(session)?.meter.releaseAll();
@@ -192,7 +204,11 @@ export function createLabSessions(options: { maxSessions: number; banPolicy: Lab
       observeIn(found, input, options.anonymous);
     },
     report(session, clock) {
-      return buildLabReport(existing(session)?.lab ?? createLabSessionState(), { session, clock, banPolicy: options.banPolicy });
+      return buildLabReport(existing(session)?.lab ?? createLabSessionState(), {
+        session,
+        clock,
+        banPolicy: options.banPolicy,
+      });
     },
     reset(session) {
       if (session === defaultSessionName) {

@@ -1,9 +1,25 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import { parseScenario, planScenario, scenarioPresets, validateScenario, type Scenario, type ScenarioClient, type ScenarioContext, type ScenarioPlan } from '../config/scenario-file.js';
+import {
+  parseScenario,
+  planScenario,
+  scenarioPresets,
+  validateScenario,
+  type Scenario,
+  type ScenarioClient,
+  type ScenarioContext,
+  type ScenarioPlan,
+} from '../config/scenario-file.js';
 import { maskSecret, toHex, type ApiKeyEntry } from '../state/key-registry.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { NewCategory } from '../../../spec/schemas.js';
-import { ScenarioRefusedError, type RuntimeKey, type SpentCounts, type StateStore, type StoreClient, type StoreScenario } from '../state/state-store.js';
+import {
+  ScenarioRefusedError,
+  type RuntimeKey,
+  type SpentCounts,
+  type StateStore,
+  type StoreClient,
+  type StoreScenario,
+} from '../state/state-store.js';
 import type { Authenticator } from '../pipeline/auth.js';
 
 /**
@@ -60,7 +76,12 @@ function digestOf(key: string): string {
  * session's run-time keys when given. Throws ScenarioError with one line (`Failed to load scenario:
  * keys.0.spentt: unknown field`). Synchronous, so a setup can refuse a bad scenario where it is written.
  */
-export function prepareScenario(runtime: Pick<ScenarioRuntime, 'config' | 'auth'>, input: ScenarioInput, source = 'scenario', runtimeKeys: readonly ApiKeyEntry[] = []): ScenarioPlan {
+export function prepareScenario(
+  runtime: Pick<ScenarioRuntime, 'config' | 'auth'>,
+  input: ScenarioInput,
+  source = 'scenario',
+  runtimeKeys: readonly ApiKeyEntry[] = [],
+): ScenarioPlan {
   try {
     const scenario = typeof input === 'string' ? parseScenario(input, source) : validateScenario(input, source);
     return planScenario(scenario, scenarioContext(runtime, scenario, runtimeKeys), source);
@@ -70,22 +91,38 @@ export function prepareScenario(runtime: Pick<ScenarioRuntime, 'config' | 'auth'
 }
 
 /** The plans and the keys a scenario names that the mock (or the session) already knows. */
-function scenarioContext(runtime: Pick<ScenarioRuntime, 'config' | 'auth'>, scenario: Scenario, runtimeKeys: readonly ApiKeyEntry[]): ScenarioContext {
+function scenarioContext(
+  runtime: Pick<ScenarioRuntime, 'config' | 'auth'>,
+  scenario: Scenario,
+  runtimeKeys: readonly ApiKeyEntry[],
+): ScenarioContext {
   const named = new Set<string>();
-  for (const preset of scenario.presets ?? []) for (const entry of scenarioPresets[preset].scenario.keys ?? []) named.add(entry.key);
+  for (const preset of scenario.presets ?? [])
+    for (const entry of scenarioPresets[preset].scenario.keys ?? []) named.add(entry.key);
   for (const entry of scenario.keys ?? []) named.add(entry.key);
   const byId = new Map(runtimeKeys.map((entry) => [entry.id, entry]));
   const knownKeys: ScenarioContext['knownKeys'] = {};
   for (const key of named) {
     // A key added to the session at run time shadows a config key, as it does for requests.
     const entry = byId.get(digestOf(key).slice(0, 32)) ?? runtime.auth.configKey(key);
-    if (entry) Object.defineProperty(knownKeys, key, { value: { plan: entry.plan, limits: { ...entry.limits } }, enumerable: true });
+    if (entry)
+      Object.defineProperty(knownKeys, key, {
+        value: { plan: entry.plan, limits: { ...entry.limits } },
+        enumerable: true,
+      });
   }
-  return { plans: runtime.config.plans, knownKeys, anonymous: runtime.config.anonymous, banDurationSeconds: runtime.config.ban.durationSeconds };
+  return {
+    plans: runtime.config.plans,
+    knownKeys,
+    anonymous: runtime.config.anonymous,
+    banDurationSeconds: runtime.config.ban.durationSeconds,
+  };
 }
 
 function storeClient(client: ScenarioClient): StoreClient {
-  return 'key' in client ? { kind: 'key', id: digestOf(client.key).slice(0, 32) } : { kind: 'anonymous', address: client.address };
+  return 'key' in client
+    ? { kind: 'key', id: digestOf(client.key).slice(0, 32) }
+    : { kind: 'anonymous', address: client.address };
 }
 
 /**
@@ -96,14 +133,20 @@ function storeClient(client: ScenarioClient): StoreClient {
  * plan's order (clock, sunset mode, keys, budgets, bans, categories): budgets and bans start at the
  * scenario's clock.
  */
-export async function applyScenarioPlan(runtime: ScenarioRuntime, session: string, plan: ScenarioPlan, source = 'scenario'): Promise<AppliedScenario> {
+export async function applyScenarioPlan(
+  runtime: ScenarioRuntime,
+  session: string,
+  plan: ScenarioPlan,
+  source = 'scenario',
+): Promise<AppliedScenario> {
   const base = runtime.baseNow();
   const scenario = storeScenarioOf(runtime, plan, source);
   let offsetMs: number;
   try {
     ({ offsetMs } = await runtime.store.applyScenario(session, scenario, base));
   } catch (error) {
-    if (error instanceof ScenarioRefusedError) throw new ScenarioError(`Failed to load ${source}: ${refusedField(error, plan)}: ${error.message}`);
+    if (error instanceof ScenarioRefusedError)
+      throw new ScenarioError(`Failed to load ${source}: ${refusedField(error, plan)}: ${error.message}`);
     // A step no store takes (a client's address, a count out of range): named by the store's own words.
     if (error instanceof RangeError) throw new ScenarioError(`Failed to load ${source}: ${error.message}`);
     throw error;
@@ -131,23 +174,51 @@ function storeScenarioOf(runtime: ScenarioRuntime, plan: ScenarioPlan, source: s
   for (const operation of plan.operations) {
     if (operation.op === 'setClock') clock = clockMove(runtime, operation.to, source);
     else if (operation.op === 'setAfterSunset') afterSunset = operation.mode;
-    else if (operation.op === 'spendBudget') spends.push({ client: storeClient(operation.client), spent: { minute: operation.minute, day: operation.day } });
+    else if (operation.op === 'spendBudget')
+      spends.push({ client: storeClient(operation.client), spent: { minute: operation.minute, day: operation.day } });
     else if (operation.op === 'ban') bans.push({ client: storeClient(operation.client), ms: operation.seconds * 1000 });
-    else if (operation.op === 'createCategory') categories.push(operation.description === undefined ? { name: operation.name } : { name: operation.name, description: operation.description });
+    else if (operation.op === 'createCategory')
+      categories.push(
+        operation.description === undefined
+          ? { name: operation.name }
+          : { name: operation.name, description: operation.description },
+      );
     else {
       const digest = digestOf(operation.key);
-      keys.push({ masked: maskSecret(operation.key), plan: operation.plan, limits: { ...operation.limits }, id: digest.slice(0, 32), digest });
+      keys.push({
+        masked: maskSecret(operation.key),
+        plan: operation.plan,
+        limits: { ...operation.limits },
+        id: digest.slice(0, 32),
+        digest,
+      });
     }
   }
-  return { ...(clock === undefined ? {} : { clock }), ...(afterSunset === undefined ? {} : { afterSunset }), keys, spends, bans, categories };
+  return {
+    ...(clock === undefined ? {} : { clock }),
+    ...(afterSunset === undefined ? {} : { afterSunset }),
+    keys,
+    spends,
+    bans,
+    categories,
+  };
 }
 
 /** A scenario clock as a store's move: an offset ahead, an instant, or just past every sunset date. */
-function clockMove(runtime: ScenarioRuntime, to: Extract<ScenarioPlan['operations'][number], { op: 'setClock' }>['to'], source: string): StoreScenario['clock'] {
+function clockMove(
+  runtime: ScenarioRuntime,
+  to: Extract<ScenarioPlan['operations'][number], { op: 'setClock' }>['to'],
+  source: string,
+): StoreScenario['clock'] {
   if (to.kind === 'offset') return { kind: 'advance', ms: to.seconds * 1000 };
   if (to.kind === 'instant') return { kind: 'to', atMs: to.atMs };
-  const sunsets = [...runtime.sunsets().values()].filter((value): value is string => value !== null).map((value) => Date.parse(value));
-  if (sunsets.length === 0) throw new ScenarioError(`Failed to load ${source}: clock.at: after-sunset needs a deprecated operation with a sunset date (x-deprecation in the spec, or deprecation.<operationId>.sunset in the config)`);
+  const sunsets = [...runtime.sunsets().values()]
+    .filter((value): value is string => value !== null)
+    .map((value) => Date.parse(value));
+  if (sunsets.length === 0)
+    throw new ScenarioError(
+      `Failed to load ${source}: clock.at: after-sunset needs a deprecated operation with a sunset date (x-deprecation in the spec, or deprecation.<operationId>.sunset in the config)`,
+    );
   // Past every sunset date; a clock already past them stays where it is.
   return { kind: 'atLeast', atMs: Math.max(...sunsets) + to.seconds * 1000 };
 }
@@ -156,11 +227,16 @@ function clockMove(runtime: ScenarioRuntime, to: Extract<ScenarioPlan['operation
 function refusedField(error: ScenarioRefusedError, plan: ScenarioPlan): string {
   if (error.part === 'category') return `categories.${error.index}`;
   const clock = plan.operations.find((operation) => operation.op === 'setClock');
-  return clock !== undefined && clock.op === 'setClock' && clock.to.kind === 'offset' ? 'clock.offsetSeconds' : 'clock.at';
+  return clock !== undefined && clock.op === 'setClock' && clock.to.kind === 'offset'
+    ? 'clock.offsetSeconds'
+    : 'clock.at';
 }
 
 /** The presets as `GET /__mock/scenario/presets` lists them. */
 export function scenarioPresetList(): { name: string; description: string; scenario: Scenario }[] {
-  return Object.entries(scenarioPresets).map(([name, preset]) => ({ name, description: preset.description, scenario: preset.scenario }));
+  return Object.entries(scenarioPresets).map(([name, preset]) => ({
+    name,
+    description: preset.description,
+    scenario: preset.scenario,
+  }));
 }
-

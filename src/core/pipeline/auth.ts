@@ -57,7 +57,10 @@ export interface Authenticator {
   masked(token: string): string;
 }
 
-const missingCredentials: Credentials = Object.freeze({ kind: 'none', failure: 'Missing API key; send Authorization: Bearer <API_KEY>' });
+const missingCredentials: Credentials = Object.freeze({
+  kind: 'none',
+  failure: 'Missing API key; send Authorization: Bearer <API_KEY>',
+});
 const maxCachedHeaders = 1_024;
 const maxCachedHeaderLength = 512;
 
@@ -82,7 +85,9 @@ function readOnce(read: (text: string) => Credentials): (text: string) => Creden
 }
 
 export function createAuthenticator(config: MockConfig): Authenticator {
-  const scopesByKey = new Map(config.keys.filter((entry) => entry.scopes !== undefined).map((entry) => [entry.key, new Set(entry.scopes)]));
+  const scopesByKey = new Map(
+    config.keys.filter((entry) => entry.scopes !== undefined).map((entry) => [entry.key, new Set(entry.scopes)]),
+  );
   const keys = new KeyRegistry();
   const demoKeyNames = new Set(demoKeys.map((entry) => entry.key));
   const startupKeys: StartupKey[] = [...(config.demoKeys ? demoKeys : []), ...config.keys].map((entry) => ({
@@ -97,21 +102,33 @@ export function createAuthenticator(config: MockConfig): Authenticator {
 
   const tokenCredentials = (token: string): Credentials => {
     const { digestHex, entry } = keys.lookup(token);
-    return { kind: 'token', token, digestHex, configKey: entry, demoKey: servedDemoKeys.has(token) ? token : undefined };
+    return {
+      kind: 'token',
+      token,
+      digestHex,
+      configKey: entry,
+      demoKey: servedDemoKeys.has(token) ? token : undefined,
+    };
   };
   // Keys sent in other ways than the Authorization header (an API key header, query, cookie, basic).
   const keyCredentials = readOnce(tokenCredentials);
   const readCredentials = (header: string): Credentials => {
     const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
     if (!match) return { kind: 'none', failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
-    if (match[1]!.toLowerCase() !== 'bearer') return { kind: 'none', failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>` };
+    if (match[1]!.toLowerCase() !== 'bearer')
+      return {
+        kind: 'none',
+        failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>`,
+      };
     return tokenCredentials(match[2]!);
   };
   const withScopes = (credentials: Credentials, alternative: readonly SchemeCheck[]): Credentials => {
     if (credentials.kind !== 'token') return credentials;
     const granted = scopesByKey.get(credentials.token);
     if (granted === undefined) return credentials;
-    const missingScopes = alternative.flatMap((check) => (check.kind === 'bearer' ? check.scopes.filter((scope) => !granted.has(scope)) : []));
+    const missingScopes = alternative.flatMap((check) =>
+      check.kind === 'bearer' ? check.scopes.filter((scope) => !granted.has(scope)) : [],
+    );
     return missingScopes.length === 0 ? credentials : { ...credentials, missingScopes };
   };
   const headerCredentials = readOnce(readCredentials);
@@ -132,7 +149,8 @@ export function createAuthenticator(config: MockConfig): Authenticator {
         const [primary, ...others] = values as string[];
         // One round trip to the store checks one key: the others of a combined requirement are the config's.
         const unknown = others.findIndex((value) => keys.find(value) === undefined);
-        if (unknown !== -1) return { kind: 'none', failure: `Invalid credentials for ${alternative[unknown + 1]!.name}` };
+        if (unknown !== -1)
+          return { kind: 'none', failure: `Invalid credentials for ${alternative[unknown + 1]!.name}` };
         return withScopes(keyCredentials(primary!), alternative);
       }
       return { kind: 'none', failure: failure ?? 'Missing credentials' };
@@ -148,20 +166,39 @@ export function createAuthenticator(config: MockConfig): Authenticator {
  * HTTP basic: the key is `user:password` when the registry has it, else the password, else (with
  * an empty password, as Stripe does) the user name.
  */
-function credentialOf(check: SchemeCheck, request: MockRequest, known: (key: string) => boolean): string | { failure: string } {
+function credentialOf(
+  check: SchemeCheck,
+  request: MockRequest,
+  known: (key: string) => boolean,
+): string | { failure: string } {
   if (check.kind === 'apiKey') {
-    const value = check.in === 'header' ? request.headers[check.parameter.toLowerCase()] : check.in === 'query' ? queryValue(request.url, check.parameter) : cookieValue(request.headers.cookie, check.parameter);
-    return value === undefined || value === '' ? { failure: `Missing API key; send it in the ${check.in} ${check.in === 'header' ? 'field' : 'parameter'} ${check.parameter}` } : value;
+    const value =
+      check.in === 'header'
+        ? request.headers[check.parameter.toLowerCase()]
+        : check.in === 'query'
+          ? queryValue(request.url, check.parameter)
+          : cookieValue(request.headers.cookie, check.parameter);
+    return value === undefined || value === ''
+      ? {
+          failure: `Missing API key; send it in the ${check.in} ${check.in === 'header' ? 'field' : 'parameter'} ${check.parameter}`,
+        }
+      : value;
   }
   const header = request.headers.authorization;
   const expected = check.kind === 'basic' ? 'Basic' : 'Bearer';
-  if (header === undefined) return { failure: `Missing credentials; send Authorization: ${expected} ${check.kind === 'basic' ? '<base64 of user:password>' : '<API_KEY>'}` };
+  if (header === undefined)
+    return {
+      failure: `Missing credentials; send Authorization: ${expected} ${check.kind === 'basic' ? '<base64 of user:password>' : '<API_KEY>'}`,
+    };
   const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
-  if (!match || match[1]!.toLowerCase() !== expected.toLowerCase()) return { failure: `Expected Authorization: ${expected} ...` };
+  if (!match || match[1]!.toLowerCase() !== expected.toLowerCase())
+    return { failure: `Expected Authorization: ${expected} ...` };
   if (check.kind === 'bearer') return match[2]!;
   let decoded: string;
   try {
-    decoded = new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(atob(match[2]!), (char) => char.charCodeAt(0)));
+    decoded = new TextDecoder('utf-8', { fatal: true }).decode(
+      Uint8Array.from(atob(match[2]!), (char) => char.charCodeAt(0)),
+    );
   } catch {
     return { failure: 'Malformed Authorization: Basic; expected base64 of user:password' };
   }
@@ -183,7 +220,11 @@ function cookieValue(header: string | undefined, name: string): string | undefin
   if (header === undefined) return undefined;
   for (const part of header.split(';')) {
     const equals = part.indexOf('=');
-    if (equals !== -1 && part.slice(0, equals).trim() === name) return part.slice(equals + 1).trim().replace(/^"(.*)"$/, '$1');
+    if (equals !== -1 && part.slice(0, equals).trim() === name)
+      return part
+        .slice(equals + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
   }
   return undefined;
 }

@@ -4,7 +4,13 @@ import { mediaCovers, mediaKind, type CompiledMedia } from '../spec/media.js';
 import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import type { MockRequest } from '../types.js';
 import { decodeFormBody, decodeMultipartBody } from '../wire/form-body.js';
-import { assertJsonContentType, decodeJsonBody, decodeUtf8, isJsonContentType, type DecodedJsonBody } from '../wire/request-body.js';
+import {
+  assertJsonContentType,
+  decodeJsonBody,
+  decodeUtf8,
+  isJsonContentType,
+  type DecodedJsonBody,
+} from '../wire/request-body.js';
 
 // The checks of a request that need no state: run before the store's hit, their error answered after it.
 
@@ -14,7 +20,10 @@ import { assertJsonContentType, decodeJsonBody, decodeUtf8, isJsonContentType, t
  * schema (a multipart body is parsed by the platform, so it answers with a promise); text bodies
  * against a string schema; other types are taken as they come, once their type is one declared.
  */
-export function validatedBody(request: MockRequest, operation: CompiledOperation): DecodedJsonBody | undefined | Promise<DecodedJsonBody | undefined> {
+export function validatedBody(
+  request: MockRequest,
+  operation: CompiledOperation,
+): DecodedJsonBody | undefined | Promise<DecodedJsonBody | undefined> {
   const declared = operation.requestBody;
   if (!declared) return undefined;
   if (!declared.jsonOnly) return validatedMediaBody(request, declared);
@@ -31,7 +40,10 @@ export function validatedBody(request: MockRequest, operation: CompiledOperation
 function checkValue(validator: SchemaValidator | undefined, value: unknown): void {
   if (validator === undefined || validator.isValid(value)) return;
   const result = validator.safeParse(value);
-  throw new HttpError('validation_failed', `Invalid request body: ${result.success ? 'it does not match the schema' : describeBodyIssues(result.error.issues, value)}`);
+  throw new HttpError(
+    'validation_failed',
+    `Invalid request body: ${result.success ? 'it does not match the schema' : describeBodyIssues(result.error.issues, value)}`,
+  );
 }
 
 /**
@@ -45,20 +57,36 @@ export function bodyIsRead(declared: CompiledRequestBody, contentType: string | 
 
 function declaredMediaOf(declared: CompiledRequestBody, contentType: string): CompiledMedia | undefined {
   const essence = contentType.split(';')[0]!.trim().toLowerCase();
-  return declared.media.find((media) => media.essence === essence) ?? declared.media.find((media) => mediaCovers(media.essence, essence));
+  return (
+    declared.media.find((media) => media.essence === essence) ??
+    declared.media.find((media) => mediaCovers(media.essence, essence))
+  );
 }
 
-function validatedMediaBody(request: MockRequest, declared: CompiledRequestBody): DecodedJsonBody | undefined | Promise<DecodedJsonBody | undefined> {
+function validatedMediaBody(
+  request: MockRequest,
+  declared: CompiledRequestBody,
+): DecodedJsonBody | undefined | Promise<DecodedJsonBody | undefined> {
   const contentType = request.headers['content-type'];
   const absent = !request.bodyUnread && (request.body === null || request.body.length === 0);
   if (absent) {
-    if (declared.required) throw new HttpError('body_required', `Invalid request body: a body is required (${declared.media.map((media) => media.essence).join(', ')})`);
+    if (declared.required)
+      throw new HttpError(
+        'body_required',
+        `Invalid request body: a body is required (${declared.media.map((media) => media.essence).join(', ')})`,
+      );
     return undefined;
   }
   const media = contentType === undefined ? undefined : declaredMediaOf(declared, contentType);
   if (media === undefined) {
-    const declaredTypes = declared.media.map((media) => media.type).join(', ').slice(0, 300);
-    throw new HttpError('unsupported_media_type', `Content-Type ${contentType === undefined ? 'is missing' : `${contentType.slice(0, 100)} is not declared for this operation`}; send one of: ${declaredTypes}`);
+    const declaredTypes = declared.media
+      .map((media) => media.type)
+      .join(', ')
+      .slice(0, 300);
+    throw new HttpError(
+      'unsupported_media_type',
+      `Content-Type ${contentType === undefined ? 'is missing' : `${contentType.slice(0, 100)} is not declared for this operation`}; send one of: ${declaredTypes}`,
+    );
   }
   if (request.bodyUnread) return undefined;
   const body = request.body!;
@@ -95,26 +123,42 @@ function textBody(media: CompiledMedia, body: Uint8Array): DecodedJsonBody {
     throw new HttpError('validation_failed', 'Invalid request body: it is not valid UTF-8');
   }
   const schema = media.schema;
-  if (typeof schema === 'object' && (schema.type === 'string' || schema.type === undefined) && schema.properties === undefined) checkValue(media.validator, text);
+  if (
+    typeof schema === 'object' &&
+    (schema.type === 'string' || schema.type === undefined) &&
+    schema.properties === undefined
+  )
+    checkValue(media.validator, text);
   return { present: true, value: text, text };
 }
 
 /** Throws `invalid_parameter` for the first path or query parameter that is missing or invalid. */
-export function validateParameters(operation: CompiledOperation, pathParams: Readonly<Record<string, string>>, query: URLSearchParams): void {
+export function validateParameters(
+  operation: CompiledOperation,
+  pathParams: Readonly<Record<string, string>>,
+  query: URLSearchParams,
+): void {
   for (const parameter of operation.parameters) {
     const text = parameter.in === 'path' ? pathParams[parameter.name] : (query.get(parameter.name) ?? undefined);
     if (text === undefined) {
-      if (parameter.required) throw new HttpError('invalid_parameter', `Missing required ${parameter.in} parameter ${parameter.name}`);
+      if (parameter.required)
+        throw new HttpError('invalid_parameter', `Missing required ${parameter.in} parameter ${parameter.name}`);
       continue;
     }
     const value = parameter.coerce(text);
     if (parameter.validator.isValid(value)) continue;
     const result = parameter.validator.safeParse(value);
-    throw new HttpError('invalid_parameter', `Invalid ${parameter.in} parameter ${parameter.name}: ${result.success ? 'invalid value' : (result.error.issues[0]?.message ?? 'invalid value')}`);
+    throw new HttpError(
+      'invalid_parameter',
+      `Invalid ${parameter.in} parameter ${parameter.name}: ${result.success ? 'invalid value' : (result.error.issues[0]?.message ?? 'invalid value')}`,
+    );
   }
 }
 
-function describeBodyIssues(issues: readonly { path: PropertyKey[]; message: string; code: string }[], value: unknown): string {
+function describeBodyIssues(
+  issues: readonly { path: PropertyKey[]; message: string; code: string }[],
+  value: unknown,
+): string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return `the body must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
   }

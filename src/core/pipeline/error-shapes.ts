@@ -18,7 +18,10 @@ import { xmlText } from '../wire/xml-text.js';
  * shape?.('not_found', 'No resource at /v1/x', 404); // MediaBody('application/problem+json', '{"type":"about:blank","title":"No such resource","status":404,"detail":"No resource at /v1/x"}')
  */
 export function errorShapeOf(operations: readonly CompiledOperation[], data: DataGenerator): ErrorShape | undefined {
-  const declares = (status: number) => operations.map((operation) => responseFor(operation, status)).find((response) => response !== undefined && mediaOf(response) !== undefined);
+  const declares = (status: number) =>
+    operations
+      .map((operation) => responseFor(operation, status))
+      .find((response) => response !== undefined && mediaOf(response) !== undefined);
   if (![400, 401, 403, 404, 405, 406, 413, 415, 429].some((status) => declares(status) !== undefined)) return undefined;
   const templates = new Map<number, { media: CompiledMedia; template: unknown } | null>();
   return (code, message, status) => {
@@ -34,7 +37,11 @@ export function errorShapeOf(operations: readonly CompiledOperation[], data: Dat
 }
 
 function responseFor(operation: CompiledOperation, status: number): CompiledResponse | undefined {
-  return operation.responses.get(status) ?? operation.rangeResponses.get(`${Math.floor(status / 100)}XX`) ?? operation.rangeResponses.get('DEFAULT');
+  return (
+    operation.responses.get(status) ??
+    operation.rangeResponses.get(`${Math.floor(status / 100)}XX`) ??
+    operation.rangeResponses.get('DEFAULT')
+  );
 }
 
 const ownFields = new Set(['code', 'message', 'status']);
@@ -47,7 +54,9 @@ function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
   if (media === undefined) return undefined;
   if (media.kind !== 'json') return media.kind === 'text' || media.kind === 'xml' ? media : undefined;
   const properties = propertiesOf(media.schema);
-  const ownShape = properties.length === 0 || (properties.every((name) => ownFields.has(name)) && (media.validator?.isValid(ownErrorSample) ?? true));
+  const ownShape =
+    properties.length === 0 ||
+    (properties.every((name) => ownFields.has(name)) && (media.validator?.isValid(ownErrorSample) ?? true));
   if (ownShape) return media.essence === 'application/json' || media.essence === '*/*' ? undefined : media;
   // The same field names typed otherwise (`code: integer`, OpenAPI's own petstore example): the document's shape.
   return media;
@@ -56,7 +65,8 @@ function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
 function propertiesOf(schema: JsonSchema | undefined): string[] {
   if (schema === undefined || typeof schema !== 'object') return [];
   const names = new Set(Object.keys((schema.properties as object | undefined) ?? {}));
-  for (const part of [...((schema.allOf as JsonSchema[] | undefined) ?? [])]) for (const name of propertiesOf(part)) names.add(name);
+  for (const part of [...((schema.allOf as JsonSchema[] | undefined) ?? [])])
+    for (const name of propertiesOf(part)) names.add(name);
   return [...names];
 }
 
@@ -82,37 +92,61 @@ interface Reason {
 function shaped(media: CompiledMedia, template: unknown, reason: Reason): MediaBody | undefined {
   const type = media.essence.includes('*') ? 'application/json' : media.type;
   if (media.kind === 'text') return new MediaBody(type, reason.message);
-  if (media.kind === 'xml') return new MediaBody(type, xmlText({ code: reason.code, message: reason.message, status: reason.status }, 'error'));
+  if (media.kind === 'xml')
+    return new MediaBody(type, xmlText({ code: reason.code, message: reason.message, status: reason.status }, 'error'));
   const properties = propertiesOf(media.schema);
-  const problem = media.essence.endsWith('problem+json') || (properties.includes('title') && properties.includes('detail'));
+  const problem =
+    media.essence.endsWith('problem+json') || (properties.includes('title') && properties.includes('detail'));
   const filled = fill(template, media.schema, { ...reason, problem }, 0);
   const validator = media.validator;
   // The document's shape when the reason fits it; else its own example or sample, still valid.
-  const body = validator === undefined || validator.isValid(filled) ? filled : validator.isValid(template) ? template : undefined;
+  const body =
+    validator === undefined || validator.isValid(filled) ? filled : validator.isValid(template) ? template : undefined;
   return body === undefined ? undefined : new MediaBody(type, JSON.stringify(body));
 }
 
 type Role = 'status' | 'code' | 'message' | 'title' | 'type' | 'error';
 const roles: Record<string, Role> = {
-  status: 'status', statuscode: 'status', status_code: 'status', httpstatus: 'status', http_status: 'status',
-  code: 'code', errcode: 'code', error_code: 'code', errorcode: 'code',
-  message: 'message', detail: 'message', details: 'message', error_description: 'message', errormessage: 'message', error_message: 'message', msg: 'message', reason: 'message', description: 'message',
-  title: 'title', type: 'type', error: 'error',
+  status: 'status',
+  statuscode: 'status',
+  status_code: 'status',
+  httpstatus: 'status',
+  http_status: 'status',
+  code: 'code',
+  errcode: 'code',
+  error_code: 'code',
+  errorcode: 'code',
+  message: 'message',
+  detail: 'message',
+  details: 'message',
+  error_description: 'message',
+  errormessage: 'message',
+  error_message: 'message',
+  msg: 'message',
+  reason: 'message',
+  description: 'message',
+  title: 'title',
+  type: 'type',
+  error: 'error',
 };
 
 /** The template with its fields set by role; nested objects (`{error: {code, message}}`) one level down. */
 function fill(template: unknown, schema: JsonSchema | undefined, reason: Reason, depth: number): unknown {
   if (template === null || typeof template !== 'object' || Array.isArray(template)) return template;
   const out: Record<string, unknown> = { ...(template as Record<string, unknown>) };
-  const properties = (typeof schema === 'object' ? (schema.properties as Record<string, JsonSchema> | undefined) : undefined) ?? {};
+  const properties =
+    (typeof schema === 'object' ? (schema.properties as Record<string, JsonSchema> | undefined) : undefined) ?? {};
   const names = new Set([...Object.keys(out), ...Object.keys(properties)]);
   const hasMessage = [...names].some((name) => roles[name.toLowerCase()] === 'message');
-  const required = new Set(typeof schema === 'object' && Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const required = new Set(
+    typeof schema === 'object' && Array.isArray(schema.required) ? (schema.required as string[]) : [],
+  );
   for (const name of names) {
     const role = roles[name.toLowerCase()];
     const current = out[name];
     const type = typeOf(properties[name], current);
-    if (type === 'object' && depth < 2 && current !== undefined) out[name] = fill(current, properties[name], reason, depth + 1);
+    if (type === 'object' && depth < 2 && current !== undefined)
+      out[name] = fill(current, properties[name], reason, depth + 1);
     const value = role === undefined ? undefined : valueFor(role, type, reason, hasMessage);
     if (value !== undefined) out[name] = value;
     // Sample data in an optional field the reason does not fill (`instance`, `timestamp`) would only mislead.

@@ -29,17 +29,27 @@ export interface ForcedResponse {
  *
  * @example forcedResponse(operation, { code: 429 }, data) // { status: 429, body: () => ({ code: 'rate_limited', … }) }
  */
-export function forcedResponse(operation: CompiledOperation, preferences: Preferences, data: DataGenerator): ForcedResponse | undefined {
+export function forcedResponse(
+  operation: CompiledOperation,
+  preferences: Preferences,
+  data: DataGenerator,
+): ForcedResponse | undefined {
   if (preferences.code === undefined && preferences.example === undefined && !preferences.dynamic) return undefined;
   const status = preferences.code ?? operation.successStatus ?? 200;
   const response = operation.responses.get(status);
   if (!response) {
-    throw new HttpError('invalid_prefer', `Prefer: code=${status} is not declared for ${operation.operationId}; declared: ${[...operation.responses.keys()].join(', ')}`);
+    throw new HttpError(
+      'invalid_prefer',
+      `Prefer: code=${status} is not declared for ${operation.operationId}; declared: ${[...operation.responses.keys()].join(', ')}`,
+    );
   }
   if (preferences.example !== undefined) {
     if (!response.examples.has(preferences.example)) {
       const names = [...response.examples.keys()];
-      throw new HttpError('invalid_prefer', `Prefer: example=${preferences.example.slice(0, 60)} is not an example of ${operation.operationId} ${status}; examples: ${names.length > 0 ? names.join(', ') : 'none'}`);
+      throw new HttpError(
+        'invalid_prefer',
+        `Prefer: example=${preferences.example.slice(0, 60)} is not an example of ${operation.operationId} ${status}; examples: ${names.length > 0 ? names.join(', ') : 'none'}`,
+      );
     }
     const example = response.examples.get(preferences.example);
     return { status, body: () => example };

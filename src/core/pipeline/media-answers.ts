@@ -20,9 +20,15 @@ import { xmlText } from '../wire/xml-text.js';
 export function responseMedia(response: CompiledResponse, accept: string | undefined): CompiledMedia | undefined {
   const { media } = response;
   if (media.length === 0) return undefined;
-  const index = media.length === 1 && (accept === undefined || accept === media[0]!.essence) ? 0 : chooseMedia(response.mediaEssences, accept);
+  const index =
+    media.length === 1 && (accept === undefined || accept === media[0]!.essence)
+      ? 0
+      : chooseMedia(response.mediaEssences, accept);
   if (index === -1) {
-    throw new HttpError('not_acceptable', `Accept ${accept!.slice(0, 100)} takes none of the media types declared for ${response.statusKey}: ${response.mediaEssences.join(', ').slice(0, 300)}`);
+    throw new HttpError(
+      'not_acceptable',
+      `Accept ${accept!.slice(0, 100)} takes none of the media types declared for ${response.statusKey}: ${response.mediaEssences.join(', ').slice(0, 300)}`,
+    );
   }
   return media[index];
 }
@@ -34,7 +40,8 @@ export function responseMedia(response: CompiledResponse, accept: string | undef
  */
 export function sampleOf(media: CompiledMedia, data: DataGenerator): unknown {
   const validator = media.kind === 'json' ? media.validator : undefined;
-  for (const example of media.examples.values()) if (validator === undefined || validator.isValid(example)) return example;
+  for (const example of media.examples.values())
+    if (validator === undefined || validator.isValid(example)) return example;
   if (media.schema !== undefined) return data.generate(media.schema);
   const first = media.examples.values().next();
   return first.done ? null : first.value;
@@ -52,12 +59,25 @@ export function mediaBody(media: CompiledMedia, value: unknown): unknown {
   const concrete = !media.type.includes('*');
   switch (media.kind) {
     case 'json':
-      if (media.essence === 'application/json' || media.essence === '*/*' || media.essence === 'application/*') return value;
+      if (media.essence === 'application/json' || media.essence === '*/*' || media.essence === 'application/*')
+        return value;
       return new MediaBody(media.type, JSON.stringify(value) ?? 'null');
     case 'text':
-      return new MediaBody(concrete ? media.type : 'text/plain', typeof value === 'string' ? value : value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value));
+      return new MediaBody(
+        concrete ? media.type : 'text/plain',
+        typeof value === 'string'
+          ? value
+          : value === null || value === undefined
+            ? ''
+            : typeof value === 'object'
+              ? JSON.stringify(value)
+              : String(value),
+      );
     case 'xml':
-      return new MediaBody(concrete ? media.type : 'application/xml', typeof value === 'string' && value.trimStart().startsWith('<') ? value : xmlText(value, xmlRootName(media)));
+      return new MediaBody(
+        concrete ? media.type : 'application/xml',
+        typeof value === 'string' && value.trimStart().startsWith('<') ? value : xmlText(value, xmlRootName(media)),
+      );
     case 'form':
       return new MediaBody(media.type, formText(value));
     default:
@@ -67,14 +87,23 @@ export function mediaBody(media: CompiledMedia, value: unknown): unknown {
 
 function binaryBody(media: CompiledMedia, value: unknown): MediaBody {
   const schema = media.schema;
-  if (typeof value === 'string' && typeof schema === 'object' && schema.contentEncoding === 'base64' && !media.type.includes('*')) {
+  if (
+    typeof value === 'string' &&
+    typeof schema === 'object' &&
+    schema.contentEncoding === 'base64' &&
+    !media.type.includes('*')
+  ) {
     try {
-      return new MediaBody(media.type, Uint8Array.from(atob(value), (char) => char.charCodeAt(0)));
+      return new MediaBody(
+        media.type,
+        Uint8Array.from(atob(value), (char) => char.charCodeAt(0)),
+      );
     } catch {
       // Not base64 after all: a placeholder of the type instead.
     }
   }
-  if (media.kind === 'multipart') return new MediaBody('multipart/form-data; boundary=petstore-kit', '--petstore-kit--\r\n');
+  if (media.kind === 'multipart')
+    return new MediaBody('multipart/form-data; boundary=petstore-kit', '--petstore-kit--\r\n');
   const file = placeholderFile(media.essence);
   return new MediaBody(file.type, file.bytes);
 }
@@ -88,6 +117,7 @@ function xmlRootName(media: CompiledMedia): string {
 function formText(value: unknown): string {
   if (value === null || typeof value !== 'object') return '';
   const form = new URLSearchParams();
-  for (const [name, field] of Object.entries(value)) form.append(name, typeof field === 'object' ? JSON.stringify(field) : String(field));
+  for (const [name, field] of Object.entries(value))
+    form.append(name, typeof field === 'object' ? JSON.stringify(field) : String(field));
   return form.toString();
 }

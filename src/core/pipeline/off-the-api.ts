@@ -25,7 +25,12 @@ export async function serveControl(record: RequestRecord): Promise<MockResponse>
 /** A control's answer as a response: JSON, or text already encoded (the JUnit report, the export, the dashboard and its page) sent as it is. */
 function controlResponse(shaper: ResponseShaper, answer: ControlAnswer, nowMs: number): MockResponse {
   if (answer.contentType === undefined) return shaper.finish(answer.status, answer.body, { ...answer.headers }, nowMs);
-  const response = shaper.finish(answer.status, undefined, { ...answer.headers, 'Content-Type': answer.contentType }, nowMs);
+  const response = shaper.finish(
+    answer.status,
+    undefined,
+    { ...answer.headers, 'Content-Type': answer.contentType },
+    nowMs,
+  );
   const empty = answer.status === 304 || answer.body === null;
   if (empty) delete response.headers['Content-Type'];
   response.body = empty ? null : String(answer.body);
@@ -54,7 +59,11 @@ export async function answerPreflight(record: RequestRecord): Promise<MockRespon
 /** `X-Mock-Session` that is no session name: refused before any session is touched (not counted, not logged). */
 export function refuseSession(record: RequestRecord): MockResponse | Promise<MockResponse> {
   const shaper = record.isControl ? record.runtime.shaper.withoutCors : record.runtime.shaper;
-  const refusal = shaper.errorResponse(new HttpError('invalid_session', invalidSessionMessage(record.session)), {}, record.baseTimeMs);
+  const refusal = shaper.errorResponse(
+    new HttpError('invalid_session', invalidSessionMessage(record.session)),
+    {},
+    record.baseTimeMs,
+  );
   return record.isControl ? refusal : withBudgetHeaders(record, refusal);
 }
 
@@ -89,15 +98,31 @@ async function sessionNow(record: RequestRecord): Promise<number> {
  * in the default session, without counting the request.
  */
 export async function withBudgetHeaders(record: RequestRecord, response: MockResponse): Promise<MockResponse> {
-  const { Date: _date, ...budget } = await anonymousHead(record.runtime, defaultSessionName, record.request.clientAddress, record.baseTimeMs);
+  const { Date: _date, ...budget } = await anonymousHead(
+    record.runtime,
+    defaultSessionName,
+    record.request.clientAddress,
+    record.baseTimeMs,
+  );
   return { ...response, headers: { ...budget, ...response.headers } };
 }
 
 /** Date and the X-RateLimit-* headers of a client's anonymous budget, counting nothing; Date alone without the store. */
-export async function anonymousHead(runtime: PipelineRuntime, session: string, clientAddress: string | undefined, baseTimeMs: number): Promise<Record<string, string>> {
+export async function anonymousHead(
+  runtime: PipelineRuntime,
+  session: string,
+  clientAddress: string | undefined,
+  baseTimeMs: number,
+): Promise<Record<string, string>> {
   try {
-    const [decision, offset] = await Promise.all([runtime.store.peekAnonymous(session, clientAddress ?? 'local', baseTimeMs), runtime.store.clockOffset(session, baseTimeMs)]);
-    return { Date: runtime.shaper.httpDate(baseTimeMs + offset), ...runtime.shaper.rateLimitHeaders(decision, baseTimeMs + offset, runtime.served.rateLimitFields) };
+    const [decision, offset] = await Promise.all([
+      runtime.store.peekAnonymous(session, clientAddress ?? 'local', baseTimeMs),
+      runtime.store.clockOffset(session, baseTimeMs),
+    ]);
+    return {
+      Date: runtime.shaper.httpDate(baseTimeMs + offset),
+      ...runtime.shaper.rateLimitHeaders(decision, baseTimeMs + offset, runtime.served.rateLimitFields),
+    };
   } catch {
     return { Date: runtime.shaper.httpDate(baseTimeMs) };
   }

@@ -41,12 +41,19 @@ const emptyList = new RawJson('[]');
 /** `GET /categories`: the session's list, as JSON text kept by the store. */
 const listCategories: StatefulOperation = {
   storeWork: (operation) => ({ kind: 'list', requiresKey: operation.requiresAuth }),
-  respond: ({ hit }) => ({ status: 200, body: hit.categoriesJson === undefined ? emptyList : new RawJson(hit.categoriesJson) }),
+  respond: ({ hit }) => ({
+    status: 200,
+    body: hit.categoriesJson === undefined ? emptyList : new RawJson(hit.categoriesJson),
+  }),
 };
 
 /** `POST /categories`: stores the declared fields under the session's next id. */
 export const createCategory: StatefulOperation = {
-  storeWork: (operation, body) => ({ kind: 'create', requiresKey: operation.requiresAuth, input: declaredFields(operation, body) as NewCategory }),
+  storeWork: (operation, body) => ({
+    kind: 'create',
+    requiresKey: operation.requiresAuth,
+    input: declaredFields(operation, body) as NewCategory,
+  }),
   respond: ({ hit, basePath, headers }) => {
     if (hit.categoryRefusal) throw hit.categoryRefusal;
     const { id, json } = hit.created!;
@@ -62,9 +69,13 @@ export const petstoreOperations: Readonly<Record<string, StatefulOperation>> = {
  * Any other operation: its success response in the media type `Accept` prefers, from its first
  * example or data generated from its schema; no body when it declares none.
  */
-export function generatedResponse({ operation, data, headers }: Pick<OperationContext, 'operation' | 'data'> & { headers?: Record<string, string> }, accept?: string): OperationResult {
+export function generatedResponse(
+  { operation, data, headers }: Pick<OperationContext, 'operation' | 'data'> & { headers?: Record<string, string> },
+  accept?: string,
+): OperationResult {
   const status = operation.successStatus ?? 200;
-  const response = operation.responses.get(status) ?? operation.rangeResponses.get('2XX') ?? operation.rangeResponses.get('DEFAULT');
+  const response =
+    operation.responses.get(status) ?? operation.rangeResponses.get('2XX') ?? operation.rangeResponses.get('DEFAULT');
   if (!response) return { status, body: undefined };
   if (headers !== undefined) for (const header of response.requiredHeaders) addRequiredHeader(headers, header, data);
   const media = responseMedia(response, accept);
@@ -76,9 +87,18 @@ export function generatedResponse({ operation, data, headers }: Pick<OperationCo
  * A header the response marks required, unless the answer has it already (the rate-limit headers):
  * its schema's example or generated value, as printable text.
  */
-function addRequiredHeader(headers: Record<string, string>, header: { name: string; schema: JsonSchema | undefined }, data: DataGenerator): void {
+function addRequiredHeader(
+  headers: Record<string, string>,
+  header: { name: string; schema: JsonSchema | undefined },
+  data: DataGenerator,
+): void {
   const lower = header.name.toLowerCase();
-  if (lower === 'content-type' || lower === 'content-length' || Object.keys(headers).some((name) => name.toLowerCase() === lower)) return;
+  if (
+    lower === 'content-type' ||
+    lower === 'content-length' ||
+    Object.keys(headers).some((name) => name.toLowerCase() === lower)
+  )
+    return;
   const schema = header.schema;
   const examples = typeof schema === 'object' && Array.isArray(schema.examples) ? (schema.examples as unknown[]) : [];
   const value = examples.length > 0 ? examples[0] : schema === undefined ? 'placeholder' : data.generate(schema);

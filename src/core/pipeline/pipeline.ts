@@ -44,7 +44,12 @@ export function respond(runtime: PipelineRuntime, request: MockRequest): MockRes
   // The default session's name is ours and valid: only a name the client sent is checked.
   if (record.namedSession !== undefined && !sessionNamePattern.test(record.namedSession)) return refuseSession(record);
   if (record.isControl) return serveControl(record);
-  if (request.method === 'OPTIONS' && runtime.config.cors && request.headers['access-control-request-method'] !== undefined) return answerPreflight(record);
+  if (
+    request.method === 'OPTIONS' &&
+    runtime.config.cors &&
+    request.headers['access-control-request-method'] !== undefined
+  )
+    return answerPreflight(record);
   return runStages(record, 0);
 }
 
@@ -85,17 +90,31 @@ function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
   record.credentials = credentialsOf(runtime, operation, request);
   if (operation === undefined) return undefined;
   try {
-    if (request.bodyTooLarge) throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
+    if (request.bodyTooLarge)
+      throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
     const preferHeader = request.headers.prefer;
-    record.forced = forcedResponse(operation, preferHeader === undefined ? noPreferences : parsePrefer(preferHeader), runtime.data);
+    record.forced = forcedResponse(
+      operation,
+      preferHeader === undefined ? noPreferences : parsePrefer(preferHeader),
+      runtime.data,
+    );
     if (record.forced !== undefined) return undefined;
     // Before any state changes: a POST whose answer the client cannot take creates nothing.
     const accept = request.headers.accept;
     if (accept !== undefined && accept !== '*/*') refuseUnacceptable(operation, accept);
-    if (operation.parameters.length > 0) validateParameters(operation, record.match!.kind === 'operation' ? record.match!.pathParams : {}, new URLSearchParams(queryOf(request.url)));
+    if (operation.parameters.length > 0)
+      validateParameters(
+        operation,
+        record.match!.kind === 'operation' ? record.match!.pathParams : {},
+        new URLSearchParams(queryOf(request.url)),
+      );
     const body = validatedBody(request, operation);
     // A multipart body is read by the platform's parser, which answers later: only then does this stage wait.
-    if (body instanceof Promise) return body.then((decoded) => afterBody(record, operation, decoded), (error: unknown) => keepError(record, error));
+    if (body instanceof Promise)
+      return body.then(
+        (decoded) => afterBody(record, operation, decoded),
+        (error: unknown) => keepError(record, error),
+      );
     afterBody(record, operation, body);
   } catch (error) {
     keepError(record, error);
@@ -104,8 +123,13 @@ function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
 }
 
 /** The credentials a request offers for its operation (the Authorization header alone for a bearer-only or open one). */
-function credentialsOf(runtime: PipelineRuntime, operation: CompiledOperation | undefined, request: MockRequest): Credentials {
-  if (operation === undefined || operation.security.bearerOnly || operation.security.alternatives.length === 0) return runtime.auth.credentials(request.headers.authorization);
+function credentialsOf(
+  runtime: PipelineRuntime,
+  operation: CompiledOperation | undefined,
+  request: MockRequest,
+): Credentials {
+  if (operation === undefined || operation.security.bearerOnly || operation.security.alternatives.length === 0)
+    return runtime.auth.credentials(request.headers.authorization);
   return runtime.auth.credentialsFor(operation.security, request);
 }
 
@@ -133,7 +157,13 @@ function keepError(record: RequestRecord, error: unknown): void {
 function hitStore(record: RequestRecord): Promise<void> | undefined {
   const { runtime, request, credentials } = record;
   const token = credentials?.kind === 'token' ? credentials : undefined;
-  const input: HitInput = { baseTimeMs: record.baseTimeMs, clientAddress: request.clientAddress ?? 'local', keyDigest: token?.digestHex, configKey: token?.configKey, categories: record.storeWork };
+  const input: HitInput = {
+    baseTimeMs: record.baseTimeMs,
+    clientAddress: request.clientAddress ?? 'local',
+    keyDigest: token?.digestHex,
+    configKey: token?.configKey,
+    categories: record.storeWork,
+  };
   const immediate = runtime.store.immediate;
   if (immediate === undefined) {
     return runtime.store.hit(record.session, input).then(
@@ -171,10 +201,13 @@ function shapeAnswer(record: RequestRecord): Promise<void> | undefined {
   const { decision, key, nowMs } = hit;
   record.nowMs = nowMs;
   record.plan = key === null ? 'anonymous' : key.plan;
-  record.key = key !== null ? key.masked : credentials?.kind === 'token' ? runtime.auth.masked(credentials.token) : null;
+  record.key =
+    key !== null ? key.masked : credentials?.kind === 'token' ? runtime.auth.masked(credentials.token) : null;
   if (hit.trackedClientsDropped !== undefined && !runtime.warned.evictions) {
     runtime.warned.evictions = true;
-    runtime.logger.warn(`More than maxTrackedClients (${runtime.config.maxTrackedClients}) anonymous clients: the least recently seen are forgotten from now on (their budgets start over), counted in GET /__mock/health`);
+    runtime.logger.warn(
+      `More than maxTrackedClients (${runtime.config.maxTrackedClients}) anonymous clients: the least recently seen are forgotten from now on (their budgets start over), counted in GET /__mock/health`,
+    );
   }
   // Every response gets its own fresh headers object, so the steps below add to it in place.
   const served = record.served;
@@ -182,10 +215,15 @@ function shapeAnswer(record: RequestRecord): Promise<void> | undefined {
   try {
     if (served.rateLimited && decision.outcome !== 'allowed') return refuseOverLimit(record, decision, key !== null);
     const fullPath = record.path.slice(0, 200);
-    if (match === null) throw new HttpError('not_found', `No resource at ${fullPath}; the API is served under ${record.served.basePath}`);
+    if (match === null)
+      throw new HttpError('not_found', `No resource at ${fullPath}; the API is served under ${record.served.basePath}`);
     if (match.kind === 'not-found') throw new HttpError('not_found', `No resource at ${fullPath}`);
     if (match.kind === 'method-not-allowed') {
-      throw new HttpError('method_not_allowed', `${record.request.method.slice(0, 20)} is not allowed on ${fullPath}; allowed: ${match.allow.join(', ')}`, { Allow: match.allow.join(', ') });
+      throw new HttpError(
+        'method_not_allowed',
+        `${record.request.method.slice(0, 20)} is not allowed on ${fullPath}; allowed: ${match.allow.join(', ')}`,
+        { Allow: match.allow.join(', ') },
+      );
     }
     const operationId = match.operation.operationId;
     const operationHeaders = record.served.operationHeaders.get(operationId);
@@ -195,8 +233,13 @@ function shapeAnswer(record: RequestRecord): Promise<void> | undefined {
       return refuse(record, 'unauthorized', credentials?.kind === 'none' ? credentials.failure : 'Invalid API key');
     }
     if (credentials?.kind === 'token' && credentials.missingScopes !== undefined && match.operation.requiresAuth) {
-      record.headers['WWW-Authenticate'] = `Bearer error="insufficient_scope", scope="${credentials.missingScopes.join(' ').replace(/["\\]/g, '')}"`;
-      return refuse(record, 'insufficient_scope', `The key lacks the scopes ${credentials.missingScopes.join(', ').slice(0, 200)}`);
+      record.headers['WWW-Authenticate'] =
+        `Bearer error="insufficient_scope", scope="${credentials.missingScopes.join(' ').replace(/["\\]/g, '')}"`;
+      return refuse(
+        record,
+        'insufficient_scope',
+        `The key lacks the scopes ${credentials.missingScopes.join(', ').slice(0, 200)}`,
+      );
     }
     // Past its sunset date a deprecated operation may be gone (`sunset.afterSunset`): only then is
     // the session's setting read, so no other request waits for the store.
@@ -218,15 +261,31 @@ function refusesAuth(operation: { requiresAuth: boolean }, key: object | null): 
 }
 
 function refuseOverLimit(record: RequestRecord, decision: RateDecision, hasKey: boolean): undefined {
-  if (decision.outcome === 'banned') return refuse(record, 'key_banned', `Too many requests after a 429: ${hasKey ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`);
-  return refuse(record, 'rate_limited', `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`);
+  if (decision.outcome === 'banned')
+    return refuse(
+      record,
+      'key_banned',
+      `Too many requests after a 429: ${hasKey ? 'this API key' : 'this client'} is banned for ${decision.retryAfterSeconds} seconds`,
+    );
+  return refuse(
+    record,
+    'rate_limited',
+    `Rate limit exceeded; retry after ${decision.retryAfterSeconds} seconds and back off exponentially`,
+  );
 }
 
-function refuse(record: RequestRecord, code: 'key_banned' | 'rate_limited' | 'unauthorized' | 'insufficient_scope', message: string): undefined {
+function refuse(
+  record: RequestRecord,
+  code: 'key_banned' | 'rate_limited' | 'unauthorized' | 'insufficient_scope',
+  message: string,
+): undefined {
   const { shaper } = record.runtime;
   const status = errorCatalogue[code].status;
   const shaped = errorShapeFor(record)?.(code, message, status);
-  record.response = shaped === undefined ? shaper.refusal(code, message, record.headers, record.nowMs) : shaper.finish(status, shaped, record.headers, record.nowMs);
+  record.response =
+    shaped === undefined
+      ? shaper.refusal(code, message, record.headers, record.nowMs)
+      : shaper.finish(status, shaped, record.headers, record.nowMs);
   record.errorCode = code;
   return undefined;
 }
@@ -251,7 +310,13 @@ function answerAfterSunset(record: RequestRecord): Promise<void> {
     (mode) => {
       if ((mode ?? runtime.config.sunset.afterSunset) === 'serve') return answerOperation(record);
       const sunset = record.served.sunsets.get(operation!.operationId);
-      answerError(record, new HttpError('operation_sunset', `${operation!.method.toUpperCase()} ${operation!.pathTemplate} (${operation!.operationId}) was sunset on ${sunset}; it is no longer served`));
+      answerError(
+        record,
+        new HttpError(
+          'operation_sunset',
+          `${operation!.method.toUpperCase()} ${operation!.pathTemplate} (${operation!.operationId}) was sunset on ${sunset}; it is no longer served`,
+        ),
+      );
     },
     (error: unknown) => answerError(record, error),
   );
@@ -267,17 +332,32 @@ function answerOperation(record: RequestRecord): void {
       // A forced 429 shows the reported window spent, in the IETF fields too.
       if (forced.status === 429) Object.assign(record.headers, spentHeaders(record));
       const body = forced.body();
-      record.response = runtime.shaper.finish(forced.status, answerBody(record, forced.status, body), record.headers, record.nowMs);
+      record.response = runtime.shaper.finish(
+        forced.status,
+        answerBody(record, forced.status, body),
+        record.headers,
+        record.nowMs,
+      );
       record.errorCode = errorCodeInBody(forced.status, body);
       record.forcedAnswer = true;
       return;
     }
     const stateful = runtime.operations.get(match.operation.operationId);
-    const context = { operation: match.operation, body: record.body, pathParams: match.pathParams, hit: hit!, basePath: record.served.basePath, data: runtime.data, headers: record.headers };
+    const context = {
+      operation: match.operation,
+      body: record.body,
+      pathParams: match.pathParams,
+      hit: hit!,
+      basePath: record.served.basePath,
+      data: runtime.data,
+      headers: record.headers,
+    };
     const result = stateful ? stateful.respond(context) : generatedResponse(context, record.request.headers.accept);
     if (hit!.created && hit!.created.dropped > 0 && !runtime.warned.drops) {
       runtime.warned.drops = true;
-      runtime.logger.warn(`The category store is full (maxCategories ${runtime.config.maxCategories}, maxCategoryBytes ${runtime.config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`);
+      runtime.logger.warn(
+        `The category store is full (maxCategories ${runtime.config.maxCategories}, maxCategoryBytes ${runtime.config.maxCategoryBytes}): the oldest categories are dropped from now on, counted in GET /__mock/health (POST /__mock/reset starts over)`,
+      );
     }
     record.response = runtime.shaper.finish(result.status, result.body, record.headers, record.nowMs);
   } catch (error) {
@@ -291,7 +371,8 @@ function answerOperation(record: RequestRecord): void {
  */
 function answerBody(record: RequestRecord, status: number, body: unknown): unknown {
   const response = record.operation?.responses.get(status);
-  if (status >= 400 && isOwnError(body)) return errorShapeFor(record)?.(body.code as ErrorCode, body.message, status) ?? body;
+  if (status >= 400 && isOwnError(body))
+    return errorShapeFor(record)?.(body.code as ErrorCode, body.message, status) ?? body;
   if (response === undefined) return body;
   const media = responseMedia(response, record.request.headers.accept);
   return media === undefined ? body : mediaBody(media, body);
@@ -303,14 +384,26 @@ function refuseUnacceptable(operation: CompiledOperation, accept: string): void 
 }
 
 function isOwnError(body: unknown): body is ErrorBody {
-  return body !== null && typeof body === 'object' && typeof (body as ErrorBody).code === 'string' && typeof (body as ErrorBody).message === 'string' && Object.keys(body).length === 3;
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    typeof (body as ErrorBody).code === 'string' &&
+    typeof (body as ErrorBody).message === 'string' &&
+    Object.keys(body).length === 3
+  );
 }
 
 /** The rate-limit fields of the request's decision with the reported window spent (a forced 429). */
 function spentHeaders(record: RequestRecord): Record<string, string> {
   const decision = record.hit!.decision;
-  const windows = decision.windows.map((window) => (window.resetAtMs === decision.resetAtMs ? { ...window, remaining: 0 } : window));
-  return record.runtime.shaper.rateLimitHeaders({ ...decision, outcome: 'limited', remaining: 0, windows }, record.nowMs, record.served.rateLimitFields);
+  const windows = decision.windows.map((window) =>
+    window.resetAtMs === decision.resetAtMs ? { ...window, remaining: 0 } : window,
+  );
+  return record.runtime.shaper.rateLimitHeaders(
+    { ...decision, outcome: 'limited', remaining: 0, windows },
+    record.nowMs,
+    record.served.rateLimitFields,
+  );
 }
 
 /** The `code` of a forced error body (the spec's example, or one the mock made), for the log. */
@@ -344,15 +437,28 @@ export async function needsBody(runtime: PipelineRuntime, request: MockRequest):
   if (apiPath === null || request.bodyTooLarge) return false;
   const match = record.served.route(request.method, apiPath);
   if (match.kind !== 'operation') return false;
-  if (match.operation.requestBody !== undefined && !bodyIsRead(match.operation.requestBody, request.headers['content-type'])) return false;
+  if (
+    match.operation.requestBody !== undefined &&
+    !bodyIsRead(match.operation.requestBody, request.headers['content-type'])
+  )
+    return false;
   if (!sessionNamePattern.test(record.session)) return false;
   const credentials = credentialsOf(runtime, match.operation, request);
   try {
     // A key added at run time lives in the store, per session: only a token known nowhere is a 401.
-    const known = credentials.kind === 'token' && (credentials.configKey !== undefined || (await runtime.store.listKeys(record.session, record.baseTimeMs)).some((entry) => entry.id === credentials.digestHex.slice(0, 32)));
+    const known =
+      credentials.kind === 'token' &&
+      (credentials.configKey !== undefined ||
+        (await runtime.store.listKeys(record.session, record.baseTimeMs)).some(
+          (entry) => entry.id === credentials.digestHex.slice(0, 32),
+        ));
     if (refusesAuth(match.operation, known ? credentials : null)) return false;
     if (!known) {
-      const decision = await runtime.store.peekAnonymous(record.session, request.clientAddress ?? 'local', record.baseTimeMs);
+      const decision = await runtime.store.peekAnonymous(
+        record.session,
+        request.clientAddress ?? 'local',
+        record.baseTimeMs,
+      );
       if (decision.outcome !== 'allowed' || decision.remaining <= 0) return false;
     }
     return true;

@@ -25,14 +25,18 @@ export function recordAnswer(record: RequestRecord): undefined {
   if (record.hit !== null) entry.replay = replayFieldsOf(record);
   appendToLog(record, entry);
   if (runtime.logger.verbose) {
-    runtime.logger.debug(`${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${record.session === defaultSessionName ? '' : `session ${record.session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`);
+    runtime.logger.debug(
+      `${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${record.session === defaultSessionName ? '' : `session ${record.session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`,
+    );
   }
   if (record.plan === 'control') return undefined;
   if (record.hit !== null) {
     try {
       runtime.observeLab(record);
     } catch (error) {
-      runtime.logger.error(`The rate-limit lab failed to observe a request: ${error instanceof Error ? error.message : String(error)}`);
+      runtime.logger.error(
+        `The rate-limit lab failed to observe a request: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   if (runtime.observers.length > 0) notifyObservers(record);
@@ -71,7 +75,9 @@ function notifyObservers(record: RequestRecord): void {
     try {
       observer(event);
     } catch (error) {
-      record.runtime.logger.error(`A request observer failed: ${error instanceof Error ? error.message : String(error)}`);
+      record.runtime.logger.error(
+        `A request observer failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }
@@ -87,7 +93,10 @@ function replayFieldsOf(record: RequestRecord): ReplayFields {
   if (request.body !== null && !request.bodyUnread && !request.bodyTooLarge) {
     // The text the core decoded is the same UTF-8 decoding; usable whole when it surely fits the bound (at most 3 bytes a UTF-16 unit).
     const text = record.bodyText;
-    body = text !== undefined && text.length * 3 <= maxExportBodyBytes ? text : textDecoder.decode(request.body.subarray(0, maxExportBodyBytes));
+    body =
+      text !== undefined && text.length * 3 <= maxExportBodyBytes
+        ? text
+        : textDecoder.decode(request.body.subarray(0, maxExportBodyBytes));
   }
   return {
     url: request.url.slice(0, 2_000),

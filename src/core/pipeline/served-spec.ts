@@ -38,11 +38,18 @@ export interface ServedSpec {
  *
  * @example const served = serveSpec(compileSpec(document), config, Date.now());
  */
-export function serveSpec(spec: CompiledSpec, config: MockConfig, startedAtMs: number, data: DataGenerator): ServedSpec {
+export function serveSpec(
+  spec: CompiledSpec,
+  config: MockConfig,
+  startedAtMs: number,
+  data: DataGenerator,
+): ServedSpec {
   for (const operationId of Object.keys(config.deprecation)) {
     const operation = spec.operations.find((candidate) => candidate.operationId === operationId);
     if (!operation?.deprecated) {
-      throw new Error(`Failed to load config: deprecation.${operationId}: ${operation ? 'that operation is not deprecated in the spec' : 'no operation has that operationId'}`);
+      throw new Error(
+        `Failed to load config: deprecation.${operationId}: ${operation ? 'that operation is not deprecated in the spec' : 'no operation has that operationId'}`,
+      );
     }
   }
   const operationHeaders = new Map<string, Record<string, string>>();
@@ -84,7 +91,11 @@ export function serveSpec(spec: CompiledSpec, config: MockConfig, startedAtMs: n
  */
 function rateLimitsOf(spec: CompiledSpec, config: MockConfig): { fields: RateLimitFields; limited: boolean } {
   const asked = config.rateLimitHeaders;
-  if (asked !== undefined) return { fields: { xRateLimit: asked.includes('x-ratelimit'), ietf: asked.includes('ietf'), retryAfter: true }, limited: true };
+  if (asked !== undefined)
+    return {
+      fields: { xRateLimit: asked.includes('x-ratelimit'), ietf: asked.includes('ietf'), retryAfter: true },
+      limited: true,
+    };
   const names = new Set<string>();
   let declares429 = false;
   for (const operation of spec.operations) {

@@ -123,7 +123,9 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
     if (response.status === undefined) rangeResponses.set(response.statusKey.toUpperCase(), compileResponse(response));
     else responses.set(response.status, compileResponse(response));
   }
-  const successStatus = [...responses.keys()].filter((status) => status >= 200 && status < 300).sort((a, b) => a - b)[0];
+  const successStatus = [...responses.keys()]
+    .filter((status) => status >= 200 && status < 300)
+    .sort((a, b) => a - b)[0];
   const security = compileSecurity(operation.security, document, operationId);
   return {
     operationId,
@@ -133,8 +135,17 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
     parameters: operation.parameters
       .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
       .map((parameter) => {
-        const compiled = { name: parameter.name, in: parameter.in as 'path' | 'query', required: parameter.required, schema: parameter.schema, coerce: coercerFor(parameter.schema ?? {}) };
-        return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => parameter.validator }) as CompiledParameter;
+        const compiled = {
+          name: parameter.name,
+          in: parameter.in as 'path' | 'query',
+          required: parameter.required,
+          schema: parameter.schema,
+          coerce: coercerFor(parameter.schema ?? {}),
+        };
+        return Object.defineProperty(compiled, 'validator', {
+          enumerable: true,
+          get: () => parameter.validator,
+        }) as CompiledParameter;
       }),
     requiresAuth: security.alternatives.length > 0 && !security.anonymousAllowed,
     security,
@@ -150,35 +161,75 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
 
 function compileResponse(response: ResponseDefinition): CompiledResponse {
   const media = response.media.map(compileMedia);
-  return { status: response.status, statusKey: response.statusKey, media, mediaEssences: media.map((entry) => entry.essence), schema: response.schema, examples: response.examples, headerNames: response.headers.map((header) => header.name), requiredHeaders: response.headers.filter((header) => header.required).map(({ name, schema }) => ({ name, schema })) };
+  return {
+    status: response.status,
+    statusKey: response.statusKey,
+    media,
+    mediaEssences: media.map((entry) => entry.essence),
+    schema: response.schema,
+    examples: response.examples,
+    headerNames: response.headers.map((header) => header.name),
+    requiredHeaders: response.headers.filter((header) => header.required).map(({ name, schema }) => ({ name, schema })),
+  };
 }
 
 function compileMedia(media: MediaDefinition): CompiledMedia {
   const kind = mediaKind(media.essence);
   const fields = kind === 'form' || kind === 'multipart' ? formFields(media.schema) : new Map();
-  const compiled = { type: media.type, essence: media.essence, kind, schema: media.schema, examples: media.examples, fields };
-  return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => media.validator }) as CompiledMedia;
+  const compiled = {
+    type: media.type,
+    essence: media.essence,
+    kind,
+    schema: media.schema,
+    examples: media.examples,
+    fields,
+  };
+  return Object.defineProperty(compiled, 'validator', {
+    enumerable: true,
+    get: () => media.validator,
+  }) as CompiledMedia;
 }
 
 function compileRequestBody(operation: OperationDefinition): CompiledRequestBody | undefined {
   const body = operation.requestBody;
   if (!body) return undefined;
   const schema = body.schema ?? {};
-  const declaredProperties = typeof schema === 'object' && schema.properties && typeof schema.properties === 'object' ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__') : [];
+  const declaredProperties =
+    typeof schema === 'object' && schema.properties && typeof schema.properties === 'object'
+      ? Object.keys(schema.properties).filter((name) => name !== 'id' && name !== '__proto__')
+      : [];
   const media = body.media.map(compileMedia);
-  const compiled = { required: body.required, mediaTypes: body.jsonMediaTypes, media, jsonOnly: media.length > 0 && media.every((entry) => entry.kind === 'json' && entry.essence !== '*/*' && entry.essence !== 'application/*'), schema, declaredProperties };
-  return Object.defineProperty(compiled, 'validator', { enumerable: true, get: () => body.validator ?? body.media[0]?.validator }) as CompiledRequestBody;
+  const compiled = {
+    required: body.required,
+    mediaTypes: body.jsonMediaTypes,
+    media,
+    jsonOnly:
+      media.length > 0 &&
+      media.every((entry) => entry.kind === 'json' && entry.essence !== '*/*' && entry.essence !== 'application/*'),
+    schema,
+    declaredProperties,
+  };
+  return Object.defineProperty(compiled, 'validator', {
+    enumerable: true,
+    get: () => body.validator ?? body.media[0]?.validator,
+  }) as CompiledRequestBody;
 }
 
 /** The dates of `x-deprecation`, checked: a header must never say "Invalid Date". */
 function compileDeprecation(operation: OperationDefinition): CompiledOperation['deprecation'] {
   const extension = operation.extensions['x-deprecation'] as { deprecatedAt?: unknown; sunset?: unknown } | undefined;
   if (extension === undefined) return undefined;
-  if (extension === null || typeof extension !== 'object') throw new Error(`Failed to compile spec: ${operation.operationId} has an x-deprecation that is not an object`);
+  if (extension === null || typeof extension !== 'object')
+    throw new Error(`Failed to compile spec: ${operation.operationId} has an x-deprecation that is not an object`);
   for (const field of ['deprecatedAt', 'sunset'] as const) {
     const value = extension[field];
-    if (value !== undefined && (typeof value !== 'string' || !isoDatePattern.test(value) || Number.isNaN(Date.parse(value)))) {
-      throw new Error(`Failed to compile spec: ${operation.operationId} has x-deprecation.${field} ${JSON.stringify(value)}; expected an ISO 8601 date`);
+    if (
+      value !== undefined &&
+      (typeof value !== 'string' || !isoDatePattern.test(value) || Number.isNaN(Date.parse(value)))
+    ) {
+      throw new Error(
+        `Failed to compile spec: ${operation.operationId} has x-deprecation.${field} ${JSON.stringify(value)}; expected an ISO 8601 date`,
+      );
     }
   }
   return extension as CompiledOperation['deprecation'];
@@ -194,7 +245,8 @@ function coercerFor(schema: JsonSchema): (text: string) => unknown {
   const type = typeof schema === 'object' ? schema.type : undefined;
   const types = Array.isArray(type) ? type : [type];
   return (text) => {
-    if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return Number(text);
+    if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text))
+      return Number(text);
     if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
     return text;
   };

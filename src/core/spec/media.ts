@@ -29,7 +29,9 @@ const noFields: ReadonlyMap<string, (values: readonly string[]) => unknown> = ne
  *
  * @example formFields({ properties: { age: { type: 'integer' } } }).get('age')!(['3']) // 3
  */
-export function formFields(schema: JsonSchema | undefined): ReadonlyMap<string, (values: readonly string[]) => unknown> {
+export function formFields(
+  schema: JsonSchema | undefined,
+): ReadonlyMap<string, (values: readonly string[]) => unknown> {
   if (schema === undefined || typeof schema !== 'object') return noFields;
   const fields = new Map<string, (values: readonly string[]) => unknown>();
   const parts = [schema, ...(Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[]) : [])];
@@ -39,7 +41,13 @@ export function formFields(schema: JsonSchema | undefined): ReadonlyMap<string, 
       const types = typesOf(property);
       if (types.includes('array')) {
         const itemTypes = typesOf(typeof property === 'object' ? property.items : undefined);
-        fields.set(name, (values) => values.flatMap((value) => (values.length === 1 && value.includes(',') && !itemTypes.includes('string') ? value.split(',') : [value])).map((value) => scalar(value, itemTypes)));
+        fields.set(name, (values) =>
+          values
+            .flatMap((value) =>
+              values.length === 1 && value.includes(',') && !itemTypes.includes('string') ? value.split(',') : [value],
+            )
+            .map((value) => scalar(value, itemTypes)),
+        );
       } else fields.set(name, (values) => scalar(values[0]!, types));
     }
   }
@@ -52,7 +60,8 @@ function typesOf(schema: JsonSchema | undefined): string[] {
 }
 
 function scalar(text: string, types: readonly string[]): unknown {
-  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return Number(text);
+  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text))
+    return Number(text);
   if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
   if (types.includes('null') && text === '') return null;
   if (types.includes('object') || (types.includes('array') && text.startsWith('['))) {
@@ -72,11 +81,19 @@ function scalar(text: string, types: readonly string[]): unknown {
  * @example mediaKind('image/png') // 'binary'
  */
 export function mediaKind(essence: string): MediaKind {
-  if (/^application\/([\w.+-]+\+)?json$/.test(essence) || essence === '*/*' || essence === 'application/*') return 'json';
+  if (/^application\/([\w.+-]+\+)?json$/.test(essence) || essence === '*/*' || essence === 'application/*')
+    return 'json';
   if (essence === 'application/x-www-form-urlencoded') return 'form';
   if (essence.startsWith('multipart/')) return 'multipart';
   if (/^(application|text)\/([\w.+-]+\+)?xml$/.test(essence)) return 'xml';
-  if (essence.startsWith('text/') || essence === 'application/javascript' || essence === 'application/yaml' || essence === 'application/x-yaml' || essence === 'image/svg+xml') return 'text';
+  if (
+    essence.startsWith('text/') ||
+    essence === 'application/javascript' ||
+    essence === 'application/yaml' ||
+    essence === 'application/x-yaml' ||
+    essence === 'image/svg+xml'
+  )
+    return 'text';
   return 'binary';
 }
 

@@ -4,7 +4,12 @@ import type { CompiledOperation } from './compiled-spec.js';
 import { createRouter } from './router.js';
 
 const operation = (method: string, pathTemplate: string): CompiledOperation =>
-  ({ operationId: `${method} ${pathTemplate}`, method, pathTemplate, parameterNames: [...pathTemplate.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!) }) as CompiledOperation;
+  ({
+    operationId: `${method} ${pathTemplate}`,
+    method,
+    pathTemplate,
+    parameterNames: [...pathTemplate.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!),
+  }) as CompiledOperation;
 
 const operations = [
   operation('GET', '/categories'),
@@ -47,8 +52,14 @@ describe('createRouter', () => {
 
   it('finds the template that has the method when a less specific one matches too', () => {
     const route = createRouter([operation('POST', '/media/{id}/{status}'), operation('GET', '/media/{id}/watch_data')]);
-    expect(route('GET', '/media/7/watch_data')).toMatchObject({ kind: 'operation', operation: { operationId: 'GET /media/{id}/watch_data' } });
-    expect(route('POST', '/media/7/watch_data')).toMatchObject({ kind: 'operation', operation: { operationId: 'POST /media/{id}/{status}' } });
+    expect(route('GET', '/media/7/watch_data')).toMatchObject({
+      kind: 'operation',
+      operation: { operationId: 'GET /media/{id}/watch_data' },
+    });
+    expect(route('POST', '/media/7/watch_data')).toMatchObject({
+      kind: 'operation',
+      operation: { operationId: 'POST /media/{id}/{status}' },
+    });
     expect(route('DELETE', '/media/7/watch_data')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
   });
 
@@ -64,9 +75,23 @@ describe('createRouter', () => {
 
   it('gives a repeated request the same answer as a first one, whatever came before', () => {
     const methods = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'];
-    const paths = ['/categories', '/pets/7', '/pets/8', '/pets/mine', '/pets/7/toys/9', '/files/a.json', '/a/b/c', '/a/b/d', '/pets', '/nowhere'];
+    const paths = [
+      '/categories',
+      '/pets/7',
+      '/pets/8',
+      '/pets/mine',
+      '/pets/7/toys/9',
+      '/files/a.json',
+      '/a/b/c',
+      '/a/b/d',
+      '/pets',
+      '/nowhere',
+    ];
     // Paths built at run time, as requests bring them: equal text, never the same string object.
-    const request = fc.tuple(fc.constantFrom(...methods), fc.constantFrom(...paths).map((path) => [...path].join('')));
+    const request = fc.tuple(
+      fc.constantFrom(...methods),
+      fc.constantFrom(...paths).map((path) => [...path].join('')),
+    );
     fc.assert(
       fc.property(fc.array(request, { minLength: 1, maxLength: 30 }), (requests) => {
         const cached = createRouter(operations);

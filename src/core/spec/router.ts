@@ -86,7 +86,10 @@ function insert(root: TrieNode, template: string, endpoint: Endpoint): void {
       node.parameter ??= newNode();
       node = node.parameter;
     } else if (segment.includes('{')) {
-      const source = segment.split(/(\{[^{}]+\})/).map((part) => (/^\{[^{}]+\}$/.test(part) ? '([^/]+)' : part.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&'))).join('');
+      const source = segment
+        .split(/(\{[^{}]+\})/)
+        .map((part) => (/^\{[^{}]+\}$/.test(part) ? '([^/]+)' : part.replace(/[.*+?^$()|[\]\\{}]/g, '\\$&')))
+        .join('');
       let child = node.mixed.find((entry) => entry.pattern.source === `^${source}$`);
       if (child === undefined) {
         child = { pattern: new RegExp(`^${source}$`), node: newNode() };

@@ -8,7 +8,11 @@ import type { DataGenerator } from '../../../spec/data-generator.js';
  * Computed once at start, so every session and every replica starts from the same world. Draws from
  * `data` (reset first by the caller), so the fake data served afterwards continues the same sequence.
  */
-export function seedCategories(spec: CompiledSpec, data: DataGenerator, options: { count: number; initialCategories?: readonly NewCategory[] | undefined }): NewCategory[] {
+export function seedCategories(
+  spec: CompiledSpec,
+  data: DataGenerator,
+  options: { count: number; initialCategories?: readonly NewCategory[] | undefined },
+): NewCategory[] {
   if (options.initialCategories) return options.initialCategories.map((category) => NewCategorySchema.parse(category));
   const schema = spec.componentSchemas.Category;
   const names = new Set<string>();

@@ -17,7 +17,10 @@ describe('CategoryStore', () => {
     const first = store.listJson();
     expect(store.listJson()).toBe(first);
     store.create({ name: 'b', description: 'd' });
-    expect(JSON.parse(store.listJson())).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b', description: 'd' }]);
+    expect(JSON.parse(store.listJson())).toEqual([
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b', description: 'd' },
+    ]);
   });
 
   it('starts over from id 1 after clear', () => {
@@ -58,9 +61,17 @@ describe('CategoryStore with a limit', () => {
     const json = store.listJson();
     const bytes = new TextEncoder().encode(json).byteLength;
     expect(bytes).toBeLessThanOrEqual(200);
-    expect(store.stats()).toEqual({ count: store.size, bytes, maxCount: Number.POSITIVE_INFINITY, maxBytes: 200, dropped: 20 - store.size });
+    expect(store.stats()).toEqual({
+      count: store.size,
+      bytes,
+      maxCount: Number.POSITIVE_INFINITY,
+      maxBytes: 200,
+      dropped: 20 - store.size,
+    });
     expect(store.list().at(-1)!.id).toBe(20);
-    expect(store.list().map((category) => category.id)).toEqual(Array.from({ length: store.size }, (_, index) => 21 - store.size + index));
+    expect(store.list().map((category) => category.id)).toEqual(
+      Array.from({ length: store.size }, (_, index) => 21 - store.size + index),
+    );
   });
 
   it('refuses one category larger than the whole byte bound, keeping the rest and the id sequence', () => {
@@ -101,7 +112,17 @@ describe('CategoryStore ring', () => {
         fc.record({ maxCount: fc.integer({ min: 1, max: 70 }), maxBytes: fc.integer({ min: 30, max: 3_000 }) }),
         // Runs of one name: a long run of small ones after big ones is what grows a ring that has wrapped.
         fc
-          .array(fc.tuple(fc.oneof(fc.string({ maxLength: 3 }), fc.string({ minLength: 20, maxLength: 200 }), fc.constantFrom('é', '😀', 'ß'.repeat(40))), fc.integer({ min: 1, max: 40 })), { maxLength: 12 })
+          .array(
+            fc.tuple(
+              fc.oneof(
+                fc.string({ maxLength: 3 }),
+                fc.string({ minLength: 20, maxLength: 200 }),
+                fc.constantFrom('é', '😀', 'ß'.repeat(40)),
+              ),
+              fc.integer({ min: 1, max: 40 }),
+            ),
+            { maxLength: 12 },
+          )
           .map((runs) => runs.flatMap(([name, times]) => Array.from({ length: times }, () => name))),
         fc.integer({ min: 0, max: 300 }),
         (bounds, names, clearAt) => {
@@ -124,7 +145,11 @@ describe('CategoryStore ring', () => {
           expect(store.list()).toEqual(expected.list);
           expect(store.listJson()).toBe(JSON.stringify(expected.list));
           expect(store.listBytes).toBe(Buffer.byteLength(store.listJson(), 'utf8'));
-          expect(store.stats()).toMatchObject({ count: expected.list.length, bytes: expected.bytes, dropped: expected.dropped });
+          expect(store.stats()).toMatchObject({
+            count: expected.list.length,
+            bytes: expected.bytes,
+            dropped: expected.dropped,
+          });
         },
       ),
       { numRuns: 300 },

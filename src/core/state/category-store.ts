@@ -80,12 +80,14 @@ export class CategoryStore {
     // Counted here, where the text is made: the byte bound needs it, and the list's count is kept from it.
     const bytes = utf8Length(json);
     // The list is "[" + items + "]" with a comma between items.
-    if (2 + bytes > this.#maxBytes) throw new HttpError('payload_too_large', categoryTooLargeMessage(bytes, this.#maxBytes));
+    if (2 + bytes > this.#maxBytes)
+      throw new HttpError('payload_too_large', categoryTooLargeMessage(bytes, this.#maxBytes));
     // The cached list goes with any change (its room first, for the category).
     this.#forgetList();
     if (this.#meter !== undefined && !this.#meter.take(entryCharge(json, bytes))) throw this.#meter.full('category');
     this.#nextId += 1;
-    while (this.size > 0 && (this.size >= this.#maxCount || this.#bytes + bytes + 1 > this.#maxBytes)) this.#dropOldest();
+    while (this.size > 0 && (this.size >= this.#maxCount || this.#bytes + bytes + 1 > this.#maxBytes))
+      this.#dropOldest();
     this.#bytes += bytes + (this.size > 0 ? 1 : 0);
     if (this.#count === this.#jsons.length) this.#grow();
     const slot = (this.#head + this.#count) & (this.#jsons.length - 1);
@@ -131,7 +133,8 @@ export class CategoryStore {
   #grow(): void {
     const jsons = this.#live() as (string | undefined)[];
     const sizes: number[] = [];
-    for (let index = 0; index < this.#count; index += 1) sizes.push(this.#sizes[(this.#head + index) & (this.#sizes.length - 1)]!);
+    for (let index = 0; index < this.#count; index += 1)
+      sizes.push(this.#sizes[(this.#head + index) & (this.#sizes.length - 1)]!);
     const capacity = this.#jsons.length * 2;
     while (jsons.length < capacity) {
       jsons.push(undefined);
@@ -191,13 +194,20 @@ export class CategoryStore {
   }
 
   stats(): CategoryStoreStats {
-    return { count: this.size, bytes: this.#bytes, maxCount: this.#maxCount, maxBytes: this.#maxBytes, dropped: this.#dropped };
+    return {
+      count: this.size,
+      bytes: this.#bytes,
+      maxCount: this.#maxCount,
+      maxBytes: this.#maxBytes,
+      dropped: this.#dropped,
+    };
   }
 
   clear(): void {
     this.#forgetList();
     const live = this.#live();
-    for (let index = 0; index < live.length; index += 1) this.#meter?.give(entryCharge(live[index]!, this.#sizes[(this.#head + index) & (this.#sizes.length - 1)]!));
+    for (let index = 0; index < live.length; index += 1)
+      this.#meter?.give(entryCharge(live[index]!, this.#sizes[(this.#head + index) & (this.#sizes.length - 1)]!));
     this.#jsons = new Array<string | undefined>(initialCapacity).fill(undefined);
     this.#sizes = new Array<number>(initialCapacity).fill(0);
     this.#head = 0;

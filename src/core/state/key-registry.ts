@@ -34,7 +34,10 @@ export class KeyRegistry {
     const digest = sha256(encoder.encode(key));
     const hex = toHex(digest);
     const created = !this.#byDigest.has(hex);
-    const stored: StoredKey = { entry: frozenKeyEntry({ masked: maskSecret(key), plan, limits, id: hex.slice(0, 32) }), digest };
+    const stored: StoredKey = {
+      entry: frozenKeyEntry({ masked: maskSecret(key), plan, limits, id: hex.slice(0, 32) }),
+      digest,
+    };
     this.#byDigest.set(hex, stored);
     return { entry: copyKeyEntry(stored.entry), created };
   }

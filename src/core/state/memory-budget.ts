@@ -89,7 +89,14 @@ export class MemoryBudget implements ProcessMemory {
   }
 
   stats(): MemoryBudgetStats {
-    return { budgetBytes: this.budgetBytes, usedBytes: this.#used, counts: this.counts, evictedSessions: this.#evicted, refusedWrites: this.#refused, notKept: this.#notKept };
+    return {
+      budgetBytes: this.budgetBytes,
+      usedBytes: this.#used,
+      counts: this.counts,
+      evictedSessions: this.#evicted,
+      refusedWrites: this.#refused,
+      notKept: this.#notKept,
+    };
   }
 
   #ledger(session: string): Ledger {
@@ -112,7 +119,8 @@ export class MemoryBudget implements ProcessMemory {
     if (bytes <= 0 || this.#used + bytes <= this.budgetBytes) return true;
     // A write that would not fit even with every other named session gone forgets none of them (a charge forgets what it can).
     let freeable = 0;
-    for (const ledger of this.#sessions.values()) if (ledger.session !== defaultSessionName && ledger.session !== session) freeable += ledger.bytes;
+    for (const ledger of this.#sessions.values())
+      if (ledger.session !== defaultSessionName && ledger.session !== session) freeable += ledger.bytes;
     if (!whatItCan && this.#used - freeable + bytes > this.budgetBytes) return false;
     while (this.#used + bytes > this.budgetBytes) {
       const victim = this.#leastRecentlyUsed(session);

@@ -144,7 +144,10 @@ export class MemorySession {
       if (++this.#newHistoriesSinceSweep >= 1024) this.#sweepHistories();
       this.histories.set(client, record);
     }
-    const previousRefusal = record.lastRefusalAtMs !== null ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds } : null;
+    const previousRefusal =
+      record.lastRefusalAtMs !== null
+        ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds }
+        : null;
     record.requests += 1;
     if (decision.outcome === 'allowed') {
       record.consecutiveRefusals = 0;
@@ -163,6 +166,11 @@ export class MemorySession {
         }
       }
     }
-    return { requests: record.requests, refusals: record.refusals, consecutiveRefusals: record.consecutiveRefusals, previousRefusal };
+    return {
+      requests: record.requests,
+      refusals: record.refusals,
+      consecutiveRefusals: record.consecutiveRefusals,
+      previousRefusal,
+    };
   }
 }

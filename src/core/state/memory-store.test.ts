@@ -17,21 +17,33 @@ function options(overrides: Partial<StateStoreOptions> = {}): StateStoreOptions 
 
 describe('createMemoryStore', () => {
   it('decides exactly as the RateLimiter of the single-process core, for any sequence of requests and clock moves', async () => {
-    const step = fc.record({ advanceMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 61_000 }), fc.constant(86_400_000)), client: fc.constantFrom('10.0.0.1', '10.0.0.2') });
+    const step = fc.record({
+      advanceMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 61_000 }), fc.constant(86_400_000)),
+      client: fc.constantFrom('10.0.0.1', '10.0.0.2'),
+    });
     await fc.assert(
-      fc.asyncProperty(fc.record({ threshold: fc.integer({ min: 1, max: 3 }), enabled: fc.boolean(), perMinute: fc.integer({ min: 1, max: 4 }), perDay: fc.integer({ min: 1, max: 9 }) }), fc.array(step, { maxLength: 60 }), async (policy, steps) => {
-        const ban = { enabled: policy.enabled, threshold: policy.threshold, durationMs: 90_000 };
-        const anonymous = { perMinute: policy.perMinute, perDay: policy.perDay };
-        const store = createMemoryStore(options({ ban, anonymous }));
-        const clock = createFixedClock(t0);
-        const limiter = new RateLimiter({ clock, ban, maxBuckets: 10_000 });
-        for (const { advanceMs, client } of steps) {
-          clock.advance(advanceMs);
-          const expected = limiter.hit(client, anonymous);
-          const actual = await store.hit('default', { baseTimeMs: clock.now(), clientAddress: client });
-          expect(actual.decision).toEqual(expected);
-        }
-      }),
+      fc.asyncProperty(
+        fc.record({
+          threshold: fc.integer({ min: 1, max: 3 }),
+          enabled: fc.boolean(),
+          perMinute: fc.integer({ min: 1, max: 4 }),
+          perDay: fc.integer({ min: 1, max: 9 }),
+        }),
+        fc.array(step, { maxLength: 60 }),
+        async (policy, steps) => {
+          const ban = { enabled: policy.enabled, threshold: policy.threshold, durationMs: 90_000 };
+          const anonymous = { perMinute: policy.perMinute, perDay: policy.perDay };
+          const store = createMemoryStore(options({ ban, anonymous }));
+          const clock = createFixedClock(t0);
+          const limiter = new RateLimiter({ clock, ban, maxBuckets: 10_000 });
+          for (const { advanceMs, client } of steps) {
+            clock.advance(advanceMs);
+            const expected = limiter.hit(client, anonymous);
+            const actual = await store.hit('default', { baseTimeMs: clock.now(), clientAddress: client });
+            expect(actual.decision).toEqual(expected);
+          }
+        },
+      ),
     );
   });
 
@@ -55,7 +67,8 @@ describe('createMemoryStore', () => {
 
   it('bounds the anonymous histories like the anonymous buckets', async () => {
     const store = createMemoryStore(options({ maxTrackedClients: 3 }));
-    for (let index = 0; index < 10; index += 1) await store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.0.${index}` });
+    for (let index = 0; index < 10; index += 1)
+      await store.hit('default', { baseTimeMs: t0, clientAddress: `10.0.0.${index}` });
     // The first address was forgotten: its history starts again.
     expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.0' })).history.requests).toBe(1);
     expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.9' })).history.requests).toBe(2);
@@ -69,9 +82,13 @@ describe('createMemoryStore', () => {
   });
 
   it('refuses options that are not whole numbers in range, naming the option', () => {
-    expect(() => createMemoryStore(options({ sessionIdleMs: 1.5 }))).toThrow('Invalid store option sessionIdleMs: expected a whole number >= 1, got 1.5');
+    expect(() => createMemoryStore(options({ sessionIdleMs: 1.5 }))).toThrow(
+      'Invalid store option sessionIdleMs: expected a whole number >= 1, got 1.5',
+    );
     expect(() => createMemoryStore(options({ maxCategories: 0 }))).toThrow(/maxCategories/);
-    expect(() => createMemoryStore(options({ ban: { enabled: true, threshold: Number.NaN, durationMs: 1 } }))).toThrow(/ban\.threshold/);
+    expect(() => createMemoryStore(options({ ban: { enabled: true, threshold: Number.NaN, durationMs: 1 } }))).toThrow(
+      /ban\.threshold/,
+    );
   });
 
   it('answers nothing once closed', async () => {
@@ -85,13 +102,25 @@ describe('the sessions and store config sections', () => {
   it('default to 100 sessions idle for an hour, and turn seconds into the store options', () => {
     const sessions = SessionsConfigSchema.parse(undefined);
     expect(sessions).toEqual({ maxSessions: 100, idleSeconds: 3600 });
-    expect(storeOptionsFromConfig(parseMockConfig({}), [], SessionsConfigSchema.parse({ idleSeconds: 60 }))).toMatchObject({ maxSessions: 100, sessionIdleMs: 60_000 });
+    expect(
+      storeOptionsFromConfig(parseMockConfig({}), [], SessionsConfigSchema.parse({ idleSeconds: 60 })),
+    ).toMatchObject({ maxSessions: 100, sessionIdleMs: 60_000 });
   });
 
   it('refuse unknown fields and bad values by name', () => {
-    expect(SessionsConfigSchema.safeParse({ max: 3 }).error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['max'] });
-    expect(StoreConfigSchema.safeParse({ url: 'http://x' }).error?.issues[0]?.message).toBe('must be a redis:// or rediss:// URL');
-    expect(StoreConfigSchema.safeParse({ url: 'redis://x:6379/0', prefix: 'a{b}' }).error?.issues[0]?.path).toEqual(['prefix']);
-    expect(StoreConfigSchema.parse({ url: 'redis://x:6379/0', cluster: true })).toEqual({ url: 'redis://x:6379/0', cluster: true });
+    expect(SessionsConfigSchema.safeParse({ max: 3 }).error?.issues[0]).toMatchObject({
+      code: 'unrecognized_keys',
+      keys: ['max'],
+    });
+    expect(StoreConfigSchema.safeParse({ url: 'http://x' }).error?.issues[0]?.message).toBe(
+      'must be a redis:// or rediss:// URL',
+    );
+    expect(StoreConfigSchema.safeParse({ url: 'redis://x:6379/0', prefix: 'a{b}' }).error?.issues[0]?.path).toEqual([
+      'prefix',
+    ]);
+    expect(StoreConfigSchema.parse({ url: 'redis://x:6379/0', cluster: true })).toEqual({
+      url: 'redis://x:6379/0',
+      cluster: true,
+    });
   });
 });

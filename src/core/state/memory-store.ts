@@ -6,10 +6,37 @@ import type { RecordedRequest, RequestLogEntry } from './request-log.js';
 import { MemorySession } from './memory-session.js';
 import { MemoryBudget } from './memory-budget.js';
 import { storeDefaults, type AfterSunsetMode } from '../config/store-config.js';
-import { assertAfterSunsetMode, assertClientStep, assertClockStep, assertDigest, assertRuntimeKey, assertScenarioSteps, categoryTooLargeMessage, clockOffsetInRange, clockRangeMessage, scenarioOffset, sortSessions } from './store-checks.js';
+import {
+  assertAfterSunsetMode,
+  assertClientStep,
+  assertClockStep,
+  assertDigest,
+  assertRuntimeKey,
+  assertScenarioSteps,
+  categoryTooLargeMessage,
+  clockOffsetInRange,
+  clockRangeMessage,
+  scenarioOffset,
+  sortSessions,
+} from './store-checks.js';
 import { assertSessionName, defaultSessionName } from './sessions.js';
 import { assertStoreOptions } from './store-options.js';
-import { ScenarioRefusedError, TooManySessionsError, type StoreScenario, type CreatedCategory, type HitInput, type HitResult, type ImmediateStoreCalls, type RuntimeKey, type SessionInfo, type SessionStats, type SpentCounts, type StateStore, type StateStoreOptions, type StoreClient } from './state-store.js';
+import {
+  ScenarioRefusedError,
+  TooManySessionsError,
+  type StoreScenario,
+  type CreatedCategory,
+  type HitInput,
+  type HitResult,
+  type ImmediateStoreCalls,
+  type RuntimeKey,
+  type SessionInfo,
+  type SessionStats,
+  type SpentCounts,
+  type StateStore,
+  type StateStoreOptions,
+  type StoreClient,
+} from './state-store.js';
 
 /**
  * The in-memory state store: the default, and the only one in the browser bundle. Each session is
@@ -38,7 +65,10 @@ class MemoryStore implements StateStore {
   constructor(options: StateStoreOptions) {
     assertStoreOptions(options);
     this.options = { ...options, seedCategories: options.seedCategories.map((category) => ({ ...category })) };
-    this.memory = new MemoryBudget(options.memoryBudgetBytes ?? storeDefaults.memoryBudgetBytes, 'categories and their cached lists, request logs, rate-limit records, run-time keys and the lab, of every session');
+    this.memory = new MemoryBudget(
+      options.memoryBudgetBytes ?? storeDefaults.memoryBudgetBytes,
+      'categories and their cached lists, request logs, rate-limit records, run-time keys and the lab, of every session',
+    );
     // A session forgotten to make room goes whole, as an idle one does (the budget has counted it out).
     this.memory.onEvict((name) => this.#sessions.delete(name));
   }
@@ -59,7 +89,9 @@ class MemoryStore implements StateStore {
     const nowMs = (session.now = input.baseTimeMs + session.offsetMs);
     const runtime = input.keyDigest === undefined ? undefined : session.keys.get(input.keyDigest);
     const key = runtime ?? input.configKey ?? null;
-    const decision = key ? session.keyLimiter.hit(key.id, key.limits) : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
+    const decision = key
+      ? session.keyLimiter.hit(key.id, key.limits)
+      : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
     const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
     const history = session.recordHistory(client, key === null, decision);
     session.countRecords();
@@ -150,7 +182,10 @@ class MemoryStore implements StateStore {
   async listSessions(baseTimeMs: number): Promise<SessionInfo[]> {
     this.#assertOpen();
     this.#expireIdle(baseTimeMs);
-    const sessions: SessionInfo[] = [...this.#sessions].map(([name, session]) => ({ name, lastSeenMs: session.lastSeenMs }));
+    const sessions: SessionInfo[] = [...this.#sessions].map(([name, session]) => ({
+      name,
+      lastSeenMs: session.lastSeenMs,
+    }));
     if (!this.#sessions.has(defaultSessionName)) sessions.push({ name: defaultSessionName, lastSeenMs: null });
     return sortSessions(sessions);
   }
@@ -168,7 +203,10 @@ class MemoryStore implements StateStore {
     assertClientStep(client, null, ms);
     const session = this.#session(sessionName, baseTimeMs);
     session.now = baseTimeMs + session.offsetMs;
-    const untilMs = client.kind === 'key' ? session.keyLimiter.banFor(client.id, ms) : session.anonymousLimiter.banFor(client.address, ms);
+    const untilMs =
+      client.kind === 'key'
+        ? session.keyLimiter.banFor(client.id, ms)
+        : session.anonymousLimiter.banFor(client.address, ms);
     session.countRecords();
     return { untilMs };
   }
@@ -188,15 +226,26 @@ class MemoryStore implements StateStore {
     // Everything that can refuse it, before the first change.
     const offsetMs = scenarioOffset(scenario.clock, session.offsetMs, baseTimeMs);
     const tooLarge = session.categories.firstTooLarge(scenario.categories);
-    if (tooLarge !== null) throw new ScenarioRefusedError('category', tooLarge.index, categoryTooLargeMessage(tooLarge.bytes, this.options.maxCategoryBytes));
+    if (tooLarge !== null)
+      throw new ScenarioRefusedError(
+        'category',
+        tooLarge.index,
+        categoryTooLargeMessage(tooLarge.bytes, this.options.maxCategoryBytes),
+      );
     session.assertRoomFor(scenario.keys, scenario.categories);
     // Then all of it, in the plan's order: budgets and bans at the scenario's clock.
     session.offsetMs = offsetMs;
     session.now = baseTimeMs + offsetMs;
     if (scenario.afterSunset !== undefined) session.afterSunset = scenario.afterSunset;
     for (const key of scenario.keys) session.addKey(key);
-    for (const { client, spent } of scenario.spends) (client.kind === 'key' ? session.keyLimiter.setSpent(client.id, spent) : session.anonymousLimiter.setSpent(client.address, spent));
-    for (const { client, ms } of scenario.bans) (client.kind === 'key' ? session.keyLimiter.banFor(client.id, ms) : session.anonymousLimiter.banFor(client.address, ms));
+    for (const { client, spent } of scenario.spends)
+      client.kind === 'key'
+        ? session.keyLimiter.setSpent(client.id, spent)
+        : session.anonymousLimiter.setSpent(client.address, spent);
+    for (const { client, ms } of scenario.bans)
+      client.kind === 'key'
+        ? session.keyLimiter.banFor(client.id, ms)
+        : session.anonymousLimiter.banFor(client.address, ms);
     for (const category of scenario.categories) session.categories.createEntry(category);
     // Last: the records are charged, never refused, so they cannot take the room made above for the keys and categories.
     session.countRecords();
@@ -234,7 +283,8 @@ class MemoryStore implements StateStore {
 
   #expireIdle(baseTimeMs: number): void {
     for (const [name, session] of this.#sessions) {
-      if (name !== defaultSessionName && baseTimeMs - session.lastSeenMs >= this.options.sessionIdleMs) this.#forget(name, session);
+      if (name !== defaultSessionName && baseTimeMs - session.lastSeenMs >= this.options.sessionIdleMs)
+        this.#forget(name, session);
     }
   }
 

@@ -18,7 +18,13 @@ describe('RateLimiter', () => {
     const limits = { perMinute: 3, perDay: 100 };
     expect([1, 2, 3].map(() => limiter.hit('a', limits).outcome)).toEqual(['allowed', 'allowed', 'allowed']);
     const refused = limiter.hit('a', limits);
-    expect(refused).toMatchObject({ outcome: 'limited', limit: 3, remaining: 0, resetAtMs: start + 60_000, retryAfterSeconds: 60 });
+    expect(refused).toMatchObject({
+      outcome: 'limited',
+      limit: 3,
+      remaining: 0,
+      resetAtMs: start + 60_000,
+      retryAfterSeconds: 60,
+    });
     clock.advance(59_999);
     expect(limiter.hit('a', limits)).toMatchObject({ outcome: 'limited', retryAfterSeconds: 1 });
     clock.advance(1);
@@ -32,9 +38,20 @@ describe('RateLimiter', () => {
     for (let index = 0; index < 9; index += 1) limiter.hit('a', limits);
     clock.advance(60_000);
     // 10 used today: the day window has 2 left, the new minute 9.
-    expect(limiter.hit('a', limits)).toMatchObject({ outcome: 'allowed', limit: 12, remaining: 1, resetAtMs: start + 86_400_000 });
+    expect(limiter.hit('a', limits)).toMatchObject({
+      outcome: 'allowed',
+      limit: 12,
+      remaining: 1,
+      resetAtMs: start + 86_400_000,
+    });
     limiter.hit('a', limits);
-    expect(limiter.hit('a', limits)).toMatchObject({ outcome: 'limited', limit: 12, remaining: 0, resetAtMs: start + 86_400_000, retryAfterSeconds: 86_400 - 60 });
+    expect(limiter.hit('a', limits)).toMatchObject({
+      outcome: 'limited',
+      limit: 12,
+      remaining: 0,
+      resetAtMs: start + 86_400_000,
+      retryAfterSeconds: 86_400 - 60,
+    });
   });
 
   it('does not count refused requests', () => {
@@ -60,7 +77,12 @@ describe('RateLimiter', () => {
     limiter.hit('a', limits);
     expect([1, 2, 3].map(() => limiter.hit('a', limits).outcome)).toEqual(['limited', 'limited', 'limited']);
     const banned = limiter.hit('a', limits);
-    expect(banned).toMatchObject({ outcome: 'banned', remaining: 0, resetAtMs: start + 300_000, retryAfterSeconds: 300 });
+    expect(banned).toMatchObject({
+      outcome: 'banned',
+      remaining: 0,
+      resetAtMs: start + 300_000,
+      retryAfterSeconds: 300,
+    });
     // The minute is long over, but the ban holds.
     clock.advance(299_000);
     expect(limiter.hit('a', limits)).toMatchObject({ outcome: 'banned', retryAfterSeconds: 1 });
@@ -103,16 +125,27 @@ describe('RateLimiter', () => {
   it('turns a decision into X-RateLimit-* headers with Reset in Unix seconds', () => {
     const { limiter } = setup();
     const limits = { perMinute: 1, perDay: 10 };
-    expect(rateLimitHeaders(limiter.hit('a', limits))).toEqual({ 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(start / 1000 + 60) });
-    expect(rateLimitHeaders(limiter.hit('a', limits))).toEqual({ 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(start / 1000 + 60), 'Retry-After': '60' });
+    expect(rateLimitHeaders(limiter.hit('a', limits))).toEqual({
+      'X-RateLimit-Limit': '1',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(start / 1000 + 60),
+    });
+    expect(rateLimitHeaders(limiter.hit('a', limits))).toEqual({
+      'X-RateLimit-Limit': '1',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(start / 1000 + 60),
+      'Retry-After': '60',
+    });
   });
 });
 
 /** The IETF fields as a client library reads them: structured-field Lists, item -> parameters. */
 function parseIetf(headers: Record<string, string>) {
-  const read = (value: string) => Object.fromEntries(parseList(value).map(([item, parameters]) => [String(item), Object.fromEntries(parameters)]));
+  const read = (value: string) =>
+    Object.fromEntries(parseList(value).map(([item, parameters]) => [String(item), Object.fromEntries(parameters)]));
   // Policy names are sf-strings (draft 11 section 3: the Item value MUST be a String), not tokens.
-  for (const [item] of [...parseList(headers['RateLimit-Policy']!), ...parseList(headers.RateLimit!)]) expect(typeof item).toBe('string');
+  for (const [item] of [...parseList(headers['RateLimit-Policy']!), ...parseList(headers.RateLimit!)])
+    expect(typeof item).toBe('string');
   return { policy: read(headers['RateLimit-Policy']!), limit: read(headers.RateLimit!) };
 }
 
@@ -136,10 +169,16 @@ describe('ietfRateLimitHeaders (draft-ietf-httpapi-ratelimit-headers-11)', () =>
     limiter.hit('a', limits);
     const limited = limiter.hit('a', limits);
     expect(limited.outcome).toBe('limited');
-    expect(parseIetf(ietfRateLimitHeaders(limited, clock.now())).limit).toEqual({ minute: { r: 0, t: 60 }, day: { r: 98, t: 86_400 } });
+    expect(parseIetf(ietfRateLimitHeaders(limited, clock.now())).limit).toEqual({
+      minute: { r: 0, t: 60 },
+      day: { r: 98, t: 86_400 },
+    });
     const banned = limiter.hit('a', limits);
     expect(banned.outcome).toBe('banned');
-    expect(parseIetf(ietfRateLimitHeaders(banned, clock.now())).limit).toEqual({ minute: { r: 0, t: 900 }, day: { r: 0, t: 900 } });
+    expect(parseIetf(ietfRateLimitHeaders(banned, clock.now())).limit).toEqual({
+      minute: { r: 0, t: 900 },
+      day: { r: 0, t: 900 },
+    });
     // Retry-After (the ban) is not earlier than the end of the effective windows (draft section 6).
     expect(rateLimitHeaders(banned)['Retry-After']).toBe('900');
   });
@@ -147,6 +186,9 @@ describe('ietfRateLimitHeaders (draft-ietf-httpapi-ratelimit-headers-11)', () =>
   it('stays a valid structured field for huge custom limits (at most 15 digits)', () => {
     const { clock, limiter } = setup();
     const decision = limiter.hit('a', { perMinute: 10 ** 18, perDay: 10 ** 18 });
-    expect(parseIetf(ietfRateLimitHeaders(decision, clock.now())).policy.minute).toEqual({ q: 999_999_999_999_999, w: 60 });
+    expect(parseIetf(ietfRateLimitHeaders(decision, clock.now())).policy.minute).toEqual({
+      q: 999_999_999_999_999,
+      w: 60,
+    });
   });
 });

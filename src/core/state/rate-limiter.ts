@@ -196,7 +196,8 @@ export class RateLimiter {
   #sweep(now: number): void {
     this.#hitsSinceSweep = 0;
     for (const [id, bucket] of this.#buckets) {
-      if (now >= bucket.dayStart + dayMs && now >= bucket.minuteStart + minuteMs && bucket.bannedUntil <= now) this.#buckets.delete(id);
+      if (now >= bucket.dayStart + dayMs && now >= bucket.minuteStart + minuteMs && bucket.bannedUntil <= now)
+        this.#buckets.delete(id);
     }
     // Still too many live clients: forget the least recently seen ones.
     for (const id of this.#buckets.keys()) {
@@ -222,7 +223,14 @@ export class RateLimiter {
   }
 
   #limited(bucket: Bucket, limits: Limits, resetAtMs: number, now: number): RateDecision {
-    return { outcome: 'limited', limit: Math.min(limits.perMinute, limits.perDay), remaining: 0, resetAtMs, retryAfterSeconds: secondsUntil(resetAtMs, now), windows: windowsOf(bucket, limits) };
+    return {
+      outcome: 'limited',
+      limit: Math.min(limits.perMinute, limits.perDay),
+      remaining: 0,
+      resetAtMs,
+      retryAfterSeconds: secondsUntil(resetAtMs, now),
+      windows: windowsOf(bucket, limits),
+    };
   }
 
   #banned(bucket: Bucket, limits: Limits, now: number): RateDecision {
@@ -230,20 +238,50 @@ export class RateLimiter {
     // A banned client has nothing left in either window until the ban ends, whatever its counts say
     // (so Retry-After, the ban, is also where every effective window ends, as the IETF draft asks).
     const windows = windowsOf(bucket, limits).map((window) => ({ ...window, remaining: 0, resetAtMs }));
-    return { outcome: 'banned', limit: Math.min(limits.perMinute, limits.perDay), remaining: 0, resetAtMs, retryAfterSeconds: secondsUntil(resetAtMs, now), windows };
+    return {
+      outcome: 'banned',
+      limit: Math.min(limits.perMinute, limits.perDay),
+      remaining: 0,
+      resetAtMs,
+      retryAfterSeconds: secondsUntil(resetAtMs, now),
+      windows,
+    };
   }
 }
 
 /** Both windows of a client's counts (the Redis store builds its decisions with it too, so both stores agree). */
-export function windowsOf(bucket: Pick<Bucket, 'minuteStart' | 'minuteCount' | 'dayStart' | 'dayCount'>, limits: Limits): RateWindow[] {
+export function windowsOf(
+  bucket: Pick<Bucket, 'minuteStart' | 'minuteCount' | 'dayStart' | 'dayCount'>,
+  limits: Limits,
+): RateWindow[] {
   return [
-    { name: 'minute', quota: limits.perMinute, windowSeconds: minuteMs / 1000, remaining: Math.max(0, limits.perMinute - bucket.minuteCount), resetAtMs: bucket.minuteStart + minuteMs },
-    { name: 'day', quota: limits.perDay, windowSeconds: dayMs / 1000, remaining: Math.max(0, limits.perDay - bucket.dayCount), resetAtMs: bucket.dayStart + dayMs },
+    {
+      name: 'minute',
+      quota: limits.perMinute,
+      windowSeconds: minuteMs / 1000,
+      remaining: Math.max(0, limits.perMinute - bucket.minuteCount),
+      resetAtMs: bucket.minuteStart + minuteMs,
+    },
+    {
+      name: 'day',
+      quota: limits.perDay,
+      windowSeconds: dayMs / 1000,
+      remaining: Math.max(0, limits.perDay - bucket.dayCount),
+      resetAtMs: bucket.dayStart + dayMs,
+    },
   ];
 }
 
 function freshBucket(now: number): Bucket {
-  return { minuteStart: now, minuteCount: 0, dayStart: now, dayCount: 0, strikes: 0, bannedUntil: notBanned, touchedAt: now };
+  return {
+    minuteStart: now,
+    minuteCount: 0,
+    dayStart: now,
+    dayCount: 0,
+    strikes: 0,
+    bannedUntil: notBanned,
+    touchedAt: now,
+  };
 }
 
 function secondsUntil(atMs: number, now: number): number {

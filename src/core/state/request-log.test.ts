@@ -2,7 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestLog, type RecordedRequest } from './request-log.js';
 
-const entry = (status: number): RecordedRequest => ({ timeMs: 0, method: 'GET', path: '/', operationId: null, plan: 'free', key: null, status, code: null });
+const entry = (status: number): RecordedRequest => ({
+  timeMs: 0,
+  method: 'GET',
+  path: '/',
+  operationId: null,
+  plan: 'free',
+  key: null,
+  status,
+  code: null,
+});
 
 const nullable = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: null });
 
@@ -44,28 +53,58 @@ describe('RequestLog', () => {
 
   it('gives back every field as recorded, the newest `capacity` entries oldest first, for any sequence of adds and clears', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 7 }), fc.array(fc.oneof({ weight: 12, arbitrary: recordedRequest }, { weight: 1, arbitrary: fc.constant('clear' as const) }), { maxLength: 40 }), (capacity, steps) => {
-        const log = new RequestLog(capacity);
-        let model: RecordedRequest[] = [];
-        for (const step of steps) {
-          if (step === 'clear') {
-            log.clear();
-            model = [];
-          } else {
-            log.add(step);
-            model = [...model, step].slice(-capacity);
+      fc.property(
+        fc.integer({ min: 1, max: 7 }),
+        fc.array(
+          fc.oneof({ weight: 12, arbitrary: recordedRequest }, { weight: 1, arbitrary: fc.constant('clear' as const) }),
+          { maxLength: 40 },
+        ),
+        (capacity, steps) => {
+          const log = new RequestLog(capacity);
+          let model: RecordedRequest[] = [];
+          for (const step of steps) {
+            if (step === 'clear') {
+              log.clear();
+              model = [];
+            } else {
+              log.add(step);
+              model = [...model, step].slice(-capacity);
+            }
+            expect(log.recorded()).toEqual(model);
+            expect(log.entries()).toEqual(
+              model.map(({ timeMs, replay: _replay, ...rest }) => ({ time: new Date(timeMs).toISOString(), ...rest })),
+            );
           }
-          expect(log.recorded()).toEqual(model);
-          expect(log.entries()).toEqual(model.map(({ timeMs, replay: _replay, ...rest }) => ({ time: new Date(timeMs).toISOString(), ...rest })));
-        }
-      }),
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('serves a log line with the fields in the order of the interface (its JSON is what GET /__mock/requests sends)', () => {
     const log = new RequestLog(2);
-    log.add({ ...entry(201), replay: { url: '/v1/categories', keyDigest: null, auth: 'none', limits: { perMinute: 1, perDay: 2 }, clientAddress: null, prefer: null, contentType: null, body: '{}' } });
-    expect(Object.keys(log.entries()[0]!)).toEqual(['time', 'method', 'path', 'operationId', 'plan', 'key', 'status', 'code']);
+    log.add({
+      ...entry(201),
+      replay: {
+        url: '/v1/categories',
+        keyDigest: null,
+        auth: 'none',
+        limits: { perMinute: 1, perDay: 2 },
+        clientAddress: null,
+        prefer: null,
+        contentType: null,
+        body: '{}',
+      },
+    });
+    expect(Object.keys(log.entries()[0]!)).toEqual([
+      'time',
+      'method',
+      'path',
+      'operationId',
+      'plan',
+      'key',
+      'status',
+      'code',
+    ]);
   });
 });

@@ -51,7 +51,9 @@ export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRe
  * One slot of the log, written over in place once the log is full: an entry's fields and its replay
  * fields (`url` null without them), and what it counts against the memory budget.
  */
-type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null } & { charge: number };
+type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null } & {
+  charge: number;
+};
 
 /**
  * A fixed-size ring buffer: the newest `capacity` entries, oldest first. Memory never grows past it.
@@ -138,11 +140,31 @@ export class RequestLog {
 
   /** The entries as recorded, oldest first (the export reads their replay fields). */
   recorded(): RecordedRequest[] {
-    return this.#inOrder().map(({ timeMs, method, path, operationId, plan, key, status, code, url, keyDigest, clientAddress, auth, limits, prefer, contentType, body }) => {
-      const recorded: RecordedRequest = { timeMs, method, path, operationId, plan, key, status, code };
-      if (url !== null) recorded.replay = { url, keyDigest, auth: auth!, limits: limits!, clientAddress, prefer, contentType, body };
-      return recorded;
-    });
+    return this.#inOrder().map(
+      ({
+        timeMs,
+        method,
+        path,
+        operationId,
+        plan,
+        key,
+        status,
+        code,
+        url,
+        keyDigest,
+        clientAddress,
+        auth,
+        limits,
+        prefer,
+        contentType,
+        body,
+      }) => {
+        const recorded: RecordedRequest = { timeMs, method, path, operationId, plan, key, status, code };
+        if (url !== null)
+          recorded.replay = { url, keyDigest, auth: auth!, limits: limits!, clientAddress, prefer, contentType, body };
+        return recorded;
+      },
+    );
   }
 
   clear(): void {
@@ -162,7 +184,25 @@ export class RequestLog {
 /** A new slot at the end of the log. */
 function newSlot(slots: LogSlot[], charge: number): LogSlot {
   // NaN, not 0: the field holds doubles from the start (a small integer first would change its representation, and the slot's shape, at the first real time).
-  const slot: LogSlot = { timeMs: Number.NaN, method: '', path: '', operationId: null, plan: '', key: null, status: 0, code: null, url: null, keyDigest: null, clientAddress: null, auth: null, limits: null, prefer: null, contentType: null, body: null, charge };
+  const slot: LogSlot = {
+    timeMs: Number.NaN,
+    method: '',
+    path: '',
+    operationId: null,
+    plan: '',
+    key: null,
+    status: 0,
+    code: null,
+    url: null,
+    keyDigest: null,
+    clientAddress: null,
+    auth: null,
+    limits: null,
+    prefer: null,
+    contentType: null,
+    body: null,
+    charge,
+  };
   slots.push(slot);
   return slot;
 }
@@ -174,7 +214,15 @@ function newSlot(slots: LogSlot[], charge: number): LogSlot {
  */
 function chargeOf(entry: RecordedRequest): number {
   const replay = entry.replay;
-  const texts = entry.path.length + (replay === undefined ? 0 : replay.url.length + (replay.body?.length ?? 0) + (replay.prefer?.length ?? 0) + (replay.contentType?.length ?? 0) + (replay.clientAddress?.length ?? 0));
+  const texts =
+    entry.path.length +
+    (replay === undefined
+      ? 0
+      : replay.url.length +
+        (replay.body?.length ?? 0) +
+        (replay.prefer?.length ?? 0) +
+        (replay.contentType?.length ?? 0) +
+        (replay.clientAddress?.length ?? 0));
   return 200 + 2 * texts;
 }
 

@@ -10,7 +10,8 @@ export const sessionNamePattern = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
  * @example assertSessionName('ci-job-42'); // ok
  */
 export function assertSessionName(name: string): void {
-  if (!sessionNamePattern.test(name)) throw new RangeError(`Invalid session name ${JSON.stringify(name.slice(0, 80))}: ${sessionNameRule}`);
+  if (!sessionNamePattern.test(name))
+    throw new RangeError(`Invalid session name ${JSON.stringify(name.slice(0, 80))}: ${sessionNameRule}`);
 }
 
 /** Why an `X-Mock-Session` header is refused (400 invalid_session). */

@@ -127,7 +127,6 @@ export interface ImmediateStoreCalls {
   appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): void;
 }
 
-
 /** A scenario as a store applies it (`applyScenario`): every step resolved, applied whole or not at all. */
 export interface StoreScenario {
   /**
@@ -151,7 +150,6 @@ export interface SpentCounts {
   day?: number;
 }
 
-
 export interface StateStoreOptions {
   /** Requests without a valid key are counted per client address against these limits. */
   anonymous: Limits;
@@ -174,7 +172,6 @@ export interface StateStoreOptions {
    */
   memoryBudgetBytes?: number;
 }
-
 
 export interface HitInput {
   /** The caller's base clock (not virtual): the store adds the session's offset. */
@@ -264,9 +261,6 @@ export interface SessionInfo {
    */
   lastSeenMs: number | null;
 }
-
-
-
 
 /**
  * The store did not answer (down, unreachable, or slower than its timeout). The core answers 503

@@ -1,7 +1,14 @@
 // Checks both stores make of what they are given, so both refuse alike, with the same words.
 import { isWellFormed } from '../config/decoding.js';
 import { AfterSunsetModeSchema, type AfterSunsetMode } from '../config/store-config.js';
-import { ScenarioRefusedError, type RuntimeKey, type SessionInfo, type SpentCounts, type StoreClient, type StoreScenario } from './state-store.js';
+import {
+  ScenarioRefusedError,
+  type RuntimeKey,
+  type SessionInfo,
+  type SpentCounts,
+  type StoreClient,
+  type StoreScenario,
+} from './state-store.js';
 
 /** Most requests `setSpent` puts in a window (far above any plan's day). */
 const maxSpentCount = 1_000_000_000;
@@ -20,38 +27,58 @@ export const maxDateMs = 8_640_000_000_000_000;
 /** Throws a RangeError naming the bad part of a `setSpent` or `ban` call; both stores check alike. */
 export function assertClientStep(client: StoreClient, spent: SpentCounts | null, banMs: number | null): void {
   if (client.kind === 'key') {
-    if (!/^[0-9a-f]{32}$/.test(client.id)) throw new RangeError('Failed to use a key client: its id must be 32 lower-case hex digits (the digest\'s first half)');
-  } else if (typeof client.address !== 'string' || client.address.length === 0 || client.address.length > 200 || !isWellFormed(client.address)) {
+    if (!/^[0-9a-f]{32}$/.test(client.id))
+      throw new RangeError(
+        "Failed to use a key client: its id must be 32 lower-case hex digits (the digest's first half)",
+      );
+  } else if (
+    typeof client.address !== 'string' ||
+    client.address.length === 0 ||
+    client.address.length > 200 ||
+    !isWellFormed(client.address)
+  ) {
     // A lone surrogate has no UTF-8 form: Redis could not name its bucket, so neither store takes it.
-    throw new RangeError('Failed to use an anonymous client: its address must be 1 to 200 characters of well-formed Unicode (no lone surrogate)');
+    throw new RangeError(
+      'Failed to use an anonymous client: its address must be 1 to 200 characters of well-formed Unicode (no lone surrogate)',
+    );
   }
   if (spent) {
     for (const window of ['minute', 'day'] as const) {
       const count = spent[window];
-      if (count !== undefined && (!Number.isSafeInteger(count) || count < 0 || count > maxSpentCount)) throw new RangeError(`Failed to set the spent budget: ${window} must be a whole number from 0 to ${maxSpentCount}`);
+      if (count !== undefined && (!Number.isSafeInteger(count) || count < 0 || count > maxSpentCount))
+        throw new RangeError(
+          `Failed to set the spent budget: ${window} must be a whole number from 0 to ${maxSpentCount}`,
+        );
     }
   }
-  if (banMs !== null && (!Number.isSafeInteger(banMs) || banMs < 1 || banMs > maxBanMs)) throw new RangeError(`Failed to ban a client: the duration must be a whole number of milliseconds from 1 to ${maxBanMs}`);
+  if (banMs !== null && (!Number.isSafeInteger(banMs) || banMs < 1 || banMs > maxBanMs))
+    throw new RangeError(
+      `Failed to ban a client: the duration must be a whole number of milliseconds from 1 to ${maxBanMs}`,
+    );
 }
 
 export function assertAfterSunsetMode(mode: AfterSunsetMode | null): void {
-  if (mode !== null && !AfterSunsetModeSchema.safeParse(mode).success) throw new RangeError('Failed to set afterSunset: expected gone, serve or null');
+  if (mode !== null && !AfterSunsetModeSchema.safeParse(mode).success)
+    throw new RangeError('Failed to set afterSunset: expected gone, serve or null');
 }
 
 /** A key's digest: SHA-256 in lower-case hex. */
 export function assertDigest(digest: string): void {
-  if (!/^[0-9a-f]{64}$/.test(digest)) throw new RangeError('Failed to use a key digest: expected 64 lower-case hex digits (SHA-256)');
+  if (!/^[0-9a-f]{64}$/.test(digest))
+    throw new RangeError('Failed to use a key digest: expected 64 lower-case hex digits (SHA-256)');
 }
 
 /** Run-time keys are found by digest and counted under `id`, which must be the digest's first 32 hex digits (as in KeyRegistry). */
 export function assertRuntimeKey(key: RuntimeKey): void {
   assertDigest(key.digest);
-  if (key.id !== key.digest.slice(0, 32)) throw new RangeError('Failed to add a key: its id must be the first 32 hex digits of its digest');
+  if (key.id !== key.digest.slice(0, 32))
+    throw new RangeError('Failed to add a key: its id must be the first 32 hex digits of its digest');
 }
 
 /** The same rule as the virtual clock's: time never moves backwards, windows never come back to life. */
 export function assertClockStep(ms: number): void {
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new RangeError('Failed to advance the clock: the step must be a finite number >= 0');
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    throw new RangeError('Failed to advance the clock: the step must be a finite number >= 0');
 }
 
 /** Whether a session may have this clock offset at this base time: at most 100 years ahead, and a real date. */
@@ -74,11 +101,11 @@ export function categoryTooLargeMessage(bytes: number, maxBytes: number): string
   return `The category takes ${bytes} bytes; the mock's store keeps at most maxCategoryBytes (${maxBytes}) bytes of categories`;
 }
 
-
-
 /** Most recently seen first; never-used sessions last; ties by name, so every store lists alike. */
 export function sortSessions(sessions: SessionInfo[]): SessionInfo[] {
-  return sessions.sort((a, b) => (b.lastSeenMs ?? -1) - (a.lastSeenMs ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return sessions.sort(
+    (a, b) => (b.lastSeenMs ?? -1) - (a.lastSeenMs ?? -1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
 }
 
 /** Throws the RangeError of the first bad step of a scenario (a client, a budget, a ban, a key, the sunset mode): both stores check alike. */
@@ -88,7 +115,8 @@ export function assertScenarioSteps(scenario: StoreScenario): void {
   for (const { client, ms } of scenario.bans) assertClientStep(client, null, ms);
   if (scenario.afterSunset !== undefined) assertAfterSunsetMode(scenario.afterSunset);
   const clock = scenario.clock;
-  if (clock !== undefined && !Number.isFinite(clock.kind === 'advance' ? clock.ms : clock.atMs)) throw new RangeError('Failed to move the clock: not a finite time');
+  if (clock !== undefined && !Number.isFinite(clock.kind === 'advance' ? clock.ms : clock.atMs))
+    throw new RangeError('Failed to move the clock: not a finite time');
   if (clock?.kind === 'advance') assertClockStep(clock.ms);
 }
 
@@ -101,9 +129,11 @@ export function scenarioOffset(clock: StoreScenario['clock'], offsetMs: number, 
   if (clock?.kind === 'advance') moved = offsetMs + clock.ms;
   else if (clock?.kind === 'atLeast') moved = Math.max(offsetMs, clock.atMs - baseTimeMs);
   else if (clock?.kind === 'to') {
-    if (clock.atMs < baseTimeMs + offsetMs) throw new ScenarioRefusedError('clock-behind', 0, clockBehindMessage(clock.atMs, baseTimeMs + offsetMs));
+    if (clock.atMs < baseTimeMs + offsetMs)
+      throw new ScenarioRefusedError('clock-behind', 0, clockBehindMessage(clock.atMs, baseTimeMs + offsetMs));
     moved = clock.atMs - baseTimeMs;
   }
-  if (!clockOffsetInRange(moved, baseTimeMs)) throw new ScenarioRefusedError('clock-range', 0, clockRangeMessage(moved));
+  if (!clockOffsetInRange(moved, baseTimeMs))
+    throw new ScenarioRefusedError('clock-range', 0, clockRangeMessage(moved));
   return moved;
 }

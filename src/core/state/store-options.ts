@@ -22,7 +22,8 @@ export function assertStoreOptions(options: StateStoreOptions): void {
     ['memoryBudgetBytes', options.memoryBudgetBytes ?? minMemoryBudgetBytes, minMemoryBudgetBytes],
   ];
   for (const [name, value, minimum] of whole) {
-    if (!Number.isSafeInteger(value) || value < minimum) throw new RangeError(`Invalid store option ${name}: expected a whole number >= ${minimum}, got ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value < minimum)
+      throw new RangeError(`Invalid store option ${name}: expected a whole number >= ${minimum}, got ${String(value)}`);
   }
 }
 
@@ -32,14 +33,26 @@ export function assertStoreOptions(options: StateStoreOptions): void {
  * @example createMemoryStore(storeOptionsFromConfig(config, []))
  */
 export function storeOptionsFromConfig(
-  config: { anonymous: Limits; ban: { enabled: boolean; threshold: number; durationSeconds: number }; maxTrackedClients: number; maxCategories: number; maxCategoryBytes: number; requestLogSize: number; memoryBudgetBytes?: number },
+  config: {
+    anonymous: Limits;
+    ban: { enabled: boolean; threshold: number; durationSeconds: number };
+    maxTrackedClients: number;
+    maxCategories: number;
+    maxCategoryBytes: number;
+    requestLogSize: number;
+    memoryBudgetBytes?: number;
+  },
   seedCategories: readonly NewCategory[],
   sessions: { maxSessions?: number; sessionIdleMs?: number } | SessionsConfig = {},
 ): StateStoreOptions {
   const idleMs = 'idleSeconds' in sessions ? sessions.idleSeconds * 1000 : sessions.sessionIdleMs;
   return {
     anonymous: { ...config.anonymous },
-    ban: { enabled: config.ban.enabled, threshold: config.ban.threshold, durationMs: config.ban.durationSeconds * 1000 },
+    ban: {
+      enabled: config.ban.enabled,
+      threshold: config.ban.threshold,
+      durationMs: config.ban.durationSeconds * 1000,
+    },
     maxTrackedClients: config.maxTrackedClients,
     maxCategories: config.maxCategories,
     maxCategoryBytes: config.maxCategoryBytes,

@@ -3,7 +3,8 @@
 const nonAscii = /[^\u0000-\u007f]/;
 
 /** Node's native byte count when there is one (the core runs in browsers too, where there is none). */
-const nativeByteLength = (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } }).Buffer?.byteLength;
+const nativeByteLength = (globalThis as { Buffer?: { byteLength(text: string, encoding: 'utf8'): number } }).Buffer
+  ?.byteLength;
 
 /** UTF-8 length of a string without encoding it. */
 export function utf8Length(text: string): number {
@@ -21,7 +22,12 @@ export function utf8LengthInJavaScript(text: string): number {
     const code = text.charCodeAt(index);
     if (code < 0x80) continue;
     if (code < 0x800) bytes += 1;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00) {
+    else if (
+      code >= 0xd800 &&
+      code <= 0xdbff &&
+      index + 1 < text.length &&
+      (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00
+    ) {
       // A surrogate pair: 2 UTF-16 units, 4 bytes.
       bytes += 2;
       index += 1;

@@ -37,7 +37,11 @@ function parseAccept(header: string): AcceptRange[] {
     if (slash <= 0) continue;
     const q = parameters.find((parameter) => parameter.startsWith('q='));
     const quality = q === undefined ? 1 : Number(q.slice(2));
-    ranges.push({ type: range.slice(0, slash), subtype: range.slice(slash + 1), quality: Number.isFinite(quality) ? Math.min(1, Math.max(0, quality)) : 0 });
+    ranges.push({
+      type: range.slice(0, slash),
+      subtype: range.slice(slash + 1),
+      quality: Number.isFinite(quality) ? Math.min(1, Math.max(0, quality)) : 0,
+    });
   }
   return ranges;
 }
@@ -51,7 +55,11 @@ function qualityOf(declared: string, ranges: readonly AcceptRange[]): number {
   let specificity = -1;
   for (const range of ranges) {
     const typeMatches = range.type === '*' || type === '*' || range.type === type;
-    const subtypeMatches = range.subtype === '*' || subtype === '*' || range.subtype === subtype || (range.subtype === 'json' && subtype.endsWith('+json'));
+    const subtypeMatches =
+      range.subtype === '*' ||
+      subtype === '*' ||
+      range.subtype === subtype ||
+      (range.subtype === 'json' && subtype.endsWith('+json'));
     if (!typeMatches || !subtypeMatches) continue;
     const rangeSpecificity = (range.type === '*' ? 0 : 1) + (range.subtype === '*' ? 0 : 1);
     if (rangeSpecificity > specificity) {

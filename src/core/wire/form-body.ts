@@ -36,12 +36,19 @@ export function decodeFormBody(body: Uint8Array, fields: FieldDecoders): Record<
  *
  * @example await decodeMultipartBody(bytes, 'multipart/form-data; boundary=x', fields) // { name: 'Rex', photo: '...' }
  */
-export async function decodeMultipartBody(body: Uint8Array, contentType: string, fields: FieldDecoders): Promise<Record<string, unknown>> {
+export async function decodeMultipartBody(
+  body: Uint8Array,
+  contentType: string,
+  fields: FieldDecoders,
+): Promise<Record<string, unknown>> {
   let form: FormData;
   try {
     form = await new Response(body as BodyInit, { headers: { 'content-type': contentType } }).formData();
   } catch (error) {
-    throw new HttpError('validation_failed', `Invalid request body: not a multipart/form-data body (${(error as Error).message.slice(0, 120)})`);
+    throw new HttpError(
+      'validation_failed',
+      `Invalid request body: not a multipart/form-data body (${(error as Error).message.slice(0, 120)})`,
+    );
   }
   const values = new Map<string, string[]>();
   for (const [name, value] of form.entries()) {

@@ -13,7 +13,11 @@ const base64Files: Record<string, string> = {
 };
 
 /** `image/*` and the other image types the table has no file for are served a PNG. */
-const aliases: Record<string, string> = { 'image/jpg': 'image/jpeg', 'application/x-gzip': 'application/gzip', 'application/x-zip-compressed': 'application/zip' };
+const aliases: Record<string, string> = {
+  'image/jpg': 'image/jpeg',
+  'application/x-gzip': 'application/gzip',
+  'application/x-zip-compressed': 'application/zip',
+};
 
 /**
  * A small valid file of a media type (lower case, no parameters): the type it really is (an
@@ -37,7 +41,11 @@ function fromBase64(text: string): Uint8Array {
 
 /** A one-page PDF with a correct cross-reference table. */
 function minimalPdf(): string {
-  const objects = ['<</Type/Catalog/Pages 2 0 R>>', '<</Type/Pages/Kids[3 0 R]/Count 1>>', '<</Type/Page/Parent 2 0 R/MediaBox[0 0 72 72]>>'];
+  const objects = [
+    '<</Type/Catalog/Pages 2 0 R>>',
+    '<</Type/Pages/Kids[3 0 R]/Count 1>>',
+    '<</Type/Page/Parent 2 0 R/MediaBox[0 0 72 72]>>',
+  ];
   let text = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((object, index) => {

@@ -25,7 +25,19 @@ describe('parsePrefer', () => {
   });
 
   // Ours stay strict, including next to ignored ones, and so does anything unregistered (a typo).
-  it.each(['code=4290', 'code=', 'code=099', 'example=', 'dynamic=yes', 'garbage', 'cod=429', 'return=minimal, code=abc', 'respond-async, examples=x', 'returns=minimal', 'x-wait=10'])('refuses %j with invalid_prefer', (header) => {
+  it.each([
+    'code=4290',
+    'code=',
+    'code=099',
+    'example=',
+    'dynamic=yes',
+    'garbage',
+    'cod=429',
+    'return=minimal, code=abc',
+    'respond-async, examples=x',
+    'returns=minimal',
+    'x-wait=10',
+  ])('refuses %j with invalid_prefer', (header) => {
     expect(() => parsePrefer(header)).toThrow(HttpError);
     try {
       parsePrefer(header);

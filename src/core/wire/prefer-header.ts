@@ -46,19 +46,31 @@ export function parsePrefer(header: string | undefined): Preferences {
       const rawName = equals === -1 ? '' : trimmed.slice(0, equals).trim();
       let value = equals === -1 ? '' : trimmed.slice(equals + 1).trim();
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-      if (!/^[A-Za-z-]+$/.test(rawName) || value.includes('"')) throw new HttpError('invalid_prefer', `Prefer: cannot read "${trimmed.slice(0, 60)}"; supported: ${knownPreferences}`);
+      if (!/^[A-Za-z-]+$/.test(rawName) || value.includes('"'))
+        throw new HttpError(
+          'invalid_prefer',
+          `Prefer: cannot read "${trimmed.slice(0, 60)}"; supported: ${knownPreferences}`,
+        );
       const name = rawName.toLowerCase();
       if (name === 'code') {
-        if (!/^[1-5]\d\d$/.test(value)) throw new HttpError('invalid_prefer', `Prefer: code must be an HTTP status (100-599), got "${value.slice(0, 20)}"`);
+        if (!/^[1-5]\d\d$/.test(value))
+          throw new HttpError(
+            'invalid_prefer',
+            `Prefer: code must be an HTTP status (100-599), got "${value.slice(0, 20)}"`,
+          );
         preferences.code = Number(value);
       } else if (name === 'example') {
         if (value === '') throw new HttpError('invalid_prefer', 'Prefer: example needs a name');
         preferences.example = value;
       } else if (name === 'dynamic') {
-        if (value !== 'true' && value !== 'false') throw new HttpError('invalid_prefer', `Prefer: dynamic must be true or false, got "${value.slice(0, 20)}"`);
+        if (value !== 'true' && value !== 'false')
+          throw new HttpError('invalid_prefer', `Prefer: dynamic must be true or false, got "${value.slice(0, 20)}"`);
         preferences.dynamic = value === 'true';
       } else {
-        throw new HttpError('invalid_prefer', `Prefer: unknown preference "${name.slice(0, 40)}"; supported: ${knownPreferences} (registered ones we do not act on, such as return=minimal or respond-async, are ignored)`);
+        throw new HttpError(
+          'invalid_prefer',
+          `Prefer: unknown preference "${name.slice(0, 40)}"; supported: ${knownPreferences} (registered ones we do not act on, such as return=minimal or respond-async, are ignored)`,
+        );
       }
     }
   }

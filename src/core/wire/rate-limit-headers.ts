@@ -21,10 +21,15 @@ export interface RateLimitFields {
  *
  * @example rateLimitFields(decision, nowMs, { xRateLimit: true, ietf: false, retryAfter: true }); // { 'X-RateLimit-Limit': '60', ... }
  */
-export function rateLimitFields(decision: RateDecision, nowMs: number, fields: RateLimitFields): Record<string, string> {
+export function rateLimitFields(
+  decision: RateDecision,
+  nowMs: number,
+  fields: RateLimitFields,
+): Record<string, string> {
   const headers = fields.xRateLimit ? rateLimitHeaders(decision) : {};
   if (!fields.retryAfter) delete headers['Retry-After'];
-  else if (!fields.xRateLimit && decision.outcome !== 'allowed') headers['Retry-After'] = `${decision.retryAfterSeconds}`;
+  else if (!fields.xRateLimit && decision.outcome !== 'allowed')
+    headers['Retry-After'] = `${decision.retryAfterSeconds}`;
   return fields.ietf ? Object.assign(headers, ietfRateLimitHeaders(decision, nowMs)) : headers;
 }
 
@@ -57,8 +62,15 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
  */
 export function ietfRateLimitHeaders(decision: RateDecision, nowMs: number): Record<string, string> {
   return {
-    'RateLimit-Policy': decision.windows.map((window) => `"${window.name}";q=${sfInteger(window.quota)};w=${window.windowSeconds}`).join(', '),
-    RateLimit: decision.windows.map((window) => `"${window.name}";r=${sfInteger(window.remaining)};t=${sfInteger(Math.ceil((window.resetAtMs - nowMs) / 1000))}`).join(', '),
+    'RateLimit-Policy': decision.windows
+      .map((window) => `"${window.name}";q=${sfInteger(window.quota)};w=${window.windowSeconds}`)
+      .join(', '),
+    RateLimit: decision.windows
+      .map(
+        (window) =>
+          `"${window.name}";r=${sfInteger(window.remaining)};t=${sfInteger(Math.ceil((window.resetAtMs - nowMs) / 1000))}`,
+      )
+      .join(', '),
   };
 }
 

@@ -30,14 +30,31 @@ describe('isJsonContentType', () => {
 describe('decodeJsonBody', () => {
   it('decodes JSON, keeping __proto__ as a plain key', () => {
     const decoded = decodeJsonBody(bytes('{"__proto__":{"x":1},"a":1}'), 'application/json', true);
-    expect(decoded).toEqual({ present: true, value: expect.objectContaining({ a: 1 }), text: '{"__proto__":{"x":1},"a":1}' });
+    expect(decoded).toEqual({
+      present: true,
+      value: expect.objectContaining({ a: 1 }),
+      text: '{"__proto__":{"x":1},"a":1}',
+    });
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 
   it("is JSON.parse's value of the text, a leading BOM dropped from the text", () => {
-    expect(decodeJsonBody(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('{"name":"dog"}')]), 'application/json', true)).toStrictEqual({ present: true, value: { name: 'dog' }, text: '{"name":"dog"}' });
-    for (const other of ['{"name":"dog","description":"x"}', '{ "name": "dog" }', '{"description":"x","name":"dog"}', '{"name":"d\\u00e9"}', '{"name":"dog","extra":1}', '{"name":"é"}']) {
-      expect(decodeJsonBody(bytes(other), 'application/json', true)).toStrictEqual({ present: true, value: JSON.parse(other), text: other });
+    expect(
+      decodeJsonBody(new Uint8Array([0xef, 0xbb, 0xbf, ...bytes('{"name":"dog"}')]), 'application/json', true),
+    ).toStrictEqual({ present: true, value: { name: 'dog' }, text: '{"name":"dog"}' });
+    for (const other of [
+      '{"name":"dog","description":"x"}',
+      '{ "name": "dog" }',
+      '{"description":"x","name":"dog"}',
+      '{"name":"d\\u00e9"}',
+      '{"name":"dog","extra":1}',
+      '{"name":"é"}',
+    ]) {
+      expect(decodeJsonBody(bytes(other), 'application/json', true)).toStrictEqual({
+        present: true,
+        value: JSON.parse(other),
+        text: other,
+      });
     }
   });
 

@@ -8,7 +8,10 @@ export function isJsonContentType(contentType: string): boolean {
   if (contentType === 'application/json') return true;
   const [essence = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
   if (!isJsonMediaType(essence)) return false;
-  const charset = parameters.find((parameter) => parameter.startsWith('charset='))?.slice(8).replace(/"/g, '');
+  const charset = parameters
+    .find((parameter) => parameter.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
   return charset === undefined || charset === 'utf-8' || charset === 'utf8';
 }
 
@@ -38,7 +41,10 @@ export function assertJsonContentType(contentType: string | undefined): void {
   if (contentType === undefined || contentType.trim() === '') {
     throw new HttpError('unsupported_media_type', 'Content-Type is missing; send Content-Type: application/json');
   }
-  throw new HttpError('unsupported_media_type', `Content-Type ${contentType.slice(0, 100)} is not supported; send application/json (UTF-8)`);
+  throw new HttpError(
+    'unsupported_media_type',
+    `Content-Type ${contentType.slice(0, 100)} is not supported; send application/json (UTF-8)`,
+  );
 }
 
 /**
@@ -67,7 +73,8 @@ export function decodeJsonBody(
   } catch (error) {
     // Blank is checked only once parsing failed: a valid body (every request of a working client) is never trimmed.
     if (text.trim() === '') {
-      if (required) throw new HttpError('body_required', 'Invalid request body: a JSON body is required, the body is blank');
+      if (required)
+        throw new HttpError('body_required', 'Invalid request body: a JSON body is required, the body is blank');
       return { present: false };
     }
     // A RangeError here is nesting deeper than the parser's stack: still just bad input.

@@ -7,7 +7,8 @@ import { rateLimitFields, type RateLimitFields } from './rate-limit-headers.js';
 
 const corsHeaders = {
   'Access-Control-Allow-Origin': '*',
-  'Access-Control-Expose-Headers': 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow, X-Mock-Session, WWW-Authenticate, RateLimit, RateLimit-Policy',
+  'Access-Control-Expose-Headers':
+    'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, Deprecation, Sunset, Allow, X-Mock-Session, WWW-Authenticate, RateLimit, RateLimit-Policy',
 };
 
 /** A body that is already JSON text (a stored category, the list): sent as it is. */
@@ -66,7 +67,12 @@ export function errorCodeOf(error: unknown): ErrorCode {
 
 export function createResponseShaper(config: MockConfig, logger: Logger): ResponseShaper {
   const cors = corsHeaders;
-  const shared: ShaperState = { dates: new HttpDateCache(), lastStoreLogMs: Number.NEGATIVE_INFINITY, lastRefusal: { code: '', message: '', body: new RawJson('') }, logger };
+  const shared: ShaperState = {
+    dates: new HttpDateCache(),
+    lastStoreLogMs: Number.NEGATIVE_INFINITY,
+    lastRefusal: { code: '', message: '', body: new RawJson('') },
+    logger,
+  };
   const withCors = shaperOf(shared, config.cors ? cors : undefined, cors);
   const withoutCors = shaperOf(shared, undefined, cors);
   Object.assign(withCors, { withoutCors });
@@ -83,7 +89,11 @@ interface ShaperState {
   readonly logger: Logger;
 }
 
-function shaperOf(state: ShaperState, answerCors: Readonly<Record<string, string>> | undefined, cors: Readonly<Record<string, string>>): Omit<ResponseShaper, 'withoutCors'> {
+function shaperOf(
+  state: ShaperState,
+  answerCors: Readonly<Record<string, string>> | undefined,
+  cors: Readonly<Record<string, string>>,
+): Omit<ResponseShaper, 'withoutCors'> {
   const allowOrigin = answerCors?.['Access-Control-Allow-Origin'];
   const exposeHeaders = answerCors?.['Access-Control-Expose-Headers'];
   const shaper: Omit<ResponseShaper, 'withoutCors'> = {
@@ -98,7 +108,11 @@ function shaperOf(state: ShaperState, answerCors: Readonly<Record<string, string
       else if (body instanceof MediaBody) {
         headers['Content-Type'] = body.contentType;
         const { content } = body;
-        return withCors(typeof content === 'string' ? { status, headers, body: content } : { status, headers, body: null, bytes: content });
+        return withCors(
+          typeof content === 'string'
+            ? { status, headers, body: content }
+            : { status, headers, body: null, bytes: content },
+        );
       } else text = body === undefined ? null : JSON.stringify(body);
       if (text !== null) headers['Content-Type'] = 'application/json';
       return withCors({ status, headers, body: text });
@@ -141,8 +155,11 @@ function httpErrorOf(error: unknown, state: ShaperState): HttpError {
     return new HttpError('store_unavailable', error.message, { 'Retry-After': String(error.retryAfterSeconds) });
   }
   // Its slot frees when an idle session expires or one is reset; a minute is an honest guess.
-  if (error instanceof TooManySessionsError) return new HttpError('too_many_sessions', error.message, { 'Retry-After': '60' });
-  state.logger.error(`Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  if (error instanceof TooManySessionsError)
+    return new HttpError('too_many_sessions', error.message, { 'Retry-After': '60' });
+  state.logger.error(
+    `Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   return new HttpError('internal_error', 'The mock failed to handle this request; see its log');
 }
 

@@ -26,5 +26,7 @@ function xmlName(name: string): string {
 }
 
 function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  return text
+    .replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 }

@@ -40,13 +40,19 @@ interface Route {
 // The wording of an Error's message is free (section 2: a human-readable description) and the set of codes is not
 // shown (section 7). (Stryker makes no mutants of an `as const` table.)
 const errors = {
-  rateLimited: { code: 'rate_limited', message: 'Too many requests; wait for Retry-After, then back off exponentially' },
+  rateLimited: {
+    code: 'rate_limited',
+    message: 'Too many requests; wait for Retry-After, then back off exponentially',
+  },
   notFound: { code: 'not_found', message: 'No resource at this path' },
   unauthorized: { code: 'unauthorized', message: 'Missing or invalid API key; send Authorization: Bearer <API_KEY>' },
   methodNotAllowed: { code: 'method_not_allowed', message: 'This method is not allowed on this path' },
   bodyRequired: { code: 'body_required', message: 'A JSON body is required' },
   unsupportedMediaType: { code: 'unsupported_media_type', message: 'Send Content-Type: application/json' },
-  invalidBody: { code: 'validation_failed', message: 'The body must be UTF-8 JSON: an object with a string name and an optional string description' },
+  invalidBody: {
+    code: 'validation_failed',
+    message: 'The body must be UTF-8 JSON: an object with a string name and an optional string description',
+  },
 } as const;
 // The shapes of pets and store orders are not shown by the interface: any JSON is as right. (Not
 // excluded from mutation: Stryker's mutant is an empty body, which is not JSON at all.)
@@ -94,19 +100,27 @@ export function createReferencePetstore(options: ReferencePetstoreOptions): (req
   return (request) => {
     const key = bearerToken(request.headers.authorization);
     const plan = options.keys.get(String(key));
-    const decision = plan === undefined ? limiter.take(`address:${request.client}`, anonymousPlan) : limiter.take(`key:${key}`, plan);
+    const decision =
+      plan === undefined ? limiter.take(`address:${request.client}`, anonymousPlan) : limiter.take(`key:${key}`, plan);
     const respond = (status: number, text: string, extra: Record<string, string> = {}): PlainResponse => ({
       status,
-      headers: { ...rateHeaders(decision), Date: new Date(options.clock.now()).toUTCString(), 'Content-Type': 'application/json', ...extra },
+      headers: {
+        ...rateHeaders(decision),
+        Date: new Date(options.clock.now()).toUTCString(),
+        'Content-Type': 'application/json',
+        ...extra,
+      },
       body: text,
     });
-    const fail = (status: number, error: { code: string; message: string }, extra: Record<string, string> = {}) => respond(status, JSON.stringify({ code: error.code, message: error.message, status }), extra);
+    const fail = (status: number, error: { code: string; message: string }, extra: Record<string, string> = {}) =>
+      respond(status, JSON.stringify({ code: error.code, message: error.message, status }), extra);
 
     if (!decision.allowed) return fail(429, errors.rateLimited, { 'Retry-After': String(decision.retryAfterSeconds) });
     const route = routeOf(request.target.split('?')[0]!);
     if (route === undefined) return fail(404, errors.notFound);
     if (plan === undefined) return fail(401, errors.unauthorized);
-    if (!route.methods.includes(request.method)) return fail(405, errors.methodNotAllowed, { Allow: route.methods.join(', ') });
+    if (!route.methods.includes(request.method))
+      return fail(405, errors.methodNotAllowed, { Allow: route.methods.join(', ') });
     const answer = operations[route.operation](request.method, request);
     if ('error' in answer) return fail(answer.status, answer.error);
     return respond(answer.status, answer.text, answer.headers);
@@ -137,9 +151,8 @@ function bearerToken(header: string | undefined): string | undefined {
 function parseUtf8Json(body: Uint8Array): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-  }
-  // Stryker disable next-line BlockStatement: equivalent: an empty catch returns undefined as well.
-  catch {
+  } catch {
+    // Stryker disable next-line BlockStatement: equivalent: an empty catch returns undefined as well.
     return undefined;
   }
 }

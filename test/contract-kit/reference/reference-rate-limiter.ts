@@ -79,11 +79,24 @@ export class ReferenceRateLimiter {
     usage.strikes = 0;
     const minuteLeft = plan.perMinute - usage.minuteCount;
     const dayLeft = plan.perDay - usage.dayCount;
-    if (minuteLeft < dayLeft) return { allowed: true, limit: plan.perMinute, remaining: minuteLeft, resetMs: minuteEndMs, retryAfterSeconds: 0 };
+    if (minuteLeft < dayLeft)
+      return {
+        allowed: true,
+        limit: plan.perMinute,
+        remaining: minuteLeft,
+        resetMs: minuteEndMs,
+        retryAfterSeconds: 0,
+      };
     return { allowed: true, limit: plan.perDay, remaining: dayLeft, resetMs: dayEndMs, retryAfterSeconds: 0 };
   }
 }
 
 function refused(now: number, limit: number, untilMs: number): RateDecision {
-  return { allowed: false, limit, remaining: 0, resetMs: untilMs, retryAfterSeconds: Math.ceil((untilMs - now) / 1000) };
+  return {
+    allowed: false,
+    limit,
+    remaining: 0,
+    resetMs: untilMs,
+    retryAfterSeconds: Math.ceil((untilMs - now) / 1000),
+  };
 }

@@ -26,7 +26,11 @@ export const referenceRuns: readonly ReferenceRun[] = [
   { name: 'a default run (no waiting on purpose)', startsAt: '2026-03-02T10:00:20.000Z', options: {} },
   { name: 'a run that may wait windows out and spend a day', startsAt: '2026-03-02T10:00:20.000Z', options: wholeDay },
   { name: 'a run that starts in the last second of a minute', startsAt: '2026-03-02T10:00:59.500Z', options: waits },
-  { name: 'a run that starts in the last second of a UTC day', startsAt: '2026-03-02T23:59:59.500Z', options: wholeDay },
+  {
+    name: 'a run that starts in the last second of a UTC day',
+    startsAt: '2026-03-02T23:59:59.500Z',
+    options: wholeDay,
+  },
   { name: 'a read-only run', startsAt: '2026-03-02T10:00:20.000Z', options: { ...waits, readOnly: true } },
 ];
 
@@ -37,8 +41,14 @@ export const referenceRuns: readonly ReferenceRun[] = [
  *
  * @example const { run } = await runAgainstReference(referenceRuns[0]!);
  */
-export async function runAgainstReference(scenario: ReferenceRun, options: { stopAtFirstFailure?: boolean; followRealTime?: boolean } = {}): Promise<{ run: ContractRun & { log: string[] }; firstFailure: string | undefined }> {
-  const clock = createVirtualClock({ startMs: Date.parse(scenario.startsAt), followRealTime: options.followRealTime ?? false });
+export async function runAgainstReference(
+  scenario: ReferenceRun,
+  options: { stopAtFirstFailure?: boolean; followRealTime?: boolean } = {},
+): Promise<{ run: ContractRun & { log: string[] }; firstFailure: string | undefined }> {
+  const clock = createVirtualClock({
+    startMs: Date.parse(scenario.startsAt),
+    followRealTime: options.followRealTime ?? false,
+  });
   const server = await startReferenceServer({ clock });
   const cancel = new AbortController();
   let firstFailure: string | undefined;

@@ -21,10 +21,18 @@ export interface ReferenceServer {
  * await runContract({ baseUrl: server.baseUrl, apiKey: referenceKeys.main, clock });
  * await server.close();
  */
-export async function startReferenceServer(options: { clock: { now(): number }; keys?: ReadonlyMap<string, Plan> }): Promise<ReferenceServer> {
+export async function startReferenceServer(options: {
+  clock: { now(): number };
+  keys?: ReadonlyMap<string, Plan>;
+}): Promise<ReferenceServer> {
   const handle = createReferencePetstore({
     clock: options.clock,
-    keys: options.keys ?? new Map<string, Plan>([[referenceKeys.main, plans.pro], [referenceKeys.limited, plans.free]]),
+    keys:
+      options.keys ??
+      new Map<string, Plan>([
+        [referenceKeys.main, plans.pro],
+        [referenceKeys.limited, plans.free],
+      ]),
   });
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];

@@ -75,12 +75,39 @@ export const faultOptions: Partial<Record<Fault, FakePetstoreOptions>> = { 'shar
 
 /** The faults of issue 9 (the catch-rate set): each breaks one rule of the interface. */
 export const issue9Faults: Fault[] = [
-  'html-404', 'empty-405', 'no-rate-headers-on-404', 'error-without-status', 'remaining-lies-high', 'remaining-nonzero-on-429',
-  'retry-after-past-date', 'retry-after-beyond-reset', 'posts-not-counted', 'errors-not-counted', 'shared-budget',
-  'key-prefix-accepted', 'key-truncated-accepted', 'key-case-insensitive', 'key-extra-token-accepted', 'key-from-query',
-  'key-from-cookie', 'key-from-x-api-key', 'ids-wrap', 'list-first-20', 'list-drops-description', 'name-boolean-accepted',
-  'name-object-accepted', 'null-description-accepted', 'unicode-rejected', 'emoji-rejected', 'empty-name-rejected',
-  'control-chars-rejected', 'charset-rejected', 'text-plain-accepted', 'always-429', '401-as-403', 'validation-422',
+  'html-404',
+  'empty-405',
+  'no-rate-headers-on-404',
+  'error-without-status',
+  'remaining-lies-high',
+  'remaining-nonzero-on-429',
+  'retry-after-past-date',
+  'retry-after-beyond-reset',
+  'posts-not-counted',
+  'errors-not-counted',
+  'shared-budget',
+  'key-prefix-accepted',
+  'key-truncated-accepted',
+  'key-case-insensitive',
+  'key-extra-token-accepted',
+  'key-from-query',
+  'key-from-cookie',
+  'key-from-x-api-key',
+  'ids-wrap',
+  'list-first-20',
+  'list-drops-description',
+  'name-boolean-accepted',
+  'name-object-accepted',
+  'null-description-accepted',
+  'unicode-rejected',
+  'emoji-rejected',
+  'empty-name-rejected',
+  'control-chars-rejected',
+  'charset-rejected',
+  'text-plain-accepted',
+  'always-429',
+  '401-as-403',
+  'validation-422',
   'no-rate-headers-on-429',
 ];
 
@@ -151,7 +178,10 @@ interface Window {
 export async function startFakePetstore(options: FakePetstoreOptions = {}): Promise<FakePetstore> {
   const faults = new Set(options.faults ?? []);
   const windowMs = options.windowMs ?? 60_000;
-  const limits: Record<string, number> = { [fakeKeys.main]: options.mainLimit ?? 1000, [fakeKeys.limited]: options.limitedLimit ?? 5 };
+  const limits: Record<string, number> = {
+    [fakeKeys.main]: options.mainLimit ?? 1000,
+    [fakeKeys.limited]: options.limitedLimit ?? 5,
+  };
   const windows = new Map<string, Window>();
   const categories: { id: number | string; name: string; description?: string }[] = [
     { id: 1, name: 'dog', description: 'Domestic dogs.' },
@@ -166,7 +196,13 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const record = (status: number) => requests.push({ method: request.method ?? '', path: request.url ?? '', authorization: request.headers.authorization, status });
+      const record = (status: number) =>
+        requests.push({
+          method: request.method ?? '',
+          path: request.url ?? '',
+          authorization: request.headers.authorization,
+          status,
+        });
       if (hostile?.kind === 'dies-after' && requests.length >= hostile.requests) {
         record(0);
         server.close();
@@ -174,13 +210,24 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
         return;
       }
       if (hostile?.kind === 'all-429') {
-        const headers: Record<string, string> = { 'Retry-After': hostile.retryAfter, 'Content-Type': 'application/json' };
-        if (hostile.rateHeaders) Object.assign(headers, { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 30) });
+        const headers: Record<string, string> = {
+          'Retry-After': hostile.retryAfter,
+          'Content-Type': 'application/json',
+        };
+        if (hostile.rateHeaders)
+          Object.assign(headers, {
+            'X-RateLimit-Limit': '60',
+            'X-RateLimit-Remaining': '0',
+            'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 30),
+          });
         response.writeHead(429, headers).end('{"code":"rate_limited","message":"Too many requests","status":429}');
         record(429);
         return;
       }
-      const isList = request.method === 'GET' && (request.url ?? '').split('?')[0] === '/v1/categories' && authenticate(request.headers.authorization) !== undefined;
+      const isList =
+        request.method === 'GET' &&
+        (request.url ?? '').split('?')[0] === '/v1/categories' &&
+        authenticate(request.headers.authorization) !== undefined;
       if (isList && (hostile?.kind === 'huge-list-body' || hostile?.kind === 'endless-list-body')) {
         streamBody(response, hostile.kind === 'huge-list-body' ? hostile.bytes : Infinity);
         record(200);
@@ -194,7 +241,12 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
 
   /** A JSON array of `bytes` bytes (or endless, chunked), written only as fast as the client reads. */
   function streamBody(response: ServerResponse, bytes: number): void {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-RateLimit-Limit': '1000', 'X-RateLimit-Remaining': '999', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 60) };
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'X-RateLimit-Limit': '1000',
+      'X-RateLimit-Remaining': '999',
+      'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 60),
+    };
     if (Number.isFinite(bytes)) headers['Content-Length'] = String(bytes);
     response.writeHead(200, headers);
     const item = Buffer.from('{"id":1,"name":"dog"},'.repeat(3000));
@@ -218,7 +270,8 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
     const key = authenticate(request.headers.authorization) ?? alternativeKey(request, url);
     // Never answered; close() drops the connection.
     if (faults.has('orders-never-answer') && key !== undefined && path === '/v1/store/orders') return 0;
-    const identity = key === undefined ? `anonymous:${request.socket.remoteAddress}` : faults.has('shared-budget') ? 'shared' : key;
+    const identity =
+      key === undefined ? `anonymous:${request.socket.remoteAddress}` : faults.has('shared-budget') ? 'shared' : key;
     const limit = key === undefined ? (options.anonymousLimit ?? 100) : (limits[key] ?? 1000);
     const now = Date.now();
     let window = windows.get(identity);
@@ -236,23 +289,51 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
     const send = (status: number, payload: unknown, extra: Record<string, string> = {}): number => {
       const headers: Record<string, string> = { ...extra };
       const isError = status >= 400;
-      const dropHeaders = (isError && faults.has('no-rate-headers-on-errors')) || ((status === 404 || status === 405) && faults.has('no-rate-headers-on-404')) || (status === 429 && faults.has('no-rate-headers-on-429'));
+      const dropHeaders =
+        (isError && faults.has('no-rate-headers-on-errors')) ||
+        ((status === 404 || status === 405) && faults.has('no-rate-headers-on-404')) ||
+        (status === 429 && faults.has('no-rate-headers-on-429'));
       if (!dropHeaders) {
-        const shownRemaining = faults.has('remaining-constant') ? limit - 1 : faults.has('remaining-above-limit') ? limit + 5 : faults.has('remaining-lies-high') ? Math.min(limit, remaining + 3) : status === 429 && faults.has('remaining-nonzero-on-429') ? 3 : remaining;
+        const shownRemaining = faults.has('remaining-constant')
+          ? limit - 1
+          : faults.has('remaining-above-limit')
+            ? limit + 5
+            : faults.has('remaining-lies-high')
+              ? Math.min(limit, remaining + 3)
+              : status === 429 && faults.has('remaining-nonzero-on-429')
+                ? 3
+                : remaining;
         headers['X-RateLimit-Limit'] = faults.has('non-integer-rate-headers') ? `${limit}.0` : String(limit);
         headers['X-RateLimit-Remaining'] = String(shownRemaining);
         // reset-jitters: every answer names another reset, up to 20 s earlier than the real one.
-        const shownReset = faults.has('reset-jitters') ? resetSeconds - (window.count % 2 === 0 ? 20 : 0) : resetSeconds;
-        headers['X-RateLimit-Reset'] = faults.has('reset-in-milliseconds') ? String(resetSeconds * 1000) : faults.has('reset-as-delta') ? String(Math.max(1, resetSeconds - Math.floor(now / 1000))) : String(shownReset);
+        const shownReset = faults.has('reset-jitters')
+          ? resetSeconds - (window.count % 2 === 0 ? 20 : 0)
+          : resetSeconds;
+        headers['X-RateLimit-Reset'] = faults.has('reset-in-milliseconds')
+          ? String(resetSeconds * 1000)
+          : faults.has('reset-as-delta')
+            ? String(Math.max(1, resetSeconds - Math.floor(now / 1000)))
+            : String(shownReset);
       }
       // A request that ends in an error does not spend the budget (after the fact, as such servers do).
-      if (faults.has('errors-not-counted') && status >= 400 && status !== 429 && key !== undefined && !over && counted) countedWindow.count -= 1;
+      if (faults.has('errors-not-counted') && status >= 400 && status !== 429 && key !== undefined && !over && counted)
+        countedWindow.count -= 1;
       let text: string;
       if (payload === undefined) {
         text = '';
-      } else if (isError && (((faults.has('text-error-body') || hostile?.kind === 'echo-credentials' || hostile?.kind === 'escape-sequences') && status !== 429) || (status === 404 && faults.has('html-404')))) {
+      } else if (
+        isError &&
+        (((faults.has('text-error-body') ||
+          hostile?.kind === 'echo-credentials' ||
+          hostile?.kind === 'escape-sequences') &&
+          status !== 429) ||
+          (status === 404 && faults.has('html-404')))
+      ) {
         headers['Content-Type'] = status === 404 && faults.has('html-404') ? 'text/html' : 'text/plain';
-        text = status === 404 && faults.has('html-404') ? '<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>' : (payload as { message: string }).message;
+        text =
+          status === 404 && faults.has('html-404')
+            ? '<!DOCTYPE html><html><body><h1>404 Not Found</h1></body></html>'
+            : (payload as { message: string }).message;
       } else if (status === 405 && faults.has('empty-405')) {
         text = '';
       } else {
@@ -270,13 +351,27 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
         extra = { ...extra, 'X-Echo-Authorization': request.headers.authorization ?? '' };
       }
       if (hostile?.kind === 'escape-sequences') message = `${rawMessage} ${hostileText}`;
-      const shownStatus = faults.has('401-as-403') && status === 401 ? 403 : faults.has('validation-422') && status === 400 ? 422 : status;
+      const shownStatus =
+        faults.has('401-as-403') && status === 401
+          ? 403
+          : faults.has('validation-422') && status === 400
+            ? 422
+            : status;
       const bodyStatus = faults.has('error-status-mismatch') && status === 401 ? 400 : shownStatus;
-      const payload = faults.has('error-without-status') && status === 400 ? { code, message } : { code, message, status: bodyStatus };
+      const payload =
+        faults.has('error-without-status') && status === 400
+          ? { code, message }
+          : { code, message, status: bodyStatus };
       return send(shownStatus, payload, extra);
     };
 
-    if (over || (faults.has('unprovoked-429-on-orders') && key === fakeKeys.main && path === '/v1/store/orders' && !ordersLimitedOnce)) {
+    if (
+      over ||
+      (faults.has('unprovoked-429-on-orders') &&
+        key === fakeKeys.main &&
+        path === '/v1/store/orders' &&
+        !ordersLimitedOnce)
+    ) {
       if (!over) ordersLimitedOnce = true;
       const untilReset = Math.max(1, resetSeconds - Math.floor(now / 1000));
       const retryAfter: Record<string, string> = faults.has('retry-after-invalid')
@@ -293,14 +388,19 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
 
     const route = `${request.method} ${path}`;
     const knownPath = path === '/v1/categories' || path === '/v1/store/orders' || /^\/v1\/pets\/[^/]+$/.test(path);
-    const known = ['GET /v1/categories', 'POST /v1/categories', 'GET /v1/store/orders'].includes(route) || (request.method === 'GET' && /^\/v1\/pets\/[^/]+$/.test(path));
+    const known =
+      ['GET /v1/categories', 'POST /v1/categories', 'GET /v1/store/orders'].includes(route) ||
+      (request.method === 'GET' && /^\/v1\/pets\/[^/]+$/.test(path));
     if (!knownPath) return error(404, 'not_found', `No resource at ${path}`);
     const petsOpen = faults.has('pets-without-auth') && path.startsWith('/v1/pets/');
     if (key === undefined && !petsOpen) {
       if (faults.has('unauthorized-without-error-body')) return send(401, undefined);
       return error(401, 'unauthorized', 'Missing or invalid API key');
     }
-    if (!known) return error(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`, { Allow: path === '/v1/categories' ? 'GET, POST' : 'GET' });
+    if (!known)
+      return error(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`, {
+        Allow: path === '/v1/categories' ? 'GET, POST' : 'GET',
+      });
 
     // A real server's framework answers what its handler throws (a body JSON cannot write back, such as an
     // array nested 10,000 deep under wrong-types-accepted) with a 500; it never drops the request or crashes.
@@ -314,9 +414,12 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
         }
         case 'POST /v1/categories': {
           const contentType = (request.headers['content-type'] ?? '').toLowerCase();
-          const jsonType = faults.has('charset-rejected') ? contentType === 'application/json' : contentType.split(';')[0]!.trim() === 'application/json';
+          const jsonType = faults.has('charset-rejected')
+            ? contentType === 'application/json'
+            : contentType.split(';')[0]!.trim() === 'application/json';
           if (body.trim() === '') return error(400, 'body_required', 'A JSON body is required');
-          if (!jsonType && !(faults.has('text-plain-accepted') && contentType.startsWith('text/plain'))) return error(415, 'unsupported_media_type', 'Send application/json');
+          if (!jsonType && !(faults.has('text-plain-accepted') && contentType.startsWith('text/plain')))
+            return error(415, 'unsupported_media_type', 'Send application/json');
           let value: unknown;
           try {
             value = JSON.parse(body);
@@ -324,25 +427,49 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
             if (faults.has('malformed-json-500')) return error(500, 'internal_error', 'Unexpected token');
             return error(400, 'malformed_json', 'The body is not valid JSON');
           }
-          if (value === null || typeof value !== 'object' || Array.isArray(value)) return error(400, 'validation_failed', 'The body must be an object');
+          if (value === null || typeof value !== 'object' || Array.isArray(value))
+            return error(400, 'validation_failed', 'The body must be an object');
           const input = value as { name?: unknown; description?: unknown };
-          if (input.name === undefined && !faults.has('missing-name-accepted')) return error(400, 'validation_failed', 'name is required');
-          const nameOk = input.name === undefined || typeof input.name === 'string' || (faults.has('name-boolean-accepted') && typeof input.name === 'boolean') || (faults.has('name-object-accepted') && typeof input.name === 'object' && input.name !== null && !Array.isArray(input.name));
-          const descriptionOk = input.description === undefined || typeof input.description === 'string' || (faults.has('null-description-accepted') && input.description === null);
-          if (!(nameOk && descriptionOk) && !faults.has('wrong-types-accepted')) return error(400, 'validation_failed', 'name and description must be strings');
+          if (input.name === undefined && !faults.has('missing-name-accepted'))
+            return error(400, 'validation_failed', 'name is required');
+          const nameOk =
+            input.name === undefined ||
+            typeof input.name === 'string' ||
+            (faults.has('name-boolean-accepted') && typeof input.name === 'boolean') ||
+            (faults.has('name-object-accepted') &&
+              typeof input.name === 'object' &&
+              input.name !== null &&
+              !Array.isArray(input.name));
+          const descriptionOk =
+            input.description === undefined ||
+            typeof input.description === 'string' ||
+            (faults.has('null-description-accepted') && input.description === null);
+          if (!(nameOk && descriptionOk) && !faults.has('wrong-types-accepted'))
+            return error(400, 'validation_failed', 'name and description must be strings');
           if (typeof input.name === 'string') {
             const name = input.name;
-            if (faults.has('unicode-rejected') && /[^\x00-\x7f]/.test(name)) return error(400, 'validation_failed', 'name must be ASCII');
-            if (faults.has('emoji-rejected') && /\p{Extended_Pictographic}/u.test(name)) return error(400, 'validation_failed', 'name must not contain emoji');
-            if (faults.has('empty-name-rejected') && name === '') return error(400, 'validation_failed', 'name must not be empty');
-            if (faults.has('control-chars-rejected') && /[\u0000-\u001f]/.test(name)) return error(400, 'validation_failed', 'name must not contain control characters');
+            if (faults.has('unicode-rejected') && /[^\x00-\x7f]/.test(name))
+              return error(400, 'validation_failed', 'name must be ASCII');
+            if (faults.has('emoji-rejected') && /\p{Extended_Pictographic}/u.test(name))
+              return error(400, 'validation_failed', 'name must not contain emoji');
+            if (faults.has('empty-name-rejected') && name === '')
+              return error(400, 'validation_failed', 'name must not be empty');
+            if (faults.has('control-chars-rejected') && /[\u0000-\u001f]/.test(name))
+              return error(400, 'validation_failed', 'name must not contain control characters');
           }
           const serial = nextId++;
           const id = faults.has('duplicate-ids') ? 1 : faults.has('ids-wrap') ? 3 + ((serial - 3) % 12) : serial;
           const category = {
             id: faults.has('string-ids') ? String(id) : id,
-            name: input.name === undefined ? 'unnamed' : typeof input.name === 'string' ? input.name : JSON.stringify(input.name),
-            ...(input.description === undefined || input.description === null || faults.has('description-dropped') ? {} : { description: String(input.description) }),
+            name:
+              input.name === undefined
+                ? 'unnamed'
+                : typeof input.name === 'string'
+                  ? input.name
+                  : JSON.stringify(input.name),
+            ...(input.description === undefined || input.description === null || faults.has('description-dropped')
+              ? {}
+              : { description: String(input.description) }),
           };
           categories.push(category);
           return send(faults.has('create-returns-200') ? 200 : 201, category);
@@ -350,7 +477,11 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
         case 'GET /v1/store/orders':
           return send(200, []);
         default:
-          return send(200, { id: 1, name: 'Rex' }, { Deprecation: '@1767225600', Sunset: 'Fri, 31 Dec 2027 23:59:59 GMT' });
+          return send(
+            200,
+            { id: 1, name: 'Rex' },
+            { Deprecation: '@1767225600', Sunset: 'Fri, 31 Dec 2027 23:59:59 GMT' },
+          );
       }
     } catch {
       return error(500, 'internal_error', 'The server failed to handle the request');
@@ -371,7 +502,9 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
       const match = /^(\S+) +([A-Za-z0-9\-._~+/]+=*)$/.exec(header);
       if (!match) return undefined;
       const scheme = match[1]!;
-      const schemeOk = faults.has('lowercase-bearer-rejected') ? scheme === 'Bearer' : scheme.toLowerCase() === 'bearer';
+      const schemeOk = faults.has('lowercase-bearer-rejected')
+        ? scheme === 'Bearer'
+        : scheme.toLowerCase() === 'bearer';
       if (!schemeOk) return undefined;
       token = match[2];
     }
@@ -394,7 +527,8 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
   /** Keys offered outside the Authorization header, accepted by the faults that allow it. */
   function alternativeKey(request: IncomingMessage, url: URL): string | undefined {
     const candidates: (string | undefined | null)[] = [];
-    if (faults.has('key-from-query')) candidates.push(url.searchParams.get('api_key'), url.searchParams.get('access_token'));
+    if (faults.has('key-from-query'))
+      candidates.push(url.searchParams.get('api_key'), url.searchParams.get('access_token'));
     if (faults.has('key-from-cookie')) {
       for (const part of (request.headers.cookie ?? '').split(';')) {
         const [name, value] = part.trim().split('=');

@@ -17,7 +17,9 @@ import { startMockServer } from '../../../src/server/start-server.js';
 import { runAgainstReference } from '../reference/reference-runs.js';
 import { runKit } from './run-kit.js';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '200' }, target: { type: 'string', default: 'reference' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '200' }, target: { type: 'string', default: 'reference' } },
+});
 const runs = Number(values.runs);
 if (!Number.isInteger(runs) || runs < 1 || (values.target !== 'reference' && values.target !== 'mock')) {
   process.stderr.write('flake-runs: --runs must be a positive integer and --target reference or mock\n');
@@ -28,18 +30,36 @@ let conforms = 0;
 let retaken = 0;
 const started = performance.now();
 for (let index = 0; index < runs; index += 1) {
-  const { report } = values.target === 'reference' ? (await runAgainstReference({ name: `run ${index + 1}`, startsAt: startOf(index), options: {} }, { followRealTime: true })).run : await onOwnMock();
+  const { report } =
+    values.target === 'reference'
+      ? (
+          await runAgainstReference(
+            { name: `run ${index + 1}`, startsAt: startOf(index), options: {} },
+            { followRealTime: true },
+          )
+        ).run
+      : await onOwnMock();
   if (report.verdict === 'CONFORMS') conforms += 1;
-  else process.stdout.write(`run ${index + 1}: ${report.verdict}: ${report.results.filter((result) => result.status === 'FAIL' || result.inconclusive).map((result) => `${result.id}: ${result.message}`).join('; ')}\n`);
+  else
+    process.stdout.write(
+      `run ${index + 1}: ${report.verdict}: ${report.results
+        .filter((result) => result.status === 'FAIL' || result.inconclusive)
+        .map((result) => `${result.id}: ${result.message}`)
+        .join('; ')}\n`,
+    );
   retaken += report.results.filter((result) => result.message?.includes('measured again') === true).length;
 }
-process.stdout.write(`${conforms} of ${runs} runs CONFORMS against the ${values.target === 'reference' ? 'reference server (each run starting in the last second of a minute)' : 'mock server (real clock)'}; ${retaken} measurements taken again because a window began mid-way; ${Math.round((performance.now() - started) / 1000)} s\n`);
+process.stdout.write(
+  `${conforms} of ${runs} runs CONFORMS against the ${values.target === 'reference' ? 'reference server (each run starting in the last second of a minute)' : 'mock server (real clock)'}; ${retaken} measurements taken again because a window began mid-way; ${Math.round((performance.now() - started) / 1000)} s\n`,
+);
 process.exitCode = conforms === runs ? 0 : 1;
 
 /** 59.000 s, 59.005 s, ... of successive minutes; every 16th run at the end of a UTC day. */
 function startOf(index: number): string {
   const base = Date.parse('2026-03-02T00:00:59.000Z') + index * 60_000 + (index % 200) * 5;
-  return new Date(index % 16 === 0 ? Date.parse('2026-03-02T23:59:59.000Z') + index * 86_400_000 + (index % 200) * 5 : base).toISOString();
+  return new Date(
+    index % 16 === 0 ? Date.parse('2026-03-02T23:59:59.000Z') + index * 86_400_000 + (index % 200) * 5 : base,
+  ).toISOString();
 }
 
 async function onOwnMock() {

@@ -23,7 +23,12 @@ export async function startMswBridge(options: Omit<PetstoreHandlersOptions, 'spe
   const server = createServer((incoming, outgoing) => {
     void (async () => {
       const request = await toRequest(incoming);
-      const response = (await getResponse(handlers, request)) ?? new Response(JSON.stringify({ code: 'not_found', message: 'No MSW handler matched', status: 404 }), { status: 404, headers: { 'Content-Type': 'application/json' } });
+      const response =
+        (await getResponse(handlers, request)) ??
+        new Response(JSON.stringify({ code: 'not_found', message: 'No MSW handler matched', status: 404 }), {
+          status: 404,
+          headers: { 'Content-Type': 'application/json' },
+        });
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => {
         headers[name] = value;
@@ -31,7 +36,9 @@ export async function startMswBridge(options: Omit<PetstoreHandlersOptions, 'spe
       outgoing.writeHead(response.status, headers);
       outgoing.end(Buffer.from(await response.arrayBuffer()));
     })().catch((error: unknown) => {
-      outgoing.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ code: 'bridge_error', message: String(error), status: 500 }));
+      outgoing
+        .writeHead(500, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ code: 'bridge_error', message: String(error), status: 500 }));
     });
   });
   return listenOnLoopback(server);

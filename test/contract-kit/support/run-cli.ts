@@ -10,12 +10,24 @@ const cliPath = fileURLToPath(new URL('../../../contract-tests/cli/contract-cli.
  *
  * @example const { code, stdout } = await runCli(['--help']);
  */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string; firstStderrAtMs: number | undefined }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; stdout: string; stderr: string; firstStderrAtMs: number | undefined }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], {
       cwd: root,
       // An undefined value removes the variable (the test runner itself may set FORCE_COLOR).
-      env: Object.fromEntries(Object.entries({ ...process.env, PETSTORE_BASE_URL: '', PETSTORE_API_KEY: '', PETSTORE_RATE_LIMIT_KEY: '', ...env }).filter(([, value]) => value !== undefined)) as NodeJS.ProcessEnv,
+      env: Object.fromEntries(
+        Object.entries({
+          ...process.env,
+          PETSTORE_BASE_URL: '',
+          PETSTORE_API_KEY: '',
+          PETSTORE_RATE_LIMIT_KEY: '',
+          ...env,
+        }).filter(([, value]) => value !== undefined),
+      ) as NodeJS.ProcessEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

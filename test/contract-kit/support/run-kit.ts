@@ -10,14 +10,23 @@ import type { CheckResult, CheckStatus } from '../../../contract-tests/report/re
  */
 export async function runKit(options: Omit<ContractOptions, 'log'>): Promise<ContractRun & { log: string[] }> {
   const log: string[] = [];
-  const run = await runContract({ propertyRuns: 6, timeoutSeconds: 5, maxWaitSeconds: 0, ...options, log: (line) => log.push(line) });
+  const run = await runContract({
+    propertyRuns: 6,
+    timeoutSeconds: 5,
+    maxWaitSeconds: 0,
+    ...options,
+    log: (line) => log.push(line),
+  });
   return { ...run, log };
 }
 
 /** The result of one check, or a thrown error naming the ids there are (a typo in a test fails loudly). */
 export function resultOf(run: ContractRun, id: string): CheckResult {
   const result = run.report.results.find((candidate) => candidate.id === id);
-  if (!result) throw new Error(`Failed to find check ${id}; the run has: ${run.report.results.map((candidate) => candidate.id).join(', ')}`);
+  if (!result)
+    throw new Error(
+      `Failed to find check ${id}; the run has: ${run.report.results.map((candidate) => candidate.id).join(', ')}`,
+    );
   return result;
 }
 

@@ -9,20 +9,31 @@ import type { RawExchange } from './raw-exchange.js';
  *
  * @example expect(exchangeProblems(await rawExchange(port, pieces), { firstRequestWasHead: false, expectAnswer: true })).toEqual([]);
  */
-export function exchangeProblems(exchange: RawExchange, options: { firstRequestWasHead: boolean; expectAnswer: boolean }): string[] {
+export function exchangeProblems(
+  exchange: RawExchange,
+  options: { firstRequestWasHead: boolean; expectAnswer: boolean },
+): string[] {
   if (exchange.timedOut) return [`the server neither answered nor closed within ${Math.round(exchange.durationMs)} ms`];
   const responses = readResponses(exchange.bytes, options.firstRequestWasHead);
   if (typeof responses === 'string') return [responses];
   const problems: string[] = [];
   const finals = responses.filter((response) => response.status >= 200);
-  if (options.expectAnswer && finals.length === 0) problems.push(`no answer at all (client saw ${exchange.errorCode ?? 'a clean close'})`);
+  if (options.expectAnswer && finals.length === 0)
+    problems.push(`no answer at all (client saw ${exchange.errorCode ?? 'a clean close'})`);
   for (const [index, response] of finals.entries()) {
     const where = `response ${index + 1} (${response.statusLine})`;
     if (response.status >= 500) problems.push(`${where}: a server error`);
-    if (response.headers.some(([name]) => name.toLowerCase() === 'x-injected')) problems.push(`${where}: carries a header injected through the request`);
-    const bodyless = response.body.length === 0 && (response.status === 204 || response.status === 304 || (options.firstRequestWasHead && index === 0));
+    if (response.headers.some(([name]) => name.toLowerCase() === 'x-injected'))
+      problems.push(`${where}: carries a header injected through the request`);
+    const bodyless =
+      response.body.length === 0 &&
+      (response.status === 204 || response.status === 304 || (options.firstRequestWasHead && index === 0));
     if (response.status >= 400 && !bodyless) {
-      for (const problem of errorShapeProblems({ status: response.status, contentType: headerValue(response.headers, 'content-type'), body: response.body.toString('utf8') })) {
+      for (const problem of errorShapeProblems({
+        status: response.status,
+        contentType: headerValue(response.headers, 'content-type'),
+        body: response.body.toString('utf8'),
+      })) {
         problems.push(`${where}: ${problem}`);
       }
     }

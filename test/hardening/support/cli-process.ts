@@ -27,8 +27,14 @@ export interface CliProcess {
  *
  * @example const cli = await startCli(['--verbose']); ...; await cli.kill();
  */
-export async function startCli(args: readonly string[], options: { startTimeoutMs?: number } = {}): Promise<CliProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', ...args], { cwd: projectRoot, stdio: ['pipe', 'pipe', 'pipe'] });
+export async function startCli(
+  args: readonly string[],
+  options: { startTimeoutMs?: number } = {},
+): Promise<CliProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', ...args], {
+    cwd: projectRoot,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const waiters = new Set<() => void>();
@@ -43,7 +49,9 @@ export async function startCli(args: readonly string[], options: { startTimeoutM
     stderr += text;
     notify();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let hasExited = false;
   void exited.then(() => {
     hasExited = true;
@@ -74,10 +82,14 @@ export async function startCli(args: readonly string[], options: { startTimeoutM
       check();
     });
 
-  const port = await waitFor(() => {
-    const match = /listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(stdout);
-    return match ? Number(match[1]) : undefined;
-  }, 'the startup banner', options.startTimeoutMs ?? 20_000);
+  const port = await waitFor(
+    () => {
+      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(stdout);
+      return match ? Number(match[1]) : undefined;
+    },
+    'the startup banner',
+    options.startTimeoutMs ?? 20_000,
+  );
 
   return {
     child,
@@ -85,7 +97,8 @@ export async function startCli(args: readonly string[], options: { startTimeoutM
     origin: `http://127.0.0.1:${port}`,
     stdout: () => stdout,
     stderr: () => stderr,
-    waitForOutput: (text, timeoutMs = 5_000) => waitFor(() => (stdout.includes(text) ? true : undefined), JSON.stringify(text), timeoutMs).then(() => undefined),
+    waitForOutput: (text, timeoutMs = 5_000) =>
+      waitFor(() => (stdout.includes(text) ? true : undefined), JSON.stringify(text), timeoutMs).then(() => undefined),
     exited,
     kill: async () => {
       if (!hasExited) {

@@ -17,7 +17,9 @@ export function createCoreApp(config: MockConfigInput = {}): MockApp {
 }
 
 /** A GET of the category list as a transport would hand it to the core. */
-export function listRequest(options: { key?: string; clientAddress?: string; headers?: Record<string, string> } = {}): MockRequest {
+export function listRequest(
+  options: { key?: string; clientAddress?: string; headers?: Record<string, string> } = {},
+): MockRequest {
   return {
     method: 'GET',
     url: '/v1/categories',

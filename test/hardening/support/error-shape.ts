@@ -8,10 +8,16 @@
  *
  * @example errorShapeProblems({ status: 401, contentType: 'application/json', body: '{"code":"unauthorized","message":"...","status":401}' }) // []
  */
-export function errorShapeProblems(answer: { status: number; contentType: string | undefined; body: string | null }): string[] {
+export function errorShapeProblems(answer: {
+  status: number;
+  contentType: string | undefined;
+  body: string | null;
+}): string[] {
   const problems: string[] = [];
   if (answer.contentType === undefined || !/^application\/json\s*(;|$)/i.test(answer.contentType)) {
-    problems.push(`Content-Type is ${answer.contentType === undefined ? 'missing' : JSON.stringify(answer.contentType)}, expected application/json`);
+    problems.push(
+      `Content-Type is ${answer.contentType === undefined ? 'missing' : JSON.stringify(answer.contentType)}, expected application/json`,
+    );
   }
   if (answer.body === null || answer.body === '') return [...problems, 'the body is empty'];
   let parsed: unknown;
@@ -20,11 +26,13 @@ export function errorShapeProblems(answer: { status: number; contentType: string
   } catch {
     return [...problems, `the body is not JSON: ${JSON.stringify(answer.body.slice(0, 80))}`];
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return [...problems, 'the body is not a JSON object'];
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    return [...problems, 'the body is not a JSON object'];
   const error = parsed as Record<string, unknown>;
   if (typeof error.code !== 'string' || error.code === '') problems.push('code is not a non-empty string');
   if (typeof error.message !== 'string') problems.push('message is not a string');
-  if (error.status !== answer.status) problems.push(`status is ${JSON.stringify(error.status)}, the HTTP status is ${answer.status}`);
+  if (error.status !== answer.status)
+    problems.push(`status is ${JSON.stringify(error.status)}, the HTTP status is ${answer.status}`);
   return problems;
 }
 

@@ -21,44 +21,59 @@ const headerLinePattern = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([\t\x20-\x7e\x8
  *
  * @example parseResponses(bytes, { firstRequestWasHead: false, connectionClosed: true })
  */
-export function parseResponses(bytes: Buffer, options: { firstRequestWasHead?: boolean; connectionClosed: boolean }): ParsedResponse[] {
+export function parseResponses(
+  bytes: Buffer,
+  options: { firstRequestWasHead?: boolean; connectionClosed: boolean },
+): ParsedResponse[] {
   const responses: ParsedResponse[] = [];
   let offset = 0;
   let finalResponses = 0;
   while (offset < bytes.length) {
     const headEnd = bytes.indexOf('\r\n\r\n', offset, 'latin1');
-    if (headEnd === -1) throw new Error(`Malformed response at byte ${offset}: the head never ends (${preview(bytes, offset)})`);
+    if (headEnd === -1)
+      throw new Error(`Malformed response at byte ${offset}: the head never ends (${preview(bytes, offset)})`);
     const lines = bytes.subarray(offset, headEnd).toString('latin1').split('\r\n');
     const statusLine = lines[0]!;
     const statusMatch = statusLinePattern.exec(statusLine);
-    if (!statusMatch) throw new Error(`Malformed response at byte ${offset}: bad status line ${JSON.stringify(statusLine.slice(0, 80))}`);
+    if (!statusMatch)
+      throw new Error(
+        `Malformed response at byte ${offset}: bad status line ${JSON.stringify(statusLine.slice(0, 80))}`,
+      );
     const status = Number(statusMatch[1]);
     const headers: [string, string][] = [];
     for (const line of lines.slice(1)) {
       const match = headerLinePattern.exec(line);
-      if (!match) throw new Error(`Malformed response at byte ${offset}: bad header line ${JSON.stringify(line.slice(0, 80))}`);
+      if (!match)
+        throw new Error(`Malformed response at byte ${offset}: bad header line ${JSON.stringify(line.slice(0, 80))}`);
       headers.push([match[1]!, match[2]!]);
     }
     offset = headEnd + 4;
     const interim = status < 200;
     // A HEAD answer, 204 and 304 have no body whatever their headers say (RFC 9112 section 6.3).
-    const bodyless = interim || status === 204 || status === 304 || (options.firstRequestWasHead === true && finalResponses === 0);
+    const bodyless =
+      interim || status === 204 || status === 304 || (options.firstRequestWasHead === true && finalResponses === 0);
     let body: Buffer = Buffer.alloc(0);
     if (!bodyless) {
       const transferEncoding = headerValue(headers, 'transfer-encoding');
       const contentLength = headerValues(headers, 'content-length');
       if (transferEncoding !== undefined) {
-        if (transferEncoding.toLowerCase() !== 'chunked') throw new Error(`Malformed response at byte ${offset}: unexpected Transfer-Encoding ${transferEncoding}`);
+        if (transferEncoding.toLowerCase() !== 'chunked')
+          throw new Error(`Malformed response at byte ${offset}: unexpected Transfer-Encoding ${transferEncoding}`);
         ({ body, offset } = readChunked(bytes, offset));
       } else if (contentLength.length > 0) {
-        if (contentLength.length > 1 || !/^\d+$/.test(contentLength[0]!)) throw new Error(`Malformed response at byte ${offset}: bad Content-Length ${contentLength.join(', ')}`);
+        if (contentLength.length > 1 || !/^\d+$/.test(contentLength[0]!))
+          throw new Error(`Malformed response at byte ${offset}: bad Content-Length ${contentLength.join(', ')}`);
         const length = Number(contentLength[0]);
-        if (bytes.length - offset < length) throw new Error(`Malformed response at byte ${offset}: body is ${bytes.length - offset} bytes, Content-Length says ${length}`);
+        if (bytes.length - offset < length)
+          throw new Error(
+            `Malformed response at byte ${offset}: body is ${bytes.length - offset} bytes, Content-Length says ${length}`,
+          );
         body = bytes.subarray(offset, offset + length);
         offset += length;
       } else {
         // Neither: the body runs to the end of the connection, which must then have closed.
-        if (!options.connectionClosed) throw new Error(`Malformed response at byte ${offset}: no framing and the connection stayed open`);
+        if (!options.connectionClosed)
+          throw new Error(`Malformed response at byte ${offset}: no framing and the connection stayed open`);
         body = bytes.subarray(offset);
         offset = bytes.length;
       }

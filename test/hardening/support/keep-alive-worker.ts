@@ -22,9 +22,19 @@ export interface WorkerReport {
  *
  * @example const worker = keepAliveWorker(port, 'GET /v1/categories HTTP/1.1\r\nHost: x\r\n\r\n'); ...; worker.stop(); await worker.done;
  */
-export function keepAliveWorker(port: number, request: string, onAnswer: () => void = () => {}): { stop(): void; done: Promise<WorkerReport> } {
+export function keepAliveWorker(
+  port: number,
+  request: string,
+  onAnswer: () => void = () => {},
+): { stop(): void; done: Promise<WorkerReport> } {
   const socket = connect({ port, host: '127.0.0.1' });
-  const report: WorkerReport = { sent: 0, answered: 0, broken: undefined, unanswered: 0, ending: 'closed by the server' };
+  const report: WorkerReport = {
+    sent: 0,
+    answered: 0,
+    broken: undefined,
+    unanswered: 0,
+    ending: 'closed by the server',
+  };
   let buffer: Buffer = Buffer.alloc(0);
   let stopping = false;
   let closing = false;

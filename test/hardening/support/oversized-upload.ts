@@ -20,7 +20,10 @@ export interface UploadOutcome {
  *
  * @example await oversizedUpload(port, { head, totalBytes: 50 * MiB, chunked: false, deadlineMs: 10_000 })
  */
-export async function oversizedUpload(port: number, options: { head: string; totalBytes: number; chunked: boolean; deadlineMs: number }): Promise<UploadOutcome> {
+export async function oversizedUpload(
+  port: number,
+  options: { head: string; totalBytes: number; chunked: boolean; deadlineMs: number },
+): Promise<UploadOutcome> {
   const socket = connect({ port, host: '127.0.0.1' });
   const received: Buffer[] = [];
   let errorCode: string | undefined;
@@ -43,7 +46,9 @@ export async function oversizedUpload(port: number, options: { head: string; tot
   let peak = before;
   let sent = 0;
   const block = Buffer.alloc(64 * 1024, 0x61);
-  const framedBlock = options.chunked ? Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`, 'latin1'), block, Buffer.from('\r\n', 'latin1')]) : block;
+  const framedBlock = options.chunked
+    ? Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`, 'latin1'), block, Buffer.from('\r\n', 'latin1')])
+    : block;
   try {
     await Promise.race([new Promise<void>((resolve) => socket.once('connect', () => resolve())), closed]);
     if (socket.writable) socket.write(options.head, 'latin1');
@@ -60,5 +65,11 @@ export async function oversizedUpload(port: number, options: { head: string; tot
     clearTimeout(deadline);
     socket.destroy();
   }
-  return { sent, bytes: Buffer.concat(received), errorCode, peakMemoryGrowth: Math.max(peak, memory()) - before, timedOut };
+  return {
+    sent,
+    bytes: Buffer.concat(received),
+    errorCode,
+    peakMemoryGrowth: Math.max(peak, memory()) - before,
+    timedOut,
+  };
 }

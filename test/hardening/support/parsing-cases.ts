@@ -5,7 +5,12 @@ import type { OpenApiDocument } from '../../../spec/openapi-types.js';
 import { maxJsonTextLength, maxYamlTextLength } from '../../../src/core/config/yaml-text.js';
 import { parseMockConfig } from '../../../src/core/config/mock-config.js';
 import { createMockApp, type MockApp } from '../../../src/core/mock-app.js';
-import { maxHarTextLength, maxReplayFileBytes, parseReplayInput, ReplayInputError } from '../../../src/lab/replay-input.js';
+import {
+  maxHarTextLength,
+  maxReplayFileBytes,
+  parseReplayInput,
+  ReplayInputError,
+} from '../../../src/lab/replay-input.js';
 import { maxConfigFileBytes, readConfigFile } from '../../../src/server/config-file.js';
 import { jsonShapes, replayShapes, yamlShapes, type ReplayShape, type TextShape } from './worst-case-inputs.js';
 
@@ -48,7 +53,9 @@ function request(app: MockApp, url: string, contentType: string, text: string, s
 /** A 5xx is a wrong answer; everything else (applied, or refused with a 4xx) is an outcome. */
 function httpOutcome(response: { status: number; body: string | null }) {
   const outcome = `${response.status}`;
-  return response.status >= 500 ? { outcome, problem: `answered ${response.status}: ${(response.body ?? '').slice(0, 200)}` } : { outcome };
+  return response.status >= 500
+    ? { outcome, problem: `answered ${response.status}: ${(response.body ?? '').slice(0, 200)}` }
+    : { outcome };
 }
 
 /** A thrown error is an outcome when it is the reader's own one-line refusal. */
@@ -73,7 +80,16 @@ export async function parsingCases(spec: OpenApiDocument): Promise<{ cases: Pars
     input: 'scenario',
     limitBytes,
     make: () => shape.make(limitBytes),
-    run: async (text) => httpOutcome(await request(createMockApp({ spec, config: {} }), '/__mock/scenario', kind === 'YAML' ? 'application/yaml' : 'application/json', text, 'parsing')),
+    run: async (text) =>
+      httpOutcome(
+        await request(
+          createMockApp({ spec, config: {} }),
+          '/__mock/scenario',
+          kind === 'YAML' ? 'application/yaml' : 'application/json',
+          text,
+          'parsing',
+        ),
+      ),
   });
   const config = (kind: 'YAML' | 'JSON', shape: TextShape, limitBytes: number): ParsingCase => ({
     name: `config (${kind}): ${shape.name}`,
@@ -96,7 +112,10 @@ export async function parsingCases(spec: OpenApiDocument): Promise<{ cases: Pars
     input: 'request body',
     limitBytes: maxBodyBytes,
     make: () => shape.make(maxBodyBytes),
-    run: async (text) => httpOutcome(await request(createMockApp({ spec, config: {} }), '/v1/categories', 'application/json', text, 'parsing')),
+    run: async (text) =>
+      httpOutcome(
+        await request(createMockApp({ spec, config: {} }), '/v1/categories', 'application/json', text, 'parsing'),
+      ),
   });
   const replay = (shape: ReplayShape, limitBytes: number, bound = ''): ParsingCase => ({
     name: `replay (${shape.format}${bound}): ${shape.name}`,
@@ -105,7 +124,9 @@ export async function parsingCases(spec: OpenApiDocument): Promise<{ cases: Pars
     make: () => shape.make(limitBytes),
     async run(text) {
       try {
-        return { outcome: `${parseReplayInput(text, { plans, demoKeys: { 'demo-free': 'free' }, defaultPlan: 'free' }).length} requests` };
+        return {
+          outcome: `${parseReplayInput(text, { plans, demoKeys: { 'demo-free': 'free' }, defaultPlan: 'free' }).length} requests`,
+        };
       } catch (error) {
         return refusalOutcome(error, (thrown) => thrown instanceof ReplayInputError);
       }
@@ -121,8 +142,10 @@ export async function parsingCases(spec: OpenApiDocument): Promise<{ cases: Pars
   for (const shape of yamlShapes) cases.push(config('YAML', shape, Math.min(maxYamlTextLength, maxConfigFileBytes)));
   for (const shape of jsonShapes) cases.push(config('JSON', shape, Math.min(maxJsonTextLength, maxConfigFileBytes)));
   for (const shape of jsonShapes) cases.push(body(shape));
-  for (const shape of replayShapes) cases.push(replay(shape, shape.format === 'har' ? maxHarTextLength : maxReplayFileBytes));
+  for (const shape of replayShapes)
+    cases.push(replay(shape, shape.format === 'har' ? maxHarTextLength : maxReplayFileBytes));
   // A HAR as large as the file bound is refused before it is parsed.
-  for (const shape of replayShapes.filter((entry) => entry.format === 'har').slice(0, 1)) cases.push(replay(shape, maxReplayFileBytes, ', over its bound'));
+  for (const shape of replayShapes.filter((entry) => entry.format === 'har').slice(0, 1))
+    cases.push(replay(shape, maxReplayFileBytes, ', over its bound'));
   return { cases, dispose: () => rm(folder, { recursive: true, force: true }) };
 }

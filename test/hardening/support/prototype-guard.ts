@@ -1,5 +1,10 @@
 /** The built-in prototypes a polluting merge or a `__proto__` assignment would reach. */
-const guarded = { 'Object.prototype': Object.prototype, 'Array.prototype': Array.prototype, 'Function.prototype': Function.prototype, 'String.prototype': String.prototype } as const;
+const guarded = {
+  'Object.prototype': Object.prototype,
+  'Array.prototype': Array.prototype,
+  'Function.prototype': Function.prototype,
+  'String.prototype': String.prototype,
+} as const;
 
 /**
  * A record of the own keys of the built-in prototypes, to compare after hostile input: a key that
@@ -33,6 +38,6 @@ export function prototypeChanges(before: Map<string, Map<PropertyKey, unknown>>)
     for (const key of old.keys()) if (!keys.has(key)) changes.push(`${name}.${String(key)} was removed`);
   }
   // The classic probe: a fresh object must not inherit a planted property.
-  if ((({}) as Record<string, unknown>).polluted !== undefined) changes.push('({}).polluted is defined');
+  if (({} as Record<string, unknown>).polluted !== undefined) changes.push('({}).polluted is defined');
   return changes;
 }

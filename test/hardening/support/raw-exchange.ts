@@ -36,7 +36,11 @@ export interface RawExchangeOptions {
  *
  * @example const { bytes } = await rawExchange(port, [Buffer.from('GET / HTTP/1.1\r\n\r\n')]);
  */
-export async function rawExchange(port: number, pieces: readonly Uint8Array[], options: RawExchangeOptions = {}): Promise<RawExchange> {
+export async function rawExchange(
+  port: number,
+  pieces: readonly Uint8Array[],
+  options: RawExchangeOptions = {},
+): Promise<RawExchange> {
   const { pauseMs = 0, halfClose = true, deadlineMs = 5_000 } = options;
   const started = performance.now();
   const socket = connect({ port, host: '127.0.0.1' });

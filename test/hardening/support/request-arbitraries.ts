@@ -36,7 +36,11 @@ export const deepArrays = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
 export const deepObjects = `{"name":"deep","extra":${'{"a":'.repeat(30_000)}1${'}'.repeat(30_000)}}`;
 
 /** Nesting deep enough to overflow a recursive parser or validator; 60-200 KB each, so used sparingly. */
-export const deepBodies: readonly Buffer[] = [deepArrays, deepObjects, `{"name":${'['.repeat(50_000)}${']'.repeat(50_000)}}`].map((text) => Buffer.from(text, 'utf8'));
+export const deepBodies: readonly Buffer[] = [
+  deepArrays,
+  deepObjects,
+  `{"name":${'['.repeat(50_000)}${']'.repeat(50_000)}}`,
+].map((text) => Buffer.from(text, 'utf8'));
 
 /** Small bodies chosen because they broke parsers, validators or merges somewhere before. */
 export const smallHostileBodies: readonly Buffer[] = [
@@ -80,7 +84,33 @@ export const methodArbitrary = fc.oneof(
 );
 
 const segmentArbitrary = fc.oneof(
-  fc.constantFrom('v1', 'categories', 'pets', 'store', 'orders', '__mock', 'reset', 'keys', 'clock', 'requests', 'health', '..', '.', '%2e%2e', '%00', '%ff', '%', '%zz', '', '__proto__', 'constructor', '1', '-1', '9007199254740993', '1e400'),
+  fc.constantFrom(
+    'v1',
+    'categories',
+    'pets',
+    'store',
+    'orders',
+    '__mock',
+    'reset',
+    'keys',
+    'clock',
+    'requests',
+    'health',
+    '..',
+    '.',
+    '%2e%2e',
+    '%00',
+    '%ff',
+    '%',
+    '%zz',
+    '',
+    '__proto__',
+    'constructor',
+    '1',
+    '-1',
+    '9007199254740993',
+    '1e400',
+  ),
   fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@%-]{0,24}$/),
   fc.string({ unit: 'grapheme', maxLength: 8 }).map((text) => latin1(encodeURIComponent(text))),
   fc.string({ unit: 'grapheme', maxLength: 8 }).map(latin1),
@@ -89,19 +119,57 @@ const segmentArbitrary = fc.oneof(
 const queryArbitrary = fc.oneof(
   fc.constant(''),
   fc.stringMatching(/^[A-Za-z0-9=&%+._-]{0,40}$/).map((query) => `?${query}`),
-  fc.constantFrom('?__proto__[polluted]=1', '?constructor[prototype][polluted]=1', '?api_key=sk_live_ABCDEFGHIJKLMNOP', `?${'a=1&'.repeat(2_000)}`),
+  fc.constantFrom(
+    '?__proto__[polluted]=1',
+    '?constructor[prototype][polluted]=1',
+    '?api_key=sk_live_ABCDEFGHIJKLMNOP',
+    `?${'a=1&'.repeat(2_000)}`,
+  ),
 );
 
 export const targetArbitrary = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.tuple(
-      fc.constantFrom('/v1/categories', '/v1/categories/', '/v1/pets/1', '/v1/pets/abc', '/v1/store/orders', '/__mock/health', '/__mock/requests', '/__mock/keys', '/__mock/clock', '/__mock', '/', '/v1', '//v1//categories//', '/V1/CATEGORIES'),
-      queryArbitrary,
-    ).map(([path, query]) => path + query),
+    arbitrary: fc
+      .tuple(
+        fc.constantFrom(
+          '/v1/categories',
+          '/v1/categories/',
+          '/v1/pets/1',
+          '/v1/pets/abc',
+          '/v1/store/orders',
+          '/__mock/health',
+          '/__mock/requests',
+          '/__mock/keys',
+          '/__mock/clock',
+          '/__mock',
+          '/',
+          '/v1',
+          '//v1//categories//',
+          '/V1/CATEGORIES',
+        ),
+        queryArbitrary,
+      )
+      .map(([path, query]) => path + query),
   },
-  { weight: 3, arbitrary: fc.tuple(fc.array(segmentArbitrary, { maxLength: 8 }), queryArbitrary).map(([segments, query]) => `/${segments.join('/')}${query}`) },
-  { weight: 1, arbitrary: fc.constantFrom('*', 'http://127.0.0.1/v1/categories', 'v1/categories', '/v1/categories#frag', '/v1/categories HTTP/1.1', `/${'a/'.repeat(3_000)}`, `/${'/'.repeat(2_000)}x`) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(fc.array(segmentArbitrary, { maxLength: 8 }), queryArbitrary)
+      .map(([segments, query]) => `/${segments.join('/')}${query}`),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '*',
+      'http://127.0.0.1/v1/categories',
+      'v1/categories',
+      '/v1/categories#frag',
+      '/v1/categories HTTP/1.1',
+      `/${'a/'.repeat(3_000)}`,
+      `/${'/'.repeat(2_000)}x`,
+    ),
+  },
 );
 
 // `expect` is left out: node:http answers unknown expectations itself, a case tested on its own.
@@ -109,13 +177,44 @@ export const headerNameArbitrary = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom(
-      'authorization', 'Authorization', 'AUTHORIZATION', 'content-type', 'prefer', 'accept', 'x-mock-control-token', 'access-control-request-method',
-      'access-control-request-headers', 'origin', 'cookie', 'x-forwarded-for', 'host', 'connection', 'upgrade', 'accept-encoding', 'x-http-method-override',
-      'te', 'trailer', '__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString',
+      'authorization',
+      'Authorization',
+      'AUTHORIZATION',
+      'content-type',
+      'prefer',
+      'accept',
+      'x-mock-control-token',
+      'access-control-request-method',
+      'access-control-request-headers',
+      'origin',
+      'cookie',
+      'x-forwarded-for',
+      'host',
+      'connection',
+      'upgrade',
+      'accept-encoding',
+      'x-http-method-override',
+      'te',
+      'trailer',
+      '__proto__',
+      'constructor',
+      'prototype',
+      'hasOwnProperty',
+      'toString',
     ),
   },
-  { weight: 2, arbitrary: fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,30}$/).filter((name) => name.toLowerCase() !== 'expect') },
-  { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 12 }).filter((name) => name.toLowerCase() !== 'expect') },
+  {
+    weight: 2,
+    arbitrary: fc
+      .stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,30}$/)
+      .filter((name) => name.toLowerCase() !== 'expect'),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .string({ unit: 'binary-ascii', minLength: 1, maxLength: 12 })
+      .filter((name) => name.toLowerCase() !== 'expect'),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }).map(latin1) },
 );
 
@@ -123,10 +222,38 @@ export const headerValueArbitrary = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom(
-      'Bearer demo-enterprise', 'Bearer demo-free', 'bearer demo-enterprise', 'Bearer  demo-enterprise  ', 'Bearer', 'Bearer ', 'Basic YWxhZGRpbjpvcGVu',
-      'Bearer sk_live_ABCDEFGHIJKLMNOP', 'Bearer demo-enterprise, Bearer demo-free', 'application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1',
-      'application/problem+json', 'text/plain', 'multipart/form-data; boundary=x', 'code=429', 'code=401', 'code=500', 'code=999', 'code=200, example=nope', 'dynamic=true',
-      'dynamic=maybe', 'example=', 'GET', 'close', 'keep-alive', 'websocket', 'chunked', '', ' ', '0', '-1',
+      'Bearer demo-enterprise',
+      'Bearer demo-free',
+      'bearer demo-enterprise',
+      'Bearer  demo-enterprise  ',
+      'Bearer',
+      'Bearer ',
+      'Basic YWxhZGRpbjpvcGVu',
+      'Bearer sk_live_ABCDEFGHIJKLMNOP',
+      'Bearer demo-enterprise, Bearer demo-free',
+      'application/json',
+      'application/json; charset=utf-8',
+      'application/json; charset=latin1',
+      'application/problem+json',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+      'code=429',
+      'code=401',
+      'code=500',
+      'code=999',
+      'code=200, example=nope',
+      'dynamic=true',
+      'dynamic=maybe',
+      'example=',
+      'GET',
+      'close',
+      'keep-alive',
+      'websocket',
+      'chunked',
+      '',
+      ' ',
+      '0',
+      '-1',
     ),
   },
   { weight: 2, arbitrary: fc.string({ unit: 'binary-ascii', maxLength: 40 }) },
@@ -137,7 +264,13 @@ export const headerValueArbitrary = fc.oneof(
     weight: 1,
     arbitrary: fc.constantFrom(
       // The smuggled request carries a Host: a Host-less HTTP/1.1 request is a case tested on its own.
-      'x\r\nX-Injected: yes', 'x\nX-Injected: yes', 'x\rX-Injected: yes', 'x\r\n\r\nGET /__mock/reset HTTP/1.1\r\nHost: x', 'a\u0000b', '\r\n', 'x\r\n Transfer-Encoding: chunked',
+      'x\r\nX-Injected: yes',
+      'x\nX-Injected: yes',
+      'x\rX-Injected: yes',
+      'x\r\n\r\nGET /__mock/reset HTTP/1.1\r\nHost: x',
+      'a\u0000b',
+      '\r\n',
+      'x\r\n Transfer-Encoding: chunked',
     ),
   },
 );
@@ -159,11 +292,26 @@ export const smallBodyArbitrary: fc.Arbitrary<Buffer | null> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc
-      .record({ name: fc.string({ unit: 'grapheme', maxLength: 30 }), description: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }) }, { requiredKeys: ['name'] })
+      .record(
+        {
+          name: fc.string({ unit: 'grapheme', maxLength: 30 }),
+          description: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+        },
+        { requiredKeys: ['name'] },
+      )
       .map((category) => Buffer.from(JSON.stringify(category), 'utf8')),
   },
-  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => Buffer.from(JSON.stringify(value) ?? 'null', 'utf8')) },
-  { weight: 1, arbitrary: fc.json({ maxDepth: 3 }).filter((text) => text.length > 1).chain((text) => fc.nat(text.length - 1).map((cut) => Buffer.from(text.slice(0, cut), 'utf8'))) },
+  {
+    weight: 2,
+    arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value) => Buffer.from(JSON.stringify(value) ?? 'null', 'utf8')),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .json({ maxDepth: 3 })
+      .filter((text) => text.length > 1)
+      .chain((text) => fc.nat(text.length - 1).map((cut) => Buffer.from(text.slice(0, cut), 'utf8'))),
+  },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 2_000 }).map((bytes) => Buffer.from(bytes)) },
   { weight: 2, arbitrary: fc.constantFrom(...smallHostileBodies, ...invalidUtf8Bodies) },
 );
@@ -187,13 +335,28 @@ export const fuzzRequestArbitrary: fc.Arbitrary<FuzzRequest> = fc
     method: methodArbitrary,
     target: targetArbitrary,
     authorization: fc.option(headerValueArbitrary, { nil: undefined, freq: 3 }),
-    contentType: fc.option(fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'application/json; charset=utf-16', 'application/x-www-form-urlencoded'), { nil: undefined, freq: 4 }),
+    contentType: fc.option(
+      fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'text/plain',
+        'application/json; charset=utf-16',
+        'application/x-www-form-urlencoded',
+      ),
+      { nil: undefined, freq: 4 },
+    ),
     headers: headerSetArbitrary,
     body: bodyArbitrary,
     framing: framingArbitrary,
     chunkSize: fc.integer({ min: 1, max: 8_192 }),
-    pieces: fc.oneof({ weight: 4, arbitrary: fc.constant(1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 8 }) }),
-    pauseMs: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
+    pieces: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(1) },
+      { weight: 1, arbitrary: fc.integer({ min: 2, max: 8 }) },
+    ),
+    pauseMs: fc.oneof(
+      { weight: 3, arbitrary: fc.constant(0) },
+      { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) },
+    ),
   })
   .map(({ authorization, contentType, headers, ...rest }) => {
     const request: FuzzRequest = {
@@ -211,9 +374,13 @@ export const fuzzRequestArbitrary: fc.Arbitrary<FuzzRequest> = fc
 
 /** One readable line per request, for failure reports. */
 export function describeRequest(request: FuzzRequest): string {
-  const clip = (text: string, length: number) => JSON.stringify(text.length > length ? `${text.slice(0, length)}...(${text.length})` : text);
+  const clip = (text: string, length: number) =>
+    JSON.stringify(text.length > length ? `${text.slice(0, length)}...(${text.length})` : text);
   const distinct = [...new Set(request.headers.map(([name, value]) => `${clip(name, 30)}: ${clip(value, 60)}`))];
-  const body = request.body === null ? 'no body' : `body ${clip(request.body.subarray(0, 80).toString('latin1'), 80)} (${request.body.length} bytes)`;
+  const body =
+    request.body === null
+      ? 'no body'
+      : `body ${clip(request.body.subarray(0, 80).toString('latin1'), 80)} (${request.body.length} bytes)`;
   return `${clip(request.method, 20)} ${clip(request.target, 120)}, ${request.headers.length} header lines [${distinct.slice(0, 12).join(', ')}${distinct.length > 12 ? ', ...' : ''}], ${body}, framing ${request.framing}, chunk ${request.chunkSize}, ${request.pieces} piece(s) ${request.pauseMs} ms apart`;
 }
 
@@ -224,7 +391,10 @@ export function describeRequest(request: FuzzRequest): string {
  */
 export function frameRequest(request: FuzzRequest): { pieces: Buffer[]; isHead: boolean } {
   const body = request.body ?? Buffer.alloc(0);
-  const lines = [`${request.method} ${request.target} HTTP/1.1`, ...request.headers.map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `${request.method} ${request.target} HTTP/1.1`,
+    ...request.headers.map(([name, value]) => `${name}: ${value}`),
+  ];
   let payload: Buffer = body;
   if (request.body !== null) {
     switch (request.framing) {
@@ -238,7 +408,11 @@ export function frameRequest(request: FuzzRequest): { pieces: Buffer[]; isHead: 
         lines.push(`Content-Length: ${body.length + 1 + Math.floor(body.length / 2)}`);
         break;
       case 'invalid':
-        lines.push(body.length % 2 === 0 ? 'Content-Length: 12abc' : `Content-Length: ${body.length}\r\nContent-Length: ${body.length + 1}`);
+        lines.push(
+          body.length % 2 === 0
+            ? 'Content-Length: 12abc'
+            : `Content-Length: ${body.length}\r\nContent-Length: ${body.length + 1}`,
+        );
         break;
       case 'chunked': {
         lines.push('Transfer-Encoding: chunked');
@@ -274,9 +448,39 @@ export const rawStreamArbitrary: fc.Arbitrary<Buffer> = fc
   .array(
     fc.oneof(
       fc.constantFrom(
-        'GET ', 'POST ', 'HEAD ', 'OPTIONS ', '/v1/categories', '/__mock/reset', ' HTTP/1.1', ' HTTP/1.0', ' HTTP/2.0', ' HTTP/9.9', '\r\n', '\n', '\r', '\r\n\r\n', ': ', ':',
-        'Host: x', 'Content-Length: ', 'Content-Length: 5', 'Content-Length: -1', 'Transfer-Encoding: chunked', 'Transfer-Encoding: gzip, chunked', '0\r\n\r\n', 'ffffffffffffffff\r\n',
-        'Authorization: Bearer demo-enterprise', 'Content-Type: application/json', '{"name":"x"}', 'Expect: 100-continue', 'Connection: close', ' ', '\t', '\u0000', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
+        'GET ',
+        'POST ',
+        'HEAD ',
+        'OPTIONS ',
+        '/v1/categories',
+        '/__mock/reset',
+        ' HTTP/1.1',
+        ' HTTP/1.0',
+        ' HTTP/2.0',
+        ' HTTP/9.9',
+        '\r\n',
+        '\n',
+        '\r',
+        '\r\n\r\n',
+        ': ',
+        ':',
+        'Host: x',
+        'Content-Length: ',
+        'Content-Length: 5',
+        'Content-Length: -1',
+        'Transfer-Encoding: chunked',
+        'Transfer-Encoding: gzip, chunked',
+        '0\r\n\r\n',
+        'ffffffffffffffff\r\n',
+        'Authorization: Bearer demo-enterprise',
+        'Content-Type: application/json',
+        '{"name":"x"}',
+        'Expect: 100-continue',
+        'Connection: close',
+        ' ',
+        '\t',
+        '\u0000',
+        'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n',
       ),
       fc.nat(99_999).map(String),
       fc.uint8Array({ maxLength: 48 }).map((bytes) => Buffer.from(bytes).toString('latin1')),

@@ -19,7 +19,10 @@ export interface SlowClientOutcome {
  *
  * @example await slowClient(port, { opening: 'GET / HTTP/1.1\r\n', trickle: 'X-A: b\r\n', intervalMs: 50, deadlineMs: 3_000 })
  */
-export function slowClient(port: number, options: { opening: string; trickle: string; intervalMs: number; deadlineMs: number }): Promise<SlowClientOutcome> {
+export function slowClient(
+  port: number,
+  options: { opening: string; trickle: string; intervalMs: number; deadlineMs: number },
+): Promise<SlowClientOutcome> {
   return new Promise((resolve) => {
     const started = performance.now();
     const socket = connect({ port, host: '127.0.0.1' });

@@ -24,7 +24,10 @@ export async function runMockWithSpec(document: unknown, budgetMs: number): Prom
   const file = join(dir, 'spec.json');
   await writeFile(file, JSON.stringify(document));
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', '--spec', file], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', '--spec', file], {
+    cwd: projectRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));

@@ -13,13 +13,29 @@ const headers = {
 };
 
 /** A document with one authenticated GET per entry of `operations`, all under /v1. */
-export function specWith(operations: Record<string, { schema: unknown; requestSchema?: unknown }>, schemas: Record<string, unknown>): OpenApiDocument {
+export function specWith(
+  operations: Record<string, { schema: unknown; requestSchema?: unknown }>,
+  schemas: Record<string, unknown>,
+): OpenApiDocument {
   const paths: Record<string, unknown> = {};
   for (const [path, { schema, requestSchema }] of Object.entries(operations)) {
     const id = path.replace(/[^a-z0-9]+/gi, '_');
     paths[path] = {
-      get: { operationId: `get${id}`, responses: { '200': { description: 'ok', headers, content: { 'application/json': { schema } } } } },
-      ...(requestSchema === undefined ? {} : { post: { operationId: `post${id}`, requestBody: { required: true, content: { 'application/json': { schema: requestSchema } } }, responses: { '201': { description: 'created', headers, content: { 'application/json': { schema: requestSchema } } } } } }),
+      get: {
+        operationId: `get${id}`,
+        responses: { '200': { description: 'ok', headers, content: { 'application/json': { schema } } } },
+      },
+      ...(requestSchema === undefined
+        ? {}
+        : {
+            post: {
+              operationId: `post${id}`,
+              requestBody: { required: true, content: { 'application/json': { schema: requestSchema } } },
+              responses: {
+                '201': { description: 'created', headers, content: { 'application/json': { schema: requestSchema } } },
+              },
+            },
+          }),
     };
   }
   return {
@@ -49,11 +65,20 @@ export function layeredRefsSpec(levels = 10, width = 10): OpenApiDocument {
         continue;
       }
       const properties: Record<string, unknown> = {};
-      for (let next = 0; next < width; next += 1) properties[`p${next}`] = { $ref: `#/components/schemas/L${level + 1}_${next}` };
+      for (let next = 0; next < width; next += 1)
+        properties[`p${next}`] = { $ref: `#/components/schemas/L${level + 1}_${next}` };
       schemas[`L${level}_${index}`] = { type: 'object', properties };
     }
   }
-  return specWith({ '/layers': { schema: { $ref: '#/components/schemas/L0_0' }, requestSchema: { $ref: '#/components/schemas/L0_0' } } }, schemas);
+  return specWith(
+    {
+      '/layers': {
+        schema: { $ref: '#/components/schemas/L0_0' },
+        requestSchema: { $ref: '#/components/schemas/L0_0' },
+      },
+    },
+    schemas,
+  );
 }
 
 /**
@@ -63,11 +88,21 @@ export function layeredRefsSpec(levels = 10, width = 10): OpenApiDocument {
 export function sharedChainSpec(length = 18): OpenApiDocument {
   const schemas: Record<string, unknown> = {};
   for (let index = 0; index < length; index += 1) {
-    schemas[`C${index}`] = index === length - 1
-      ? { type: 'object', required: ['leaf'], properties: { leaf: { type: 'integer', minimum: 0 } } }
-      : { allOf: [{ $ref: `#/components/schemas/C${index + 1}` }], properties: { left: { $ref: `#/components/schemas/C${index + 1}` }, right: { $ref: `#/components/schemas/C${index + 1}` } } };
+    schemas[`C${index}`] =
+      index === length - 1
+        ? { type: 'object', required: ['leaf'], properties: { leaf: { type: 'integer', minimum: 0 } } }
+        : {
+            allOf: [{ $ref: `#/components/schemas/C${index + 1}` }],
+            properties: {
+              left: { $ref: `#/components/schemas/C${index + 1}` },
+              right: { $ref: `#/components/schemas/C${index + 1}` },
+            },
+          };
   }
-  return specWith({ '/chain': { schema: { $ref: '#/components/schemas/C0' }, requestSchema: { $ref: '#/components/schemas/C0' } } }, schemas);
+  return specWith(
+    { '/chain': { schema: { $ref: '#/components/schemas/C0' }, requestSchema: { $ref: '#/components/schemas/C0' } } },
+    schemas,
+  );
 }
 
 /** Recursive schemas: a tree (through an array) and a linked list (through an optional property). */
@@ -78,8 +113,19 @@ export function recursiveSpec(): OpenApiDocument {
       '/lists': { schema: { $ref: '#/components/schemas/Node' }, requestSchema: { $ref: '#/components/schemas/Node' } },
     },
     {
-      Tree: { type: 'object', required: ['name', 'children'], properties: { name: { type: 'string', minLength: 1 }, children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } } } },
-      Node: { type: 'object', required: ['value'], properties: { value: { type: 'integer' }, next: { $ref: '#/components/schemas/Node' } } },
+      Tree: {
+        type: 'object',
+        required: ['name', 'children'],
+        properties: {
+          name: { type: 'string', minLength: 1 },
+          children: { type: 'array', items: { $ref: '#/components/schemas/Tree' } },
+        },
+      },
+      Node: {
+        type: 'object',
+        required: ['value'],
+        properties: { value: { type: 'integer' }, next: { $ref: '#/components/schemas/Node' } },
+      },
     },
   );
 }

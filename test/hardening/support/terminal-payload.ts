@@ -4,7 +4,8 @@
  * moves), the bidi controls and the invisible format characters that spoof text, and the line and
  * paragraph separators. Fed through each command's output paths by test/hardening/terminal-output.test.ts.
  */
-const range = (from: number, to: number): string[] => Array.from({ length: to - from + 1 }, (_, index) => String.fromCodePoint(from + index));
+const range = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, index) => String.fromCodePoint(from + index));
 
 export const controlCharacters = [...range(0x00, 0x1f), '\u007f', ...range(0x80, 0x9f)];
 
@@ -21,13 +22,23 @@ export const escapeSequences = [
 export const spoofingCharacters = [
   ...range(0x202a, 0x202e), // LRE, RLE, PDF, LRO, RLO
   ...range(0x2066, 0x2069), // LRI, RLI, FSI, PDI
-  '\u200e', '\u200f', '\u061c', // LRM, RLM, ALM
-  ...range(0x200b, 0x200d), '\u2060', '\ufeff', // zero-width space, non-joiner, joiner, word joiner, BOM
-  ...range(0x2061, 0x2064), ...range(0x206a, 0x206f), // invisible operators, deprecated format controls
-  '\u00ad', '\u180e', '\u034f', // soft hyphen, Mongolian vowel separator, combining grapheme joiner
+  '\u200e',
+  '\u200f',
+  '\u061c', // LRM, RLM, ALM
+  ...range(0x200b, 0x200d),
+  '\u2060',
+  '\ufeff', // zero-width space, non-joiner, joiner, word joiner, BOM
+  ...range(0x2061, 0x2064),
+  ...range(0x206a, 0x206f), // invisible operators, deprecated format controls
+  '\u00ad',
+  '\u180e',
+  '\u034f', // soft hyphen, Mongolian vowel separator, combining grapheme joiner
   ...range(0xfff9, 0xfffb), // interlinear annotation
-  '\u{e0001}', '\u{e0041}', '\u{e007f}', // tag characters (text hidden in plain sight)
-  '\u2028', '\u2029', // line and paragraph separators
+  '\u{e0001}',
+  '\u{e0041}',
+  '\u{e007f}', // tag characters (text hidden in plain sight)
+  '\u2028',
+  '\u2029', // line and paragraph separators
 ];
 
 /** A line break and a fake verdict first: a raw newline would let a recorded value draw a line of its own. */
@@ -47,8 +58,12 @@ export function terminalProblems(output: string): string[] {
   const problems: string[] = [];
   output.split('\n').forEach((line, index) => {
     const found = raw.exec(line);
-    if (found) problems.push(`line ${index + 1}: raw U+${found[0].codePointAt(0)!.toString(16).padStart(4, '0')} in ${JSON.stringify(line.slice(Math.max(0, found.index - 20), found.index + 20))}`);
-    if (line.startsWith(fakeLine)) problems.push(`line ${index + 1}: a line drawn by the input: ${JSON.stringify(line.slice(0, 40))}`);
+    if (found)
+      problems.push(
+        `line ${index + 1}: raw U+${found[0].codePointAt(0)!.toString(16).padStart(4, '0')} in ${JSON.stringify(line.slice(Math.max(0, found.index - 20), found.index + 20))}`,
+      );
+    if (line.startsWith(fakeLine))
+      problems.push(`line ${index + 1}: a line drawn by the input: ${JSON.stringify(line.slice(0, 40))}`);
   });
   return problems;
 }
