@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startProcess, stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
+import { type ManagedProcess, startProcess, stopAllProcesses, stopProcessesOnSignals } from './lib/child-processes.js';
 import { findFreePort, waitForAnswer } from './lib/http-probe.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -21,8 +21,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchCases, benchConfigYaml, caseIds, type CaseId } from './lib/cases.js';
-import { startProcess, stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
+import { benchCases, benchConfigYaml, type CaseId, caseIds } from './lib/cases.js';
+import { type ManagedProcess, startProcess, stopAllProcesses, stopProcessesOnSignals } from './lib/child-processes.js';
 import { findFreePort, probe, waitForAnswer } from './lib/http-probe.js';
 import { runLoad } from './lib/load-generator.js';
 import { integerOption, listOption, mockLaunchOption, parseBenchArgs, UsageError } from './lib/options.js';
@@ -31,10 +31,10 @@ import {
   bundleMockBin,
   captureMockResponses,
   detectMockLaunch,
-  prepareCase,
-  targets,
   type LaunchContext,
   type MockLaunch,
+  prepareCase,
+  targets,
 } from './lib/targets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -15,9 +15,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { benchCases, benchConfigYaml, caseIds, exhaustedKey, type CaseId } from './lib/cases.js';
+import { benchCases, benchConfigYaml, type CaseId, caseIds, exhaustedKey } from './lib/cases.js';
 import { startProcess, stopAllProcesses, stopProcessesOnSignals } from './lib/child-processes.js';
-import { summarizeProfile, type CpuProfile } from './lib/cpu-profile.js';
+import { type CpuProfile, summarizeProfile } from './lib/cpu-profile.js';
 import { findFreePort, probe, waitForAnswer } from './lib/http-probe.js';
 import { runLoad } from './lib/load-generator.js';
 

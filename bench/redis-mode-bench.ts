@@ -14,8 +14,8 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { type MockProcess, startMockProcess } from '../test/support/mock-process.js';
 import { startRedisServer } from '../test/support/redis-server.js';
-import { startMockProcess, type MockProcess } from '../test/support/mock-process.js';
 import { runLoad } from './lib/load-generator.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

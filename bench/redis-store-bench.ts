@@ -12,10 +12,10 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
-import { createMemoryStore } from '../src/core/state/memory-store.js';
-import { storeOptionsFromConfig } from '../src/core/state/store-options.js';
-import type { StateStore } from '../src/core/state/state-store.js';
 import { parseMockConfig } from '../src/core/config/mock-config.js';
+import { createMemoryStore } from '../src/core/state/memory-store.js';
+import type { StateStore } from '../src/core/state/state-store.js';
+import { storeOptionsFromConfig } from '../src/core/state/store-options.js';
 import { connectRedisStore } from '../src/server/redis-store.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 

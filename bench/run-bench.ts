@@ -10,33 +10,33 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchCases, benchConfigYaml, caseIds, type CaseId } from './lib/cases.js';
-import { stopAllProcesses, stopProcessesOnSignals, type ManagedProcess } from './lib/child-processes.js';
-import { measureFirstResponse, type FirstResponseResult } from './lib/first-response.js';
-import { findFreePort } from './lib/http-probe.js';
+import { benchCases, benchConfigYaml, type CaseId, caseIds } from './lib/cases.js';
+import { type ManagedProcess, stopAllProcesses, stopProcessesOnSignals } from './lib/child-processes.js';
 import { planCpuPinning } from './lib/cpu-pinning.js';
+import { type FirstResponseResult, measureFirstResponse } from './lib/first-response.js';
+import { findFreePort } from './lib/http-probe.js';
 import { runLoad } from './lib/load-generator.js';
 import { integerOption, listOption, mockLaunchOption, parseBenchArgs, UsageError } from './lib/options.js';
+import { canSampleRss, readCpuSeconds, sampleRss } from './lib/process-stats.js';
 import {
   checkTargets,
   computeRatios,
   formatTable,
+  type Measurement,
   measurementRows,
   ratioRows,
   summarizeSlices,
-  type Measurement,
 } from './lib/report.js';
-import { canSampleRss, readCpuSeconds, sampleRss } from './lib/process-stats.js';
 import {
   captureMockResponses,
   detectMockLaunch,
-  prepareCase,
-  startTarget,
-  targetIds,
-  targets,
   type LaunchContext,
   type MockLaunch,
+  prepareCase,
+  startTarget,
   type TargetId,
+  targetIds,
+  targets,
 } from './lib/targets.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -7,20 +7,21 @@
  * const { report, exitCode } = await runContract({ baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro' });
  * console.log(renderMarkdownReport(report));
  */
-export { runContract, timeTolerance, type ContractRun } from './runner/run-contract.js';
-export type { ContractOptions } from './runner/contract-options.js';
-export { ContractRunError } from './runner/contract-run-error.js';
+
+export { type CoverageMatrix, coverageMatrix } from './report/coverage-matrix.js';
+export { type FailureGroup, groupFailures } from './report/failure-groups.js';
 export { renderHumanReport, renderSummaryLine } from './report/human-report.js';
 export { renderJsonReport } from './report/json-report.js';
 export { renderJunitReport } from './report/junit-report.js';
 export { renderMarkdownReport } from './report/markdown-report.js';
-export { coverageMatrix, type CoverageMatrix } from './report/coverage-matrix.js';
-export { groupFailures, type FailureGroup } from './report/failure-groups.js';
 export {
-  exitCodes,
   type CheckResult,
   type CheckStatus,
   type ContractReport,
+  exitCodes,
   type Verdict,
 } from './report/report-model.js';
+export type { ContractOptions } from './runner/contract-options.js';
+export { ContractRunError } from './runner/contract-run-error.js';
 export { kitVersion } from './runner/kit-version.js';
+export { type ContractRun, runContract, timeTolerance } from './runner/run-contract.js';

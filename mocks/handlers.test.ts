@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readSpecFile } from '../spec/load-spec.js';
 import { createFixedClock } from '../src/core/clock.js';
 import { expectError, fromFetchResponse, requestInit } from '../test/support/interface-client.js';
-import { compileSpec, createPetstoreHandlers, toMockRequest, type PetstoreHandlersOptions } from './handlers.js';
+import { compileSpec, createPetstoreHandlers, type PetstoreHandlersOptions, toMockRequest } from './handlers.js';
 
 // The MSW adapter's own concerns (which URLs it takes, the Request <-> MockRequest translation,
 // body limits while reading a stream, state per factory); the interface's rules over MSW run from

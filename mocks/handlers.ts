@@ -1,10 +1,10 @@
-import { http, HttpResponse, type HttpHandler } from 'msw';
+import { type HttpHandler, HttpResponse, http } from 'msw';
 import type { OpenApiDocument } from '../spec/openapi-types.js';
-import { compileSpec, isCompiledSpec, type CompiledSpec } from '../src/core/spec/compiled-spec.js';
+import type { ScenarioInput } from '../src/core/controls/scenario.js';
 import { createMockApp, type MockApp, type MockAppOptions, type MockControls } from '../src/core/mock-app.js';
+import { type CompiledSpec, compileSpec, isCompiledSpec } from '../src/core/spec/compiled-spec.js';
 import type { MockRequest, MockResponse } from '../src/core/types.js';
 import { expectWellBehaved } from '../src/lab/lab-report.js';
-import type { ScenarioInput } from '../src/core/controls/scenario.js';
 import type { LabReport } from '../src/lab/lab-types.js';
 
 // Browser-safe on purpose: this module (and everything it imports) must never reach node:* or
@@ -12,17 +12,17 @@ import type { LabReport } from '../src/lab/lab-types.js';
 // `mocks/browser-safety.test.ts` bundles it for the browser and fails if that ever changes.
 
 export type { OpenApiDocument } from '../spec/openapi-types.js';
-export type { CompiledSpec } from '../src/core/spec/compiled-spec.js';
-export type { MockApp, MockControls, ClockState } from '../src/core/mock-app.js';
-export type { MockConfig, MockConfigInput, Limits } from '../src/core/config/mock-config.js';
-export type { Clock, Logger } from '../src/core/types.js';
-export { compileSpec } from '../src/core/spec/compiled-spec.js';
 export { createFixedClock, systemClock } from '../src/core/clock.js';
-export { unhandledRequests, type UnhandledRequestStrategy } from './unhandled-requests.js';
-export type { LabReport, ClientReport, Verdict, CoverageReport } from '../src/lab/lab-types.js';
-export type { ScenarioInput, AppliedScenario } from '../src/core/controls/scenario.js';
+export type { Limits, MockConfig, MockConfigInput } from '../src/core/config/mock-config.js';
 export type { Scenario, ScenarioPresetName } from '../src/core/config/scenario-file.js';
 export { scenarioPresetNames, scenarioPresets } from '../src/core/config/scenario-file.js';
+export type { AppliedScenario, ScenarioInput } from '../src/core/controls/scenario.js';
+export type { ClockState, MockApp, MockControls } from '../src/core/mock-app.js';
+export type { CompiledSpec } from '../src/core/spec/compiled-spec.js';
+export { compileSpec } from '../src/core/spec/compiled-spec.js';
+export type { Clock, Logger } from '../src/core/types.js';
+export type { ClientReport, CoverageReport, LabReport, Verdict } from '../src/lab/lab-types.js';
+export { type UnhandledRequestStrategy, unhandledRequests } from './unhandled-requests.js';
 
 export interface PetstoreHandlersOptions extends Omit<MockAppOptions, 'spec' | 'startupScenario'> {
   /**

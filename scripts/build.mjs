@@ -1,14 +1,14 @@
 // Builds the publishable package into dist/: self-contained bins (fast start, no install-time
 // resolution), library entry points that leave dependencies to the consumer, and type declarations.
 import { execFileSync } from 'node:child_process';
-import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { parse } from 'yaml';
 import { bundleSpec } from '../mocks/scripts/bundle-spec.mjs';
-import { fileURLToPath } from 'node:url';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url);
 process.chdir(fileURLToPath(root));

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { escapePointer, splitPointer, SpecError } from './ref-resolver.js';
+import { escapePointer, SpecError, splitPointer } from './ref-resolver.js';
 
 /**
  * Multi-file documents made one: every `$ref` to another file (`definitions/error.yaml`,

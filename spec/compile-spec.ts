@@ -9,13 +9,13 @@ import {
   type OpenApiResponse,
   type SecurityRequirement,
 } from './openapi-types.js';
-import { nodeAt, originOf, resolveDocument, SpecError, type ResolvedDocument } from './ref-resolver.js';
+import { nodeAt, originOf, type ResolvedDocument, resolveDocument, SpecError } from './ref-resolver.js';
 import { auditSchemas, type SchemaAudit } from './schema-keywords.js';
 import {
   createDocumentValidators,
   knownFormats,
-  standaloneValidator,
   type SchemaValidator,
+  standaloneValidator,
 } from './schema-validator.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonSchema } from './openapi-types.js';
 import { compileSpecDefinition, validatorOf } from './compile-spec.js';
 import { createDataGenerator } from './data-generator.js';
+import type { JsonSchema } from './openapi-types.js';
 
 const schema: JsonSchema = {
   type: 'object',

@@ -1,7 +1,7 @@
 import { base, en, Faker } from '@faker-js/faker';
 import { createGeneratorSync } from 'json-schema-faker';
-import type { JsonSchema } from './openapi-types.js';
 import { validatorOf } from './compile-spec.js';
+import type { JsonSchema } from './openapi-types.js';
 import { nodeAt, originOf } from './ref-resolver.js';
 import { stripAnnotations } from './schema-keywords.js';
 

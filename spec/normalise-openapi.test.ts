@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { compileSpecDefinition } from './compile-spec.js';
 import { normaliseOpenApi } from './normalise-openapi.js';
 import type { OpenApiDocument } from './openapi-types.js';
-import { compileSpecDefinition } from './compile-spec.js';
 
 const document30 = (schemas: Record<string, unknown>, extra: Record<string, unknown> = {}): OpenApiDocument =>
   ({

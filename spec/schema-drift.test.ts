@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { compileSpecDefinition, validatorOf } from './compile-spec.js';
 import { readSpecFile } from './load-spec.js';
 import type { JsonSchema } from './openapi-types.js';

@@ -1,5 +1,5 @@
-import { localPointer, nodeAt, SpecError } from './ref-resolver.js';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
+import { localPointer, nodeAt, SpecError } from './ref-resolver.js';
 
 /**
  * Which JSON Schema keywords the kit enforces, which it reads as annotations, and which it refuses.

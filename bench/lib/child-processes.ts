@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 
 /** A process the bench started; `stop()` is safe to call twice. */
 export interface ManagedProcess {

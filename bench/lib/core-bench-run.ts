@@ -3,10 +3,10 @@
  * `app.respond` in a loop (100 in flight when the store is asynchronous), timed by process CPU time.
  */
 import { parseArgs } from 'node:util';
-import { readSpecFile } from '../../spec/load-spec.js';
-import { createMockApp } from '../../src/core/mock-app.js';
-import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { parse as parseYaml } from 'yaml';
+import { readSpecFile } from '../../spec/load-spec.js';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
+import { createMockApp } from '../../src/core/mock-app.js';
 import type { MockRequest } from '../../src/core/types.js';
 import { benchCases, benchConfigYaml, caseIds, exhaustedKey } from './cases.js';
 

@@ -1,4 +1,4 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import type { MockLaunch } from './targets.js';
 
 /** A bad command line: the bench prints its message in one line and exits 2. */

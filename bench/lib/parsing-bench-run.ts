@@ -4,9 +4,10 @@
  * best of `--runs` runs counts (a run is one parse; the text is built once, untimed). Prints a line
  * per case and exits 1 when any is over the 1 s target or answers wrongly (a 5xx, a crash).
  */
+
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { availableParallelism, loadavg } from 'node:os';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { parsingCases } from '../../test/hardening/support/parsing-cases.js';
 

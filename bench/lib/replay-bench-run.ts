@@ -10,10 +10,10 @@ import { parseArgs } from 'node:util';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { compileSpec } from '../../src/core/spec/compiled-spec.js';
-import { parseMockConfig } from '../../src/core/config/mock-config.js';
-import { labReportJunit } from '../../src/lab/lab-report.js';
 import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
+import { compileSpec } from '../../src/core/spec/compiled-spec.js';
+import { labReportJunit } from '../../src/lab/lab-report.js';
 import { parseReplayInput, toExportLine } from '../../src/lab/replay-input.js';
 import { renderTimelineSvg } from '../../src/lab/timeline-svg.js';
 

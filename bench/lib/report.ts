@@ -1,8 +1,8 @@
-import { benchCases, caseIds, type CaseId } from './cases.js';
+import { benchCases, type CaseId, caseIds } from './cases.js';
 import type { FirstResponseResult } from './first-response.js';
 import type { LoadResult } from './load-generator.js';
 import type { RssSample } from './process-stats.js';
-import { targets, type TargetId } from './targets.js';
+import { type TargetId, targets } from './targets.js';
 
 /** One measured slice of a row: one autocannon run against a server already warm. */
 export interface Slice {

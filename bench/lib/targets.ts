@@ -1,10 +1,10 @@
 import { copyFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { benchCases, exhaustedKey, type CaseId, type Dialect } from './cases.js';
-import { startProcess, type ManagedProcess } from './child-processes.js';
+import { benchCases, type CaseId, type Dialect, exhaustedKey } from './cases.js';
+import { type ManagedProcess, startProcess } from './child-processes.js';
 import { onCpus } from './cpu-pinning.js';
-import { findFreePort, probe, waitForAnswer, type ProbeResponse } from './http-probe.js';
+import { findFreePort, type ProbeResponse, probe, waitForAnswer } from './http-probe.js';
 
 /** The servers the bench compares. `prism` on the command line means both Prism modes. */
 export type TargetId = 'mock' | 'bare' | 'prism-info' | 'prism-silent';

@@ -1,5 +1,5 @@
-import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { defaults, type ContractOptions } from '../runner/contract-options.js';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type ContractOptions, defaults } from '../runner/contract-options.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
 
 export type ReporterName = 'human' | 'junit' | 'json' | 'markdown';

@@ -1,5 +1,5 @@
 import { CheckFailure } from './check-errors.js';
-import { bodyExcerpt, evidenceOf, type Exchange } from './exchange.js';
+import { bodyExcerpt, type Exchange, evidenceOf } from './exchange.js';
 import { expectStatus } from './expect-response.js';
 import { describeIssues, type SpecModel } from './spec-model.js';
 

@@ -1,5 +1,5 @@
 import { CheckFailure } from './check-errors.js';
-import { bodyExcerpt, evidenceOf, type Exchange, type ExchangeResponse } from './exchange.js';
+import { bodyExcerpt, type Exchange, type ExchangeResponse, evidenceOf } from './exchange.js';
 import { describeIssues, type SpecModel } from './spec-model.js';
 
 /**

@@ -6,8 +6,8 @@ import type {
 } from '../../spec/compile-spec.js';
 import type { DataGenerator } from '../../spec/data-generator.js';
 import type { JsonSchema } from '../../spec/openapi-types.js';
-import { compileSecurity, type CompiledSecurity, type SchemeCheck } from '../../spec/security-schemes.js';
-import { deriveBodyCases, type BodyCase } from './coverage-cases.js';
+import { type CompiledSecurity, compileSecurity, type SchemeCheck } from '../../spec/security-schemes.js';
+import { type BodyCase, deriveBodyCases } from './coverage-cases.js';
 
 /**
  * The generic layer's reading of one operation: what it needs (credentials, parameters, a body)

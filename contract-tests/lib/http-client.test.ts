@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OverBudget } from './check-errors.js';
 import type { ContractTarget } from './contract-target.js';
-import { ContractHttpClient, type ApiRequest } from './http-client.js';
+import { type ApiRequest, ContractHttpClient } from './http-client.js';
 import type { KitClock } from './kit-clock.js';
 import { createRunState } from './run-state.js';
 

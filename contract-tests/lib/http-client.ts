@@ -3,17 +3,17 @@ import { apiUrl } from './api-url.js';
 import { CheckFailure, InconclusiveError, OverBudget } from './check-errors.js';
 import type { ContractTarget } from './contract-target.js';
 import {
-  evidenceOf,
-  maskHeaders,
-  truncate,
   type Exchange,
   type ExchangeResponse,
+  evidenceOf,
   type Identity,
+  maskHeaders,
   type PrismViolation,
+  truncate,
 } from './exchange.js';
 import type { KitClock } from './kit-clock.js';
-import { parseRetryAfter, serverClock } from './rate-limit-headers.js';
 import { RateBudget, WaitAllowance, type WaitNotice } from './rate-budget.js';
+import { parseRetryAfter, serverClock } from './rate-limit-headers.js';
 import type { RunState } from './run-state.js';
 import { Semaphore } from './semaphore.js';
 
@@ -148,13 +148,11 @@ export class ContractHttpClient {
     ]);
     const initial = target.initialBudget;
     if (initial) {
-      this.#budgets
-        .get('main')
-        ?.observe({
-          status: 200,
-          headers: { 'x-ratelimit-remaining': initial.remaining ?? '', 'x-ratelimit-reset': initial.reset ?? '' },
-          receivedAtMs: initial.receivedAtMs,
-        });
+      this.#budgets.get('main')?.observe({
+        status: 200,
+        headers: { 'x-ratelimit-remaining': initial.remaining ?? '', 'x-ratelimit-reset': initial.reset ?? '' },
+        receivedAtMs: initial.receivedAtMs,
+      });
     }
   }
 

@@ -34,14 +34,12 @@ export function invalidNewCategories(validName: string): fc.Arbitrary<InvalidBod
     notAString.map(
       (description): InvalidBody => ({ body: { name: validName, description }, why: 'description is not a string' }),
     ),
-    fc
-      .tuple(notAString, notAString)
-      .map(
-        ([name, description]): InvalidBody => ({
-          body: { name, description },
-          why: 'name and description are not strings',
-        }),
-      ),
+    fc.tuple(notAString, notAString).map(
+      ([name, description]): InvalidBody => ({
+        body: { name, description },
+        why: 'name and description are not strings',
+      }),
+    ),
     notAnObject.map((body): InvalidBody => ({ body, why: 'the body is not a JSON object' })),
   );
 }

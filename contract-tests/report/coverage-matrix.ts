@@ -1,5 +1,5 @@
 import { isOverBudget } from '../lib/check-errors.js';
-import { dimensions, matchesReference, ruleMatrix, type Dimension } from '../lib/rule-matrix.js';
+import { type Dimension, dimensions, matchesReference, ruleMatrix } from '../lib/rule-matrix.js';
 import type { CheckResult, CheckStatus } from './report-model.js';
 
 /** One cell: the checks of one rule on one operation, summed up. */

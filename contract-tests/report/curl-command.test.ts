@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { curlCommand, printfCommand, shellWord, type SentRequest } from './curl-command.js';
+import { curlCommand, printfCommand, type SentRequest, shellWord } from './curl-command.js';
 
 const run = promisify(execFile);
 const secrets = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { causeSignature, checksByOperation, groupFailures } from './failure-groups.js';
-import type { CheckResult } from './report-model.js';
 import { sampleResult } from './report.fixture.js';
+import type { CheckResult } from './report-model.js';
 
 const fail = (overrides: Partial<CheckResult>): CheckResult => sampleResult({ status: 'FAIL', ...overrides });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { renderHumanReport } from './human-report.js';
 import { renderMarkdownReport } from './markdown-report.js';
-import type { CheckResult, ContractReport } from './report-model.js';
 import { sampleReport, sampleResult } from './report.fixture.js';
+import type { CheckResult, ContractReport } from './report-model.js';
 
 const links: NonNullable<ContractReport['interface']> = {
   document: 'docs/petstore-service-interface.md',

@@ -1,5 +1,5 @@
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isAbsolute, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /**
  * Every rule id the kit reports (`§5.3`, `§4 createCategory.1`, `§8`) points at the section of the

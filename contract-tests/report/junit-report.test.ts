@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { escapeXml, renderJunitReport } from './junit-report.js';
-import type { CheckResult, ContractReport } from './report-model.js';
 import { sampleReport, sampleResult } from './report.fixture.js';
+import type { CheckResult, ContractReport } from './report-model.js';
 
 const result = sampleResult;
 const report = (results: CheckResult[]): ContractReport => sampleReport(results);

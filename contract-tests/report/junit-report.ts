@@ -1,5 +1,5 @@
 import type { Evidence } from '../lib/exchange.js';
-import { groupFailures, type FailureGroup } from './failure-groups.js';
+import { type FailureGroup, groupFailures } from './failure-groups.js';
 import { renderMatrixText } from './human-report.js';
 import { ruleHref } from './interface-links.js';
 import type { CheckResult, ContractReport } from './report-model.js';

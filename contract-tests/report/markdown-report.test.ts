@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { coverageMatrix, describeCell } from './coverage-matrix.js';
 import { md, renderMarkdownReport } from './markdown-report.js';
-import type { CheckResult, ContractReport } from './report-model.js';
 import { sampleReport, sampleResult } from './report.fixture.js';
+import type { CheckResult, ContractReport } from './report-model.js';
 
 const result = (overrides: Partial<CheckResult>): CheckResult =>
   sampleResult({

@@ -1,4 +1,4 @@
-import { summarise, type CheckResult, type ContractReport } from './report-model.js';
+import { type CheckResult, type ContractReport, summarise } from './report-model.js';
 
 /** A check result for reporter tests: a passing listCategories check unless overridden. */
 export const sampleResult = (overrides: Partial<CheckResult>): CheckResult => ({

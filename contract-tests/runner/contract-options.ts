@@ -1,7 +1,7 @@
 import { defaultSpecPath } from '../../spec/load-spec.js';
 import { normaliseBaseUrl } from '../lib/api-url.js';
 import { checkOwnedHeaders } from '../lib/http-client.js';
-import { systemClock, type KitClock } from '../lib/kit-clock.js';
+import { type KitClock, systemClock } from '../lib/kit-clock.js';
 import { ContractRunError } from './contract-run-error.js';
 
 /**

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { defaultSpecPath } from '../../spec/load-spec.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { suiteAreas } from '../suite/index.js';
 import { defaults } from './contract-options.js';
 import { createsData, creationBound, creationLine } from './creation-bound.js';
-import { defaultSpecPath } from '../../spec/load-spec.js';
 
 const target = (overrides: Partial<ContractTarget> = {}) =>
   ({

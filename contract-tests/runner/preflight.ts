@@ -2,8 +2,8 @@ import { Agent, request } from 'undici';
 import { apiUrl } from '../lib/api-url.js';
 import type { ObservedBudget } from '../lib/contract-target.js';
 import type { Exchange } from '../lib/exchange.js';
-import { parseRetryAfter } from '../lib/rate-limit-headers.js';
 import { maskSecret } from '../lib/mask-secret.js';
+import { parseRetryAfter } from '../lib/rate-limit-headers.js';
 import { ContractRunError } from './contract-run-error.js';
 
 /**

@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { apiUrl } from '../lib/api-url.js';
 import { ContractRunError } from './contract-run-error.js';
-import { transportReason, type PreflightResult } from './preflight.js';
+import { type PreflightResult, transportReason } from './preflight.js';
 
 /**
  * The preflight of a run on a document that is not the Petstore interface: the kit knows no key

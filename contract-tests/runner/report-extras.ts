@@ -3,8 +3,8 @@ import { apiUrl } from '../lib/api-url.js';
 import type { Exchange } from '../lib/exchange.js';
 import { looksLikeCredentialHeader } from '../lib/mask-secret.js';
 import { curlCommand, type SecretVariable, type SentRequest } from '../report/curl-command.js';
-import { groupFailures, type FailureGroup } from '../report/failure-groups.js';
-import { interfaceDocumentFile, interfaceLinks, type InterfaceLinks } from '../report/interface-links.js';
+import { type FailureGroup, groupFailures } from '../report/failure-groups.js';
+import { type InterfaceLinks, interfaceDocumentFile, interfaceLinks } from '../report/interface-links.js';
 import type { CheckResult } from '../report/report-model.js';
 
 /**

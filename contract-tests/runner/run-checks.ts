@@ -1,4 +1,4 @@
-import { SkipCheck, type CheckArea, type CheckMeta, type CheckRun, type CheckSpec } from '../lib/check.js';
+import { type CheckArea, type CheckMeta, type CheckRun, type CheckSpec, SkipCheck } from '../lib/check.js';
 import { CheckFailure, InconclusiveError } from '../lib/check-errors.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import type { ContractHttpClient } from '../lib/http-client.js';

@@ -6,23 +6,23 @@ import { createRedactor, looksLikeCredentialHeader, maskSecret, redactDeep } fro
 import type { WaitNotice } from '../lib/rate-budget.js';
 import { createRunState } from '../lib/run-state.js';
 import { waitLine } from '../report/progress-text.js';
-import { summarise, type CheckResult, type ContractReport, type Verdict } from '../report/report-model.js';
+import { type CheckResult, type ContractReport, summarise, type Verdict } from '../report/report-model.js';
 import { callOf, listCategories } from '../suite/operations.js';
-import { resolveContractOptions, type ContractOptions } from './contract-options.js';
+import { type ContractOptions, resolveContractOptions } from './contract-options.js';
 import { ContractRunError } from './contract-run-error.js';
-import { kitVersion } from './kit-version.js';
-import { startPrism, type RunningPrism } from './prism-process.js';
 import { creationBound, creationLine } from './creation-bound.js';
+import { kitVersion } from './kit-version.js';
+import { assertRateLimitKeyAccepted, limitedKeyNotice, preflight } from './preflight.js';
+import { type RunningPrism, startPrism } from './prism-process.js';
+import { reachability } from './reachability.js';
 import {
   createRequestRecorder,
   failureGroupsWithCurl,
   reportInterfaceLinks,
   secretVariables,
 } from './report-extras.js';
-import { assertRateLimitKeyAccepted, limitedKeyNotice, preflight } from './preflight.js';
-import { reachability } from './reachability.js';
 import { runChecks } from './run-checks.js';
-import { genericCreationLine, genericLayerLine, specLayers, type SpecLayers } from './spec-layers.js';
+import { genericCreationLine, genericLayerLine, type SpecLayers, specLayers } from './spec-layers.js';
 
 /** The outcome of a run: the report and the exit code it implies (0 conforms, 1 fails, 3 inconclusive). */
 export interface ContractRun {

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { claimId, expectCreated, recordId } from '../lib/category-checks.js';
-import { defineArea, type CheckRun } from '../lib/check.js';
-import { assertProperty } from '../lib/property-check.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, evidenceOf, type Exchange } from '../lib/exchange.js';
+import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
+import { assertProperty } from '../lib/property-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**

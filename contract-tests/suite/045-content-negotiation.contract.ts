@@ -1,6 +1,6 @@
-import { defineArea, type CheckRun } from '../lib/check.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, evidenceOf, type Exchange } from '../lib/exchange.js';
+import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectErrorBody, isJsonContentType, responseOf } from '../lib/expect-response.js';
 import { callOf, listCategories } from './operations.js';
 

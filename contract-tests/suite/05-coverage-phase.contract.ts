@@ -1,9 +1,9 @@
 import { recordId } from '../lib/category-checks.js';
-import { defineArea, type CheckRun } from '../lib/check.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { deriveBodyCases, type BodyCase, type CaseFamily } from '../lib/coverage-cases.js';
-import { bodyExcerpt, evidenceOf, type Evidence, type Exchange } from '../lib/exchange.js';
-import { bodyOperations, type BodyOperation } from '../lib/request-bodies.js';
+import { type BodyCase, type CaseFamily, deriveBodyCases } from '../lib/coverage-cases.js';
+import { bodyExcerpt, type Evidence, type Exchange, evidenceOf } from '../lib/exchange.js';
+import { type BodyOperation, bodyOperations } from '../lib/request-bodies.js';
 import { createCategory } from './operations.js';
 
 /**

@@ -1,6 +1,6 @@
-import { defineArea, type CheckRun } from '../lib/check.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, evidenceOf, type Exchange } from '../lib/exchange.js';
+import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectErrorBody, responseOf } from '../lib/expect-response.js';
 import { callOf, createCategory, getPetById, listCategories, listStoreOrders } from './operations.js';
 

@@ -1,7 +1,7 @@
 import { claimId, expectCreated } from '../lib/category-checks.js';
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, evidenceOf, type Exchange } from '../lib/exchange.js';
+import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 

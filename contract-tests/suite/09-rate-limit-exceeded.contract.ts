@@ -1,8 +1,9 @@
-import { defineArea, type CheckRun } from '../lib/check.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, evidenceOf, type Evidence, type Exchange } from '../lib/exchange.js';
+import { bodyExcerpt, type Evidence, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import {
+  type BudgetReading,
   missingRateHeaders,
   newWindowBetween,
   parseNonNegativeInteger,
@@ -10,7 +11,6 @@ import {
   rateHeaderValueProblems,
   readBudget,
   serverClock,
-  type BudgetReading,
 } from '../lib/rate-limit-headers.js';
 import {
   affordKeyRequests,

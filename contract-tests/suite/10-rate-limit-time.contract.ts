@@ -1,14 +1,14 @@
-import { defineArea, type CheckRun } from '../lib/check.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure, OverBudget } from '../lib/check-errors.js';
-import { evidenceOf, type Exchange } from '../lib/exchange.js';
+import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
 import {
+  type BudgetReading,
   newWindowBetween,
   planOfMinuteLimit,
   readBudget,
   serverClock,
-  type BudgetReading,
 } from '../lib/rate-limit-headers.js';
 import {
   affordKeyRequests,

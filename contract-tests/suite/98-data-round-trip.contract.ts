@@ -1,6 +1,6 @@
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { evidenceOf, type Exchange } from '../lib/exchange.js';
+import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 

@@ -1,12 +1,12 @@
-import { defineArea, isSoft, type CheckRun } from '../lib/check.js';
+import { type CheckRun, defineArea, isSoft } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import {
   bodyExcerpt,
-  evidenceOf,
-  truncate,
   type Evidence,
   type Exchange,
   type ExchangeResponse,
+  evidenceOf,
+  truncate,
 } from '../lib/exchange.js';
 import { isJsonContentType } from '../lib/expect-response.js';
 import {
@@ -436,14 +436,12 @@ function judge(run: CheckRun, what: string, violations: Violation[], total = ans
   run.judged(total);
   const hard = violations.filter((violation) => !isSoft(run, violation.exchange.operationId));
   const shown = (list: Violation[]): Evidence[] =>
-    list
-      .slice(0, maxEvidence)
-      .map((violation) =>
-        evidenceOf(violation.exchange, violation.detail, {
-          ...(violation.header ? { header: violation.header } : {}),
-          ...(violation.field ? { field: violation.field } : {}),
-        }),
-      );
+    list.slice(0, maxEvidence).map((violation) =>
+      evidenceOf(violation.exchange, violation.detail, {
+        ...(violation.header ? { header: violation.header } : {}),
+        ...(violation.field ? { field: violation.field } : {}),
+      }),
+    );
   const summary = (list: Violation[]) => {
     // One example per kind: details that differ only in their numbers (times, ids) are one kind.
     const kinds = new Map<string, string>();

@@ -1,16 +1,16 @@
 import type { SpecDefinition } from '../../spec/compile-spec.js';
 import { createDataGenerator, type DataGenerator } from '../../spec/data-generator.js';
-import { defineArea, type CheckArea, type CheckDefinition, type CheckRun } from '../lib/check.js';
+import { type CheckArea, type CheckDefinition, type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, evidenceOf, type Evidence, type Exchange } from '../lib/exchange.js';
+import { bodyExcerpt, type Evidence, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import {
-  GenericRequestBuilder,
-  genericOperations,
-  isJsonMedia,
   type CredentialMode,
   type GenericOperation,
   type GenericRequest,
+  GenericRequestBuilder,
+  genericOperations,
+  isJsonMedia,
 } from '../lib/generic-requests.js';
 import { declaredResponse, judgeResponse } from '../lib/response-conformance.js';
 import { describeIssues } from '../lib/spec-model.js';

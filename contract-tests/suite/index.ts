@@ -3,16 +3,16 @@ import authentication from './01-authentication.contract.js';
 import listCategories from './02-list-categories.contract.js';
 import createCategory from './03-create-category.contract.js';
 import validation from './04-validation.contract.js';
-import contentNegotiation from './045-content-negotiation.contract.js';
 import coveragePhase from './05-coverage-phase.contract.js';
 import errorPaths from './06-error-paths.contract.js';
-import listAll from './065-list-all.contract.js';
 import otherOperations from './07-other-operations.contract.js';
 import rateLimitHeaders from './08-rate-limit-headers.contract.js';
 import rateLimitExceeded from './09-rate-limit-exceeded.contract.js';
 import rateLimitTime from './10-rate-limit-time.contract.js';
 import dataRoundTrip from './98-data-round-trip.contract.js';
 import everyResponse from './99-every-response.contract.js';
+import contentNegotiation from './045-content-negotiation.contract.js';
+import listAll from './065-list-all.contract.js';
 
 /**
  * The whole suite, in the order it runs. The deterministic coverage phase comes after the seeded

@@ -1,23 +1,23 @@
 #!/usr/bin/env node
-import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultSpecPath, readSpecFile } from '../../spec/load-spec.js';
 import { sanitiseForTerminal } from '../../contract-tests/report/terminal-text.js';
-import { createConsoleLogger } from '../server/console-logger.js';
-import { readYamlFileText } from '../server/config-file.js';
-import { readConfigFile, startMockServer } from '../server/start-server.js';
+import { defaultSpecPath, readSpecFile } from '../../spec/load-spec.js';
+import { parseMockConfig } from '../core/config/mock-config.js';
+import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
+import { prepareScenario } from '../core/controls/scenario.js';
 import type { MockApp } from '../core/mock-app.js';
+import { createAuthenticator } from '../core/pipeline/auth.js';
 import type { Logger } from '../core/types.js';
 import { missingCoverage, parseSituationList } from '../lab/coverage.js';
 import { labReportJunit } from '../lab/lab-report.js';
 import type { SituationName } from '../lab/lab-types.js';
+import { readYamlFileText } from '../server/config-file.js';
+import { createConsoleLogger } from '../server/console-logger.js';
+import { readConfigFile, startMockServer } from '../server/start-server.js';
 import { runReplayCommand } from './replay-command.js';
-import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
-import { createAuthenticator } from '../core/pipeline/auth.js';
-import { prepareScenario } from '../core/controls/scenario.js';
-import { parseMockConfig } from '../core/config/mock-config.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
 

@@ -4,18 +4,18 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../contract-tests/report/terminal-text.js';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
 import { createMockApp } from '../core/mock-app.js';
-import { demoKeys, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
 import { createRouter } from '../core/spec/router.js';
 import type { Clock } from '../core/types.js';
-import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../contract-tests/report/terminal-text.js';
+import { labReportJunit } from '../lab/lab-report.js';
+import { type ReplayResult, type ReplayTarget, replay } from '../lab/replay.js';
+import { maxReplayFileBytes, parseKeyMapping, parseReplayInput, ReplayInputError } from '../lab/replay-input.js';
+import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
 import { readBoundedText } from '../server/bounded-file.js';
 import { readConfigFile } from '../server/config-file.js';
-import { labReportJunit } from '../lab/lab-report.js';
-import { maxReplayFileBytes, parseKeyMapping, parseReplayInput, ReplayInputError } from '../lab/replay-input.js';
-import { replay, type ReplayResult, type ReplayTarget } from '../lab/replay.js';
-import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
 
 export interface ReplayCommandIo {
   stdout(text: string): void;

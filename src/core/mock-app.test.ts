@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
-import { expectError, expectRateLimitHeaders, fromMockResponse } from '../../test/support/interface-client.js';
 import { createTestApp, exchange, request, specDocument } from '../../test/support/core-test-app.js';
+import { expectError, expectRateLimitHeaders, fromMockResponse } from '../../test/support/interface-client.js';
 
 // What is specific to the core and its factory: the options it is built with (spec, seed, config,
 // initialCategories), the client address a transport reports, the transport's bodyTooLarge flag,

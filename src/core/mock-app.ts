@@ -1,15 +1,16 @@
+import { createDataGenerator } from '../../spec/data-generator.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
 import { systemClock } from './clock.js';
-import { parseMockConfig, type MockConfig, type MockConfigInput } from './config/mock-config.js';
+import { type MockConfig, type MockConfigInput, parseMockConfig } from './config/mock-config.js';
+import { controlAccessAllowed } from './controls/control-access.js';
 import {
+  type ControlRuntime,
   createControls,
   handleControlRequest,
-  type ControlRuntime,
   type MockControls,
 } from './controls/control-api.js';
-import { controlAccessAllowed } from './controls/control-access.js';
-import { createLabSessions, labRequestOf } from './controls/lab-sessions.js';
+import { createLabSessions, type LabSessions, labRequestOf } from './controls/lab-sessions.js';
 import { applyScenarioPlan, prepareScenario, ScenarioError, type ScenarioInput } from './controls/scenario.js';
 import { HttpError } from './errors.js';
 import { createAuthenticator, type StartupKey } from './pipeline/auth.js';
@@ -18,15 +19,15 @@ import { petstoreOperations } from './pipeline/operations.js';
 import { needsBody, respond } from './pipeline/pipeline.js';
 import type { PipelineRuntime, RequestObserver } from './pipeline/request-record.js';
 import { serveSpec } from './pipeline/served-spec.js';
-import { compileSpec, isCompiledSpec, type CompiledSpec } from './spec/compiled-spec.js';
-import { createDataGenerator } from '../../spec/data-generator.js';
+import { type CompiledSpec, compileSpec, isCompiledSpec } from './spec/compiled-spec.js';
 import { seedCategories } from './spec/seeding.js';
+import type { ProcessMemory } from './state/memory-account.js';
 import { MemoryBudget } from './state/memory-budget.js';
 import { createMemoryStore } from './state/memory-store.js';
 import { defaultSessionName, invalidSessionMessage, sessionNamePattern } from './state/sessions.js';
 import type { StateStore, StateStoreOptions } from './state/state-store.js';
 import { storeOptionsFromConfig } from './state/store-options.js';
-import { silentLogger, type Clock, type Logger, type MockRequest, type MockResponse } from './types.js';
+import { type Clock, type Logger, type MockRequest, type MockResponse, silentLogger } from './types.js';
 import { createResponseShaper } from './wire/response-shaping.js';
 
 export type { ClockState, HealthState, MockControls } from './controls/control-api.js';
@@ -155,33 +156,11 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const data = createDataGenerator(options.seed ?? 1);
   const seedOptions = { count: config.seedCategories, initialCategories: options.initialCategories };
   const storeOptions = storeOptionsFromConfig(config, seedCategories(spec, data, seedOptions), config.sessions);
-  const store =
-    options.store === undefined
-      ? createMemoryStore(storeOptions)
-      : typeof options.store === 'function'
-        ? options.store(storeOptions)
-        : options.store;
+  const store = openStore(options.store, storeOptions);
   const auth = createAuthenticator(config);
   const startedAtMs = baseClock.now();
   for (const warning of spec.definition.warnings) logger.warn(warning);
-  // One budget for the process: the memory store's own, which the lab shares; with a store that keeps
-  // its data elsewhere (Redis), a budget of the lab's alone.
-  const memory =
-    store.memory ??
-    new MemoryBudget(
-      config.memoryBudgetBytes,
-      'the lab of every session (the Redis store keeps the rest, bounded by its maxmemory)',
-    );
-  const lab = createLabSessions({
-    memory,
-    maxSessions: store.options.maxSessions,
-    banPolicy: {
-      enabled: config.ban.enabled,
-      threshold: config.ban.threshold,
-      durationMs: config.ban.durationSeconds * 1000,
-    },
-    anonymous: config.anonymous,
-  });
+  const { memory, lab } = labOf(store, config);
   const runtime: PipelineRuntime = {
     config,
     logger,
@@ -223,8 +202,40 @@ export function createMockApp(options: MockAppOptions): MockApp {
     },
   };
   const controlsFor = controlsBySession(controlRuntime);
-  const startup = startupScenarios(options, controlRuntime, controlsFor);
-  // Once applied, requests stop waiting for them; a failure stays every request's answer.
+  const ready = applyStartup(runtime, startupScenarios(options, controlRuntime, controlsFor));
+  return mockAppOf(runtime, controlsFor, ready, startedAtMs);
+}
+
+function openStore(option: MockAppOptions['store'], storeOptions: StateStoreOptions): StateStore {
+  if (option === undefined) return createMemoryStore(storeOptions);
+  return typeof option === 'function' ? option(storeOptions) : option;
+}
+
+/** The lab, and the one memory budget it shares with the store. */
+function labOf(store: StateStore, config: MockConfig): { memory: ProcessMemory; lab: LabSessions } {
+  // One budget for the process: the memory store's own, which the lab shares; with a store that keeps
+  // its data elsewhere (Redis), a budget of the lab's alone.
+  const memory =
+    store.memory ??
+    new MemoryBudget(
+      config.memoryBudgetBytes,
+      'the lab of every session (the Redis store keeps the rest, bounded by its maxmemory)',
+    );
+  const lab = createLabSessions({
+    memory,
+    maxSessions: store.options.maxSessions,
+    banPolicy: {
+      enabled: config.ban.enabled,
+      threshold: config.ban.threshold,
+      durationMs: config.ban.durationSeconds * 1000,
+    },
+    anonymous: config.anonymous,
+  });
+  return { memory, lab };
+}
+
+/** Requests wait for the startup scenarios until they are applied; a failure stays every request's answer. */
+function applyStartup(runtime: PipelineRuntime, startup: Promise<unknown> | null): Promise<void> {
   runtime.startup =
     startup === null
       ? null
@@ -234,8 +245,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const ready = runtime.startup === null ? Promise.resolve() : runtime.startup.then(() => undefined);
   // Reported by whoever awaits `ready` (the CLI exits 2) and by every request (503 or 500, logged).
   ready.catch(() => undefined);
-
-  return mockAppOf(runtime, controlsFor, ready, startedAtMs);
+  return ready;
 }
 
 /** The app the assembler hands out: the runtime's request path, its controls, and the spec swapped whole on reload. */

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type ClientJudgeState,
   clientVerdicts,
   createClientJudgeState,
   maxSamples,
   observeClient,
-  type ClientJudgeState,
 } from './client-judge.js';
-import { ban, obs } from './observation.fixture.js';
 import type { LabObservation, Verdict } from './lab-types.js';
+import { ban, obs } from './observation.fixture.js';
 
 function judge(observations: LabObservation[], policy = ban): Record<string, Verdict> {
   let state: ClientJudgeState | undefined;

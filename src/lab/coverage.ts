@@ -1,4 +1,4 @@
-import { isoOf, situationNames, type CoverageReport, type LabObservation, type SituationName } from './lab-types.js';
+import { type CoverageReport, isoOf, type LabObservation, type SituationName, situationNames } from './lab-types.js';
 
 /**
  * What a session exercised (issue 12 section 2): per operation, the statuses served, organic or

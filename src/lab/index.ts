@@ -3,24 +3,39 @@
  * JUnit form, scenarios, replay input and driver, the timeline picture. The Node-only command is
  * `src/cli/replay-command.ts`. Design: docs/decisions/012-rate-limit-lab.md.
  */
-export * from './lab-types.js';
+
 export {
+  describeScenarioPresets,
+  parseScenario,
+  planScenario,
+  type Scenario,
+  type ScenarioClient,
+  type ScenarioContext,
+  type ScenarioOperation,
+  type ScenarioPlan,
+  type ScenarioPresetName,
+  ScenarioSchema,
+  scenarioPresetNames,
+  scenarioPresets,
+  validateScenario,
+} from '../core/config/scenario-file.js';
+export {
+  type BackoffSample,
+  type ClientJudgeState,
   clientVerdicts,
   createClientJudgeState,
-  observeClient,
-  retryAfterToleranceMs,
   maxSamples,
-  type ClientJudgeState,
+  observeClient,
   type RetrySample,
-  type BackoffSample,
+  retryAfterToleranceMs,
 } from './client-judge.js';
 export {
+  type CoverageState,
   coverageReport,
   createCoverageState,
   missingCoverage,
   observeCoverage,
   parseSituationList,
-  type CoverageState,
 } from './coverage.js';
 export {
   buildLabReport,
@@ -28,46 +43,32 @@ export {
   clockStateAt,
   createLabSessionState,
   expectWellBehaved,
+  type LabSessionState,
   labReportJunit,
   observeLab,
   xmlEscape,
-  type LabSessionState,
 } from './lab-report.js';
-export { observationFromHit, observeExchange, windowResetOf } from './response-observer.js';
+export * from './lab-types.js';
 export {
-  describeScenarioPresets,
-  parseScenario,
-  planScenario,
-  scenarioPresetNames,
-  scenarioPresets,
-  ScenarioSchema,
-  validateScenario,
-  type Scenario,
-  type ScenarioClient,
-  type ScenarioContext,
-  type ScenarioOperation,
-  type ScenarioPlan,
-  type ScenarioPresetName,
-} from '../core/config/scenario-file.js';
+  type ReplayClientSummary,
+  type ReplayOptions,
+  type ReplayResult,
+  type ReplayTarget,
+  replay,
+} from './replay.js';
 export {
   anonymousPseudonym,
   displayKey,
+  type ExportLine,
   keyPseudonym,
   keyPseudonymFromDigest,
   maxExportBodyBytes,
   parseKeyMapping,
   parseReplayInput,
   ReplayInputError,
-  toExportLine,
-  type ExportLine,
   type ReplayInputOptions,
   type ReplayRequest,
+  toExportLine,
 } from './replay-input.js';
-export {
-  replay,
-  type ReplayClientSummary,
-  type ReplayOptions,
-  type ReplayResult,
-  type ReplayTarget,
-} from './replay.js';
+export { observationFromHit, observeExchange, windowResetOf } from './response-observer.js';
 export { escapeXml, formatDuration, renderTimelineSvg } from './timeline-svg.js';

@@ -8,8 +8,8 @@ import {
   observeLab,
   xmlEscape,
 } from './lab-report.js';
-import { ban, obs, t0 } from './observation.fixture.js';
 import type { LabObservation } from './lab-types.js';
+import { ban, obs, t0 } from './observation.fixture.js';
 
 function reportOf(observations: LabObservation[]) {
   const lab = createLabSessionState();

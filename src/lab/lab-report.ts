@@ -1,14 +1,14 @@
-import { clientVerdicts, createClientJudgeState, observeClient, type ClientJudgeState } from './client-judge.js';
+import { type ClientJudgeState, clientVerdicts, createClientJudgeState, observeClient } from './client-judge.js';
 import {
+  type CoverageState,
   coverageReport,
   createCoverageState,
   missingCoverage,
   observeCoverage,
-  type CoverageState,
 } from './coverage.js';
 import {
-  isoOf,
   type ClientReport,
+  isoOf,
   type LabBanPolicy,
   type LabClockState,
   type LabObservation,

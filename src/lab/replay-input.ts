@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import type { LabLimits } from './lab-types.js';
 import { maxExportBodyBytes } from '../core/state/request-log.js';
+import type { LabLimits } from './lab-types.js';
 
 // The bound the request log keeps a body to, for the export.
 export { maxExportBodyBytes };

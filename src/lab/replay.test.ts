@@ -1,15 +1,15 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
-import { parseMockConfig } from '../core/config/mock-config.js';
 import { createTestApp, request, specDocument } from '../../test/support/core-test-app.js';
-import { parseReplayInput, keyPseudonym, toExportLine, parseKeyMapping } from './replay-input.js';
 import {
   formatReplaySummary,
+  type ReplayCommandIo,
   replayAgainstMockApp,
   runReplayCommand,
-  type ReplayCommandIo,
 } from '../cli/replay-command.js';
+import { parseMockConfig } from '../core/config/mock-config.js';
+import { keyPseudonym, parseKeyMapping, parseReplayInput, toExportLine } from './replay-input.js';
 
 const config = parseMockConfig({ keys: [{ key: 'sk_live_secret_1234', limits: { perMinute: 5, perDay: 50 } }] });
 const plans = config.plans;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { call, createTestApp, request } from '../../test/support/core-test-app.js';
 import { createFixedClock } from '../core/clock.js';
 import { RateLimiter } from '../core/state/rate-limiter.js';
-import { call, createTestApp, request } from '../../test/support/core-test-app.js';
 import { observeExchange, windowResetOf } from './response-observer.js';
 
 const context = {

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createTestApp, request } from '../../test/support/core-test-app.js';
+import { scriptedClients as clients, type RetryPolicy } from '../../test/support/lab-scripted-clients.js';
 import { buildLabReport, createLabSessionState, observeLab } from './lab-report.js';
 import type { LabReport, Verdict } from './lab-types.js';
 import { observeExchange } from './response-observer.js';
-import { scriptedClients as clients, type RetryPolicy } from '../../test/support/lab-scripted-clients.js';
 
 const banPolicy = { enabled: true, threshold: 10, durationMs: 900_000 };
 

@@ -1,5 +1,5 @@
+import { type MockConfig, MockConfigSchema, parseMockConfig } from '../core/config/mock-config.js';
 import { readYamlText, YamlTextError } from '../core/config/yaml-text.js';
-import { MockConfigSchema, parseMockConfig, type MockConfig } from '../core/config/mock-config.js';
 import { readBoundedText } from './bounded-file.js';
 
 /**

@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lingerThenClose, type LingerLimits } from './lingering-close.js';
+import { type LingerLimits, lingerThenClose } from './lingering-close.js';
 
 let server: Server | undefined;
 afterEach(async () => {

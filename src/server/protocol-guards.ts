@@ -1,7 +1,7 @@
-import { STATUS_CODES, type Server } from 'node:http';
-import type { Duplex } from 'node:stream';
+import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { errorCatalogue, type ErrorCode } from '../core/errors.js';
+import type { Duplex } from 'node:stream';
+import { type ErrorCode, errorCatalogue } from '../core/errors.js';
 import type { MockApp } from '../core/mock-app.js';
 import { lingerThenClose } from './lingering-close.js';
 import type { NodeListeners } from './node-adapter.js';

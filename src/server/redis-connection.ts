@@ -1,5 +1,5 @@
+import { type Logger, silentLogger } from '../core/types.js';
 import { scripts } from './redis-scripts.js';
-import { silentLogger, type Logger } from '../core/types.js';
 
 // The connection of the Redis store: its options, node-redis loaded on demand, a client (or a
 // cluster) that fails fast instead of queueing, and the estimate of Redis's clock that each script's

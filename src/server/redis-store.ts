@@ -1,6 +1,31 @@
 import { randomBytes } from 'node:crypto';
 import type { Category, NewCategory } from '../../spec/schemas.js';
+import type { Limits } from '../core/config/mock-config.js';
+import type { AfterSunsetMode } from '../core/config/store-config.js';
+import { HttpError } from '../core/errors.js';
 import type { ApiKeyEntry } from '../core/state/key-registry.js';
+import { type RateDecision, windowsOf } from '../core/state/rate-limiter.js';
+import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/state/request-log.js';
+import { assertSessionName, defaultSessionName } from '../core/state/sessions.js';
+import {
+  type CreatedCategory,
+  type CreatedCategoryText,
+  type HitInput,
+  type HitResult,
+  type RuntimeKey,
+  ScenarioRefusedError,
+  type SessionInfo,
+  type SessionStats,
+  type SpentCounts,
+  type StateStore,
+  type StateStoreOptions,
+  type StoreClient,
+  StoreCorruptError,
+  StoreFullError,
+  type StoreScenario,
+  StoreUnavailableError,
+  TooManySessionsError,
+} from '../core/state/state-store.js';
 import {
   assertAfterSunsetMode,
   assertClientStep,
@@ -13,48 +38,23 @@ import {
   clockRangeMessage,
   sortSessions,
 } from '../core/state/store-checks.js';
-import { HttpError } from '../core/errors.js';
-import type { Limits } from '../core/config/mock-config.js';
-import { windowsOf, type RateDecision } from '../core/state/rate-limiter.js';
-import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/state/request-log.js';
-import type { AfterSunsetMode } from '../core/config/store-config.js';
-import { assertSessionName, defaultSessionName } from '../core/state/sessions.js';
 import { assertStoreOptions } from '../core/state/store-options.js';
-import {
-  ScenarioRefusedError,
-  StoreCorruptError,
-  StoreFullError,
-  StoreUnavailableError,
-  TooManySessionsError,
-  type CreatedCategory,
-  type CreatedCategoryText,
-  type HitInput,
-  type HitResult,
-  type RuntimeKey,
-  type SessionInfo,
-  type SessionStats,
-  type SpentCounts,
-  type StateStore,
-  type StateStoreOptions,
-  type StoreClient,
-  type StoreScenario,
-} from '../core/state/state-store.js';
 import {
   connectCommander,
   describeError,
-  resolveRedisOptions,
   type RedisCommander,
   type RedisSettings,
   type RedisStoreOptions,
+  resolveRedisOptions,
 } from './redis-connection.js';
-import { lateReply, scripts, type Script } from './redis-scripts.js';
+import { lateReply, type Script, scripts } from './redis-scripts.js';
 
 export {
   loadRedisModule,
-  resolveRedisOptions,
-  StoreConfigError,
   type RedisCommander,
   type RedisStoreOptions,
+  resolveRedisOptions,
+  StoreConfigError,
 } from './redis-connection.js';
 export { redisStoreScripts } from './redis-scripts.js';
 

@@ -1,13 +1,13 @@
 import { createServer, type Server } from 'node:http';
-import { dashboardPageResponse } from '../ui/dashboard-csp.js';
-import { Server as NetServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, Server as NetServer } from 'node:net';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
-import { createMockApp, mockStoreOptions, type MockApp } from '../core/mock-app.js';
+import { type MockConfig, type MockConfigInput, parseMockConfig } from '../core/config/mock-config.js';
+import { createMockApp, type MockApp, mockStoreOptions } from '../core/mock-app.js';
 import type { StateStore } from '../core/state/state-store.js';
-import { parseMockConfig, type MockConfig, type MockConfigInput } from '../core/config/mock-config.js';
-import { silentLogger, type Clock, type Logger } from '../core/types.js';
+import { type Clock, type Logger, silentLogger } from '../core/types.js';
+import { dashboardPageResponse } from '../ui/dashboard-csp.js';
 import { readConfigFile } from './config-file.js';
 import { createNodeListeners } from './node-adapter.js';
 import { installProtocolGuards } from './protocol-guards.js';

@@ -1,11 +1,11 @@
 import { ClientCard } from './client-card.js';
 import {
-  controlBase,
   callError,
+  controlBase,
+  type DashboardApiContext,
   DashboardCallError,
   postControl,
   requestHeaders,
-  type DashboardApiContext,
 } from './dashboard-api.js';
 import {
   asSnapshot,

@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, it, type TestContext } from 'vitest';
-import { findChromium } from '../support/chromium.js';
 import { startMockServer } from '../../src/server/start-server.js';
+import { findChromium } from '../support/chromium.js';
 import { FakeDashboardServer } from '../support/fake-dashboard-server.js';
 
 // The dashboard page (/__mock/ui) in Debian's Chromium through playwright-core, launched exactly as

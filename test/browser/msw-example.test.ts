@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { findChromium } from '../support/chromium.js';
 import { buildExample, serveDirectory } from '../../mocks/example/build-example.js';
+import { findChromium } from '../support/chromium.js';
 
 // The MSW handlers in a real browser: the example page (mocks/example) is built with esbuild,
 // served on 127.0.0.1, and driven in Debian's Chromium through playwright-core, which never

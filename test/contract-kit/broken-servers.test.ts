@@ -3,12 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderHumanReport } from '../../contract-tests/report/human-report.js';
 import {
+  type FakePetstore,
+  type Fault,
   fakeKeys,
   faultOptions,
   issue9Faults,
   startFakePetstore,
-  type Fault,
-  type FakePetstore,
 } from './support/fake-petstore.js';
 import { idsWith, resultOf, runKit } from './support/run-kit.js';
 

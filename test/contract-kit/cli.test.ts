@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeKeys, startFakePetstore, type FakePetstore } from './support/fake-petstore.js';
+import { type FakePetstore, fakeKeys, startFakePetstore } from './support/fake-petstore.js';
 import { runCli } from './support/run-cli.js';
 
 /** The real command line, in a child process: exit codes 0, 1 and 2, --help, reporters, env fallbacks. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeKeys, startFakePetstore, type Fault, type FakePetstore } from './support/fake-petstore.js';
+import { type FakePetstore, type Fault, fakeKeys, startFakePetstore } from './support/fake-petstore.js';
 import { runKit } from './support/run-kit.js';
 
 /**

@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CheckStatus } from '../../contract-tests/report/report-model.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { fakeKeys, startFakePetstore } from './support/fake-petstore.js';
 import { startMswBridge } from './support/msw-bridge.js';
 import { runKit } from './support/run-kit.js';

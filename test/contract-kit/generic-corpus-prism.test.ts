@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPrism, type RunningPrism } from '../../contract-tests/runner/prism-process.js';
 import type { CheckStatus } from '../../contract-tests/report/report-model.js';
+import { type RunningPrism, startPrism } from '../../contract-tests/runner/prism-process.js';
 import { runKit } from './support/run-kit.js';
 
 /**

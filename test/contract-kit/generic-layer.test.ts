@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { credentialsOf } from '../../contract-tests/lib/generic-requests.js';
 import { specLayers } from '../../contract-tests/runner/spec-layers.js';
 import { suiteAreas } from '../../contract-tests/suite/index.js';
 import { defaultSpecPath } from '../../spec/load-spec.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { listenOnLoopback } from './support/loopback.js';
 import { idsWith, resultOf, runKit } from './support/run-kit.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { fakeKeys, startFakePetstore, type FakePetstore } from './support/fake-petstore.js';
+import { type FakePetstore, fakeKeys, startFakePetstore } from './support/fake-petstore.js';
 import { idsWith, resultOf, runKit } from './support/run-kit.js';
 
 /**

@@ -3,7 +3,7 @@ import { renderHumanReport } from '../../contract-tests/report/human-report.js';
 import { renderJsonReport } from '../../contract-tests/report/json-report.js';
 import { renderJunitReport } from '../../contract-tests/report/junit-report.js';
 import { renderMarkdownReport } from '../../contract-tests/report/markdown-report.js';
-import { fakeKeys, hostileText, startFakePetstore, type FakePetstore } from './support/fake-petstore.js';
+import { type FakePetstore, fakeKeys, hostileText, startFakePetstore } from './support/fake-petstore.js';
 import { runCli } from './support/run-cli.js';
 import { resultOf, runKit } from './support/run-kit.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { idsWith, resultOf, runKit } from './support/run-kit.js';
 
 /**

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCliArgs } from '../../contract-tests/cli/parse-cli-args.js';
 import { ContractRunError } from '../../contract-tests/runner/contract-run-error.js';
 import { preflight } from '../../contract-tests/runner/preflight.js';
 import { runContract } from '../../contract-tests/runner/run-contract.js';
-import { startFakePetstore, type FakePetstore } from './support/fake-petstore.js';
+import { type FakePetstore, startFakePetstore } from './support/fake-petstore.js';
 import { runCli } from './support/run-cli.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
-import { fakeKeys, startFakePetstore, type FakePetstore } from './support/fake-petstore.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
+import { type FakePetstore, fakeKeys, startFakePetstore } from './support/fake-petstore.js';
 import { idsWith, resultOf, runKit } from './support/run-kit.js';
 
 /**

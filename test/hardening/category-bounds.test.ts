@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMockApp } from '../../src/core/mock-app.js';
 import type { MockConfigInput } from '../../src/core/config/mock-config.js';
+import { createMockApp } from '../../src/core/mock-app.js';
 import type { Logger, MockRequest } from '../../src/core/types.js';
 import { specDocument } from './support/core-app.js';
 

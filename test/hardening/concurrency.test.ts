@@ -1,7 +1,7 @@
 import { Pool } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MockConfigInput } from '../../src/core/config/mock-config.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { errorShapeProblems } from './support/error-shape.js';
 
 /**

@@ -1,9 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MockApp } from '../../src/core/mock-app.js';
 import type { MockConfigInput } from '../../src/core/config/mock-config.js';
+import type { MockApp } from '../../src/core/mock-app.js';
 import type { MockRequest } from '../../src/core/types.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { startCli } from './support/cli-process.js';
 import { createCoreApp } from './support/core-app.js';
 import { errorCodeOf } from './support/error-shape.js';

@@ -1,10 +1,10 @@
-import fc from 'fast-check';
 import { validateHeaderName, validateHeaderValue } from 'node:http';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { MockRequest, MockResponse } from '../../src/core/types.js';
 import { createCoreApp } from './support/core-app.js';
-import { fuzzRuns, fuzzSeed } from './support/fuzz-budget.js';
 import { errorShapeProblems } from './support/error-shape.js';
+import { fuzzRuns, fuzzSeed } from './support/fuzz-budget.js';
 import { prototypeChanges, snapshotPrototypes } from './support/prototype-guard.js';
 import {
   deepBodies,

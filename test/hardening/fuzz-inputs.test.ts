@@ -1,15 +1,15 @@
-import fc from 'fast-check';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify as toYaml } from 'yaml';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify as toYaml } from 'yaml';
+import { runReplayCommand } from '../../src/cli/replay-command.js';
+import type { MockConfigInput } from '../../src/core/config/mock-config.js';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { scenarioPresetNames } from '../../src/core/config/scenario-file.js';
 import { createMockApp, type MockApp } from '../../src/core/mock-app.js';
-import type { MockConfigInput } from '../../src/core/config/mock-config.js';
 import type { MockRequest, MockResponse } from '../../src/core/types.js';
-import { runReplayCommand } from '../../src/cli/replay-command.js';
-import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { parseReplayInput, ReplayInputError } from '../../src/lab/replay-input.js';
 import { readConfigFile } from '../../src/server/config-file.js';
 import { specDocument } from './support/core-app.js';
@@ -370,16 +370,14 @@ const callArbitrary: fc.Arbitrary<Call> = fc.oneof(
     .oneof(fc.integer({ min: -1, max: 10_001 }).map(String), fc.string({ maxLength: 6 }))
     .map((limit) => ({ method: 'GET', url: `/__mock/dashboard?limit=${encodeURIComponent(limit)}` })),
   // Keys as a transport delivers them: no CR, LF or NUL in a header.
-  fc
-    .tuple(keyName, fc.string({ unit: 'grapheme', maxLength: 20 }))
-    .map(([key, name]) => ({
-      method: 'POST',
-      url: '/v1/categories',
-      contentType: 'application/json',
-      body: JSON.stringify({ name }),
-      api: true,
-      key: key.replace(/[\r\n\0]/g, ''),
-    })),
+  fc.tuple(keyName, fc.string({ unit: 'grapheme', maxLength: 20 })).map(([key, name]) => ({
+    method: 'POST',
+    url: '/v1/categories',
+    contentType: 'application/json',
+    body: JSON.stringify({ name }),
+    api: true,
+    key: key.replace(/[\r\n\0]/g, ''),
+  })),
 );
 
 /** The answer must be one a transport can send: a status, JSON where JSON is said, an Error body for an error. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { exchangeProblems } from './support/check-exchange.js';
 import { errorShapeProblems } from './support/error-shape.js';
 import { fuzzRuns, fuzzSeed } from './support/fuzz-budget.js';
@@ -9,12 +9,12 @@ import { prototypeChanges, snapshotPrototypes } from './support/prototype-guard.
 import { rawExchange } from './support/raw-exchange.js';
 import {
   deepArrays,
+  type FuzzRequest,
   frameRequest,
   fuzzRequestArbitrary,
   hostileBodies,
   invalidUtf8Bodies,
   rawStreamArbitrary,
-  type FuzzRequest,
 } from './support/request-arbitraries.js';
 
 /**

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliProcess } from './support/cli-process.js';
+import { type CliProcess, startCli } from './support/cli-process.js';
 import { keepAliveWorker, type WorkerReport } from './support/keep-alive-worker.js';
 
 /**

@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import type { MockApp } from '../../src/core/mock-app.js';
 import type { MockRequest, MockResponse } from '../../src/core/types.js';
+import { maxHarTextLength, maxReplayFileBytes, parseReplayInput } from '../../src/lab/replay-input.js';
 import { createCoreApp, listRequest, specDocument } from './support/core-app.js';
 import { parsingCases } from './support/parsing-cases.js';
-import { parseMockConfig } from '../../src/core/config/mock-config.js';
-import { maxHarTextLength, maxReplayFileBytes, parseReplayInput } from '../../src/lab/replay-input.js';
 import { exportLine, harDocument, harEntry } from './support/worst-case-inputs.js';
 
 /**

@@ -1,10 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { request as httpRequest, Agent } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import type { MockApp } from '../../src/core/mock-app.js';
-import type { HealthState } from '../../src/core/mock-app.js';
+import type { HealthState, MockApp } from '../../src/core/mock-app.js';
 import { startMockProcess } from '../support/mock-process.js';
 import { createCoreApp } from './support/core-app.js';
 

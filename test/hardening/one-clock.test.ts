@@ -1,7 +1,7 @@
 import { getResponse } from 'msw';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPetstoreHandlers } from '../../mocks/handlers.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { idsWith, runKit } from '../contract-kit/support/run-kit.js';
 import { specDocument } from './support/core-app.js';
 import { headerValue, headerValues, parseResponses } from './support/http-response-parser.js';

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
-import { headerValue, parseResponses, type ParsedResponse } from './support/http-response-parser.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
+import { headerValue, type ParsedResponse, parseResponses } from './support/http-response-parser.js';
 import { rawExchange } from './support/raw-exchange.js';
 
 /**

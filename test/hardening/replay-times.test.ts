@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import {
   formatReplaySummary,
+  type ReplayCommandIo,
   replayAgainstMockApp,
   runReplayCommand,
-  type ReplayCommandIo,
 } from '../../src/cli/replay-command.js';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { parseReplayInput } from '../../src/lab/replay-input.js';
 import { specDocument } from './support/core-app.js';
 import { exportLine, harDocument, harEntry } from './support/worst-case-inputs.js';

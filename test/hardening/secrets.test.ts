@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskSecret } from '../../src/core/state/key-registry.js';
-import { startCli, type CliProcess } from './support/cli-process.js';
+import { type CliProcess, startCli } from './support/cli-process.js';
 import { errorShapeProblems } from './support/error-shape.js';
 
 /**

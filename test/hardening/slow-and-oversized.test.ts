@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultLingerLimits } from '../../src/server/lingering-close.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { errorShapeProblems } from './support/error-shape.js';
 import { MiB } from './support/heap.js';
 import { headerValue, parseResponses } from './support/http-response-parser.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { renderHumanReport } from '../../contract-tests/report/human-report.js';
 import { sampleReport, sampleResult } from '../../contract-tests/report/report.fixture.js';
-import { runReplayCommand, type ReplayCommandIo } from '../../src/cli/replay-command.js';
+import { type ReplayCommandIo, runReplayCommand } from '../../src/cli/replay-command.js';
 import { createConsoleLogger } from '../../src/server/console-logger.js';
 import { startCli } from './support/cli-process.js';
 import { terminalPayload, terminalProblems } from './support/terminal-payload.js';

@@ -1,21 +1,21 @@
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { benchCases } from '../../bench/lib/cases.js';
+import { type ManagedProcess, startProcess } from '../../bench/lib/child-processes.js';
 import { onCpus, parseCpuList, planCpuPinning } from '../../bench/lib/cpu-pinning.js';
-import { startProcess, type ManagedProcess } from '../../bench/lib/child-processes.js';
 import { findFreePort, probe, waitForAnswer } from '../../bench/lib/http-probe.js';
+import type { LoadResult } from '../../bench/lib/load-generator.js';
 import { parseAutocannonJson, runLoad } from '../../bench/lib/load-generator.js';
 import { canSampleRss, readCpuSeconds, sampleRss } from '../../bench/lib/process-stats.js';
 import {
   checkTargets,
   computeRatios,
-  median,
-  summarizeSlices,
   type Measurement,
+  median,
   type Slice,
+  summarizeSlices,
 } from '../../bench/lib/report.js';
-import type { LoadResult } from '../../bench/lib/load-generator.js';
 
 // Proves the bench harness (bare server, autocannon in a child process, JSON parsing, /proc
 // sampling) without the real load: one 1-second run at 2 connections, on 127.0.0.1 only.

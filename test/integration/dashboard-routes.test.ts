@@ -4,12 +4,11 @@
  * (token included), with ?limit and a conditional GET. Through MSW the page is not served.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFixedClock } from '../../src/core/clock.js';
-import { testEpochMs } from '../support/core-test-app.js';
-import type { DashboardSnapshot } from '../../src/lab/lab-types.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { createPetstoreHandlers } from '../../mocks/handlers.js';
-import { specDocument } from '../support/core-test-app.js';
+import { createFixedClock } from '../../src/core/clock.js';
+import type { DashboardSnapshot } from '../../src/lab/lab-types.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
+import { specDocument, testEpochMs } from '../support/core-test-app.js';
 
 const token = 'dash-token-1234';
 let mock: RunningMockServer;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSpecText } from '../../spec/load-spec.js';
 import { createMockApp } from '../../src/core/mock-app.js';
 import type { MockRequest } from '../../src/core/types.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 
 // Media types from the document, in OpenAPI 3.0 and 3.1: responses in the type Accept prefers
 // (406 only when nothing declared fits), images and files as small valid files, text and XML from

@@ -1,5 +1,5 @@
-import type { CompiledOperation } from '../../src/core/spec/compiled-spec.js';
 import type { DataGenerator } from '../../spec/data-generator.js';
+import type { CompiledOperation } from '../../src/core/spec/compiled-spec.js';
 import type { MockRequest } from '../../src/core/types.js';
 
 /** A key every corpus test sends where a scheme asks for one (a demo key of the mock). */

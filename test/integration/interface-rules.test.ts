@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPetstoreHandlers } from '../../mocks/handlers.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { createFixedClock } from '../../src/core/clock.js';
-import { createMockApp, mockStoreOptions } from '../../src/core/mock-app.js';
 import type { MockConfigInput } from '../../src/core/config/mock-config.js';
+import { createMockApp, mockStoreOptions } from '../../src/core/mock-app.js';
 import type { StateStore } from '../../src/core/state/state-store.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
 import { startMockServer } from '../../src/server/start-server.js';
@@ -16,14 +16,14 @@ import {
   requestInit,
   requestParts,
 } from '../support/interface-client.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 import {
-  caseConfig,
-  caseStartMs,
-  ruleCases,
   type CaseContext,
   type CaseSent,
+  caseConfig,
+  caseStartMs,
   type RuleCase,
+  ruleCases,
   type TransportName,
 } from './interface-rules.case.js';
 

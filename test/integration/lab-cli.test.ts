@@ -8,13 +8,13 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
 import { createFixedClock } from '../../src/core/clock.js';
 import { parseMockConfig } from '../../src/core/config/mock-config.js';
-import { specDocument, testEpochMs } from '../support/core-test-app.js';
 import type { LabReport } from '../../src/lab/lab-types.js';
-import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
 import { parseReplayInput } from '../../src/lab/replay-input.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
+import { specDocument, testEpochMs } from '../support/core-test-app.js';
 import { startMockProcess } from '../support/mock-process.js';
 
 const config = {

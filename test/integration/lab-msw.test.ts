@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFixedClock } from '../../src/core/clock.js';
 import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
+import { createFixedClock } from '../../src/core/clock.js';
 
 // The lab through MSW's setupServer: the same report as GET /__mock/report, as a function, and the
 // vitest-friendly assertion a frontend's test suite ends with.

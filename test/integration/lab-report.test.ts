@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
-import { testEpochMs } from '../support/core-test-app.js';
 import type { LabReport, Verdict } from '../../src/lab/lab-types.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
-import { scriptedClients, type RetryPolicy } from '../support/lab-scripted-clients.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
+import { testEpochMs } from '../support/core-test-app.js';
+import { type RetryPolicy, scriptedClients } from '../support/lab-scripted-clients.js';
 
 let mock: RunningMockServer;
 

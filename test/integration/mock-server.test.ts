@@ -1,8 +1,8 @@
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import {
   expectError,
   expectRateLimitHeaders,

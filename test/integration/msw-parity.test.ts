@@ -1,8 +1,8 @@
 import { bypass } from 'msw';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createFixedClock } from '../../src/core/clock.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
+import { createFixedClock } from '../../src/core/clock.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { requestInit, type Sent } from '../support/interface-client.js';
 
 // The same request sequence to the node:http server and to the MSW handlers must get the same

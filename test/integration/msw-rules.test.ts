@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createFixedClock } from '../../src/core/clock.js';
 import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
+import { createFixedClock } from '../../src/core/clock.js';
 import { fromFetchResponse, requestInit, type Sent } from '../support/interface-client.js';
 
 // MSW's setupServer and the GLOBAL fetch, as a frontend's tests would see it. The clock stands

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createFixedClock } from '../../src/core/clock.js';
 import { setupPetstoreServer, unhandledRequests } from '../../mocks/node.js';
+import { createFixedClock } from '../../src/core/clock.js';
 
 // The Node MSW setup with a scenario, intercepting the global fetch: the first request waits for
 // the scenario, without the test awaiting anything.

@@ -5,11 +5,11 @@
  */
 import { getResponse } from 'msw';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFixedClock } from '../../src/core/clock.js';
-import { specDocument, testEpochMs } from '../support/core-test-app.js';
-import { scenarioPresetNames, type ScenarioPresetName } from '../../src/core/config/scenario-file.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
 import { createPetstoreHandlers } from '../../mocks/handlers.js';
+import { createFixedClock } from '../../src/core/clock.js';
+import { type ScenarioPresetName, scenarioPresetNames } from '../../src/core/config/scenario-file.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
+import { specDocument, testEpochMs } from '../support/core-test-app.js';
 import { fromFetchResponse, type Received } from '../support/interface-client.js';
 
 const sunsetMs = Date.parse('2027-12-31T23:59:59Z');

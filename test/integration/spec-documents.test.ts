@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { createDataGenerator } from '../../spec/data-generator.js';
 import { parseSpecText, readSpecFile } from '../../spec/load-spec.js';
 import { createMockApp } from '../../src/core/mock-app.js';
-import { createDataGenerator } from '../../spec/data-generator.js';
 import type { Logger } from '../../src/core/types.js';
 import { validRequest } from './document-requests.js';
 

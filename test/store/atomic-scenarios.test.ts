@@ -2,13 +2,13 @@ import fc from 'fast-check';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
-import { createMockApp, mockStoreOptions, type MockApp } from '../../src/core/mock-app.js';
+import { createMockApp, type MockApp, mockStoreOptions } from '../../src/core/mock-app.js';
 import { createMemoryStore } from '../../src/core/state/memory-store.js';
 import type { StateStore } from '../../src/core/state/state-store.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
-import { mockRequest } from '../support/interface-client.js';
 import { specDocument, testEpochMs } from '../support/core-test-app.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { mockRequest } from '../support/interface-client.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 import { uniquePrefix } from './fixtures.js';
 
 /**
@@ -61,13 +61,11 @@ const stores: Store[] = [
 async function preparedMock(target: Store): Promise<{ app: MockApp; prefix?: string }> {
   const { store, prefix } = await target.open();
   const app = createMockApp({ spec: specDocument, config, seed: 1, clock: createFixedClock(testEpochMs), store });
-  await app
-    .controlsFor(session)
-    .applyScenario({
-      clock: { offsetSeconds: hour },
-      keys: [{ key: 'team-key', plan: 'free', spent: { minute: 3 } }],
-      categories: [{ name: 'before-1' }, { name: 'before-2' }],
-    });
+  await app.controlsFor(session).applyScenario({
+    clock: { offsetSeconds: hour },
+    keys: [{ key: 'team-key', plan: 'free', spent: { minute: 3 } }],
+    categories: [{ name: 'before-1' }, { name: 'before-2' }],
+  });
   return { app, prefix };
 }
 

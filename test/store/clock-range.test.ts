@@ -1,13 +1,13 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
-import { createMockApp, mockStoreOptions, type MockApp } from '../../src/core/mock-app.js';
+import { createMockApp, type MockApp, mockStoreOptions } from '../../src/core/mock-app.js';
 import { createMemoryStore } from '../../src/core/state/memory-store.js';
 import type { StateStore } from '../../src/core/state/state-store.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
-import { mockRequest } from '../support/interface-client.js';
 import { specDocument, testEpochMs } from '../support/core-test-app.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { mockRequest } from '../support/interface-client.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 import { uniquePrefix } from './fixtures.js';
 
 /**

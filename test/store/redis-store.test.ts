@@ -1,13 +1,13 @@
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError, type StateStore } from '../../src/core/state/state-store.js';
+import { type StateStore, StoreUnavailableError } from '../../src/core/state/state-store.js';
 import {
   connectRedisStore,
   loadRedisModule,
   redisStoreScripts,
   StoreConfigError,
 } from '../../src/server/redis-store.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 import { keyEntry, publicEntry, storeOptions, testEpochMs as t0, uniquePrefix } from './fixtures.js';
 
 const gate = redisTestGate();

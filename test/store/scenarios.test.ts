@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
+import { scenarioPresetNames } from '../../src/core/config/scenario-file.js';
 import { createMockApp, mockStoreOptions } from '../../src/core/mock-app.js';
-import { call, specDocument, testEpochMs } from '../support/core-test-app.js';
 import { createMemoryStore } from '../../src/core/state/memory-store.js';
 import type { StateStore } from '../../src/core/state/state-store.js';
-import { scenarioPresetNames } from '../../src/core/config/scenario-file.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { call, specDocument, testEpochMs } from '../support/core-test-app.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 import { uniquePrefix } from './fixtures.js';
 
 /**

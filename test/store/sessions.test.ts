@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runContract } from '../../contract-tests/index.js';
-import { startMockServer, type RunningMockServer } from '../../src/server/start-server.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 
 const gate = redisTestGate();
 

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
-import { createMockApp, mockStoreOptions, type MockApp } from '../../src/core/mock-app.js';
-import { connectRedisStore } from '../../src/server/redis-store.js';
+import { createMockApp, type MockApp, mockStoreOptions } from '../../src/core/mock-app.js';
 import type { MockRequest, MockResponse } from '../../src/core/types.js';
-import { mockRequest } from '../support/interface-client.js';
+import { connectRedisStore } from '../../src/server/redis-store.js';
 import { specDocument, testEpochMs } from '../support/core-test-app.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { mockRequest } from '../support/interface-client.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 import { uniquePrefix } from './fixtures.js';
 
 /**

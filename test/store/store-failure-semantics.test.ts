@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createMockApp, mockStoreOptions, type MockApp } from '../../src/core/mock-app.js';
+import { createMockApp, type MockApp, mockStoreOptions } from '../../src/core/mock-app.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
-import { mockRequest } from '../support/interface-client.js';
 import { specDocument } from '../support/core-test-app.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { mockRequest } from '../support/interface-client.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 import { uniquePrefix } from './fixtures.js';
 
 /**

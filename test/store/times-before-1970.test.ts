@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryStore } from '../../src/core/state/memory-store.js';
 import type { StateStore, StateStoreOptions } from '../../src/core/state/state-store.js';
 import { connectRedisStore } from '../../src/server/redis-store.js';
-import { redisTestGate, startRedisServer, type RedisServerHandle } from '../support/redis-server.js';
+import { type RedisServerHandle, redisTestGate, startRedisServer } from '../support/redis-server.js';
 import { keyEntry, publicEntry, storeOptions, uniquePrefix } from './fixtures.js';
 
 /**

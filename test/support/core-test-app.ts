@@ -1,8 +1,8 @@
 import { readSpecFile } from '../../spec/load-spec.js';
-import { fromMockResponse, mockRequest, type Received, type Sent } from './interface-client.js';
 import { createFixedClock, type VirtualClock } from '../../src/core/clock.js';
 import { createMockApp, type MockAppOptions } from '../../src/core/mock-app.js';
 import type { MockRequest } from '../../src/core/types.js';
+import { fromMockResponse, mockRequest, type Received, type Sent } from './interface-client.js';
 
 /** 2026-01-01T00:00:00Z: tests start on a minute and a day boundary, far from any real time. */
 export const testEpochMs = Date.UTC(2026, 0, 1);

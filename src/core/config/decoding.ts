@@ -8,11 +8,9 @@ export const planName = /^(?!__proto__$|constructor$|prototype$)[A-Za-z0-9][A-Za
 
 /** ISO 8601 date or date-time (`2027-12-31`, `2027-12-31T23:59:59Z`): what Date.parse reads the same everywhere. */
 export const isoDatePattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
-export const isoDate = z
-  .string()
-  .refine((text) => isoDatePattern.test(text) && !Number.isNaN(Date.parse(text)), {
-    message: 'must be an ISO 8601 date, e.g. 2027-12-31T23:59:59Z',
-  });
+export const isoDate = z.string().refine((text) => isoDatePattern.test(text) && !Number.isNaN(Date.parse(text)), {
+  message: 'must be an ISO 8601 date, e.g. 2027-12-31T23:59:59Z',
+});
 
 /** A client's two budgets: requests per minute and per day. */
 export const LimitsSchema = z.strictObject({ perMinute: z.int().positive(), perDay: z.int().positive() });

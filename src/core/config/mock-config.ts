@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { describeIssues, isoDate, LimitsSchema, planName, type Limits } from './decoding.js';
+import { describeIssues, isoDate, type Limits, LimitsSchema, planName } from './decoding.js';
 import { ScenarioSchema } from './scenario-file.js';
 import {
   AfterSunsetModeSchema,
   minMemoryBudgetBytes,
   SessionsConfigSchema,
-  storeDefaults,
   StoreConfigSchema,
+  storeDefaults,
 } from './store-config.js';
 
 /**

@@ -1,17 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { demoKeys, parseMockConfig } from './mock-config.js';
 import { call, createTestApp, testEpochMs } from '../../../test/support/core-test-app.js';
+import { demoKeys, parseMockConfig } from './mock-config.js';
 import {
   describeScenarioPresets,
   mergeScenarios,
   parseScenario,
   planScenario,
-  validateScenario,
-  scenarioPresetNames,
-  scenarioPresets,
   type ScenarioContext,
   type ScenarioPlan,
+  scenarioPresetNames,
+  scenarioPresets,
+  validateScenario,
 } from './scenario-file.js';
 
 const config = parseMockConfig({});

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { describeIssues, isoDate, isWellFormed, LimitsSchema, planName, type Limits } from './decoding.js';
+import { describeIssues, isoDate, isWellFormed, type Limits, LimitsSchema, planName } from './decoding.js';
 import { AfterSunsetModeSchema } from './store-config.js';
 import { readYamlText } from './yaml-text.js';
 

@@ -1,4 +1,4 @@
-import { Composer, isMap, isScalar, LineCounter, Parser, visit, YAMLParseError, type CST, type Document } from 'yaml';
+import { Composer, type CST, type Document, isMap, isScalar, LineCounter, Parser, visit, YAMLParseError } from 'yaml';
 
 // The one reader of every YAML text the kit is given: the config file, scenario files, the YAML
 // body of POST /__mock/scenario and the MSW `scenario` option. Its cost is linear in the size of the

@@ -1,32 +1,30 @@
-import * as z from 'zod';
 import { sha256 } from '@noble/hashes/sha2.js';
+import * as z from 'zod';
 import type { Category } from '../../../spec/schemas.js';
-import type { Authenticator } from '../pipeline/auth.js';
-import { assertControlAccess } from './control-access.js';
+import { labReportJunit } from '../../lab/lab-report.js';
+import type { DashboardSnapshot, LabReport } from '../../lab/lab-types.js';
+import { toExportLine } from '../../lab/replay-input.js';
+import { dashboardResponse, parseRecentLimit } from '../../ui/dashboard-endpoint.js';
+import { type Limits, type MockConfig, planLimits } from '../config/mock-config.js';
 import { HttpError } from '../errors.js';
-import { maskSecret, toHex, type ApiKeyEntry } from '../state/key-registry.js';
-import { planLimits, type Limits, type MockConfig } from '../config/mock-config.js';
-import { decodeControlBody, decodeScenarioBody } from './control-bodies.js';
-import type { RequestLogEntry } from '../state/request-log.js';
+import type { Authenticator, StartupKey } from '../pipeline/auth.js';
+import type { ControlAnswer } from '../pipeline/request-record.js';
+import { type ApiKeyEntry, maskSecret, toHex } from '../state/key-registry.js';
 import type { MemoryBudgetStats, ProcessMemory } from '../state/memory-account.js';
+import type { RequestLogEntry } from '../state/request-log.js';
 import type { SessionInfo, SessionStats, StateStore } from '../state/state-store.js';
 import type { MockRequest } from '../types.js';
-import type { ControlAnswer } from '../pipeline/request-record.js';
-import type { LabSessions } from './lab-sessions.js';
-import type { LabReport } from '../../lab/lab-types.js';
-import { labReportJunit } from '../../lab/lab-report.js';
-import { toExportLine } from '../../lab/replay-input.js';
-import type { DashboardSnapshot } from '../../lab/lab-types.js';
+import { assertControlAccess } from './control-access.js';
+import { decodeControlBody, decodeScenarioBody } from './control-bodies.js';
 import { buildDashboardSnapshot } from './dashboard-snapshot.js';
-import { dashboardResponse, parseRecentLimit } from '../../ui/dashboard-endpoint.js';
-import type { StartupKey } from '../pipeline/auth.js';
+import type { LabSessions } from './lab-sessions.js';
 import {
+  type AppliedScenario,
   applyScenarioPlan,
   prepareScenario,
   ScenarioError,
-  scenarioPresetList,
-  type AppliedScenario,
   type ScenarioInput,
+  scenarioPresetList,
 } from './scenario.js';
 
 /** The control functions, the same ones `/__mock/*` serves, on one session. */

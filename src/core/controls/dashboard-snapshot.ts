@@ -8,12 +8,12 @@ import type {
   TimelineInput,
 } from '../../lab/lab-types.js';
 import { renderTimelineSvg } from '../../lab/timeline-svg.js';
+import type { MockConfig } from '../config/mock-config.js';
 import type { StartupKey } from '../pipeline/auth.js';
 import { maskSecret, toHex } from '../state/key-registry.js';
-import type { LabSessions } from './lab-sessions.js';
-import type { MockConfig } from '../config/mock-config.js';
 import type { RateDecision } from '../state/rate-limiter.js';
 import type { StateStore } from '../state/state-store.js';
+import type { LabSessions } from './lab-sessions.js';
 
 /** What the snapshot needs of the app. */
 export interface DashboardSources {
@@ -76,7 +76,35 @@ export async function buildDashboardSnapshot(
       ...(({ requests, verdicts }) => ({ requests, verdicts }))(clientReport(judge, lab.banPolicy)),
     };
   });
-  // Configured (and run-time) keys that sent nothing yet, with their full windows.
+  clients.push(...unusedKeys(sources, runtimeKeys, judged, nowMs));
+  const recent = recentOf(recorded, demoByMask);
+  const shown = recent.length > limit ? recent.slice(recent.length - limit) : recent;
+
+  return {
+    session,
+    sessions: sessions.map(({ name, lastSeenMs }) => ({
+      name,
+      lastSeen: lastSeenMs === null ? null : new Date(lastSeenMs).toISOString(),
+    })),
+    clock,
+    clients,
+    recent: shown,
+    coverage: report.coverage,
+    tokenRequired: sources.config.controlToken !== undefined,
+    timelineSvg: renderTimelineSvg(
+      timelineOf(shown, clients, nowMs, { session, banDurationMs: lab.banPolicy.durationMs }),
+    ),
+  };
+}
+
+/** Configured (and run-time) keys that sent nothing yet, with their full windows. */
+function unusedKeys(
+  sources: DashboardSources,
+  runtimeKeys: Awaited<ReturnType<StateStore['listKeys']>>,
+  judged: readonly { clientId: string }[],
+  nowMs: number,
+): DashboardClient[] {
+  const clients: DashboardClient[] = [];
   const seen = new Set(judged.map((judge) => judge.clientId));
   const unused: { id: string; display: string; plan: string; limits: LabLimits; demo: boolean }[] = [];
   for (const key of sources.startupKeys) {
@@ -108,6 +136,14 @@ export async function buildDashboardSnapshot(
     });
   }
 
+  return clients;
+}
+
+/** The recent log as the dashboard shows it: API requests only, demo keys by name, the rest masked. */
+function recentOf(
+  recorded: Awaited<ReturnType<StateStore['recordedRequests']>>,
+  demoByMask: ReadonlyMap<string, string>,
+): DashboardSnapshot['recent'] {
   const recent: DashboardSnapshot['recent'] = [];
   for (const entry of recorded) {
     if (entry.plan === 'control' || entry.replay === undefined) continue;
@@ -124,23 +160,7 @@ export async function buildDashboardSnapshot(
       code: entry.code,
     });
   }
-  const shown = recent.length > limit ? recent.slice(recent.length - limit) : recent;
-
-  return {
-    session,
-    sessions: sessions.map(({ name, lastSeenMs }) => ({
-      name,
-      lastSeen: lastSeenMs === null ? null : new Date(lastSeenMs).toISOString(),
-    })),
-    clock,
-    clients,
-    recent: shown,
-    coverage: report.coverage,
-    tokenRequired: sources.config.controlToken !== undefined,
-    timelineSvg: renderTimelineSvg(
-      timelineOf(shown, clients, nowMs, { session, banDurationMs: lab.banPolicy.durationMs }),
-    ),
-  };
+  return recent;
 }
 
 function windowsOf(decision: RateDecision | undefined, limits: LabLimits, nowMs: number): DashboardClient['windows'] {

@@ -1,10 +1,10 @@
-import { buildLabReport, createLabSessionState, observeLabOf, type LabSessionState } from '../../lab/lab-report.js';
+import { buildLabReport, createLabSessionState, type LabSessionState, observeLabOf } from '../../lab/lab-report.js';
 import type { LabBanPolicy, LabClockState, LabLimits, LabReport } from '../../lab/lab-types.js';
 import { observationFromHit } from '../../lab/response-observer.js';
-import type { RateDecision } from '../state/rate-limiter.js';
 import type { RequestRecord } from '../pipeline/request-record.js';
-import { defaultSessionName } from '../state/sessions.js';
 import type { ByteMeter, ProcessMemory } from '../state/memory-account.js';
+import type { RateDecision } from '../state/rate-limiter.js';
+import { defaultSessionName } from '../state/sessions.js';
 import type { HitResult } from '../state/state-store.js';
 
 /**

@@ -1,26 +1,26 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import type { NewCategory } from '../../../spec/schemas.js';
+import type { MockConfig } from '../config/mock-config.js';
 import {
   parseScenario,
   planScenario,
-  scenarioPresets,
-  validateScenario,
   type Scenario,
   type ScenarioClient,
   type ScenarioContext,
   type ScenarioPlan,
+  scenarioPresets,
+  validateScenario,
 } from '../config/scenario-file.js';
-import { maskSecret, toHex, type ApiKeyEntry } from '../state/key-registry.js';
-import type { MockConfig } from '../config/mock-config.js';
-import type { NewCategory } from '../../../spec/schemas.js';
+import type { Authenticator } from '../pipeline/auth.js';
+import { type ApiKeyEntry, maskSecret, toHex } from '../state/key-registry.js';
 import {
-  ScenarioRefusedError,
   type RuntimeKey,
+  ScenarioRefusedError,
   type SpentCounts,
   type StateStore,
   type StoreClient,
   type StoreScenario,
 } from '../state/state-store.js';
-import type { Authenticator } from '../pipeline/auth.js';
 
 /**
  * Scenario files applied through the state store (issue 12 section 3): the same plan, whether it came

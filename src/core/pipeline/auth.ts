@@ -1,6 +1,6 @@
-import { KeyRegistry, maskSecret, type ApiKeyEntry } from '../state/key-registry.js';
-import { demoKeys, planLimits, type Limits, type MockConfig } from '../config/mock-config.js';
 import type { CompiledSecurity, SchemeCheck } from '../../../spec/security-schemes.js';
+import { demoKeys, type Limits, type MockConfig, planLimits } from '../config/mock-config.js';
+import { type ApiKeyEntry, KeyRegistry, maskSecret } from '../state/key-registry.js';
 import type { MockRequest } from '../types.js';
 
 /** What the Authorization header says, before the state store is asked about run-time keys. */

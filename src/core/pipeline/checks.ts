@@ -1,15 +1,15 @@
+import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import { HttpError } from '../errors.js';
 import type { CompiledOperation, CompiledRequestBody } from '../spec/compiled-spec.js';
-import { mediaCovers, mediaKind, type CompiledMedia } from '../spec/media.js';
-import type { SchemaValidator } from '../../../spec/schema-validator.js';
+import { type CompiledMedia, mediaCovers, mediaKind } from '../spec/media.js';
 import type { MockRequest } from '../types.js';
 import { decodeFormBody, decodeMultipartBody } from '../wire/form-body.js';
 import {
   assertJsonContentType,
+  type DecodedJsonBody,
   decodeJsonBody,
   decodeUtf8,
   isJsonContentType,
-  type DecodedJsonBody,
 } from '../wire/request-body.js';
 
 // The checks of a request that need no state: run before the store's hit, their error answered after it.

@@ -1,9 +1,9 @@
-import { errorCatalogue, type ErrorCode } from '../errors.js';
-import type { CompiledOperation, CompiledResponse } from '../spec/compiled-spec.js';
-import type { CompiledMedia } from '../spec/media.js';
 import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
-import { MediaBody, type ErrorShape } from '../wire/response-shaping.js';
+import { type ErrorCode, errorCatalogue } from '../errors.js';
+import type { CompiledOperation, CompiledResponse } from '../spec/compiled-spec.js';
+import type { CompiledMedia } from '../spec/media.js';
+import { type ErrorShape, MediaBody } from '../wire/response-shaping.js';
 import { xmlText } from '../wire/xml-text.js';
 
 /**

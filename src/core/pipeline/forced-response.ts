@@ -1,6 +1,6 @@
-import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { DataGenerator } from '../../../spec/data-generator.js';
-import { HttpError, type ErrorBody, type ErrorCode } from '../errors.js';
+import { type ErrorBody, type ErrorCode, HttpError } from '../errors.js';
+import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { Preferences } from '../wire/prefer-header.js';
 
 /** The code a forced error status (`Prefer: code=...`) carries: the most typical one of that status. */

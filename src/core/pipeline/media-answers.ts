@@ -1,6 +1,6 @@
+import type { DataGenerator } from '../../../spec/data-generator.js';
 import { HttpError } from '../errors.js';
 import type { CompiledResponse } from '../spec/compiled-spec.js';
-import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { CompiledMedia } from '../spec/media.js';
 import { chooseMedia } from '../wire/accept.js';
 import { placeholderFile } from '../wire/placeholder-files.js';

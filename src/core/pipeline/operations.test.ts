@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compileSpec } from '../spec/compiled-spec.js';
 import { specDocument } from '../../../test/support/core-test-app.js';
+import { compileSpec } from '../spec/compiled-spec.js';
 import { createCategory } from './operations.js';
 
 describe('createCategory.storeWork', () => {

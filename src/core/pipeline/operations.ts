@@ -1,7 +1,7 @@
+import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import type { NewCategory } from '../../../spec/schemas.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
-import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { HitInput, HitResult } from '../state/state-store.js';
 import { integerText } from '../wire/number-text.js';
 import { RawJson } from '../wire/response-shaping.js';

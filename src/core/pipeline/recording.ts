@@ -1,5 +1,5 @@
-import { defaultSessionName } from '../state/sessions.js';
 import { maxExportBodyBytes, type RecordedRequest, type ReplayFields } from '../state/request-log.js';
+import { defaultSessionName } from '../state/sessions.js';
 import type { RequestEvent, RequestRecord } from './request-record.js';
 
 const textDecoder = new TextDecoder();

@@ -1,6 +1,6 @@
+import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
-import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { RouteMatch } from '../spec/router.js';
 import { defaultSessionName } from '../state/sessions.js';
 import type { HitInput, HitResult, StateStore } from '../state/state-store.js';

@@ -1,6 +1,6 @@
+import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { CompiledOperation, CompiledSpec } from '../spec/compiled-spec.js';
-import type { DataGenerator } from '../../../spec/data-generator.js';
 import { createRouter, type RouteMatch } from '../spec/router.js';
 import type { RateLimitFields } from '../wire/rate-limit-headers.js';
 import type { ErrorShape } from '../wire/response-shaping.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../../spec/openapi-types.js';
-import { compileSpec } from './compiled-spec.js';
 import { specDocument } from '../../../test/support/core-test-app.js';
+import { compileSpec } from './compiled-spec.js';
 
 describe('compileSpec', () => {
   const spec = compileSpec(specDocument);

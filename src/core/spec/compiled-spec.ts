@@ -1,10 +1,10 @@
-import { isoDatePattern } from '../config/decoding.js';
-import { compileSpecDefinition, type OperationDefinition, type SpecDefinition } from '../../../spec/compile-spec.js';
-import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import type { MediaDefinition, ResponseDefinition } from '../../../spec/compile-spec.js';
+import { compileSpecDefinition, type OperationDefinition, type SpecDefinition } from '../../../spec/compile-spec.js';
 import type { JsonSchema, OpenApiDocument } from '../../../spec/openapi-types.js';
-import { formFields, mediaKind, type CompiledMedia } from './media.js';
-import { compileSecurity, type CompiledSecurity } from '../../../spec/security-schemes.js';
+import type { SchemaValidator } from '../../../spec/schema-validator.js';
+import { type CompiledSecurity, compileSecurity } from '../../../spec/security-schemes.js';
+import { isoDatePattern } from '../config/decoding.js';
+import { type CompiledMedia, formFields, mediaKind } from './media.js';
 
 /** What the mock knows about one operation, read from the spec once at startup. */
 export interface CompiledOperation {

@@ -1,5 +1,5 @@
-import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
+import type { SchemaValidator } from '../../../spec/schema-validator.js';
 
 /** How the mock reads or writes a body of a media type. */
 export type MediaKind = 'json' | 'form' | 'multipart' | 'text' | 'xml' | 'binary';

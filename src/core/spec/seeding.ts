@@ -1,6 +1,6 @@
-import { NewCategorySchema, type Category, type NewCategory } from '../../../spec/schemas.js';
-import type { CompiledSpec } from './compiled-spec.js';
 import type { DataGenerator } from '../../../spec/data-generator.js';
+import { type Category, type NewCategory, NewCategorySchema } from '../../../spec/schemas.js';
+import type { CompiledSpec } from './compiled-spec.js';
 
 /**
  * The categories every session starts with and gets back on reset: the given ones, or

@@ -1,7 +1,7 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import { HttpError } from '../errors.js';
+import { type ByteMeter, textBytes } from './memory-account.js';
 import type { CreatedCategoryText } from './state-store.js';
-import { textBytes, type ByteMeter } from './memory-account.js';
 import { categoryTooLargeMessage } from './store-checks.js';
 import { utf8Length } from './utf8.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryBudget } from './memory-budget.js';
 import { textBytes } from './memory-account.js';
+import { MemoryBudget } from './memory-budget.js';
 
 const kib = 1024;
 

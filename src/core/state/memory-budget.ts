@@ -1,6 +1,6 @@
 import type { ByteMeter, MemoryBudgetStats, ProcessMemory } from './memory-account.js';
-import { StoreFullError } from './state-store.js';
 import { defaultSessionName } from './sessions.js';
+import { StoreFullError } from './state-store.js';
 
 /**
  * One memory budget for everything the mock keeps in this process for its sessions: categories and

@@ -1,11 +1,11 @@
 import type { NewCategory } from '../../../spec/schemas.js';
-import { CategoryStore } from './category-store.js';
-import { HttpError } from '../errors.js';
-import { frozenKeyEntry, type ApiKeyEntry } from './key-registry.js';
-import type { ByteMeter } from './memory-account.js';
-import { RateLimiter, type RateDecision } from './rate-limiter.js';
-import { RequestLog } from './request-log.js';
 import type { AfterSunsetMode } from '../config/store-config.js';
+import { HttpError } from '../errors.js';
+import { CategoryStore } from './category-store.js';
+import { type ApiKeyEntry, frozenKeyEntry } from './key-registry.js';
+import type { ByteMeter } from './memory-account.js';
+import { type RateDecision, RateLimiter } from './rate-limiter.js';
+import { RequestLog } from './request-log.js';
 import type { ClientHistory, RuntimeKey, StateStoreOptions } from './state-store.js';
 
 /** What a session's own objects (its tables, limiters, log and store) count against the memory budget. */

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFixedClock } from '../clock.js';
+import { parseMockConfig } from '../config/mock-config.js';
+import { SessionsConfigSchema, StoreConfigSchema } from '../config/store-config.js';
 import { createMemoryStore } from './memory-store.js';
 import { RateLimiter } from './rate-limiter.js';
-import { SessionsConfigSchema, StoreConfigSchema } from '../config/store-config.js';
-import { storeOptionsFromConfig } from './store-options.js';
 import type { StateStoreOptions } from './state-store.js';
-import { parseMockConfig } from '../config/mock-config.js';
+import { storeOptionsFromConfig } from './store-options.js';
 
 const t0 = Date.UTC(2026, 0, 1);
 const hour = 3_600_000;

@@ -1,11 +1,28 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
+import { type AfterSunsetMode, storeDefaults } from '../config/store-config.js';
 import { HttpError } from '../errors.js';
-import { copyKeyEntry, type ApiKeyEntry } from './key-registry.js';
+import { type ApiKeyEntry, copyKeyEntry } from './key-registry.js';
+import { MemoryBudget } from './memory-budget.js';
+import { MemorySession } from './memory-session.js';
 import type { RateDecision } from './rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from './request-log.js';
-import { MemorySession } from './memory-session.js';
-import { MemoryBudget } from './memory-budget.js';
-import { storeDefaults, type AfterSunsetMode } from '../config/store-config.js';
+import { assertSessionName, defaultSessionName } from './sessions.js';
+import {
+  type CreatedCategory,
+  type HitInput,
+  type HitResult,
+  type ImmediateStoreCalls,
+  type RuntimeKey,
+  ScenarioRefusedError,
+  type SessionInfo,
+  type SessionStats,
+  type SpentCounts,
+  type StateStore,
+  type StateStoreOptions,
+  type StoreClient,
+  type StoreScenario,
+  TooManySessionsError,
+} from './state-store.js';
 import {
   assertAfterSunsetMode,
   assertClientStep,
@@ -19,24 +36,7 @@ import {
   scenarioOffset,
   sortSessions,
 } from './store-checks.js';
-import { assertSessionName, defaultSessionName } from './sessions.js';
 import { assertStoreOptions } from './store-options.js';
-import {
-  ScenarioRefusedError,
-  TooManySessionsError,
-  type StoreScenario,
-  type CreatedCategory,
-  type HitInput,
-  type HitResult,
-  type ImmediateStoreCalls,
-  type RuntimeKey,
-  type SessionInfo,
-  type SessionStats,
-  type SpentCounts,
-  type StateStore,
-  type StateStoreOptions,
-  type StoreClient,
-} from './state-store.js';
 
 /**
  * The in-memory state store: the default, and the only one in the browser bundle. Each session is

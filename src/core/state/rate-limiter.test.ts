@@ -1,6 +1,6 @@
+import { parseList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
 import { createFixedClock } from '../clock.js';
-import { parseList } from 'structured-headers';
 import { ietfRateLimitHeaders, rateLimitHeaders } from '../wire/rate-limit-headers.js';
 import { RateLimiter } from './rate-limiter.js';
 

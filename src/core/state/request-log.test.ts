@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RequestLog, type RecordedRequest } from './request-log.js';
+import { type RecordedRequest, RequestLog } from './request-log.js';
 
 const entry = (status: number): RecordedRequest => ({
   timeMs: 0,

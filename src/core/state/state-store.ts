@@ -1,11 +1,11 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
+import type { Limits } from '../config/mock-config.js';
+import type { AfterSunsetMode } from '../config/store-config.js';
 import { HttpError } from '../errors.js';
 import type { ApiKeyEntry } from './key-registry.js';
-import type { AfterSunsetMode } from '../config/store-config.js';
-import type { Limits } from '../config/mock-config.js';
+import type { ProcessMemory } from './memory-account.js';
 import type { BanPolicy, RateDecision } from './rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from './request-log.js';
-import type { ProcessMemory } from './memory-account.js';
 
 /**
  * The state of the mock that must be shared by replicas and kept apart per session, behind one

@@ -1,9 +1,9 @@
 // Checks both stores make of what they are given, so both refuse alike, with the same words.
 import { isWellFormed } from '../config/decoding.js';
-import { AfterSunsetModeSchema, type AfterSunsetMode } from '../config/store-config.js';
+import { type AfterSunsetMode, AfterSunsetModeSchema } from '../config/store-config.js';
 import {
-  ScenarioRefusedError,
   type RuntimeKey,
+  ScenarioRefusedError,
   type SessionInfo,
   type SpentCounts,
   type StoreClient,

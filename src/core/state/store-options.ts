@@ -1,6 +1,6 @@
 import type { NewCategory } from '../../../spec/schemas.js';
 import type { Limits } from '../config/mock-config.js';
-import { minMemoryBudgetBytes, storeDefaults, type SessionsConfig } from '../config/store-config.js';
+import { minMemoryBudgetBytes, type SessionsConfig, storeDefaults } from '../config/store-config.js';
 import type { StateStoreOptions } from './state-store.js';
 
 /**

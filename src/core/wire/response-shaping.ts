@@ -1,9 +1,9 @@
 import type { MockConfig } from '../config/mock-config.js';
-import { errorCatalogue, HttpError, type ErrorBody, type ErrorCode } from '../errors.js';
+import { type ErrorBody, type ErrorCode, errorCatalogue, HttpError } from '../errors.js';
 import type { RateDecision } from '../state/rate-limiter.js';
 import { StoreUnavailableError, TooManySessionsError } from '../state/state-store.js';
 import type { Logger, MockResponse } from '../types.js';
-import { rateLimitFields, type RateLimitFields } from './rate-limit-headers.js';
+import { type RateLimitFields, rateLimitFields } from './rate-limit-headers.js';
 
 const corsHeaders = {
   'Access-Control-Allow-Origin': '*',

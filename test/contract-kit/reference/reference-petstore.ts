@@ -1,5 +1,5 @@
 import { anonymousPlan, type Plan } from './plans.js';
-import { ReferenceRateLimiter, type RateDecision } from './reference-rate-limiter.js';
+import { type RateDecision, ReferenceRateLimiter } from './reference-rate-limiter.js';
 
 /** A request as the reference server sees it: no sockets, no streams. */
 export interface PlainRequest {

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import { listenOnLoopback } from '../support/loopback.js';
-import { plans, type Plan } from './plans.js';
+import { type Plan, plans } from './plans.js';
 import { createReferencePetstore } from './reference-petstore.js';
 
 /** The keys of the reference server: a Pro key for most checks, a Free key to drive into 429. */

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http';
-import { listenOnLoopback } from './loopback.js';
 import { getResponse } from 'msw';
-import { readSpecFile } from '../../../spec/load-spec.js';
 import { createPetstoreHandlers, type PetstoreHandlersOptions } from '../../../mocks/handlers.js';
+import { readSpecFile } from '../../../spec/load-spec.js';
+import { listenOnLoopback } from './loopback.js';
 
 export interface MswBridge {
   /** `http://127.0.0.1:PORT/v1` */

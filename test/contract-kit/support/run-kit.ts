@@ -1,6 +1,6 @@
-import { runContract, type ContractRun } from '../../../contract-tests/runner/run-contract.js';
-import type { ContractOptions } from '../../../contract-tests/runner/contract-options.js';
 import type { CheckResult, CheckStatus } from '../../../contract-tests/report/report-model.js';
+import type { ContractOptions } from '../../../contract-tests/runner/contract-options.js';
+import { type ContractRun, runContract } from '../../../contract-tests/runner/run-contract.js';
 
 /**
  * Runs the kit in-process with quiet, fast settings for tests: the log is kept instead of

@@ -1,5 +1,5 @@
 import { errorShapeProblems } from './error-shape.js';
-import { headerValue, parseResponses, type ParsedResponse } from './http-response-parser.js';
+import { headerValue, type ParsedResponse, parseResponses } from './http-response-parser.js';
 import type { RawExchange } from './raw-exchange.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readSpecFile } from '../../../spec/load-spec.js';
-import { createMockApp, type MockApp } from '../../../src/core/mock-app.js';
 import type { MockConfigInput } from '../../../src/core/config/mock-config.js';
+import { createMockApp, type MockApp } from '../../../src/core/mock-app.js';
 import type { MockRequest } from '../../../src/core/types.js';
 
 /** The kit's spec, parsed once per test file. */

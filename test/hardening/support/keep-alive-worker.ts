@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { headerValue, parseResponses, type ParsedResponse } from './http-response-parser.js';
+import { headerValue, type ParsedResponse, parseResponses } from './http-response-parser.js';
 
 /** What one keep-alive connection saw while it kept a server busy. */
 export interface WorkerReport {

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { OpenApiDocument } from '../../../spec/openapi-types.js';
-import { maxJsonTextLength, maxYamlTextLength } from '../../../src/core/config/yaml-text.js';
 import { parseMockConfig } from '../../../src/core/config/mock-config.js';
+import { maxJsonTextLength, maxYamlTextLength } from '../../../src/core/config/yaml-text.js';
 import { createMockApp, type MockApp } from '../../../src/core/mock-app.js';
 import {
   maxHarTextLength,
@@ -12,7 +12,7 @@ import {
   ReplayInputError,
 } from '../../../src/lab/replay-input.js';
 import { maxConfigFileBytes, readConfigFile } from '../../../src/server/config-file.js';
-import { jsonShapes, replayShapes, yamlShapes, type ReplayShape, type TextShape } from './worst-case-inputs.js';
+import { jsonShapes, type ReplayShape, replayShapes, type TextShape, yamlShapes } from './worst-case-inputs.js';
 
 /**
  * Every input the kit parses, fed each worst-case shape at its size limit (issue 28, item 4): the
