@@ -90,6 +90,23 @@ export const ruleMatrix: readonly RuleRow[] = [
     },
   },
   {
+    rule: '§1 JSON bodies',
+    says: 'the service exposes JSON resources: a response labelled JSON (application/json or a +json type) has a body that parses as JSON, on every operation and status; only HEAD, 204, 205 and 304 have none',
+    cells: {
+      arithmetic: reason('the rule holds no number'),
+      time: noTime,
+      concurrency: checks('every.json-body-parses'),
+      statuses: checks('every.json-body-parses'),
+      'round-trip': reason(
+        'whether a body parses at all; what a parsed body holds is the round trip of §4 (data.round-trip)',
+      ),
+      'raw-input': checks('every.json-body-parses'),
+      order: reason('a body parses or not whichever check of the server produced the answer'),
+      'operation-key': checks('every.json-body-parses'),
+      negotiation: checks('every.json-body-parses', 'every.json-content-type'),
+    },
+  },
+  {
     rule: '§4 listCategories',
     says: '200 with a JSON array of all available categories; 401 without a valid key',
     cells: {

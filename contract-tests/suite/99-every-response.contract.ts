@@ -8,7 +8,7 @@ import {
   evidenceOf,
   truncate,
 } from '../lib/exchange.js';
-import { isJsonContentType } from '../lib/expect-response.js';
+import { hasNoContentByDefinition, isJsonContentType, isJsonMediaType } from '../lib/expect-response.js';
 import {
   interfacePlans,
   missingRateHeaders,
@@ -22,9 +22,9 @@ import { describeIssues, validateBody } from '../lib/spec-model.js';
 
 /**
  * The rules that hold for every response, judged over every exchange of the run (this file runs
- * last): the rate-limit headers of section 8, the Error body of section 7, JSON bodies (section 1)
- * and the spec's schema for each operation and status. Responses of experimental or beta
- * operations only warn, unless --strict.
+ * last): the rate-limit headers of section 8, the Error body of section 7, JSON bodies (section 1:
+ * labelled JSON, and a body that parses when labelled so) and the spec's schema for each operation
+ * and status. Responses of experimental or beta operations only warn, unless --strict.
  */
 interface Violation {
   exchange: Exchange;
@@ -300,6 +300,52 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
           ];
         }),
       );
+    },
+  );
+
+  check(
+    {
+      id: 'every.json-body-parses',
+      rule: '§1',
+      title:
+        'every response labelled JSON (application/json or +json), of every operation and status, has a body that parses as JSON (only HEAD, 204, 205 and 304 have none)',
+    },
+    async (run) => {
+      const labelled = answered(run).filter(
+        ({ exchange, response }) =>
+          isJsonMediaType(response.headers['content-type']) &&
+          !hasNoContentByDefinition(exchange.request.method, response.status),
+      );
+      if (labelled.length === 0) return run.skip('no response of the run was labelled JSON: nothing to judge');
+      // A body cut at --max-body-bytes was never parsed: not judged, and said so.
+      const whole = labelled.filter(({ response }) => response.truncatedAtBytes === undefined);
+      if (whole.length === 0)
+        return run.skip(
+          `all ${labelled.length} responses labelled JSON were longer than --max-body-bytes: none read whole, none judged`,
+        );
+      judge(
+        run,
+        'responses labelled JSON have a body that is not JSON',
+        whole.flatMap(({ exchange, response }) => {
+          if (response.hasJson) return [];
+          const body =
+            response.bodyText === ''
+              ? 'an empty body'
+              : response.bodyText.trim() === ''
+                ? 'a body of only white space'
+                : `a body that is not JSON: ${bodyExcerpt(exchange, 80)}`;
+          return [
+            {
+              exchange,
+              detail: `${exchange.operationId} ${response.status} with Content-Type ${response.headers['content-type']} and ${body}`,
+              field: '(body)',
+            },
+          ];
+        }),
+        whole.length,
+      );
+      if (whole.length < labelled.length)
+        run.note(`${labelled.length - whole.length} bodies longer than --max-body-bytes not judged`);
     },
   );
 

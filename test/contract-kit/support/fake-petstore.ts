@@ -68,7 +68,9 @@ export type Fault =
   | '401-as-403'
   | 'validation-422'
   | 'no-rate-headers-on-429'
-  | 'reset-jitters';
+  | 'reset-jitters'
+  // A response labelled JSON with no body at all.
+  | 'orders-empty-json-body';
 
 /** Options a fault needs to show (two keys can only be seen sharing a budget when one is not tiny). */
 export const faultOptions: Partial<Record<Fault, FakePetstoreOptions>> = { 'shared-budget': { limitedLimit: 30 } };
@@ -475,7 +477,9 @@ export async function startFakePetstore(options: FakePetstoreOptions = {}): Prom
           return send(faults.has('create-returns-200') ? 200 : 201, category);
         }
         case 'GET /v1/store/orders':
-          return send(200, []);
+          return faults.has('orders-empty-json-body')
+            ? send(200, undefined, { 'Content-Type': 'application/json' })
+            : send(200, []);
         default:
           return send(
             200,
