@@ -399,6 +399,8 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
                   field: verdict.issues[0]?.split(':')[0] ?? '(body)',
                 },
               ];
+            default:
+              return verdict satisfies never;
           }
         }),
         wholeBodies(run).length,
