@@ -103,6 +103,8 @@ if (contractEntry) {
     ...common,
     entryPoints: [contractEntry],
     outfile: 'dist/contract/index.js',
+    // Minified as the bins are: a bundle of the kit and its HTTP client, 3.1 MB as written, 1.7 MB minified.
+    minify: true,
     external: ['vitest', 'vitest/*', '@stoplight/prism-cli', 'fsevents', 'lightningcss', 'esbuild', 'msw', 'msw/*'],
     banner: { js: requireShim },
   });
