@@ -134,7 +134,17 @@ describe.skipIf(gate.skip)(`a 503 changes nothing${gate.skip ? ` (skipped: ${gat
   });
 
   it('an event loop blocked past the timeout while the answer waits in the socket: the answer is read, not given up as a 503', async () => {
-    const store = await connectRedisStore({ url: redis.url, prefix: uniquePrefix(), timeoutMs: 100 }, options);
+    // A 100 ms timeout is what the test is about, not the connection: on a busy machine (or a Redis the test
+    // before restarted) connecting may take longer, so the connection is retried.
+    let store: Awaited<ReturnType<typeof connectRedisStore>> | undefined;
+    for (let attempt = 0; store === undefined; attempt += 1) {
+      try {
+        store = await connectRedisStore({ url: redis.url, prefix: uniquePrefix(), timeoutMs: 100 }, options);
+      } catch (error) {
+        if (attempt >= 30) throw error;
+        await sleep(100);
+      }
+    }
     try {
       const t0 = Date.now();
       // Admitted once (a second's registration), so the next call is one command sent at once.
