@@ -75,6 +75,11 @@ export interface ParameterDefinition {
   in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
   schema: JsonSchema | undefined;
+  /** How the value is written in the request (`form`, `simple`, `deepObject`, ...), as declared. */
+  style: string | undefined;
+  explode: boolean | undefined;
+  /** Described by `content` (its text is that media type) rather than by `schema`. */
+  content: boolean;
   /** Validator of the parameter's value (after conversion from text). */
   readonly validator: SchemaValidator;
 }
@@ -322,6 +327,9 @@ function defineParameter(
       in: parameter.in,
       required: parameter.in === 'path' || parameter.required === true,
       schema,
+      style: typeof parameter.style === 'string' ? parameter.style : undefined,
+      explode: typeof parameter.explode === 'boolean' ? parameter.explode : undefined,
+      content: parameter.schema === undefined && schema !== undefined,
     },
     'validator',
     () => validatorFor(schema ?? {}, `parameter ${parameter.name} of ${operationId}`),

@@ -40,6 +40,8 @@ export interface OpenApiParameter {
   in: 'path' | 'query' | 'header' | 'cookie';
   required?: boolean;
   schema?: JsonSchema;
+  style?: string;
+  explode?: boolean;
 }
 
 export interface OpenApiRequestBody {

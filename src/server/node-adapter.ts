@@ -356,7 +356,7 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
   if (response.headersSent || response.destroyed) return;
   try {
     if (result.body === null) {
-      // A body of bytes (an image the spec declares) goes out as it is.
+      // A body of bytes (an image the spec declares) goes out as it is; no content, no Content-Length (RFC 9110 8.6).
       if (result.bytes !== undefined) result.headers['Content-Length'] = `${result.bytes.byteLength}`;
       response.writeHead(result.status, result.headers);
       response.end(result.bytes);

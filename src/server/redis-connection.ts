@@ -97,10 +97,10 @@ export function resolveRedisOptions(options: RedisStoreOptions): RedisSettings {
     parsed = new URL(options.url);
   } catch {
     throw new StoreConfigError(
-      `Failed to use the store ${JSON.stringify(options.url.slice(0, 200))}: not a URL; expected redis://HOST:PORT/DB`,
+      `Failed to use the store ${JSON.stringify(withoutUserInfo(options.url).slice(0, 200))}: not a URL; expected redis://HOST:PORT/DB`,
     );
   }
-  const displayUrl = parsed.password ? options.url.replace(`:${parsed.password}@`, ':***@') : options.url;
+  const displayUrl = withoutPassword(parsed);
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
     throw new StoreConfigError(
       `Failed to use the store ${displayUrl}: unsupported scheme ${parsed.protocol}; expected redis://HOST:PORT/DB or rediss://`,
@@ -141,6 +141,21 @@ export function resolveRedisOptions(options: RedisStoreOptions): RedisSettings {
     retryAfterSeconds,
     logger: options.logger ?? silentLogger,
   };
+}
+
+/** The URL as it may be printed: its password (however it was written or encoded) as `***`. */
+function withoutPassword(parsed: URL): string {
+  if (parsed.password === '') return parsed.href;
+  const shown = new URL(parsed.href);
+  shown.password = '***';
+  return shown.href.replace('%2A%2A%2A@', '***@');
+}
+
+/** A text that is not a URL, printed: whatever stands between the scheme and the last `@` may hold a password. */
+function withoutUserInfo(text: string): string {
+  const at = text.lastIndexOf('@');
+  const scheme = text.indexOf('://');
+  return at === -1 ? text : `${scheme === -1 ? '' : text.slice(0, scheme + 3)}***@${text.slice(at + 1)}`;
 }
 
 type RedisModule = typeof import('redis');
@@ -244,8 +259,13 @@ export async function connectCommander(settings: RedisSettings): Promise<RedisCo
     ]);
     // Loaded once here so the first burst of requests does not all meet NOSCRIPT (EVALSHA falls back to
     // EVAL on its own after a Redis restart empties the script cache, and on each node of a cluster).
-    if (!settings.cluster)
+    if (!settings.cluster) {
+      // The scripts are `#!lua` (Redis 7.0): on an older Redis every call would fail, so say it once here.
+      const version = /redis_version:(\d+)\.(\d+)/.exec(String(await send(['INFO', 'server'])));
+      if (version !== null && Number(version[1]) < 7)
+        throw new Error(`Redis ${version[1]}.${version[2]} is too old; the store needs Redis 7.0 or later`);
       await Promise.all(Object.values(scripts).map(({ source }) => send(['SCRIPT', 'LOAD', source])));
+    }
     await clock.sync();
     connectedOnce = true;
   } catch (error) {

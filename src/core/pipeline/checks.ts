@@ -139,13 +139,12 @@ export function validateParameters(
   query: URLSearchParams,
 ): void {
   for (const parameter of operation.parameters) {
-    const text = parameter.in === 'path' ? pathParams[parameter.name] : (query.get(parameter.name) ?? undefined);
-    if (text === undefined) {
+    const value = parameter.read(pathParams, query);
+    if (value === undefined) {
       if (parameter.required)
         throw new HttpError('invalid_parameter', `Missing required ${parameter.in} parameter ${parameter.name}`);
       continue;
     }
-    const value = parameter.coerce(text);
     if (parameter.validator.isValid(value)) continue;
     const result = parameter.validator.safeParse(value);
     throw new HttpError(

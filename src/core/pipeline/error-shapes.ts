@@ -58,6 +58,8 @@ function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
     properties.length === 0 ||
     (properties.every((name) => ownFields.has(name)) && (media.validator?.isValid(ownErrorSample) ?? true));
   if (ownShape) return media.essence === 'application/json' || media.essence === '*/*' ? undefined : media;
+  // A shape with no field to carry a reason (a `default` response that is a success, a `User`) would answer `{}`.
+  if (!properties.some((name) => roles[name.toLowerCase()] !== undefined)) return undefined;
   // The same field names typed otherwise (`code: integer`, OpenAPI's own petstore example): the document's shape.
   return media;
 }

@@ -1,4 +1,5 @@
 import type { DataGenerator } from '../../../spec/data-generator.js';
+import type { JsonSchema } from '../../../spec/openapi-types.js';
 import { HttpError } from '../errors.js';
 import type { CompiledResponse } from '../spec/compiled-spec.js';
 import type { CompiledMedia } from '../spec/media.js';
@@ -76,7 +77,9 @@ export function mediaBody(media: CompiledMedia, value: unknown): unknown {
     case 'xml':
       return new MediaBody(
         concrete ? media.type : 'application/xml',
-        typeof value === 'string' && value.trimStart().startsWith('<') ? value : xmlText(value, xmlRootName(media)),
+        typeof value === 'string' && value.trimStart().startsWith('<')
+          ? value
+          : xmlText(value, xmlRootName(media), xmlItemName(media)),
       );
     case 'form':
       return new MediaBody(media.type, formText(value));
@@ -108,10 +111,24 @@ function binaryBody(media: CompiledMedia, value: unknown): MediaBody {
   return new MediaBody(file.type, file.bytes);
 }
 
+/** The root element: the schema's `xml.name`; a list of named items is their plural (`pets` of `pet`). */
 function xmlRootName(media: CompiledMedia): string {
-  const schema = media.schema;
+  const items = itemsNameOf(media.schema);
+  return xmlNameOf(media.schema) ?? (items === undefined ? 'root' : `${items}s`);
+}
+
+/** What a list's items are called (the items' `xml.name`), when the answer is a list. */
+function xmlItemName(media: CompiledMedia): string {
+  return itemsNameOf(media.schema) ?? 'item';
+}
+
+function itemsNameOf(schema: JsonSchema | undefined): string | undefined {
+  return typeof schema === 'object' ? xmlNameOf(schema.items as JsonSchema | undefined) : undefined;
+}
+
+function xmlNameOf(schema: JsonSchema | undefined): string | undefined {
   const xml = typeof schema === 'object' ? (schema.xml as { name?: unknown } | undefined) : undefined;
-  return typeof xml?.name === 'string' ? xml.name : 'root';
+  return typeof xml?.name === 'string' ? xml.name : undefined;
 }
 
 function formText(value: unknown): string {

@@ -49,6 +49,8 @@ export function answerOperation(record: RequestRecord): void {
     if (forced) {
       // A forced 429 shows the reported window spent, in the IETF fields too.
       if (forced.status === 429) Object.assign(record.headers, spentHeaders(record));
+      // A 401 names how to authenticate (RFC 9110 11.6.1), forced or not.
+      if (forced.status === 401) record.headers['WWW-Authenticate'] = match.operation.security.challenge || 'Bearer';
       const body = forced.body();
       record.response = runtime.shaper.finish(
         forced.status,

@@ -134,11 +134,16 @@ export class RequestRecord {
   }
 }
 
-/** The path of a request target, query and trailing slashes removed. */
+/** The path of a request target, query and trailing slashes removed, escaped unreserved characters decoded. */
 function pathOf(url: string): string {
   const questionMark = url.indexOf('?');
   const rawPath = questionMark === -1 ? url : url.slice(0, questionMark);
   let end = rawPath.length;
   while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
-  return rawPath.slice(0, end);
+  const path = rawPath.slice(0, end);
+  return path.includes('%') ? path.replace(escapedUnreserved, decodedEscape) : path;
 }
+
+// RFC 3986 6.2.2.2: `/v1/%63ategories` is `/v1/categories`; other escapes (`%2F`) stay as sent.
+const escapedUnreserved = /%(?:4[1-9A-Fa-f]|5[0-9Aa]|6[1-9A-Fa-f]|7[0-9Aa]|3[0-9]|2[DdEe]|5[Ff]|7[Ee])/g;
+const decodedEscape = (escaped: string) => String.fromCharCode(Number.parseInt(escaped.slice(1), 16));

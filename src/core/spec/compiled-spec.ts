@@ -5,6 +5,7 @@ import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import { type CompiledSecurity, compileSecurity } from '../../../spec/security-schemes.js';
 import { isoDatePattern } from '../config/decoding.js';
 import { type CompiledMedia, formFields, mediaKind } from './media.js';
+import { type ParameterReader, parameterReader } from './parameter-values.js';
 
 /** What the mock knows about one operation, read from the spec once at startup. */
 export interface CompiledOperation {
@@ -33,8 +34,8 @@ export interface CompiledParameter {
   in: 'path' | 'query';
   required: boolean;
   schema: JsonSchema | undefined;
-  /** Turns the parameter's text into the type its schema asks for, before validation. */
-  coerce: (text: string) => unknown;
+  /** The parameter's value from the request, as its schema's type (before validation), or undefined when absent. */
+  read: ParameterReader;
   /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
   validator: SchemaValidator;
 }
@@ -135,12 +136,13 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
     parameters: operation.parameters
       .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
       .map((parameter) => {
+        const location = parameter.in as 'path' | 'query';
         const compiled = {
           name: parameter.name,
-          in: parameter.in as 'path' | 'query',
+          in: location,
           required: parameter.required,
           schema: parameter.schema,
-          coerce: coercerFor(parameter.schema ?? {}),
+          read: parameterReader({ ...parameter, in: location }),
         };
         return Object.defineProperty(compiled, 'validator', {
           enumerable: true,
@@ -238,16 +240,4 @@ function compileDeprecation(operation: OperationDefinition): CompiledOperation['
 /** `/pets/{petId}/toys/{toyId}` -> ['petId', 'toyId']: the path parameters, in order. */
 function parameterNamesOf(template: string): string[] {
   return [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
-}
-
-/** Parameters arrive as text; numbers and booleans are converted when the text really is one. */
-function coercerFor(schema: JsonSchema): (text: string) => unknown {
-  const type = typeof schema === 'object' ? schema.type : undefined;
-  const types = Array.isArray(type) ? type : [type];
-  return (text) => {
-    if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text))
-      return Number(text);
-    if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
-    return text;
-  };
 }

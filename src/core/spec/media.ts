@@ -54,12 +54,16 @@ export function formFields(
   return fields;
 }
 
-function typesOf(schema: JsonSchema | undefined): string[] {
+export function typesOf(schema: JsonSchema | undefined): string[] {
   const type = typeof schema === 'object' ? schema.type : undefined;
   return Array.isArray(type) ? type : typeof type === 'string' ? [type] : [];
 }
 
-function scalar(text: string, types: readonly string[]): unknown {
+/**
+ * A value sent as text (a form field, a parameter) as the type its schema asks for: a number, a
+ * boolean, null, JSON for an object; text when it does not parse as that (validation then says why).
+ */
+export function scalar(text: string, types: readonly string[]): unknown {
   if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text))
     return Number(text);
   if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';

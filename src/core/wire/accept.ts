@@ -1,26 +1,39 @@
 /**
  * Content negotiation (RFC 9110 12.5.1): which of the declared media types (lower case, no
- * parameters; ranges like `image/*` allowed) an `Accept` header prefers. Ties go to the declared
- * order, so without `Accept` (or with `*\/*`) the first declared wins. Returns the index of the
+ * parameters; ranges like `image/*` allowed) an `Accept` header prefers. Ties go to a JSON type, then
+ * to the declared order, so without `Accept` (or with `*\/*`) the first JSON type declared wins, else
+ * the first type. Returns the index of the
  * chosen one, or -1 when the header accepts none of them (a 406).
  *
  * @example chooseMedia(['application/json', 'application/xml'], 'application/xml') // 1
  * @example chooseMedia(['image/png'], 'application/json') // -1
  */
 export function chooseMedia(declared: readonly string[], accept: string | undefined): number {
-  if (accept === undefined || accept === '' || accept === '*/*') return 0;
+  if (accept === undefined || accept === '' || accept === '*/*') return preferringJson(declared);
   const ranges = parseAccept(accept);
-  if (ranges.length === 0) return 0;
+  if (ranges.length === 0) return preferringJson(declared);
   let best = -1;
   let bestQuality = 0;
   declared.forEach((type, index) => {
     const quality = qualityOf(type, ranges);
-    if (quality > bestQuality) {
+    // Of types the client likes as much, JSON: what `fetch` (Accept: */*) is written to read.
+    if (quality > bestQuality || (quality > 0 && quality === bestQuality && isJson(type) && !isJson(declared[best]!))) {
       best = index;
       bestQuality = quality;
     }
   });
   return best;
+}
+
+/** The first JSON type declared, else the first type: the answer to a client that takes anything. */
+function preferringJson(declared: readonly string[]): number {
+  const json = declared.findIndex(isJson);
+  return json === -1 ? 0 : json;
+}
+
+function isJson(type: string): boolean {
+  const essence = type.split(';', 1)[0]!.trim().toLowerCase();
+  return essence === 'application/json' || (essence.startsWith('application/') && essence.endsWith('+json'));
 }
 
 interface AcceptRange {

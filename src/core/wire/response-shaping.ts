@@ -103,6 +103,11 @@ function shaperOf(
     finish(status, body, headers, nowMs) {
       // Every time the mock states comes from the session's virtual clock, Date included.
       headers.Date = state.dates.at(nowMs);
+      // RFC 9110 sections 15.3.5, 15.3.6, 15.4.5: these carry no content, whatever the document declares for them.
+      if (status === 204 || status === 205 || status === 304) {
+        delete headers['Content-Type'];
+        return withCors({ status, headers, body: null });
+      }
       let text: string | null;
       if (body instanceof RawJson) text = body.text;
       else if (body instanceof MediaBody) {

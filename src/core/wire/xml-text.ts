@@ -4,9 +4,14 @@
  * escaped. Names that are not XML names are made into ones (`_`).
  *
  * @example xmlText({ id: 1, name: 'Rex & co' }, 'Pet') // an XML declaration, then <Pet><id>1</id><name>Rex &#38; co</name></Pet>
+ * @example xmlText([{ id: 1 }, { id: 2 }], 'pets', 'pet') // <pets><pet><id>1</id></pet><pet><id>2</id></pet></pets>
  */
-export function xmlText(value: unknown, rootName: string): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${element(xmlName(rootName), value, 0)}`;
+export function xmlText(value: unknown, rootName: string, itemName = 'item'): string {
+  // A document has one root element: a list at the top is wrapped, its items named as the schema names them.
+  const root = Array.isArray(value)
+    ? `<${xmlName(rootName)}>${element(xmlName(itemName), value, 0)}</${xmlName(rootName)}>`
+    : element(xmlName(rootName), value, 0);
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${root}`;
 }
 
 function element(name: string, value: unknown, depth: number): string {
