@@ -165,4 +165,28 @@ paths:
     expect(await status('/things/1?filter[max]=3')).toBe(400);
     expect(await status('/things/1?json=%7B%7D')).toBe(400);
   });
+
+  it('validates header and cookie parameters as Prism does (not Accept, Content-Type or Authorization)', async () => {
+    const app = createMockApp({
+      spec: parseSpecText(`
+openapi: 3.1.0
+info: { title: Tenants, version: '1' }
+paths:
+  /a:
+    get:
+      parameters:
+        - { name: X-Request-Id, in: header, required: true, schema: { type: string, format: uuid } }
+        - { name: tenant, in: cookie, required: true, schema: { type: integer } }
+        - { name: Accept, in: header, required: true, schema: { type: string, const: never } }
+      responses: { '200': { description: ok } }
+`),
+    });
+    const id = '0b6a3c9e-3f0a-4c53-9d3e-0a8f6b2f3c11';
+    const status = async (headers: Record<string, string>) => (await send(app, 'GET', '/a', headers)).status;
+    expect(await status({ 'x-request-id': id, cookie: 'theme=dark; tenant=42' })).toBe(200);
+    expect(await status({ cookie: 'tenant=42' })).toBe(400);
+    expect(await status({ 'x-request-id': 'not-a-uuid', cookie: 'tenant=42' })).toBe(400);
+    expect(await status({ 'x-request-id': id, cookie: 'tenant=abc' })).toBe(400);
+    expect(await status({ 'x-request-id': id })).toBe(400);
+  });
 });

@@ -1,5 +1,6 @@
 import type { CompiledSecurity, SchemeCheck } from '../../../spec/security-schemes.js';
 import { demoKeys, type Limits, type MockConfig, planLimits } from '../config/mock-config.js';
+import { cookieValue } from '../spec/parameter-values.js';
 import { type ApiKeyEntry, KeyRegistry, maskSecret } from '../state/key-registry.js';
 import type { MockRequest } from '../types.js';
 
@@ -214,17 +215,4 @@ function credentialOf(
 function queryValue(url: string, name: string): string | undefined {
   const questionMark = url.indexOf('?');
   return questionMark === -1 ? undefined : (new URLSearchParams(url.slice(questionMark + 1)).get(name) ?? undefined);
-}
-
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (header === undefined) return undefined;
-  for (const part of header.split(';')) {
-    const equals = part.indexOf('=');
-    if (equals !== -1 && part.slice(0, equals).trim() === name)
-      return part
-        .slice(equals + 1)
-        .trim()
-        .replace(/^"(.*)"$/, '$1');
-  }
-  return undefined;
 }

@@ -2,6 +2,7 @@ import type { SchemaValidator } from '../../../spec/schema-validator.js';
 import { HttpError } from '../errors.js';
 import type { CompiledOperation, CompiledRequestBody } from '../spec/compiled-spec.js';
 import { type CompiledMedia, mediaCovers, mediaKind } from '../spec/media.js';
+import type { ParameterSources } from '../spec/parameter-values.js';
 import type { MockRequest } from '../types.js';
 import { decodeFormBody, decodeMultipartBody } from '../wire/form-body.js';
 import {
@@ -132,14 +133,10 @@ function textBody(media: CompiledMedia, body: Uint8Array): DecodedJsonBody {
   return { present: true, value: text, text };
 }
 
-/** Throws `invalid_parameter` for the first path or query parameter that is missing or invalid. */
-export function validateParameters(
-  operation: CompiledOperation,
-  pathParams: Readonly<Record<string, string>>,
-  query: URLSearchParams,
-): void {
+/** Throws `invalid_parameter` for the first parameter (path, query, header, cookie) that is missing or invalid. */
+export function validateParameters(operation: CompiledOperation, sources: ParameterSources): void {
   for (const parameter of operation.parameters) {
-    const value = parameter.read(pathParams, query);
+    const value = parameter.read(sources);
     if (value === undefined) {
       if (parameter.required)
         throw new HttpError('invalid_parameter', `Missing required ${parameter.in} parameter ${parameter.name}`);

@@ -102,11 +102,11 @@ function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
     const accept = request.headers.accept;
     if (accept !== undefined && accept !== '*/*') refuseUnacceptable(operation, accept);
     if (operation.parameters.length > 0)
-      validateParameters(
-        operation,
-        record.match!.kind === 'operation' ? record.match!.pathParams : {},
-        new URLSearchParams(queryOf(request.url)),
-      );
+      validateParameters(operation, {
+        pathParams: record.match!.kind === 'operation' ? record.match!.pathParams : {},
+        query: new URLSearchParams(queryOf(request.url)),
+        headers: request.headers,
+      });
     const body = validatedBody(request, operation);
     // A multipart body is read by the platform's parser, which answers later: only then does this stage wait.
     if (body instanceof Promise)

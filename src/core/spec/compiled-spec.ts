@@ -31,7 +31,7 @@ export interface CompiledOperation {
 
 export interface CompiledParameter {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
   schema: JsonSchema | undefined;
   /** The parameter's value from the request, as its schema's type (before validation), or undefined when absent. */
@@ -134,15 +134,14 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
     pathTemplate: operation.pathTemplate,
     parameterNames: parameterNamesOf(operation.pathTemplate),
     parameters: operation.parameters
-      .filter((parameter) => parameter.in === 'path' || parameter.in === 'query')
+      .filter((parameter) => !(parameter.in === 'header' && headersNotParameters.has(parameter.name.toLowerCase())))
       .map((parameter) => {
-        const location = parameter.in as 'path' | 'query';
         const compiled = {
           name: parameter.name,
-          in: location,
+          in: parameter.in,
           required: parameter.required,
           schema: parameter.schema,
-          read: parameterReader({ ...parameter, in: location }),
+          read: parameterReader(parameter),
         };
         return Object.defineProperty(compiled, 'validator', {
           enumerable: true,
@@ -236,6 +235,9 @@ function compileDeprecation(operation: OperationDefinition): CompiledOperation['
   }
   return extension as CompiledOperation['deprecation'];
 }
+
+/** OpenAPI 3.1 section 4.8.12.1: header parameters of these names are ignored (the document says them elsewhere). */
+const headersNotParameters = new Set(['accept', 'content-type', 'authorization']);
 
 /** `/pets/{petId}/toys/{toyId}` -> ['petId', 'toyId']: the path parameters, in order. */
 function parameterNamesOf(template: string): string[] {

@@ -1,12 +1,20 @@
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import { scalar, typesOf } from './media.js';
 
+/** What of a request a parameter can come from. */
+export interface ParameterSources {
+  pathParams: Readonly<Record<string, string>>;
+  query: URLSearchParams;
+  /** Lower-case names, as the transports give them. */
+  headers: Readonly<Record<string, string | undefined>>;
+}
+
 /** A parameter's value as its schema's type, from the request; undefined when the request has none. */
-export type ParameterReader = (pathParams: Readonly<Record<string, string>>, query: URLSearchParams) => unknown;
+export type ParameterReader = (sources: ParameterSources) => unknown;
 
 export interface ParameterSerialization {
   name: string;
-  in: 'path' | 'query';
+  in: 'path' | 'query' | 'header' | 'cookie';
   schema: JsonSchema | undefined;
   /** As declared (undefined: the default of its location). */
   style: string | undefined;
@@ -18,13 +26,13 @@ export interface ParameterSerialization {
 const delimiters: Record<string, string> = { form: ',', spaceDelimited: ' ', pipeDelimited: '|' };
 
 /**
- * How a path or query parameter is read, by its `style` and `explode` (OpenAPI 3.1 section 4.8.12.4):
+ * How a parameter is read (path, query, header, cookie), by its `style` and `explode` (OpenAPI 3.1 section 4.8.12.4):
  * arrays from repeated names (`?tags=a&tags=b`), from a delimited value (`?ids=1,2,3`, `|`, space)
  * or a path segment (`/1,2,3`, `.1.2`, `;id=1,2`); objects from `name[key]` (deepObject), from their
  * properties as names (form, exploded) or from `key,value` pairs; scalars as text, then as the
  * schema's type. Swagger 2.0's `collectionFormat` arrives here as the equivalent style.
  *
- * @example parameterReader({ name: 'tags', in: 'query', schema: { type: 'array', items: { type: 'integer' } }, style: undefined, explode: undefined, content: false })({}, new URLSearchParams('tags=1&tags=2')) // [1, 2]
+ * @example parameterReader({ name: 'tags', in: 'query', schema: { type: 'array', items: { type: 'integer' } }, style: undefined, explode: undefined, content: false })({ pathParams: {}, query: new URLSearchParams('tags=1&tags=2'), headers: {} }) // [1, 2]
  */
 export function parameterReader(parameter: ParameterSerialization): ParameterReader {
   const { name, schema } = parameter;
@@ -47,9 +55,16 @@ export function parameterReader(parameter: ParameterSerialization): ParameterRea
     return value;
   };
 
-  if (parameter.in === 'path') {
-    return (pathParams) => {
-      const raw = pathParams[name];
+  if (parameter.in !== 'query') {
+    const header = name.toLowerCase();
+    const textOf: (sources: ParameterSources) => string | undefined =
+      parameter.in === 'path'
+        ? ({ pathParams }) => pathParams[name]
+        : parameter.in === 'header'
+          ? ({ headers }) => headers[header]
+          : ({ headers }) => cookieValue(headers.cookie, name);
+    return (sources) => {
+      const raw = textOf(sources);
       if (raw === undefined) return undefined;
       const text = unprefixed(raw, style, name);
       if (array) return list(splitPathList(text, style, explode, name));
@@ -62,7 +77,7 @@ export function parameterReader(parameter: ParameterSerialization): ParameterRea
   }
   if (array) {
     const delimiter = delimiters[style] ?? ',';
-    return (_, query) => {
+    return ({ query }) => {
       const texts = query.getAll(name);
       if (texts.length === 0) return undefined;
       return list(explode && style === 'form' ? texts : texts.flatMap((text) => text.split(delimiter)));
@@ -70,7 +85,7 @@ export function parameterReader(parameter: ParameterSerialization): ParameterRea
   }
   if (object && style === 'deepObject') {
     const prefix = `${name}[`;
-    return (_, query) => {
+    return ({ query }) => {
       let value: Record<string, unknown> | undefined;
       for (const [key, text] of query) {
         if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
@@ -82,7 +97,7 @@ export function parameterReader(parameter: ParameterSerialization): ParameterRea
     };
   }
   if (object && style === 'form') {
-    return (_, query) => {
+    return ({ query }) => {
       if (!explode) {
         const text = query.get(name);
         return text === null ? undefined : pairs(text.split(','));
@@ -97,10 +112,27 @@ export function parameterReader(parameter: ParameterSerialization): ParameterRea
       return value;
     };
   }
-  return (_, query) => {
+  return ({ query }) => {
     const text = query.get(name);
     return text === null ? undefined : scalar(text, types);
   };
+}
+
+/**
+ * One cookie's value from a `Cookie` header (RFC 6265 section 5.4: `name=value` pairs split by `;`),
+ * its quotes removed; undefined when it is not there.
+ */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (header === undefined) return undefined;
+  for (const part of header.split(';')) {
+    const equals = part.indexOf('=');
+    if (equals !== -1 && part.slice(0, equals).trim() === name)
+      return part
+        .slice(equals + 1)
+        .trim()
+        .replace(/^"(.*)"$/, '$1');
+  }
+  return undefined;
 }
 
 /** A label (`.a`) or matrix (`;name=a`) value without its prefix. */
