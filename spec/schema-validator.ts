@@ -38,6 +38,20 @@ const addFormats: FormatsPlugin =
   typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport.default.default;
 const rootId = 'urn:petstore-kit:spec';
 
+/** A compiler of a schema's `pattern` into something that tests text, as ajv's `code.regExp` takes it. */
+export type PatternEngine = ((pattern: string, flags: string) => { test(text: string): boolean }) & { code: string };
+
+/**
+ * The engine of every validator compiled after this call. The platform's RegExp backtracks: a pattern
+ * such as `^(\w+\s?)*$` takes seconds on a 30-character value, and one request would stop every other.
+ * Node readers of documents install a linear-time engine (spec/linear-patterns.ts, through load-spec.ts);
+ * a page keeps the platform's, where only its own user can send it a value.
+ */
+export function usePatternEngine(engine: PatternEngine): void {
+  patternEngine = engine;
+}
+let patternEngine: PatternEngine | undefined;
+
 function createAjv(): Ajv2020 {
   // strict: false because the audit (schema-keywords.ts) already refused what ajv would skip, and
   // OpenAPI's annotations (example, xml, x-*) are legal there. validateSchema: false because
@@ -51,7 +65,7 @@ function createAjv(): Ajv2020 {
     verbose: true,
     addUsedSchema: false,
     logger: false,
-    code: { optimize: false },
+    code: patternEngine === undefined ? { optimize: false } : { optimize: false, regExp: patternEngine },
   });
   addFormats(ajv);
   return ajv;
