@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { escapePointer, SpecError, splitPointer } from './ref-resolver.js';
@@ -89,6 +89,12 @@ const structure: Partial<Record<Kind, Record<string, [Kind, Shape]>>> = {
   mediaType: { schema: ['schema', 'one'], examples: ['other', 'map'], encoding: ['encoding', 'map'] },
   encoding: { headers: ['header', 'map'] },
 };
+/** Bounds of what references may bring in: as many files as a large multi-file API has, each as large as a large document. */
+const maxReferencedFiles = 1_000;
+const maxReferencedFileBytes = 16 * 1024 * 1024;
+/** As deep as ref-resolver.ts resolves (and far deeper than any real document): the walk recurses. */
+const maxNesting = 1_000;
+
 const schemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 const schemaOnes = new Set([
   'items',
@@ -154,6 +160,10 @@ export async function bundleExternalRefs<T extends object>(
     const key = url.href.replace(/#.*$/, '');
     let loaded = files.get(key);
     if (loaded === undefined) {
+      if (files.size >= maxReferencedFiles)
+        throw new SpecError(
+          `Failed to resolve $ref ${short(ref)} at #${at}: the document references more than ${maxReferencedFiles} files`,
+        );
       loaded = readDocumentText(url, ref, at, options).then((text) => ({
         url,
         root: parseReferenced(text, url, ref, at),
@@ -172,6 +182,11 @@ export async function bundleExternalRefs<T extends object>(
     const url = new URL(ref, base);
     const fragment = url.hash.replace(/^#/, '');
     url.hash = '';
+    // A document fetched from a URL reads no local file: it would serve the machine's files as its examples.
+    if (url.protocol === 'file:' && base.protocol !== 'file:')
+      throw new SpecError(
+        `Failed to resolve $ref ${short(ref)} at #${at}: ${base.href} may not reference a local file (${short(url.href)})`,
+      );
     if (
       url.protocol !== 'file:' &&
       !((url.protocol === 'http:' || url.protocol === 'https:') && options.allowRemoteRefs)
@@ -201,11 +216,22 @@ export async function bundleExternalRefs<T extends object>(
     return candidate;
   };
 
-  async function walk(node: unknown, kind: Kind, base: URL, pointer: string, inEntry: boolean): Promise<unknown> {
+  async function walk(
+    node: unknown,
+    kind: Kind,
+    base: URL,
+    pointer: string,
+    inEntry: boolean,
+    depth = 0,
+  ): Promise<unknown> {
     if (node === null || typeof node !== 'object') return node;
+    if (depth > maxNesting)
+      throw new SpecError(
+        `Failed to resolve $refs: ${displayName(base)} is nested more than ${maxNesting} levels deep (at #${short(pointer)})`,
+      );
     if (Array.isArray(node)) {
       for (let index = 0; index < node.length; index += 1)
-        node[index] = await walk(node[index], kind, base, `${pointer}/${index}`, inEntry);
+        node[index] = await walk(node[index], kind, base, `${pointer}/${index}`, inEntry, depth + 1);
       return node;
     }
     const record = node as Record<string, unknown>;
@@ -224,8 +250,9 @@ export async function bundleExternalRefs<T extends object>(
             base,
             `${at}/${escapePointer(name)}`,
             inEntry,
+            depth + 2,
           );
-      } else record[key] = await walk(value, childKind, base, at, inEntry);
+      } else record[key] = await walk(value, childKind, base, at, inEntry, depth + 1);
     }
     return record;
   }
@@ -242,7 +269,7 @@ export async function bundleExternalRefs<T extends object>(
         const name = homeFor(splitPointer(found.fragment).at(-1) ?? displayName(found.url).replace(/\.[^.]*$/, ''));
         home = `/${schemaHome.map(escapePointer).join('/')}/${escapePointer(name)}`;
         homes.set(found.key, home);
-        ensure(document, schemaHome)[name] = await walk(copy(found.node), 'schema', found.url, home, false);
+        ensure(document, schemaHome)[name] = await walk(copy(found.node, found.url), 'schema', found.url, home, false);
       }
       return { ...Object.fromEntries(siblings), $ref: `#${home}` };
     }
@@ -253,7 +280,7 @@ export async function bundleExternalRefs<T extends object>(
     let content = placed.get(found.key);
     if (content === undefined) {
       inProgress.add(found.key);
-      content = await walk(copy(found.node), kind, found.url, pointer, false);
+      content = await walk(copy(found.node, found.url), kind, found.url, pointer, false);
       inProgress.delete(found.key);
       placed.set(found.key, content);
     }
@@ -267,8 +294,14 @@ export async function bundleExternalRefs<T extends object>(
 }
 
 /** A fresh copy of JSON data (a file's node may be referred to from several places and changed in one). */
-function copy(node: unknown): unknown {
-  return node === null || typeof node !== 'object' ? node : structuredClone(node);
+function copy(node: unknown, from: URL): unknown {
+  if (node === null || typeof node !== 'object') return node;
+  try {
+    return structuredClone(node);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new SpecError(`Failed to resolve $refs: ${displayName(from)} is nested too deep to read`);
+  }
 }
 
 function ensure(document: object, path: string[]): Record<string, unknown> {
@@ -287,6 +320,8 @@ async function readDocumentText(url: URL, ref: string, at: string, options: Bund
         `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not a JSON or YAML file`,
       );
     try {
+      if ((await stat(fileURLToPath(url))).size > maxReferencedFileBytes)
+        throw new Error(`${fileURLToPath(url)} is over ${maxReferencedFileBytes} bytes`);
       return await readFile(fileURLToPath(url), 'utf8');
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -307,7 +342,26 @@ async function readDocumentText(url: URL, ref: string, at: string, options: Bund
   }
   if (!response.ok)
     throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${url.href} answered ${response.status}`);
-  return response.text();
+  return boundedText(response, `Failed to resolve $ref ${short(ref)} at #${at}: ${url.href}`);
+}
+
+/** The body of an answer as text, refused past the bound on a referenced file, without reading further. */
+async function boundedText(response: Response, what: string): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > maxReferencedFileBytes) throw new SpecError(`${what} is over ${maxReferencedFileBytes} bytes`);
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    received += read.value.byteLength;
+    if (received > maxReferencedFileBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw new SpecError(`${what} is over ${maxReferencedFileBytes} bytes`);
+    }
+    chunks.push(read.value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseReferenced(text: string, url: URL, ref: string, at: string): unknown {

@@ -94,18 +94,68 @@ components:
     );
   });
 
+  it('refuses a referenced file nested deeper than it can walk, naming the file', async () => {
+    let deep = '{"type":"string"}';
+    for (let level = 0; level < 3_000; level += 1) deep = `{"type":"object","properties":{"x":${deep}}}`;
+    await write('deep/deep.json', deep);
+    await write(
+      'deep/api.yaml',
+      entry(
+        `paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: './deep.json'}}}}}}}}`,
+      ),
+    );
+    await expect(readSpecFile(join(directory, 'deep/api.yaml'))).rejects.toThrow(
+      /deep\.json is nested (more than 1000 levels|too) deep/,
+    );
+  });
+
   describe('with --allow-remote-refs', () => {
     let server: Server;
     let origin: string;
     beforeAll(async () => {
       server = createServer((request, response) => {
         if (request.url === '/pet.yaml') response.end('type: object\nproperties: {name: {type: string}}\n');
-        else response.writeHead(404).end();
+        else if (request.url === '/sneaky.yaml')
+          response.end(`type: object\nproperties: {a: {$ref: '${localFile}'}}\n`);
+        else if (request.url === '/huge.yaml') {
+          // Far over the bound, and never ending: the reader must stop on its own.
+          response.writeHead(200, { 'content-type': 'application/yaml' });
+          const chunk = `# ${'x'.repeat(1024 * 1024)}\n`;
+          const pump = () => {
+            while (response.write(chunk));
+          };
+          response.on('drain', pump);
+          pump();
+        } else response.writeHead(404).end();
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    afterAll(
+      () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    );
+    const localFile = `file://${join(tmpdir(), 'petstore-kit-secret.yaml')}`;
+
+    it('reads no local file for a document fetched from a URL, and no body over 16 MiB', async () => {
+      for (const [name, message] of [
+        ['sneaky', /may not reference a local file/],
+        ['huge', /is over 16777216 bytes$/],
+      ] as const) {
+        await write(
+          `remote/${name}-api.yaml`,
+          entry(
+            `paths: {/a: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {$ref: '${origin}/${name}.yaml'}}}}}}}}`,
+          ),
+        );
+        await expect(
+          readSpecFile(join(directory, `remote/${name}-api.yaml`), { allowRemoteRefs: true }),
+        ).rejects.toThrow(message);
+      }
+    });
 
     it('follows a URL (here on loopback) and says which one failed', async () => {
       await write(
