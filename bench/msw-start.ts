@@ -70,7 +70,9 @@ function once(file: string): number {
   const run = spawnSync(process.execPath, [file], { encoding: 'utf8', cwd: work, timeout: 60_000 });
   const ms = Number(run.stdout.trim().split('\n').at(-1));
   if (run.status !== 0 || !Number.isFinite(ms))
-    throw new Error(`bench:msw: ${file} failed (exit ${run.status}): ${run.stderr.trim().split('\n').slice(-3).join(' ')}`);
+    throw new Error(
+      `bench:msw: ${file} failed (exit ${run.status}): ${run.stderr.trim().split('\n').slice(-3).join(' ')}`,
+    );
   return ms;
 }
 

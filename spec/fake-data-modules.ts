@@ -10,7 +10,10 @@ import type { createGeneratorSync } from 'json-schema-faker';
 /** What the data generator needs of the two libraries. */
 export interface FakeDataModules {
   /** faker's class (`new Faker({ locale, seed })`). */
-  Faker: new (options: { locale: LocaleDefinition; seed?: number }) => Faker;
+  Faker: new (options: {
+    locale: LocaleDefinition;
+    seed?: number;
+  }) => Faker;
   /** English over faker's base locale, merged: the same definitions as `[en, base]`. */
   locale: LocaleDefinition;
   createGeneratorSync: typeof createGeneratorSync;
@@ -51,9 +54,13 @@ export function loadFakeDataModules(): Promise<FakeDataModules> {
   return loading;
 }
 
-/** True once the libraries are loaded (a draw needs no wait). */
-export function fakeDataModulesLoaded(): boolean {
-  return loaded !== undefined;
+/** True when a draw needs no wait: the libraries are loaded, or this is Node (they load synchronously). */
+export function fakeDataModulesAvailable(): boolean {
+  return loaded !== undefined || nodeProcess()?.getBuiltinModule !== undefined;
+}
+
+function nodeProcess(): { getBuiltinModule?: (name: string) => unknown } | undefined {
+  return (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
 }
 
 /**
@@ -63,12 +70,14 @@ export function fakeDataModulesLoaded(): boolean {
 export function fakeDataModules(): FakeDataModules {
   if (loaded !== undefined) return loaded;
   // Reached only in Node: a page has no `process.getBuiltinModule`, and no bundler sees a `require` here.
-  const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
+  const node = nodeProcess();
   if (node?.getBuiltinModule === undefined)
     throw new Error(
       'Failed to generate fake data: faker is not loaded yet in this page (await loadFakeDataModules() first)',
     );
-  const { createRequire } = node.getBuiltinModule('node:module') as { createRequire(from: string): (id: string) => unknown };
+  const { createRequire } = node.getBuiltinModule('node:module') as {
+    createRequire(from: string): (id: string) => unknown;
+  };
   const { fileURLToPath } = node.getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
   const require = createRequire(import.meta.url);
   // json-schema-faker exports an `import` condition only: required by its resolved file.

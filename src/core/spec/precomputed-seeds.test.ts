@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createDataGenerator } from '../../../spec/data-generator.js';
 import { readSpecFile } from '../../../spec/load-spec.js';
 import { compileSpec } from './compiled-spec.js';
-import { precomputedSeeds } from './precomputed-seeds.js';
+import precomputedSeeds from './precomputed-seeds.json' with { type: 'json' };
 import { drawSeedCategories, seedCategories } from './seeding.js';
 
 const spec = compileSpec(await readSpecFile());
@@ -36,17 +36,12 @@ describe('the precomputed seed categories', () => {
     }
   });
 
-  it('apply only to the kit schema, under the seeds and counts they hold', () => {
-    const changed = compileSpec({
-      ...spec.document,
-      components: {
-        ...spec.document.components,
-        schemas: {
-          ...spec.document.components?.schemas,
-          Category: { ...schema, properties: { name: { type: 'string', 'x-faker': 'color.human' } } },
-        },
-      },
-    });
+  it('apply only to the kit schema, under the seeds and counts they hold', async () => {
+    const document = structuredClone(await readSpecFile());
+    const schemas = (document.components as { schemas: Record<string, { properties: Record<string, unknown> }> })
+      .schemas;
+    schemas.Category!.properties.name = { type: 'string', 'x-faker': 'color.human' };
+    const changed = compileSpec(document);
     const categories = seedCategories(changed, createDataGenerator(1), { count: 3 });
     expect(categories.map((category) => category.name)).not.toEqual(
       precomputedSeeds.categories[1]!.map(([name]) => name),

@@ -3,7 +3,7 @@ import type { JsonSchema } from '../../../spec/openapi-types.js';
 import { nodeAt, originOf } from '../../../spec/ref-resolver.js';
 import { type Category, type NewCategory, NewCategorySchema } from '../../../spec/schemas.js';
 import type { CompiledSpec } from './compiled-spec.js';
-import { precomputedSeeds } from './precomputed-seeds.js';
+import precomputedSeedsData from './precomputed-seeds.json' with { type: 'json' };
 
 /**
  * The categories every session starts with and gets back on reset: the given ones, or
@@ -12,7 +12,7 @@ import { precomputedSeeds } from './precomputed-seeds.js';
  * `data` (reset first by the caller), so the fake data served afterwards continues the same sequence.
  *
  * The kit's own Category schema under the common seeds is answered from a table computed at build
- * time from these very draws (precomputed-seeds.ts): no faker loaded to start the Petstore mock.
+ * time from these very draws (precomputed-seeds.json): no faker loaded to start the Petstore mock.
  * The draws are then replayed if the generator is ever used, so later fake data is the same.
  */
 export function seedCategories(
@@ -64,9 +64,18 @@ export function seedSchemaText(schema: JsonSchema): string | undefined {
   return text === undefined || text.includes('"$ref"') ? undefined : text;
 }
 
+/** The seed categories of the kit's Category schema (its text as the generator reads it), per seed: [name, description?]. */
+const precomputedSeeds = precomputedSeedsData as unknown as {
+  schemaText: string;
+  count: number;
+  categories: readonly (readonly [name: string, description?: string])[][];
+};
+
 function knownSeedCategories(schema: JsonSchema, seed: number, count: number): NewCategory[] | undefined {
   if (count > precomputedSeeds.count) return undefined;
   const row = precomputedSeeds.categories[seed];
   if (row === undefined || seedSchemaText(schema) !== precomputedSeeds.schemaText) return undefined;
-  return row.slice(0, count).map(([name, description]) => (description === undefined ? { name } : { name, description }));
+  return row
+    .slice(0, count)
+    .map(([name, description]) => (description === undefined ? { name } : { name, description }));
 }
