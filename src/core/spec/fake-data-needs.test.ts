@@ -34,7 +34,9 @@ describe('specDrawsFakeData', () => {
     ).toBe(true);
     expect(
       specDrawsFakeData(
-        compileSpec(withResponse({ description: 'ok', content: { 'application/json': { schema, example: { id: 1 } } } })),
+        compileSpec(
+          withResponse({ description: 'ok', content: { 'application/json': { schema, example: { id: 1 } } } }),
+        ),
       ),
     ).toBe(false);
   });
