@@ -1,8 +1,10 @@
 import { type HttpHandler, HttpResponse, http } from 'msw';
+import { fakeDataModulesAvailable, loadFakeDataModules } from '../spec/fake-data-modules.js';
 import type { OpenApiDocument } from '../spec/openapi-types.js';
 import type { ScenarioInput } from '../src/core/controls/scenario.js';
 import { createMockApp, type MockApp, type MockAppOptions, type MockControls } from '../src/core/mock-app.js';
 import { type CompiledSpec, compileSpec, isCompiledSpec } from '../src/core/spec/compiled-spec.js';
+import { specDrawsFakeData } from '../src/core/spec/fake-data-needs.js';
 import type { MockRequest, MockResponse } from '../src/core/types.js';
 import { expectWellBehaved } from '../src/lab/lab-report.js';
 import type { LabReport } from '../src/lab/lab-types.js';
@@ -11,6 +13,7 @@ import type { LabReport } from '../src/lab/lab-types.js';
 // spec/load-spec.ts, because `petstore-kit/mocks` and `petstore-kit/mocks/browser` run in a page.
 // `mocks/browser-safety.test.ts` bundles it for the browser and fails if that ever changes.
 
+export { loadFakeDataModules } from '../spec/fake-data-modules.js';
 export type { OpenApiDocument } from '../spec/openapi-types.js';
 export { createFixedClock, systemClock } from '../src/core/clock.js';
 export type { Limits, MockConfig, MockConfigInput } from '../src/core/config/mock-config.js';
@@ -112,8 +115,10 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
   const controls = session === undefined ? app.controls : app.controlsFor(session);
   const { ready } = app;
 
+  const loadFakeDataFor = fakeDataLoader(app);
   // One resolver for the API and the controls: the core tells them apart, as it does for node:http.
   const resolve = async ({ request }: { request: Request }): Promise<Response> => {
+    await loadFakeDataFor(request);
     const mockRequest = await toMockRequest(request, app.config.maxBodyBytes);
     const routed =
       session === undefined || mockRequest.headers['x-mock-session'] !== undefined
@@ -133,6 +138,26 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
     report,
     expectWellBehaved: async (checks) => expectWellBehaved(await report(), checks),
     ready,
+  };
+}
+
+/**
+ * In a page, faker and json-schema-faker are a chunk of their own (Node loads them synchronously
+ * on first use): loaded before the first request whose answer may draw fake data, that is any
+ * request when the spec has answers without examples, else those with a `Prefer` header (a forced
+ * status or `dynamic=true`). The kit's own spec with a precomputed seed never loads them.
+ */
+function fakeDataLoader(app: MockApp): (request: Request) => Promise<void> | undefined {
+  let specDraws = false;
+  let checked: CompiledSpec | undefined;
+  return (request) => {
+    if (fakeDataModulesAvailable()) return undefined;
+    // Checked again after `replaceSpec`.
+    if (checked !== app.spec) {
+      checked = app.spec;
+      specDraws = specDrawsFakeData(app.spec);
+    }
+    return specDraws || request.headers.has('prefer') ? loadFakeDataModules().then(() => undefined) : undefined;
   };
 }
 

@@ -1,6 +1,7 @@
-import { base, en, Faker } from '@faker-js/faker';
-import { createGeneratorSync } from 'json-schema-faker';
+import type { Faker } from '@faker-js/faker';
+import type { createGeneratorSync } from 'json-schema-faker';
 import { validatorOf } from './compile-spec.js';
+import { fakeDataModules } from './fake-data-modules.js';
 import type { JsonSchema } from './openapi-types.js';
 import { nodeAt, originOf } from './ref-resolver.js';
 import { stripAnnotations } from './schema-keywords.js';
@@ -8,7 +9,8 @@ import { stripAnnotations } from './schema-keywords.js';
 /**
  * Fake data from JSON schemas, repeatable under one seed: json-schema-faker walks the schema and
  * @faker-js/faker fills fields marked `x-faker: <faker method>` in the spec. `reset()` starts the
- * same sequence again.
+ * same sequence again. The two libraries are loaded on the first draw (`fake-data-modules.ts`), not
+ * when the generator is made: a mock that never draws never loads them.
  *
  * Schemas of a compiled spec are generated from the document with their `$ref`s intact, resolved
  * as the generator reaches them: a recursive schema stops at `maxDepth` levels of nesting (and at
@@ -19,8 +21,14 @@ import { stripAnnotations } from './schema-keywords.js';
  * data.generate({ type: 'string', 'x-faker': 'animal.type' }); // 'cat', every time with seed 42
  */
 export interface DataGenerator {
+  readonly seed: number;
   generate(schema: JsonSchema, options?: { allOptionals?: boolean }): unknown;
   reset(): void;
+  /**
+   * Draws whose results are already known (precomputed seed data): made when the generator first
+   * draws for real, right after the reset, so the sequence continues as if they had been made now.
+   */
+  replay(draws: (data: DataGenerator) => void): void;
 }
 
 /** Nesting levels of generated objects and arrays; deeper, only required fields are filled. */
@@ -38,8 +46,8 @@ export function createDataGenerator(seed: number): DataGenerator {
   /** Per document: pointer -> the schema there without annotations (x-faker renamed to faker). */
   const documents = new WeakMap<object, Map<string, JsonSchema>>();
   let currentSource: object | undefined;
-  let faker: Faker;
-  let generators: { some: Generator; all: Generator; minimal: Generator };
+  let generators: { some: Generator; all: Generator; minimal: Generator } | undefined;
+  let pendingReplays: ((data: DataGenerator) => void)[] = [];
 
   // json-schema-faker asks for each `#/...` reference it meets: answer from the current document.
   const refResolver = (ref: string): GeneratorSchema => {
@@ -63,8 +71,9 @@ export function createDataGenerator(seed: number): DataGenerator {
     return schema;
   };
 
-  const reset = () => {
-    faker = new Faker({ locale: [en, base], seed });
+  const start = () => {
+    const { Faker, locale, createGeneratorSync } = fakeDataModules();
+    const faker: Faker = new Faker({ locale, seed });
     const common = {
       seed,
       extensions: { faker },
@@ -79,8 +88,15 @@ export function createDataGenerator(seed: number): DataGenerator {
       all: createGeneratorSync({ ...common, alwaysFakeOptionals: true }),
       minimal: createGeneratorSync({ ...common, optionalsProbability: 0, maxItems: 0 }),
     };
+    const replays = pendingReplays;
+    pendingReplays = [];
+    for (const draws of replays) draws(dataGenerator);
+    return generators;
   };
-  reset();
+  const reset = () => {
+    generators = undefined;
+    pendingReplays = [];
+  };
 
   const branchValue = (
     source: object,
@@ -102,9 +118,11 @@ export function createDataGenerator(seed: number): DataGenerator {
     return undefined;
   };
 
-  return {
+  const dataGenerator: DataGenerator = {
+    seed,
     generate(schema, options = {}) {
-      const generator = options.allOptionals ? generators.all : generators.some;
+      const started = generators ?? start();
+      const generator = options.allOptionals ? started.all : started.some;
       const origin = originOf(schema);
       if (origin !== undefined) {
         currentSource = origin.resolved.source;
@@ -122,7 +140,7 @@ export function createDataGenerator(seed: number): DataGenerator {
             const again = generator.generate(ready);
             if (validator.isValid(again)) return again;
           }
-          const minimal = generators.minimal.generate(ready);
+          const minimal = started.minimal.generate(ready);
           if (validator.isValid(minimal)) return minimal;
           // A oneOf/anyOf whose branches differ by a const or enum (a tagged union): each branch alone.
           return branchValue(origin.resolved.source, origin.pointer, generator, validator) ?? value;
@@ -138,5 +156,10 @@ export function createDataGenerator(seed: number): DataGenerator {
       return generator.generate(ready as GeneratorSchema);
     },
     reset,
+    replay(draws) {
+      if (generators === undefined) pendingReplays.push(draws);
+      else draws(dataGenerator);
+    },
   };
+  return dataGenerator;
 }

@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { upgradeFromTwoToThree } from '@scalar/openapi-upgrader/2.0-to-3.0';
-import { parse } from 'yaml';
 import './linear-patterns.js';
 import { type BundleOptions, bundleExternalRefs } from './bundle-refs.js';
 import { normaliseOpenApi } from './normalise-openapi.js';
 import type { OpenApiDocument } from './openapi-types.js';
+import { yamlModule } from './yaml-module.js';
 
 /** Path of the spec shipped with the kit. */
 export const defaultSpecPath = fileURLToPath(new URL('./petstore.openapi.yaml', import.meta.url));
@@ -52,7 +52,7 @@ function parseDocument(text: string, source: string): Record<string, unknown> {
   try {
     // JSON is YAML too, but JSON.parse reads it many times faster (the built bins ship JSON).
     document = text.trimStart().startsWith('{') ? parseJsonOrUndefined(text) : undefined;
-    document ??= parse(text, { maxAliasCount: 100 });
+    document ??= yamlModule().parse(text, { maxAliasCount: 100 });
   } catch (error) {
     throw new Error(`Failed to load spec ${source}: ${(error as Error).message.split('\n')[0]}`);
   }

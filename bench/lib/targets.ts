@@ -220,6 +220,7 @@ export async function prepareCase(
  */
 export async function bundleMockBin(root: string, directory: string): Promise<string> {
   const { build } = await import('esbuild');
+  const { eagerModulesPlugin } = await import('../../scripts/eager-modules.mjs');
   const outfile = join(directory, 'petstore-mock.js');
   const requireShim =
     "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
@@ -243,6 +244,8 @@ export async function bundleMockBin(root: string, directory: string): Promise<st
       'esbuild',
     ],
     banner: { js: requireShim },
+    // As the build does: what the library loads on first use is bundled and ready (no node_modules here).
+    plugins: [eagerModulesPlugin()],
   });
   copyFileSync(join(root, 'spec/petstore.openapi.yaml'), join(directory, 'petstore.openapi.yaml'));
   return outfile;

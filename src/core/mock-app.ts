@@ -1,6 +1,7 @@
 import { createDataGenerator } from '../../spec/data-generator.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
+import { yamlModuleAvailable } from '../../spec/yaml-module.js';
 import { systemClock } from './clock.js';
 import { type MockConfig, type MockConfigInput, parseMockConfig } from './config/mock-config.js';
 import { controlAccessAllowed } from './controls/control-access.js';
@@ -330,7 +331,8 @@ function startupScenarios(
   if (options.startupScenario !== undefined) {
     const { input, session = defaultSessionName } = options.startupScenario;
     if (!sessionNamePattern.test(session)) throw new HttpError('invalid_session', invalidSessionMessage(session));
-    prepareScenario(runtime, input, 'scenario option');
+    // YAML text in a page, before its YAML reader has loaded: checked as it is applied (`ready` rejects).
+    if (typeof input !== 'string' || yamlModuleAvailable()) prepareScenario(runtime, input, 'scenario option');
     // Applied as POST /__mock/scenario would be, with the keys the session already has.
     steps.push(() =>
       controlsFor(session)

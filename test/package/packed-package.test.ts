@@ -4,6 +4,7 @@ import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeF
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
@@ -17,6 +18,8 @@ import { codeBlockStartingWith } from '../support/markdown.js';
 
 /** The lean-install budget of the issue: mock server + MSW handlers, optional peers excluded. */
 const installBudgetBytes = 20 * 1024 * 1024;
+/** What the browser mock may add, gzipped, to an app's first load on top of msw itself (kB of 1000 bytes, as Vite prints). */
+const browserBudgetBytes = 150 * 1000;
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -25,10 +28,14 @@ const repoPackage = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'
 const installedMsw = JSON.parse(await readFile(join(root, 'node_modules/msw/package.json'), 'utf8')) as {
   version: string;
 };
+// The README's browser files are also built against the other major (installed here from the npm cache or registry).
+const otherMswRange = installedMsw.version.startsWith('2.') ? 'msw@^3.0.0' : 'msw@^2.0.0';
 const npmFlags = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
 
 let work: string;
 let app: string;
+/** A second consumer project: the tarball with the other msw major. */
+let otherMswApp: string;
 let tarball: string;
 let leanInstallBytes: number;
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -112,6 +119,60 @@ async function sourceFiles(): Promise<string[]> {
   return walk('');
 }
 
+/**
+ * What a page loads first from an app bundled as a user's bundler does (esbuild: minified, split): the
+ * entry chunk and the chunks it imports statically, gzipped; the chunks it imports on demand apart.
+ */
+async function firstLoad(project: string, entry: string) {
+  const result = await build({
+    absWorkingDir: project,
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    outdir: 'out',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const outputs = result.metafile.outputs;
+  const gzipOf = new Map(
+    result.outputFiles.map((file) => [relativeOutput(project, file.path), gzipSync(file.contents).length]),
+  );
+  const entryOutput = Object.keys(outputs).find((name) => outputs[name]!.entryPoint === entry)!;
+  const initial = new Set<string>();
+  const visit = (name: string) => {
+    if (initial.has(name)) return;
+    initial.add(name);
+    for (const imported of outputs[name]!.imports) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(entryOutput);
+  const packagesOf = (names: Iterable<string>) => {
+    const bytes = new Map<string, number>();
+    for (const name of names)
+      for (const [input, { bytesInOutput }] of Object.entries(outputs[name]!.inputs)) {
+        const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+        const owner = match?.[1] ?? 'app';
+        bytes.set(owner, (bytes.get(owner) ?? 0) + bytesInOutput);
+      }
+    return [...bytes].filter(([, size]) => size > 0).sort((a, b) => b[1] - a[1]);
+  };
+  const lazy = Object.keys(outputs)
+    .filter((name) => name.endsWith('.js') && !initial.has(name))
+    .map((name) => ({ name, gzipBytes: gzipOf.get(name) ?? 0, packages: packagesOf([name]).map(([owner]) => owner) }));
+  return {
+    gzipBytes: [...initial].reduce((sum, name) => sum + (gzipOf.get(name) ?? 0), 0),
+    packages: packagesOf(initial),
+    lazy,
+  };
+}
+
+function relativeOutput(project: string, path: string): string {
+  return path.slice(project.length + 1);
+}
+
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'petstore-kit-package-'));
   // Build and pack a copy of the tree (node_modules linked), so the build's `rm -rf dist` never
@@ -134,10 +195,20 @@ beforeAll(async () => {
     join(app, 'package.json'),
     JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }),
   );
+  otherMswApp = join(work, 'app-other-msw');
+  await mkdir(otherMswApp);
+  await writeFile(
+    join(otherMswApp, 'package.json'),
+    JSON.stringify({ name: 'consumer-other-msw', version: '1.0.0', private: true, type: 'module' }),
+  );
+  // The other major's install runs meanwhile (msw 3 on Node 20 only warns about its engines: it is type-checked and bundled, not run).
+  const otherInstall = npm(['install', ...npmFlags, '--engine-strict=false', tarball, otherMswRange], otherMswApp);
+  otherInstall.catch(() => undefined);
   await npm(['install', ...npmFlags, tarball], app);
   leanInstallBytes = await treeBytes(join(app, 'node_modules'));
   // Then the optional peer a frontend project has anyway, in the major this leg tests.
   await npm(['install', ...npmFlags, `msw@${installedMsw.version}`], app);
+  await otherInstall;
 }, 300_000);
 
 afterAll(async () => {
@@ -330,6 +401,40 @@ export { clock };
     expect(program.filter((file) => file.includes('/@types/node/'))).toEqual([]);
   });
 
+  it(`the browser mock adds at most ${browserBudgetBytes / 1000} kB gzip to an app's first load, over a plain msw app`, async () => {
+    await writeFile(
+      join(app, 'bundle-kit.ts'),
+      `import { setupPetstoreWorker, unhandledRequests } from 'petstore-kit/mocks/browser';
+import { petstoreSpec } from 'petstore-kit/mocks/spec';
+const { worker, controls } = setupPetstoreWorker({ spec: petstoreSpec, seed: 42 });
+await worker.start(unhandledRequests('bypass'));
+export { controls };
+`,
+    );
+    await writeFile(
+      join(app, 'bundle-plain.ts'),
+      `import { HttpResponse, http } from 'msw';
+import { setupWorker } from 'msw/browser';
+const worker = setupWorker(http.get('/v1/categories', () => HttpResponse.json([{ id: 1, name: 'dog' }])));
+await worker.start({ onUnhandledRequest: 'bypass' });
+`,
+    );
+    const [kit, plain] = await Promise.all([firstLoad(app, 'bundle-kit.ts'), firstLoad(app, 'bundle-plain.ts')]);
+    const over = kit.gzipBytes - plain.gzipBytes;
+    const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+    // The README's "In the browser" paragraph quotes these figures.
+    console.info(
+      `browser first load, gzip: petstore-kit app ${kB(kit.gzipBytes)}, plain msw app ${kB(plain.gzipBytes)}: ${kB(over)} over msw (budget ${kB(browserBudgetBytes)}); loaded on demand: ${kit.lazy.map((chunk) => `${chunk.packages.join('+') || chunk.name} ${kB(chunk.gzipBytes)}`).join(', ')}`,
+    );
+    console.info(
+      `first load by package, minified: ${kit.packages.map(([name, bytes]) => `${name} ${kB(bytes)}`).join(', ')}`,
+    );
+    expect(over, `the browser mock adds ${kB(over)} gzip over msw`).toBeLessThanOrEqual(browserBudgetBytes);
+    // What keeps it there: the fake-data libraries and the YAML reader load only when a page needs them.
+    const firstLoadPackages = kit.packages.map(([name]) => name);
+    for (const name of ['@faker-js/faker', 'json-schema-faker', 'yaml']) expect(firstLoadPackages).not.toContain(name);
+  });
+
   it('petstore-contract --version prints one line, and the bin checks the installed mock', async () => {
     const { stdout } = await run(process.execPath, [bin('petstore-contract'), '--version'], { cwd: app });
     expect(stdout).toBe(`petstore-contract ${repoPackage.version}\n`);
@@ -423,18 +528,19 @@ describe("the README's quick starts, from the installed tarball", () => {
     expect(result.output).toMatch(/Tests\s+2 passed/);
   });
 
-  it('frontend: the browser files type-check without @types/node and bundle; a production build leaves the mock out', async () => {
+  /** The README's browser files in `project`: type-checked without @types/node, bundled for development and production. */
+  const checkBrowserQuickStart = async (project: string) => {
     const text = await readme();
-    await mkdir(join(app, 'src'), { recursive: true });
-    await writeFile(join(app, 'src/mocks.ts'), codeBlockStartingWith(text, '// src/mocks.ts'));
-    await writeFile(join(app, 'src/main.ts'), codeBlockStartingWith(text, '// src/main.ts'));
+    await mkdir(join(project, 'src'), { recursive: true });
+    await writeFile(join(project, 'src/mocks.ts'), codeBlockStartingWith(text, '// src/mocks.ts'));
+    await writeFile(join(project, 'src/main.ts'), codeBlockStartingWith(text, '// src/main.ts'));
     // What `vite/client` declares of import.meta.env, which the snippet reads.
     await writeFile(
-      join(app, 'src/env.d.ts'),
+      join(project, 'src/env.d.ts'),
       'interface ImportMetaEnv { readonly DEV: boolean }\ninterface ImportMeta { readonly env: ImportMetaEnv }\n',
     );
     await writeFile(
-      join(app, 'tsconfig.quick-start.json'),
+      join(project, 'tsconfig.quick-start.json'),
       JSON.stringify({
         compilerOptions: {
           target: 'ES2022',
@@ -450,7 +556,7 @@ describe("the README's quick starts, from the installed tarball", () => {
       }),
     );
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.quick-start.json'], { cwd: app }).then(
+    const checked = await run(process.execPath, [tsc, '-p', 'tsconfig.quick-start.json'], { cwd: project }).then(
       () => '',
       (error: { stdout: string }) => error.stdout,
     );
@@ -458,7 +564,7 @@ describe("the README's quick starts, from the installed tarball", () => {
     // As a production build does: the development flag replaced, then dead code dropped (minifySyntax).
     const bundle = async (development: boolean) => {
       const result = await build({
-        absWorkingDir: app,
+        absWorkingDir: project,
         entryPoints: ['src/main.ts'],
         bundle: true,
         write: false,
@@ -483,6 +589,18 @@ describe("the README's quick starts, from the installed tarball", () => {
     expect((await bundle(true)).loaded).toContain('mockServiceWorker.js');
     // Production: the entry never loads the mock.
     expect((await bundle(false)).entry).not.toContain('import(');
+  };
+
+  it(`frontend: the browser files type-check without @types/node and bundle, with msw ${installedMsw.version.split('.')[0]}; a production build leaves the mock out`, async () => {
+    await checkBrowserQuickStart(app);
+  });
+
+  it(`frontend: the same browser files type-check and bundle with the other msw major (${otherMswRange})`, async () => {
+    const other = JSON.parse(await readFile(join(otherMswApp, 'node_modules/msw/package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(other.version.split('.')[0]).not.toBe(installedMsw.version.split('.')[0]);
+    await checkBrowserQuickStart(otherMswApp);
   });
 
   it('CI engineer: the local try gives the verdict it shows', async () => {

@@ -1,4 +1,5 @@
-import { Composer, type CST, type Document, isMap, isScalar, LineCounter, Parser, visit, YAMLParseError } from 'yaml';
+import type { CST, Document } from 'yaml';
+import { yamlModule } from '../../../spec/yaml-module.js';
 
 // The one reader of every YAML text the kit is given: the config file, scenario files, the YAML
 // body of POST /__mock/scenario and the MSW `scenario` option. Its cost is linear in the size of the
@@ -50,6 +51,7 @@ export function readYamlText(text: string): unknown {
       `the YAML is ${text.length} characters, more than the ${maxYamlTextLength} read; as JSON, up to ${maxJsonTextLength} are read`,
     );
   }
+  const { isMap, isScalar, LineCounter, Parser } = yamlModule();
   const lineCounter = new LineCounter();
   const at = (offset: number | undefined) => {
     if (offset === undefined) return undefined;
@@ -153,6 +155,7 @@ function expandsPast(value: unknown, budget: number): boolean {
 
 /** The one document of the text (a second one is an error, as yaml's parse() has it). */
 function composeOne(tokens: readonly CST.Token[], length: number): Document.Parsed {
+  const { Composer, YAMLParseError } = yamlModule();
   const composer = new Composer({ uniqueKeys: false });
   let document: Document.Parsed | undefined;
   for (const next of composer.compose(tokens, true, length)) {
@@ -170,6 +173,7 @@ function composeOne(tokens: readonly CST.Token[], length: number): Document.Pars
 
 /** The first key repeated in a mapping, as a yaml-like error with its offset; found in one pass. */
 function duplicateKey(document: Document.Parsed): { message: string; pos?: [number, number] } | undefined {
+  const { isScalar, visit } = yamlModule();
   let found: { message: string; pos?: [number, number] } | undefined;
   visit(document, {
     Map(_key, map) {

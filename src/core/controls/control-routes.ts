@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import * as z from 'zod';
+import { loadYamlModule, yamlModuleAvailable } from '../../../spec/yaml-module.js';
 import { labReportJunit } from '../../lab/lab-report.js';
 import { toExportLine } from '../../lab/replay-input.js';
 import { dashboardResponse } from '../../ui/dashboard-endpoint.js';
@@ -264,6 +265,8 @@ export const controlRoutes = [
             'Failed to load scenario: (root): expected a mapping of scenario fields (presets, keys, anonymous, clock, categories, sunset), as YAML or JSON',
           );
         }
+        // In a page the YAML reader is a chunk of its own, loaded for the first YAML text (JSON needs none).
+        if (typeof input === 'string' && !yamlModuleAvailable()) await loadYamlModule();
         const runtimeKeys = await runtime.store.listKeys(session, runtime.baseNow());
         return await applyScenarioPlan(runtime, session, prepareScenario(runtime, input, 'scenario', runtimeKeys));
       } catch (error) {

@@ -1,0 +1,24 @@
+// esbuild plugin for self-contained Node bundles (the bins, the contract runner): the modules the
+// library loads on first use (the YAML reader, faker and json-schema-faker; spec/yaml-module.ts and
+// spec/fake-data-modules.ts) are bundled and ready at start instead, since such a bundle has no
+// node_modules to load them from later. The library's own entry points (dist/mocks/*) stay lazy.
+import { readFile } from 'node:fs/promises';
+
+const eagerTails = {
+  'yaml-module.ts': "\nimport * as bundledYaml from 'yaml';\nloaded = bundledYaml;\n",
+  'fake-data-modules.ts':
+    "\nimport { faker as bundledFaker } from '@faker-js/faker/locale/en';\nimport * as bundledSchemaFaker from 'json-schema-faker';\nloaded = fromModules({ faker: bundledFaker }, bundledSchemaFaker);\n",
+};
+
+/** @example await build({ entryPoints: ['src/cli/mock-cli.ts'], bundle: true, plugins: [eagerModulesPlugin()] }); */
+export function eagerModulesPlugin() {
+  return {
+    name: 'eager-modules',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]spec[\\/](yaml-module|fake-data-modules)\.ts$/ }, async (args) => {
+        const name = args.path.slice(args.path.search(/[^\\/]+$/));
+        return { contents: (await readFile(args.path, 'utf8')) + eagerTails[name], loader: 'ts' };
+      });
+    },
+  };
+}
