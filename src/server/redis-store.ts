@@ -33,15 +33,15 @@ import {
   assertAfterSunsetMode,
   assertClientStep,
   assertClientWindows,
-  clientName,
-  sortClients,
   assertClockStep,
   assertDigest,
   assertRuntimeKey,
   assertScenarioSteps,
   categoryTooLargeMessage,
+  clientName,
   clockBehindMessage,
   clockRangeMessage,
+  sortClients,
   sortSessions,
 } from '../core/state/store-checks.js';
 import { assertStoreOptions } from '../core/state/store-options.js';
@@ -882,7 +882,11 @@ function storedKeyFrom(stored: string): { position: number; entry: ApiKeyEntry }
 /** A log line as stored; throws when it is not what the store writes. */
 function recordedFrom(stored: string): RecordedRequest {
   // pc and post: the client's windows kept for the starting state (the append script), not the log's.
-  const { pc: _client, post: _post, ...entry } = JSON.parse(stored) as RecordedRequest & { pc?: unknown; post?: unknown };
+  const {
+    pc: _client,
+    post: _post,
+    ...entry
+  } = JSON.parse(stored) as RecordedRequest & { pc?: unknown; post?: unknown };
   if (
     entry === null ||
     typeof entry !== 'object' ||

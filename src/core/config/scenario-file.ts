@@ -27,6 +27,21 @@ const spentAmount = z.union(
 );
 const Spent = z.strictObject({ minute: spentAmount.optional(), day: spentAmount.optional() });
 
+/**
+ * Where a client stands exactly, as a snapshot found it (the export's starting state writes it): when
+ * each window started and what it counted, the requests refused in a row, the ban's end. Unlike
+ * `spent`, nothing is relative to the scenario's clock.
+ */
+const exactCount = z.int().min(0).max(1_000_000_000);
+const ClientWindowsSchema = z.strictObject({
+  minuteStart: isoDate,
+  minute: exactCount,
+  dayStart: isoDate,
+  day: exactCount,
+  strikes: exactCount.optional(),
+  bannedUntil: isoDate.nullable().optional(),
+});
+
 const ScenarioKey = z.strictObject({
   key: z
     .string()
@@ -50,6 +65,7 @@ const ScenarioKey = z.strictObject({
       { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' },
     )
     .optional(),
+  windows: ClientWindowsSchema.optional(),
 });
 
 const ScenarioAnonymous = z.strictObject({
@@ -68,6 +84,7 @@ const ScenarioAnonymous = z.strictObject({
       { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' },
     )
     .optional(),
+  windows: ClientWindowsSchema.optional(),
 });
 
 export const scenarioPresetNames = [
@@ -106,9 +123,22 @@ export const ScenarioSchema = z.strictObject({
     .optional(),
   keys: z.array(ScenarioKey).max(10_000).optional(),
   anonymous: z.array(ScenarioAnonymous).max(10_000).optional(),
+  /** Categories to create; with ids (consecutive, ascending, all or none), the session's list replaced by exactly these. */
   categories: z
-    .array(z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(2_000).optional() }))
+    .array(
+      z.strictObject({
+        id: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+        name: z.string().min(1).max(200),
+        description: z.string().max(2_000).optional(),
+      }),
+    )
     .max(10_000)
+    .refine(
+      (list) =>
+        list.every((category) => category.id === undefined) ||
+        list.every((category, index) => category.id === list[0]!.id! + index),
+      'ids must be given for all categories or none, consecutive and ascending',
+    )
     .optional(),
   sunset: z.strictObject({ afterSunset: AfterSunsetModeSchema }).optional(),
 });
@@ -167,7 +197,31 @@ export type ScenarioOperation =
   | { op: 'addKey'; key: string; plan: string; limits: Limits }
   | { op: 'spendBudget'; client: ScenarioClient; minute: number; day: number }
   | { op: 'ban'; client: ScenarioClient; seconds: number }
+  | { op: 'setWindows'; client: ScenarioClient; windows: ExactWindows }
+  | { op: 'restoreCategories'; categories: { id: number; name: string; description?: string }[] }
   | { op: 'createCategory'; name: string; description?: string };
+
+/** A client's exact windows in milliseconds (a scenario's `windows`). */
+export interface ExactWindows {
+  minuteStartMs: number;
+  minuteCount: number;
+  dayStartMs: number;
+  dayCount: number;
+  strikes: number;
+  bannedUntilMs: number | null;
+}
+
+function exactWindows(windows: z.output<typeof ClientWindowsSchema>): ExactWindows {
+  return {
+    minuteStartMs: Date.parse(windows.minuteStart),
+    minuteCount: windows.minute,
+    dayStartMs: Date.parse(windows.dayStart),
+    dayCount: windows.day,
+    strikes: windows.strikes ?? 0,
+    bannedUntilMs:
+      windows.bannedUntil === undefined || windows.bannedUntil === null ? null : Date.parse(windows.bannedUntil),
+  };
+}
 
 export interface ScenarioPlan {
   description: string | null;
@@ -249,6 +303,7 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
   const keyOps: ScenarioOperation[] = [];
   const spendOps: ScenarioOperation[] = [];
   const banOps: ScenarioOperation[] = [];
+  const windowOps: ScenarioOperation[] = [];
   const categoryOps: ScenarioOperation[] = [];
   const keyLimits = new Map<string, Limits>(
     Object.entries(context.knownKeys).map(([key, entry]) => [key, entry.limits]),
@@ -286,6 +341,8 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
           client: { key: entry.key },
           ...spentCounts(entry.spent, limits!, where, fail),
         });
+      if (entry.windows !== undefined)
+        windowOps.push({ op: 'setWindows', client: { key: entry.key }, windows: exactWindows(entry.windows) });
       if (entry.bannedSeconds !== undefined)
         banOps.push({
           op: 'ban',
@@ -301,6 +358,8 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
           client: { address: entry.address },
           ...spentCounts(entry.spent, context.anonymous, where, fail),
         });
+      if (entry.windows !== undefined)
+        windowOps.push({ op: 'setWindows', client: { address: entry.address }, windows: exactWindows(entry.windows) });
       if (entry.bannedSeconds !== undefined)
         banOps.push({
           op: 'ban',
@@ -308,16 +367,28 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
           seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds,
         });
     });
-    for (const category of part.categories ?? [])
-      categoryOps.push({
-        op: 'createCategory',
-        name: category.name,
-        ...(category.description !== undefined ? { description: category.description } : {}),
+    const listed = part.categories ?? [];
+    if (listed.length > 0 && listed[0]!.id !== undefined) {
+      // A list with ids is the session's list, exactly: it replaces the categories of the parts before too.
+      categoryOps.splice(0, categoryOps.length, {
+        op: 'restoreCategories',
+        categories: listed.map((category) => ({
+          id: category.id!,
+          name: category.name,
+          ...(category.description !== undefined ? { description: category.description } : {}),
+        })),
       });
+    } else
+      for (const category of listed)
+        categoryOps.push({
+          op: 'createCategory',
+          name: category.name,
+          ...(category.description !== undefined ? { description: category.description } : {}),
+        });
   });
   return {
     description: scenario.description ?? null,
-    operations: [...clockOps, ...sunsetOps, ...keyOps, ...spendOps, ...banOps, ...categoryOps],
+    operations: [...clockOps, ...sunsetOps, ...keyOps, ...windowOps, ...spendOps, ...banOps, ...categoryOps],
   };
 }
 

@@ -6,7 +6,6 @@ import { type ApiKeyEntry, frozenKeyEntry } from './key-registry.js';
 import type { ByteMeter } from './memory-account.js';
 import { type RateDecision, RateLimiter } from './rate-limiter.js';
 import { type DroppedRequest, RequestLog } from './request-log.js';
-import { clientName, sortClients } from './store-checks.js';
 import type {
   ClientHistory,
   ClientWindows,
@@ -16,6 +15,7 @@ import type {
   StoreClient,
   StoreScenario,
 } from './state-store.js';
+import { clientName, sortClients } from './store-checks.js';
 
 /** What a session's own objects (its tables, limiters, log and store) count against the memory budget. */
 const sessionBytes = 16 * 1024;
@@ -92,7 +92,8 @@ export class MemorySession {
   /** Where the session is now, as a scenario that puts a fresh session there (StateStore.snapshot). */
   snapshot(): StoreScenario {
     const clients: { client: StoreClient; windows: ClientWindows }[] = [];
-    for (const [id, windows] of this.keyLimiter.liveStates(this.now)) clients.push({ client: { kind: 'key', id }, windows });
+    for (const [id, windows] of this.keyLimiter.liveStates(this.now))
+      clients.push({ client: { kind: 'key', id }, windows });
     for (const [address, windows] of this.anonymousLimiter.liveStates(this.now))
       clients.push({ client: { kind: 'anonymous', address }, windows });
     return {
@@ -257,4 +258,3 @@ export class MemorySession {
     };
   }
 }
-

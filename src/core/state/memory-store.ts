@@ -1,9 +1,9 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import { type AfterSunsetMode, storeDefaults } from '../config/store-config.js';
 import { HttpError } from '../errors.js';
+import { CategoryStore } from './category-store.js';
 import { type ApiKeyEntry, copyKeyEntry } from './key-registry.js';
 import { MemoryBudget } from './memory-budget.js';
-import { CategoryStore } from './category-store.js';
 import { MemorySession } from './memory-session.js';
 import type { RateDecision } from './rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from './request-log.js';
@@ -87,7 +87,9 @@ class MemoryStore implements StateStore {
     const replay = entry.replay;
     // Where the client stands just after its request: kept for the log's starting state once the entry is dropped.
     const post =
-      replay === undefined ? null : session.postOf(replay.auth === 'key' ? replay.keyDigest : null, replay.clientAddress);
+      replay === undefined
+        ? null
+        : session.postOf(replay.auth === 'key' ? replay.keyDigest : null, replay.clientAddress);
     session.log.add(entry, post);
   }
 

@@ -1,7 +1,8 @@
 // Checks both stores make of what they are given, so both refuse alike, with the same words.
+
+import type { Category } from '../../../spec/schemas.js';
 import { isWellFormed } from '../config/decoding.js';
 import { type AfterSunsetMode, AfterSunsetModeSchema } from '../config/store-config.js';
-import type { Category } from '../../../spec/schemas.js';
 import {
   type ClientWindows,
   type RuntimeKey,
@@ -147,8 +148,10 @@ export function scenarioOffset(clock: StoreScenario['clock'], offsetMs: number, 
 
 /** Throws a RangeError when a client's windows are not what a snapshot holds (whole counts, times a Date holds). */
 export function assertClientWindows(windows: ClientWindows): void {
-  const time = (value: unknown) => typeof value === 'number' && Number.isSafeInteger(value) && Math.abs(value) <= maxDateMs;
-  const count = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= maxSpentCount;
+  const time = (value: unknown) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && Math.abs(value) <= maxDateMs;
+  const count = (value: unknown) =>
+    Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= maxSpentCount;
   if (
     windows === null ||
     typeof windows !== 'object' ||
