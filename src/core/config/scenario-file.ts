@@ -1,5 +1,13 @@
 import * as z from 'zod';
 import { describeIssues, isoDate, isWellFormed, type Limits, LimitsSchema, planName } from './decoding.js';
+import {
+  type CategoryOperation,
+  ClientWindowsSchema,
+  categoryOperations,
+  type ExactWindows,
+  exactWindows,
+  ScenarioCategories,
+} from './scenario-windows.js';
 import { AfterSunsetModeSchema } from './store-config.js';
 import { readYamlText } from './yaml-text.js';
 
@@ -26,21 +34,6 @@ const spentAmount = z.union(
   { error: spentMessage },
 );
 const Spent = z.strictObject({ minute: spentAmount.optional(), day: spentAmount.optional() });
-
-/**
- * Where a client stands exactly, as a snapshot found it (the export's starting state writes it): when
- * each window started and what it counted, the requests refused in a row, the ban's end. Unlike
- * `spent`, nothing is relative to the scenario's clock.
- */
-const exactCount = z.int().min(0).max(1_000_000_000);
-const ClientWindowsSchema = z.strictObject({
-  minuteStart: isoDate,
-  minute: exactCount,
-  dayStart: isoDate,
-  day: exactCount,
-  strikes: exactCount.optional(),
-  bannedUntil: isoDate.nullable().optional(),
-});
 
 const ScenarioKey = z.strictObject({
   key: z
@@ -124,22 +117,7 @@ export const ScenarioSchema = z.strictObject({
   keys: z.array(ScenarioKey).max(10_000).optional(),
   anonymous: z.array(ScenarioAnonymous).max(10_000).optional(),
   /** Categories to create; with ids (consecutive, ascending, all or none), the session's list replaced by exactly these. */
-  categories: z
-    .array(
-      z.strictObject({
-        id: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
-        name: z.string().min(1).max(200),
-        description: z.string().max(2_000).optional(),
-      }),
-    )
-    .max(10_000)
-    .refine(
-      (list) =>
-        list.every((category) => category.id === undefined) ||
-        list.every((category, index) => category.id === list[0]!.id! + index),
-      'ids must be given for all categories or none, consecutive and ascending',
-    )
-    .optional(),
+  categories: ScenarioCategories.optional(),
   sunset: z.strictObject({ afterSunset: AfterSunsetModeSchema }).optional(),
 });
 export type Scenario = z.output<typeof ScenarioSchema>;
@@ -198,30 +176,9 @@ export type ScenarioOperation =
   | { op: 'spendBudget'; client: ScenarioClient; minute: number; day: number }
   | { op: 'ban'; client: ScenarioClient; seconds: number }
   | { op: 'setWindows'; client: ScenarioClient; windows: ExactWindows }
-  | { op: 'restoreCategories'; categories: { id: number; name: string; description?: string }[] }
-  | { op: 'createCategory'; name: string; description?: string };
+  | CategoryOperation;
 
-/** A client's exact windows in milliseconds (a scenario's `windows`). */
-export interface ExactWindows {
-  minuteStartMs: number;
-  minuteCount: number;
-  dayStartMs: number;
-  dayCount: number;
-  strikes: number;
-  bannedUntilMs: number | null;
-}
-
-function exactWindows(windows: z.output<typeof ClientWindowsSchema>): ExactWindows {
-  return {
-    minuteStartMs: Date.parse(windows.minuteStart),
-    minuteCount: windows.minute,
-    dayStartMs: Date.parse(windows.dayStart),
-    dayCount: windows.day,
-    strikes: windows.strikes ?? 0,
-    bannedUntilMs:
-      windows.bannedUntil === undefined || windows.bannedUntil === null ? null : Date.parse(windows.bannedUntil),
-  };
-}
+export type { ExactWindows } from './scenario-windows.js';
 
 export interface ScenarioPlan {
   description: string | null;
@@ -279,6 +236,8 @@ function describeScenarioIssues(issues: readonly z.core.$ZodIssue[]): string {
   return [...unknown.slice(0, 5), ...(others.length > 0 ? [describeIssues(others)] : [])].join('; ');
 }
 
+type ClientParts = Pick<z.output<typeof ScenarioAnonymous>, 'spent' | 'windows' | 'bannedSeconds'>;
+
 export interface ScenarioContext {
   /** The mock's plans (config plans merged over the interface's). */
   plans: Record<string, Limits>;
@@ -311,6 +270,13 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
   const fail = (where: string, message: string): never => {
     throw new Error(`Failed to load ${source}: ${where}: ${message}`);
   };
+  // A client's budget, exact windows and ban, in the order they are applied (windows, budgets, bans).
+  const clientOps = (client: ScenarioClient, entry: ClientParts, limits: Limits, where: string) => {
+    if (entry.spent) spendOps.push({ op: 'spendBudget', client, ...spentCounts(entry.spent, limits, where, fail) });
+    if (entry.windows !== undefined) windowOps.push({ op: 'setWindows', client, windows: exactWindows(entry.windows) });
+    const seconds = entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds;
+    if (seconds !== undefined) banOps.push({ op: 'ban', client, seconds });
+  };
   parts.forEach((part, partIndex) => {
     const prefix = partIndex < parts.length - 1 ? `preset ${scenario.presets![partIndex]}: ` : '';
     if (part.clock) {
@@ -335,56 +301,15 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
       } else if (!limits) {
         fail(`${where}.key`, 'not a key the mock knows; give it a plan or limits');
       }
-      if (entry.spent)
-        spendOps.push({
-          op: 'spendBudget',
-          client: { key: entry.key },
-          ...spentCounts(entry.spent, limits!, where, fail),
-        });
-      if (entry.windows !== undefined)
-        windowOps.push({ op: 'setWindows', client: { key: entry.key }, windows: exactWindows(entry.windows) });
-      if (entry.bannedSeconds !== undefined)
-        banOps.push({
-          op: 'ban',
-          client: { key: entry.key },
-          seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds,
-        });
+      clientOps({ key: entry.key }, entry, limits!, where);
     });
     (part.anonymous ?? []).forEach((entry, index) => {
-      const where = `${prefix}anonymous.${index}`;
-      if (entry.spent)
-        spendOps.push({
-          op: 'spendBudget',
-          client: { address: entry.address },
-          ...spentCounts(entry.spent, context.anonymous, where, fail),
-        });
-      if (entry.windows !== undefined)
-        windowOps.push({ op: 'setWindows', client: { address: entry.address }, windows: exactWindows(entry.windows) });
-      if (entry.bannedSeconds !== undefined)
-        banOps.push({
-          op: 'ban',
-          client: { address: entry.address },
-          seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds,
-        });
+      clientOps({ address: entry.address }, entry, context.anonymous, `${prefix}anonymous.${index}`);
     });
-    const listed = part.categories ?? [];
-    if (listed.length > 0 && listed[0]!.id !== undefined) {
-      // A list with ids is the session's list, exactly: it replaces the categories of the parts before too.
-      categoryOps.splice(0, categoryOps.length, {
-        op: 'restoreCategories',
-        categories: listed.map((category) => ({
-          id: category.id!,
-          name: category.name,
-          ...(category.description !== undefined ? { description: category.description } : {}),
-        })),
-      });
-    } else
-      for (const category of listed)
-        categoryOps.push({
-          op: 'createCategory',
-          name: category.name,
-          ...(category.description !== undefined ? { description: category.description } : {}),
-        });
+    const categories = categoryOperations(part.categories ?? []);
+    // A list with ids is the session's list, exactly: it replaces the categories of the parts before too.
+    if (categories[0]?.op === 'restoreCategories') categoryOps.splice(0, categoryOps.length, ...categories);
+    else categoryOps.push(...categories);
   });
   return {
     description: scenario.description ?? null,

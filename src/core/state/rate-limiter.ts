@@ -1,6 +1,6 @@
 import type { Limits } from '../config/mock-config.js';
+import type { ExactWindows as ClientWindows } from '../config/scenario-windows.js';
 import type { Clock } from '../types.js';
-import type { ClientWindows } from './state-store.js';
 
 const minuteMs = 60_000;
 const dayMs = 86_400_000;

@@ -1,5 +1,5 @@
+import type { ExactWindows as ClientWindows } from '../config/scenario-windows.js';
 import type { ByteMeter } from './memory-account.js';
-import type { ClientWindows } from './state-store.js';
 
 /**
  * Bodies kept per exported request (characters). The log is a ring of up to 100,000 entries, so the

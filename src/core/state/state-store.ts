@@ -1,5 +1,6 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import type { Limits } from '../config/mock-config.js';
+import type { ExactWindows } from '../config/scenario-windows.js';
 import type { AfterSunsetMode } from '../config/store-config.js';
 import { HttpError } from '../errors.js';
 import type { ApiKeyEntry } from './key-registry.js';
@@ -171,17 +172,8 @@ export interface StoreScenario {
   categoryList?: readonly Category[];
 }
 
-/** Where a client stands, as the rate limiter keeps it: virtual times in milliseconds. */
-export interface ClientWindows {
-  minuteStartMs: number;
-  minuteCount: number;
-  dayStartMs: number;
-  dayCount: number;
-  /** Requests refused in a row since the client was last served: the ban policy counts them. */
-  strikes: number;
-  /** When its ban ends; null when it is not banned. */
-  bannedUntilMs: number | null;
-}
+/** Where a client stands, as the rate limiter keeps it: virtual times in milliseconds (a scenario's `windows`). */
+export type ClientWindows = ExactWindows;
 
 /** What `StateStore.startingState` answers. */
 export interface StartingState {
