@@ -38,6 +38,8 @@ Options:
                            needs npm install redis (default: in memory, one process)
       --memory-budget SIZE Memory for the state of every session in this process, e.g. 256MiB or 1GiB
                            (default 256MiB); past it the least recently used named session is forgotten
+      --request-log-size N Requests each session's log keeps for GET /__mock/requests and its export
+                           (default 500, at most 100000); the export says how many older ones it dropped
       --scenario FILE      Set up the default session before the first request: keys with budgets already
                            spent, bans, the clock (say past the sunset date), categories (YAML; docs/scenarios.md).
                            Repeatable: files are merged in order, after the config's scenario
@@ -96,6 +98,7 @@ const options = {
   config: { type: 'string' },
   store: { type: 'string' },
   'memory-budget': { type: 'string' },
+  'request-log-size': { type: 'string' },
   scenario: { type: 'string', multiple: true },
   watch: { type: 'boolean' },
   'allow-remote-refs': { type: 'boolean' },
@@ -162,6 +165,14 @@ async function main(argv: string[]): Promise<number> {
     printError(memoryBudget);
     return 2;
   }
+  const requestLogSize =
+    values['request-log-size'] === undefined
+      ? undefined
+      : parseInteger(values['request-log-size'], '--request-log-size', 1, 100_000);
+  if (typeof requestLogSize === 'string') {
+    printError(requestLogSize);
+    return 2;
+  }
   let requiredSituations: SituationName[] = [];
   if (values['min-coverage'] !== undefined) {
     try {
@@ -186,6 +197,7 @@ async function main(argv: string[]): Promise<number> {
       // --store replaces the config's URL and keeps its other store settings (prefix, timeout).
       ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
       ...(memoryBudget !== undefined ? { memoryBudgetBytes: memoryBudget } : {}),
+      ...(requestLogSize !== undefined ? { requestLogSize } : {}),
     };
     if (values.scenario !== undefined || fileConfig?.scenario !== undefined) {
       const merged = parseMockConfig({ ...(fileConfig ?? {}), ...config });
