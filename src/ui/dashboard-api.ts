@@ -82,3 +82,26 @@ export async function postControl(context: DashboardApiContext, name: string, bo
     return null;
   }
 }
+
+/**
+ * GETs a control's answer as bytes (an export, a report) with the session and the token, for a
+ * download: the page cannot link to it, since a link sends neither header.
+ */
+export async function getControlBlob(context: DashboardApiContext, path: string): Promise<Blob> {
+  let response: Response;
+  try {
+    response = await fetch(`${context.base}${path}`, {
+      headers: requestHeaders(context),
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
+  } catch (error) {
+    throw new DashboardCallError(
+      `Cannot reach the mock: ${error instanceof Error ? error.message : String(error)}`,
+      0,
+      null,
+    );
+  }
+  if (!response.ok) throw await callError(response);
+  return response.blob();
+}

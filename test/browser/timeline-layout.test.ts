@@ -13,13 +13,13 @@ import { recordTimelineIncident, teamKeyLabel } from '../support/timeline-incide
 // picture. The renderer only estimates widths (it runs where no font can be measured): this is the
 // check that its estimate is on the safe side.
 //
-// Screenshots: `TIMELINE_SCREENSHOTS=1 npx vitest run test/browser/timeline-layout.test.ts` rewrites
+// Screenshots: `UPDATE_SCREENSHOTS=1 npx vitest run test/browser/timeline-layout.test.ts` rewrites
 // docs/images/timeline-incident.png; without it they go to test-output/ so a test run leaves the tree clean.
 
 const projectRoot = resolve(import.meta.dirname, '../..');
 const chromiumPath = findChromium();
 const imagesDir =
-  process.env.TIMELINE_SCREENSHOTS === '1' ? join(projectRoot, 'docs/images') : join(projectRoot, 'test-output');
+  process.env.UPDATE_SCREENSHOTS === '1' ? join(projectRoot, 'docs/images') : join(projectRoot, 'test-output');
 let browser: Browser | undefined;
 let page: Page | undefined;
 
