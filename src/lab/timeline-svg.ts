@@ -329,18 +329,26 @@ function drawLane(
   // One stroke per pixel column and outcome, from the lowest to the highest mark in it: a lone request
   // is a short tick at its time, a dense stretch a solid band. One path per outcome keeps the file small.
   const columns = Math.max(1, Math.ceil(plotWidth));
+  const spans = new Map(
+    outcomeStyles.map(({ outcome }) => [
+      outcome,
+      {
+        low: new Float64Array(columns).fill(Number.POSITIVE_INFINITY),
+        high: new Float64Array(columns).fill(Number.NEGATIVE_INFINITY),
+        count: new Uint32Array(columns),
+      },
+    ]),
+  );
+  for (const mark of lane.marks) {
+    const { low, high, count } = spans.get(mark.outcome)!;
+    const column = Math.min(columns - 1, Math.floor(x(mark.atMs) - left));
+    const markY = y(mark.perMinute);
+    low[column] = Math.min(low[column]!, markY);
+    high[column] = Math.max(high[column]!, markY);
+    count[column] = count[column]! + 1;
+  }
   for (const { outcome, colour } of outcomeStyles) {
-    const low = new Float64Array(columns).fill(Number.POSITIVE_INFINITY);
-    const high = new Float64Array(columns).fill(Number.NEGATIVE_INFINITY);
-    const count = new Uint32Array(columns);
-    for (const mark of lane.marks) {
-      if (mark.outcome !== outcome) continue;
-      const column = Math.min(columns - 1, Math.floor(x(mark.atMs) - left));
-      const markY = y(mark.perMinute);
-      low[column] = Math.min(low[column]!, markY);
-      high[column] = Math.max(high[column]!, markY);
-      count[column] = count[column]! + 1;
-    }
+    const { low, high, count } = spans.get(outcome)!;
     let d = '';
     for (let column = 0; column < columns; column += 1) {
       if (count[column] === 0) continue;
