@@ -76,6 +76,7 @@ class DashboardPage {
   private session: string | null = readStorage(SESSION_STORAGE);
   private token: string | null = readStorage(TOKEN_STORAGE);
   private resetArmed = false;
+  private actionError = false;
   private pendingNote: string | null = null;
   private readonly log: VirtualTable<RecentRequest>;
   private filteredKey = '';
@@ -118,7 +119,11 @@ class DashboardPage {
   constructor() {
     const context: PanelContext = {
       api: this.api,
-      announce: (message) => this.announce(message),
+      announce: (message) => {
+        // A panel's success replaces the line of an earlier failed click.
+        if (this.actionError) this.showError(null);
+        this.announce(message);
+      },
       fail: (error) => this.fail(error),
     };
     this.panels = [new ClientList(), new TimelinePanel(), new DownloadsPanel(context)];
@@ -263,7 +268,7 @@ class DashboardPage {
   private fail(error: unknown): void {
     if (error instanceof DashboardCallError && error.code === 'control_forbidden' && this.askForToken(error.message))
       return;
-    this.showError(error instanceof Error ? error.message : String(error));
+    this.showError(error instanceof Error ? error.message : String(error), true);
   }
 
   /** Shows the token form when the refusal is about the token; false when it is about something else. */
@@ -352,7 +357,7 @@ class DashboardPage {
 
   private succeeded(): void {
     this.failures = 0;
-    this.showError(null);
+    if (!this.actionError) this.showError(null);
     this.showLiveState();
     this.schedule(POLL_MS);
   }
@@ -383,7 +388,12 @@ class DashboardPage {
     this.el.liveState.textContent = text[state];
   }
 
-  private showError(message: string | null): void {
+  /**
+   * One line for what failed. A failed click (a control, a download) stays until the next click
+   * succeeds; a failed poll is cleared by the next good one.
+   */
+  private showError(message: string | null, fromAction = false): void {
+    this.actionError = message !== null && fromAction;
     this.el.error.hidden = message === null;
     this.el.error.textContent = message ?? '';
   }

@@ -13,7 +13,7 @@ export interface DashboardPanel {
 /** What the page lends its panels: the way to the mock and its two lines (announcements, errors). */
 export interface PanelContext {
   api: DashboardApiContext;
-  /** Says something in the page's aria-live line. */
+  /** Says something in the aria-live line (after a success: it also clears the line of an earlier failed click). */
   announce(message: string): void;
   /** Shows a failed call in the page's error line (asking for the token when that was the reason). */
   fail(error: unknown): void;

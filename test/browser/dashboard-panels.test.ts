@@ -115,6 +115,10 @@ it('says in one line when a download fails, asks for the token when that is why,
   await expect
     .poll(() => tab.locator('#error-line').textContent())
     .toBe('The mock answered 500 internal_error: Failed to build the report: injected failure');
+  // It stays through the next polls (they succeed), until another click succeeds.
+  await tab.waitForTimeout(1500);
+  expect(await tab.locator('#error-line').isVisible()).toBe(true);
+  expect(await tab.locator('#live-state').getAttribute('data-state')).toBe('live');
   await tab.unrouteAll();
   // Refused for the token (one rotated behind the page's back): the page asks for it.
   await refuse(403, 'control_forbidden', 'Missing or wrong X-Mock-Control-Token');
