@@ -61,3 +61,55 @@ export function fitText(
   }
   return { text: `${characters.slice(0, kept).join('').trimEnd()}…`, cut: true };
 }
+
+/** Font sizes (px) of the timeline: client names, other labels, axis and scale labels. */
+export const fontSizes = { name: 12, small: 11, tiny: 10 } as const;
+
+/**
+ * One <text>, cut to `maxWidth` when given; a cut text sits in a group whose <title> holds the whole
+ * (a tooltip in a browser, and what a screen reader reads).
+ */
+export function textElement(
+  text: string,
+  style: {
+    x: number;
+    y: number;
+    size: number;
+    fill: string;
+    bold?: boolean;
+    anchor?: 'start' | 'middle' | 'end';
+    maxWidth?: number;
+    /** A white outline, for text over marks. */
+    halo?: boolean;
+  },
+): string {
+  const fitted =
+    style.maxWidth === undefined ? { text, cut: false } : fitText(text, style.maxWidth, style.size, style.bold);
+  const attributes = [
+    `x="${fmt(style.x)}"`,
+    `y="${fmt(style.y)}"`,
+    ...(style.size === fontSizes.name ? [] : [`font-size="${style.size}"`]),
+    ...(style.bold ? ['font-weight="600"'] : []),
+    ...(style.anchor !== undefined && style.anchor !== 'start' ? [`text-anchor="${style.anchor}"`] : []),
+    `fill="${style.fill}"`,
+    ...(style.halo ? ['stroke="#ffffff" stroke-width="3" paint-order="stroke"'] : []),
+  ];
+  const element = `<text ${attributes.join(' ')}>${escapeXml(fitted.text)}</text>`;
+  return fitted.cut ? `<g><title>${escapeXml(text)}</title>${element}</g>` : element;
+}
+
+/** A coordinate with one decimal: small files, no visible difference. */
+export function fmt(value: number): string {
+  return (Math.round(value * 10) / 10).toString();
+}
+
+export function formatCount(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** A virtual time as `YYYY-MM-DD HH:MM:SS` (UTC), or the number when it is no date. */
+export function isoShort(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) < 8.64e15
+    ? new Date(ms).toISOString().replace('.000Z', 'Z').replace('T', ' ').replace('Z', '')
+    : String(ms);
+}
