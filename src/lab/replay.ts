@@ -158,7 +158,7 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
     {
       summary: ReplayClientSummary;
       limits: LabLimits;
-      requests: { atMs: number; status: number }[];
+      requests: TimelineInput['clients'][number]['requests'];
       bans: { fromMs: number; toMs: number }[];
       banUntil: number;
     }
@@ -236,7 +236,12 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
     lane.summary.requests += 1;
     lane.summary.byStatus[statusKey] = (lane.summary.byStatus[statusKey] ?? 0) + 1;
     if (status === 429) lane.summary.refused429 += 1;
-    lane.requests.push({ atMs: now, status });
+    lane.requests.push({
+      atMs: now,
+      status,
+      code: observation.outcome === 'banned' ? 'key_banned' : observation.outcome === 'limited' ? 'rate_limited' : null,
+      ...(observation.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: observation.retryAfterSeconds }),
+    });
     if (observation.outcome === 'banned' && now >= lane.banUntil) {
       lane.banUntil = now + (observation.retryAfterSeconds ?? 0) * 1000;
       lane.bans.push({ fromMs: now, toMs: lane.banUntil });
