@@ -433,8 +433,8 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
           `too large to judge: answers longer than ${response.truncatedAtBytes} bytes were forwarded whole; their bodies were not judged (--max-body-bytes)`,
         );
       }
-      if (pending.operationId !== null) judgeResponse(answer, pending.key);
-      else inform(`requests outside the document's operations were forwarded and not judged (e.g. ${answer.label})`);
+      // Answers to paths or methods the document lacks are judged too: the rules of every response hold for them.
+      judgeResponse(answer, pending.key);
       judgeKey(pending, answer, state);
       if (state !== undefined) {
         state.lastAnswer = { ...answer, response: { ...response, bodyText: '', json: undefined } };

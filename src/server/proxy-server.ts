@@ -190,6 +190,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         if (settled) return;
         settled = true;
         const bodyText = overBound ? '' : Buffer.concat(kept, keptBytes).toString('utf8');
+        if (logger.verbose)
+          logger.debug(`proxy: ${pending.method} ${pending.url} -> ${answer.statusCode} (${pending.client})`);
         judge.answered(pending, {
           status: answer.statusCode ?? 0,
           headers: lowerCaseHeaders(answer.headers),
