@@ -82,21 +82,46 @@ const withFake = async (faults: Fault[]) => {
 describe('petstore-mock proxy', () => {
   it('--fail-on server: exit 1 when the server broke a rule, the JSON report written on SIGTERM, no key in the log', async () => {
     const report = join(dir, 'server.json');
-    const proxy = await startProxy(['proxy', await withFake(['error-status-mismatch']), '--port', '0', '--report', report, '--fail-on', 'server', '--verbose']);
-    await (await fetch(`${proxy.baseUrl}/categories`, { headers: { authorization: 'Bearer wrong-secret-key-42' } })).text();
-    await (await fetch(`${proxy.baseUrl}/categories`, { headers: { authorization: `Bearer ${fakeKeys.main}` } })).text();
+    const proxy = await startProxy([
+      'proxy',
+      await withFake(['error-status-mismatch']),
+      '--port',
+      '0',
+      '--report',
+      report,
+      '--fail-on',
+      'server',
+      '--verbose',
+    ]);
+    await (
+      await fetch(`${proxy.baseUrl}/categories`, { headers: { authorization: 'Bearer wrong-secret-key-42' } })
+    ).text();
+    await (
+      await fetch(`${proxy.baseUrl}/categories`, { headers: { authorization: `Bearer ${fakeKeys.main}` } })
+    ).text();
     const { code, output } = await proxy.stop();
     expect(code, output).toBe(1);
     expect(output).toContain('--fail-on server: the server broke a rule');
     expect(output).toMatch(/GET \/v1\/categories -> 401 \(client-[0-9a-f]{12}\)/);
     for (const key of [fakeKeys.main, 'wrong-secret-key-42']) expect(output).not.toContain(key);
-    const written = JSON.parse(readFileSync(report, 'utf8')) as { server: { outcome: string; rules: { id: string; outcome: string }[] } };
+    const written = JSON.parse(readFileSync(report, 'utf8')) as {
+      server: { outcome: string; rules: { id: string; outcome: string }[] };
+    };
     expect(written.server.outcome).toBe('fail');
     expect(written.server.rules.find((rule) => rule.id === 'every.error-status')?.outcome).toBe('fail');
   });
 
   it('--fail-on client: exit 1 for a client that retries before Retry-After (JUnit report)', async () => {
-    const proxy = await startProxy(['proxy', await withFake([]), '--port', '0', '--fail-on', 'client', '--report', join(dir, 'proxy.xml')]);
+    const proxy = await startProxy([
+      'proxy',
+      await withFake([]),
+      '--port',
+      '0',
+      '--fail-on',
+      'client',
+      '--report',
+      join(dir, 'proxy.xml'),
+    ]);
     await impatientClient(proxy.baseUrl);
     const { code, output } = await proxy.stop();
     expect(code, output).toBe(1);
@@ -109,7 +134,16 @@ describe('petstore-mock proxy', () => {
   it('proxy: in the config file; --fail-on server passes the same impatient traffic (Markdown report)', async () => {
     const config = join(dir, 'proxy.yaml');
     writeFileSync(config, `proxy: ${await withFake([])}\n`);
-    const proxy = await startProxy(['--config', config, '--port', '0', '--report', join(dir, 'proxy.md'), '--fail-on', 'server']);
+    const proxy = await startProxy([
+      '--config',
+      config,
+      '--port',
+      '0',
+      '--report',
+      join(dir, 'proxy.md'),
+      '--fail-on',
+      'server',
+    ]);
     await impatientClient(proxy.baseUrl);
     const { code, output } = await proxy.stop();
     expect(code, output).toBe(0);

@@ -1,12 +1,23 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { forwardedHeaders, parseUpstream, type RunningProxyServer, startProxyServer } from '../../src/server/proxy-server.js';
+import {
+  forwardedHeaders,
+  parseUpstream,
+  type RunningProxyServer,
+  startProxyServer,
+} from '../../src/server/proxy-server.js';
 
 /**
  * What the proxy does to the bytes: forwards them as sent (streaming, headers, bodies), rewrites
@@ -45,7 +56,12 @@ async function startUpstream(
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry = { method: request.method!, url: request.url!, rawHeaders: request.rawHeaders, body: Buffer.concat(chunks).toString() };
+      const entry = {
+        method: request.method!,
+        url: request.url!,
+        rawHeaders: request.rawHeaders,
+        body: Buffer.concat(chunks).toString(),
+      };
       seen.push(entry);
       answer(request, response, entry);
     });
@@ -53,7 +69,11 @@ async function startUpstream(
   return { base: `http://${await listen(upstream)}/api/v1`, seen };
 }
 
-const rateHeaders = { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 60) };
+const rateHeaders = {
+  'X-RateLimit-Limit': '60',
+  'X-RateLimit-Remaining': '59',
+  'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + 60),
+};
 
 /** A raw HTTP/1.1 request through the proxy, so the test controls every header byte. */
 function rawRequest(
@@ -61,11 +81,27 @@ function rawRequest(
   options: { method?: string; path: string; headers: Record<string, string>; body?: string },
 ): Promise<{ status: number; rawHeaders: string[]; body: string }> {
   return new Promise((resolve, reject) => {
-    const outgoing = httpRequest({ host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers, setHost: false }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, rawHeaders: response.rawHeaders, body: Buffer.concat(chunks).toString() }));
-    });
+    const outgoing = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers,
+        setHost: false,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode!,
+            rawHeaders: response.rawHeaders,
+            body: Buffer.concat(chunks).toString(),
+          }),
+        );
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(options.body);
   });
@@ -125,7 +161,24 @@ describe('forwarding', () => {
 
   it('strips exactly the hop-by-hop fields from a raw header list', () => {
     expect(
-      forwardedHeaders(['Host', 'a', 'Connection', 'close, X-Trace', 'X-Trace', '1', 'Proxy-Connection', 'x', 'Transfer-Encoding', 'chunked', 'Trailer', 'X', 'Accept', '*/*', 'accept', 'text/html']),
+      forwardedHeaders([
+        'Host',
+        'a',
+        'Connection',
+        'close, X-Trace',
+        'X-Trace',
+        '1',
+        'Proxy-Connection',
+        'x',
+        'Transfer-Encoding',
+        'chunked',
+        'Trailer',
+        'X',
+        'Accept',
+        '*/*',
+        'accept',
+        'text/html',
+      ]),
     ).toEqual(['Host', 'a', 'Accept', '*/*', 'accept', 'text/html']);
   });
 
@@ -152,7 +205,8 @@ describe('forwarding', () => {
     expect(new TextDecoder().decode(first.value)).toBe('[');
     finish();
     let rest = '';
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      rest += new TextDecoder().decode(chunk.value);
     expect(rest).toBe(']');
   });
 
@@ -212,15 +266,25 @@ describe('forwarding', () => {
     const { base } = await startUpstream((request, response) => {
       // A careless upstream that echoes the key in its error.
       response.writeHead(400, { ...rateHeaders, 'Content-Type': 'application/json' });
-      response.end(JSON.stringify({ code: 'bad', message: `bad request from ${request.headers.authorization}`, status: 401 }));
+      response.end(
+        JSON.stringify({ code: 'bad', message: `bad request from ${request.headers.authorization}`, status: 401 }),
+      );
     });
     proxy = await startProxyServer({ upstream: base, port: 0 });
     await fetch(`${proxy.baseUrl}/categories`, { headers: { authorization: `Bearer ${key}` } });
-    await fetch(`${proxy.baseUrl}/categories`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{}' });
+    await fetch(`${proxy.baseUrl}/categories`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     const outputs = await Promise.all(
-      ['/__mock/report', '/__mock/report?format=junit', '/__mock/report?format=markdown', '/__mock/ui', '/__mock/requests?format=jsonl'].map(
-        async (path) => (await fetch(`${proxy!.origin}${path}`)).text(),
-      ),
+      [
+        '/__mock/report',
+        '/__mock/report?format=junit',
+        '/__mock/report?format=markdown',
+        '/__mock/ui',
+        '/__mock/requests?format=jsonl',
+      ].map(async (path) => (await fetch(`${proxy!.origin}${path}`)).text()),
     );
     for (const output of outputs) {
       expect(output).not.toContain(key);
@@ -229,7 +293,10 @@ describe('forwarding', () => {
     // The echo was judged (status 401 in a 400 body), with the pseudonym where the key was.
     const failure = proxy.report().server.rules.find((rule) => rule.id === 'every.error-status')!;
     expect(failure.outcome).toBe('fail');
-    const lines = outputs[4]!.trim().split('\n').map((line) => JSON.parse(line) as { client: string; auth: string; method: string; body: string | null });
+    const lines = outputs[4]!
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { client: string; auth: string; method: string; body: string | null });
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatchObject({ method: 'POST', auth: 'key', body: '{}' });
   });
@@ -237,7 +304,27 @@ describe('forwarding', () => {
   it('speaks TLS to an https upstream (a CA given to it)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'proxy-tls-'));
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { stdio: 'ignore' },
+      );
       const cert = readFileSync(join(dir, 'cert.pem'));
       const seen: string[] = [];
       upstream = createTlsServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (request, response) => {
