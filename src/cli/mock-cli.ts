@@ -17,7 +17,7 @@ import type { SituationName } from '../lab/lab-types.js';
 import { readYamlFileText } from '../server/config-file.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
-import { type FailOn, runProxy, runProxyCommand } from './proxy-command.js';
+import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
@@ -118,7 +118,8 @@ const options = {
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));
-  if (argv[0] === 'proxy') return runProxyCommand(argv.slice(1));
+  // Loaded only when asked for: the mock's own start-up pays nothing for the proxy.
+  if (argv[0] === 'proxy') return (await import('./proxy-command.js')).runProxyCommand(argv.slice(1));
   let values;
   let positionals: string[];
   try {
@@ -183,11 +184,12 @@ async function main(argv: string[]): Promise<number> {
   let mock;
   try {
     const fileConfig = values.config ? await readConfigFile(values.config) : undefined;
-    const upstream = values.proxy ?? parseMockConfig(fileConfig ?? {}).proxy;
+    const upstream = values.proxy ?? fileConfig?.proxy;
     if (upstream !== undefined) {
       const failOn = values['fail-on'];
       if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
         throw new Error(`--fail-on must be server, client or any, got "${failOn}"`);
+      const { runProxy } = await import('./proxy-command.js');
       return await runProxy({
         upstream,
         port,

@@ -12,9 +12,11 @@ import type { SpecModel } from '../../contract-tests/judge/spec-model.js';
 import type { MockResponse } from '../core/types.js';
 import { clientVerdicts } from '../lab/client-judge.js';
 import { buildLabReport, createLabSessionState, type LabSessionState, observeLab } from '../lab/lab-report.js';
-import type { LabBanPolicy, LabLimits, LabReport } from '../lab/lab-types.js';
+import type { LabBanPolicy, LabLimits } from '../lab/lab-types.js';
 import { anonymousPseudonym, keyPseudonymFromDigest, toExportLine } from '../lab/replay-input.js';
 import { observeExchange } from '../lab/response-observer.js';
+import type { ProxyReport } from '../ui/proxy-types.js';
+import { type JudgedAnswer, RuleTallies } from './proxy-tallies.js';
 
 /**
  * The judge of the judging proxy: every answer the upstream gives is judged by the kit's own rules
@@ -64,67 +66,11 @@ export interface PendingExchange {
   key: string | null;
 }
 
-interface JudgedAnswer extends ObservedExchange {
-  seq: number;
-  client: string;
-  label: string;
-}
-
 interface KeyState {
   sent: number;
   inFlight: number;
   lastAnswer: JudgedAnswer | undefined;
   lastAtMs: number | undefined;
-}
-
-export interface ProxyEvidence {
-  seq: number;
-  time: string;
-  /** `GET /v1/categories (client-5e3f0c2a9b1d)`: never the key. */
-  request: string;
-  status: number;
-  detail: string;
-  header?: string;
-  field?: string;
-}
-
-export interface ServerRuleResult {
-  id: string;
-  rule: string;
-  title: string;
-  outcome: 'pass' | 'fail' | 'not-exercised';
-  judged: number;
-  failed: number;
-  evidence: ProxyEvidence[];
-  /** Failing responses beyond the examples kept. */
-  moreFailures: number;
-}
-
-export interface ProxyReport {
-  kind: 'petstore-proxy-report';
-  upstream: string;
-  startedAt: string;
-  generatedAt: string;
-  requests: {
-    forwarded: number;
-    answered: number;
-    /** Requests the upstream never answered: the proxy answered 502, judged as nothing. */
-    upstreamFailures: number;
-    /** Answers whose body was longer than the bound: forwarded whole, their content not judged. */
-    tooLargeToJudge: number;
-  };
-  server: {
-    outcome: 'pass' | 'fail';
-    rules: ServerRuleResult[];
-    /** What the interface leaves open, and what the proxy could not judge. */
-    information: string[];
-  };
-  client: LabReport & { outcome: 'pass' | 'fail' };
-  limits: { keysFollowed: number; keysNotFollowed: number; exportLinesDropped: number };
-}
-
-interface RuleTally {
-  result: ServerRuleResult;
 }
 
 /** The rules across the answers of one key, reported beside the kit's rules of one response. */
@@ -152,6 +98,8 @@ const keyRules = [
 
 type KeyRuleId = (typeof keyRules)[number]['id'];
 
+export type { ProxyEvidence, ProxyReport, ServerRuleResult } from '../ui/proxy-types.js';
+
 export interface ProxyJudge {
   sent(request: {
     method: string;
@@ -161,8 +109,11 @@ export interface ProxyJudge {
     clientAddress: string;
   }): PendingExchange;
   answered(pending: PendingExchange, response: ObservedResponse): void;
-  /** The upstream gave no answer: the request is counted, nothing is judged, the key's sequence is broken. */
-  failed(pending: PendingExchange): void;
+  /**
+   * No answer reached the client: the upstream gave none (`upstream`, answered 502) or the client went
+   * away first (`client`). The request is counted, nothing is judged, the key's sequence is broken.
+   */
+  failed(pending: PendingExchange, side: 'upstream' | 'client'): void;
   report(upstream: string): ProxyReport;
   /** The traffic as JSON lines `petstore-mock replay` reads (keys as pseudonyms). */
   exportLines(): string[];
@@ -176,21 +127,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
   const maxEvidence = options.maxEvidence ?? 10;
   const maxExportLines = options.maxExportLines ?? 10_000;
   const startedAtMs = now();
-  const tallies = new Map<string, RuleTally>();
-  for (const rule of [...responseRules, ...keyRules]) {
-    tallies.set(rule.id, {
-      result: {
-        id: rule.id,
-        rule: rule.rule,
-        title: rule.title,
-        outcome: 'not-exercised',
-        judged: 0,
-        failed: 0,
-        evidence: [],
-        moreFailures: 0,
-      },
-    });
-  }
+  const tallies = new RuleTallies([...responseRules, ...keyRules], maxEvidence);
   const information = new Set<string>();
   const maxInformation = 20;
   const keys = new Map<string, KeyState>();
@@ -201,7 +138,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
   let exportStart = 0;
   let exportLinesDropped = 0;
   let seq = 0;
-  const counts = { forwarded: 0, answered: 0, upstreamFailures: 0, tooLargeToJudge: 0 };
+  const counts = { forwarded: 0, answered: 0, upstreamFailures: 0, abandonedByClient: 0, tooLargeToJudge: 0 };
 
   const inform = (text: string) => {
     if (information.size < maxInformation) information.add(text);
@@ -220,28 +157,8 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     return state;
   };
 
-  const record = (id: string, answer: JudgedAnswer, violations: readonly RuleViolation[], key: string | null) => {
-    const result = tallies.get(id)!.result;
-    result.judged += 1;
-    if (violations.length === 0) return;
-    result.failed += 1;
-    if (result.evidence.length >= maxEvidence) {
-      result.moreFailures += 1;
-      return;
-    }
-    for (const violation of violations.slice(0, 2)) {
-      result.evidence.push({
-        seq: answer.seq,
-        time: new Date(answer.receivedAtMs).toISOString(),
-        request: answer.label,
-        status: answer.response.status,
-        // An upstream may echo the key in a body: the report shows the pseudonym in its place.
-        detail: key === null ? violation.detail : violation.detail.split(key).join(answer.client),
-        ...(violation.header !== undefined ? { header: violation.header } : {}),
-        ...(violation.field !== undefined ? { field: violation.field } : {}),
-      });
-    }
-  };
+  const record = (id: string, answer: JudgedAnswer, violations: readonly RuleViolation[], key: string | null) =>
+    tallies.record(id, answer, violations, key);
 
   const judgeResponse = (answer: JudgedAnswer, key: string | null) => {
     const context = { spec: options.spec, anonymous: key === null, note: inform };
@@ -445,8 +362,9 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       pending.key = null;
     },
 
-    failed(pending) {
-      counts.upstreamFailures += 1;
+    failed(pending, side) {
+      if (side === 'upstream') counts.upstreamFailures += 1;
+      else counts.abandonedByClient += 1;
       const state = keys.get(pending.client);
       if (state !== undefined) {
         state.inFlight = Math.max(0, state.inFlight - 1);
@@ -456,12 +374,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     },
 
     report(upstream) {
-      const rules = [...tallies.values()].map(({ result }) => ({
-        ...result,
-        outcome:
-          result.failed > 0 ? ('fail' as const) : result.judged === 0 ? ('not-exercised' as const) : ('pass' as const),
-        evidence: [...result.evidence],
-      }));
+      const rules = tallies.results();
       const labReport = buildLabReport(lab, { session: 'proxy', clock: now(), banPolicy: options.banPolicy });
       const clientBroke = labReport.clients.some((client) =>
         client.verdicts.some((verdict) => verdict.outcome === 'fail'),
@@ -487,7 +400,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     },
 
     broke(side) {
-      if (side === 'server') return [...tallies.values()].some(({ result }) => result.failed > 0);
+      if (side === 'server') return tallies.anyFailed();
       return Object.values(lab.clients).some((client) =>
         clientVerdicts(client, options.banPolicy).some((verdict) => verdict.outcome === 'fail'),
       );

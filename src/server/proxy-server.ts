@@ -135,10 +135,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       setHost: false,
     });
     let settled = false;
+    let headersTimer: NodeJS.Timeout | undefined;
     const fail = (reason: string) => {
       if (settled) return;
       settled = true;
-      judge.failed(pending);
+      clearTimeout(headersTimer);
+      judge.failed(pending, 'upstream');
       if (response.headersSent) {
         response.destroy();
         return;
@@ -152,7 +154,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       response.writeHead(502, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
       response.end(body);
     };
-    const headersTimer = setTimeout(() => {
+    headersTimer = setTimeout(() => {
       fail(`no answer within ${timeoutMs} ms`);
       outgoing.destroy();
     }, timeoutMs);
@@ -165,8 +167,13 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       pending.body = requestBody === '' ? null : requestBody.slice(0, 8192);
     });
     response.on('close', () => {
-      // The client went away first: the upstream exchange is abandoned, not retried.
-      if (!response.writableFinished) outgoing.destroy();
+      if (response.writableFinished) return;
+      // The client went away first: the upstream exchange is abandoned (not retried) and judged as nothing.
+      outgoing.destroy();
+      if (settled) return;
+      settled = true;
+      clearTimeout(headersTimer);
+      judge.failed(pending, 'client');
     });
     outgoing.on('error', (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
     outgoing.on('response', (answer) => {

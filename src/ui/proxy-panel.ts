@@ -1,53 +1,26 @@
+import { sha256 } from '@noble/hashes/sha2.js';
 import { xmlEscape } from '../lab/lab-report.js';
-import type { ClientReport } from '../lab/lab-types.js';
-
-/**
- * The dashboard of the judging proxy (`GET /__mock/ui` in proxy mode): server verdicts beside client
- * verdicts, per key, and the requests that broke a rule with the rule and the evidence. Rendered on
- * the server from the proxy's report, with no script at all (the page refreshes itself every 2 s),
- * so its Content-Security-Policy allows nothing but its own inline style. A page of its own, beside
- * the mock's dashboard, so the two evolve apart.
- *
- * @example
- * const page = proxyPanelResponse(proxy.report());
- * response.writeHead(page.status, page.headers).end(page.body);
- */
-export interface ProxyPanelData {
-  upstream: string;
-  generatedAt: string;
-  requests: { forwarded: number; answered: number; upstreamFailures: number; tooLargeToJudge: number };
-  server: {
-    outcome: 'pass' | 'fail';
-    rules: {
-      id: string;
-      rule: string;
-      title: string;
-      outcome: string;
-      judged: number;
-      failed: number;
-      evidence: {
-        seq: number;
-        time: string;
-        request: string;
-        status: number;
-        detail: string;
-        header?: string;
-        field?: string;
-      }[];
-      moreFailures: number;
-    }[];
-    information: string[];
-  };
-  client: { outcome: 'pass' | 'fail'; clients: ClientReport[] };
-}
+import type { ProxyReport } from './proxy-types.js';
 
 const style = `body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1b1f24}h1{font-size:1.3rem}
 table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
 .fail{color:#b42318;font-weight:600}.pass{color:#067647}.not-exercised,.info{color:#57606a}
 .sides{display:flex;gap:2rem;flex-wrap:wrap}.sides>section{flex:1 1 28rem}code{font-size:.9em}`;
 
-/** The page and its headers (strict CSP: the inline style by its exact text, nothing else). */
-export function proxyPanelResponse(data: ProxyPanelData): {
+const styleHash = `'sha256-${btoa(String.fromCharCode(...sha256(new TextEncoder().encode(style))))}'`;
+
+/**
+ * The dashboard of the judging proxy (`GET /__mock/ui` in proxy mode): server verdicts beside client
+ * verdicts, per key, and the requests that broke a rule with the rule and the evidence. Rendered on
+ * the server from the proxy's report with no script at all (the page refreshes itself every 2 s);
+ * its Content-Security-Policy allows the page's one inline style, by its hash, and nothing else. A
+ * page of its own beside the mock's dashboard, so the two evolve apart.
+ *
+ * @example
+ * const page = proxyPanelResponse(proxy.report());
+ * response.writeHead(page.status, page.headers).end(page.body);
+ */
+export function proxyPanelResponse(data: ProxyReport): {
   status: 200;
   headers: Record<string, string>;
   body: string;
@@ -56,8 +29,7 @@ export function proxyPanelResponse(data: ProxyPanelData): {
     status: 200,
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy':
-        "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      'Content-Security-Policy': `default-src 'none'; style-src ${styleHash}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
       'Cache-Control': 'no-store',
       'X-Content-Type-Options': 'nosniff',
       'X-Frame-Options': 'DENY',
@@ -66,7 +38,8 @@ export function proxyPanelResponse(data: ProxyPanelData): {
   };
 }
 
-export function renderProxyPanel(data: ProxyPanelData): string {
+/** The page's HTML; every value from the traffic is escaped. */
+export function renderProxyPanel(data: ProxyReport): string {
   const h = xmlEscape;
   const outcome = (text: string) => `<span class="${h(text)}">${h(text.toUpperCase())}</span>`;
   const ruleRows = data.server.rules

@@ -234,6 +234,23 @@ describe('forwarding', () => {
     expect(((await response.json()) as { message: string }).message).toContain('no answer within 200 ms');
   });
 
+  it('abandons the upstream exchange when the client goes away first, and judges nothing of it', async () => {
+    let upstreamClosed: Promise<void> = Promise.resolve();
+    const { base } = await startUpstream((request) => {
+      upstreamClosed = new Promise((resolve) => request.socket.once('close', () => resolve()));
+    });
+    proxy = await startProxyServer({ upstream: base, port: 0 });
+    const controller = new AbortController();
+    const pending = fetch(`${proxy.baseUrl}/categories`, { signal: controller.signal });
+    while (proxy.report().requests.forwarded === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await upstreamClosed;
+    await expect.poll(() => proxy!.report().requests.abandonedByClient).toBe(1);
+    expect(proxy.report().requests.upstreamFailures).toBe(0);
+  });
+
   it('listens on loopback by default, and serves nothing outside /v1 and /__mock', async () => {
     const { base, seen } = await startUpstream((_request, response) => response.end());
     proxy = await startProxyServer({ upstream: base, port: 0 });
