@@ -55,12 +55,12 @@ const imfFixdate =
 const always = () => true;
 
 /** The answer's body was read whole (a body cut at the bound is not judged) and a HEAD answer has none. */
-export function hasWholeBody(observed: ObservedExchange): boolean {
+function hasWholeBody(observed: ObservedExchange): boolean {
   return observed.response.truncatedAtBytes === undefined && observed.request.method !== 'HEAD';
 }
 
 /** Error responses whose body the interface describes: every status from 400 but 429 (bodies read whole only). */
-export function isDescribedError(observed: ObservedExchange): boolean {
+function isDescribedError(observed: ObservedExchange): boolean {
   return hasWholeBody(observed) && observed.response.status >= 400 && observed.response.status !== 429;
 }
 

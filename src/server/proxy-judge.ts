@@ -5,7 +5,7 @@ import {
   retryAfterInThePast,
   retryAfterVersusReset,
 } from '../../contract-tests/judge/key-rules.js';
-import type { ObservedExchange, ObservedResponse, RuleViolation } from '../../contract-tests/judge/observed.js';
+import type { ObservedResponse, RuleViolation } from '../../contract-tests/judge/observed.js';
 import { planOfMinuteLimit, readBudget } from '../../contract-tests/judge/rate-limit-headers.js';
 import { type ResponseRule, responseRules } from '../../contract-tests/judge/response-rules.js';
 import type { SpecModel } from '../../contract-tests/judge/spec-model.js';
@@ -98,7 +98,7 @@ const keyRules = [
 
 type KeyRuleId = (typeof keyRules)[number]['id'];
 
-export type { ProxyEvidence, ProxyReport, ServerRuleResult } from '../ui/proxy-types.js';
+export type { ProxyReport, ServerRuleResult } from '../ui/proxy-types.js';
 
 export interface ProxyJudge {
   sent(request: {

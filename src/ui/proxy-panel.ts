@@ -39,7 +39,7 @@ export function proxyPanelResponse(data: ProxyReport): {
 }
 
 /** The page's HTML; every value from the traffic is escaped. */
-export function renderProxyPanel(data: ProxyReport): string {
+function renderProxyPanel(data: ProxyReport): string {
   const h = xmlEscape;
   const outcome = (text: string) => `<span class="${h(text)}">${h(text.toUpperCase())}</span>`;
   const ruleRows = data.server.rules
