@@ -55,6 +55,8 @@ export interface PendingExchange {
   client: string;
   clientAddress: string;
   prefer: string | null;
+  /** A browser's CORS preflight: forwarded, judged on neither side. */
+  preflight: boolean;
   contentType: string | null;
   /** The first bytes of the request body, for the export (set by the forwarder once read). */
   body: string | null;
@@ -317,6 +319,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         client,
         clientAddress: request.clientAddress,
         prefer: headerText(request.headers.prefer),
+        preflight: request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined,
         contentType: headerText(request.headers['content-type']),
         body: null,
         previousAnswer: state?.lastAnswer,
@@ -324,7 +327,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         inFlightOfKeyAtSend: state?.inFlight ?? 0,
         key,
       };
-      if (state !== undefined) {
+      if (state !== undefined && !pending.preflight) {
         state.sent += 1;
         state.inFlight += 1;
       }
@@ -333,7 +336,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
 
     answered(pending, response) {
       counts.answered += 1;
-      const state = keys.get(pending.client);
+      const state = pending.preflight ? undefined : keys.get(pending.client);
       if (state !== undefined) state.inFlight = Math.max(0, state.inFlight - 1);
       const answer: JudgedAnswer = {
         seq: pending.seq,
@@ -351,6 +354,12 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         );
       }
       // Answers to paths or methods the document lacks are judged too: the rules of every response hold for them.
+      if (pending.preflight) {
+        // A browser's CORS preflight is not a request of the API: forwarded, neither side judged by it.
+        inform('CORS preflights (OPTIONS with Access-Control-Request-Method) were forwarded and not judged');
+        pending.key = null;
+        return;
+      }
       judgeResponse(answer, pending.key);
       judgeKey(pending, answer, state);
       if (state !== undefined) {
@@ -365,7 +374,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     failed(pending, side) {
       if (side === 'upstream') counts.upstreamFailures += 1;
       else counts.abandonedByClient += 1;
-      const state = keys.get(pending.client);
+      const state = pending.preflight ? undefined : keys.get(pending.client);
       if (state !== undefined) {
         state.inFlight = Math.max(0, state.inFlight - 1);
         state.lastAnswer = undefined;

@@ -121,8 +121,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       clientAddress: request.socket.remoteAddress ?? 'unknown',
     });
     const headers = forwardedHeaders(request.rawHeaders);
-    for (let index = 0; index < headers.length; index += 2)
-      if (headers[index]!.toLowerCase() === 'host') headers[index + 1] = upstream.host;
+    const hostAt = headers.findIndex((name, index) => index % 2 === 0 && name.toLowerCase() === 'host');
+    // HTTP/1.1 needs a Host: the upstream's, in the client's place (or where an HTTP/1.0 client sent none).
+    if (hostAt === -1) headers.push('Host', upstream.host);
+    else headers[hostAt + 1] = upstream.host;
     const outgoing = send({
       agent,
       protocol: upstream.protocol,
@@ -131,7 +133,6 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       method: request.method,
       path: `${upstream.pathname}${apiPath}${query}`,
       headers,
-      // The client's Host is replaced above; a request without one (HTTP/1.0) gets none added.
       setHost: false,
     });
     let settled = false;
@@ -198,7 +199,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         settled = true;
         const bodyText = overBound ? '' : Buffer.concat(kept, keptBytes).toString('utf8');
         if (logger.verbose)
-          logger.debug(`proxy: ${pending.method} ${pending.url} -> ${answer.statusCode} (${pending.client})`);
+          // The path only: a query may carry what a client should not have put there.
+          logger.debug(`proxy: ${pending.method} ${basePath}${apiPath} -> ${answer.statusCode} (${pending.client})`);
         judge.answered(pending, {
           status: answer.statusCode ?? 0,
           headers: lowerCaseHeaders(answer.headers),
@@ -230,6 +232,18 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       404,
       'not_found',
       `Not found: the proxy serves the API under ${basePath} and its controls under /__mock`,
+    );
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Bytes that are not HTTP never reach the upstream: a 400 in the Error shape, then the connection ends.
+    if (!socket.writable) return void socket.destroy();
+    const body = JSON.stringify({
+      code: 'bad_request',
+      message: `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`,
+      status: 400,
+    });
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
   const port = options.port ?? 4010;

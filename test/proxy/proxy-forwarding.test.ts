@@ -8,7 +8,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -249,6 +249,47 @@ describe('forwarding', () => {
     await upstreamClosed;
     await expect.poll(() => proxy!.report().requests.abandonedByClient).toBe(1);
     expect(proxy.report().requests.upstreamFailures).toBe(0);
+  });
+
+  it('answers bytes that are not HTTP with a 400 in the Error shape, and adds the Host an HTTP/1.0 request lacks', async () => {
+    const { base, seen } = await startUpstream((_request, response) => {
+      response.writeHead(200, { ...rateHeaders, 'Content-Type': 'application/json' });
+      response.end('[]');
+    });
+    proxy = await startProxyServer({ upstream: base, port: 0 });
+    const exchange = (bytes: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(proxy!.port, '127.0.0.1', () => socket.write(bytes));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString()));
+        socket.on('close', () => resolve(text));
+      });
+    const garbage = await exchange('NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      code: 'bad_request',
+      status: 400,
+    });
+    const old = await exchange('GET /v1/categories HTTP/1.0\r\n\r\n');
+    expect(old).toMatch(/^HTTP\/1\.1 200 /);
+    expect(seen.map((entry) => entry.rawHeaders)).toEqual([['Host', new URL(base).host, 'Connection', 'keep-alive']]);
+  });
+
+  it('forwards a CORS preflight and judges neither side by it', async () => {
+    const { base } = await startUpstream((_request, response) => {
+      response.writeHead(204, { 'Access-Control-Allow-Origin': '*' });
+      response.end();
+    });
+    proxy = await startProxyServer({ upstream: base, port: 0 });
+    const response = await fetch(`${proxy.baseUrl}/categories`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://app.test', 'access-control-request-method': 'POST' },
+    });
+    expect(response.status).toBe(204);
+    const report = proxy.report();
+    expect(report.server.rules.every((rule) => rule.judged === 0)).toBe(true);
+    expect(report.client.clients).toEqual([]);
+    expect(report.server.information.join('\n')).toContain('CORS preflights');
   });
 
   it('listens on loopback by default, and serves nothing outside /v1 and /__mock', async () => {
