@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSpecModel } from '../contract-tests/lib/spec-model.js';
+import { buildSpecModel } from '../contract-tests/judge/spec-model.js';
 import { compileSpec } from '../src/core/spec/compiled-spec.js';
 import { compileSpecDefinition, validatorOf } from './compile-spec.js';
 import { readSpecFile } from './load-spec.js';
