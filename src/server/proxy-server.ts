@@ -16,6 +16,7 @@ import { compileSpec } from '../core/spec/compiled-spec.js';
 import { createRouter } from '../core/spec/router.js';
 import { type Logger, silentLogger } from '../core/types.js';
 import { proxyPanelResponse } from '../ui/proxy-panel.js';
+import { listen } from './listen.js';
 import { createProxyJudge, type ProxyJudge, type ProxyReport } from './proxy-judge.js';
 import { proxyReportJunit, proxyReportMarkdown } from './proxy-report.js';
 
@@ -248,16 +249,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   });
   const port = options.port ?? 4010;
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        new Error(
-          `Failed to listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`,
-        ),
-      ),
-    );
-    server.listen(port, host, () => resolve());
-  });
+  await listen(server, port, host);
   const address = server.address() as AddressInfo;
   const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   return {

@@ -1,11 +1,11 @@
 import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { serveDirectory } from '../../mocks/example/build-example.js';
 import { petstoreSpecPlugin } from '../../mocks/scripts/bundle-spec.mjs';
-import { findChromium } from '../support/chromium.js';
+import { findChromium, launchChromium } from '../support/chromium.js';
 
 // `setupPetstoreWorker({ persist: 'sessionStorage' })` in Debian's Chromium: a category created and a
 // budget spent before a reload are still there after it (docs/msw.md, "Keeping state across reloads").
@@ -44,10 +44,7 @@ beforeAll(async () => {
     join(outDir, 'mockServiceWorker.js'),
   );
   site = await serveDirectory(outDir);
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu'],
-  });
+  browser = await launchChromium(chromiumPath);
   browserContext = await browser.newContext();
 }, 60_000);
 

@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it, type TestContext } from 'vitest';
 import type { TimelineInput } from '../../src/lab/lab-types.js';
 import { renderTimelineSvg, type TimelineOptions } from '../../src/lab/timeline-svg.js';
-import { findChromium } from '../support/chromium.js';
+import { findChromium, launchChromium } from '../support/chromium.js';
 import { recordTimelineIncident, teamKeyLabel } from '../support/timeline-incident.js';
 
 // The timeline SVG as a browser lays it out: an incident recorded from the real core (test/support/
@@ -26,10 +26,7 @@ let page: Page | undefined;
 beforeAll(async () => {
   if (!chromiumPath) return;
   await mkdir(imagesDir, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run'],
-  });
+  browser = await launchChromium(chromiumPath);
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 });
 

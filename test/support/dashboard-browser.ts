@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, type TestContext } from 'vitest';
 import { startMockServer } from '../../src/server/start-server.js';
-import { findChromium } from './chromium.js';
+import { findChromium, launchChromium } from './chromium.js';
 import { FakeDashboardServer } from './fake-dashboard-server.js';
 
 // What the dashboard's browser tests share: Debian's Chromium through playwright-core, the REAL mock
@@ -128,18 +128,7 @@ export function useDashboardBrowser(): {
   beforeAll(async () => {
     if (!chromiumPath) return;
     await mkdir(outputDir, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: chromiumPath,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    browser = await launchChromium(chromiumPath);
   });
 
   afterEach(async () => {
