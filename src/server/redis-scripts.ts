@@ -250,7 +250,7 @@ end
 local function mark_start(now, prefix, pattern)
   local fields = redis.call('HKEYS', KEYS[1])
   for _, field in ipairs(fields) do
-    if string.sub(field, 1, 2) == 'd:' or field == 'dn' or field == 'df' or field == 'dl' then redis.call('HDEL', KEYS[1], field) end
+    if string.sub(field, 1, 2) == 'd:' or field == 'dn' or field == 'df' or field == 'dl' or field == 'dk' then redis.call('HDEL', KEYS[1], field) end
   end
   redis.call('HSET', KEYS[1], 'sa', num(now), 'ss', cjson.encode(snapshot_parts(now, prefix, pattern)))
 end`;
@@ -481,10 +481,12 @@ return num(offset)
 `;
 
 /**
- * ARGV: stamp, ttl, entryJson, capacity, client name ('' for none). KEYS[6]: the client's bucket.
- * Newest first in Redis; the log reads it backwards. The entry keeps where its client stands just after
- * it ("post"); an API request the log drops is folded into the starting state (meta: dn count, df and dl
- * its first and last time, d:<client> the newest post of each client), as MemorySession does.
+ * ARGV: stamp, ttl, entryJson, capacity, client name ('' for none), most clients in the starting state.
+ * KEYS[6]: the client's bucket. Newest first in Redis; the log reads it backwards. The entry keeps where its
+ * client stands just after it ("post"); an API request the log drops is folded into the starting state (meta:
+ * dn count, df and dl its first and last time, d:<client> the newest post of each client, dk how many), as
+ * MemorySession does; past the most clients (maxTrackedClients) a new client's post is not kept: the replay
+ * then starts it fresh and says the recording starts mid-window.
  */
 const appendRequestScript = `${sessionPrologue}${snapshotFunctions()}
 local capacity = tonumber(ARGV[4])
@@ -496,7 +498,14 @@ while redis.call('LLEN', KEYS[5]) >= capacity do
     local at = num(old.timeMs)
     if redis.call('HINCRBY', KEYS[1], 'dn', 1) == 1 then redis.call('HSET', KEYS[1], 'df', at) end
     redis.call('HSET', KEYS[1], 'dl', at)
-    if type(old.pc) == 'string' and type(old.post) == 'string' then redis.call('HSET', KEYS[1], 'd:' .. old.pc, old.post) end
+    if type(old.pc) == 'string' and type(old.post) == 'string' then
+      local field = 'd:' .. old.pc
+      if redis.call('HEXISTS', KEYS[1], field) == 1 then redis.call('HSET', KEYS[1], field, old.post)
+      elseif tonumber(redis.call('HGET', KEYS[1], 'dk') or '0') < tonumber(ARGV[6]) then
+        redis.call('HSET', KEYS[1], field, old.post)
+        redis.call('HINCRBY', KEYS[1], 'dk', 1)
+      end
+    end
   end
 end
 local entry = ARGV[3]

@@ -41,6 +41,7 @@ import {
   clientName,
   clockBehindMessage,
   clockRangeMessage,
+  liveAt,
   sortClients,
   sortSessions,
 } from '../core/state/store-checks.js';
@@ -267,7 +268,12 @@ class RedisStore implements StateStore {
             : { kind: 'anonymous', address: replay.clientAddress };
     await this.#run(session, baseTimeMs, scripts.appendRequest, {
       keys: client === null ? [] : [this.#clientBucket(session, client)],
-      args: [JSON.stringify(entry), String(this.options.requestLogSize), client === null ? '' : clientName(client)],
+      args: [
+        JSON.stringify(entry),
+        String(this.options.requestLogSize),
+        client === null ? '' : clientName(client),
+        String(this.options.maxTrackedClients),
+      ],
     });
   }
 
@@ -844,9 +850,10 @@ function startingStateFrom(meta: Map<string, string>, seeds: Category[]): Starti
       after.set(clientName(client), { client, windows: windowsFrom(value) });
     }
   const clients = (state.clients ?? []).filter(({ client }) => !after.has(clientName(client)));
+  const startAtMs = atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs);
   return {
-    atMs: atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs),
-    state: { ...state, clients: sortClients([...clients, ...after.values()]) },
+    atMs: startAtMs,
+    state: { ...state, clients: sortClients([...clients, ...liveAt([...after.values()], startAtMs)]) },
     dropped,
   };
 }

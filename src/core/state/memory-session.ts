@@ -15,7 +15,7 @@ import type {
   StoreClient,
   StoreScenario,
 } from './state-store.js';
-import { clientName, sortClients } from './store-checks.js';
+import { clientName, liveAt, sortClients, windowsOver } from './store-checks.js';
 
 /** What a session's own objects (its tables, limiters, log and store) count against the memory budget. */
 const sessionBytes = 16 * 1024;
@@ -118,9 +118,10 @@ export class MemorySession {
     if (dropped === null) return { atMs, state, dropped };
     const replaced = new Set(after.keys());
     const clients = (state.clients ?? []).filter(({ client }) => !replaced.has(clientName(client)));
+    const startAtMs = atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs);
     return {
-      atMs: atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs),
-      state: { ...state, clients: sortClients([...clients, ...after.values()]) },
+      atMs: startAtMs,
+      state: { ...state, clients: sortClients([...clients, ...liveAt([...after.values()], startAtMs)]) },
       dropped,
     };
   }
@@ -145,8 +146,18 @@ export class MemorySession {
         ? { kind: 'key', id: dropped.keyDigest.slice(0, 32) }
         : { kind: 'anonymous', address: dropped.clientAddress ?? 'local' };
     const name = clientName(client);
-    this.start.after.delete(name);
-    this.start.after.set(name, { client, windows: dropped.post });
+    const after = this.start.after;
+    // Bounded as the limiter is: clients whose windows and ban are over stand nowhere (oldest drop first,
+    // so this stops at the first that still counts) ...
+    for (const [oldest, entry] of after) {
+      if (!windowsOver(entry.windows, dropped.timeMs)) break;
+      after.delete(oldest);
+    }
+    // ... and past maxTrackedClients a new client is not kept (as on Redis): the replay starts it fresh and
+    // says the recording starts mid-window.
+    if (!after.has(name) && after.size >= this.options.maxTrackedClients) return;
+    after.delete(name);
+    after.set(name, { client, windows: dropped.post });
   }
 
   /**

@@ -197,3 +197,13 @@ export function sortClients<T extends { client: StoreClient }>(clients: T[]): T[
     return left < right ? -1 : left > right ? 1 : 0;
   });
 }
+
+/** The clients of a starting state that still stand somewhere at `atMs` (the others start fresh either way). */
+export function liveAt<T extends { windows: ClientWindows }>(clients: readonly T[], atMs: number): T[] {
+  return clients.filter((entry) => !windowsOver(entry.windows, atMs));
+}
+
+/** True when neither window nor a ban of a client still counts at `nowMs` (the limiter forgets it then too). */
+export function windowsOver(windows: ClientWindows, nowMs: number): boolean {
+  return windows.dayStartMs + 86_400_000 <= nowMs && (windows.bannedUntilMs ?? Number.NEGATIVE_INFINITY) <= nowMs;
+}
