@@ -35,46 +35,77 @@ const delimiters: Record<string, string> = { form: ',', spaceDelimited: ' ', pip
  * @example parameterReader({ name: 'tags', in: 'query', schema: { type: 'array', items: { type: 'integer' } }, style: undefined, explode: undefined, content: false })({ pathParams: {}, query: new URLSearchParams('tags=1&tags=2'), headers: {} }) // [1, 2]
  */
 export function parameterReader(parameter: ParameterSerialization): ParameterReader {
-  const { name, schema } = parameter;
+  const shape = shapeOf(parameter);
+  return parameter.in === 'query' ? queryReader(parameter.name, shape) : textReader(parameter, shape);
+}
+
+/** What a parameter's text is read as: its schema's types and how its style splits it. */
+interface Shape {
+  types: string[];
+  style: string;
+  explode: boolean;
+  properties: Record<string, JsonSchema>;
+  array: boolean;
+  object: boolean;
+  /** Items as the schema's item type. */
+  list(texts: readonly string[]): unknown[];
+  /** `key,value,key,value` as an object of the schema's property types. */
+  pairs(texts: readonly string[]): Record<string, unknown>;
+}
+
+function shapeOf(parameter: ParameterSerialization): Shape {
+  const { schema, content } = parameter;
   const types = typesOf(schema);
-  const content = parameter.content;
   const style = parameter.style ?? (parameter.in === 'query' ? 'form' : 'simple');
-  const explode = parameter.explode ?? style === 'form';
   const items = typesOf(typeof schema === 'object' ? (schema.items as JsonSchema | undefined) : undefined);
   const properties =
     typeof schema === 'object' && schema.properties !== null && typeof schema.properties === 'object'
       ? (schema.properties as Record<string, JsonSchema>)
       : {};
-  const array = types.includes('array') && !content;
-  const object = types.includes('object') && !types.includes('array') && !content;
-  const list = (texts: readonly string[]) => texts.map((text) => scalar(text, items));
-  const pairs = (texts: readonly string[]) => {
-    const value: Record<string, unknown> = {};
-    for (let index = 0; index + 1 < texts.length; index += 2)
-      value[texts[index]!] = scalar(texts[index + 1]!, typesOf(properties[texts[index]!]));
-    return value;
+  return {
+    types,
+    style,
+    explode: parameter.explode ?? style === 'form',
+    properties,
+    array: types.includes('array') && !content,
+    object: types.includes('object') && !types.includes('array') && !content,
+    list: (texts) => texts.map((text) => scalar(text, items)),
+    pairs: (texts) => {
+      const value: Record<string, unknown> = {};
+      for (let index = 0; index + 1 < texts.length; index += 2)
+        value[texts[index]!] = scalar(texts[index + 1]!, typesOf(properties[texts[index]!]));
+      return value;
+    },
   };
+}
 
-  if (parameter.in !== 'query') {
-    const header = name.toLowerCase();
-    const textOf: (sources: ParameterSources) => string | undefined =
-      parameter.in === 'path'
-        ? ({ pathParams }) => pathParams[name]
-        : parameter.in === 'header'
-          ? ({ headers }) => headers[header]
-          : ({ headers }) => cookieValue(headers.cookie, name);
-    return (sources) => {
-      const raw = textOf(sources);
-      if (raw === undefined) return undefined;
-      const text = unprefixed(raw, style, name);
-      if (array) return list(splitPathList(text, style, explode, name));
-      if (object && style === 'simple')
-        return explode
-          ? Object.fromEntries(text.split(',').map((pair) => keyValue(pair, properties)))
-          : pairs(text.split(','));
-      return scalar(text, types);
-    };
-  }
+/** A path, header or cookie parameter: one text, split as its style says. */
+function textReader(parameter: ParameterSerialization, shape: Shape): ParameterReader {
+  const { name } = parameter;
+  const { types, style, explode, properties, array, object, list, pairs } = shape;
+  const header = name.toLowerCase();
+  const textOf: (sources: ParameterSources) => string | undefined =
+    parameter.in === 'path'
+      ? ({ pathParams }) => pathParams[name]
+      : parameter.in === 'header'
+        ? ({ headers }) => headers[header]
+        : ({ headers }) => cookieValue(headers.cookie, name);
+  return (sources) => {
+    const raw = textOf(sources);
+    if (raw === undefined) return undefined;
+    const text = unprefixed(raw, style, name);
+    if (array) return list(splitPathList(text, style, explode, name));
+    if (object && style === 'simple')
+      return explode
+        ? Object.fromEntries(text.split(',').map((pair) => keyValue(pair, properties)))
+        : pairs(text.split(','));
+    return scalar(text, types);
+  };
+}
+
+/** A query parameter: repeated names, delimited values, `name[key]` or the properties as names. */
+function queryReader(name: string, shape: Shape): ParameterReader {
+  const { types, style, explode, properties, array, object, list, pairs } = shape;
   if (array) {
     const delimiter = delimiters[style] ?? ',';
     return ({ query }) => {
