@@ -1,4 +1,4 @@
-import { RE2JS } from 're2js';
+import type { RE2JS as RE2JSClass } from 're2js';
 import { type PatternEngine, usePatternEngine } from './schema-validator.js';
 
 /**
@@ -8,6 +8,7 @@ import { type PatternEngine, usePatternEngine } from './schema-validator.js';
  */
 export const linearPatternEngine: PatternEngine = Object.assign(
   (pattern: string, flags: string) => {
+    const RE2JS = re2();
     try {
       const compiled = RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
       // ajv keeps one compiled pattern per `toString()`: it must name the pattern.
@@ -19,5 +20,15 @@ export const linearPatternEngine: PatternEngine = Object.assign(
   // ajv's standalone code names the engine it was given; this one is never written out.
   { code: 'new RegExp' },
 );
+
+let loaded: typeof RE2JSClass | undefined;
+
+/** re2js, required at the first pattern compiled (this module is Node's only: load-spec.ts reads files). */
+function re2(): typeof RE2JSClass {
+  if (loaded !== undefined) return loaded;
+  const { createRequire } = process.getBuiltinModule('node:module');
+  loaded = (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS;
+  return loaded;
+}
 
 usePatternEngine(linearPatternEngine);
