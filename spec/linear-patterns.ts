@@ -1,4 +1,5 @@
 import type { RE2JS as RE2JSClass } from 're2js';
+import { nodeRequire } from './node-require.js';
 import { type PatternEngine, usePatternEngine } from './schema-validator.js';
 
 /**
@@ -26,8 +27,9 @@ let loaded: typeof RE2JSClass | undefined;
 /** re2js, required at the first pattern compiled (this module is Node's only: load-spec.ts reads files). */
 function re2(): typeof RE2JSClass {
   if (loaded !== undefined) return loaded;
-  const { createRequire } = process.getBuiltinModule('node:module');
-  loaded = (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS;
+  const require = nodeRequire();
+  if (require === undefined) throw new Error('the linear pattern engine runs in Node only');
+  loaded = (require('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS;
   return loaded;
 }
 

@@ -1,4 +1,5 @@
 import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js';
+import { nodeRequire } from './node-require.js';
 
 // ajv and ajv-formats (about ninety CommonJS files, a third of a Node test file's start) are loaded
 // when the first schema is compiled, not with the mock: answering from the spec's examples needs no
@@ -62,14 +63,4 @@ export function validatorModules(): ValidatorModules {
     require('ajv-formats') as FormatsExport,
   );
   return loaded;
-}
-
-function nodeRequire(): ((id: string) => unknown) | undefined {
-  // Only Node has `process.getBuiltinModule`; no bundler sees a `require` of ajv here.
-  const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
-  if (node?.getBuiltinModule === undefined) return undefined;
-  const { createRequire } = node.getBuiltinModule('node:module') as {
-    createRequire(from: string): (id: string) => unknown;
-  };
-  return createRequire(import.meta.url);
 }
