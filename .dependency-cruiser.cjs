@@ -3,8 +3,9 @@
 // picture; docs/decisions/018-pipeline-and-rooms.md says why.
 //
 // One line: spec -> src/core -> src/server | src/cli | mocks, and contract-tests -> spec + an HTTP
-// client. One leaf of the kit is shared: src/server and src/cli print through its terminal-text
-// sanitiser. Inside src/core each room may import only the rooms below it:
+// client. Two leaves of the kit are shared: src/server and src/cli print through its terminal-text
+// sanitiser, and src/server judges proxied traffic with its rules (contract-tests/judge/). Inside
+// src/core each room may import only the rooms below it:
 //
 //   base files (types, errors, clock)
 //   config   <- state <- wire <- pipeline <- controls <- mock-app.ts (the assembler)
@@ -140,8 +141,22 @@ module.exports = {
     forbid(
       'mock-shares-only-terminal-text-with-the-kit',
       "The mock and the contract kit print through one sanitiser, contract-tests/report/terminal-text.ts; nothing else of the kit is the mock's, and the core prints nothing.",
-      '^(src|mocks)/',
+      '^(mocks|src/(?!server/))',
       '^contract-tests/(?!report/terminal-text\\.ts$)',
+    ),
+    // Widened for one folder: the judging proxy (src/server/proxy*.ts) judges real traffic by the
+    // kit's own rules, and a rule written twice drifts (docs/decisions/028-judging-proxy.md).
+    forbid(
+      'server-shares-only-terminal-text-and-the-judge-with-the-kit',
+      'src/server may read the sanitiser and the judging rules (contract-tests/judge/), nothing else of the kit.',
+      '^src/server/',
+      '^contract-tests/(?!report/terminal-text\\.ts$|judge/)',
+    ),
+    forbid(
+      'judge-is-a-leaf',
+      'The judging rules read the spec only, so sharing them with the proxy shares nothing else of the kit.',
+      '^contract-tests/judge/',
+      '^(src|mocks|test|bench)/|^contract-tests/(?!judge/)',
     ),
     forbid(
       'core-prints-nothing',

@@ -31,6 +31,14 @@ export default defineConfig({
       },
       {
         test: {
+          // The judging proxy in front of our mock, the kit's broken servers and scripted clients.
+          name: 'proxy',
+          include: ['test/proxy/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
           name: 'contract-kit',
           include: ['test/contract-kit/**/*.test.ts'],
           testTimeout: 180_000,

@@ -1,5 +1,6 @@
 import type { HttpHandler } from 'msw';
 import { setupWorker } from 'msw/browser';
+import { type PersistOption, persistMockState, storageOf } from './browser-persistence.js';
 import {
   createPetstoreHandlers,
   type MockApp,
@@ -11,9 +12,19 @@ import {
 // No fs here: the spec comes in as data (`petstore-kit/mocks/spec`, bundled at build time, or any
 // parsed document). Keep every import of this file browser-safe.
 
+export type { PersistOption } from './browser-persistence.js';
 export * from './handlers.js';
 
-export type PetstoreWorkerOptions = PetstoreHandlersOptions;
+export interface PetstoreWorkerOptions extends PetstoreHandlersOptions {
+  /**
+   * Keeps the session's state (spent budgets, bans, run-time keys, categories, the clock) across page
+   * reloads in `sessionStorage` (this tab) or `localStorage` (the origin): saved after requests, applied
+   * before the first one of the next page (`await ready`). Default false: every page load starts fresh.
+   *
+   * @example setupPetstoreWorker({ spec: petstoreSpec, persist: 'sessionStorage' })
+   */
+  persist?: PersistOption;
+}
 
 export interface PetstoreWorker {
   /** MSW's worker, not started yet: `await worker.start()` (MSW's own convention). */
@@ -41,6 +52,28 @@ export interface PetstoreWorker {
  * controls.reset();
  */
 export function setupPetstoreWorker(options: PetstoreWorkerOptions): PetstoreWorker {
-  const { handlers, controls, app, report, expectWellBehaved, ready } = createPetstoreHandlers(options);
-  return { worker: setupWorker(...handlers), controls, app, handlers, report, expectWellBehaved, ready };
+  const { persist = false, ...handlerOptions } = options;
+  let changed = () => {};
+  const observers =
+    persist === false ? handlerOptions.observers : [...(handlerOptions.observers ?? []), () => changed()];
+  const created = createPetstoreHandlers({ ...handlerOptions, ...(observers ? { observers } : {}) });
+  const { handlers, controls, app, report, expectWellBehaved } = created;
+  let ready = created.ready;
+  const worker = setupWorker(...handlers);
+  if (persist !== false) {
+    const storage = storageOf(persist);
+    if (storage === null)
+      console.warn(`petstore-kit: persist: '${persist}' is not available in this page; the state is not kept`);
+    else {
+      const persistence = persistMockState(app, { storage, ...(options.session ? { session: options.session } : {}) });
+      changed = () => persistence.changed();
+      ready = Promise.all([ready, persistence.restored]).then(() => undefined);
+      // Controls (reset, keys, scenarios) are no API requests: MSW's own event tells of them where it has one.
+      (worker as { events?: { on?(event: string, listener: () => void): void } }).events?.on?.(
+        'response:mocked',
+        changed,
+      );
+    }
+  }
+  return { worker, controls, app, handlers, report, expectWellBehaved, ready };
 }

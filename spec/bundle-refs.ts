@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { escapePointer, SpecError, splitPointer } from './ref-resolver.js';
-import { yamlModule } from './yaml-module.js';
+import { readYamlDocument } from './yaml-module.js';
 
 /**
  * Multi-file documents made one: every `$ref` to another file (`definitions/error.yaml`,
@@ -367,7 +367,7 @@ async function boundedText(response: Response, what: string): Promise<string> {
 function parseReferenced(text: string, url: URL, ref: string, at: string): unknown {
   let root: unknown;
   try {
-    root = text.trimStart().startsWith('{') ? JSON.parse(text) : yamlModule().parse(text, { maxAliasCount: 100 });
+    root = text.trimStart().startsWith('{') ? JSON.parse(text) : readYamlDocument(text);
   } catch (error) {
     throw new SpecError(
       `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not valid JSON or YAML (${(error as Error).message.split('\n')[0]!.slice(0, 120)})`,

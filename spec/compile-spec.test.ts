@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSpecModel } from '../contract-tests/lib/spec-model.js';
+import { buildSpecModel } from '../contract-tests/judge/spec-model.js';
 import { compileSpec } from '../src/core/spec/compiled-spec.js';
 import { compileSpecDefinition, validatorOf } from './compile-spec.js';
 import { readSpecFile } from './load-spec.js';
@@ -199,5 +199,30 @@ describe('the mock and the contract kit read the spec the same way', () => {
     expect(fromMock.map((entry) => entry.operation[0])).toContain('deleteToys');
     const created = buildSpecModel(changed).operations.get('createCategory')!.responses.get('201')!.validator!;
     expect(created.safeParse({ id: 1, name: 'dog' }).success).toBe(false);
+  });
+});
+
+describe('parameter examples', () => {
+  it('keeps the examples of path-level parameters with the merged parameter (the kit builds its requests from them)', () => {
+    const definition = compileSpecDefinition({
+      openapi: '3.1.0',
+      info: { title: 'Users', version: '1' },
+      paths: {
+        '/users/{userId}': {
+          parameters: [{ name: 'userId', in: 'path', required: true, schema: { type: 'string' }, example: 'alice' }],
+          get: {
+            parameters: [
+              { name: 'q', in: 'query', schema: { type: 'string' }, examples: { one: { value: 'findme' } } },
+            ],
+            responses: { '200': { description: 'ok' } },
+          },
+        },
+      },
+    } as unknown as OpenApiDocument);
+    const parameters = definition.operations[0]!.parameters;
+    expect(parameters.map((parameter) => [parameter.name, parameter.examples])).toEqual([
+      ['userId', ['alice']],
+      ['q', ['findme']],
+    ]);
   });
 });

@@ -20,7 +20,7 @@ import {
 
 /**
  * The one reading of an OpenAPI 3.1 document that the mock (`src/core/compiled-spec.ts`) and the
- * contract kit (`contract-tests/lib/spec-model.ts`) both build on, so the two cannot drift: the
+ * contract kit (`contract-tests/judge/spec-model.ts`) both build on, so the two cannot drift: the
  * same operations, parameters, bodies, responses, security, extensions and validators.
  */
 export interface SpecDefinition {
@@ -80,6 +80,8 @@ export interface ParameterDefinition {
   explode: boolean | undefined;
   /** Described by `content` (its text is that media type) rather than by `schema`. */
   content: boolean;
+  /** The parameter's own `example` and `examples` values (path-level ones included), in that order. */
+  examples: unknown[];
   /** Validator of the parameter's value (after conversion from text). */
   readonly validator: SchemaValidator;
 }
@@ -330,10 +332,20 @@ function defineParameter(
       style: typeof parameter.style === 'string' ? parameter.style : undefined,
       explode: typeof parameter.explode === 'boolean' ? parameter.explode : undefined,
       content: parameter.schema === undefined && schema !== undefined,
+      examples: parameterExamples(parameter),
     },
     'validator',
     () => validatorFor(schema ?? {}, `parameter ${parameter.name} of ${operationId}`),
   ) as ParameterDefinition;
+}
+
+function parameterExamples(parameter: OpenApiParameter): unknown[] {
+  const raw = parameter as { example?: unknown; examples?: unknown };
+  const out: unknown[] = raw.example === undefined ? [] : [raw.example];
+  if (raw.examples !== null && typeof raw.examples === 'object')
+    for (const example of Object.values(raw.examples))
+      if (example !== null && typeof example === 'object' && 'value' in example) out.push(example.value);
+  return out;
 }
 
 function defineRequestBody(

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSpecDefinition } from './compile-spec.js';
-import { readSpecFile } from './load-spec.js';
+import { parseSpecText, readSpecFile } from './load-spec.js';
 
 let directory: string;
 const write = async (name: string, text: string) => {
@@ -92,6 +92,17 @@ components:
     await expect(readSpecFile(join(directory, 'bad/url.yaml'))).rejects.toThrow(
       /\$ref https:\/\/example.com\/pet.yaml at .*: references to URLs are not followed unless --allow-remote-refs is given$/,
     );
+  });
+
+  it('refuses a key twice in one mapping, in one pass over the document (not comparing each key with every other)', () => {
+    expect(() =>
+      parseSpecText("openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a: {}\n  /b: {}\n  /a: {}\n"),
+    ).toThrow(/Map keys must be unique; "\/a" is repeated/);
+    let paths = '';
+    for (let index = 0; index < 5_000; index += 1) paths += `  /p${index}: {}\n`;
+    expect(
+      Object.keys(parseSpecText(`openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n${paths}`).paths!),
+    ).toHaveLength(5_000);
   });
 
   it('refuses a referenced file nested deeper than it can walk, naming the file', async () => {

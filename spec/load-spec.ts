@@ -6,7 +6,7 @@ import './linear-patterns.js';
 import { type BundleOptions, bundleExternalRefs } from './bundle-refs.js';
 import { normaliseOpenApi } from './normalise-openapi.js';
 import type { OpenApiDocument } from './openapi-types.js';
-import { yamlModule } from './yaml-module.js';
+import { readYamlDocument } from './yaml-module.js';
 
 /** Path of the spec shipped with the kit. */
 export const defaultSpecPath = fileURLToPath(new URL('./petstore.openapi.yaml', import.meta.url));
@@ -52,7 +52,7 @@ function parseDocument(text: string, source: string): Record<string, unknown> {
   try {
     // JSON is YAML too, but JSON.parse reads it many times faster (the built bins ship JSON).
     document = text.trimStart().startsWith('{') ? parseJsonOrUndefined(text) : undefined;
-    document ??= yamlModule().parse(text, { maxAliasCount: 100 });
+    document ??= readYamlDocument(text);
   } catch (error) {
     throw new Error(`Failed to load spec ${source}: ${(error as Error).message.split('\n')[0]}`);
   }

@@ -1,7 +1,7 @@
+import { describeIssues, type SpecModel } from '../judge/spec-model.js';
 import { CheckFailure } from './check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from './exchange.js';
 import { expectStatus } from './expect-response.js';
-import { describeIssues, type SpecModel } from './spec-model.js';
 
 /**
  * A created category as the interface promises it: 201, a body valid against the spec's 201

@@ -1,8 +1,8 @@
+import type { SpecModel } from '../judge/spec-model.js';
 import type { ContractTarget } from './contract-target.js';
 import type { Evidence, Exchange } from './exchange.js';
 import type { ApiRequest } from './http-client.js';
 import type { RunState } from './run-state.js';
-import type { SpecModel } from './spec-model.js';
 
 /** How a check presents itself: the interface rule it comes from, and what it tries. */
 export interface CheckDefinition {

@@ -1,4 +1,7 @@
+import { type ObservedExchange, type ObservedResponse, responseBodyExcerpt, truncate } from '../judge/observed.js';
 import { looksLikeCredentialHeader, maskAuthorization, maskSecret } from './mask-secret.js';
+
+export { truncate };
 
 /** Which rate budget a request draws on, as far as the kit can tell. */
 export type Identity = 'main' | 'anonymous' | 'rate-limit';
@@ -42,7 +45,7 @@ export interface Exchange {
   prismViolations: PrismViolation[];
 }
 
-export interface ExchangeResponse {
+export interface ExchangeResponse extends ObservedResponse {
   status: number;
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
@@ -112,18 +115,7 @@ export function evidenceOf(
 
 /** The body of a response, shortened for a report line. */
 export function bodyExcerpt(exchange: Exchange, length = maxBodyInEvidence): string {
-  if (!exchange.response) return '(no response)';
-  const cut =
-    exchange.response.truncatedAtBytes === undefined
-      ? ''
-      : ` [body longer than --max-body-bytes ${exchange.response.truncatedAtBytes}: only that much was read, the rest discarded, not judged]`;
-  return exchange.response.bodyText === ''
-    ? `(empty body)${cut}`
-    : `${truncate(exchange.response.bodyText, length)}${cut}`;
-}
-
-export function truncate(text: string, length: number): string {
-  return text.length <= length ? text : `${text.slice(0, length)}… (${text.length} chars)`;
+  return exchange.response ? responseBodyExcerpt(exchange.response, length) : '(no response)';
 }
 
 /** Headers for the record, with credentials masked (Authorization keeps its scheme visible). */
@@ -133,4 +125,10 @@ export function maskHeaders(headers: Record<string, string>): Record<string, str
     out[name] =
       name === 'authorization' ? maskAuthorization(value) : looksLikeCredentialHeader(name) ? maskSecret(value) : value;
   return out;
+}
+
+/** The exchange as the shared judging rules read it (contract-tests/judge/), or undefined when no answer came. */
+export function observedOf(exchange: Exchange): ObservedExchange | undefined {
+  const response = exchange.response;
+  return response === undefined ? undefined : { ...exchange, response };
 }

@@ -97,7 +97,7 @@ export function credentialsOf(
     else if (check.kind === 'basic')
       out.authorization = `Basic ${Buffer.from(key.includes(':') ? key : `${key}:`, 'utf8').toString('base64')}`;
     else if (check.in === 'query') out.query.push([check.parameter, key]);
-    else if (check.in === 'cookie') out.cookies.push(`${check.parameter}=${encodeURIComponent(key)}`);
+    else if (check.in === 'cookie') out.cookies.push(`${check.parameter}=${cookieText(key)}`);
     else if (check.parameter.toLowerCase() === 'authorization') out.authorization = key;
     else out.headers[check.parameter.toLowerCase()] = key;
   }
@@ -173,7 +173,7 @@ export class GenericRequestBuilder {
   }
 
   #sample(parameter: ParameterDefinition): unknown {
-    const examples = exampleCandidates(this.#operation.definition, parameter);
+    const examples = exampleCandidates(parameter);
     for (const example of examples) if (parameter.validator.isValid(example)) return example;
     if (parameter.schema === undefined) return 'contract-test';
     // Generated text can be long (no maxLength): a few tries for one that fits a URL comfortably.
@@ -213,7 +213,7 @@ export class GenericRequestBuilder {
       if (parameter.in === 'query') query.push([parameter.name, text]);
       else if (parameter.in === 'header' && !ownedHeaders.has(parameter.name.toLowerCase()))
         headers[parameter.name.toLowerCase()] = text;
-      else if (parameter.in === 'cookie') cookies.push(`${parameter.name}=${encodeURIComponent(text)}`);
+      else if (parameter.in === 'cookie') cookies.push(`${parameter.name}=${cookieText(text)}`);
     }
     const request: GenericRequest = { path, headers };
     const alternative = this.#operation.security.alternatives[0];
@@ -306,21 +306,24 @@ export function isJsonMedia(essence: string): boolean {
   return /^application\/([\w.+-]+\+)?json$/.test(essence);
 }
 
-function exampleCandidates(definition: OperationDefinition, parameter: ParameterDefinition): unknown[] {
-  const raw = (definition.operation.parameters ?? []).find(
-    (candidate) => candidate?.name === parameter.name && candidate.in === parameter.in,
-  ) as { example?: unknown; examples?: Record<string, { value?: unknown }> } | undefined;
+/** The parameter's examples (its own, path-level ones included), then its schema's examples, default and enum. */
+function exampleCandidates(parameter: ParameterDefinition): unknown[] {
   const schema = parameter.schema;
-  const out: unknown[] = [];
-  if (raw?.example !== undefined) out.push(raw.example);
-  for (const example of Object.values(raw?.examples ?? {}))
-    if (example && typeof example === 'object' && 'value' in example) out.push(example.value);
+  const out: unknown[] = [...parameter.examples];
   if (schema !== null && typeof schema === 'object') {
     if (Array.isArray(schema.examples)) out.push(...(schema.examples as unknown[]));
     if ('default' in schema) out.push(schema.default);
     if (Array.isArray(schema.enum)) out.push(...(schema.enum as unknown[]));
   }
   return out;
+}
+
+/**
+ * A cookie's value as a server reads it: as it is when every character may stand in a cookie (RFC 6265 section
+ * 4.1.1: a base64 key's `+`, `/` and `=` may), else percent-encoded (a server compares the text it was sent).
+ */
+function cookieText(value: string): string {
+  return /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/.test(value) ? value : encodeURIComponent(value);
 }
 
 function textOf(value: unknown): string {

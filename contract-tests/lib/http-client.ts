@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { parseRetryAfter, serverClock } from '../judge/rate-limit-headers.js';
 import { apiUrl } from './api-url.js';
 import { CheckFailure, InconclusiveError, OverBudget } from './check-errors.js';
 import type { ContractTarget } from './contract-target.js';
@@ -13,7 +14,6 @@ import {
 } from './exchange.js';
 import type { KitClock } from './kit-clock.js';
 import { RateBudget, WaitAllowance, type WaitNotice } from './rate-budget.js';
-import { parseRetryAfter, serverClock } from './rate-limit-headers.js';
 import type { RunState } from './run-state.js';
 import { Semaphore } from './semaphore.js';
 

@@ -1,5 +1,5 @@
+import { parseNonNegativeInteger, parseRetryAfter } from '../judge/rate-limit-headers.js';
 import { InconclusiveError } from './check-errors.js';
-import { parseNonNegativeInteger, parseRetryAfter } from './rate-limit-headers.js';
 
 /**
  * The total time a run may spend waiting for rate-limit windows (`--max-wait`), shared by every

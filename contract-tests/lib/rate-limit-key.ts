@@ -1,8 +1,9 @@
+import { promiseStillHeld as promiseHeld } from '../judge/key-rules.js';
+import { parseRetryAfter, serverClock } from '../judge/rate-limit-headers.js';
 import type { CheckRun } from './check.js';
 import { OverBudget } from './check-errors.js';
-import type { Exchange } from './exchange.js';
+import { type Exchange, observedOf } from './exchange.js';
 import type { ApiRequest } from './http-client.js';
-import { newWindowBetween, parseRetryAfter, readBudget, serverClock } from './rate-limit-headers.js';
 import type { RunState } from './run-state.js';
 
 /**
@@ -73,21 +74,9 @@ export function isLimited(exchange: Exchange | undefined): boolean {
   return exchange?.response?.status === 429;
 }
 
-/**
- * Does the budget an answer promised (its X-RateLimit-Remaining, until its X-RateLimit-Reset)
- * still hold for a later answer of the same key? Yes when the headers show no new window, and also
- * when they do but the later answer came before the earlier one's Reset (by the later one's Date,
- * a second of rounding aside): a 429 that reports another window (the day's) cannot undo what the
- * minute's answer promised before its minute ended.
- *
- * @example promiseStillHeld(minuteAnswerSaying20Left, daysFirst429) // true: the 429 broke the promise
- */
+/** `promiseStillHeld` of contract-tests/judge/key-rules.ts for two exchanges; false when either got no answer. */
 export function promiseStillHeld(before: Exchange, after: Exchange): boolean {
-  if (before.response === undefined || after.response === undefined) return false;
-  const promised = readBudget(before.response.headers, before.receivedAtMs);
-  if (!newWindowBetween(promised, readBudget(after.response.headers, after.receivedAtMs))) return true;
-  return (
-    promised.resetSeconds !== undefined &&
-    serverClock(after.response.headers, after.receivedAtMs).nowMs < promised.resetSeconds * 1000 - 1_000
-  );
+  const promised = observedOf(before);
+  const later = observedOf(after);
+  return promised !== undefined && later !== undefined && promiseHeld(promised, later);
 }

@@ -1,7 +1,7 @@
 import type { MediaDefinition, OperationDefinition, ResponseDefinition } from '../../spec/compile-spec.js';
+import { describeIssues } from '../judge/spec-model.js';
 import type { ExchangeResponse } from './exchange.js';
 import { isJsonMedia } from './generic-requests.js';
-import { describeIssues } from './spec-model.js';
 
 /**
  * What one response shows against what the document declares for its operation: `problems`

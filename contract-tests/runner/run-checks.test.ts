@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { buildSpecModel } from '../judge/spec-model.js';
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import type { Exchange } from '../lib/exchange.js';
 import type { ContractHttpClient } from '../lib/http-client.js';
 import { createRunState } from '../lib/run-state.js';
-import { buildSpecModel } from '../lib/spec-model.js';
 import type { CheckResult } from '../report/report-model.js';
 import { runChecks } from './run-checks.js';
 

@@ -1,9 +1,9 @@
+import type { SpecModel } from '../judge/spec-model.js';
 import { type CheckArea, type CheckMeta, type CheckRun, type CheckSpec, SkipCheck } from '../lib/check.js';
 import { CheckFailure, InconclusiveError } from '../lib/check-errors.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import type { ContractHttpClient } from '../lib/http-client.js';
 import type { RunState } from '../lib/run-state.js';
-import type { SpecModel } from '../lib/spec-model.js';
 import type { CheckResult } from '../report/report-model.js';
 import { checkCreationBound, createsData } from './creation-bound.js';
 

@@ -1,7 +1,7 @@
 import { compileSpecDefinition } from '../../spec/compile-spec.js';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { type SpecModel, specModelOf } from '../judge/spec-model.js';
 import type { CheckArea } from '../lib/check.js';
-import { type SpecModel, specModelOf } from '../lib/spec-model.js';
 import { genericAreas } from '../suite/generic-layer.js';
 import { allOperations } from '../suite/operations.js';
 

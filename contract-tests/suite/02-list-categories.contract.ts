@@ -1,8 +1,8 @@
+import { describeIssues } from '../judge/spec-model.js';
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
-import { describeIssues } from '../lib/spec-model.js';
 import { callOf, listCategories } from './operations.js';
 
 /** Interface section 4, listCategories: 200 with a JSON array of Category objects. */

@@ -1,7 +1,8 @@
+import { isJsonContentType } from '../judge/media-types.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
-import { expectErrorBody, isJsonContentType, responseOf } from '../lib/expect-response.js';
+import { expectErrorBody, responseOf } from '../lib/expect-response.js';
 import { callOf, listCategories } from './operations.js';
 
 /**

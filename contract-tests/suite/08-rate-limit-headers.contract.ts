@@ -1,9 +1,9 @@
+import { type BudgetReading, newWindowBetween, readBudget } from '../judge/rate-limit-headers.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
-import { type BudgetReading, newWindowBetween, readBudget } from '../lib/rate-limit-headers.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**

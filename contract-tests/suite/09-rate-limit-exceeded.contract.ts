@@ -1,21 +1,20 @@
-import { type CheckRun, defineArea } from '../lib/check.js';
-import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, type Evidence, type Exchange, evidenceOf } from '../lib/exchange.js';
-import { responseOf } from '../lib/expect-response.js';
+import { limitedWithBudgetLeft, retryAfterInThePast, retryAfterVersusReset } from '../judge/key-rules.js';
 import {
   type BudgetReading,
   missingRateHeaders,
   newWindowBetween,
-  parseNonNegativeInteger,
   parseRetryAfter,
   rateHeaderValueProblems,
   readBudget,
   serverClock,
-} from '../lib/rate-limit-headers.js';
+} from '../judge/rate-limit-headers.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
+import { CheckFailure } from '../lib/check-errors.js';
+import { bodyExcerpt, type Evidence, type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';
+import { responseOf } from '../lib/expect-response.js';
 import {
   affordKeyRequests,
   isLimited,
-  promiseStillHeld,
   rateLimitKeyList,
   rateLimitKeyRecord,
   retryAtOf,
@@ -344,21 +343,18 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
         throw new CheckFailure(`Retry-After ${parsed.reason}`, [
           evidenceOf(exchange, parsed.reason, { header: 'Retry-After' }),
         ]);
-      if (parsed.form === 'HTTP-date') {
+      const past = retryAfterInThePast(observedOf(exchange)!);
+      if (past !== undefined) {
         const at = Date.parse(response.headers['retry-after']!.trim());
-        const slackMs = clock.source === 'Date header' ? 2_000 : 60_000;
-        if (at < clock.nowMs - slackMs) {
-          throw new CheckFailure(
-            `Retry-After ${response.headers['retry-after']} is in the past (server time ${new Date(clock.nowMs).toUTCString()}, from the ${clock.source})`,
-            [
-              evidenceOf(
-                exchange,
-                `Retry-After ${new Date(at).toISOString()} before ${new Date(clock.nowMs).toISOString()}`,
-                { header: 'Retry-After' },
-              ),
-            ],
-          );
-        }
+        throw new CheckFailure(past, [
+          evidenceOf(
+            exchange,
+            `Retry-After ${new Date(at).toISOString()} before ${new Date(clock.nowMs).toISOString()}`,
+            {
+              header: 'Retry-After',
+            },
+          ),
+        ]);
       }
       run.note(`Retry-After: ${response.headers['retry-after']} (${parsed.form}, judged against the ${clock.source})`);
     },
@@ -402,28 +398,10 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     async (run) => {
       const limited = limitedExchange(run);
       const before = run.state.shared.get(lastAllowedKey);
-      const problems: Evidence[] = [];
-      const ownRemaining = parseNonNegativeInteger(responseOf(limited).headers['x-ratelimit-remaining']);
-      if (ownRemaining !== undefined && ownRemaining > 0)
-        problems.push(
-          evidenceOf(
-            limited,
-            `the 429 says X-RateLimit-Remaining ${ownRemaining}: requests are left, yet this one was refused`,
-            { header: 'X-RateLimit-Remaining' },
-          ),
-        );
-      if (before?.response !== undefined && !isLimited(before) && promiseStillHeld(before, limited)) {
-        const promised = reading(before).remaining;
-        if (promised !== undefined && promised > 0) {
-          problems.push(
-            evidenceOf(
-              before,
-              `X-RateLimit-Remaining ${promised} on the last answer served before the 429 (same window)`,
-              { header: 'X-RateLimit-Remaining' },
-            ),
-          );
-        }
-      }
+      const lastServed = before === undefined ? undefined : observedOf(before);
+      const problems: Evidence[] = limitedWithBudgetLeft(lastServed, observedOf(limited)!).map((problem) =>
+        evidenceOf(problem.which === 'before' ? before! : limited, problem.detail, { header: problem.header! }),
+      );
       if (problems.length > 0)
         throw new CheckFailure(
           `the 429 contradicts the budget the key reported: ${problems.map((problem) => problem.detail).join('; ')}`,
@@ -444,20 +422,16 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     async (run) => {
       const exchange = limitedExchange(run);
       const headers = responseOf(exchange).headers;
-      const clock = serverClock(headers, exchange.receivedAtMs);
-      const retry = parseRetryAfter(headers['retry-after'], clock.nowMs);
-      const reset = parseNonNegativeInteger(headers['x-ratelimit-reset']);
-      if (!retry.ok || reset === undefined || reset > 100_000_000_000 || reset < 10 * 86_400)
+      const reset = headers['x-ratelimit-reset'];
+      const verdict = retryAfterVersusReset(observedOf(exchange)!);
+      if (verdict.kind === 'unjudged')
         return run.skip(
           'needs a valid Retry-After and a Unix-seconds X-RateLimit-Reset on the 429 (judged by the checks above)',
         );
-      const retryAtMs = clock.nowMs + retry.delayMs;
-      const resetMs = reset * 1000;
-      // Date and Reset have one-second resolution and either may be rounded up: 2 s either way.
-      const slackMs = clock.source === 'Date header' ? 2_000 : 60_000;
-      if (retryAtMs > resetMs + slackMs) {
+      const { retryAtMs, resetMs, slackMs, clockSource } = verdict;
+      if (verdict.kind === 'later') {
         throw new CheckFailure(
-          `Retry-After ${headers['retry-after']} points to ${new Date(retryAtMs).toISOString()}, ${Math.round((retryAtMs - resetMs) / 1000)} s after the reset the same 429 reports (${new Date(resetMs).toISOString()}), judged by the ${clock.source}`,
+          `Retry-After ${headers['retry-after']} points to ${new Date(retryAtMs).toISOString()}, ${Math.round((retryAtMs - resetMs) / 1000)} s after the reset the same 429 reports (${new Date(resetMs).toISOString()}), judged by the ${clockSource}`,
           [
             evidenceOf(
               exchange,
@@ -467,7 +441,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
           ],
         );
       }
-      if (retryAtMs < resetMs - slackMs) {
+      if (verdict.kind === 'earlier') {
         run.info(
           `Retry-After points ${Math.round((resetMs - retryAtMs) / 1000)} s before X-RateLimit-Reset; the interface does not say how windows move (a sliding window may free a request earlier)`,
           [evidenceOf(exchange, `Retry-After ${headers['retry-after']}, X-RateLimit-Reset ${reset}`)],
@@ -475,7 +449,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
         return;
       }
       run.note(
-        `Retry-After ${headers['retry-after']} agrees with X-RateLimit-Reset ${reset} (tolerance ${slackMs / 1000} s, ${clock.source})`,
+        `Retry-After ${headers['retry-after']} agrees with X-RateLimit-Reset ${reset} (tolerance ${slackMs / 1000} s, ${clockSource})`,
       );
     },
   );

@@ -1,15 +1,16 @@
-import { type CheckRun, defineArea } from '../lib/check.js';
-import { CheckFailure, OverBudget } from '../lib/check-errors.js';
-import { type Exchange, evidenceOf } from '../lib/exchange.js';
-import { responseOf } from '../lib/expect-response.js';
-import type { ApiRequest } from '../lib/http-client.js';
+import { remainingStepProblem } from '../judge/key-rules.js';
 import {
   type BudgetReading,
   newWindowBetween,
   planOfMinuteLimit,
   readBudget,
   serverClock,
-} from '../lib/rate-limit-headers.js';
+} from '../judge/rate-limit-headers.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
+import { CheckFailure, OverBudget } from '../lib/check-errors.js';
+import { type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';
+import { responseOf } from '../lib/expect-response.js';
+import type { ApiRequest } from '../lib/http-client.js';
 import {
   affordKeyRequests,
   isLimited,
@@ -417,11 +418,11 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
       let judged = 0;
       for (const [before, after] of consecutiveAnswers(run)) {
         if (isLimited(before) || isLimited(after) || newWindowBetween(reading(before), reading(after))) continue;
-        const previous = reading(before).remaining;
-        const next = reading(after).remaining;
-        if (previous === undefined || next === undefined) continue;
+        if (reading(before).remaining === undefined || reading(after).remaining === undefined) continue;
         judged += 1;
-        if (next !== previous - 1) {
+        const step = remainingStepProblem(observedOf(before)!, observedOf(after)!);
+        if (step !== undefined) {
+          const { previous, next } = step;
           throw new CheckFailure(
             `X-RateLimit-Remaining went from ${previous} to ${next} over one request of the rate-limit key (${after.request.method} ${after.request.path}); one request spends exactly one`,
             [

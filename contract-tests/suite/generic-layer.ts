@@ -1,5 +1,6 @@
 import type { SpecDefinition } from '../../spec/compile-spec.js';
 import { createDataGenerator, type DataGenerator } from '../../spec/data-generator.js';
+import { describeIssues } from '../judge/spec-model.js';
 import { type CheckArea, type CheckDefinition, type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Evidence, type Exchange, evidenceOf } from '../lib/exchange.js';
@@ -13,7 +14,6 @@ import {
   isJsonMedia,
 } from '../lib/generic-requests.js';
 import { declaredResponse, judgeResponse } from '../lib/response-conformance.js';
-import { describeIssues } from '../lib/spec-model.js';
 
 /**
  * The generic layer: checks derived from the document alone, for every operation it declares (or

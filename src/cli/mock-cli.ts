@@ -17,12 +17,14 @@ import type { SituationName } from '../lab/lab-types.js';
 import { readYamlFileText } from '../server/config-file.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
+import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
 
 Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
        petstore-mock replay FILE [options]  replay a HAR or an exported log (petstore-mock replay --help)
+       petstore-mock proxy URL [options]    judge real traffic to a server (petstore-mock proxy --help)
 
   SPEC                     OpenAPI document to serve, YAML or JSON: OpenAPI 3.1, 3.0 or Swagger 2.0 (read
                            as 3.1); $refs to other files are read relative to it (default: the kit's
@@ -38,6 +40,8 @@ Options:
                            needs npm install redis (default: in memory, one process)
       --memory-budget SIZE Memory for the state of every session in this process, e.g. 256MiB or 1GiB
                            (default 256MiB); past it the least recently used named session is forgotten
+      --request-log-size N Requests each session's log keeps for GET /__mock/requests and its export
+                           (default 500, at most 100000); the export says how many older ones it dropped
       --scenario FILE      Set up the default session before the first request: keys with budgets already
                            spent, bans, the clock (say past the sunset date), categories (YAML; docs/scenarios.md).
                            Repeatable: files are merged in order, after the config's scenario
@@ -48,6 +52,8 @@ Options:
       --allowed-hosts NAME Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any)
       --report FILE        On shutdown, write the rate-limit lab's report of the default session (client
                            verdicts and coverage): JSON, or JUnit XML when FILE ends in .xml
+      --proxy URL          Run as the judging proxy of URL instead of the mock (also "proxy:" in the config)
+      --fail-on SIDE       With --proxy: exit 1 at shutdown when server, client or any side broke a rule
       --min-coverage LIST  On shutdown, exit 1 when a listed situation was never served
                            (401,400,429,ban,deprecated-call,window-reset), e.g. --min-coverage 429,401,400
       --verbose            Log every request (API keys masked)
@@ -96,6 +102,7 @@ const options = {
   config: { type: 'string' },
   store: { type: 'string' },
   'memory-budget': { type: 'string' },
+  'request-log-size': { type: 'string' },
   scenario: { type: 'string', multiple: true },
   watch: { type: 'boolean' },
   'allow-remote-refs': { type: 'boolean' },
@@ -104,6 +111,8 @@ const options = {
   'allowed-hosts': { type: 'string', multiple: true },
   report: { type: 'string' },
   'min-coverage': { type: 'string' },
+  proxy: { type: 'string' },
+  'fail-on': { type: 'string' },
   verbose: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -112,6 +121,8 @@ const options = {
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));
+  // Loaded only when asked for: the mock's own start-up pays nothing for the proxy.
+  if (argv[0] === 'proxy') return (await import('./proxy-command.js')).runProxyCommand(argv.slice(1));
   let values;
   let positionals: string[];
   try {
@@ -162,6 +173,14 @@ async function main(argv: string[]): Promise<number> {
     printError(memoryBudget);
     return 2;
   }
+  const requestLogSize =
+    values['request-log-size'] === undefined
+      ? undefined
+      : parseInteger(values['request-log-size'], '--request-log-size', 1, 100_000);
+  if (typeof requestLogSize === 'string') {
+    printError(requestLogSize);
+    return 2;
+  }
   let requiredSituations: SituationName[] = [];
   if (values['min-coverage'] !== undefined) {
     try {
@@ -176,6 +195,22 @@ async function main(argv: string[]): Promise<number> {
   let mock;
   try {
     const fileConfig = values.config ? await readConfigFile(values.config) : undefined;
+    const upstream = values.proxy ?? fileConfig?.proxy;
+    if (upstream !== undefined) {
+      const failOn = values['fail-on'];
+      if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
+        throw new Error(`--fail-on must be server, client or any, got "${failOn}"`);
+      const { runProxy } = await import('./proxy-command.js');
+      return await runProxy({
+        upstream,
+        port,
+        host: values.host ?? '127.0.0.1',
+        specPath,
+        reportPath: values.report,
+        failOn: failOn as FailOn | undefined,
+        logger,
+      });
+    }
     const config = {
       ...(fileConfig ?? {}),
       ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
@@ -186,6 +221,7 @@ async function main(argv: string[]): Promise<number> {
       // --store replaces the config's URL and keeps its other store settings (prefix, timeout).
       ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
       ...(memoryBudget !== undefined ? { memoryBudgetBytes: memoryBudget } : {}),
+      ...(requestLogSize !== undefined ? { requestLogSize } : {}),
     };
     if (values.scenario !== undefined || fileConfig?.scenario !== undefined) {
       const merged = parseMockConfig({ ...(fileConfig ?? {}), ...config });

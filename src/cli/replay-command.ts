@@ -12,7 +12,14 @@ import { createRouter } from '../core/spec/router.js';
 import type { Clock } from '../core/types.js';
 import { labReportJunit } from '../lab/lab-report.js';
 import { type ReplayResult, type ReplayTarget, replay } from '../lab/replay.js';
-import { maxReplayFileBytes, parseKeyMapping, parseReplayInput, ReplayInputError } from '../lab/replay-input.js';
+import {
+  displayKey,
+  maxReplayFileBytes,
+  parseKeyMapping,
+  parseRecording,
+  type Recording,
+  ReplayInputError,
+} from '../lab/replay-input.js';
 import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
 import { readBoundedText } from '../server/bounded-file.js';
 import { readConfigFile } from '../server/config-file.js';
@@ -111,14 +118,18 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
       );
     }
     const demo = config.demoKeys ? Object.fromEntries(demoKeys.map((entry) => [entry.key, entry.plan!])) : {};
-    const requests = parseReplayInput(text, {
+    const recording = parseRecording(text, {
       plans: config.plans,
       keyPlans,
       ...(values['default-plan'] !== undefined ? { defaultPlan: values['default-plan'] } : {}),
       demoKeys: demo,
     });
     const spec = await readSpecFile();
-    const result = await replayAgainstMockApp(requests, config, spec, positionals[0]!);
+    const replanned = new Set([...keyPlans.keys()].flatMap((key) => [key, displayKey(key, demo)]));
+    const result = await replayAgainstMockApp(recording.requests, config, spec, positionals[0]!, {
+      recording,
+      replannedClients: replanned,
+    });
     print(formatReplaySummary(result));
     if (values.report !== undefined) {
       const body = /\.xml$/i.test(values.report)
@@ -143,6 +154,7 @@ export async function replayAgainstMockApp(
   config: MockConfig,
   spec: Parameters<typeof createMockApp>[0]['spec'],
   title?: string,
+  context: { recording?: Pick<Recording, 'format' | 'start'>; replannedClients?: ReadonlySet<string> } = {},
 ): Promise<ReplayResult> {
   let route: ReturnType<typeof createRouter> | undefined;
   let basePath = '';
@@ -152,7 +164,11 @@ export async function replayAgainstMockApp(
       route = createRouter(app.spec.operations);
       basePath = app.basePath;
       // respond(): the in-memory mock answers at once, so a replay awaits nothing per request.
-      return { handle: (request) => app.respond(request), addKey: (input) => app.controls.addKey(input) };
+      return {
+        handle: (request) => app.respond(request),
+        addKey: (input) => app.controls.addKey(input),
+        applyScenario: (scenario) => app.controls.applyScenario(scenario),
+      };
     },
     operationOf(method, path) {
       if (!route || (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))) return null;
@@ -168,6 +184,8 @@ export async function replayAgainstMockApp(
     },
     anonymousLimits: config.anonymous,
     ...(title !== undefined ? { title: `Replay of ${title}` } : {}),
+    ...(context.recording !== undefined ? { recording: context.recording } : {}),
+    ...(context.replannedClients !== undefined ? { replannedClients: context.replannedClients } : {}),
   });
 }
 
@@ -182,6 +200,11 @@ export function formatReplaySummary(result: ReplayResult): string {
   lines.push(
     `Replayed ${count(result.requests)} requests recorded from ${recorded(result.fromMs)} to ${recorded(result.toMs)} (${formatDuration(result.toMs - result.fromMs)} of virtual time)`,
   );
+  if (result.warning !== null) lines.push(`Warning: ${result.warning}`);
+  else if (result.startingState?.applied)
+    lines.push(
+      `Starting state applied before request #${result.startingState.beforeIndex + 1} (budgets, bans, keys and categories as the mock had them)`,
+    );
   if (result.timeShiftMs !== 0)
     lines.push(
       `Recorded before 1970: replayed ${count(result.timeShiftMs / 86_400_000)} days later, from ${iso(result.fromMs)} (the report and the timeline show those times)`,
@@ -192,14 +215,18 @@ export function formatReplaySummary(result: ReplayResult): string {
       .join(', ')}`,
   );
   lines.push('', ...clientTable(result), '');
-  const { compared, same, differences } = result.recorded;
+  const { compared, same, differences, causes } = result.recorded;
   if (compared > 0) {
-    lines.push(
-      `Recorded statuses: ${count(same)} of ${count(compared)} the same${compared === same ? '' : `; first differences:`}`,
-    );
+    lines.push(`Recorded statuses: ${count(same)} of ${count(compared)} the same`);
+    if (compared !== same) {
+      lines.push('Differences by cause:');
+      for (const [cause, n] of Object.entries(causes).sort((a, b) => b[1] - a[1]))
+        lines.push(`  ${count(n)} x ${cause}`);
+      lines.push('First differences:');
+    }
     for (const difference of differences.slice(0, 5))
       lines.push(
-        `  #${difference.index + 1} ${recorded(difference.atMs)} ${sanitiseForTerminal(difference.method)} ${sanitiseForTerminal(difference.url)}: recorded ${difference.recorded}, replayed ${difference.replayed}`,
+        `  #${difference.index + 1} ${recorded(difference.atMs)} ${sanitiseForTerminal(difference.method)} ${sanitiseForTerminal(difference.url)}: recorded ${difference.recorded}, replayed ${difference.replayed} (${difference.cause})`,
       );
   }
   return `${lines.join('\n')}\n`;

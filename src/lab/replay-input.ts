@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { type Scenario, validateScenario } from '../core/config/scenario-file.js';
 import { maxExportBodyBytes } from '../core/state/request-log.js';
 import type { LabLimits } from './lab-types.js';
 
@@ -66,6 +67,73 @@ export interface ExportLine {
   contentType: string | null;
   /** The request body as text (at most `maxExportBodyBytes` characters, longer ones are cut), or null. */
   body: string | null;
+}
+
+/**
+ * The export's first line: the state the log starts from (docs/decisions/026-faithful-export.md), as a
+ * scenario whose clients are named by their pseudonyms, so that the replay applies it before the
+ * first request.
+ *
+ * @example
+ * {"v":1,"type":"state","time":"2026-01-01T00:00:00.000Z","logSize":500,"dropped":{"count":100,"from":"…","to":"…"},
+ *  "omittedClients":0,"scenario":{"keys":[{"key":"client-5e3f0c2a9b1d","plan":"free","limits":{…},"windows":{…}}]}}
+ */
+export interface StateLine {
+  v: 1;
+  type: 'state';
+  /** When the state holds (virtual time); null: since the session was created, before its first request. */
+  time: string | null;
+  /** The log's size (`requestLogSize`) when exported. */
+  logSize: number;
+  /** API requests the log dropped before its first line (folded into this state), oldest and newest. */
+  dropped: { count: number; from: string; to: string } | null;
+  /** Clients with spent budget whose key the mock no longer knew (not in the scenario). */
+  omittedClients: number;
+  scenario: Scenario;
+}
+
+/** What a recording says of the state before its first request: the export's state line, read. */
+export interface RecordedStart {
+  atMs: number | null;
+  logSize: number;
+  dropped: { count: number; fromMs: number; toMs: number } | null;
+  omittedClients: number;
+  scenario: Scenario;
+}
+
+/** A recording, read: its requests, its format, and the state it starts from when it says. */
+export interface Recording {
+  format: 'export' | 'har';
+  requests: ReplayRequest[];
+  /** Null for a HAR and for an export made before the state line existed. */
+  start: RecordedStart | null;
+}
+
+/** The export's state line (see `StateLine`). */
+export function toStateLine(start: {
+  atMs: number | null;
+  logSize: number;
+  dropped: { count: number; firstAtMs: number; lastAtMs: number } | null;
+  omittedClients: number;
+  scenario: Scenario;
+}): string {
+  const line: StateLine = {
+    v: 1,
+    type: 'state',
+    time: start.atMs === null ? null : new Date(start.atMs).toISOString(),
+    logSize: start.logSize,
+    dropped:
+      start.dropped === null
+        ? null
+        : {
+            count: start.dropped.count,
+            from: new Date(start.dropped.firstAtMs).toISOString(),
+            to: new Date(start.dropped.lastAtMs).toISOString(),
+          },
+    omittedClients: start.omittedClients,
+    scenario: start.scenario,
+  };
+  return JSON.stringify(line);
 }
 
 const encoder = new TextEncoder();
@@ -204,6 +272,14 @@ function limitsOfPlan(
  * ReplayInputError naming the line or entry at the first malformed one.
  */
 export function parseReplayInput(text: string, options: ReplayInputOptions): ReplayRequest[] {
+  return parseRecording(text, options).requests;
+}
+
+/**
+ * `parseReplayInput`, with the format and the state the recording starts from (the export's state
+ * line; null for a HAR or an older export).
+ */
+export function parseRecording(text: string, options: ReplayInputOptions): Recording {
   const start = text.search(/\S/);
   if (start === -1) throw new ReplayInputError('Failed to read the recording: it is empty');
   // A HAR over its bound is refused on its size alone, before any pass over it.
@@ -213,7 +289,8 @@ export function parseReplayInput(text: string, options: ReplayInputOptions): Rep
     throw new ReplayInputError(
       `Failed to read the recording: ${shapeProblem}; expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`,
     );
-  const requests = text[start] === '{' ? parseHarOrLines(text, start, options) : parseExportLines(text, options);
+  const recording = text[start] === '{' ? parseHarOrLines(text, start, options) : parseExportLines(text, options);
+  const requests = recording.requests;
   // Stable: Array.prototype.sort is stable, and recordings are nearly always in order already.
   let ordered = true;
   for (let index = 1; index < requests.length; index += 1) {
@@ -222,11 +299,12 @@ export function parseReplayInput(text: string, options: ReplayInputOptions): Rep
       break;
     }
   }
-  return ordered ? requests : requests.sort((a, b) => a.atMs - b.atMs);
+  if (!ordered) requests.sort((a, b) => a.atMs - b.atMs);
+  return recording;
 }
 
 /** Told apart by the first line: a whole JSON object with `log` (a HAR on one line), or not whole (a HAR over many lines), or an export line. */
-function parseHarOrLines(text: string, start: number, options: ReplayInputOptions): ReplayRequest[] {
+function parseHarOrLines(text: string, start: number, options: ReplayInputOptions): Recording {
   const firstLineEnd = text.indexOf('\n', start);
   const firstLine = firstLineEnd === -1 ? text.slice(start) : text.slice(start, firstLineEnd);
   let first: unknown;
@@ -234,12 +312,16 @@ function parseHarOrLines(text: string, start: number, options: ReplayInputOption
     first = JSON.parse(firstLine);
   } catch {
     refuseLargeHar(text);
-    return parseHar(text, options);
+    return { format: 'har', requests: parseHar(text, options), start: null };
   }
   if (typeof (first as { log?: unknown } | null)?.log !== 'object') return parseExportLines(text, options);
   refuseLargeHar(text);
   // A HAR on one line (what most tools write) is parsed once.
-  return parseHar(firstLineEnd === -1 || text.slice(firstLineEnd).trim() === '' ? first : text, options);
+  return {
+    format: 'har',
+    requests: parseHar(firstLineEnd === -1 || text.slice(firstLineEnd).trim() === '' ? first : text, options),
+    start: null,
+  };
 }
 
 /**
@@ -286,8 +368,9 @@ function jsonShapeProblem(text: string): string | undefined {
 
 const methodPattern = /^[A-Z]{1,20}$/;
 
-function parseExportLines(text: string, options: ReplayInputOptions): ReplayRequest[] {
+function parseExportLines(text: string, options: ReplayInputOptions): Recording {
   const requests: ReplayRequest[] = [];
+  let recordedStart: RecordedStart | null = null;
   const overrides = new Map<string, { plan: string; limits: LabLimits }>();
   for (const [key, plan] of options.keyPlans ?? [])
     overrides.set(key, limitsOfPlan(plan, options.plans, `--key ${key.slice(0, 40)}`));
@@ -308,6 +391,14 @@ function parseExportLines(text: string, options: ReplayInputOptions): ReplayRequ
       throw new ReplayInputError(
         `Failed to read the recording: ${where}: not JSON (${(error as Error).message.slice(0, 100)}); expected a HAR file or the JSON lines of GET /__mock/requests?format=jsonl`,
       );
+    }
+    if ((value as { type?: unknown } | null)?.type === 'state') {
+      if (requests.length > 0 || recordedStart !== null)
+        throw new ReplayInputError(
+          `Failed to read the recording: ${where}: a state line is only read as the first line of an export`,
+        );
+      recordedStart = checkStateLine(value as Record<string, unknown>, where);
+      continue;
     }
     const entry = checkExportLine(value, where);
     const atMs = Date.parse(entry.time);
@@ -338,7 +429,55 @@ function parseExportLines(text: string, options: ReplayInputOptions): ReplayRequ
     });
   }
   if (requests.length === 0) throw new ReplayInputError('Failed to read the recording: no requests in it');
-  return requests;
+  return { format: 'export', requests, start: recordedStart };
+}
+
+function checkStateLine(line: Record<string, unknown>, where: string): RecordedStart {
+  const fail = (field: string, expected: string): never => {
+    throw new ReplayInputError(
+      `Failed to read the recording: ${where} (the starting state): ${field}: expected ${expected}`,
+    );
+  };
+  if (line.v !== 1) fail('v', 'version 1');
+  if (line.time !== null && (typeof line.time !== 'string' || !isReplayableTime(line.time)))
+    fail('time', 'an ISO date-time in the years 0001 to 9999, or null');
+  if (!isPositiveInteger(line.logSize)) fail('logSize', 'a positive integer');
+  const dropped = line.dropped as Record<string, unknown> | null | undefined;
+  if (
+    dropped !== null &&
+    (typeof dropped !== 'object' ||
+      !isPositiveInteger(dropped.count) ||
+      typeof dropped.from !== 'string' ||
+      !isReplayableTime(dropped.from) ||
+      typeof dropped.to !== 'string' ||
+      !isReplayableTime(dropped.to))
+  )
+    fail('dropped', '{ count, from, to } or null');
+  if (
+    line.omittedClients !== undefined &&
+    !(Number.isSafeInteger(line.omittedClients) && (line.omittedClients as number) >= 0)
+  )
+    fail('omittedClients', 'a whole number');
+  let scenario: Scenario;
+  try {
+    scenario = validateScenario(line.scenario, 'scenario');
+  } catch (error) {
+    return fail('scenario', `a scenario (${(error as Error).message.replace(/^Failed to load scenario: /, '')})`);
+  }
+  return {
+    atMs: line.time === null ? null : Date.parse(line.time as string),
+    logSize: line.logSize as number,
+    dropped:
+      dropped === null
+        ? null
+        : {
+            count: dropped!.count as number,
+            fromMs: Date.parse(dropped!.from as string),
+            toMs: Date.parse(dropped!.to as string),
+          },
+    omittedClients: (line.omittedClients as number | undefined) ?? 0,
+    scenario,
+  };
 }
 
 function checkExportLine(value: unknown, where: string): ExportLine {

@@ -213,6 +213,49 @@ local function set_spent(b, now, minute, day)
 end`;
 }
 
+/**
+ * Lua: the session as a snapshot's parts (StateStore.snapshot): the clock offset, the after-sunset mode,
+ * the run-time keys (digest, stored entry), the served category list ('' when not seeded: the seeds),
+ * and every client whose windows or ban still run, as "name ms mc ds dc st bu" (name after the bucket
+ * prefix). Buckets are found with SCAN over the session's bucket keys (one slot: its hash tag).
+ */
+function snapshotFunctions(): string {
+  return `local function bucket_text(b)
+  return table.concat({ num(b.ms), num(b.mc), num(b.ds), num(b.dc), num(b.st), time_text(b.bu) }, ' ')
+end
+-- The bucket at key when it is one of this session's epoch, else nil.
+local function existing_bucket(key, now)
+  local raw = redis.pcall('GET', key)
+  if type(raw) ~= 'string' or string.match(raw, '^(%S+)') ~= epoch then return nil end
+  return read_bucket(key, now)
+end
+local function snapshot_parts(now, prefix, pattern)
+  local clients = {}
+  local cursor = '0'
+  repeat
+    local page = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', 1000)
+    cursor = page[1]
+    for _, key in ipairs(page[2]) do
+      local b = existing_bucket(key, now)
+      if b and not (now >= b.ds + ${dayMs} and now >= b.ms + ${minuteMs} and b.bu <= now) then
+        clients[#clients + 1] = string.sub(key, #prefix + 1) .. ' ' .. bucket_text(b)
+      end
+    end
+  until cursor == '0'
+  local cats = ''
+  if seeded then cats = served_list() end
+  return { off = num(offset), as = after_sunset or '', keys = redis.call('HGETALL', KEYS[2]), cats = cats, clients = clients }
+end
+-- The log's starting state is the session as it is now: the snapshot, its time, no request dropped since.
+local function mark_start(now, prefix, pattern)
+  local fields = redis.call('HKEYS', KEYS[1])
+  for _, field in ipairs(fields) do
+    if string.sub(field, 1, 2) == 'd:' or field == 'dn' or field == 'df' or field == 'dl' then redis.call('HDEL', KEYS[1], field) end
+  end
+  redis.call('HSET', KEYS[1], 'sa', num(now), 'ss', cjson.encode(snapshot_parts(now, prefix, pattern)))
+end`;
+}
+
 /** Lua: the run-time keys, `position|entry JSON` by digest. */
 function keyFunctions(): string {
   return `local function positive(value) return type(value) == 'number' and value >= 1 and value == math.floor(value) end
@@ -437,10 +480,31 @@ refresh_ttl()
 return num(offset)
 `;
 
-/** ARGV: stamp, ttl, entryJson, capacity. Newest first in Redis; the log reads it backwards. */
-const appendRequestScript = `${sessionPrologue}
-redis.call('LPUSH', KEYS[5], ARGV[3])
-redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[4]) - 1)
+/**
+ * ARGV: stamp, ttl, entryJson, capacity, client name ('' for none). KEYS[6]: the client's bucket.
+ * Newest first in Redis; the log reads it backwards. The entry keeps where its client stands just after
+ * it ("post"); an API request the log drops is folded into the starting state (meta: dn count, df and dl
+ * its first and last time, d:<client> the newest post of each client), as MemorySession does.
+ */
+const appendRequestScript = `${sessionPrologue}${snapshotFunctions()}
+local capacity = tonumber(ARGV[4])
+local start_text = redis.call('HGET', KEYS[1], 'sa')
+local start_at = start_text and tonumber(start_text)
+while redis.call('LLEN', KEYS[5]) >= capacity do
+  local ok, old = pcall(cjson.decode, redis.call('RPOP', KEYS[5]))
+  if ok and type(old) == 'table' and type(old.replay) == 'table' and type(old.timeMs) == 'number' and (not start_at or old.timeMs >= start_at) then
+    local at = num(old.timeMs)
+    if redis.call('HINCRBY', KEYS[1], 'dn', 1) == 1 then redis.call('HSET', KEYS[1], 'df', at) end
+    redis.call('HSET', KEYS[1], 'dl', at)
+    if type(old.pc) == 'string' and type(old.post) == 'string' then redis.call('HSET', KEYS[1], 'd:' .. old.pc, old.post) end
+  end
+end
+local entry = ARGV[3]
+if ARGV[5] ~= '' then
+  local b = existing_bucket(KEYS[6], 0)
+  if b then entry = string.sub(entry, 1, -2) .. ',"pc":' .. cjson.encode(ARGV[5]) .. ',"post":"' .. bucket_text(b) .. '"}' end
+end
+redis.call('LPUSH', KEYS[5], entry)
 expire_new(KEYS[5])
 refresh_ttl()
 return 1
@@ -450,6 +514,19 @@ return 1
 const requestsScript = `${sessionPrologue}
 refresh_ttl()
 return redis.call('LRANGE', KEYS[5], 0, -1)
+`;
+
+/** StateStore.snapshot. ARGV: stamp, ttl, base, bucket prefix, its SCAN pattern. Returns the parts as JSON. */
+const snapshotScript = `${sessionPrologue}${snapshotFunctions()}
+local now = session_now(tonumber(ARGV[3]))
+refresh_ttl()
+return cjson.encode(snapshot_parts(now, ARGV[4], ARGV[5]))
+`;
+
+/** StateStore.startingState. ARGV: stamp, ttl. Returns the meta hash (sa, ss, dn, df, dl, d:<client>: the caller reads them). */
+const startingStateScript = `${sessionPrologue}
+refresh_ttl()
+return redis.call('HGETALL', KEYS[1])
 `;
 
 /** ARGV: stamp, ttl, mode ('' clears it). The session's sunset.afterSunset, in its meta hash. */
@@ -469,7 +546,7 @@ return after_sunset or ''
  * The session back to its seeded state, whatever its keys hold (the repair of a corrupt session): its
  * five keys deleted and the meta written anew with a new epoch, so every bucket of before counts as
  * expired (they sit in one slot but are never listed; each expires by its own TTL). The clock stays
- * when it is a usable one, else it goes back to 0. No checking prologue. ARGV: stamp, ttl.
+ * when it is a usable one, else it goes back to 0. No checking prologue. ARGV: stamp, ttl, base.
  */
 const resetScript = `#!lua
 local deadline, nonce = string.match(ARGV[1], '^(%d+) (%S+)$')
@@ -483,6 +560,9 @@ if type(current) == 'string' then
 end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 redis.call('HSET', KEYS[1], 'ep', nonce, 'off', kept, 'sd', '0', 'dr', '0', 'ks', '0', 'by', '2', 'n', '0')
+-- The log's starting state: the seeded session at the reset's time (ARGV[3]: the base time).
+local start = string.format('%.17g', tonumber(ARGV[3]) + tonumber(kept))
+redis.call('HSET', KEYS[1], 'sa', start, 'ss', cjson.encode({ off = kept, as = '', keys = {}, cats = '', clients = {} }))
 if tonumber(ARGV[2]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 1
 `;
@@ -490,19 +570,25 @@ return 1
 /**
  * A whole scenario in one step (StateStore.applyScenario): everything that can refuse it is checked
  * first (the clock, each category's size, every key and bucket read), then it is applied in the
- * plan's order. KEYS[6..]: the bucket of each budget, then of each ban.
+ * plan's order, and the session as it leaves it becomes the log's starting state.
+ * KEYS[6..]: the bucket of each budget, of each ban, then of each client put where a snapshot found it.
  * ARGV: stamp, ttl, base, clockKind ('' | advance | to | atLeast), clockValue, afterSunset|'', historyTtl,
  *   maxCategories, maxCategoryBytes, keyCount, spendCount, banCount, categoryCount, seedsGiven,
- *   then digest and entryJson of each key, minute|'' and day|'' of each budget, ms of each ban, fields of each category, seeds.
+ *   clientCount, listCount (-1: no list to restore), listFirstId, bucket prefix, its SCAN pattern,
+ *   then digest and entryJson of each key, ms mc ds dc st bu of each client, minute|'' and day|'' of
+ *   each budget, ms of each ban, fields of each listed category, fields of each category, seeds.
  * Returns { 'ok', offset }, { 'refused', part, index, value } having changed nothing, or { 'seed' }.
  */
-const scenarioScript = `${sessionPrologue}
+const scenarioScript = `${sessionPrologue}${snapshotFunctions()}
 local base = tonumber(ARGV[3])
 local key_count, spend_count, ban_count, category_count = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), tonumber(ARGV[13])
-local keys_at = 15
-local spends_at = keys_at + 2 * key_count
+local client_count, list_count, list_first = tonumber(ARGV[15]), tonumber(ARGV[16]), tonumber(ARGV[17])
+local keys_at = 20
+local clients_at = keys_at + 2 * key_count
+local spends_at = clients_at + 6 * client_count
 local bans_at = spends_at + 2 * spend_count
-local categories_at = bans_at + ban_count
+local list_at = bans_at + ban_count
+local categories_at = list_at + math.max(list_count, 0)
 local seeds_at = categories_at + category_count
 local max, max_bytes, history_ttl = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[7])
 local now = session_now(base)
@@ -518,7 +604,13 @@ end
 if moved > max_offset or math.abs(base + moved) > max_time then return { 'refused', 'clock-range', '0', num(moved) } end
 for i = 0, key_count - 1 do key_entry(ARGV[keys_at + 2 * i]) end
 for i = 6, #KEYS do read_bucket(KEYS[i], now) end
-if category_count > 0 then
+if list_count >= 0 then
+  -- The list replaces the session's: its ids are its own, the categories after it follow the last.
+  for i = 0, list_count + category_count - 1 do
+    local bytes = #category_json(ARGV[list_at + i], list_first + i)
+    if 2 + bytes > max_bytes then return { 'refused', 'category', num(i), num(bytes) } end
+  end
+elseif category_count > 0 then
   if not seeded and ARGV[14] ~= '1' then return { 'seed' } end
   if seeded then check_list() end
   local index, size = first_too_large(max_bytes, seeds_at, #ARGV, categories_at, seeds_at - 1)
@@ -530,8 +622,19 @@ if moved ~= offset then
   redis.call('HSET', KEYS[1], 'off', num(moved))
 end
 now = base + offset
-if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'as', ARGV[6]) end
+if ARGV[6] ~= '' then
+  after_sunset = ARGV[6]
+  redis.call('HSET', KEYS[1], 'as', ARGV[6])
+end
 for i = 0, key_count - 1 do add_key(ARGV[keys_at + 2 * i], ARGV[keys_at + 2 * i + 1]) end
+for i = 0, client_count - 1 do
+  local key = KEYS[6 + spend_count + ban_count + i]
+  local b = read_bucket(key, now)
+  local at = clients_at + 6 * i
+  b.ms, b.mc, b.ds, b.dc, b.st = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2]), tonumber(ARGV[at + 3]), tonumber(ARGV[at + 4])
+  b.bu = time_or_none(ARGV[at + 5])
+  write_bucket(key, b, now, history_ttl)
+end
 for i = 0, spend_count - 1 do
   local b = read_bucket(KEYS[6 + i], now)
   set_spent(b, now, ARGV[spends_at + 2 * i], ARGV[spends_at + 2 * i + 1])
@@ -543,10 +646,21 @@ for i = 0, ban_count - 1 do
   b.bu = now + tonumber(ARGV[bans_at + i])
   write_bucket(key, b, now, history_ttl)
 end
-if category_count > 0 then
+if list_count >= 0 then
+  redis.call('DEL', KEYS[3], KEYS[4])
+  count, list_bytes, dropped, seeded = 0, 2, 0, true
+  redis.call('HSET', KEYS[1], 'sd', '1')
+  save_list_meta()
+  if list_first > 1 then
+    redis.call('SET', KEYS[4], string.format('%d', list_first - 1))
+    expire_new(KEYS[4])
+  end
+  for i = list_at, seeds_at - 1 do push_category(max, max_bytes, ARGV[i]) end
+elseif category_count > 0 then
   seed(max, max_bytes, seeds_at, #ARGV)
   for i = categories_at, seeds_at - 1 do push_category(max, max_bytes, ARGV[i]) end
 end
+mark_start(now, ARGV[18], ARGV[19])
 refresh_ttl()
 return { 'ok', num(offset) }
 `;
@@ -621,6 +735,8 @@ export const scripts = {
   setAfterSunset: script(setAfterSunsetScript),
   afterSunset: script(afterSunsetScript),
   scenario: script(scenarioScript),
+  snapshot: script(snapshotScript),
+  startingState: script(startingStateScript),
 };
 
 /** The Lua sources, for the decision note and for tests that read them. */

@@ -3,11 +3,13 @@ import type { Category, NewCategory } from '../../spec/schemas.js';
 import type { Limits } from '../core/config/mock-config.js';
 import type { AfterSunsetMode } from '../core/config/store-config.js';
 import { HttpError } from '../core/errors.js';
+import { CategoryStore } from '../core/state/category-store.js';
 import type { ApiKeyEntry } from '../core/state/key-registry.js';
 import { type RateDecision, windowsOf } from '../core/state/rate-limiter.js';
 import { publicLogEntry, type RecordedRequest, type RequestLogEntry } from '../core/state/request-log.js';
 import { assertSessionName, defaultSessionName } from '../core/state/sessions.js';
 import {
+  type ClientWindows,
   type CreatedCategory,
   type CreatedCategoryText,
   type HitInput,
@@ -17,6 +19,7 @@ import {
   type SessionInfo,
   type SessionStats,
   type SpentCounts,
+  type StartingState,
   type StateStore,
   type StateStoreOptions,
   type StoreClient,
@@ -29,13 +32,16 @@ import {
 import {
   assertAfterSunsetMode,
   assertClientStep,
+  assertClientWindows,
   assertClockStep,
   assertDigest,
   assertRuntimeKey,
   assertScenarioSteps,
   categoryTooLargeMessage,
+  clientName,
   clockBehindMessage,
   clockRangeMessage,
+  sortClients,
   sortSessions,
 } from '../core/state/store-checks.js';
 import { assertStoreOptions } from '../core/state/store-options.js';
@@ -249,9 +255,48 @@ class RedisStore implements StateStore {
   }
 
   async appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): Promise<void> {
+    const replay = entry.replay;
+    // The client whose windows the entry keeps (see the script): the one the hit counted it against.
+    const client: StoreClient | null =
+      replay === undefined
+        ? null
+        : replay.auth === 'key' && replay.keyDigest !== null
+          ? { kind: 'key', id: replay.keyDigest.slice(0, 32) }
+          : replay.clientAddress === null
+            ? null
+            : { kind: 'anonymous', address: replay.clientAddress };
     await this.#run(session, baseTimeMs, scripts.appendRequest, {
-      args: [JSON.stringify(entry), String(this.options.requestLogSize)],
+      keys: client === null ? [] : [this.#clientBucket(session, client)],
+      args: [JSON.stringify(entry), String(this.options.requestLogSize), client === null ? '' : clientName(client)],
     });
+  }
+
+  async snapshot(session: string, baseTimeMs: number): Promise<StoreScenario> {
+    const prefix = this.#key(session, 'b:');
+    const reply = await this.#run(session, baseTimeMs, scripts.snapshot, {
+      args: [String(baseTimeMs), prefix, `${globEscaped(prefix)}*`],
+    });
+    return this.#parsed(session, 'snapshot', () => scenarioFromParts(JSON.parse(String(reply)), this.#seedList()));
+  }
+
+  async startingState(session: string, baseTimeMs: number): Promise<StartingState> {
+    const reply = (await this.#run(session, baseTimeMs, scripts.startingState, {})) as string[];
+    const meta = new Map<string, string>();
+    for (let index = 0; index + 1 < reply.length; index += 2) meta.set(reply[index]!, reply[index + 1]!);
+    return this.#parsed(session, 'meta', () => startingStateFrom(meta, this.#seedList()));
+  }
+
+  /** The categories a seeded session starts with: each seed with the next id, one larger than the whole bound skipped (as both stores seed). */
+  #seedList(): Category[] {
+    const seeded = new CategoryStore({ maxCount: this.options.maxCategories, maxBytes: this.options.maxCategoryBytes });
+    for (const seed of this.options.seedCategories) {
+      try {
+        seeded.create(seed);
+      } catch (error) {
+        if (!(error instanceof HttpError)) throw error;
+      }
+    }
+    return seeded.list();
   }
 
   async requests(session: string, baseTimeMs: number): Promise<RequestLogEntry[]> {
@@ -267,7 +312,7 @@ class RedisStore implements StateStore {
   }
 
   async reset(session: string, baseTimeMs: number): Promise<void> {
-    await this.#run(session, baseTimeMs, scripts.reset, { repair: true });
+    await this.#run(session, baseTimeMs, scripts.reset, { args: [String(baseTimeMs)], repair: true });
   }
 
   async listSessions(baseTimeMs: number): Promise<SessionInfo[]> {
@@ -315,7 +360,12 @@ class RedisStore implements StateStore {
 
   async applyScenario(session: string, scenario: StoreScenario, baseTimeMs: number): Promise<{ offsetMs: number }> {
     assertScenarioSteps(scenario);
-    const buckets = [...scenario.spends, ...scenario.bans].map(({ client }) => this.#clientBucket(session, client));
+    const clients = scenario.clients ?? [];
+    const list = scenario.categoryList;
+    const buckets = [...scenario.spends, ...scenario.bans, ...clients].map(({ client }) =>
+      this.#clientBucket(session, client),
+    );
+    const prefix = this.#key(session, 'b:');
     const clock = scenario.clock;
     const head = [
       String(baseTimeMs),
@@ -329,16 +379,32 @@ class RedisStore implements StateStore {
     const counts = [scenario.keys.length, scenario.spends.length, scenario.bans.length, scenario.categories.length].map(
       String,
     );
+    const restore = [
+      String(clients.length),
+      String(list === undefined ? -1 : list.length),
+      String(list?.[0]?.id ?? 1),
+      prefix,
+      `${globEscaped(prefix)}*`,
+    ];
     const steps = [
       ...scenario.keys.flatMap((key) => [key.digest, JSON.stringify(entryRecord(key))]),
+      ...clients.flatMap(({ windows }) => windowArgs(windows)),
       ...scenario.spends.flatMap(({ spent }) => [countArg(spent.minute), countArg(spent.day)]),
       ...scenario.bans.map(({ ms }) => String(ms)),
+      ...(list ?? []).map(({ id: _id, ...fields }) => JSON.stringify(fields)),
       ...scenario.categories.map((category) => JSON.stringify(category)),
     ];
     const attempt = async (withSeeds: boolean) =>
       (await this.#run(session, baseTimeMs, scripts.scenario, {
         keys: buckets,
-        args: [...head, ...counts, ...this.#seeds(withSeeds).slice(0, 1), ...steps, ...this.#seeds(withSeeds).slice(1)],
+        args: [
+          ...head,
+          ...counts,
+          ...this.#seeds(withSeeds).slice(0, 1),
+          ...restore,
+          ...steps,
+          ...this.#seeds(withSeeds).slice(1),
+        ],
       })) as string[];
     let reply = await attempt(this.#inlineSeeds);
     if (reply[0] === 'seed') reply = await attempt(true);
@@ -679,6 +745,112 @@ function scenarioRefusal(reply: string[], scenario: StoreScenario, maxCategoryBy
   return new ScenarioRefusedError('clock-range', 0, clockRangeMessage(Number(value)));
 }
 
+/** A prefix as a SCAN pattern matches it literally. */
+function globEscaped(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (character) => `\\${character}`);
+}
+
+/** A client's windows as the scenario script takes them: ms mc ds dc st bu ('-' when not banned). */
+function windowArgs(windows: ClientWindows): string[] {
+  return [
+    String(windows.minuteStartMs),
+    String(windows.minuteCount),
+    String(windows.dayStartMs),
+    String(windows.dayCount),
+    String(windows.strikes),
+    windows.bannedUntilMs === null ? '-' : String(windows.bannedUntilMs),
+  ];
+}
+
+/** "ms mc ds dc st bu" as the scripts write a client's windows; throws when it is not that. */
+function windowsFrom(text: string): ClientWindows {
+  const fields = text.split(' ');
+  const numbers = fields.map((field) => (field === '-' ? null : Number(field)));
+  if (fields.length !== 6 || numbers.slice(0, 5).some((value) => value === null || !Number.isSafeInteger(value)))
+    throw new Error('not a client bucket');
+  const windows: ClientWindows = {
+    minuteStartMs: numbers[0]!,
+    minuteCount: numbers[1]!,
+    dayStartMs: numbers[2]!,
+    dayCount: numbers[3]!,
+    strikes: numbers[4]!,
+    bannedUntilMs: numbers[5] ?? null,
+  };
+  assertClientWindows(windows);
+  return windows;
+}
+
+/** `k:<id>` or `a:<address>` (a bucket key's name, the address URI-encoded) as a client. */
+function clientFromBucketName(name: string): StoreClient {
+  if (name.startsWith('k:')) return { kind: 'key', id: name.slice(2) };
+  if (name.startsWith('a:')) return { kind: 'anonymous', address: decodeURIComponent(name.slice(2)) };
+  throw new Error('not a client bucket');
+}
+
+interface SnapshotParts {
+  off: string;
+  as: string;
+  keys: string[] | Record<string, never>;
+  cats: string;
+  clients: string[] | Record<string, never>;
+}
+
+/** The snapshot script's parts as a scenario (see StateStore.snapshot); throws when they are not what it writes. */
+function scenarioFromParts(parts: SnapshotParts, seeds: Category[]): StoreScenario {
+  const keyPairs = Array.isArray(parts.keys) ? parts.keys : [];
+  const keys: { position: number; key: RuntimeKey }[] = [];
+  for (let index = 0; index + 1 < keyPairs.length; index += 2) {
+    const { position, entry } = storedKeyFrom(keyPairs[index + 1]!);
+    keys.push({ position, key: { ...entry, digest: keyPairs[index]! } });
+  }
+  const clients = (Array.isArray(parts.clients) ? parts.clients : []).map((line) => {
+    const space = line.indexOf(' ');
+    return { client: clientFromBucketName(line.slice(0, space)), windows: windowsFrom(line.slice(space + 1)) };
+  });
+  const offset = Number(parts.off);
+  if (!Number.isFinite(offset)) throw new Error('not a clock offset');
+  const afterSunset = parts.as === 'serve' || parts.as === 'gone' ? parts.as : undefined;
+  return {
+    clock: { kind: 'advance', ms: offset },
+    ...(afterSunset === undefined ? {} : { afterSunset }),
+    keys: keys.sort((a, b) => a.position - b.position).map(({ key }) => key),
+    spends: [],
+    bans: [],
+    categories: [],
+    clients: sortClients(clients),
+    categoryList: parts.cats === '' ? seeds : (JSON.parse(parts.cats) as Category[]),
+  };
+}
+
+/** The meta fields of the log's starting state (sa, ss, dn, df, dl, d:<client>) as StartingState. */
+function startingStateFrom(meta: Map<string, string>, seeds: Category[]): StartingState {
+  const text = meta.get('ss');
+  const state =
+    text === undefined
+      ? scenarioFromParts({ off: '0', as: '', keys: [], cats: '', clients: [] }, seeds)
+      : scenarioFromParts(JSON.parse(text) as SnapshotParts, seeds);
+  const at = meta.get('sa');
+  const atMs = at === undefined ? null : Number(at);
+  const count = Number(meta.get('dn') ?? '0');
+  if (count === 0) return { atMs, state, dropped: null };
+  const dropped = { count, firstAtMs: Number(meta.get('df')), lastAtMs: Number(meta.get('dl')) };
+  const after = new Map<string, { client: StoreClient; windows: ClientWindows }>();
+  for (const [field, value] of meta)
+    if (field.startsWith('d:')) {
+      const name = field.slice(2);
+      const client: StoreClient = name.startsWith('k:')
+        ? { kind: 'key', id: name.slice(2) }
+        : { kind: 'anonymous', address: name.slice(2) };
+      after.set(clientName(client), { client, windows: windowsFrom(value) });
+    }
+  const clients = (state.clients ?? []).filter(({ client }) => !after.has(clientName(client)));
+  return {
+    atMs: atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs),
+    state: { ...state, clients: sortClients([...clients, ...after.values()]) },
+    dropped,
+  };
+}
+
 function countArg(count: number | undefined): string {
   return count === undefined ? '' : String(count);
 }
@@ -709,7 +881,12 @@ function storedKeyFrom(stored: string): { position: number; entry: ApiKeyEntry }
 
 /** A log line as stored; throws when it is not what the store writes. */
 function recordedFrom(stored: string): RecordedRequest {
-  const entry = JSON.parse(stored) as RecordedRequest;
+  // pc and post: the client's windows kept for the starting state (the append script), not the log's.
+  const {
+    pc: _client,
+    post: _post,
+    ...entry
+  } = JSON.parse(stored) as RecordedRequest & { pc?: unknown; post?: unknown };
   if (
     entry === null ||
     typeof entry !== 'object' ||

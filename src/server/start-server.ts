@@ -9,6 +9,7 @@ import type { StateStore } from '../core/state/state-store.js';
 import { type Clock, type Logger, silentLogger } from '../core/types.js';
 import { dashboardPageResponse } from '../ui/dashboard-csp.js';
 import { readConfigFile } from './config-file.js';
+import { listen } from './listen.js';
 import { createNodeListeners } from './node-adapter.js';
 import { installProtocolGuards } from './protocol-guards.js';
 import { connectRedisStore } from './redis-store.js';
@@ -118,16 +119,7 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   const port = options.port ?? 4010;
   const host = options.host ?? '127.0.0.1';
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) =>
-        reject(
-          new Error(
-            `Failed to listen on ${host}:${port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`,
-          ),
-        ),
-      );
-      server.listen(port, host, () => resolve());
-    });
+    await listen(server, port, host);
   } catch (error) {
     await ownedStore?.close().catch(() => {});
     throw error;

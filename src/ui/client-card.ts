@@ -1,4 +1,4 @@
-import { formatDuration, formatInstant } from './dashboard-format.js';
+import { evidenceLines, formatDuration, formatInstant } from './dashboard-format.js';
 import type { DashboardClient, DashboardWindow, Verdict } from './dashboard-types.js';
 
 const verdictText: Record<Verdict['outcome'], string> = {
@@ -19,8 +19,6 @@ function element<K extends keyof HTMLElementTagNameMap>(
   if (text !== undefined) node.textContent = text;
   return node;
 }
-
-let nextId = 0;
 
 /** One window as a gauge: a bar (a meter for assistive tech) and the same facts in text. */
 class WindowGauge {
@@ -126,35 +124,48 @@ export class ClientCard {
     this.verdicts.hidden = !client.used;
     if (!client.used) this.counts.textContent = 'No requests yet: verdicts come with the first one';
 
-    // Rebuilt only when a verdict changed, which keeps keyboard focus on a verdict across polls.
-    const verdictsKey = JSON.stringify(
-      client.verdicts.map((verdict) => [verdict.rule, verdict.outcome, verdict.evidence.summary]),
-    );
+    // Rebuilt only when a verdict changed, which keeps keyboard focus and open evidence across polls.
+    const verdictsKey = JSON.stringify(client.verdicts);
     if (verdictsKey !== this.verdictsKey) {
       this.verdictsKey = verdictsKey;
-      const hadFocus = this.verdicts.contains(document.activeElement)
+      const focused = this.verdicts.contains(document.activeElement)
         ? (document.activeElement as HTMLElement).dataset.rule
         : undefined;
-      this.verdicts.replaceChildren(...client.verdicts.map((verdict) => this.verdictItem(verdict)));
-      if (hadFocus !== undefined)
-        this.verdicts.querySelector<HTMLElement>(`[data-rule="${CSS.escape(hadFocus)}"]`)?.focus();
+      const open = new Set(
+        [...this.verdicts.querySelectorAll<HTMLDetailsElement>('details[open]')].map((details) => details.dataset.rule),
+      );
+      this.verdicts.replaceChildren(...client.verdicts.map((verdict) => verdictItem(verdict, open.has(verdict.rule))));
+      if (focused !== undefined)
+        this.verdicts.querySelector<HTMLElement>(`summary[data-rule="${CSS.escape(focused)}"]`)?.focus();
     }
   }
+}
 
-  private verdictItem(verdict: Verdict): HTMLLIElement {
-    const item = element('li', 'verdict-item');
-    const tipId = `verdict-tip-${++nextId}`;
-    // A focusable badge, so the evidence shows on keyboard focus as well as on hover.
-    const badge = element('span', `verdict verdict-${verdict.outcome}`, verdictText[verdict.outcome]);
-    badge.tabIndex = 0;
-    badge.dataset.rule = verdict.rule;
-    badge.dataset.outcome = verdict.outcome;
-    badge.setAttribute('aria-describedby', tipId);
-    const rule = element('span', 'verdict-rule', verdict.rule);
-    const tip = element('span', 'verdict-tip', verdict.evidence.summary);
-    tip.id = tipId;
-    tip.setAttribute('role', 'tooltip');
-    item.append(badge, rule, tip);
-    return item;
+/**
+ * One verdict, readable without hover: the outcome and rule, the evidence's summary as a line under
+ * them, and the rest of the evidence (counts, samples) in a <details> that opens by click or keyboard.
+ */
+function verdictItem(verdict: Verdict, open: boolean): HTMLLIElement {
+  const item = element('li', 'verdict-item');
+  item.dataset.rule = verdict.rule;
+  const head = element('div', 'verdict-head');
+  const badge = element('span', `verdict verdict-${verdict.outcome}`, verdictText[verdict.outcome]);
+  badge.dataset.rule = verdict.rule;
+  badge.dataset.outcome = verdict.outcome;
+  head.append(badge, element('span', 'verdict-rule', verdict.rule));
+  const summary = element('p', 'verdict-summary', verdict.evidence.summary);
+  item.append(head, summary);
+  const lines = evidenceLines(verdict.evidence);
+  if (lines.length > 0) {
+    const details = element('details', 'verdict-evidence');
+    details.dataset.rule = verdict.rule;
+    details.open = open;
+    const toggle = element('summary', undefined, 'Evidence');
+    toggle.dataset.rule = verdict.rule;
+    const list = element('dl');
+    for (const [name, text] of lines) list.append(element('dt', undefined, name), element('dd', undefined, text));
+    details.append(toggle, list);
+    item.append(details);
   }
+  return item;
 }

@@ -57,14 +57,13 @@ export async function callError(response: Response): Promise<DashboardCallError>
   );
 }
 
-/** POSTs one control (`clock`, `reset`) with an optional JSON body; resolves to the decoded answer. */
-export async function postControl(context: DashboardApiContext, name: string, body?: unknown): Promise<unknown> {
+/** One call to a control under the page's base, with its headers; a network failure or a non-2xx is a DashboardCallError. */
+async function callControl(context: DashboardApiContext, path: string, init: RequestInit = {}): Promise<Response> {
   let response: Response;
   try {
-    response = await fetch(`${context.base}${name}`, {
-      method: 'POST',
-      headers: requestHeaders(context, body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      body: body === undefined ? null : JSON.stringify(body),
+    response = await fetch(`${context.base}${path}`, {
+      ...init,
+      headers: requestHeaders(context, Object.fromEntries(new Headers(init.headers))),
       cache: 'no-store',
       credentials: 'same-origin',
     });
@@ -76,9 +75,27 @@ export async function postControl(context: DashboardApiContext, name: string, bo
     );
   }
   if (!response.ok) throw await callError(response);
+  return response;
+}
+
+/** POSTs one control (`clock`, `reset`) with an optional JSON body; resolves to the decoded answer. */
+export async function postControl(context: DashboardApiContext, name: string, body?: unknown): Promise<unknown> {
+  const response = await callControl(context, name, {
+    method: 'POST',
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? null : JSON.stringify(body),
+  });
   try {
     return await response.json();
   } catch {
     return null;
   }
+}
+
+/**
+ * GETs a control's answer as bytes (an export, a report) with the session and the token, for a
+ * download: the page cannot link to it, since a link sends neither header.
+ */
+export async function getControlBlob(context: DashboardApiContext, path: string): Promise<Blob> {
+  return (await callControl(context, path)).blob();
 }

@@ -1,4 +1,4 @@
-import { ClientCard } from './client-card.js';
+import { ClientList } from './client-list.js';
 import {
   callError,
   controlBase,
@@ -17,7 +17,10 @@ import {
   parseAdvanceSeconds,
   statusClass,
 } from './dashboard-format.js';
+import { byId, type DashboardPanel, type PanelContext } from './dashboard-panel.js';
 import type { DashboardSnapshot, RecentRequest, Situation } from './dashboard-types.js';
+import { DownloadsPanel } from './downloads-panel.js';
+import { TimelinePanel } from './timeline-panel.js';
 import { VirtualTable } from './virtual-table.js';
 
 // The dashboard page: polls GET /__mock/dashboard (ETag + If-None-Match keeps an unchanged answer to a
@@ -30,12 +33,6 @@ const ROW_HEIGHT = 24;
 const TOKEN_STORAGE = 'petstore-mock.control-token';
 const SESSION_STORAGE = 'petstore-mock.session';
 const DEFAULT_SESSION_STORAGE = 'petstore-mock.default-session';
-
-function byId<T extends HTMLElement = HTMLElement>(id: string): T {
-  const found = document.getElementById(id);
-  if (found === null) throw new Error(`Failed to start the dashboard: #${id} is missing from the page`);
-  return found as T;
-}
 
 function readStorage(key: string): string | null {
   try {
@@ -70,7 +67,8 @@ class DashboardPage {
   private etag: string | null = null;
   private failures = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
-  private inFlight = false;
+  /** The poll under way, if any: a second caller shares it rather than starting another. */
+  private inFlight: Promise<void> | null = null;
   private userPaused = false;
   private waitingForToken = false;
   /** The session the mock answers without a header; choosing it sends no X-Mock-Session. */
@@ -78,12 +76,11 @@ class DashboardPage {
   private session: string | null = readStorage(SESSION_STORAGE);
   private token: string | null = readStorage(TOKEN_STORAGE);
   private resetArmed = false;
+  private actionError = false;
   private pendingNote: string | null = null;
-  private readonly cards = new Map<string, ClientCard>();
   private readonly log: VirtualTable<RecentRequest>;
   private filteredKey = '';
   private coverageKey = '';
-  private timelineSvg = '';
   private readonly api: DashboardApiContext = {
     base: controlBase(location.pathname),
     session: () => this.session,
@@ -109,11 +106,6 @@ class DashboardPage {
     customError: byId('custom-error'),
     reset: byId<HTMLButtonElement>('reset-button'),
     resetCancel: byId<HTMLButtonElement>('reset-cancel'),
-    clients: byId('clients'),
-    clientsCount: byId('clients-count'),
-    clientsEmpty: byId('clients-empty'),
-    timelineImage: byId<HTMLImageElement>('timeline-image'),
-    timelineEmpty: byId('timeline-empty'),
     logCount: byId('log-count'),
     logFilter: byId<HTMLInputElement>('log-filter'),
     logViewport: byId('log-viewport'),
@@ -121,7 +113,20 @@ class DashboardPage {
     operations: byId('operations'),
   };
 
+  /** The page's parts that only show the snapshot (and may call the mock); a new panel is one more line here. */
+  private readonly panels: DashboardPanel[];
+
   constructor() {
+    const context: PanelContext = {
+      api: this.api,
+      announce: (message) => {
+        // A panel's success replaces the line of an earlier failed click.
+        if (this.actionError) this.showError(null);
+        this.announce(message);
+      },
+      fail: (error) => this.fail(error),
+    };
+    this.panels = [new ClientList(), new TimelinePanel(), new DownloadsPanel(context)];
     this.log = new VirtualTable<RecentRequest>({
       viewport: this.el.logViewport,
       rowHeight: ROW_HEIGHT,
@@ -247,16 +252,23 @@ class DashboardPage {
       this.pendingNote = done(answer);
       this.showError(null);
       this.etag = null;
+      // A poll already under way may have been answered before the control: wait for it, then ask again.
+      await this.inFlight;
       await this.poll();
       if (this.pendingNote !== null) this.announce(this.pendingNote);
       this.pendingNote = null;
     } catch (error) {
-      if (error instanceof DashboardCallError && error.code === 'control_forbidden' && this.askForToken(error.message))
-        return;
-      this.showError(error instanceof Error ? error.message : String(error));
+      this.fail(error);
     } finally {
       button?.removeAttribute('aria-busy');
     }
+  }
+
+  /** A failed call: the token form when the token was the reason, else one line in the error line. */
+  private fail(error: unknown): void {
+    if (error instanceof DashboardCallError && error.code === 'control_forbidden' && this.askForToken(error.message))
+      return;
+    this.showError(error instanceof Error ? error.message : String(error), true);
   }
 
   /** Shows the token form when the refusal is about the token; false when it is about something else. */
@@ -284,10 +296,15 @@ class DashboardPage {
     this.timer = setTimeout(() => void this.poll(), delay);
   }
 
-  private async poll(): Promise<void> {
-    if (this.inFlight) return;
+  private poll(): Promise<void> {
+    this.inFlight ??= this.pollOnce().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  private async pollOnce(): Promise<void> {
     this.stopTimer();
-    this.inFlight = true;
     try {
       const headers = requestHeaders(this.api);
       if (this.etag !== null) headers.set('If-None-Match', this.etag);
@@ -335,14 +352,12 @@ class DashboardPage {
       );
       this.showLiveState('error');
       this.schedule(delay);
-    } finally {
-      this.inFlight = false;
     }
   }
 
   private succeeded(): void {
     this.failures = 0;
-    this.showError(null);
+    if (!this.actionError) this.showError(null);
     this.showLiveState();
     this.schedule(POLL_MS);
   }
@@ -373,7 +388,12 @@ class DashboardPage {
     this.el.liveState.textContent = text[state];
   }
 
-  private showError(message: string | null): void {
+  /**
+   * One line for what failed. A failed click (a control, a download) stays until the next click
+   * succeeds; a failed poll is cleared by the next good one.
+   */
+  private showError(message: string | null, fromAction = false): void {
+    this.actionError = message !== null && fromAction;
     this.el.error.hidden = message === null;
     this.el.error.textContent = message ?? '';
   }
@@ -415,7 +435,6 @@ class DashboardPage {
   private render(): void {
     const snapshot = this.snapshot;
     this.renderSessions(snapshot);
-    this.el.clientsEmpty.hidden = snapshot !== null;
     if (snapshot === null) return;
     this.el.clockNow.textContent = formatInstant(snapshot.clock.now);
     this.el.clockOffset.textContent = formatOffset(snapshot.clock.offsetSeconds);
@@ -427,8 +446,7 @@ class DashboardPage {
     } else if (!this.waitingForToken) {
       this.el.tokenForm.hidden = true;
     }
-    this.renderClients(snapshot);
-    this.renderTimeline(snapshot);
+    for (const panel of this.panels) panel.update(snapshot);
     this.renderLog(false);
     this.renderCoverage(snapshot);
   }
@@ -457,49 +475,6 @@ class DashboardPage {
       );
     }
     this.el.picker.value = current;
-  }
-
-  private renderClients(snapshot: DashboardSnapshot): void {
-    const seen = new Set<string>();
-    const ordered: HTMLElement[] = [];
-    // Clients with traffic first (in the mock's order), then the configured keys not used yet.
-    const clients = [
-      ...snapshot.clients.filter((client) => client.used),
-      ...snapshot.clients.filter((client) => !client.used),
-    ];
-    for (const client of clients) {
-      seen.add(client.client);
-      let card = this.cards.get(client.client);
-      if (card === undefined) {
-        card = new ClientCard();
-        this.cards.set(client.client, card);
-      }
-      card.update(client);
-      ordered.push(card.root);
-    }
-    for (const [name, card] of this.cards) {
-      if (!seen.has(name)) {
-        card.root.remove();
-        this.cards.delete(name);
-      }
-    }
-    // Re-append only when the order changed, so focus inside a card survives a poll.
-    const current = [...this.el.clients.children];
-    if (current.length !== ordered.length || current.some((node, index) => node !== ordered[index]))
-      this.el.clients.replaceChildren(...ordered);
-    const banned = snapshot.clients.filter((client) => client.ban !== null).length;
-    this.el.clientsCount.textContent = `(${snapshot.clients.length}${banned > 0 ? `, ${banned} banned` : ''})`;
-  }
-
-  private renderTimeline(snapshot: DashboardSnapshot): void {
-    if (snapshot.timelineSvg === this.timelineSvg) return;
-    this.timelineSvg = snapshot.timelineSvg;
-    const empty = snapshot.timelineSvg.trim() === '';
-    this.el.timelineEmpty.hidden = !empty;
-    this.el.timelineImage.hidden = empty;
-    // An <img> of a data: URL: the SVG is drawn as a picture, so no script or link inside it can run.
-    if (!empty)
-      this.el.timelineImage.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(snapshot.timelineSvg)}`;
   }
 
   private renderLog(filterChanged: boolean): void {

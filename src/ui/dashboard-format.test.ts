@@ -3,6 +3,8 @@ import { controlBase } from './dashboard-api.js';
 import {
   asSnapshot,
   backoffMs,
+  downloadFileName,
+  evidenceLines,
   formatDuration,
   formatInstant,
   formatLogTime,
@@ -106,4 +108,40 @@ it('accepts a snapshot of the contract and names the first missing field of anyt
   expect(() => asSnapshot({ ...valid, recent: 'x' })).toThrow(
     'The mock sent a dashboard this page does not understand: recent is not a list',
   );
+});
+
+it('writes verdict evidence out as label and text, bounded, the summary left to its own line', () => {
+  expect(
+    evidenceLines({
+      summary: 'ignored',
+      checked: 3,
+      early: 0,
+      sunset: null,
+      waits: [1, 2, 4],
+      operations: [],
+      samples: Array.from({ length: 7 }, (_, index) => ({
+        refusedAt: `2026-01-01T00:00:0${index}Z`,
+        waitSeconds: index,
+      })),
+      nested: { deeper: { deepest: { value: 1 } } },
+    }),
+  ).toEqual([
+    ['checked', '3'],
+    ['early', '0'],
+    ['sunset', '—'],
+    ['waits', '1, 2, 4'],
+    ['operations', 'none'],
+    [
+      'samples',
+      'refusedAt 2026-01-01T00:00:00Z, waitSeconds 0; refusedAt 2026-01-01T00:00:01Z, waitSeconds 1; refusedAt 2026-01-01T00:00:02Z, waitSeconds 2; refusedAt 2026-01-01T00:00:03Z, waitSeconds 3; refusedAt 2026-01-01T00:00:04Z, waitSeconds 4; and 2 more',
+    ],
+    ['nested', 'deeper deepest …'],
+  ]);
+});
+
+it('names downloads after the session, in safe characters only', () => {
+  expect(downloadFileName('default', 'report.json')).toBe('petstore-mock-default-report.json');
+  expect(downloadFileName('../../etc/passwd', 'requests.jsonl')).toBe('petstore-mock-etc_passwd-requests.jsonl');
+  expect(downloadFileName('ci job #7', 'report.junit.xml')).toBe('petstore-mock-ci_job_7-report.junit.xml');
+  expect(downloadFileName('', 'report.json')).toBe('petstore-mock-session-report.json');
 });

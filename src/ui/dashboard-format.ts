@@ -122,3 +122,51 @@ export function asSnapshot(value: unknown): DashboardSnapshot {
 export function backoffMs(failures: number): number {
   return Math.min(30_000, 1000 * 2 ** Math.max(0, failures - 1));
 }
+
+/**
+ * A verdict's evidence besides its summary, as label/text pairs a person reads: numbers and strings
+ * as they are, lists joined, samples (objects) one `key value` list each. Depth and length bounded,
+ * so a large sample never floods a card.
+ * @example evidenceLines({ summary: 's', checked: 3, samples: [{ waitSeconds: 2 }] }) // [['checked', '3'], ['samples', 'waitSeconds 2']]
+ */
+export function evidenceLines(evidence: Record<string, unknown>): [string, string][] {
+  const lines: [string, string][] = [];
+  for (const [name, value] of Object.entries(evidence)) {
+    if (name === 'summary') continue;
+    lines.push([name, evidenceText(value, 0)]);
+  }
+  return lines;
+}
+
+const maxEvidenceItems = 5;
+
+function evidenceText(value: unknown, depth: number): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value === '' ? '""' : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (depth >= 2) return '…';
+  if (Array.isArray(value)) {
+    if (value.length === 0) return 'none';
+    const shown = value.slice(0, maxEvidenceItems).map((item) => evidenceText(item, depth + 1));
+    const more = value.length > maxEvidenceItems ? `; and ${value.length - maxEvidenceItems} more` : '';
+    return `${shown.join(value.some((item) => typeof item === 'object' && item !== null) ? '; ' : ', ')}${more}`;
+  }
+  if (typeof value === 'object')
+    return Object.entries(value as Record<string, unknown>)
+      .map(([key, inner]) => `${key} ${evidenceText(inner, depth + 1)}`)
+      .join(', ');
+  return String(value);
+}
+
+/**
+ * A file name for a download: the session's name kept to safe characters, so a name like `../x` or
+ * `a b` still makes one plain file name.
+ * @example downloadFileName('ci-job-b', 'report.json') // 'petstore-mock-ci-job-b-report.json'
+ */
+export function downloadFileName(session: string, suffix: string): string {
+  const safe = session
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, 60);
+  return `petstore-mock-${safe === '' ? 'session' : safe}-${suffix}`;
+}

@@ -1,10 +1,14 @@
-import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect, it, type TestContext } from 'vitest';
-import { startMockServer } from '../../src/server/start-server.js';
-import { findChromium } from '../support/chromium.js';
-import { FakeDashboardServer } from '../support/fake-dashboard-server.js';
+import { expect, it } from 'vitest';
+import {
+  card,
+  gaugeText,
+  requireBrowser,
+  sendTraffic,
+  shot,
+  startFakeTarget,
+  startTarget,
+  useDashboardBrowser,
+} from '../support/dashboard-browser.js';
 
 // The dashboard page (/__mock/ui) in Debian's Chromium through playwright-core, launched exactly as
 // msw-example.test.ts does, against the REAL running mock (startMockServer): real API traffic
@@ -13,181 +17,27 @@ import { FakeDashboardServer } from '../support/fake-dashboard-server.js';
 // test/support/fake-dashboard-server.ts: a healthy mock cannot be told to answer its dashboard with a 500
 // or with broken JSON.
 
-const projectRoot = resolve(import.meta.dirname, '../..');
-const outputDir = join(projectRoot, 'test-output');
-const chromiumPath = findChromium();
-const missingReason =
-  'Chromium is not installed (`command -v chromium` found nothing); install it with `apt-get install -y --no-install-recommends chromium`';
-
-let browser: Browser | undefined;
-const open: { context: BrowserContext; target: DashboardTarget; watch: PageWatch }[] = [];
-
-/** What the steps need from a mock: its origin and a way to stop it; `fake` only for the failure-injection test. */
-interface DashboardTarget {
-  origin: string;
-  close(): Promise<void>;
-  fake: FakeDashboardServer | undefined;
-}
-
-/**
- * The real mock on 127.0.0.1 (the default ban policy: 10 refusals, 900 s) with one configured key
- * besides the demo keys, never used by the steps (shown masked, `used: false`).
- */
-async function startTarget(
-  options: {
-    controlToken?: string;
-    requestLogSize?: number;
-    keys?: { key: string; limits: { perMinute: number; perDay: number } }[];
-  } = {},
-): Promise<DashboardTarget> {
-  const mock = await startMockServer({
-    port: 0,
-    seed: 1,
-    config: {
-      keys: [{ key: 'sk-team-7f3a9c21', plan: 'pro' }, ...(options.keys ?? [])],
-      ...(options.controlToken !== undefined ? { controlToken: options.controlToken } : {}),
-      ...(options.requestLogSize !== undefined ? { requestLogSize: options.requestLogSize } : {}),
-    },
-  });
-  let closed = false;
-  return {
-    origin: mock.origin,
-    fake: undefined,
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await mock.close(1_000);
-    },
-  };
-}
-
-async function startFakeTarget(): Promise<DashboardTarget> {
-  const fake = await FakeDashboardServer.start({});
-  let closed = false;
-  return {
-    origin: fake.origin,
-    fake,
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await fake.close();
-    },
-  };
-}
-
-beforeAll(async () => {
-  if (!chromiumPath) return;
-  await mkdir(outputDir, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
-});
-
-afterEach(async () => {
-  // Every page, whatever it did, stayed on the mock's origin, threw nothing and broke no CSP rule.
-  for (const { context, target, watch } of open.splice(0)) {
-    await context.close();
-    await target.close();
-    expect(watch.outside, 'requests outside the mock origin').toEqual([]);
-    expect(watch.errors, 'page errors').toEqual([]);
-    expect(watch.cspViolations, 'Content-Security-Policy violations').toEqual([]);
-  }
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-interface PageWatch {
-  outside: string[];
-  errors: string[];
-  cspViolations: string[];
-  /** Every request the page made, with its headers, seen from the browser (no server hook needed). */
-  sent: { method: string; url: string; headers: Record<string, string> }[];
-}
-
-function requireBrowser(context: TestContext): void {
-  if (chromiumPath) return;
-  // In CI a missing browser is a broken environment, never a silent skip.
-  if (process.env.CI === 'true')
-    throw new Error(`Failed to run the browser test: ${missingReason}. .ci/run installs it; CI=true forbids skipping.`);
-  context.skip(missingReason);
-}
-
-/** Opens the page of `target` in a fresh browser context (its own sessionStorage) on a laptop-sized screen. */
-async function openDashboard(
-  target: DashboardTarget,
-  waitFor: 'live' | 'needs-token' = 'live',
-): Promise<{ tab: Page; watch: PageWatch }> {
-  const context = await browser!.newContext({ viewport: { width: 1280, height: 800 } });
-  const tab = await context.newPage();
-  const watch: PageWatch = { outside: [], errors: [], cspViolations: [], sent: [] };
-  open.push({ context, target, watch });
-  tab.on('request', (request) => {
-    const url = request.url();
-    if (url.startsWith('data:')) return;
-    if (new URL(url).origin !== target.origin) watch.outside.push(url);
-    watch.sent.push({ method: request.method(), url: url.slice(target.origin.length), headers: request.headers() });
-  });
-  tab.on('pageerror', (error) => watch.errors.push(error.message));
-  tab.on('console', (message) => {
-    if (/Content Security Policy/i.test(message.text())) watch.cspViolations.push(message.text());
-  });
-  const response = await tab.goto(`${target.origin}/__mock/ui`);
-  // Served with its strict policy: the page's own script and style by hash, requests to its origin only.
-  const policy = response?.headers()['content-security-policy'] ?? '';
-  expect(policy).toContain("connect-src 'self'");
-  expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
-  expect(policy).not.toContain('unsafe-');
-  await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe(waitFor);
-  return { tab, watch };
-}
-
-/** Real API traffic, as any client sends it: works the same against the fake and the real mock. */
-async function sendTraffic(
-  baseUrl: string,
-  options: { key?: string; count: number; session?: string },
-): Promise<number[]> {
-  const statuses: number[] = [];
-  for (let index = 0; index < options.count; index++) {
-    const headers: Record<string, string> = {};
-    if (options.key !== undefined) headers.Authorization = `Bearer ${options.key}`;
-    if (options.session !== undefined) headers['X-Mock-Session'] = options.session;
-    const response = await fetch(`${baseUrl}/v1/categories`, { headers });
-    await response.arrayBuffer();
-    statuses.push(response.status);
-  }
-  return statuses;
-}
-
-async function shot(tab: Page, name: string): Promise<void> {
-  // From the top: a full-page capture of a scrolled page would draw the sticky header mid-page.
-  await tab.evaluate(() => window.scrollTo(0, 0));
-  await tab.screenshot({ path: join(outputDir, `dashboard-${name}.png`), fullPage: true });
-}
-
-const card = (tab: Page, client: string) => tab.locator(`article.client-card[data-client="${client}"]`);
-const gaugeText = (tab: Page, client: string, window: 'minute' | 'day') =>
-  card(tab, client).locator(`.gauge[data-window="${window}"] .gauge-numbers`).textContent();
+const { openDashboard } = useDashboardBrowser();
 
 it('shows every key with both windows, then a 429 and a ban appear, and advancing the clock refills the window', async (context) => {
   requireBrowser(context);
   const target = await startTarget();
   const { tab, watch } = await openDashboard(target);
 
-  // Configured keys appear before their first request: demo keys by name, others masked.
+  // Configured keys nobody used are folded away behind one toggle; opened, they show demo keys by
+  // name, others masked.
   await expect.poll(() => card(tab, 'demo-free').count()).toBe(1);
   expect(await card(tab, 'demo-free').getAttribute('data-used')).toBe('false');
-  expect(await tab.locator('article.client-card[data-used="false"]').count()).toBeGreaterThanOrEqual(4);
+  const toggle = tab.locator('#unused-toggle');
+  expect(await toggle.textContent()).toBe('Show 5 unused keys');
+  expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+  expect(await card(tab, 'demo-free').isVisible()).toBe(false);
+  expect(await tab.locator('#clients-empty').textContent()).toBe('No client has sent a request yet.');
+  await toggle.click();
+  expect(await toggle.textContent()).toBe('Hide 5 unused keys');
+  expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+  expect(await card(tab, 'demo-free').isVisible()).toBe(true);
+  expect(await tab.locator('#unused-clients article.client-card[data-used="false"]').count()).toBe(5);
   expect(await tab.locator('article.client-card .client-name').allTextContents()).toContain('sk-t…(16)');
   expect(await gaugeText(tab, 'demo-free', 'minute')).toBe('0 / 60');
   expect(await tab.locator('#clock-now').textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
@@ -199,6 +49,9 @@ it('shows every key with both windows, then a 429 and a ban appear, and advancin
   await expect.poll(() => gaugeText(tab, 'demo-free', 'minute')).toBe('40 / 60');
   expect(await gaugeText(tab, 'demo-free', 'day')).toBe('40 / 1000');
   expect(await card(tab, 'demo-free').getAttribute('data-used')).toBe('true');
+  // A key's first request moves it out of the fold, among the active clients.
+  expect(await tab.locator('#clients article.client-card[data-client="demo-free"]').count()).toBe(1);
+  expect(await tab.locator('#unused-toggle').textContent()).toBe('Hide 4 unused keys');
   expect(await card(tab, 'demo-free').locator('.gauge[data-window="minute"] .gauge-reset').textContent()).toMatch(
     /^resets in (1 min 00 s|\d+ s)$/,
   );
@@ -358,7 +211,7 @@ it('asks for the control token, keeps it in sessionStorage only and sends it wit
   expect(await tab.evaluate(() => sessionStorage.getItem('petstore-mock.control-token'))).toBeNull();
 });
 
-it('is usable from the keyboard: real buttons, visible focus, verdict evidence on focus', async (context) => {
+it('is usable from the keyboard: real buttons, visible focus, verdict evidence in the card', async (context) => {
   requireBrowser(context);
   const target = await startTarget();
   await sendTraffic(target.origin, { key: 'demo-free', count: 62 });
@@ -404,19 +257,22 @@ it('is usable from the keyboard: real buttons, visible focus, verdict evidence o
   await tab.keyboard.press('Space');
   await expect.poll(() => tab.locator('#live-state').getAttribute('data-state')).toBe('live');
 
-  // A verdict's evidence shows on focus, and the focus survives the next polls.
-  const verdict = card(tab, 'demo-free').locator('.verdict[data-rule="retry-after-honoured"]');
-  await verdict.focus();
-  const tip = card(tab, 'demo-free').locator(
-    '.verdict-item:has(.verdict[data-rule="retry-after-honoured"]) .verdict-tip',
-  );
-  await expect.poll(() => tip.isVisible()).toBe(true);
-  expect(await tip.textContent()).toMatch(/Retry-After/);
+  // A verdict's evidence is written out, no hover or focus needed; the details open from the
+  // keyboard, and focus and the open details survive the next polls.
+  const verdict = card(tab, 'demo-free').locator('.verdict-item[data-rule="retry-after-honoured"]');
+  expect(await verdict.locator('.verdict-summary').isVisible()).toBe(true);
+  expect(await verdict.locator('.verdict-summary').textContent()).toMatch(/429/);
+  expect(await verdict.locator('.verdict-evidence dl').isVisible()).toBe(false);
+  await verdict.locator('summary').focus();
+  await tab.keyboard.press('Enter');
+  await expect.poll(() => verdict.locator('.verdict-evidence dl').isVisible()).toBe(true);
+  expect(await verdict.locator('.verdict-evidence dt').allTextContents()).toContain('samples');
   await shot(tab, '08-keyboard-verdict');
   await tab.waitForTimeout(2500);
   expect(await tab.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.rule)).toBe(
     'retry-after-honoured',
   );
+  expect(await verdict.locator('.verdict-evidence').getAttribute('open')).toBe('');
 });
 
 it('stops polling while the tab is hidden and says so, then catches up at once when shown', async (context) => {

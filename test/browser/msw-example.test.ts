@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildExample, serveDirectory } from '../../mocks/example/build-example.js';
-import { findChromium } from '../support/chromium.js';
+import { findChromium, launchChromium } from '../support/chromium.js';
 
 // The MSW handlers in a real browser: the example page (mocks/example) is built with esbuild,
 // served on 127.0.0.1, and driven in Debian's Chromium through playwright-core, which never
@@ -24,18 +24,7 @@ beforeAll(async () => {
   // The page's build output goes to a folder of test-output/ (gitignored), not to mocks/example/dist.
   const { outDir } = await buildExample({ outDir: join(outputDir, 'msw-example-site') });
   site = await serveDirectory(outDir);
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium(chromiumPath);
   page = await browser.newPage({ viewport: { width: 900, height: 900 } });
 });
 

@@ -128,6 +128,13 @@ describe('credentials for every scheme from --api-key', () => {
       ),
     ).toEqual({ headers: { 'x-app': 'k' }, query: [['api_key', 'k']], cookies: ['sid=k'] });
   });
+
+  it('sends a cookie key as it is where a cookie may hold it (a base64 key), encoded only where it may not', () => {
+    const cookie = (key: string) =>
+      credentialsOf([{ name: 'c', kind: 'apiKey', in: 'cookie', parameter: 'sid' }], key).cookies;
+    expect(cookie('ab+/cd==')).toEqual(['sid=ab+/cd==']);
+    expect(cookie('a b;c')).toEqual([`sid=${encodeURIComponent('a b;c')}`]);
+  });
 });
 
 describe('the generic layer against our mock', () => {

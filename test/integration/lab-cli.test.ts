@@ -12,7 +12,7 @@ import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
 import { createFixedClock } from '../../src/core/clock.js';
 import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import type { LabReport } from '../../src/lab/lab-types.js';
-import { parseReplayInput } from '../../src/lab/replay-input.js';
+import { parseRecording } from '../../src/lab/replay-input.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { specDocument, testEpochMs } from '../support/core-test-app.js';
 import { startMockProcess } from '../support/mock-process.js';
@@ -91,13 +91,12 @@ describe('export of the log and its replay', () => {
     const text = await response.text();
     for (const secret of ['sk_live_incident_secret_42', 'demo-free', 'demo-pro', 'wrong-key'])
       expect(text).not.toContain(secret);
-    const lines = text
-      .trimEnd()
-      .split('\n')
-      .map(
-        (line) =>
-          JSON.parse(line) as { status: number; client: string; plan: string; url: string; code: string | null },
-      );
+    const [stateLine, ...requestLines] = text.trimEnd().split('\n');
+    // The first line is the state the log starts from (docs/decisions/026-faithful-export.md).
+    expect(JSON.parse(stateLine!)).toMatchObject({ v: 1, type: 'state', logSize: 500 });
+    const lines = requestLines.map(
+      (line) => JSON.parse(line) as { status: number; client: string; plan: string; url: string; code: string | null },
+    );
     // The log keeps the newest 500 entries (requestLogSize): the export is the recorded tail.
     expect(lines.length).toBe(Math.min(500, statuses.length));
     expect(lines.map((line) => line.status)).toEqual(statuses.slice(-lines.length));
@@ -105,8 +104,8 @@ describe('export of the log and its replay', () => {
     expect(lines.find((line) => line.url === '/v1/categories?limit=2')).toBeDefined();
 
     const parsedConfig = parseMockConfig(config);
-    const requests = parseReplayInput(text, { plans: parsedConfig.plans });
-    const result = await replayAgainstMockApp(requests, parsedConfig, specDocument);
+    const recording = parseRecording(text, { plans: parsedConfig.plans });
+    const result = await replayAgainstMockApp(recording.requests, parsedConfig, specDocument, undefined, { recording });
     expect(result.recorded.differences).toEqual([]);
     expect(result.recorded.same).toBe(lines.length);
   });

@@ -36,7 +36,11 @@ type Operation =
   | { kind: 'setSpent'; session: string; address: string; key: number | null; minute?: number; day?: number }
   | { kind: 'ban'; session: string; address: string; key: number | null; ms: number }
   | { kind: 'setAfterSunset'; session: string; mode: 'gone' | 'serve' | null }
-  | { kind: 'afterSunset'; session: string };
+  | { kind: 'afterSunset'; session: string }
+  | { kind: 'snapshot'; session: string }
+  | { kind: 'startingState'; session: string }
+  | { kind: 'restore'; session: string; to: string }
+  | { kind: 'logRequest'; session: string; address: string; key: number | null; status: number };
 
 // Biased towards one session and one client, so windows fill, bans start and expire.
 const session = fc.oneof(
@@ -155,6 +159,20 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
       ms: fc.oneof(boundaryStep, fc.integer({ min: 1, max: 200_000 })),
     }),
   },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('snapshot' as const), session }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('startingState' as const), session }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('restore' as const), session, to: session }) },
+  {
+    // An API request logged after its hit: the log keeps its client's windows, and folds a dropped one into the starting state.
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('logRequest' as const),
+      session,
+      address,
+      key: fc.option(fc.integer({ min: 0, max: 2 }), { nil: null }),
+      status: fc.constantFrom(200, 429),
+    }),
+  },
 );
 
 const world = fc.record({
@@ -250,6 +268,43 @@ async function apply(
           baseTimeMs,
         );
         return null;
+      case 'logRequest': {
+        const token = op.key === null ? undefined : keyEntry(keyNames[op.key]!, 'x', { perMinute: 1, perDay: 1 });
+        await store.appendRequest(
+          op.session,
+          {
+            timeMs: baseTimeMs,
+            method: 'GET',
+            path: '/v1/categories',
+            operationId: 'listCategories',
+            plan: token ? 'free' : 'anonymous',
+            key: null,
+            status: op.status,
+            code: op.status === 429 ? 'rate_limited' : null,
+            replay: {
+              url: '/v1/categories',
+              keyDigest: token?.digest ?? null,
+              clientAddress: op.address,
+              auth: token ? 'key' : 'none',
+              limits: { perMinute: 1, perDay: 1 },
+              prefer: null,
+              contentType: null,
+              body: null,
+            },
+          },
+          baseTimeMs,
+        );
+        return await store.startingState(op.session, baseTimeMs);
+      }
+      case 'snapshot':
+        return await store.snapshot(op.session, baseTimeMs);
+      case 'startingState':
+        return await store.startingState(op.session, baseTimeMs);
+      case 'restore': {
+        const saved = await store.snapshot(op.session, baseTimeMs);
+        const applied = await store.applyScenario(op.to, saved, baseTimeMs);
+        return [applied, await store.snapshot(op.to, baseTimeMs), await store.startingState(op.to, baseTimeMs)];
+      }
       case 'requests':
         return await store.requests(op.session, baseTimeMs);
       case 'reset':

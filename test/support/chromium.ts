@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { type Browser, chromium } from 'playwright-core';
 
 /**
  * The Chromium playwright-core drives (it never downloads a browser here): `CHROMIUM_PATH` when set, as the
@@ -13,4 +14,20 @@ export function findChromium(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Chromium headless, quiet (no updates, sync or first-run work in the background of a test). */
+export function launchChromium(executablePath: string): Promise<Browser> {
+  return chromium.launch({
+    executablePath,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
 }

@@ -127,6 +127,13 @@ export const MockConfigSchema = z.strictObject({
    * spec that declares none and no 429 is served without rate limits unless this is set.
    */
   rateLimitHeaders: z.array(z.enum(['x-ratelimit', 'ietf', 'retry-after'])).optional(),
+  /**
+   * Run as the judging proxy of this upstream API base URL (`https://staging.example.com/v1`) instead
+   * of serving the mock: `petstore-mock proxy URL` says the same (docs/proxy.md).
+   */
+  proxy: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) base URL such as https://staging.example.com/v1' })
+    .optional(),
 });
 
 export type MockConfigInput = z.input<typeof MockConfigSchema>;

@@ -1,5 +1,13 @@
 import * as z from 'zod';
 import { describeIssues, isoDate, isWellFormed, type Limits, LimitsSchema, planName } from './decoding.js';
+import {
+  type CategoryOperation,
+  ClientWindowsSchema,
+  categoryOperations,
+  type ExactWindows,
+  exactWindows,
+  ScenarioCategories,
+} from './scenario-windows.js';
 import { AfterSunsetModeSchema } from './store-config.js';
 import { readYamlText } from './yaml-text.js';
 
@@ -50,6 +58,7 @@ const ScenarioKey = z.strictObject({
       { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' },
     )
     .optional(),
+  windows: ClientWindowsSchema.optional(),
 });
 
 const ScenarioAnonymous = z.strictObject({
@@ -68,6 +77,7 @@ const ScenarioAnonymous = z.strictObject({
       { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' },
     )
     .optional(),
+  windows: ClientWindowsSchema.optional(),
 });
 
 export const scenarioPresetNames = [
@@ -106,10 +116,8 @@ export const ScenarioSchema = z.strictObject({
     .optional(),
   keys: z.array(ScenarioKey).max(10_000).optional(),
   anonymous: z.array(ScenarioAnonymous).max(10_000).optional(),
-  categories: z
-    .array(z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(2_000).optional() }))
-    .max(10_000)
-    .optional(),
+  /** Categories to create; with ids (consecutive, ascending, all or none), the session's list replaced by exactly these. */
+  categories: ScenarioCategories.optional(),
   sunset: z.strictObject({ afterSunset: AfterSunsetModeSchema }).optional(),
 });
 export type Scenario = z.output<typeof ScenarioSchema>;
@@ -167,7 +175,10 @@ export type ScenarioOperation =
   | { op: 'addKey'; key: string; plan: string; limits: Limits }
   | { op: 'spendBudget'; client: ScenarioClient; minute: number; day: number }
   | { op: 'ban'; client: ScenarioClient; seconds: number }
-  | { op: 'createCategory'; name: string; description?: string };
+  | { op: 'setWindows'; client: ScenarioClient; windows: ExactWindows }
+  | CategoryOperation;
+
+export type { ExactWindows } from './scenario-windows.js';
 
 export interface ScenarioPlan {
   description: string | null;
@@ -225,6 +236,8 @@ function describeScenarioIssues(issues: readonly z.core.$ZodIssue[]): string {
   return [...unknown.slice(0, 5), ...(others.length > 0 ? [describeIssues(others)] : [])].join('; ');
 }
 
+type ClientParts = Pick<z.output<typeof ScenarioAnonymous>, 'spent' | 'windows' | 'bannedSeconds'>;
+
 export interface ScenarioContext {
   /** The mock's plans (config plans merged over the interface's). */
   plans: Record<string, Limits>;
@@ -249,12 +262,20 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
   const keyOps: ScenarioOperation[] = [];
   const spendOps: ScenarioOperation[] = [];
   const banOps: ScenarioOperation[] = [];
+  const windowOps: ScenarioOperation[] = [];
   const categoryOps: ScenarioOperation[] = [];
   const keyLimits = new Map<string, Limits>(
     Object.entries(context.knownKeys).map(([key, entry]) => [key, entry.limits]),
   );
   const fail = (where: string, message: string): never => {
     throw new Error(`Failed to load ${source}: ${where}: ${message}`);
+  };
+  // A client's budget, exact windows and ban, in the order they are applied (windows, budgets, bans).
+  const clientOps = (client: ScenarioClient, entry: ClientParts, limits: Limits, where: string) => {
+    if (entry.spent) spendOps.push({ op: 'spendBudget', client, ...spentCounts(entry.spent, limits, where, fail) });
+    if (entry.windows !== undefined) windowOps.push({ op: 'setWindows', client, windows: exactWindows(entry.windows) });
+    const seconds = entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds;
+    if (seconds !== undefined) banOps.push({ op: 'ban', client, seconds });
   };
   parts.forEach((part, partIndex) => {
     const prefix = partIndex < parts.length - 1 ? `preset ${scenario.presets![partIndex]}: ` : '';
@@ -280,44 +301,19 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
       } else if (!limits) {
         fail(`${where}.key`, 'not a key the mock knows; give it a plan or limits');
       }
-      if (entry.spent)
-        spendOps.push({
-          op: 'spendBudget',
-          client: { key: entry.key },
-          ...spentCounts(entry.spent, limits!, where, fail),
-        });
-      if (entry.bannedSeconds !== undefined)
-        banOps.push({
-          op: 'ban',
-          client: { key: entry.key },
-          seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds,
-        });
+      clientOps({ key: entry.key }, entry, limits!, where);
     });
     (part.anonymous ?? []).forEach((entry, index) => {
-      const where = `${prefix}anonymous.${index}`;
-      if (entry.spent)
-        spendOps.push({
-          op: 'spendBudget',
-          client: { address: entry.address },
-          ...spentCounts(entry.spent, context.anonymous, where, fail),
-        });
-      if (entry.bannedSeconds !== undefined)
-        banOps.push({
-          op: 'ban',
-          client: { address: entry.address },
-          seconds: entry.bannedSeconds === 'policy' ? context.banDurationSeconds : entry.bannedSeconds,
-        });
+      clientOps({ address: entry.address }, entry, context.anonymous, `${prefix}anonymous.${index}`);
     });
-    for (const category of part.categories ?? [])
-      categoryOps.push({
-        op: 'createCategory',
-        name: category.name,
-        ...(category.description !== undefined ? { description: category.description } : {}),
-      });
+    const categories = categoryOperations(part.categories ?? []);
+    // A list with ids is the session's list, exactly: it replaces the categories of the parts before too.
+    if (categories[0]?.op === 'restoreCategories') categoryOps.splice(0, categoryOps.length, ...categories);
+    else categoryOps.push(...categories);
   });
   return {
     description: scenario.description ?? null,
-    operations: [...clockOps, ...sunsetOps, ...keyOps, ...spendOps, ...banOps, ...categoryOps],
+    operations: [...clockOps, ...sunsetOps, ...keyOps, ...windowOps, ...spendOps, ...banOps, ...categoryOps],
   };
 }
 

@@ -2,11 +2,12 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import * as z from 'zod';
 import { loadYamlModule, yamlModuleAvailable } from '../../../spec/yaml-module.js';
 import { labReportJunit } from '../../lab/lab-report.js';
-import { toExportLine } from '../../lab/replay-input.js';
+import { anonymousPseudonym, keyPseudonymFromDigest, toExportLine, toStateLine } from '../../lab/replay-input.js';
 import { dashboardResponse } from '../../ui/dashboard-endpoint.js';
 import { planLimits } from '../config/mock-config.js';
 import { HttpError } from '../errors.js';
 import { type ApiKeyEntry, maskSecret, toHex } from '../state/key-registry.js';
+import type { StartingState } from '../state/state-store.js';
 import { decodeScenarioBody } from './control-bodies.js';
 import type { ClockState, ControlRoute, ControlRuntime } from './control-types.js';
 import { buildDashboardSnapshot } from './dashboard-snapshot.js';
@@ -15,6 +16,7 @@ import {
   prepareScenario,
   ScenarioError,
   type ScenarioInput,
+  scenarioOfSnapshot,
   scenarioPresetList,
 } from './scenario.js';
 
@@ -61,8 +63,17 @@ export const controlRoutes = [
     path: '/__mock/health',
     name: 'health',
     async run(runtime, session) {
-      const stats = await runtime.store.stats(session, runtime.baseNow());
-      return { status: 'ok' as const, session, store: runtime.store.kind, ...stats, memory: runtime.memory.stats() };
+      const base = runtime.baseNow();
+      const stats = await runtime.store.stats(session, base);
+      const start = await runtime.store.startingState(session, base);
+      return {
+        status: 'ok' as const,
+        session,
+        store: runtime.store.kind,
+        ...stats,
+        requestLog: { size: runtime.store.options.requestLogSize, dropped: start.dropped?.count ?? 0 },
+        memory: runtime.memory.stats(),
+      };
     },
     http: (result) => ({ status: 200, body: result }),
   } satisfies ControlRoute<'health'>,
@@ -163,10 +174,12 @@ export const controlRoutes = [
           'invalid_control_request',
           `Unknown requests format ${JSON.stringify(format.slice(0, 40))}; formats: json, jsonl`,
         );
-      // The export for `petstore-mock replay`: one line per API request, each client under a stable
-      // pseudonym with its plan and limits, never a key (the controls are not replayed).
-      const lines: string[] = [];
-      for (const entry of await runtime.store.recordedRequests(session, runtime.baseNow())) {
+      // The export for `petstore-mock replay`: the state the log starts from, then one line per API
+      // request, each client under a stable pseudonym with its plan and limits, never a key (the
+      // controls are not replayed). docs/decisions/026-faithful-export.md.
+      const base = runtime.baseNow();
+      const lines: string[] = [startingStateLine(runtime, await runtime.store.startingState(session, base))];
+      for (const entry of await runtime.store.recordedRequests(session, base)) {
         const fields = entry.replay;
         if (fields === undefined) continue;
         lines.push(
@@ -183,7 +196,7 @@ export const controlRoutes = [
       }
       return {
         status: 200,
-        body: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
+        body: `${lines.join('\n')}\n`,
         contentType: 'application/jsonl; charset=utf-8',
       };
     },
@@ -288,5 +301,27 @@ export const controlRoutes = [
     http: (result) => ({ status: 200, body: { presets: result } }),
   } satisfies ControlRoute<'scenarioPresets'>,
 ] as const;
+
+/** The export's first line: the log's starting state as a scenario, keys under their pseudonyms. */
+function startingStateLine(runtime: ControlRuntime, start: StartingState): string {
+  const plans = new Map<string, ApiKeyEntry>();
+  for (const entry of runtime.auth.configKeys()) plans.set(entry.id, entry);
+  // A run-time key shadows a config key of the same id, as it does for requests.
+  for (const entry of start.state.keys) plans.set(entry.id, entry);
+  const { scenario, omitted } = scenarioOfSnapshot(start.state, {
+    key(id) {
+      const entry = plans.get(id);
+      return entry && { key: keyPseudonymFromDigest(id), plan: entry.plan, limits: entry.limits };
+    },
+    address: anonymousPseudonym,
+  });
+  return toStateLine({
+    atMs: start.atMs,
+    logSize: runtime.store.options.requestLogSize,
+    dropped: start.dropped,
+    omittedClients: omitted,
+    scenario,
+  });
+}
 
 /** The dashboard page: served apart from the table (no token, and it is no control function). */

@@ -53,6 +53,8 @@ export interface HealthState extends SessionStats {
   status: 'ok';
   session: string;
   store: 'memory' | 'redis';
+  /** The request log: the entries it keeps (`requestLogSize`), and the API requests it dropped since the session started, was reset or given a scenario. */
+  requestLog: { size: number; dropped: number };
   /** The process's memory budget: what it counts, what is used, what it forgot and refused. */
   memory: MemoryBudgetStats;
 }

@@ -187,14 +187,14 @@ function timelineOf(
   nowMs: number,
   { session, banDurationMs }: { session: string; banDurationMs: number },
 ): TimelineInput {
-  const byClient = new Map<string, { atMs: number; status: number }[]>();
+  const byClient = new Map<string, { atMs: number; status: number; code: string | null }[]>();
   for (const entry of recent) {
     let list = byClient.get(entry.client);
     if (!list) {
       list = [];
       byClient.set(entry.client, list);
     }
-    list.push({ atMs: entry.timeMs, status: entry.status });
+    list.push({ atMs: entry.timeMs, status: entry.status, code: entry.code });
   }
   const from = recent.length > 0 ? recent[0]!.timeMs : nowMs - 60_000;
   const to = Math.max(nowMs, from + 1_000);

@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import type { NewCategory } from '../../../spec/schemas.js';
+import type { Category, NewCategory } from '../../../spec/schemas.js';
 import type { MockConfig } from '../config/mock-config.js';
 import {
   parseScenario,
@@ -14,6 +14,7 @@ import {
 import type { Authenticator } from '../pipeline/auth.js';
 import { type ApiKeyEntry, maskSecret, toHex } from '../state/key-registry.js';
 import {
+  type ClientWindows,
   type RuntimeKey,
   ScenarioRefusedError,
   type SpentCounts,
@@ -157,9 +158,9 @@ export async function applyScenarioPlan(
     clock: new Date(base + offsetMs).toISOString(),
     afterSunset: scenario.afterSunset ?? null,
     keysAdded: scenario.keys.length,
-    budgetsSet: scenario.spends.length,
+    budgetsSet: scenario.spends.length + (scenario.clients?.length ?? 0),
     bans: scenario.bans.length,
-    categoriesCreated: scenario.categories.length,
+    categoriesCreated: scenario.categories.length + (scenario.categoryList?.length ?? 0),
   };
 }
 
@@ -171,12 +172,18 @@ function storeScenarioOf(runtime: ScenarioRuntime, plan: ScenarioPlan, source: s
   const spends: { client: StoreClient; spent: SpentCounts }[] = [];
   const bans: { client: StoreClient; ms: number }[] = [];
   const categories: NewCategory[] = [];
+  const clients: { client: StoreClient; windows: ClientWindows }[] = [];
+  let categoryList: Category[] | undefined;
   for (const operation of plan.operations) {
     if (operation.op === 'setClock') clock = clockMove(runtime, operation.to, source);
     else if (operation.op === 'setAfterSunset') afterSunset = operation.mode;
     else if (operation.op === 'spendBudget')
       spends.push({ client: storeClient(operation.client), spent: { minute: operation.minute, day: operation.day } });
     else if (operation.op === 'ban') bans.push({ client: storeClient(operation.client), ms: operation.seconds * 1000 });
+    else if (operation.op === 'setWindows')
+      clients.push({ client: storeClient(operation.client), windows: { ...operation.windows } });
+    else if (operation.op === 'restoreCategories')
+      categoryList = operation.categories.map((category) => ({ ...category }));
     else if (operation.op === 'createCategory')
       categories.push(
         operation.description === undefined
@@ -201,6 +208,8 @@ function storeScenarioOf(runtime: ScenarioRuntime, plan: ScenarioPlan, source: s
     spends,
     bans,
     categories,
+    ...(clients.length === 0 ? {} : { clients }),
+    ...(categoryList === undefined ? {} : { categoryList }),
   };
 }
 
@@ -239,4 +248,59 @@ export function scenarioPresetList(): { name: string; description: string; scena
     description: preset.description,
     scenario: preset.scenario,
   }));
+}
+
+/** How a snapshot's clients are named in a scenario: a key by its pseudonym, an address by its. */
+export interface SnapshotNaming {
+  /** The key's name in the scenario (the export: its pseudonym) and its plan, by key id; undefined: left out. */
+  key(id: string): { key: string; plan: string; limits: { perMinute: number; perDay: number } } | undefined;
+  address(address: string): string;
+}
+
+/**
+ * A store snapshot (`StateStore.snapshot`, `startingState`) as a scenario file says it: keys with their
+ * plan and limits and exact windows, anonymous clients the same, the categories with their ids (the
+ * list replaced), the after-sunset mode. The clock is not in it (the export line carries the time).
+ * A key the naming does not know is left out (counted in `omitted`).
+ *
+ * @example scenarioOfSnapshot(await store.snapshot('default', now), { key: (id) => ..., address: anonymousPseudonym })
+ */
+export function scenarioOfSnapshot(
+  state: StoreScenario,
+  naming: SnapshotNaming,
+): { scenario: Scenario; omitted: number } {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const windowsOf = (windows: ClientWindows) => ({
+    minuteStart: iso(windows.minuteStartMs),
+    minute: windows.minuteCount,
+    dayStart: iso(windows.dayStartMs),
+    day: windows.dayCount,
+    strikes: windows.strikes,
+    bannedUntil: windows.bannedUntilMs === null ? null : iso(windows.bannedUntilMs),
+  });
+  const keys = new Map<string, NonNullable<Scenario['keys']>[number]>();
+  let omitted = 0;
+  for (const key of state.keys) {
+    const named = naming.key(key.id);
+    if (named) keys.set(key.id, { key: named.key, plan: named.plan, limits: { ...named.limits } });
+  }
+  const anonymous: NonNullable<Scenario['anonymous']> = [];
+  for (const { client, windows } of state.clients ?? []) {
+    if (client.kind === 'anonymous') {
+      anonymous.push({ address: naming.address(client.address), windows: windowsOf(windows) });
+      continue;
+    }
+    const named = naming.key(client.id);
+    if (!named) {
+      omitted += 1;
+      continue;
+    }
+    keys.set(client.id, { key: named.key, plan: named.plan, limits: { ...named.limits }, windows: windowsOf(windows) });
+  }
+  const scenario: Scenario = {};
+  if (keys.size > 0) scenario.keys = [...keys.values()];
+  if (anonymous.length > 0) scenario.anonymous = anonymous;
+  if (state.categoryList !== undefined) scenario.categories = state.categoryList.map((category) => ({ ...category }));
+  if (state.afterSunset !== undefined) scenario.sunset = { afterSunset: state.afterSunset };
+  return { scenario, omitted };
 }

@@ -203,6 +203,16 @@ export class CategoryStore {
     };
   }
 
+  /**
+   * Exactly these categories, ids kept (consecutive and ascending, as a list of this store always is:
+   * the caller checks), the next id after the last; what was dropped before is forgotten.
+   */
+  restore(categories: readonly Category[]): void {
+    this.clear();
+    if (categories.length > 0) this.#nextId = categories[0]!.id;
+    for (const { id: _id, ...fields } of categories) this.createEntry(fields);
+  }
+
   clear(): void {
     this.#forgetList();
     const live = this.#live();

@@ -5,8 +5,17 @@ import { CategoryStore } from './category-store.js';
 import { type ApiKeyEntry, frozenKeyEntry } from './key-registry.js';
 import type { ByteMeter } from './memory-account.js';
 import { type RateDecision, RateLimiter } from './rate-limiter.js';
-import { RequestLog } from './request-log.js';
-import type { ClientHistory, RuntimeKey, StateStoreOptions } from './state-store.js';
+import { type DroppedRequest, RequestLog } from './request-log.js';
+import type {
+  ClientHistory,
+  ClientWindows,
+  RuntimeKey,
+  StartingState,
+  StateStoreOptions,
+  StoreClient,
+  StoreScenario,
+} from './state-store.js';
+import { clientName, sortClients } from './store-checks.js';
 
 /** What a session's own objects (its tables, limiters, log and store) count against the memory budget. */
 const sessionBytes = 16 * 1024;
@@ -46,6 +55,18 @@ export class MemorySession {
   /** A scenario's `sunset.afterSunset` for this session; null: the config decides. */
   afterSunset: AfterSunsetMode | null = null;
 
+  /**
+   * The state the log starts from (docs/decisions/026-faithful-export.md): a snapshot taken when the
+   * session was created, reset or given a scenario, and what the log dropped since, each dropped
+   * request's client with where it stood just after it (the newest of each client wins).
+   */
+  start!: {
+    atMs: number | null;
+    state: StoreScenario;
+    dropped: { count: number; firstAtMs: number; lastAtMs: number } | null;
+    after: Map<string, { client: StoreClient; windows: ClientWindows }>;
+  };
+
   /** Rate-limit records (buckets and histories) counted against the budget so far. */
   #chargedRecords = 0;
 
@@ -60,10 +81,72 @@ export class MemorySession {
     this.keyLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: Number.POSITIVE_INFINITY });
     this.anonymousLimiter = new RateLimiter({ clock, ban: options.ban, maxBuckets: options.maxTrackedClients });
     this.categories = new CategoryStore({ maxCount: options.maxCategories, maxBytes: options.maxCategoryBytes, meter });
-    this.log = new RequestLog(options.requestLogSize, meter);
+    this.log = new RequestLog(options.requestLogSize, meter, (dropped) => this.#foldDropped(dropped));
     this.lastSeenMs = baseTimeMs;
     meter.charge(sessionBytes);
     this.seed();
+    this.now = baseTimeMs;
+    this.markStart(null);
+  }
+
+  /** Where the session is now, as a scenario that puts a fresh session there (StateStore.snapshot). */
+  snapshot(): StoreScenario {
+    const clients: { client: StoreClient; windows: ClientWindows }[] = [];
+    for (const [id, windows] of this.keyLimiter.liveStates(this.now))
+      clients.push({ client: { kind: 'key', id }, windows });
+    for (const [address, windows] of this.anonymousLimiter.liveStates(this.now))
+      clients.push({ client: { kind: 'anonymous', address }, windows });
+    return {
+      clock: { kind: 'advance', ms: this.offsetMs },
+      ...(this.afterSunset === null ? {} : { afterSunset: this.afterSunset }),
+      keys: [...this.keys].map(([digest, entry]) => ({ ...entry, limits: { ...entry.limits }, digest })),
+      spends: [],
+      bans: [],
+      categories: [],
+      clients: sortClients(clients),
+      categoryList: this.categories.list(),
+    };
+  }
+
+  /** The log's starting state is the session as it is now (at `this.now`; null: as created): reset, or given a scenario. */
+  markStart(atMs: number | null = this.now): void {
+    this.start = { atMs, state: this.snapshot(), dropped: null, after: new Map() };
+  }
+
+  startingState(): StartingState {
+    const { atMs, state, dropped, after } = this.start;
+    if (dropped === null) return { atMs, state, dropped };
+    const replaced = new Set(after.keys());
+    const clients = (state.clients ?? []).filter(({ client }) => !replaced.has(clientName(client)));
+    return {
+      atMs: atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs),
+      state: { ...state, clients: sortClients([...clients, ...after.values()]) },
+      dropped,
+    };
+  }
+
+  /** Where a logged request's client stands now: what the log keeps with the entry (see RequestLog.add). */
+  postOf(keyDigest: string | null, clientAddress: string | null): ClientWindows | null {
+    if (keyDigest !== null) return this.keyLimiter.stateOf(keyDigest.slice(0, 32));
+    return clientAddress === null ? null : this.anonymousLimiter.stateOf(clientAddress);
+  }
+
+  #foldDropped(dropped: DroppedRequest): void {
+    // A request before the snapshot is in it already.
+    if (this.start.atMs !== null && dropped.timeMs < this.start.atMs) return;
+    const count = this.start.dropped;
+    this.start.dropped =
+      count === null
+        ? { count: 1, firstAtMs: dropped.timeMs, lastAtMs: dropped.timeMs }
+        : { count: count.count + 1, firstAtMs: count.firstAtMs, lastAtMs: dropped.timeMs };
+    if (dropped.post === null) return;
+    const client: StoreClient =
+      dropped.keyDigest !== null
+        ? { kind: 'key', id: dropped.keyDigest.slice(0, 32) }
+        : { kind: 'anonymous', address: dropped.clientAddress ?? 'local' };
+    const name = clientName(client);
+    this.start.after.delete(name);
+    this.start.after.set(name, { client, windows: dropped.post });
   }
 
   /**
@@ -119,6 +202,7 @@ export class MemorySession {
     this.log.clear();
     this.afterSunset = null;
     this.seed();
+    this.markStart();
   }
 
   #sweepHistories(): void {

@@ -1,6 +1,7 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import { type AfterSunsetMode, storeDefaults } from '../config/store-config.js';
 import { HttpError } from '../errors.js';
+import { CategoryStore } from './category-store.js';
 import { type ApiKeyEntry, copyKeyEntry } from './key-registry.js';
 import { MemoryBudget } from './memory-budget.js';
 import { MemorySession } from './memory-session.js';
@@ -17,6 +18,7 @@ import {
   type SessionInfo,
   type SessionStats,
   type SpentCounts,
+  type StartingState,
   type StateStore,
   type StateStoreOptions,
   type StoreClient,
@@ -37,6 +39,7 @@ import {
   sortSessions,
 } from './store-checks.js';
 import { assertStoreOptions } from './store-options.js';
+import { utf8Length } from './utf8.js';
 
 /**
  * The in-memory state store: the default, and the only one in the browser bundle. Each session is
@@ -76,8 +79,19 @@ class MemoryStore implements StateStore {
   readonly immediate: ImmediateStoreCalls = {
     hit: (sessionName, input) => this.#hit(sessionName, input),
     // The core hands over an entry it never touches again: kept as it is (the async call copies).
-    appendRequest: (sessionName, entry, baseTimeMs) => this.#session(sessionName, baseTimeMs).log.add(entry),
+    appendRequest: (sessionName, entry, baseTimeMs) => this.#append(sessionName, entry, baseTimeMs),
   };
+
+  #append(sessionName: string, entry: RecordedRequest, baseTimeMs: number): void {
+    const session = this.#session(sessionName, baseTimeMs);
+    const replay = entry.replay;
+    // Where the client stands just after its request: kept for the log's starting state once the entry is dropped.
+    const post =
+      replay === undefined
+        ? null
+        : session.postOf(replay.auth === 'key' ? replay.keyDigest : null, replay.clientAddress);
+    session.log.add(entry, post);
+  }
 
   async hit(sessionName: string, input: HitInput): Promise<HitResult> {
     return this.#hit(sessionName, input);
@@ -158,7 +172,7 @@ class MemoryStore implements StateStore {
   }
 
   async appendRequest(sessionName: string, entry: RecordedRequest, baseTimeMs: number): Promise<void> {
-    this.#session(sessionName, baseTimeMs).log.add({ ...entry });
+    this.#append(sessionName, { ...entry }, baseTimeMs);
   }
 
   async requests(sessionName: string, baseTimeMs: number): Promise<RequestLogEntry[]> {
@@ -176,7 +190,19 @@ class MemoryStore implements StateStore {
   }
 
   async reset(sessionName: string, baseTimeMs: number): Promise<void> {
-    this.#session(sessionName, baseTimeMs).reset();
+    const session = this.#session(sessionName, baseTimeMs);
+    session.now = baseTimeMs + session.offsetMs;
+    session.reset();
+  }
+
+  async snapshot(sessionName: string, baseTimeMs: number): Promise<StoreScenario> {
+    const session = this.#session(sessionName, baseTimeMs);
+    session.now = baseTimeMs + session.offsetMs;
+    return session.snapshot();
+  }
+
+  async startingState(sessionName: string, baseTimeMs: number): Promise<StartingState> {
+    return this.#session(sessionName, baseTimeMs).startingState();
   }
 
   async listSessions(baseTimeMs: number): Promise<SessionInfo[]> {
@@ -225,19 +251,23 @@ class MemoryStore implements StateStore {
     const session = this.#session(sessionName, baseTimeMs);
     // Everything that can refuse it, before the first change.
     const offsetMs = scenarioOffset(scenario.clock, session.offsetMs, baseTimeMs);
-    const tooLarge = session.categories.firstTooLarge(scenario.categories);
+    const tooLarge = categoriesTooLarge(scenario, session, this.options.maxCategoryBytes);
     if (tooLarge !== null)
       throw new ScenarioRefusedError(
         'category',
         tooLarge.index,
         categoryTooLargeMessage(tooLarge.bytes, this.options.maxCategoryBytes),
       );
-    session.assertRoomFor(scenario.keys, scenario.categories);
+    session.assertRoomFor(scenario.keys, [...(scenario.categoryList ?? []), ...scenario.categories]);
     // Then all of it, in the plan's order: budgets and bans at the scenario's clock.
     session.offsetMs = offsetMs;
     session.now = baseTimeMs + offsetMs;
     if (scenario.afterSunset !== undefined) session.afterSunset = scenario.afterSunset;
     for (const key of scenario.keys) session.addKey(key);
+    for (const { client, windows } of scenario.clients ?? [])
+      client.kind === 'key'
+        ? session.keyLimiter.setState(client.id, windows)
+        : session.anonymousLimiter.setState(client.address, windows);
     for (const { client, spent } of scenario.spends)
       client.kind === 'key'
         ? session.keyLimiter.setSpent(client.id, spent)
@@ -246,7 +276,10 @@ class MemoryStore implements StateStore {
       client.kind === 'key'
         ? session.keyLimiter.banFor(client.id, ms)
         : session.anonymousLimiter.banFor(client.address, ms);
+    if (scenario.categoryList !== undefined) session.categories.restore(scenario.categoryList);
     for (const category of scenario.categories) session.categories.createEntry(category);
+    // The log's starting state is the session as the scenario left it.
+    session.markStart();
     // Last: the records are charged, never refused, so they cannot take the room made above for the keys and categories.
     session.countRecords();
     return { offsetMs };
@@ -297,4 +330,25 @@ class MemoryStore implements StateStore {
   #assertOpen(): void {
     if (this.#closed) throw new Error('Failed to use the memory store: it is closed');
   }
+}
+
+/**
+ * The first category of a scenario larger than the whole byte bound, with its size, or null: the list
+ * to restore (with its own ids), then the categories to create after it.
+ */
+function categoriesTooLarge(
+  scenario: StoreScenario,
+  session: MemorySession,
+  maxBytes: number,
+): { index: number; bytes: number } | null {
+  const list = scenario.categoryList;
+  if (list === undefined) return session.categories.firstTooLarge(scenario.categories);
+  const fresh = new CategoryStore({ maxBytes });
+  for (const [index, category] of list.entries()) {
+    const bytes = utf8Length(JSON.stringify(category));
+    if (2 + bytes > maxBytes) return { index, bytes };
+  }
+  if (list.length > 0) fresh.restore([list[list.length - 1]!]);
+  const tooLarge = fresh.firstTooLarge(scenario.categories);
+  return tooLarge === null ? null : { index: list.length + tooLarge.index, bytes: tooLarge.bytes };
 }

@@ -1,4 +1,5 @@
 import type { Limits } from '../config/mock-config.js';
+import type { ExactWindows as ClientWindows } from '../config/scenario-windows.js';
 import type { Clock } from '../types.js';
 
 const minuteMs = 60_000;
@@ -150,6 +151,44 @@ export class RateLimiter {
     const bucket = this.#touch(clientId, now);
     bucket.bannedUntil = now + durationMs;
     return bucket.bannedUntil;
+  }
+
+  /** Where `clientId` stands (a snapshot's part), or null when it has no record. */
+  stateOf(clientId: string): ClientWindows | null {
+    const bucket = this.#buckets.get(clientId);
+    if (!bucket) return null;
+    return {
+      minuteStartMs: bucket.minuteStart,
+      minuteCount: bucket.minuteCount,
+      dayStartMs: bucket.dayStart,
+      dayCount: bucket.dayCount,
+      strikes: bucket.strikes,
+      bannedUntilMs: bucket.bannedUntil === notBanned ? null : bucket.bannedUntil,
+    };
+  }
+
+  /**
+   * The clients that would not answer as new ones at `now` (a window still running, or a ban), with
+   * where each stands: what a snapshot keeps.
+   */
+  liveStates(now: number): [string, ClientWindows][] {
+    const live: [string, ClientWindows][] = [];
+    for (const [id, bucket] of this.#buckets) {
+      if (now >= bucket.dayStart + dayMs && now >= bucket.minuteStart + minuteMs && bucket.bannedUntil <= now) continue;
+      live.push([id, this.stateOf(id)!]);
+    }
+    return live;
+  }
+
+  /** Puts `clientId` exactly where a snapshot found it (its windows, strikes and ban); see StateStore.snapshot. */
+  setState(clientId: string, windows: ClientWindows): void {
+    const bucket = this.#touch(clientId, this.#clock.now());
+    bucket.minuteStart = windows.minuteStartMs;
+    bucket.minuteCount = windows.minuteCount;
+    bucket.dayStart = windows.dayStartMs;
+    bucket.dayCount = windows.dayCount;
+    bucket.strikes = windows.strikes;
+    bucket.bannedUntil = windows.bannedUntilMs ?? notBanned;
   }
 
   /** Live clients forgotten to stay within `maxBuckets` since the last reset (expired ones are not counted). */

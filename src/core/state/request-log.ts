@@ -1,3 +1,4 @@
+import type { ExactWindows as ClientWindows } from '../config/scenario-windows.js';
 import type { ByteMeter } from './memory-account.js';
 
 /**
@@ -53,7 +54,31 @@ export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRe
  */
 type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null } & {
   charge: number;
-};
+} & PostFields;
+
+/**
+ * Where the request's client stood just after it (`ClientWindows` as numbers in the slot: `postMinuteStart`
+ * NaN when none was given, `postBannedUntil` NaN when not banned), kept so that the store can fold a
+ * dropped entry into the log's starting state (docs/decisions/026-faithful-export.md).
+ */
+interface PostFields {
+  postMinuteStart: number;
+  postMinuteCount: number;
+  postDayStart: number;
+  postDayCount: number;
+  postStrikes: number;
+  postBannedUntil: number;
+}
+
+/** An API request the log dropped to stay within its size, with where its client stood just after it. */
+export interface DroppedRequest {
+  timeMs: number;
+  /** SHA-256 hex of its valid key, or null (counted against `clientAddress`). */
+  keyDigest: string | null;
+  clientAddress: string | null;
+  /** Null when the store gave none. */
+  post: ClientWindows | null;
+}
 
 /**
  * A fixed-size ring buffer: the newest `capacity` entries, oldest first. Memory never grows past it.
@@ -79,12 +104,16 @@ export class RequestLog {
    * @param meter The memory budget's account: each entry's texts count against it (an entry it has no
    *   room for is not kept; the request was answered all the same).
    */
-  constructor(capacity: number, meter?: ByteMeter) {
+  readonly #onDrop: ((dropped: DroppedRequest) => void) | undefined;
+
+  constructor(capacity: number, meter?: ByteMeter, onDrop?: (dropped: DroppedRequest) => void) {
     this.#capacity = capacity;
     this.#meter = meter;
+    this.#onDrop = onDrop;
   }
 
-  add(entry: RecordedRequest): void {
+  /** @param post Where the request's client stood just after it (kept for `onDrop`). */
+  add(entry: RecordedRequest, post?: ClientWindows | null): void {
     const index = this.#next;
     // The entry before this one, whose texts this one may share (none in an empty log).
     const previous = this.#slots.length === 0 ? undefined : this.#slots[index === 0 ? this.#capacity - 1 : index - 1];
@@ -102,6 +131,8 @@ export class RequestLog {
     } else if (slot === undefined) {
       slot = newSlot(this.#slots, 0);
     }
+    // The oldest entry is written over: its API request is told to whoever folds it into the starting state.
+    if (slot.url !== null && this.#onDrop !== undefined && !Number.isNaN(slot.timeMs)) this.#onDrop(droppedOf(slot));
     slot.timeMs = entry.timeMs;
     slot.method = entry.method;
     slot.path = sameAs(previous?.path, entry.path);
@@ -110,6 +141,16 @@ export class RequestLog {
     slot.key = entry.key;
     slot.status = entry.status;
     slot.code = entry.code;
+    if (post === undefined || post === null) {
+      slot.postMinuteStart = Number.NaN;
+    } else {
+      slot.postMinuteStart = post.minuteStartMs;
+      slot.postMinuteCount = post.minuteCount;
+      slot.postDayStart = post.dayStartMs;
+      slot.postDayCount = post.dayCount;
+      slot.postStrikes = post.strikes;
+      slot.postBannedUntil = post.bannedUntilMs ?? Number.NaN;
+    }
     const replay = entry.replay;
     if (replay === undefined) {
       slot.url = null;
@@ -202,9 +243,33 @@ function newSlot(slots: LogSlot[], charge: number): LogSlot {
     contentType: null,
     body: null,
     charge,
+    postMinuteStart: Number.NaN,
+    postMinuteCount: 0,
+    postDayStart: Number.NaN,
+    postDayCount: 0,
+    postStrikes: 0,
+    postBannedUntil: Number.NaN,
   };
   slots.push(slot);
   return slot;
+}
+
+function droppedOf(slot: LogSlot): DroppedRequest {
+  return {
+    timeMs: slot.timeMs,
+    keyDigest: slot.auth === 'key' ? slot.keyDigest : null,
+    clientAddress: slot.clientAddress,
+    post: Number.isNaN(slot.postMinuteStart)
+      ? null
+      : {
+          minuteStartMs: slot.postMinuteStart,
+          minuteCount: slot.postMinuteCount,
+          dayStartMs: slot.postDayStart,
+          dayCount: slot.postDayCount,
+          strikes: slot.postStrikes,
+          bannedUntilMs: Number.isNaN(slot.postBannedUntil) ? null : slot.postBannedUntil,
+        },
+  };
 }
 
 /**

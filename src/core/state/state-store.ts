@@ -1,5 +1,6 @@
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import type { Limits } from '../config/mock-config.js';
+import type { ExactWindows } from '../config/scenario-windows.js';
 import type { AfterSunsetMode } from '../config/store-config.js';
 import { HttpError } from '../errors.js';
 import type { ApiKeyEntry } from './key-registry.js';
@@ -102,6 +103,26 @@ export interface StateStore {
    */
   applyScenario(session: string, scenario: StoreScenario, baseTimeMs: number): Promise<{ offsetMs: number }>;
 
+  /**
+   * The session's state now, as a scenario the store applies again: `applyScenario(session2,
+   * await snapshot(session1))` on a fresh session puts it where session1 is (clock offset, after-sunset
+   * mode, run-time keys, every client's windows, strikes and ban, the categories with their ids).
+   * The request log and the clients' histories are not part of it. Clients whose windows have all
+   * ended and that are not banned are left out (they answer as new ones).
+   *
+   * @example
+   * const saved = await store.snapshot('default', Date.now());
+   * await other.applyScenario('default', saved, Date.now()); // the same budgets, bans, keys and categories
+   */
+  snapshot(session: string, baseTimeMs: number): Promise<StoreScenario>;
+  /**
+   * The state the request log starts from, for the export (`GET /__mock/requests?format=jsonl`): the
+   * snapshot taken when the session was created, reset or given a scenario, with the windows each
+   * client had after its last request the log has since dropped (the log keeps the newest
+   * `requestLogSize`), and how many requests it dropped. Design: docs/decisions/026-faithful-export.md.
+   */
+  startingState(session: string, baseTimeMs: number): Promise<StartingState>;
+
   /** Releases connections; the store answers nothing afterwards. */
   close(): Promise<void>;
 
@@ -139,6 +160,31 @@ export interface StoreScenario {
   spends: readonly { client: StoreClient; spent: SpentCounts }[];
   bans: readonly { client: StoreClient; ms: number }[];
   categories: readonly NewCategory[];
+  /**
+   * Clients put exactly where a snapshot found them (window starts and counts, strikes, ban end),
+   * replacing what the session had of them; applied after the keys, before the budgets and bans.
+   */
+  clients?: readonly { client: StoreClient; windows: ClientWindows }[];
+  /**
+   * The session's categories replaced by exactly these, ids kept (consecutive, ascending; the next id
+   * follows the last). Applied before `categories`, which are then created after them.
+   */
+  categoryList?: readonly Category[];
+}
+
+/** Where a client stands, as the rate limiter keeps it: virtual times in milliseconds (a scenario's `windows`). */
+export type ClientWindows = ExactWindows;
+
+/** What `StateStore.startingState` answers. */
+export interface StartingState {
+  /**
+   * The virtual time the state holds at: when the session was reset or given a scenario (null: since
+   * it was created, seeded), or, when the log dropped requests since, the time of the last one it dropped.
+   */
+  atMs: number | null;
+  state: StoreScenario;
+  /** API requests the log dropped since the snapshot was taken, oldest and newest; null when none. */
+  dropped: { count: number; firstAtMs: number; lastAtMs: number } | null;
 }
 
 /** A rate-limit client: a key by its id (`ApiKeyEntry.id`), or an anonymous client by address. */

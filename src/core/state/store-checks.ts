@@ -1,7 +1,10 @@
 // Checks both stores make of what they are given, so both refuse alike, with the same words.
+
+import type { Category } from '../../../spec/schemas.js';
 import { isWellFormed } from '../config/decoding.js';
 import { type AfterSunsetMode, AfterSunsetModeSchema } from '../config/store-config.js';
 import {
+  type ClientWindows,
   type RuntimeKey,
   ScenarioRefusedError,
   type SessionInfo,
@@ -113,6 +116,11 @@ export function assertScenarioSteps(scenario: StoreScenario): void {
   for (const key of scenario.keys) assertRuntimeKey(key);
   for (const { client, spent } of scenario.spends) assertClientStep(client, spent, null);
   for (const { client, ms } of scenario.bans) assertClientStep(client, null, ms);
+  for (const { client, windows } of scenario.clients ?? []) {
+    assertClientStep(client, null, null);
+    assertClientWindows(windows);
+  }
+  if (scenario.categoryList !== undefined) assertCategoryList(scenario.categoryList);
   if (scenario.afterSunset !== undefined) assertAfterSunsetMode(scenario.afterSunset);
   const clock = scenario.clock;
   if (clock !== undefined && !Number.isFinite(clock.kind === 'advance' ? clock.ms : clock.atMs))
@@ -136,4 +144,56 @@ export function scenarioOffset(clock: StoreScenario['clock'], offsetMs: number, 
   if (!clockOffsetInRange(moved, baseTimeMs))
     throw new ScenarioRefusedError('clock-range', 0, clockRangeMessage(moved));
   return moved;
+}
+
+/** Throws a RangeError when a client's windows are not what a snapshot holds (whole counts, times a Date holds). */
+export function assertClientWindows(windows: ClientWindows): void {
+  const time = (value: unknown) =>
+    typeof value === 'number' && Number.isSafeInteger(value) && Math.abs(value) <= maxDateMs;
+  const count = (value: unknown) =>
+    Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= maxSpentCount;
+  if (
+    windows === null ||
+    typeof windows !== 'object' ||
+    !time(windows.minuteStartMs) ||
+    !time(windows.dayStartMs) ||
+    !count(windows.minuteCount) ||
+    !count(windows.dayCount) ||
+    !count(windows.strikes) ||
+    (windows.bannedUntilMs !== null && !time(windows.bannedUntilMs))
+  )
+    throw new RangeError(
+      `Failed to set a client's windows: window starts and a ban end must be whole milliseconds a date holds, counts and strikes whole numbers from 0 to ${maxSpentCount}`,
+    );
+}
+
+/** Throws a RangeError when a category list to restore does not have consecutive ascending ids from 1 up. */
+export function assertCategoryList(categories: readonly Category[]): void {
+  categories.forEach((category, index) => {
+    const first = categories[0]!.id;
+    if (
+      category === null ||
+      typeof category !== 'object' ||
+      !Number.isSafeInteger(category.id) ||
+      first < 1 ||
+      category.id !== first + index
+    )
+      throw new RangeError(
+        `Failed to restore the categories: ids must be whole numbers from 1 up, consecutive and ascending (entry ${index} has ${String((category as { id?: unknown } | null)?.id)})`,
+      );
+  });
+}
+
+/** `k:<id>` or `a:<address>`: a client's name in a snapshot's order. */
+export function clientName(client: StoreClient): string {
+  return client.kind === 'key' ? `k:${client.id}` : `a:${client.address}`;
+}
+
+/** By name (anonymous clients, then keys): both stores list a snapshot's clients alike. */
+export function sortClients<T extends { client: StoreClient }>(clients: T[]): T[] {
+  return clients.sort((a, b) => {
+    const left = clientName(a.client);
+    const right = clientName(b.client);
+    return left < right ? -1 : left > right ? 1 : 0;
+  });
 }

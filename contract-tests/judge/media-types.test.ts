@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hasNoContentByDefinition, isJsonMediaType } from './expect-response.js';
+import { hasNoContentByDefinition, isJsonMediaType } from './media-types.js';
 
 describe('isJsonMediaType', () => {
   it.each([

@@ -1,0 +1,198 @@
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { sanitiseForTerminal } from '../../contract-tests/report/terminal-text.js';
+import { readSpecFile } from '../../spec/load-spec.js';
+import type { Logger } from '../core/types.js';
+import { createConsoleLogger } from '../server/console-logger.js';
+import { proxyReportJunit, proxyReportMarkdown } from '../server/proxy-report.js';
+import { type RunningProxyServer, startProxyServer } from '../server/proxy-server.js';
+
+const help = `petstore-mock proxy: forward real traffic to a server and judge both sides against the interface.
+
+Usage: petstore-mock proxy UPSTREAM [options]
+       petstore-mock --config FILE          (with "proxy: UPSTREAM" in the config)
+
+  UPSTREAM                 The server's API base URL, version prefix included (https://staging.example.com/v1)
+
+Options:
+  -p, --port N             Port to listen on (default 4010; 0 picks a free port)
+  -h, --host HOST          Address to bind (default 127.0.0.1; another one is said in one line)
+      --spec FILE          The document to judge against (default the kit's Petstore spec)
+      --report FILE        On shutdown, write the report: JSON, JUnit XML (.xml) or Markdown (.md)
+      --fail-on SIDE       Exit 1 at shutdown when SIDE broke a rule: server, client or any
+      --max-body-bytes N   Bytes of an answer kept for judging (default 1048576); longer ones are forwarded
+                           whole and reported as too large to judge
+      --upstream-timeout S Seconds the upstream has to answer (default 30); then 502
+      --verbose            Log every forwarded request (keys never shown)
+      --quiet              Print nothing but errors
+      --help               Show this help
+
+Served beside the forwarded API (under /v1 as the mock): GET /__mock/report (?format=junit|markdown),
+GET /__mock/requests?format=jsonl (the traffic for petstore-mock replay, keys as pseudonyms),
+GET /__mock/ui (the dashboard), GET /__mock/health. Nothing is added, dropped or retried; an upstream
+that cannot be reached is a 502 {code, message, status}.
+`;
+
+const options = {
+  port: { type: 'string', short: 'p' },
+  host: { type: 'string', short: 'h' },
+  spec: { type: 'string' },
+  report: { type: 'string' },
+  'fail-on': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'upstream-timeout': { type: 'string' },
+  verbose: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
+
+export type FailOn = 'server' | 'client' | 'any';
+
+/**
+ * `petstore-mock proxy UPSTREAM`: runs the judging proxy until SIGINT or SIGTERM, then writes
+ * `--report` and applies `--fail-on`. Returns the exit code (2 for a usage error, one line).
+ *
+ * @example await runProxyCommand(['https://staging.example.com/v1', '--report', 'proxy.xml', '--fail-on', 'any'])
+ */
+export async function runProxyCommand(argv: string[]): Promise<number> {
+  let values;
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(help);
+    return 0;
+  }
+  if (positionals.length !== 1)
+    return usage('expected one upstream base URL, e.g. petstore-mock proxy https://staging.example.com/v1');
+  const failOn = values['fail-on'];
+  if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
+    return usage(`--fail-on must be server, client or any, got "${failOn}"`);
+  const port = integerOption(values.port ?? '4010', '--port', 0, 65_535);
+  const maxBody = integerOption(values['max-body-bytes'] ?? '1048576', '--max-body-bytes', 1, 64 * 1024 * 1024);
+  const timeout = integerOption(values['upstream-timeout'] ?? '30', '--upstream-timeout', 1, 3_600);
+  for (const value of [port, maxBody, timeout]) if (typeof value === 'string') return usage(value);
+  const logger = createConsoleLogger({ verbose: values.verbose, quiet: values.quiet });
+  return runProxy({
+    upstream: positionals[0]!,
+    port: port as number,
+    host: values.host ?? '127.0.0.1',
+    specPath: values.spec,
+    maxJudgedBodyBytes: maxBody as number,
+    upstreamTimeoutMs: (timeout as number) * 1000,
+    reportPath: values.report,
+    failOn: failOn as FailOn | undefined,
+    logger,
+  });
+}
+
+/** Starts the proxy and waits for a signal; shared by the subcommand and `proxy:` in the config. */
+export async function runProxy(settings: {
+  upstream: string;
+  port: number;
+  host: string;
+  specPath?: string | undefined;
+  maxJudgedBodyBytes?: number;
+  upstreamTimeoutMs?: number;
+  reportPath?: string | undefined;
+  failOn?: FailOn | undefined;
+  logger: Logger;
+}): Promise<number> {
+  const { logger } = settings;
+  let proxy: RunningProxyServer;
+  try {
+    proxy = await startProxyServer({
+      upstream: settings.upstream,
+      port: settings.port,
+      host: settings.host,
+      ...(settings.specPath !== undefined ? { spec: await readSpecFile(settings.specPath) } : {}),
+      ...(settings.maxJudgedBodyBytes !== undefined ? { maxJudgedBodyBytes: settings.maxJudgedBodyBytes } : {}),
+      ...(settings.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: settings.upstreamTimeoutMs } : {}),
+      logger,
+    });
+  } catch (error) {
+    printError((error as Error).message);
+    return 2;
+  }
+  let exitCode = 0;
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info(`${signal}: finishing in-flight requests and stopping`);
+      void proxy
+        .close()
+        .then(() => finish(proxy, settings.reportPath, settings.failOn, logger))
+        .then(
+          (code) => {
+            exitCode = code;
+            resolve();
+          },
+          (error: unknown) => {
+            logger.error(`Failed to write the proxy report: ${(error as Error).message}`);
+            exitCode = 1;
+            resolve();
+          },
+        );
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  const report = proxy.report();
+  logger.info(`Judging proxy of ${report.upstream} listening on ${proxy.baseUrl}`);
+  if (!isLoopback(settings.host))
+    logger.info(
+      `Listening on ${settings.host}, not loopback: other machines can send traffic through this proxy and read its report`,
+    );
+  logger.info(`Report at ${proxy.origin}/__mock/report; dashboard: ${proxy.origin}/__mock/ui. Ctrl+C stops.`);
+  await stopped;
+  return exitCode;
+}
+
+async function finish(
+  proxy: RunningProxyServer,
+  reportPath: string | undefined,
+  failOn: FailOn | undefined,
+  logger: Logger,
+): Promise<number> {
+  const report = proxy.report();
+  if (reportPath !== undefined) {
+    const lower = reportPath.toLowerCase();
+    await writeFile(
+      reportPath,
+      lower.endsWith('.xml')
+        ? proxyReportJunit(report)
+        : lower.endsWith('.md')
+          ? proxyReportMarkdown(report)
+          : `${JSON.stringify(report, null, 2)}\n`,
+    );
+    logger.info(`Wrote the proxy report to ${reportPath}`);
+  }
+  const broken = (['server', 'client'] as const).filter(
+    (side) => (failOn === side || failOn === 'any') && proxy.judge.broke(side),
+  );
+  logger.info(`Server: ${report.server.outcome.toUpperCase()}; client: ${report.client.outcome.toUpperCase()}`);
+  if (broken.length === 0) return 0;
+  logger.error(`--fail-on ${failOn}: the ${broken.join(' and the ')} broke a rule (see the report)`);
+  return 1;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+function integerOption(text: string, flag: string, min: number, max: number): number | string {
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
+    return `${flag} must be an integer from ${min} to ${max}, got "${text}"`;
+  return Number(text);
+}
+
+function usage(message: string): number {
+  printError(message, '\nRun petstore-mock proxy --help for the options.');
+  return 2;
+}
+
+function printError(message: string, hint = ''): void {
+  process.stderr.write(`petstore-mock proxy: ${sanitiseForTerminal(message)}${hint}\n`);
+}

@@ -1,0 +1,360 @@
+import {
+  createServer,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { specModelOf } from '../../contract-tests/judge/spec-model.js';
+import { readSpecFile } from '../../spec/load-spec.js';
+import type { OpenApiDocument } from '../../spec/openapi-types.js';
+import { parseMockConfig } from '../core/config/mock-config.js';
+import { compileSpec } from '../core/spec/compiled-spec.js';
+import { createRouter } from '../core/spec/router.js';
+import { type Logger, silentLogger } from '../core/types.js';
+import { proxyPanelResponse } from '../ui/proxy-panel.js';
+import { listen } from './listen.js';
+import { createProxyJudge, type ProxyJudge, type ProxyReport } from './proxy-judge.js';
+import { proxyReportJunit, proxyReportMarkdown } from './proxy-report.js';
+
+/**
+ * The judging proxy: a forwarding proxy in front of a real server that passes every request and
+ * answer through unchanged, streaming, and judges both sides on the way (src/server/proxy-judge.ts).
+ * Headers go as sent except `Host` (the upstream's) and the hop-by-hop ones of RFC 9110 section
+ * 7.6.1; nothing is added, dropped or retried. An upstream that cannot be reached, refuses, or
+ * sends no headers within the timeout is a 502 in the API's Error shape, judged as nothing.
+ *
+ * @example
+ * const proxy = await startProxyServer({ upstream: 'https://staging.example.com/v1', port: 0 });
+ * await fetch(`${proxy.baseUrl}/categories`, { headers: { authorization: 'Bearer KEY' } });
+ * proxy.report().server.outcome; // 'pass' or 'fail'
+ * await proxy.close();
+ */
+export interface ProxyServerOptions {
+  /** The upstream's API base URL, version prefix included (`https://staging.example.com/v1`). */
+  upstream: string;
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** The document both sides are judged against; default the kit's Petstore spec. */
+  spec?: OpenApiDocument;
+  specPath?: string;
+  /** Bytes of each answer body kept for judging; a longer body is forwarded whole and not judged. Default 1 MiB. */
+  maxJudgedBodyBytes?: number;
+  /** Time the upstream has to send its answer's headers. Default 30 s. */
+  upstreamTimeoutMs?: number;
+  /** Extra CA certificates for a TLS upstream (PEM). */
+  ca?: string | Buffer;
+  logger?: Logger;
+  now?: () => number;
+}
+
+export interface RunningProxyServer {
+  origin: string;
+  /** `http://127.0.0.1:PORT/v1`: point the client here. */
+  baseUrl: string;
+  port: number;
+  server: Server;
+  judge: ProxyJudge;
+  report(): ProxyReport;
+  /** Stops accepting, lets in-flight exchanges finish (up to `graceMs`), closes upstream connections. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/** RFC 9110 section 7.6.1: these describe one connection and are never forwarded. */
+const hopByHop = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/**
+ * The raw header list without the hop-by-hop fields: the fixed ones, `Proxy-*`, and whatever
+ * `Connection` names. Order, case and repeats of the rest are kept as sent.
+ *
+ * @example forwardedHeaders(['Host', 'a', 'Connection', 'x-trace', 'X-Trace', '1', 'Accept', '*\/*']) // ['Host', 'a', 'Accept', '*\/*']
+ */
+export function forwardedHeaders(raw: readonly string[]): string[] {
+  const named = new Set<string>();
+  for (let index = 0; index < raw.length; index += 2)
+    if (raw[index]!.toLowerCase() === 'connection')
+      for (const token of raw[index + 1]!.split(',')) named.add(token.trim().toLowerCase());
+  const out: string[] = [];
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index]!.toLowerCase();
+    if (hopByHop.has(name) || named.has(name) || name.startsWith('proxy-')) continue;
+    out.push(raw[index]!, raw[index + 1]!);
+  }
+  return out;
+}
+
+export async function startProxyServer(options: ProxyServerOptions): Promise<RunningProxyServer> {
+  const upstream = parseUpstream(options.upstream);
+  const logger = options.logger ?? silentLogger;
+  const spec = compileSpec(options.spec ?? (await readSpecFile(options.specPath)));
+  const route = createRouter(spec.operations);
+  const basePath = spec.basePath;
+  const judge = createProxyJudge({
+    spec: specModelOf(spec.definition),
+    banPolicy: banPolicyOfDefaults(),
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const maxBody = options.maxJudgedBodyBytes ?? 1024 * 1024;
+  const timeoutMs = options.upstreamTimeoutMs ?? 30_000;
+  const isTls = upstream.protocol === 'https:';
+  const agent = isTls
+    ? new HttpsAgent({ keepAlive: true, ...(options.ca !== undefined ? { ca: options.ca } : {}) })
+    : new HttpAgent({ keepAlive: true });
+  const send = isTls ? httpsRequest : httpRequest;
+  const upstreamLabel = `${upstream.origin}${upstream.pathname}`;
+  const report = () => judge.report(upstreamLabel);
+
+  const forward = (request: IncomingMessage, response: ServerResponse, apiPath: string, query: string) => {
+    const routed = route(request.method ?? 'GET', apiPath);
+    const operation =
+      routed.kind === 'operation'
+        ? { operationId: routed.operation.operationId, deprecated: routed.operation.deprecated === true }
+        : null;
+    const pending = judge.sent({
+      method: request.method ?? 'GET',
+      url: `${basePath}${apiPath}${query}`,
+      headers: request.headers,
+      operation,
+      clientAddress: request.socket.remoteAddress ?? 'unknown',
+    });
+    const headers = forwardedHeaders(request.rawHeaders);
+    const hostAt = headers.findIndex((name, index) => index % 2 === 0 && name.toLowerCase() === 'host');
+    // HTTP/1.1 needs a Host: the upstream's, in the client's place (or where an HTTP/1.0 client sent none).
+    if (hostAt === -1) headers.push('Host', upstream.host);
+    else headers[hostAt + 1] = upstream.host;
+    const outgoing = send({
+      agent,
+      protocol: upstream.protocol,
+      hostname: upstream.hostname,
+      port: upstream.port,
+      method: request.method,
+      path: `${upstream.pathname}${apiPath}${query}`,
+      headers,
+      setHost: false,
+    });
+    let settled = false;
+    let headersTimer: NodeJS.Timeout | undefined;
+    const fail = (reason: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(headersTimer);
+      judge.failed(pending, 'upstream');
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      const body = JSON.stringify({
+        code: 'bad_gateway',
+        message: `Failed to get an answer from the upstream ${upstreamLabel}: ${reason}`,
+        status: 502,
+      });
+      logger.warn(`proxy: ${request.method} ${basePath}${apiPath}: upstream ${reason}`);
+      response.writeHead(502, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+      response.end(body);
+    };
+    headersTimer = setTimeout(() => {
+      fail(`no answer within ${timeoutMs} ms`);
+      outgoing.destroy();
+    }, timeoutMs);
+    let requestBody = '';
+    request.on('data', (chunk: Buffer) => {
+      if (requestBody.length < 8192) requestBody += chunk.toString('utf8', 0, Math.min(chunk.length, 8192));
+    });
+    request.pipe(outgoing);
+    request.on('end', () => {
+      pending.body = requestBody === '' ? null : requestBody.slice(0, 8192);
+    });
+    response.on('close', () => {
+      if (response.writableFinished) return;
+      // The client went away first: the upstream exchange is abandoned (not retried) and judged as nothing.
+      outgoing.destroy();
+      if (settled) return;
+      settled = true;
+      clearTimeout(headersTimer);
+      judge.failed(pending, 'client');
+    });
+    outgoing.on('error', (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
+    outgoing.on('response', (answer) => {
+      clearTimeout(headersTimer);
+      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
+      let overBound = false;
+      answer.on('data', (chunk: Buffer) => {
+        if (overBound) return;
+        if (keptBytes + chunk.length > maxBody) {
+          overBound = true;
+          kept.length = 0;
+          return;
+        }
+        kept.push(chunk);
+        keptBytes += chunk.length;
+      });
+      answer.on('error', () => fail('the answer broke off'));
+      answer.on('end', () => {
+        if (settled) return;
+        settled = true;
+        const bodyText = overBound ? '' : Buffer.concat(kept, keptBytes).toString('utf8');
+        if (logger.verbose)
+          // The path only: a query may carry what a client should not have put there.
+          logger.debug(`proxy: ${pending.method} ${basePath}${apiPath} -> ${answer.statusCode} (${pending.client})`);
+        judge.answered(pending, {
+          status: answer.statusCode ?? 0,
+          headers: lowerCaseHeaders(answer.headers),
+          bodyText,
+          ...parsedJson(bodyText),
+          truncatedAtBytes: overBound ? maxBody : undefined,
+        });
+      });
+      answer.pipe(response);
+    });
+  };
+
+  const server = createServer({ requireHostHeader: false, keepAliveTimeout: 5_000 }, (request, response) => {
+    const url = request.url ?? '/';
+    const question = url.indexOf('?');
+    const path = question === -1 ? url : url.slice(0, question);
+    const query = question === -1 ? '' : url.slice(question);
+    if (path === basePath || path.startsWith(`${basePath}/`)) {
+      forward(request, response, path.slice(basePath.length), query);
+      return;
+    }
+    request.resume();
+    if (path.startsWith('/__mock/')) {
+      answerControl(path, new URLSearchParams(query.slice(1)), response, { judge, report });
+      return;
+    }
+    sendError(
+      response,
+      404,
+      'not_found',
+      `Not found: the proxy serves the API under ${basePath} and its controls under /__mock`,
+    );
+  });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Bytes that are not HTTP never reach the upstream: a 400 in the Error shape, then the connection ends.
+    if (!socket.writable) return void socket.destroy();
+    const body = JSON.stringify({
+      code: 'bad_request',
+      message: `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`,
+      status: 400,
+    });
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+  const port = options.port ?? 4010;
+  const host = options.host ?? '127.0.0.1';
+  await listen(server, port, host);
+  const address = server.address() as AddressInfo;
+  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  return {
+    origin,
+    baseUrl: `${origin}${basePath}`,
+    port: address.port,
+    server,
+    judge,
+    report,
+    close: (graceMs = 10_000) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();
+        server.close(() => {
+          clearTimeout(force);
+          agent.destroy();
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/** `/__mock/report` (JSON, `?format=junit|markdown`), `/__mock/health`, `/__mock/requests?format=jsonl`, `/__mock/ui`. */
+function answerControl(
+  path: string,
+  query: URLSearchParams,
+  response: ServerResponse,
+  proxy: { judge: ProxyJudge; report: () => ProxyReport },
+): void {
+  const send = (status: number, contentType: string, body: string, extra: Record<string, string> = {}) => {
+    response.writeHead(status, {
+      'Content-Type': contentType,
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': 'no-store',
+      ...extra,
+    });
+    response.end(body);
+  };
+  if (path === '/__mock/health') {
+    send(200, 'application/json', JSON.stringify({ status: 'ok', mode: 'proxy' }));
+  } else if (path === '/__mock/report') {
+    const format = query.get('format') ?? 'json';
+    if (format === 'json') send(200, 'application/json', `${JSON.stringify(proxy.report(), null, 2)}\n`);
+    else if (format === 'junit') send(200, 'application/xml; charset=utf-8', proxyReportJunit(proxy.report()));
+    else if (format === 'markdown') send(200, 'text/markdown; charset=utf-8', proxyReportMarkdown(proxy.report()));
+    else
+      sendError(response, 400, 'validation_failed', 'Invalid query parameter format: expected json, junit or markdown');
+  } else if (path === '/__mock/requests') {
+    const lines = proxy.judge.exportLines();
+    if (query.get('format') !== 'jsonl')
+      sendError(response, 400, 'validation_failed', 'Invalid query parameter format: the proxy exports jsonl');
+    else send(200, 'application/x-ndjson', lines.length === 0 ? '' : `${lines.join('\n')}\n`);
+  } else if (path === '/__mock/ui') {
+    const page = proxyPanelResponse(proxy.report());
+    send(page.status, page.headers['Content-Type']!, page.body, page.headers);
+  } else {
+    sendError(response, 404, 'not_found', `Not found: ${path} (the proxy's controls: report, requests, health, ui)`);
+  }
+}
+
+function sendError(response: ServerResponse, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ code, message, status });
+  response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+  response.end(body);
+}
+
+/** The upstream base URL, checked: http(s), no credentials in it, no query. Throws one line naming the problem. */
+export function parseUpstream(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(
+      `Failed to read the upstream URL "${text}": not an absolute URL such as https://staging.example.com/v1`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(`Failed to read the upstream URL "${text}": only http and https are supported`);
+  if (url.username !== '' || url.password !== '')
+    throw new Error('Failed to read the upstream URL: it carries credentials; send them per request instead');
+  if (url.search !== '' || url.hash !== '')
+    throw new Error(`Failed to read the upstream URL "${text}": a base URL has no query or fragment`);
+  url.pathname = url.pathname.replace(/\/+$/, '');
+  return url;
+}
+
+function lowerCaseHeaders(headers: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  return out;
+}
+
+/** As the kit reads answers: any body that parses is JSON, whatever its label (the rules judge the label). */
+function parsedJson(bodyText: string): { hasJson: boolean; json: unknown } {
+  if (bodyText.trim() === '') return { hasJson: false, json: undefined };
+  try {
+    return { hasJson: true, json: JSON.parse(bodyText) };
+  } catch {
+    return { hasJson: false, json: undefined };
+  }
+}
+
+/** The lab judges clients of the proxy against the mock's default ban policy (the interface leaves it open). */
+function banPolicyOfDefaults() {
+  const { ban } = parseMockConfig({});
+  return { enabled: ban.enabled, threshold: ban.threshold, durationMs: ban.durationSeconds * 1000 };
+}

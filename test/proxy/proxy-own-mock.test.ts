@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LabReport } from '../../src/lab/lab-types.js';
+import { type RunningProxyServer, startProxyServer } from '../../src/server/proxy-server.js';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
+import { scriptedClients } from '../support/lab-scripted-clients.js';
+import { driveTraffic } from './proxy-traffic.js';
+
+/**
+ * The proxy in front of our own mock (in process, ephemeral ports): real traffic with 401s, 400s,
+ * 429s and a ban breaks no server rule; and behind the lab's scripted clients, the proxy's client
+ * verdicts are the ones the mock's own lab gives the same traffic (GET /__mock/report of the mock).
+ */
+describe('the judging proxy in front of our mock', () => {
+  let mock: RunningMockServer | undefined;
+  let proxy: RunningProxyServer | undefined;
+  afterEach(async () => {
+    await proxy?.close();
+    await mock?.close();
+    proxy = undefined;
+    mock = undefined;
+  });
+
+  it('judges real traffic (401, 400, 404, 405, deprecated, 429, ban) and no server rule fails', async () => {
+    mock = await startMockServer({ port: 0 });
+    proxy = await startProxyServer({ upstream: mock.baseUrl, port: 0 });
+    const traffic = await driveTraffic(proxy.baseUrl, { main: 'demo-pro', limited: 'demo-free' }, { afterLimit: 12 });
+    const statuses = new Set(traffic.map((exchange) => exchange.status));
+    for (const status of [200, 201, 400, 401, 404, 405, 429]) expect(statuses, String(status)).toContain(status);
+    expect(traffic.some((exchange) => (exchange.json as { code?: string })?.code === 'key_banned')).toBe(true);
+    const report = proxy.report();
+    expect(
+      report.server.rules.filter((rule) => rule.outcome === 'fail').map((rule) => [rule.id, rule.evidence]),
+    ).toEqual([]);
+    const judged = Object.fromEntries(report.server.rules.map((rule) => [rule.id, rule.judged]));
+    expect(judged['key.remaining-exact']).toBeGreaterThan(60);
+    expect(judged['key.429-only-when-exhausted']).toBe(1);
+    expect(judged['key.retry-after-matches-reset']).toBe(1);
+    expect(judged['every.schema']).toBe(traffic.length);
+    // The client that kept sending after its 429 was banned: the lab says so, as it would of the mock.
+    const free = report.client.clients.find((client) => client.requests.refused429 > 0)!;
+    expect(free.client).toMatch(/^client-[0-9a-f]{12}$/);
+    expect(free.verdicts.find((verdict) => verdict.rule === 'no-hammering')?.outcome).toBe('fail');
+  });
+
+  it.each(scriptedClients)(
+    'behind the scripted client that $name: the lab verdicts of the mock itself',
+    async ({ policy, expected }) => {
+      let nowMs = Date.parse('2026-03-02T10:00:00.000Z');
+      const clock = { now: () => nowMs };
+      mock = await startMockServer({ port: 0, clock });
+      proxy = await startProxyServer({ upstream: mock.baseUrl, port: 0, now: clock.now });
+      const send = (path: string) =>
+        fetch(`${proxy!.baseUrl}${path}`, { headers: { authorization: 'Bearer demo-free' } }).then(async (response) => {
+          await response.arrayBuffer();
+          return response;
+        });
+      const retry = policy();
+      await send('/pets/1');
+      let response = await send('/categories');
+      while (response.status !== 429) {
+        nowMs += 500;
+        response = await send('/categories');
+      }
+      for (let attempt = 0; attempt < 40 && response.status === 429; attempt += 1) {
+        const wait = retry(attempt, Number(response.headers.get('retry-after')));
+        if (wait === null) break;
+        nowMs += wait;
+        response = await send('/categories');
+      }
+      const outcomes = (report: Pick<LabReport, 'clients'>) =>
+        Object.fromEntries(report.clients[0]!.verdicts.map((verdict) => [verdict.rule, verdict.outcome]));
+      const ofMock = (await (await fetch(`${mock.origin}/__mock/report`)).json()) as LabReport;
+      const report = proxy.report();
+      expect(report.client.clients).toHaveLength(1);
+      expect(outcomes(report.client)).toEqual(outcomes(ofMock));
+      expect(outcomes(report.client)).toEqual(expected);
+      expect(
+        report.server.rules.filter((rule) => rule.outcome === 'fail').map((rule) => [rule.id, rule.evidence]),
+      ).toEqual([]);
+    },
+  );
+});
