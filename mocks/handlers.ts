@@ -1,6 +1,7 @@
 import { type HttpHandler, HttpResponse, http } from 'msw';
 import { fakeDataModulesAvailable, loadFakeDataModules } from '../spec/fake-data-modules.js';
 import type { OpenApiDocument } from '../spec/openapi-types.js';
+import { loadValidatorModules, validatorModulesAvailable } from '../spec/validator-modules.js';
 import type { ScenarioInput } from '../src/core/controls/scenario.js';
 import { createMockApp, type MockApp, type MockAppOptions, type MockControls } from '../src/core/mock-app.js';
 import { type CompiledSpec, compileSpec, isCompiledSpec } from '../src/core/spec/compiled-spec.js';
@@ -118,6 +119,8 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
   const loadFakeDataFor = fakeDataLoader(app);
   // One resolver for the API and the controls: the core tells them apart, as it does for node:http.
   const resolve = async ({ request }: { request: Request }): Promise<Response> => {
+    // In a page the validator is a chunk of its own, loaded before the first request (Node requires it on first use).
+    if (!validatorModulesAvailable()) await loadValidatorModules();
     await loadFakeDataFor(request);
     const mockRequest = await toMockRequest(request, app.config.maxBodyBytes);
     const routed =

@@ -1,6 +1,6 @@
 // esbuild plugin for self-contained Node bundles (the bins, the contract runner): the modules the
-// library loads on first use (the YAML reader, faker and json-schema-faker; spec/yaml-module.ts and
-// spec/fake-data-modules.ts) are bundled and ready at start instead, since such a bundle has no
+// library loads on first use (the YAML reader, faker and json-schema-faker, ajv and ajv-formats, re2js;
+// spec/yaml-module.ts, spec/fake-data-modules.ts, spec/validator-modules.ts, spec/linear-patterns.ts) are bundled and ready at start instead, since such a bundle has no
 // node_modules to load them from later. The library's own entry points (dist/mocks/*) stay lazy.
 import { readFile } from 'node:fs/promises';
 
@@ -8,6 +8,9 @@ const eagerTails = {
   'yaml-module.ts': "\nimport * as bundledYaml from 'yaml';\nloaded = bundledYaml;\n",
   'fake-data-modules.ts':
     "\nimport { faker as bundledFaker } from '@faker-js/faker/locale/en';\nimport * as bundledSchemaFaker from 'json-schema-faker';\nloaded = fromModules({ faker: bundledFaker }, bundledSchemaFaker);\n",
+  'validator-modules.ts':
+    "\nimport * as bundledAjv from 'ajv/dist/2020.js';\nimport bundledFormats from 'ajv-formats';\nloaded = fromModules(bundledAjv, bundledFormats);\n",
+  'linear-patterns.ts': "\nimport { RE2JS as bundledRE2JS } from 're2js';\nloaded = bundledRE2JS;\n",
 };
 
 /** @example await build({ entryPoints: ['src/cli/mock-cli.ts'], bundle: true, plugins: [eagerModulesPlugin()] }); */
@@ -15,10 +18,13 @@ export function eagerModulesPlugin() {
   return {
     name: 'eager-modules',
     setup(build) {
-      build.onLoad({ filter: /[\\/]spec[\\/](yaml-module|fake-data-modules)\.ts$/ }, async (args) => {
-        const name = args.path.slice(args.path.search(/[^\\/]+$/));
-        return { contents: (await readFile(args.path, 'utf8')) + eagerTails[name], loader: 'ts' };
-      });
+      build.onLoad(
+        { filter: /[\\/]spec[\\/](yaml-module|fake-data-modules|validator-modules|linear-patterns)\.ts$/ },
+        async (args) => {
+          const name = args.path.slice(args.path.search(/[^\\/]+$/));
+          return { contents: (await readFile(args.path, 'utf8')) + eagerTails[name], loader: 'ts' };
+        },
+      );
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Faker, LocaleDefinition } from '@faker-js/faker';
 import type { createGeneratorSync } from 'json-schema-faker';
+import { loadValidatorModules } from './validator-modules.js';
 
 // faker (400 kB of English words) and json-schema-faker are the largest things the mock could load,
 // and most mocks never draw from them: the kit's own spec answers from its examples, and its seed
@@ -41,7 +42,12 @@ function fromModules(english: { faker: Faker }, schemaFaker: { createGeneratorSy
  */
 export function loadFakeDataModules(): Promise<FakeDataModules> {
   if (loaded !== undefined) return Promise.resolve(loaded);
-  loading ??= Promise.all([import('@faker-js/faker/locale/en'), import('json-schema-faker')]).then(
+  // The generator checks its draws against the schema: the validator is loaded with it.
+  loading ??= Promise.all([
+    import('@faker-js/faker/locale/en'),
+    import('json-schema-faker'),
+    loadValidatorModules(),
+  ]).then(
     ([english, schemaFaker]) => {
       loaded ??= fromModules(english, schemaFaker);
       return loaded;

@@ -1,10 +1,11 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import * as ajvFormats from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+// The format names alone: one file with no imports, so the audit needs no validator loaded.
 import { formatNames } from 'ajv-formats/dist/formats.js';
 import * as z from 'zod';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
 import { SpecError } from './ref-resolver.js';
 import { stripAnnotations } from './schema-keywords.js';
+import { validatorModules } from './validator-modules.js';
 
 /** The `format`s the validator checks (ajv-formats' full set, OpenAPI's int32/int64/float/double/byte among them). */
 export const knownFormats: ReadonlySet<string> = new Set(formatNames);
@@ -31,11 +32,6 @@ export type SchemaValidator = z.ZodType<unknown, unknown> & {
   isValid(value: unknown): boolean;
 };
 
-type FormatsPlugin = (ajv: Ajv2020) => Ajv2020;
-// ajv-formats is CommonJS: its default export arrives as the function or wrapped once, by loader.
-const formatsExport = ajvFormats as unknown as { default: FormatsPlugin | { default: FormatsPlugin } };
-const addFormats: FormatsPlugin =
-  typeof formatsExport.default === 'function' ? formatsExport.default : formatsExport.default.default;
 const rootId = 'urn:petstore-kit:spec';
 
 /** A compiler of a schema's `pattern` into something that tests text, as ajv's `code.regExp` takes it. */
@@ -53,12 +49,14 @@ export function usePatternEngine(engine: PatternEngine): void {
 let patternEngine: PatternEngine | undefined;
 
 function createAjv(): Ajv2020 {
+  // Loaded here, at the first compile (spec/validator-modules.ts): a mock that only answers from examples never needs it.
+  const modules = validatorModules();
   // strict: false because the audit (schema-keywords.ts) already refused what ajv would skip, and
   // OpenAPI's annotations (example, xml, x-*) are legal there. validateSchema: false because
   // compiling the 2020-12 meta-schema costs ~200 ms of start-up; the audit checks the values.
   // code.optimize: false halves compile time (it matters for specs with hundreds of schemas) and
   // costs nothing measurable on validation.
-  const ajv = new Ajv2020({
+  const ajv = new modules.Ajv2020({
     strict: false,
     validateSchema: false,
     allErrors: false,
@@ -67,7 +65,7 @@ function createAjv(): Ajv2020 {
     logger: false,
     code: patternEngine === undefined ? { optimize: false } : { optimize: false, regExp: patternEngine },
   });
-  addFormats(ajv);
+  modules.addFormats(ajv);
   return ajv;
 }
 

@@ -1,4 +1,5 @@
 import type * as Yaml from 'yaml';
+import { nodeRequire } from './node-require.js';
 
 // The YAML reader (95 kB) is loaded on first use, not with the mock: most mocks read no YAML text,
 // and a JSON text is read without it. In Node it is loaded synchronously when first needed; in a
@@ -42,16 +43,6 @@ export function yamlModule(): YamlModule {
     throw new Error('the YAML reader is not loaded yet in this page (give JSON, or await loadYamlModule() first)');
   loaded = require('yaml') as YamlModule;
   return loaded;
-}
-
-function nodeRequire(): ((id: string) => unknown) | undefined {
-  // Only Node has `process.getBuiltinModule`; no bundler sees a `require` of yaml here.
-  const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
-  if (node?.getBuiltinModule === undefined) return undefined;
-  const { createRequire } = node.getBuiltinModule('node:module') as {
-    createRequire(from: string): (id: string) => unknown;
-  };
-  return createRequire(import.meta.url);
 }
 
 /**

@@ -64,10 +64,7 @@ export function serveSpec(
     if (sunset !== undefined) sunsetMs.set(operation.operationId, Date.parse(sunset));
   }
   const errorShapes = new Map<string, ErrorShape>();
-  for (const operation of spec.operations) {
-    const shape = errorShapeOf([operation], data);
-    if (shape !== undefined) errorShapes.set(operation.operationId, shape);
-  }
+  for (const operation of spec.operations) errorShapes.set(operation.operationId, errorShapeOf([operation], data));
   const { fields, limited } = rateLimitsOf(spec, config);
   return {
     spec,
@@ -80,7 +77,7 @@ export function serveSpec(
     rateLimitFields: fields,
     rateLimited: limited,
     errorShapes,
-    routelessErrorShape: errorShapes.size === 0 ? undefined : errorShapeOf(spec.operations, data),
+    routelessErrorShape: spec.operations.length === 0 ? undefined : errorShapeOf(spec.operations, data),
   };
 }
 
