@@ -71,8 +71,9 @@ it('after an incident: the timeline across the full width, and downloads of the 
     .trimEnd()
     .split('\n')
     .map((line) => JSON.parse(line));
-  // Every API request, none of the page's own polls, and no key.
-  expect(lines).toHaveLength(72 + 12 + 3);
+  // The session's starting state first, then every API request, none of the page's own polls, and no key.
+  expect(lines[0]).toMatchObject({ type: 'state' });
+  expect(lines.slice(1)).toHaveLength(72 + 12 + 3);
   expect(lines.filter((line) => line.code === 'key_banned').length).toBeGreaterThan(0);
   expect(exported.text).not.toContain('demo-free');
   expect(await tab.locator('#announcer').textContent()).toMatch(
