@@ -41,9 +41,9 @@ import {
   clientName,
   clockBehindMessage,
   clockRangeMessage,
-  liveAt,
   sortClients,
   sortSessions,
+  startingStateOf,
 } from '../core/state/store-checks.js';
 import { assertStoreOptions } from '../core/state/store-options.js';
 import {
@@ -849,13 +849,7 @@ function startingStateFrom(meta: Map<string, string>, seeds: Category[]): Starti
         : { kind: 'anonymous', address: name.slice(2) };
       after.set(clientName(client), { client, windows: windowsFrom(value) });
     }
-  const clients = (state.clients ?? []).filter(({ client }) => !after.has(clientName(client)));
-  const startAtMs = atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs);
-  return {
-    atMs: startAtMs,
-    state: { ...state, clients: sortClients([...clients, ...liveAt([...after.values()], startAtMs)]) },
-    dropped,
-  };
+  return startingStateOf(atMs, state, dropped, after);
 }
 
 function countArg(count: number | undefined): string {

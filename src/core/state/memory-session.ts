@@ -15,7 +15,7 @@ import type {
   StoreClient,
   StoreScenario,
 } from './state-store.js';
-import { clientName, liveAt, sortClients, windowsOver } from './store-checks.js';
+import { clientName, sortClients, startingStateOf, windowsOver } from './store-checks.js';
 
 /** What a session's own objects (its tables, limiters, log and store) count against the memory budget. */
 const sessionBytes = 16 * 1024;
@@ -115,15 +115,7 @@ export class MemorySession {
 
   startingState(): StartingState {
     const { atMs, state, dropped, after } = this.start;
-    if (dropped === null) return { atMs, state, dropped };
-    const replaced = new Set(after.keys());
-    const clients = (state.clients ?? []).filter(({ client }) => !replaced.has(clientName(client)));
-    const startAtMs = atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs);
-    return {
-      atMs: startAtMs,
-      state: { ...state, clients: sortClients([...clients, ...liveAt([...after.values()], startAtMs)]) },
-      dropped,
-    };
+    return startingStateOf(atMs, state, dropped, after);
   }
 
   /** Where a logged request's client stands now: what the log keeps with the entry (see RequestLog.add). */

@@ -9,6 +9,7 @@ import {
   ScenarioRefusedError,
   type SessionInfo,
   type SpentCounts,
+  type StartingState,
   type StoreClient,
   type StoreScenario,
 } from './state-store.js';
@@ -206,4 +207,24 @@ export function liveAt<T extends { windows: ClientWindows }>(clients: readonly T
 /** True when neither window nor a ban of a client still counts at `nowMs` (the limiter forgets it then too). */
 export function windowsOver(windows: ClientWindows, nowMs: number): boolean {
   return windows.dayStartMs + 86_400_000 <= nowMs && (windows.bannedUntilMs ?? Number.NEGATIVE_INFINITY) <= nowMs;
+}
+
+/**
+ * The log's starting state from the snapshot it began with and what it dropped since (each dropped request's
+ * client where it stood just after it): both stores keep those parts, this puts them together.
+ */
+export function startingStateOf(
+  atMs: number | null,
+  state: StoreScenario,
+  dropped: StartingState['dropped'],
+  after: ReadonlyMap<string, { client: StoreClient; windows: ClientWindows }>,
+): StartingState {
+  if (dropped === null) return { atMs, state, dropped };
+  const clients = (state.clients ?? []).filter(({ client }) => !after.has(clientName(client)));
+  const startAtMs = atMs === null ? dropped.lastAtMs : Math.max(atMs, dropped.lastAtMs);
+  return {
+    atMs: startAtMs,
+    state: { ...state, clients: sortClients([...clients, ...liveAt([...after.values()], startAtMs)]) },
+    dropped,
+  };
 }
