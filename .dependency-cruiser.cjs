@@ -65,10 +65,23 @@ module.exports = {
       ...forbid(
         'browser-mocks-use-no-node-module',
         'mocks/handlers.ts and mocks/browser.ts run in a page.',
-        '^mocks/(handlers|browser|unhandled-requests)\\.ts$',
+        '^mocks/(handlers|handlers-browser|browser|unhandled-requests)\\.ts$',
         '',
       ),
       to: { dependencyTypes: ['core'] },
+    },
+    {
+      ...forbid(
+        'zod-loads-on-first-use',
+        'zod is loaded when a schema is first used (spec/zod-module.ts): a value import of it elsewhere would load it with every mock. Only the entries that hand a page its zod import it.',
+        '',
+        '',
+      ),
+      from: {
+        path: '^(src|mocks|spec|contract-tests)/',
+        pathNot: '\\.test\\.ts$|^mocks/handlers-browser\\.ts$|^src/lab/index\\.ts$',
+      },
+      to: { path: '(^|/)node_modules/zod/', dependencyTypesNot: ['type-only'] },
     },
     forbid(
       'core-knows-no-redis',
@@ -173,7 +186,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(node_modules|dist)/' },
+    exclude: { path: '(^|/)dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -7,13 +7,13 @@ import {
   type MockControls,
   type PetstoreHandlers,
   type PetstoreHandlersOptions,
-} from './handlers.js';
+} from './handlers-browser.js';
 
 // No fs here: the spec comes in as data (`petstore-kit/mocks/spec`, bundled at build time, or any
 // parsed document). Keep every import of this file browser-safe.
 
 export type { PersistOption } from './browser-persistence.js';
-export * from './handlers.js';
+export * from './handlers-browser.js';
 
 export interface PetstoreWorkerOptions extends PetstoreHandlersOptions {
   /**

@@ -73,6 +73,7 @@ for (const [name, entry] of Object.entries(bins)) {
 const libraryEntries = { index: 'src/index.ts' };
 for (const [name, entry] of Object.entries({
   'mocks/handlers': 'mocks/handlers.ts',
+  'mocks/handlers-browser': 'mocks/handlers-browser.ts',
   'mocks/node': 'mocks/node.ts',
   'mocks/browser': 'mocks/browser.ts',
   lab: 'src/lab/index.ts',

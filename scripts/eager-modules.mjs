@@ -1,6 +1,7 @@
 // esbuild plugin for self-contained Node bundles (the bins, the contract runner): the modules the
-// library loads on first use (the YAML reader, faker and json-schema-faker, ajv and ajv-formats, re2js;
-// spec/yaml-module.ts, spec/fake-data-modules.ts, spec/validator-modules.ts, spec/linear-patterns.ts) are bundled and ready at start instead, since such a bundle has no
+// library loads on first use (the YAML reader, faker and json-schema-faker, ajv and ajv-formats, re2js, zod;
+// spec/yaml-module.ts, spec/fake-data-modules.ts, spec/validator-modules.ts, spec/linear-patterns.ts,
+// spec/zod-module.ts) are bundled and ready at start instead, since such a bundle has no
 // node_modules to load them from later. The library's own entry points (dist/mocks/*) stay lazy.
 import { readFile } from 'node:fs/promises';
 
@@ -11,6 +12,7 @@ const eagerTails = {
   'validator-modules.ts':
     "\nimport * as bundledAjv from 'ajv/dist/2020.js';\nimport bundledFormats from 'ajv-formats';\nloaded = fromModules(bundledAjv, bundledFormats);\n",
   'linear-patterns.ts': "\nimport { RE2JS as bundledRE2JS } from 're2js';\nloaded = bundledRE2JS;\n",
+  'zod-module.ts': "\nimport * as bundledZod from 'zod';\nloaded = bundledZod;\n",
 };
 
 /** @example await build({ entryPoints: ['src/cli/mock-cli.ts'], bundle: true, plugins: [eagerModulesPlugin()] }); */
@@ -19,7 +21,7 @@ export function eagerModulesPlugin() {
     name: 'eager-modules',
     setup(build) {
       build.onLoad(
-        { filter: /[\\/]spec[\\/](yaml-module|fake-data-modules|validator-modules|linear-patterns)\.ts$/ },
+        { filter: /[\\/]spec[\\/](yaml-module|fake-data-modules|validator-modules|linear-patterns|zod-module)\.ts$/ },
         async (args) => {
           const name = args.path.slice(args.path.search(/[^\\/]+$/));
           return { contents: (await readFile(args.path, 'utf8')) + eagerTails[name], loader: 'ts' };

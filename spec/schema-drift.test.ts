@@ -3,7 +3,9 @@ import * as z from 'zod';
 import { compileSpecDefinition, validatorOf } from './compile-spec.js';
 import { readSpecFile } from './load-spec.js';
 import type { JsonSchema } from './openapi-types.js';
-import { componentSchemas } from './schemas.js';
+import { componentSchemas as makeComponentSchemas } from './schemas.js';
+
+const componentSchemas = makeComponentSchemas();
 
 /**
  * The YAML, the hand-written zod schemas and the TypeScript types inferred from them must say the

@@ -1,7 +1,6 @@
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 // The format names alone: one file with no imports, so the audit needs no validator loaded.
 import { formatNames } from 'ajv-formats/dist/formats.js';
-import * as z from 'zod';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
 import { SpecError } from './ref-resolver.js';
 import { stripAnnotations } from './schema-keywords.js';
@@ -18,19 +17,33 @@ export interface SchemaIssue {
   keyword: string;
 }
 
+/** One problem `safeParse` reports, in zod's issue shape (the keyword that failed in `params`). */
+export interface SchemaValidationIssue {
+  code: 'custom';
+  path: (string | number)[];
+  message: string;
+  params: { keyword: string };
+  input: unknown;
+}
+
 /**
- * A validator in zod's clothes: `safeParse(value)` answers `{ success, data }` or
- * `{ success: false, error: { issues } }` like every other zod schema, so callers written for the
- * zod validators keep working, while the checking is ajv's (JSON Schema 2020-12, every keyword).
- * The ajv function is compiled on first use, so start-up pays nothing for operations never called.
+ * A validator with zod's way of answering: `safeParse(value)` gives `{ success: true, data }` or
+ * `{ success: false, error: { issues } }`, so callers read it as they read a zod schema, while the
+ * checking is ajv's (JSON Schema 2020-12, every keyword). Not a zod schema itself, so no validator
+ * loads zod. The ajv function is compiled on first use: start-up pays nothing for operations never called.
  */
-export type SchemaValidator = z.ZodType<unknown, unknown> & {
+export interface SchemaValidator {
   /**
    * ajv's verdict alone: no issues built, nothing allocated. For the mock's hot path, where nearly
    * every value is valid; `safeParse` says why one is not.
    */
   isValid(value: unknown): boolean;
-};
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true; data: unknown; error?: undefined }
+    | { success: false; data?: undefined; error: { issues: SchemaValidationIssue[] } };
+}
 
 const rootId = 'urn:petstore-kit:spec';
 
@@ -134,39 +147,8 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
     }
     return validate;
   };
-  // check() with issues pushed directly: a third of superRefine's cost on the failure path.
-  const schema = z.unknown().check((context) => {
-    const value = context.value;
-    const validateValue = compiled();
-    let valid: boolean;
-    try {
-      valid = validateValue(value) as boolean;
-    } catch (error) {
-      // A recursive schema follows the value down: a value nested deeper than the stack allows is
-      // refused, not a crash.
-      if (!(error instanceof RangeError)) throw error;
-      context.issues.push({
-        code: 'custom',
-        path: [],
-        message: 'nested too deeply to validate',
-        params: { keyword: 'depth' },
-        input: value,
-      });
-      return;
-    }
-    if (valid) return;
-    for (const issue of describeAjvErrors(validateValue.errors ?? [])) {
-      context.issues.push({
-        code: 'custom',
-        path: issue.path,
-        message: issue.message,
-        params: { keyword: issue.keyword },
-        input: value,
-      });
-    }
-  });
-  return Object.assign(schema, {
-    isValid(value: unknown): boolean {
+  return {
+    isValid(value) {
       try {
         return compiled()(value) as boolean;
       } catch (error) {
@@ -174,7 +156,32 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
         throw error;
       }
     },
-  });
+    safeParse(value) {
+      const validateValue = compiled();
+      let issues: SchemaIssue[];
+      try {
+        if (validateValue(value)) return { success: true, data: value };
+        issues = describeAjvErrors(validateValue.errors ?? []);
+      } catch (error) {
+        // A recursive schema follows the value down: a value nested deeper than the stack allows is
+        // refused, not a crash.
+        if (!(error instanceof RangeError)) throw error;
+        issues = [{ path: [], message: 'nested too deeply to validate', keyword: 'depth' }];
+      }
+      return {
+        success: false,
+        error: {
+          issues: issues.map(({ path, message, keyword }) => ({
+            code: 'custom',
+            path,
+            message,
+            params: { keyword },
+            input: value,
+          })),
+        },
+      };
+    },
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
-import type * as z from 'zod';
 import { compileSpecDefinition, type ResponseDefinition, type SpecDefinition } from '../../spec/compile-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
+import type { SchemaValidator } from '../../spec/schema-validator.js';
 
 /** What the suite reads from the spec about one operation. */
 export interface SpecOperation {
@@ -22,7 +22,7 @@ export interface SpecOperation {
 export interface SpecResponse {
   statusKey: string;
   /** Validator of the `application/json` body, when the spec gives a schema. */
-  validator: z.ZodType | undefined;
+  validator: SchemaValidator | undefined;
   /** The body schema is marked `x-not-shown`: mismatches are information only. */
   notShown: boolean;
 }
@@ -32,7 +32,7 @@ export interface SpecModel {
   version: string;
   operations: Map<string, SpecOperation>;
   /** Validator of the Error component (interface section 2). */
-  errorValidator: z.ZodType;
+  errorValidator: SchemaValidator;
 }
 
 /** The verdict on one response body. */
@@ -47,7 +47,7 @@ export type BodyVerdict =
  * Derives from a parsed Petstore document, for each operation, the validators of its response
  * bodies, its stability and whether the interface shows its shapes: the kit's view of the reading
  * shared with the mock (`spec/compile-spec.ts`), so the two cannot drift. Validators are JSON
- * Schema 2020-12 (ajv) behind zod's `safeParse`, compiled on first use.
+ * Schema 2020-12 (ajv) answering as zod's `safeParse` does, compiled on first use.
  * Throws "Failed to load spec ..." / "Failed to compile spec ..." on a document it cannot use.
  *
  * @example
@@ -120,7 +120,7 @@ export function responseFor(operation: SpecOperation, status: number): SpecRespo
 }
 
 /** Validation issues as short "path: message" lines. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): string[] {
+export function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string[] {
   return issues
     .slice(0, 5)
     .map(

@@ -4,6 +4,17 @@
  * `src/cli/replay-command.ts`. Design: docs/decisions/012-rate-limit-lab.md.
  */
 
+import * as z from 'zod';
+import { provideZodModule } from '../../spec/zod-module.js';
+import { scenarioSchema } from '../core/config/scenario-file.js';
+
+// This entry hands its zod to the library as it loads (a page cannot load it later), and exports the
+// scenario schema as a value, made now.
+provideZodModule(z);
+
+/** The scenario file's zod schema (what `parseScenario` decodes with). */
+export const ScenarioSchema = scenarioSchema();
+
 export {
   describeScenarioPresets,
   parseScenario,
@@ -14,7 +25,6 @@ export {
   type ScenarioOperation,
   type ScenarioPlan,
   type ScenarioPresetName,
-  ScenarioSchema,
   scenarioPresetNames,
   scenarioPresets,
   validateScenario,

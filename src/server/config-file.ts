@@ -1,4 +1,4 @@
-import { type MockConfig, MockConfigSchema, parseMockConfig } from '../core/config/mock-config.js';
+import { type MockConfig, mockConfigSchema, parseMockConfig } from '../core/config/mock-config.js';
 import { readYamlText, YamlTextError } from '../core/config/yaml-text.js';
 import { readBoundedText } from './bounded-file.js';
 
@@ -8,8 +8,6 @@ import { readBoundedText } from './bounded-file.js';
  * one line, before any parsing (a 50 MB file used to take 40 s and 3.4 GB, then print every key).
  */
 export const maxConfigFileBytes = 1024 * 1024;
-
-const knownSettings = new Set(Object.keys(MockConfigSchema.shape));
 
 /**
  * Reads a YAML config file. Every error is one line naming the file and, for a syntax error, the
@@ -31,7 +29,7 @@ export async function readConfigFile(path: string): Promise<MockConfig> {
     if (!(error instanceof YamlTextError)) throw error;
     const where = error.position ? ` at line ${error.position.line}, column ${error.position.column}` : '';
     // An excerpt only of a config with a mistake in it: `--config /etc/shadow` must not print the file.
-    const looksLikeConfig = error.topLevelKeys.some((key) => knownSettings.has(key));
+    const looksLikeConfig = error.topLevelKeys.some((key) => Object.hasOwn(mockConfigSchema().shape, key));
     const excerpt =
       looksLikeConfig && error.position ? `: ${quoteExcerpt(text, error.position.line, error.position.column)}` : '';
     return fail(`invalid YAML${where} (${error.phrase})${excerpt}`);
@@ -43,9 +41,9 @@ export async function readConfigFile(path: string): Promise<MockConfig> {
     );
   }
   const topKeys = Object.keys(value as object);
-  if (topKeys.length > 0 && !topKeys.some((key) => knownSettings.has(key))) {
+  if (topKeys.length > 0 && !topKeys.some((key) => Object.hasOwn(mockConfigSchema().shape, key))) {
     fail(
-      `none of its ${topKeys.length} top-level keys is a setting of the mock (${[...knownSettings].slice(0, 6).join(', ')}, ...); is it the right file?`,
+      `none of its ${topKeys.length} top-level keys is a setting of the mock (${Object.keys(mockConfigSchema().shape).slice(0, 6).join(', ')}, ...); is it the right file?`,
     );
   }
   return parseMockConfig(value, `config ${path}`);

@@ -360,6 +360,60 @@ describe('the packed package', () => {
     });
   });
 
+  it('petstore-kit/mocks/node answers with the default config without loading zod; a config loads it', async () => {
+    // Seen two ways: an ES module import through a load hook, and the lazy load (a require of zod's ES
+    // module) in require.cache, which Node 20's hooks do not see.
+    await writeFile(
+      join(app, 'record-loads.mjs'),
+      `import { appendFileSync } from 'node:fs';
+export async function load(url, context, next) {
+  appendFileSync(process.env.LOADED_MODULES, url + '\\n');
+  return next(url, context);
+}
+`,
+    );
+    await writeFile(
+      join(app, 'register-record-loads.mjs'),
+      "import { register } from 'node:module';\nregister('./record-loads.mjs', import.meta.url);\n",
+    );
+    const script = (config: string) => `
+      import { createRequire } from 'node:module';
+      import { setupPetstoreServer, unhandledRequests } from 'petstore-kit/mocks/node';
+      const { server } = setupPetstoreServer({ seed: 3${config} });
+      server.listen(unhandledRequests('error'));
+      const origin = 'https://api.petstore.example/v1';
+      const statuses = [
+        (await fetch(origin + '/categories', { headers: { authorization: 'Bearer demo-pro' } })).status,
+        (await fetch(origin + '/categories', { method: 'POST', headers: { authorization: 'Bearer demo-pro', 'content-type': 'application/json' }, body: '{"name":"axolotl"}' })).status,
+        (await fetch(origin + '/categories', { method: 'POST', headers: { authorization: 'Bearer demo-pro', 'content-type': 'application/json' }, body: '{"name":7}' })).status,
+        (await fetch(origin + '/categories')).status,
+      ];
+      server.close();
+      const required = Object.keys(createRequire(import.meta.url).cache);
+      console.log(JSON.stringify({ statuses, required }));
+    `;
+    const loadsOf = async (name: string, config: string) => {
+      const log = join(app, `${name}.loaded`);
+      await writeFile(join(app, `${name}.mjs`), script(config));
+      await writeFile(log, '');
+      const { stdout } = await run(process.execPath, ['--import', './register-record-loads.mjs', `${name}.mjs`], {
+        cwd: app,
+        timeout: 30_000,
+        env: { ...process.env, LOADED_MODULES: log },
+      });
+      const { statuses, required } = JSON.parse(stdout) as { statuses: number[]; required: string[] };
+      const imported = (await readFile(log, 'utf8')).split('\n');
+      const zodFiles = [...imported, ...required].filter((file) => /[\\/]node_modules[\\/]zod[\\/]/.test(file));
+      return { statuses, zodFiles };
+    };
+    const plain = await loadsOf('default-config', '');
+    expect(plain.statuses).toEqual([200, 201, 400, 401]);
+    expect(plain.zodFiles).toEqual([]);
+    const configured = await loadsOf('with-config', ", config: { keys: [{ key: 'team-key', plan: 'pro' }] }");
+    expect(configured.statuses).toEqual([200, 201, 400, 401]);
+    expect(configured.zodFiles).not.toEqual([]);
+  });
+
   it('petstore-kit/mocks/browser type-checks in a browser project without @types/node', async () => {
     await writeFile(
       join(app, 'tsconfig.json'),

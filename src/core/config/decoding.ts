@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import type * as z from 'zod';
+import { onFirstUse } from '../../../spec/zod-module.js';
 
 // What the config file and the scenario file share: the rules of a plan name and a date, and one
 // way to word what is wrong (a few problems, each with a short escaped excerpt).
@@ -8,13 +9,17 @@ export const planName = /^(?!__proto__$|constructor$|prototype$)[A-Za-z0-9][A-Za
 
 /** ISO 8601 date or date-time (`2027-12-31`, `2027-12-31T23:59:59Z`): what Date.parse reads the same everywhere. */
 export const isoDatePattern = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
-export const isoDate = z.string().refine((text) => isoDatePattern.test(text) && !Number.isNaN(Date.parse(text)), {
-  message: 'must be an ISO 8601 date, e.g. 2027-12-31T23:59:59Z',
-});
+export const isoDate = onFirstUse((z) =>
+  z.string().refine((text) => isoDatePattern.test(text) && !Number.isNaN(Date.parse(text)), {
+    message: 'must be an ISO 8601 date, e.g. 2027-12-31T23:59:59Z',
+  }),
+);
 
 /** A client's two budgets: requests per minute and per day. */
-export const LimitsSchema = z.strictObject({ perMinute: z.int().positive(), perDay: z.int().positive() });
-export type Limits = z.infer<typeof LimitsSchema>;
+export const limitsSchema = onFirstUse((z) =>
+  z.strictObject({ perMinute: z.int().positive(), perDay: z.int().positive() }),
+);
+export type Limits = z.infer<ReturnType<typeof limitsSchema>>;
 
 /** One line naming up to five problems of a decoded file, each where it is (`keys.0.plan: ...`). */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {

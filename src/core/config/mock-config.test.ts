@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseMockConfig } from './mock-config.js';
+import { defaultPlans, mockConfigSchema, parseMockConfig } from './mock-config.js';
 
 describe('parseMockConfig', () => {
   it('defaults everything, with the plans of the interface', () => {
@@ -12,6 +12,22 @@ describe('parseMockConfig', () => {
     });
     expect(config.ban).toEqual({ enabled: true, threshold: 10, durationSeconds: 900 });
     expect(config.maxBodyBytes).toBe(1_048_576);
+  });
+
+  it('knows the default config without decoding it: exactly what the schema decodes from {}', () => {
+    const decoded = { ...mockConfigSchema().parse({}), plans: defaultPlans };
+    for (const input of [undefined, null, {}]) expect(parseMockConfig(input)).toStrictEqual(decoded);
+    // Each call has its own copy: a caller changing one changes no other.
+    const first = parseMockConfig(undefined);
+    first.ban.threshold = 1;
+    first.keys.push({ key: 'k', plan: 'free' });
+    expect(parseMockConfig(undefined)).toStrictEqual(decoded);
+  });
+
+  it('decodes what is not a plain empty object, so a bad one is refused', () => {
+    expect(() => parseMockConfig([])).toThrow(/^Failed to load config: /);
+    expect(() => parseMockConfig('')).toThrow(/^Failed to load config: /);
+    expect(parseMockConfig(Object.create(null))).toStrictEqual(parseMockConfig({}));
   });
 
   it('lets a plan be changed and new ones added', () => {

@@ -1,14 +1,15 @@
-import * as z from 'zod';
-import { describeIssues, isoDate, isWellFormed, type Limits, LimitsSchema, planName } from './decoding.js';
+import type * as z from 'zod';
+import { onFirstUse } from '../../../spec/zod-module.js';
+import { describeIssues, isoDate, isWellFormed, type Limits, limitsSchema, planName } from './decoding.js';
 import {
   type CategoryOperation,
-  ClientWindowsSchema,
   categoryOperations,
+  clientWindowsSchema,
   type ExactWindows,
   exactWindows,
-  ScenarioCategories,
+  scenarioCategoriesSchema,
 } from './scenario-windows.js';
-import { AfterSunsetModeSchema } from './store-config.js';
+import { afterSunsetModeSchema } from './store-config.js';
 import { readYamlText } from './yaml-text.js';
 
 /**
@@ -26,60 +27,6 @@ import { readYamlText } from './yaml-text.js';
  * const plan = planScenario(scenario, { plans, knownKeys, banDurationSeconds: 900 });
  */
 
-/** A count of requests, or `full` (the whole window), or `one-left` (all but one). */
-const spentMessage = 'must be a whole number >= 0, "full" or "one-left"';
-// A refine, not min(0): describeIssues words every small minimum as "a positive integer".
-const spentAmount = z.union(
-  [z.int().refine((count) => count >= 0 && count <= 1_000_000_000, spentMessage), z.enum(['full', 'one-left'])],
-  { error: spentMessage },
-);
-const Spent = z.strictObject({ minute: spentAmount.optional(), day: spentAmount.optional() });
-
-const ScenarioKey = z.strictObject({
-  key: z
-    .string()
-    .min(1)
-    .max(512)
-    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
-  plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
-  limits: LimitsSchema.optional(),
-  /** Requests already counted in the current minute and day windows. */
-  spent: Spent.optional(),
-  /** Banned for this many seconds from the scenario's clock, or `policy`: the ban policy's duration. */
-  bannedSeconds: z
-    .union(
-      [
-        z
-          .int()
-          .positive()
-          .max(30 * 86_400),
-        z.literal('policy'),
-      ],
-      { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' },
-    )
-    .optional(),
-  windows: ClientWindowsSchema.optional(),
-});
-
-const ScenarioAnonymous = z.strictObject({
-  /** The client address (in the browser, the MSW setup's fixed name). */
-  address: z.string().min(1).max(200).refine(isWellFormed, 'must be well-formed Unicode (no lone surrogate)'),
-  spent: Spent.optional(),
-  bannedSeconds: z
-    .union(
-      [
-        z
-          .int()
-          .positive()
-          .max(30 * 86_400),
-        z.literal('policy'),
-      ],
-      { error: 'must be a whole number of seconds (1 to 2592000) or "policy"' },
-    )
-    .optional(),
-  windows: ClientWindowsSchema.optional(),
-});
-
 export const scenarioPresetNames = [
   'minute-almost-spent',
   'minute-spent',
@@ -91,36 +38,89 @@ export const scenarioPresetNames = [
 ] as const;
 export type ScenarioPresetName = (typeof scenarioPresetNames)[number];
 
-export const ScenarioSchema = z.strictObject({
-  /** What the scenario reproduces, for whoever reads it. */
-  description: z.string().max(2_000).optional(),
-  /** Named presets, applied first, in order (see `scenarioPresets`). */
-  presets: z
-    .array(z.enum(scenarioPresetNames, { error: `must be a preset: ${scenarioPresetNames.join(', ')}` }))
-    .max(20)
-    .optional(),
-  clock: z
-    .strictObject({
-      /** An instant (ISO 8601), or "after-sunset": one second past the deprecated operation's sunset date. */
-      at: z.union([isoDate, z.literal('after-sunset')]).optional(),
-      /** Seconds ahead of now. */
-      offsetSeconds: z
-        .int()
-        .min(0)
-        .max(100 * 365 * 86_400)
-        .optional(),
-    })
-    .refine((clock) => (clock.at === undefined) !== (clock.offsetSeconds === undefined), {
-      message: 'give either at or offsetSeconds',
-    })
-    .optional(),
-  keys: z.array(ScenarioKey).max(10_000).optional(),
-  anonymous: z.array(ScenarioAnonymous).max(10_000).optional(),
-  /** Categories to create; with ids (consecutive, ascending, all or none), the session's list replaced by exactly these. */
-  categories: ScenarioCategories.optional(),
-  sunset: z.strictObject({ afterSunset: AfterSunsetModeSchema }).optional(),
+/** The scenario file's schema and its parts, made with zod when a scenario is first read. */
+const scenarioSchemas = onFirstUse((z) => {
+  /** A count of requests, or `full` (the whole window), or `one-left` (all but one). */
+  const spentMessage = 'must be a whole number >= 0, "full" or "one-left"';
+  // A refine, not min(0): describeIssues words every small minimum as "a positive integer".
+  const spentAmount = z.union(
+    [z.int().refine((count) => count >= 0 && count <= 1_000_000_000, spentMessage), z.enum(['full', 'one-left'])],
+    { error: spentMessage },
+  );
+  const Spent = z.strictObject({ minute: spentAmount.optional(), day: spentAmount.optional() });
+  /** Banned for this many seconds from the scenario's clock, or `policy`: the ban policy's duration. */
+  const bannedSeconds = z
+    .union(
+      [
+        z
+          .int()
+          .positive()
+          .max(30 * 86_400),
+        z.literal('policy'),
+      ],
+      {
+        error: 'must be a whole number of seconds (1 to 2592000) or "policy"',
+      },
+    )
+    .optional();
+
+  const ScenarioKey = z.strictObject({
+    key: z
+      .string()
+      .min(1)
+      .max(512)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+    plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
+    limits: limitsSchema().optional(),
+    /** Requests already counted in the current minute and day windows. */
+    spent: Spent.optional(),
+    bannedSeconds,
+    windows: clientWindowsSchema().optional(),
+  });
+
+  const ScenarioAnonymous = z.strictObject({
+    /** The client address (in the browser, the MSW setup's fixed name). */
+    address: z.string().min(1).max(200).refine(isWellFormed, 'must be well-formed Unicode (no lone surrogate)'),
+    spent: Spent.optional(),
+    bannedSeconds,
+    windows: clientWindowsSchema().optional(),
+  });
+
+  const scenario = z.strictObject({
+    /** What the scenario reproduces, for whoever reads it. */
+    description: z.string().max(2_000).optional(),
+    /** Named presets, applied first, in order (see `scenarioPresets`). */
+    presets: z
+      .array(z.enum(scenarioPresetNames, { error: `must be a preset: ${scenarioPresetNames.join(', ')}` }))
+      .max(20)
+      .optional(),
+    clock: z
+      .strictObject({
+        /** An instant (ISO 8601), or "after-sunset": one second past the deprecated operation's sunset date. */
+        at: z.union([isoDate(), z.literal('after-sunset')]).optional(),
+        /** Seconds ahead of now. */
+        offsetSeconds: z
+          .int()
+          .min(0)
+          .max(100 * 365 * 86_400)
+          .optional(),
+      })
+      .refine((clock) => (clock.at === undefined) !== (clock.offsetSeconds === undefined), {
+        message: 'give either at or offsetSeconds',
+      })
+      .optional(),
+    keys: z.array(ScenarioKey).max(10_000).optional(),
+    anonymous: z.array(ScenarioAnonymous).max(10_000).optional(),
+    /** Categories to create; with ids (consecutive, ascending, all or none), the session's list replaced by exactly these. */
+    categories: scenarioCategoriesSchema().optional(),
+    sunset: z.strictObject({ afterSunset: afterSunsetModeSchema() }).optional(),
+  });
+  return { spent: Spent, anonymous: ScenarioAnonymous, scenario };
 });
-export type Scenario = z.output<typeof ScenarioSchema>;
+
+/** A scenario file, as `parseScenario` decodes it. */
+export const scenarioSchema = (): ReturnType<typeof scenarioSchemas>['scenario'] => scenarioSchemas().scenario;
+export type Scenario = z.output<ReturnType<typeof scenarioSchema>>;
 
 /** The presets: what each sets up, for `--help`, the README and `GET /__mock/scenario/presets`. */
 export const scenarioPresets: Record<ScenarioPresetName, { description: string; scenario: Scenario }> = {
@@ -200,9 +200,9 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
   // A file that is not a scenario at all (`--scenario /etc/passwd`) is named, never quoted.
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const keys = Object.keys(value);
-    if (keys.length > 0 && !keys.some((key) => Object.hasOwn(ScenarioSchema.shape, key))) {
+    if (keys.length > 0 && !keys.some((key) => Object.hasOwn(scenarioSchema().shape, key))) {
       throw new Error(
-        `Failed to load ${source}: none of its ${keys.length} top-level keys is a scenario field (${Object.keys(ScenarioSchema.shape).join(', ')}); is it the right file?`,
+        `Failed to load ${source}: none of its ${keys.length} top-level keys is a scenario field (${Object.keys(scenarioSchema().shape).join(', ')}); is it the right file?`,
       );
     }
   }
@@ -211,7 +211,7 @@ export function parseScenario(text: string, source = 'scenario'): Scenario {
 
 /** Validates an already decoded scenario (the body of `POST /__mock/scenario`, the MSW option). */
 export function validateScenario(value: unknown, source = 'scenario'): Scenario {
-  const result = ScenarioSchema.safeParse(value);
+  const result = scenarioSchema().safeParse(value);
   if (!result.success) throw new Error(`Failed to load ${source}: ${describeScenarioIssues(result.error.issues)}`);
   return result.data;
 }
@@ -236,7 +236,10 @@ function describeScenarioIssues(issues: readonly z.core.$ZodIssue[]): string {
   return [...unknown.slice(0, 5), ...(others.length > 0 ? [describeIssues(others)] : [])].join('; ');
 }
 
-type ClientParts = Pick<z.output<typeof ScenarioAnonymous>, 'spent' | 'windows' | 'bannedSeconds'>;
+type ClientParts = Pick<
+  z.output<ReturnType<typeof scenarioSchemas>['anonymous']>,
+  'spent' | 'windows' | 'bannedSeconds'
+>;
 
 export interface ScenarioContext {
   /** The mock's plans (config plans merged over the interface's). */
@@ -322,7 +325,7 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
  * the minute holds: `spent: { minute: 59 }` on a fresh key is 59 in the minute and 59 in the day.
  */
 function spentCounts(
-  spent: z.output<typeof Spent>,
+  spent: z.output<ReturnType<typeof scenarioSchemas>['spent']>,
   limits: Limits,
   where: string,
   fail: (where: string, message: string) => never,

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import type * as z from 'zod';
+import { onFirstUse } from '../../../spec/zod-module.js';
 import { isoDate } from './decoding.js';
 
 /**
@@ -7,37 +8,40 @@ import { isoDate } from './decoding.js';
  * `persist`; a person may write them too (docs/scenarios.md). Browser-safe.
  */
 
-const exactCount = z.int().min(0).max(1_000_000_000);
-
 /**
  * Where a client stands exactly: when each window started and what it counted, the requests refused
  * in a row, the ban's end. Unlike `spent`, nothing is relative to the scenario's clock.
  */
-export const ClientWindowsSchema = z.strictObject({
-  minuteStart: isoDate,
-  minute: exactCount,
-  dayStart: isoDate,
-  day: exactCount,
-  strikes: exactCount.optional(),
-  bannedUntil: isoDate.nullable().optional(),
+export const clientWindowsSchema = onFirstUse((z) => {
+  const exactCount = z.int().min(0).max(1_000_000_000);
+  return z.strictObject({
+    minuteStart: isoDate(),
+    minute: exactCount,
+    dayStart: isoDate(),
+    day: exactCount,
+    strikes: exactCount.optional(),
+    bannedUntil: isoDate().nullable().optional(),
+  });
 });
 
 /** Categories to create; with ids (consecutive, ascending, all or none), the session's list replaced by exactly these. */
-export const ScenarioCategories = z
-  .array(
-    z.strictObject({
-      id: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
-      name: z.string().min(1).max(200),
-      description: z.string().max(2_000).optional(),
-    }),
-  )
-  .max(10_000)
-  .refine(
-    (list) =>
-      list.every((category) => category.id === undefined) ||
-      list.every((category, index) => category.id === list[0]!.id! + index),
-    'ids must be given for all categories or none, consecutive and ascending',
-  );
+export const scenarioCategoriesSchema = onFirstUse((z) =>
+  z
+    .array(
+      z.strictObject({
+        id: z.int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+        name: z.string().min(1).max(200),
+        description: z.string().max(2_000).optional(),
+      }),
+    )
+    .max(10_000)
+    .refine(
+      (list) =>
+        list.every((category) => category.id === undefined) ||
+        list.every((category, index) => category.id === list[0]!.id! + index),
+      'ids must be given for all categories or none, consecutive and ascending',
+    ),
+);
 
 /** A client's exact windows, virtual times in milliseconds (a scenario's `windows`; the store's `ClientWindows`). */
 export interface ExactWindows {
@@ -51,7 +55,7 @@ export interface ExactWindows {
   bannedUntilMs: number | null;
 }
 
-export function exactWindows(windows: z.output<typeof ClientWindowsSchema>): ExactWindows {
+export function exactWindows(windows: z.output<ReturnType<typeof clientWindowsSchema>>): ExactWindows {
   return {
     minuteStartMs: Date.parse(windows.minuteStart),
     minuteCount: windows.minute,
@@ -74,7 +78,9 @@ export type CategoryOperation =
   | { op: 'restoreCategories'; categories: ListedCategory[] }
   | { op: 'createCategory'; name: string; description?: string };
 
-export function categoryOperations(categories: z.output<typeof ScenarioCategories>): CategoryOperation[] {
+export function categoryOperations(
+  categories: z.output<ReturnType<typeof scenarioCategoriesSchema>>,
+): CategoryOperation[] {
   const described = (category: { description?: string | undefined }) =>
     category.description !== undefined ? { description: category.description } : {};
   if (categories.length > 0 && categories[0]!.id !== undefined)

@@ -16,7 +16,7 @@ const routeList = [...controlRoutes.map((route) => `${route.method} ${route.path
 
 function validate(route: AnyRoute, input: unknown): unknown {
   if (!('input' in route) || route.input === undefined) return undefined;
-  const result = route.input.safeParse(input);
+  const result = route.input().safeParse(input);
   if (!result.success) {
     const detail = result.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`).join('; ');
     throw new HttpError('invalid_control_request', `Invalid control request: ${detail}`);

@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { loadYamlModule, yamlModuleAvailable } from '../../../spec/yaml-module.js';
+import { onFirstUse } from '../../../spec/zod-module.js';
 import { labReportJunit } from '../../lab/lab-report.js';
 import { anonymousPseudonym, keyPseudonymFromDigest, toExportLine, toStateLine } from '../../lab/replay-input.js';
 import { dashboardResponse } from '../../ui/dashboard-endpoint.js';
@@ -20,29 +21,34 @@ import {
   scenarioPresetList,
 } from './scenario.js';
 
-const AdvanceClockSchema = z.strictObject({
-  advanceSeconds: z
-    .number()
-    .finite()
-    .min(0)
-    .max(10 * 365 * 86_400),
-});
-// Optional: `controls.dashboard()` takes no argument (its type says so; a fuzz run found it refused).
-const DashboardSchema = z.strictObject({ limit: z.int().min(1).max(10_000).optional() }).optional();
-const AddKeySchema = z.strictObject({
-  key: z
-    .string()
-    .min(1)
-    .max(512)
-    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
-  plan: z.string().min(1).max(64).optional(),
-  limits: z.strictObject({ perMinute: z.int().positive(), perDay: z.int().positive() }).optional(),
-});
+/** The controls' input schemas, made when a control is first called. */
+const controlInputs = onFirstUse((z) => ({
+  advanceClock: z.strictObject({
+    advanceSeconds: z
+      .number()
+      .finite()
+      .min(0)
+      .max(10 * 365 * 86_400),
+  }),
+  // Optional: `controls.dashboard()` takes no argument (its type says so; a fuzz run found it refused).
+  dashboard: z.strictObject({ limit: z.int().min(1).max(10_000).optional() }).optional(),
+  addKey: z.strictObject({
+    key: z
+      .string()
+      .min(1)
+      .max(512)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+    plan: z.string().min(1).max(64).optional(),
+    limits: z.strictObject({ perMinute: z.int().positive(), perDay: z.int().positive() }).optional(),
+  }),
+  /** Any decoded body: the scenario is validated by its own schema, with its own messages. */
+  scenarioBody: z.unknown(),
+}));
+type ControlInput<Name extends keyof ReturnType<typeof controlInputs>> = z.infer<
+  ReturnType<typeof controlInputs>[Name]
+>;
 
 const encoder = new TextEncoder();
-/** Any decoded body: the scenario is validated by its own schema, with its own messages. */
-const ScenarioBodySchema = z.unknown();
-
 async function clockOf(runtime: ControlRuntime, session: string): Promise<ClockState> {
   const base = runtime.baseNow();
   const offset = await runtime.store.clockOffset(session, base);
@@ -105,8 +111,8 @@ export const controlRoutes = [
     method: 'POST',
     path: '/__mock/clock',
     name: 'advanceClock',
-    input: AdvanceClockSchema,
-    async run(runtime, session, input: z.infer<typeof AdvanceClockSchema>) {
+    input: () => controlInputs().advanceClock,
+    async run(runtime, session, input: ControlInput<'advanceClock'>) {
       // The store refuses a clock past 100 years ahead, changing nothing.
       await runtime.store
         .advanceClock(session, input.advanceSeconds * 1000, runtime.baseNow())
@@ -139,8 +145,8 @@ export const controlRoutes = [
     method: 'POST',
     path: '/__mock/keys',
     name: 'addKey',
-    input: AddKeySchema,
-    async run(runtime, session, input: z.infer<typeof AddKeySchema>) {
+    input: () => controlInputs().addKey,
+    async run(runtime, session, input: ControlInput<'addKey'>) {
       const plan = input.plan ?? 'custom';
       const limits = input.limits ?? planLimits(runtime.config.plans, plan);
       if (!limits)
@@ -247,8 +253,8 @@ export const controlRoutes = [
     method: 'GET',
     path: '/__mock/dashboard',
     name: 'dashboard',
-    input: DashboardSchema,
-    async run(runtime, session, input: z.infer<typeof DashboardSchema> | undefined) {
+    input: () => controlInputs().dashboard,
+    async run(runtime, session, input: ControlInput<'dashboard'>) {
       return buildDashboardSnapshot(runtime, session, await clockOf(runtime, session), input?.limit ?? 10_000);
     },
     http(result, { request }) {
@@ -266,7 +272,7 @@ export const controlRoutes = [
     path: '/__mock/scenario',
     decodeBody: decodeScenarioBody,
     name: 'applyScenario',
-    input: ScenarioBodySchema,
+    input: () => controlInputs().scenarioBody,
     async run(runtime, session, input: ScenarioInput) {
       try {
         if (

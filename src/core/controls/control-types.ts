@@ -104,7 +104,7 @@ export interface ControlRoute<Name extends keyof Omit<MockControls, 'session'>> 
   /** The function of `MockControls` this route is. */
   name: Name;
   /** The input schema (strict: unknown fields refused by name), for HTTP bodies and function calls alike. */
-  input?: z.ZodType;
+  input?: () => z.ZodType;
   /** How a POST body becomes the input, when not as JSON (the scenario also takes YAML text). */
   decodeBody?: (request: MockRequest) => unknown;
   /** Runs the control; `input` is already validated. */

@@ -1,7 +1,7 @@
 import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import { nodeAt, originOf } from '../../../spec/ref-resolver.js';
-import { type Category, type NewCategory, NewCategorySchema } from '../../../spec/schemas.js';
+import { type Category, componentSchemas, type NewCategory } from '../../../spec/schemas.js';
 import type { CompiledSpec } from './compiled-spec.js';
 import precomputedSeedsData from './precomputed-seeds.json' with { type: 'json' };
 
@@ -20,7 +20,8 @@ export function seedCategories(
   data: DataGenerator,
   options: { count: number; initialCategories?: readonly NewCategory[] | undefined },
 ): NewCategory[] {
-  if (options.initialCategories) return options.initialCategories.map((category) => NewCategorySchema.parse(category));
+  if (options.initialCategories)
+    return options.initialCategories.map((category) => componentSchemas().NewCategory.parse(category));
   const schema = spec.componentSchemas.Category;
   if (schema === undefined || options.count === 0) return drawSeedCategories(schema, data, options.count);
   const known = knownSeedCategories(schema, data.seed, options.count);

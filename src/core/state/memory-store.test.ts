@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFixedClock } from '../clock.js';
 import { parseMockConfig } from '../config/mock-config.js';
-import { SessionsConfigSchema, StoreConfigSchema } from '../config/store-config.js';
+import { sessionsConfigSchema, storeConfigSchema } from '../config/store-config.js';
 import { createMemoryStore } from './memory-store.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { StateStoreOptions } from './state-store.js';
@@ -100,25 +100,25 @@ describe('createMemoryStore', () => {
 
 describe('the sessions and store config sections', () => {
   it('default to 100 sessions idle for an hour, and turn seconds into the store options', () => {
-    const sessions = SessionsConfigSchema.parse(undefined);
+    const sessions = sessionsConfigSchema().parse(undefined);
     expect(sessions).toEqual({ maxSessions: 100, idleSeconds: 3600 });
     expect(
-      storeOptionsFromConfig(parseMockConfig({}), [], SessionsConfigSchema.parse({ idleSeconds: 60 })),
+      storeOptionsFromConfig(parseMockConfig({}), [], sessionsConfigSchema().parse({ idleSeconds: 60 })),
     ).toMatchObject({ maxSessions: 100, sessionIdleMs: 60_000 });
   });
 
   it('refuse unknown fields and bad values by name', () => {
-    expect(SessionsConfigSchema.safeParse({ max: 3 }).error?.issues[0]).toMatchObject({
+    expect(sessionsConfigSchema().safeParse({ max: 3 }).error?.issues[0]).toMatchObject({
       code: 'unrecognized_keys',
       keys: ['max'],
     });
-    expect(StoreConfigSchema.safeParse({ url: 'http://x' }).error?.issues[0]?.message).toBe(
+    expect(storeConfigSchema().safeParse({ url: 'http://x' }).error?.issues[0]?.message).toBe(
       'must be a redis:// or rediss:// URL',
     );
-    expect(StoreConfigSchema.safeParse({ url: 'redis://x:6379/0', prefix: 'a{b}' }).error?.issues[0]?.path).toEqual([
+    expect(storeConfigSchema().safeParse({ url: 'redis://x:6379/0', prefix: 'a{b}' }).error?.issues[0]?.path).toEqual([
       'prefix',
     ]);
-    expect(StoreConfigSchema.parse({ url: 'redis://x:6379/0', cluster: true })).toEqual({
+    expect(storeConfigSchema().parse({ url: 'redis://x:6379/0', cluster: true })).toEqual({
       url: 'redis://x:6379/0',
       cluster: true,
     });

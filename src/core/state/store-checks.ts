@@ -2,7 +2,7 @@
 
 import type { Category } from '../../../spec/schemas.js';
 import { isWellFormed } from '../config/decoding.js';
-import { type AfterSunsetMode, AfterSunsetModeSchema } from '../config/store-config.js';
+import { type AfterSunsetMode, afterSunsetModes } from '../config/store-config.js';
 import {
   type ClientWindows,
   type RuntimeKey,
@@ -62,7 +62,7 @@ export function assertClientStep(client: StoreClient, spent: SpentCounts | null,
 }
 
 export function assertAfterSunsetMode(mode: AfterSunsetMode | null): void {
-  if (mode !== null && !AfterSunsetModeSchema.safeParse(mode).success)
+  if (mode !== null && !(afterSunsetModes as readonly unknown[]).includes(mode))
     throw new RangeError('Failed to set afterSunset: expected gone, serve or null');
 }
 

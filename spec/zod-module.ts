@@ -1,0 +1,50 @@
+import type * as Zod from 'zod';
+
+// zod (about 100 ES module files, 100 ms of a Node test file's start) is loaded when a schema is
+// first used, not with the mock: a mock set up with the default config, answering from the spec,
+// decodes nothing with it (the default config is known without decoding: mock-config.ts). In Node it
+// is loaded synchronously then; a page cannot, so the browser entries import it and hand it over
+// (`provideZodModule`), as the self-contained bundles do at build time (scripts/eager-modules.mjs).
+
+export type ZodModule = typeof Zod;
+
+let loaded: ZodModule | undefined;
+
+/** Gives the library the zod a page has imported (the browser entries call it as they load). */
+export function provideZodModule(module: ZodModule): void {
+  loaded ??= module;
+}
+
+/** zod now: provided already, or in Node loaded synchronously; in a page without `provideZodModule`, an error. */
+export function zodModule(): ZodModule {
+  if (loaded !== undefined) return loaded;
+  const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
+  if (node?.getBuiltinModule === undefined)
+    throw new Error(
+      'zod is not loaded in this page: import the handlers from petstore-kit/mocks/browser, or call provideZodModule(await import("zod")) first',
+    );
+  const { createRequire } = node.getBuiltinModule('node:module') as {
+    createRequire(from: string): (id: string) => unknown;
+  };
+  const { fileURLToPath } = node.getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
+  // The ES module copy, by its resolved file: the one `import 'zod'` gives, so a test file that
+  // imports zod itself shares it (its `require` condition would load a second, CommonJS copy).
+  loaded = createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('zod'))) as ZodModule;
+  return loaded;
+}
+
+/**
+ * A value made with zod when it is first asked for, then kept: how a module declares its schemas
+ * without loading zod as it loads.
+ *
+ * @example
+ * const limitsSchema = onFirstUse((z) => z.strictObject({ perMinute: z.int().positive() }));
+ * limitsSchema().parse({ perMinute: 60 });
+ */
+export function onFirstUse<T>(make: (z: ZodModule) => T): () => T {
+  let made: { value: T } | undefined;
+  return () => {
+    made ??= { value: make(zodModule()) };
+    return made.value;
+  };
+}
