@@ -1,9 +1,5 @@
-import * as z from 'zod';
-import { provideZodModule } from '../spec/zod-module.js';
-
 // What a page gets for `petstore-kit/mocks` (the package's `browser` condition) and what
-// `petstore-kit/mocks/browser` builds on. Node loads zod when a schema is first used; a page cannot,
-// so this entry hands over its own as it loads.
-provideZodModule(z);
+// `petstore-kit/mocks/browser` builds on: the handlers, with zod handed over as the page loads them.
+import '../spec/zod-for-pages.js';
 
 export * from './handlers.js';

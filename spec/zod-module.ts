@@ -3,14 +3,33 @@ import type * as Zod from 'zod';
 // zod (about 100 ES module files, 100 ms of a Node test file's start) is loaded when a schema is
 // first used, not with the mock: a mock set up with the default config, answering from the spec,
 // decodes nothing with it (the default config is known without decoding: mock-config.ts). In Node it
-// is loaded synchronously then; a page cannot, so the browser entries import it and hand it over
-// (`provideZodModule`), as the self-contained bundles do at build time (scripts/eager-modules.mjs).
+// is loaded synchronously then; a page cannot, so the entries a page imports hand it over as they load
+// (spec/zod-for-pages.ts), as the self-contained bundles do at build time (scripts/eager-modules.mjs).
 
-export type ZodModule = typeof Zod;
+/**
+ * The part of zod the library builds its schemas from. A page is handed only these (spec/zod-for-pages.ts), so
+ * its bundle keeps only what they need; Node's whole module is one too.
+ */
+export type ZodModule = Pick<
+  typeof Zod,
+  | 'array'
+  | 'boolean'
+  | 'enum'
+  | 'int'
+  | 'literal'
+  | 'looseObject'
+  | 'number'
+  | 'record'
+  | 'strictObject'
+  | 'string'
+  | 'union'
+  | 'unknown'
+  | 'url'
+>;
 
 let loaded: ZodModule | undefined;
 
-/** Gives the library the zod a page has imported (the browser entries call it as they load). */
+/** Gives the library the zod a page has imported (spec/zod-for-pages.ts, as the page's entries load). */
 export function provideZodModule(module: ZodModule): void {
   loaded ??= module;
 }
@@ -21,7 +40,7 @@ export function zodModule(): ZodModule {
   const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
   if (node?.getBuiltinModule === undefined)
     throw new Error(
-      'zod is not loaded in this page: import the handlers from petstore-kit/mocks/browser, or call provideZodModule(await import("zod")) first',
+      'zod is not loaded in this page: import the handlers from petstore-kit/mocks/browser (or petstore-kit/mocks, which a bundler resolves for a page to the entry that loads it)',
     );
   const { createRequire } = node.getBuiltinModule('node:module') as {
     createRequire(from: string): (id: string) => unknown;

@@ -4,13 +4,9 @@
  * `src/cli/replay-command.ts`. Design: docs/decisions/012-rate-limit-lab.md.
  */
 
-import * as z from 'zod';
-import { provideZodModule } from '../../spec/zod-module.js';
+// This entry runs in pages too: it hands the library zod as it loads, and exports the scenario schema as a value.
+import '../../spec/zod-for-pages.js';
 import { scenarioSchema } from '../core/config/scenario-file.js';
-
-// This entry hands its zod to the library as it loads (a page cannot load it later), and exports the
-// scenario schema as a value, made now.
-provideZodModule(z);
 
 /** The scenario file's zod schema (what `parseScenario` decodes with). */
 export const ScenarioSchema = scenarioSchema();

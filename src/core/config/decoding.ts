@@ -21,6 +21,17 @@ export const limitsSchema = onFirstUse((z) =>
 );
 export type Limits = z.infer<ReturnType<typeof limitsSchema>>;
 
+/** A key as the config and a scenario name it: its secret (printable ASCII), its plan or its own limits. */
+export const keyFields = onFirstUse((z) => ({
+  key: z
+    .string()
+    .min(1)
+    .max(512)
+    .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
+  plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
+  limits: limitsSchema().optional(),
+}));
+
 /** One line naming up to five problems of a decoded file, each where it is (`keys.0.plan: ...`). */
 export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   // A config file may be huge or not a config at all: a few problems, each with a few keys, never

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { onFirstUse, type ZodModule } from '../../../spec/zod-module.js';
-import { describeIssues, isoDate, type Limits, limitsSchema, planName } from './decoding.js';
+import { describeIssues, isoDate, keyFields, type Limits, limitsSchema, planName } from './decoding.js';
 import { scenarioSchema } from './scenario-file.js';
 import {
   afterSunsetModeSchema,
@@ -45,13 +45,7 @@ const decodedDefaults = {
 const keySchema = onFirstUse((z) =>
   z
     .strictObject({
-      key: z
-        .string()
-        .min(1)
-        .max(512)
-        .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
-      plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
-      limits: limitsSchema().optional(),
+      ...keyFields(),
       /**
        * OAuth2 / OpenID Connect scopes this key holds: an operation whose requirement asks for a scope
        * the key lacks answers 403. Without it, a key holds every scope.

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { onFirstUse } from '../../../spec/zod-module.js';
-import { describeIssues, isoDate, isWellFormed, type Limits, limitsSchema, planName } from './decoding.js';
+import { describeIssues, isoDate, isWellFormed, keyFields, type Limits } from './decoding.js';
 import {
   type CategoryOperation,
   categoryOperations,
@@ -65,13 +65,7 @@ const scenarioSchemas = onFirstUse((z) => {
     .optional();
 
   const ScenarioKey = z.strictObject({
-    key: z
-      .string()
-      .min(1)
-      .max(512)
-      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces'),
-    plan: z.string().regex(planName, 'must be a plan name (letters, digits, - and _)').optional(),
-    limits: limitsSchema().optional(),
+    ...keyFields(),
     /** Requests already counted in the current minute and day windows. */
     spent: Spent.optional(),
     bannedSeconds,
