@@ -47,8 +47,13 @@ export function zodModule(): ZodModule {
   };
   const { fileURLToPath } = node.getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
   // The ES module copy, by its resolved file: the one `import 'zod'` gives, so a test file that
-  // imports zod itself shares it (its `require` condition would load a second, CommonJS copy).
-  loaded = createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('zod'))) as ZodModule;
+  // imports zod itself shares it. Where `import.meta.resolve` is missing (a bundler's module runner),
+  // its `require` condition: a second, CommonJS copy, which works the same.
+  let file = 'zod';
+  try {
+    file = fileURLToPath(import.meta.resolve('zod'));
+  } catch {}
+  loaded = createRequire(import.meta.url)(file) as ZodModule;
   return loaded;
 }
 

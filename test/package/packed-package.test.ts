@@ -489,6 +489,31 @@ await worker.start({ onUnhandledRequest: 'bypass' });
     for (const name of ['@faker-js/faker', 'json-schema-faker', 'yaml']) expect(firstLoadPackages).not.toContain(name);
   });
 
+  it('petstore-kit/mocks resolves, for a page, to the entry that hands the library its zod; for Node, to the lazy one', async () => {
+    await writeFile(
+      join(app, 'bundle-handlers.ts'),
+      "import { createPetstoreHandlers } from 'petstore-kit/mocks';\nexport { createPetstoreHandlers };\n",
+    );
+    const entryFilesFor = async (platform: 'browser' | 'node') => {
+      const result = await build({
+        absWorkingDir: app,
+        entryPoints: ['bundle-handlers.ts'],
+        bundle: true,
+        format: 'esm',
+        platform,
+        external: ['node:*'],
+        write: false,
+        metafile: true,
+        logLevel: 'silent',
+      });
+      return Object.keys(result.metafile.inputs)
+        .filter((input) => input.includes('petstore-kit/dist/mocks/'))
+        .map((input) => input.slice(input.indexOf('dist/mocks/')));
+    };
+    expect(await entryFilesFor('browser')).toEqual(['dist/mocks/handlers-browser.js']);
+    expect(await entryFilesFor('node')).toEqual(['dist/mocks/handlers.js']);
+  });
+
   it('petstore-contract --version prints one line, and the bin checks the installed mock', async () => {
     const { stdout } = await run(process.execPath, [bin('petstore-contract'), '--version'], { cwd: app });
     expect(stdout).toBe(`petstore-contract ${repoPackage.version}\n`);
