@@ -83,6 +83,18 @@ module.exports = {
       },
       to: { path: '(^|/)node_modules/zod/', dependencyTypesNot: ['type-only'] },
     },
+    {
+      ...forbid(
+        'zod-for-pages-only-in-page-entries',
+        "spec/zod-for-pages.ts loads zod as it loads: only the entries a page imports (the handlers' browser entry, the lab) may import it, or Node's start would load zod again.",
+        '',
+        '^spec/zod-for-pages\\.ts$',
+      ),
+      from: {
+        path: '^(src|mocks|spec|contract-tests)/',
+        pathNot: '\\.test\\.ts$|^mocks/handlers-browser\\.ts$|^src/lab/index\\.ts$',
+      },
+    },
     forbid(
       'core-knows-no-redis',
       'The browser bundle never holds a Redis client: the Redis store is src/server/redis-store.ts.',
@@ -147,7 +159,7 @@ module.exports = {
     forbid(
       'mocks-stay-browser-safe',
       'The MSW handlers run in a page: no server, CLI or Node-only loader (mocks/node.ts is the Node setup).',
-      '^mocks/(handlers|browser|unhandled-requests)\\.ts$',
+      '^mocks/(handlers|handlers-browser|browser|unhandled-requests)\\.ts$',
       '^(src/(server|cli)/|spec/load-spec\\.ts$)',
     ),
     forbid('src-ships-no-test-support', 'Test support lives under test/.', '^(src|mocks|spec)/', '^test/'),

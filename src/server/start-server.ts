@@ -70,9 +70,8 @@ export interface RunningMockServer {
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const logger = options.logger ?? silentLogger;
   const spec = options.spec ?? (await readSpecFile(options.specPath, { allowRemoteRefs: options.allowRemoteRefs }));
-  const config = parseMockConfig(
-    options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined),
-  );
+  const configInput = options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined);
+  const config = parseMockConfig(configInput);
   // Replicas share their state through Redis; one process keeps it in memory.
   // A store this function connected is this function's to close; a given one is the caller's, and the
   // default memory store stays readable after the close (what was created can still be inspected).
@@ -80,13 +79,19 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     options.store === undefined && config.store
       ? await connectRedisStore(
           { ...config.store, logger },
-          mockStoreOptions({ spec, config, seed: options.seed, initialCategories: options.initialCategories }),
+          mockStoreOptions({
+            spec,
+            config: configInput,
+            seed: options.seed,
+            initialCategories: options.initialCategories,
+          }),
         )
       : undefined;
   const store = options.store ?? ownedStore;
+  // The input, not the decoded config: decoded again, the default config would not be `{}` and would load zod.
   const app = createMockApp({
     spec,
-    config,
+    config: configInput,
     seed: options.seed,
     clock: options.clock,
     initialCategories: options.initialCategories,

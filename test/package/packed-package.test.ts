@@ -360,7 +360,7 @@ describe('the packed package', () => {
     });
   });
 
-  it('petstore-kit/mocks/node answers with the default config without loading zod; a config loads it', async () => {
+  it('petstore-kit/mocks/node and startMockServer answer with the default config without loading zod; a config loads it', async () => {
     // Seen two ways: an ES module import through a load hook, and the lazy load (a require of zod's ES
     // module) in require.cache, which Node 20's hooks do not see.
     await writeFile(
@@ -376,25 +376,34 @@ export async function load(url, context, next) {
       join(app, 'register-record-loads.mjs'),
       "import { register } from 'node:module';\nregister('./record-loads.mjs', import.meta.url);\n",
     );
-    const script = (config: string) => `
-      import { createRequire } from 'node:module';
+    // Each setup gives `origin` (the API's base URL) and `stop()`.
+    const mswSetup = (config: string) => `
       import { setupPetstoreServer, unhandledRequests } from 'petstore-kit/mocks/node';
       const { server } = setupPetstoreServer({ seed: 3${config} });
       server.listen(unhandledRequests('error'));
       const origin = 'https://api.petstore.example/v1';
+      const stop = async () => server.close();`;
+    const serverSetup = `
+      import { startMockServer } from 'petstore-kit';
+      const mock = await startMockServer({ port: 0, seed: 3 });
+      const origin = mock.baseUrl;
+      const stop = () => mock.close();`;
+    const script = (setup: string) => `
+      import { createRequire } from 'node:module';
+      ${setup}
       const statuses = [
         (await fetch(origin + '/categories', { headers: { authorization: 'Bearer demo-pro' } })).status,
         (await fetch(origin + '/categories', { method: 'POST', headers: { authorization: 'Bearer demo-pro', 'content-type': 'application/json' }, body: '{"name":"axolotl"}' })).status,
         (await fetch(origin + '/categories', { method: 'POST', headers: { authorization: 'Bearer demo-pro', 'content-type': 'application/json' }, body: '{"name":7}' })).status,
         (await fetch(origin + '/categories')).status,
       ];
-      server.close();
+      await stop();
       const required = Object.keys(createRequire(import.meta.url).cache);
       console.log(JSON.stringify({ statuses, required }));
     `;
-    const loadsOf = async (name: string, config: string) => {
+    const loadsOf = async (name: string, setup: string) => {
       const log = join(app, `${name}.loaded`);
-      await writeFile(join(app, `${name}.mjs`), script(config));
+      await writeFile(join(app, `${name}.mjs`), script(setup));
       await writeFile(log, '');
       const { stdout } = await run(process.execPath, ['--import', './register-record-loads.mjs', `${name}.mjs`], {
         cwd: app,
@@ -406,10 +415,13 @@ export async function load(url, context, next) {
       const zodFiles = [...imported, ...required].filter((file) => /[\\/]node_modules[\\/]zod[\\/]/.test(file));
       return { statuses, zodFiles };
     };
-    const plain = await loadsOf('default-config', '');
+    const plain = await loadsOf('default-config', mswSetup(''));
     expect(plain.statuses).toEqual([200, 201, 400, 401]);
     expect(plain.zodFiles).toEqual([]);
-    const configured = await loadsOf('with-config', ", config: { keys: [{ key: 'team-key', plan: 'pro' }] }");
+    const server = await loadsOf('server-default-config', serverSetup);
+    expect(server.statuses).toEqual([200, 201, 400, 401]);
+    expect(server.zodFiles).toEqual([]);
+    const configured = await loadsOf('with-config', mswSetup(", config: { keys: [{ key: 'team-key', plan: 'pro' }] }"));
     expect(configured.statuses).toEqual([200, 201, 400, 401]);
     expect(configured.zodFiles).not.toEqual([]);
   });

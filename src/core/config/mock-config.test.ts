@@ -21,7 +21,12 @@ describe('parseMockConfig', () => {
     const first = parseMockConfig(undefined);
     first.ban.threshold = 1;
     first.keys.push({ key: 'k', plan: 'free' });
+    const viaDecoder = parseMockConfig({ cors: true });
+    viaDecoder.ban.threshold = 2;
+    viaDecoder.allowedHosts = ['x.test'];
+    viaDecoder.anonymous.perMinute = 3;
     expect(parseMockConfig(undefined)).toStrictEqual(decoded);
+    expect(parseMockConfig({ cors: true })).toStrictEqual(decoded);
   });
 
   it('decodes what is not a plain empty object, so a bad one is refused', () => {

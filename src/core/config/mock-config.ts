@@ -20,7 +20,7 @@ export type { Limits };
  * with the default config never loads zod (the schema below takes its defaults from here, and a
  * test decodes `{}` and compares).
  */
-const decodedDefaults = {
+const decodedDefaults = deepFrozen({
   plans: {},
   anonymous: { perMinute: 60, perDay: 1_000 },
   keys: [],
@@ -39,7 +39,13 @@ const decodedDefaults = {
   cors: true,
   sessions: { maxSessions: storeDefaults.maxSessions, idleSeconds: storeDefaults.sessionIdleMs / 1000 },
   sunset: { afterSunset: 'serve' as const },
-};
+});
+
+/** Frozen all the way down: the defaults are copied out, never handed out (zod's `.default` copies one level only). */
+function deepFrozen<T extends object>(value: T): T {
+  for (const inner of Object.values(value)) if (typeof inner === 'object' && inner !== null) deepFrozen(inner);
+  return Object.freeze(value);
+}
 
 /** A key the config adds: its secret, its plan or own limits, the scopes it holds. */
 const keySchema = onFirstUse((z) =>

@@ -18,7 +18,7 @@ export type AfterSunsetMode = (typeof afterSunsetModes)[number];
 export const afterSunsetModeSchema = onFirstUse((z) => z.enum(afterSunsetModes, { error: 'must be gone or serve' }));
 
 /**
- * The `sessions` and `store` sections of the config file, for `MockConfigSchema` to take in when the
+ * The `sessions` and `store` sections of the config file, for `mockConfigSchema()` to take in when the
  * store is wired (unknown fields refused by name, like the rest of the config). The URL is only
  * checked for its scheme here; `connectRedisStore` checks the rest and says what is wrong in one line.
  *

@@ -36,7 +36,7 @@ export interface CompiledParameter {
   schema: JsonSchema | undefined;
   /** The parameter's value from the request, as its schema's type (before validation), or undefined when absent. */
   read: ParameterReader;
-  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
+  /** JSON Schema 2020-12 validator (ajv, answering `safeParse` as zod does, and `isValid` alone), compiled on first use. */
   validator: SchemaValidator;
 }
 
@@ -50,7 +50,7 @@ export interface CompiledRequestBody {
   jsonOnly: boolean;
   /** Schema of the first JSON media type (`{}` without one). */
   schema: JsonSchema;
-  /** JSON Schema 2020-12 validator (ajv behind zod's `safeParse`, and `isValid` alone), compiled on first use. */
+  /** JSON Schema 2020-12 validator (ajv, answering `safeParse` as zod does, and `isValid` alone), compiled on first use. */
   validator: SchemaValidator;
   /** Top-level properties the schema declares (never `id` or `__proto__`): all a handler may store. */
   declaredProperties: string[];
