@@ -33,7 +33,6 @@ import {
   assertAfterSunsetMode,
   assertClientStep,
   assertClientWindows,
-  assertClockStep,
   assertDigest,
   assertRuntimeKey,
   assertScenarioSteps,
@@ -41,6 +40,7 @@ import {
   clientName,
   clockBehindMessage,
   clockRangeMessage,
+  clockStepMs,
   sortClients,
   sortSessions,
   startingStateOf,
@@ -243,9 +243,9 @@ class RedisStore implements StateStore {
   }
 
   async advanceClock(session: string, ms: number, baseTimeMs: number): Promise<number> {
-    assertClockStep(ms);
+    const step = clockStepMs(ms);
     const reply = await this.#run(session, baseTimeMs, scripts.advanceClock, {
-      args: [String(ms), String(baseTimeMs)],
+      args: [String(step), String(baseTimeMs)],
     });
     if (Array.isArray(reply)) throw new RangeError(clockRangeMessage(Number(reply[1])));
     return Number(reply);

@@ -53,6 +53,34 @@ const address = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom(...addresses) },
 );
 /** Steps that land exactly on, just before and just after the window and ban boundaries. */
+/**
+ * Worlds this property once failed on, run first every time. A clock step of 0.00012 ms left a ban ending
+ * between two milliseconds: the memory store then refused its own snapshot and Redis called it corrupt (the
+ * clock now moves in whole milliseconds).
+ */
+const knownCounterexamples: [World][] = [
+  [
+    {
+      ban: { enabled: false, threshold: 1, durationMs: 1000 },
+      anonymous: { perMinute: 1, perDay: 1 },
+      configLimits: [
+        { perMinute: 1, perDay: 1 },
+        { perMinute: 1, perDay: 1 },
+      ],
+      maxCategories: 1,
+      maxCategoryBytes: 16,
+      requestLogSize: 1,
+      seeds: [],
+      maxSessions: 1,
+      operations: [
+        { kind: 'advance', session: 'default', ms: 0.00012207031250000003 },
+        { kind: 'ban', session: 'default', address: '10.0.0.1', key: null, ms: 1 },
+        { kind: 'restore', session: 'default', to: 's1' },
+      ],
+    },
+  ],
+];
+
 const boundaryStep = fc.constantFrom(1, 999, 1_000, 1_001, 59_999, 60_000, 60_001, 86_340_000, 86_399_999, 86_400_000);
 const smallLimit = fc.integer({ min: 1, max: 6 });
 const operation: fc.Arbitrary<Operation> = fc.oneof(
@@ -194,6 +222,7 @@ const world = fc.record({
   maxSessions: fc.integer({ min: 1, max: 3 }),
   operations: fc.array(operation, { minLength: 1, maxLength: 80 }),
 });
+type World = typeof world extends fc.Arbitrary<infer Value> ? Value : never;
 
 /** One operation on one store, its answer made comparable (errors by name and code). */
 async function apply(
@@ -408,7 +437,7 @@ for (const target of targets) {
               await onRedis.close();
             }
           }),
-          { numRuns: target.runs },
+          { numRuns: target.runs, examples: knownCounterexamples },
         );
       });
     },

@@ -79,10 +79,15 @@ export function assertRuntimeKey(key: RuntimeKey): void {
     throw new RangeError('Failed to add a key: its id must be the first 32 hex digits of its digest');
 }
 
-/** The same rule as the virtual clock's: time never moves backwards, windows never come back to life. */
-export function assertClockStep(ms: number): void {
+/**
+ * A step of the virtual clock, in the whole milliseconds it moves by. Time never moves backwards (windows
+ * never come back to life), and it moves in whole milliseconds, as a snapshot, an export and Redis hold
+ * times: a step of 0.0001 ms once left a ban ending between two milliseconds, which no snapshot could hold.
+ */
+export function clockStepMs(ms: number): number {
   if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
     throw new RangeError('Failed to advance the clock: the step must be a finite number >= 0');
+  return Math.round(ms);
 }
 
 /** Whether a session may have this clock offset at this base time: at most 100 years ahead, and a real date. */
@@ -126,7 +131,7 @@ export function assertScenarioSteps(scenario: StoreScenario): void {
   const clock = scenario.clock;
   if (clock !== undefined && !Number.isFinite(clock.kind === 'advance' ? clock.ms : clock.atMs))
     throw new RangeError('Failed to move the clock: not a finite time');
-  if (clock?.kind === 'advance') assertClockStep(clock.ms);
+  if (clock?.kind === 'advance') clockStepMs(clock.ms);
 }
 
 /**
@@ -135,7 +140,7 @@ export function assertScenarioSteps(scenario: StoreScenario): void {
  */
 export function scenarioOffset(clock: StoreScenario['clock'], offsetMs: number, baseTimeMs: number): number {
   let moved = offsetMs;
-  if (clock?.kind === 'advance') moved = offsetMs + clock.ms;
+  if (clock?.kind === 'advance') moved = offsetMs + clockStepMs(clock.ms);
   else if (clock?.kind === 'atLeast') moved = Math.max(offsetMs, clock.atMs - baseTimeMs);
   else if (clock?.kind === 'to') {
     if (clock.atMs < baseTimeMs + offsetMs)
