@@ -1,5 +1,6 @@
 import type { Faker, LocaleDefinition } from '@faker-js/faker';
 import type { createGeneratorSync } from 'json-schema-faker';
+import { nodeRequire, requireEsModule } from './node-require.js';
 import { loadValidatorModules } from './validator-modules.js';
 
 // faker (400 kB of English words) and json-schema-faker are the largest things the mock could load,
@@ -76,21 +77,15 @@ function nodeProcess(): { getBuiltinModule?: (name: string) => unknown } | undef
 export function fakeDataModules(): FakeDataModules {
   if (loaded !== undefined) return loaded;
   // Reached only in Node: a page has no `process.getBuiltinModule`, and no bundler sees a `require` here.
-  const node = nodeProcess();
-  if (node?.getBuiltinModule === undefined)
+  const require = nodeRequire();
+  if (require === undefined)
     throw new Error(
       'Failed to generate fake data: faker is not loaded yet in this page (await loadFakeDataModules() first)',
     );
-  const { createRequire } = node.getBuiltinModule('node:module') as {
-    createRequire(from: string): (id: string) => unknown;
-  };
-  const { fileURLToPath } = node.getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
-  const require = createRequire(import.meta.url);
-  // json-schema-faker exports an `import` condition only: required by its resolved file.
-  const schemaFakerFile = fileURLToPath(import.meta.resolve('json-schema-faker'));
   loaded = fromModules(
     require('@faker-js/faker/locale/en') as { faker: Faker },
-    require(schemaFakerFile) as { createGeneratorSync: typeof createGeneratorSync },
+    // json-schema-faker exports an `import` condition only.
+    requireEsModule(require, 'json-schema-faker') as { createGeneratorSync: typeof createGeneratorSync },
   );
   return loaded;
 }

@@ -13,3 +13,20 @@ export function nodeRequire(): ((id: string) => unknown) | undefined {
   };
   return createRequire(import.meta.url);
 }
+
+/**
+ * A package's ES module in Node, required by its resolved file: the copy `import` gives, for a package
+ * whose `require` condition is missing (json-schema-faker) or would load a second copy (zod). Where
+ * `import.meta.resolve` is missing (a bundler's module runner), the package's own `require` entry.
+ *
+ * @example const zod = requireEsModule(nodeRequire()!, 'zod');
+ */
+export function requireEsModule(require: (id: string) => unknown, specifier: string): unknown {
+  const node = (globalThis as { process: { getBuiltinModule(name: string): unknown } }).process;
+  const { fileURLToPath } = node.getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
+  let file = specifier;
+  try {
+    file = fileURLToPath(import.meta.resolve(specifier));
+  } catch {}
+  return require(file);
+}

@@ -1,4 +1,5 @@
 import type * as Zod from 'zod';
+import { nodeRequire, requireEsModule } from './node-require.js';
 
 // zod (about 100 ES module files, 100 ms of a Node test file's start) is loaded when a schema is
 // first used, not with the mock: a mock set up with the default config, answering from the spec,
@@ -37,23 +38,13 @@ export function provideZodModule(module: ZodModule): void {
 /** zod now: provided already, or in Node loaded synchronously; in a page without `provideZodModule`, an error. */
 export function zodModule(): ZodModule {
   if (loaded !== undefined) return loaded;
-  const node = (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
-  if (node?.getBuiltinModule === undefined)
+  const require = nodeRequire();
+  if (require === undefined)
     throw new Error(
       'zod is not loaded in this page: import the handlers from petstore-kit/mocks/browser (or petstore-kit/mocks, which a bundler resolves for a page to the entry that loads it)',
     );
-  const { createRequire } = node.getBuiltinModule('node:module') as {
-    createRequire(from: string): (id: string) => unknown;
-  };
-  const { fileURLToPath } = node.getBuiltinModule('node:url') as { fileURLToPath(url: string): string };
-  // The ES module copy, by its resolved file: the one `import 'zod'` gives, so a test file that
-  // imports zod itself shares it. Where `import.meta.resolve` is missing (a bundler's module runner),
-  // its `require` condition: a second, CommonJS copy, which works the same.
-  let file = 'zod';
-  try {
-    file = fileURLToPath(import.meta.resolve('zod'));
-  } catch {}
-  loaded = createRequire(import.meta.url)(file) as ZodModule;
+  // Its ES module, so a test file that imports zod itself shares it.
+  loaded = requireEsModule(require, 'zod') as ZodModule;
   return loaded;
 }
 
