@@ -15,7 +15,7 @@ import type {
   StoreClient,
   StoreScenario,
 } from './state-store.js';
-import { clientName, sortClients, startingStateOf, windowsOver } from './store-checks.js';
+import { sortClients, startingStateOf, windowsOver } from './store-checks.js';
 
 /** What a session's own objects (its tables, limiters, log and store) count against the memory budget. */
 const sessionBytes = 16 * 1024;
@@ -31,6 +31,8 @@ interface HistoryRecord {
   /** Null before the first 429: "none" is not a time (a refusal may come at any time, before 1970 too). */
   lastRefusalAtMs: number | null;
   lastRetryAfterSeconds: number;
+  /** When the record was last moved to the recently seen end of the table. */
+  touchedAtMs: number;
 }
 
 /**
@@ -115,7 +117,11 @@ export class MemorySession {
 
   startingState(): StartingState {
     const { atMs, state, dropped, after } = this.start;
-    return startingStateOf(atMs, state, dropped, after);
+    // Copies: the fold goes on updating its own in place.
+    const clients = new Map(
+      [...after].map(([name, { client, windows }]) => [name, { client, windows: { ...windows } }]),
+    );
+    return startingStateOf(atMs, state, dropped === null ? null : { ...dropped }, clients);
   }
 
   /** Where a logged request's client stands now: what the log keeps with the entry (see RequestLog.add). */
@@ -124,32 +130,45 @@ export class MemorySession {
     return clientAddress === null ? null : this.anonymousLimiter.stateOf(clientAddress);
   }
 
+  /**
+   * O(1) and in place, for it runs on every request once the log is full: the count and a known
+   * client's windows are updated where they are (a Map's delete and set on every request cost more
+   * than the rest of the fold: V8 shrinks the table at each delete), and expired clients are swept
+   * only when a new one finds no room.
+   */
   #foldDropped(dropped: DroppedRequest): void {
+    const timeMs = dropped.timeMs;
     // A request before the snapshot is in it already.
-    if (this.start.atMs !== null && dropped.timeMs < this.start.atMs) return;
+    if (this.start.atMs !== null && timeMs < this.start.atMs) return;
     const count = this.start.dropped;
-    this.start.dropped =
-      count === null
-        ? { count: 1, firstAtMs: dropped.timeMs, lastAtMs: dropped.timeMs }
-        : { count: count.count + 1, firstAtMs: count.firstAtMs, lastAtMs: dropped.timeMs };
-    if (dropped.post === null) return;
-    const client: StoreClient =
-      dropped.keyDigest !== null
-        ? { kind: 'key', id: dropped.keyDigest.slice(0, 32) }
-        : { kind: 'anonymous', address: dropped.clientAddress ?? 'local' };
-    const name = clientName(client);
-    const after = this.start.after;
-    // Bounded as the limiter is: clients whose windows and ban are over stand nowhere (oldest drop first,
-    // so this stops at the first that still counts) ...
-    for (const [oldest, entry] of after) {
-      if (!windowsOver(entry.windows, dropped.timeMs)) break;
-      after.delete(oldest);
+    if (count === null) this.start.dropped = { count: 1, firstAtMs: timeMs, lastAtMs: timeMs };
+    else {
+      count.count += 1;
+      count.lastAtMs = timeMs;
     }
-    // ... and past maxTrackedClients a new client is not kept (as on Redis): the replay starts it fresh and
-    // says the recording starts mid-window.
-    if (!after.has(name) && after.size >= this.options.maxTrackedClients) return;
-    after.delete(name);
-    after.set(name, { client, windows: dropped.post });
+    if (Number.isNaN(dropped.postMinuteStart)) return;
+    const keyId = dropped.auth === 'key' && dropped.keyDigest !== null ? dropped.keyDigest.slice(0, 32) : null;
+    const name = keyId !== null ? `k:${keyId}` : `a:${dropped.clientAddress ?? 'local'}`;
+    const after = this.start.after;
+    const known = after.get(name);
+    if (known !== undefined) {
+      copyPost(dropped, known.windows);
+      return;
+    }
+    // Bounded as the limiter is: clients whose windows and ban are over stand nowhere (in the order
+    // they were first dropped; the sweep stops at the first that still counts), and past
+    // maxTrackedClients a new client is not kept (as on Redis, which never sweeps): the replay starts
+    // it fresh and says the recording starts mid-window.
+    if (after.size >= this.options.maxTrackedClients) {
+      for (const [oldest, entry] of after) {
+        if (!windowsOver(entry.windows, timeMs)) break;
+        after.delete(oldest);
+      }
+      if (after.size >= this.options.maxTrackedClients) return;
+    }
+    const client: StoreClient =
+      keyId !== null ? { kind: 'key', id: keyId } : { kind: 'anonymous', address: dropped.clientAddress ?? 'local' };
+    after.set(name, { client, windows: copyPost(dropped, emptyWindows()) });
   }
 
   /**
@@ -219,13 +238,23 @@ export class MemorySession {
   recordHistory(client: string, anonymous: boolean, decision: RateDecision): ClientHistory {
     let record = this.histories.get(client);
     if (record) {
-      // Only anonymous histories are evicted least-recently-seen first: only they need the re-insert.
-      if (anonymous) {
+      // Only anonymous histories are evicted least-recently-seen first: only they need the re-insert,
+      // at most once a second, as the limiter's buckets (a Map's delete and set on every request
+      // cost more than the rest of this function: V8 shrinks the table at each delete).
+      if (anonymous && this.now - record.touchedAtMs >= 1_000) {
+        record.touchedAtMs = this.now;
         this.histories.delete(client);
         this.histories.set(client, record);
       }
     } else {
-      record = { requests: 0, refusals: 0, consecutiveRefusals: 0, lastRefusalAtMs: null, lastRetryAfterSeconds: 0 };
+      record = {
+        requests: 0,
+        refusals: 0,
+        consecutiveRefusals: 0,
+        lastRefusalAtMs: null,
+        lastRetryAfterSeconds: 0,
+        touchedAtMs: this.now,
+      };
       // A history lives as long as its client's rate-limit record: once the limiter has swept an
       // expired client, its history goes too (as Redis lets both expire together), so memory returns.
       if (++this.#newHistoriesSinceSweep >= 1024) this.#sweepHistories();
@@ -260,4 +289,19 @@ export class MemorySession {
       previousRefusal,
     };
   }
+}
+
+function emptyWindows(): ClientWindows {
+  return { minuteStartMs: 0, minuteCount: 0, dayStartMs: 0, dayCount: 0, strikes: 0, bannedUntilMs: null };
+}
+
+/** Where a dropped request's client stood just after it, written into `windows`. */
+function copyPost(dropped: DroppedRequest, windows: ClientWindows): ClientWindows {
+  windows.minuteStartMs = dropped.postMinuteStart;
+  windows.minuteCount = dropped.postMinuteCount;
+  windows.dayStartMs = dropped.postDayStart;
+  windows.dayCount = dropped.postDayCount;
+  windows.strikes = dropped.postStrikes;
+  windows.bannedUntilMs = Number.isNaN(dropped.postBannedUntil) ? null : dropped.postBannedUntil;
+  return windows;
 }

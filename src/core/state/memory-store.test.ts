@@ -74,6 +74,97 @@ describe('createMemoryStore', () => {
     expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.9' })).history.requests).toBe(2);
   });
 
+  it("folds the log's drops in place: a client's newest post wins, and a starting state read earlier stays as it was", async () => {
+    const store = createMemoryStore(options({ requestLogSize: 2 }));
+    const logged = async (address: string, atMs: number) => {
+      await store.hit('default', { baseTimeMs: atMs, clientAddress: address });
+      await store.appendRequest(
+        'default',
+        {
+          timeMs: atMs,
+          method: 'GET',
+          path: '/v1/categories',
+          operationId: 'listCategories',
+          plan: 'anonymous',
+          key: null,
+          status: 200,
+          code: null,
+          replay: {
+            url: '/v1/categories',
+            keyDigest: null,
+            clientAddress: address,
+            auth: 'none',
+            limits: { perMinute: 60, perDay: 1_000 },
+            prefer: null,
+            contentType: null,
+            body: null,
+          },
+        },
+        atMs,
+      );
+    };
+    const clientsOf = async () =>
+      (await store.startingState('default', t0 + 10_000)).state.clients?.map(({ client, windows }) => [
+        client,
+        windows.minuteCount,
+      ]);
+    for (let index = 0; index < 4; index += 1) await logged('10.0.0.1', t0 + index);
+    const earlier = await store.startingState('default', t0 + 10_000);
+    // Four requests, two kept: the second dropped one left the client at two requests in its minute.
+    expect(earlier.dropped).toEqual({ count: 2, firstAtMs: t0, lastAtMs: t0 + 1 });
+    expect(await clientsOf()).toEqual([[{ kind: 'anonymous', address: '10.0.0.1' }, 2]]);
+    await logged('10.0.0.1', t0 + 4);
+    expect(await clientsOf()).toEqual([[{ kind: 'anonymous', address: '10.0.0.1' }, 3]]);
+    expect(earlier.dropped).toEqual({ count: 2, firstAtMs: t0, lastAtMs: t0 + 1 });
+    expect(earlier.state.clients?.[0]?.windows.minuteCount).toBe(2);
+  });
+
+  it("keeps at most maxTrackedClients clients in the log's starting state, sweeping those whose windows are over first", async () => {
+    const store = createMemoryStore(options({ requestLogSize: 1, maxTrackedClients: 1 }));
+    const day = 86_400_000;
+    const logged = async (address: string, atMs: number) => {
+      await store.hit('default', { baseTimeMs: atMs, clientAddress: address });
+      await store.appendRequest(
+        'default',
+        {
+          timeMs: atMs,
+          method: 'GET',
+          path: '/v1/categories',
+          operationId: 'listCategories',
+          plan: 'anonymous',
+          key: null,
+          status: 200,
+          code: null,
+          replay: {
+            url: '/v1/categories',
+            keyDigest: null,
+            clientAddress: address,
+            auth: 'none',
+            limits: { perMinute: 60, perDay: 1_000 },
+            prefer: null,
+            contentType: null,
+            body: null,
+          },
+        },
+        atMs,
+      );
+    };
+    const addresses = async (atMs: number) =>
+      (await store.startingState('default', atMs)).state.clients?.map(({ client }) =>
+        client.kind === 'anonymous' ? client.address : client.id,
+      );
+    await logged('10.0.0.1', t0);
+    await logged('10.0.0.2', t0 + 1); // drops 10.0.0.1's request: it is kept
+    await logged('10.0.0.3', t0 + 2); // drops 10.0.0.2's: no room, not kept
+    expect(await addresses(t0 + 3)).toEqual(['10.0.0.1']);
+    await logged('10.0.0.4', t0 + day + 5); // drops 10.0.0.3's (at t0 + 2, when 10.0.0.1 still counted): not kept
+    // The starting state is where things stood just after the newest dropped request (at t0 + 2).
+    expect(await addresses(t0 + day + 5)).toEqual(['10.0.0.1']);
+    // Dropped at t0 + day + 5, 10.0.0.4's request finds 10.0.0.1's windows over: swept, and 10.0.0.4 kept.
+    await logged('10.0.0.5', t0 + day + 6);
+    expect(await addresses(t0 + day + 6)).toEqual(['10.0.0.4']);
+  });
+
   it('returns copies: changing an answer changes nothing stored', async () => {
     const store = createMemoryStore(options());
     const [first] = await store.listCategories('default', t0);

@@ -70,14 +70,18 @@ interface PostFields {
   postBannedUntil: number;
 }
 
-/** An API request the log dropped to stay within its size, with where its client stood just after it. */
-export interface DroppedRequest {
-  timeMs: number;
-  /** SHA-256 hex of its valid key, or null (counted against `clientAddress`). */
-  keyDigest: string | null;
-  clientAddress: string | null;
-  /** Null when the store gave none. */
-  post: ClientWindows | null;
+/**
+ * An API request the log dropped to stay within its size, with where its client stood just after it
+ * (`ClientWindows` as numbers: `postMinuteStart` NaN when the store gave none, `postBannedUntil` NaN when
+ * not banned). The slot itself, read before it is written over: nothing is copied for a drop, and
+ * nothing may keep it past the call.
+ */
+export interface DroppedRequest extends Readonly<PostFields> {
+  readonly timeMs: number;
+  /** How the request was counted: `key` against `keyDigest`, else against `clientAddress`. */
+  readonly auth: ReplayFields['auth'] | null;
+  readonly keyDigest: string | null;
+  readonly clientAddress: string | null;
 }
 
 /**
@@ -132,7 +136,7 @@ export class RequestLog {
       slot = newSlot(this.#slots, 0);
     }
     // The oldest entry is written over: its API request is told to whoever folds it into the starting state.
-    if (slot.url !== null && this.#onDrop !== undefined && !Number.isNaN(slot.timeMs)) this.#onDrop(droppedOf(slot));
+    if (slot.url !== null && this.#onDrop !== undefined && !Number.isNaN(slot.timeMs)) this.#onDrop(slot);
     slot.timeMs = entry.timeMs;
     slot.method = entry.method;
     slot.path = sameAs(previous?.path, entry.path);
@@ -252,24 +256,6 @@ function newSlot(slots: LogSlot[], charge: number): LogSlot {
   };
   slots.push(slot);
   return slot;
-}
-
-function droppedOf(slot: LogSlot): DroppedRequest {
-  return {
-    timeMs: slot.timeMs,
-    keyDigest: slot.auth === 'key' ? slot.keyDigest : null,
-    clientAddress: slot.clientAddress,
-    post: Number.isNaN(slot.postMinuteStart)
-      ? null
-      : {
-          minuteStartMs: slot.postMinuteStart,
-          minuteCount: slot.postMinuteCount,
-          dayStartMs: slot.postDayStart,
-          dayCount: slot.postDayCount,
-          strikes: slot.postStrikes,
-          bannedUntilMs: Number.isNaN(slot.postBannedUntil) ? null : slot.postBannedUntil,
-        },
-  };
 }
 
 /**
