@@ -11,14 +11,43 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { integerOption, parseBenchArgs, UsageError } from './lib/options.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({
-  options: { requests: { type: 'string', default: '300' }, rounds: { type: 'string', default: '10' } },
-});
-const perBatch = Math.min(10_000, Math.max(10, Number(values.requests)));
-const rounds = Math.min(100, Math.max(1, Number(values.rounds)));
+
+const help = `npm run bench:proxy -- [options]
+
+The latency the judging proxy adds to one request (target: at most 1 ms at p50), against a direct
+connection to the same upstream, bench/bare-server.mjs. The proxy runs as users run it
+(petstore-mock proxy, in its own process, from source via tsx); the client sends one GET at a time on
+a keep-alive connection, 500 of each unmeasured to warm up, then alternates direct and proxied
+batches so both see the same machine. Loopback only. Exits 1 when the p50 added is over 1 ms.
+
+Options:
+  --requests N   Requests per batch, each way (default 300, from 10 to 10000)
+  --rounds N     Batches each way (default 10, from 1 to 100)
+  --help         Show this help
+`;
+
+let perBatch: number;
+let rounds: number;
+try {
+  const values = parseBenchArgs(process.argv.slice(2), {
+    requests: { type: 'string' },
+    rounds: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(help);
+    process.exit(0);
+  }
+  perBatch = integerOption(values.requests, '--requests', 300, 10, 10_000);
+  rounds = integerOption(values.rounds, '--rounds', 10, 1, 100);
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`bench:proxy: ${error.message}\nRun npm run bench:proxy -- --help for the options.\n`);
+  process.exit(2);
+}
 
 /** Starts a child and resolves with the first URL it prints that matches `pattern`. */
 function startChild(args: string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {

@@ -13,25 +13,46 @@ import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { type MockProcess, startMockProcess } from '../test/support/mock-process.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { runLoad } from './lib/load-generator.js';
+import { integerOption, parseBenchArgs, UsageError } from './lib/options.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '5' },
-    connections: { type: 'string', default: '20' },
-    help: { type: 'boolean', default: false },
-  },
-});
-if (values.help) {
-  console.log('npm run bench:redis -- [--duration S (default 5)] [--connections N per replica (default 20)]');
-  process.exit(0);
+
+const help = `npm run bench:redis -- [options]
+
+Throughput of the mock with its state in Redis (--store), with 1 and 2 replicas, beside the same
+mock in memory. Starts its own redis-server on 127.0.0.1 (persistence off) and the built bin
+(npm run build first; else the source via tsx), loads each replica with its own autocannon process
+(GET and POST /v1/categories with the Enterprise key, so nothing is refused; a 1 s warm-up, then
+the measured run) and sums the replicas. Loopback only; every process it starts, it stops.
+
+Options:
+  --duration S      Seconds of each measured run (default 5, from 1 to 60)
+  --connections N   autocannon connections per replica (default 20, from 1 to 500)
+  --help            Show this help
+`;
+
+let durationSeconds: number;
+let connections: number;
+try {
+  const values = parseBenchArgs(process.argv.slice(2), {
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    process.stdout.write(help);
+    process.exit(0);
+  }
+  durationSeconds = integerOption(values.duration, '--duration', 5, 1, 60);
+  connections = integerOption(values.connections, '--connections', 20, 1, 500);
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`bench:redis: ${error.message}\nRun npm run bench:redis -- --help for the options.\n`);
+  process.exit(2);
 }
-const durationSeconds = Math.min(60, Math.max(1, Number(values.duration)));
-const connections = Math.min(500, Math.max(1, Number(values.connections)));
 const dist = join(root, 'dist/bin/petstore-mock.js');
 const launch = existsSync(dist) ? { bin: dist } : {};
 

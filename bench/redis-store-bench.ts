@@ -10,7 +10,6 @@
 import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { createClient } from 'redis';
 import { parseMockConfig } from '../src/core/config/mock-config.js';
 import { createMemoryStore } from '../src/core/state/memory-store.js';
@@ -18,24 +17,58 @@ import type { StateStore } from '../src/core/state/state-store.js';
 import { storeOptionsFromConfig } from '../src/core/state/store-options.js';
 import { connectRedisStore } from '../src/server/redis-store.js';
 import { startRedisServer } from '../test/support/redis-server.js';
+import { integerOption, parseBenchArgs, UsageError } from './lib/options.js';
 
-const { values } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '3' },
-    inflight: { type: 'string', default: '64' },
+const help = `npx tsx bench/redis-store-bench.ts [options]
+
+How far one Redis goes for the state store. Starts its own redis-server on 127.0.0.1 (persistence
+off), then measures, each for a bounded time: the round trip (sequential PING, and sequential hits:
+one request's cost on the hot path); the throughput of hit with 1 and 2 connections in one process,
+and with 2 processes (2 replicas); the memory store's hit for comparison. Loopback only; every
+process it starts, it stops.
+
+Options:
+  --seconds S      Seconds of each throughput run (default 3, from 0.5 to 30)
+  --inflight N     Hits in flight per connection (default 64, from 1 to 1024)
+  --worker URL     Internal: run as one replica against the Redis at URL and print its figures
+                   (the bench starts 2 of these)
+  --prefix TEXT    Internal: the key prefix of a --worker (default bench:)
+  --help           Show this help
+`;
+
+/** --seconds: a number (decimals allowed) from 0.5 to 30; 3 when absent. */
+function secondsOption(text: string | undefined): number {
+  if (text === undefined) return 3;
+  if (!/^\d+(\.\d+)?$/.test(text) || Number(text) < 0.5 || Number(text) > 30)
+    throw new UsageError(`--seconds must be a number from 0.5 to 30, got "${text}"`);
+  return Number(text);
+}
+
+let values: { worker?: string; prefix?: string };
+let seconds: number;
+let inflight: number;
+try {
+  const parsed = parseBenchArgs(process.argv.slice(2), {
+    seconds: { type: 'string' },
+    inflight: { type: 'string' },
     worker: { type: 'string' },
     prefix: { type: 'string' },
-    help: { type: 'boolean', default: false },
-  },
-});
-if (values.help) {
-  console.log(
-    'npx tsx bench/redis-store-bench.ts [--seconds S (default 3, max 30)] [--inflight N (default 64 per connection)]',
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (parsed.help) {
+    process.stdout.write(help);
+    process.exit(0);
+  }
+  seconds = secondsOption(parsed.seconds);
+  inflight = integerOption(parsed.inflight, '--inflight', 64, 1, 1_024);
+  values = parsed;
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(
+    `redis-store-bench: ${error.message}\nRun npx tsx bench/redis-store-bench.ts --help for the options.\n`,
   );
-  process.exit(0);
+  process.exit(2);
 }
-const seconds = Math.min(30, Math.max(0.5, Number(values.seconds)));
-const inflight = Math.min(1_024, Math.max(1, Number(values.inflight)));
 const options = storeOptionsFromConfig(
   parseMockConfig({ anonymous: { perMinute: 100_000_000, perDay: 100_000_000 }, ban: { enabled: false } }),
   [{ name: 'dog' }],

@@ -2,20 +2,65 @@
  * The body of `bench/core-bench.ts` (bundled, then run with plain node): for each bench case,
  * `app.respond` in a loop (100 in flight when the store is asynchronous), timed by process CPU time.
  */
-import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { createMockApp } from '../../src/core/mock-app.js';
 import type { MockRequest } from '../../src/core/types.js';
-import { benchCases, benchConfigYaml, caseIds, exhaustedKey } from './cases.js';
+import { benchCases, benchConfigYaml, type CaseId, caseIds, exhaustedKey } from './cases.js';
+import { integerOption, listOption, parseBenchArgs, UsageError } from './options.js';
 
-const { values } = parseArgs({
-  options: { requests: { type: 'string' }, cases: { type: 'string' }, spec: { type: 'string' } },
-});
-const total = Number(values.requests ?? 200_000);
-const chosen = (values.cases?.split(',') ?? caseIds) as typeof caseIds;
-const spec = await readSpecFile(values.spec);
+const help = `npm run bench:core -- [options]
+
+CPU time of the core alone (app.respond in-process, no HTTP) per request for each case of npm run
+bench, with its config (bench/lib/cases.ts) and 100 callers at once (in flight when the store
+answers asynchronously). Each case runs on a fresh app: first untimed (the lesser of N and 50,000
+requests, to let V8 optimize), then N requests timed by the process's CPU time.
+
+Options:
+  --requests N   Requests timed per case (default 200000)
+  --cases LIST   Any of ${caseIds.join(',')} (default: all)
+  --spec FILE    The OpenAPI document the app serves (default: spec/petstore.openapi.yaml; the
+                 cases expect its operations)
+  --help         Show this help
+`;
+
+interface Options {
+  total: number;
+  chosen: CaseId[];
+  spec?: string;
+}
+
+function parseOptions(argv: string[]): Options | 'help' {
+  const values = parseBenchArgs(argv, {
+    requests: { type: 'string' },
+    cases: { type: 'string' },
+    spec: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
+  return {
+    total: integerOption(values.requests, '--requests', 200_000, 1, 100_000_000),
+    chosen: listOption<CaseId>(values.cases, '--cases', caseIds, caseIds),
+    ...(values.spec === undefined ? {} : { spec: values.spec }),
+  };
+}
+
+let options: Options;
+try {
+  const parsed = parseOptions(process.argv.slice(2));
+  if (parsed === 'help') {
+    process.stdout.write(help);
+    process.exit(0);
+  }
+  options = parsed;
+} catch (error) {
+  if (!(error instanceof UsageError)) throw error;
+  process.stderr.write(`bench:core: ${error.message}\nRun npm run bench:core -- --help for the options.\n`);
+  process.exit(2);
+}
+const { total, chosen } = options;
+const spec = await readSpecFile(options.spec);
 const encoder = new TextEncoder();
 
 for (const caseId of chosen) {
