@@ -17,7 +17,7 @@
  * about the same for both servers, is not counted, so the ratio errs high).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,9 +60,6 @@ Options:
                      (default: dist when dist/bin/petstore-mock.js exists)
   --if-available     Without valgrind, say so and exit 0 (how npm run bench calls it)
   --json FILE        Write the figures to FILE
-  --keep DIR         Keep callgrind's dumps in DIR, to see where the instructions go by function
-                     (callgrind_annotate DIR/mock-get.<pid>-01; V8's builtins, runtime and garbage
-                     collector are named, JIT-compiled JavaScript is not)
   --help             Show this help
 `;
 
@@ -74,7 +71,6 @@ interface Options {
   mockLaunch: MockLaunch;
   ifAvailable: boolean;
   jsonFile?: string;
-  keepDir?: string;
 }
 
 function parseOptions(argv: string[]): Options | 'help' {
@@ -86,7 +82,6 @@ function parseOptions(argv: string[]): Options | 'help' {
     mock: { type: 'string' },
     'if-available': { type: 'boolean' },
     json: { type: 'string' },
-    keep: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
   if (values.help) return 'help';
@@ -102,7 +97,6 @@ function parseOptions(argv: string[]): Options | 'help' {
     mockLaunch: mock,
     ifAvailable: values['if-available'] === true,
     ...(values.json === undefined ? {} : { jsonFile: values.json }),
-    ...(values.keep === undefined ? {} : { keepDir: values.keep }),
   };
 }
 
@@ -169,18 +163,6 @@ function processInstructions(
  * growth, each scavenge paying a fixed cost (a walk of V8's startup object cache) that a larger
  * young generation pays less often. The count is of the steady state, so it starts there.
  */
-/** Copies callgrind's dumps (`<target>-<case>.<pid>...`) to `directory`; a failure is said in one line. */
-function keepDumps(workDir: string, directory: string): void {
-  try {
-    mkdirSync(directory, { recursive: true });
-    for (const name of readdirSync(workDir))
-      if (/^(mock|bare)-/.test(name)) copyFileSync(join(workDir, name), join(directory, name));
-    process.stdout.write(`callgrind's dumps kept in ${directory}\n`);
-  } catch (error) {
-    process.stderr.write(`bench:instructions: Failed to keep the dumps in ${directory}: ${(error as Error).message}\n`);
-  }
-}
-
 const steadyYoungGeneration = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
 
 /** Moves the mock's virtual clock (default session) forward, as `POST /__mock/clock` does for any client. */
@@ -338,10 +320,7 @@ async function main(): Promise<number> {
   }
   stopProcessesOnSignals();
   const workDir = mkdtempSync(join(tmpdir(), 'petstore-instructions-'));
-  process.on('exit', () => {
-    if (options.keepDir !== undefined) keepDumps(workDir, options.keepDir);
-    rmSync(workDir, { recursive: true, force: true });
-  });
+  process.on('exit', () => rmSync(workDir, { recursive: true, force: true }));
   const configFile = join(workDir, 'bench-config.yaml');
   writeFileSync(configFile, benchConfigYaml);
   const context: LaunchContext = { root, configFile, mockLaunch: options.mockLaunch };
