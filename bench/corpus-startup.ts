@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseBenchArgs, UsageError } from './lib/options.js';
+import { optionsOrExit, parseBenchArgs } from './lib/options.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const corpus = join(root, 'test/fixtures/specs');
@@ -29,22 +29,13 @@ Options:
   --help       Show this help
 `;
 
-let one: string | undefined;
-try {
+const { one } = optionsOrExit({ script: 'bench:corpus', helpCommand: 'npm run bench:corpus -- --help', help }, () => {
   const values = parseBenchArgs(process.argv.slice(2), {
     one: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    process.stdout.write(help);
-    process.exit(0);
-  }
-  one = values.one;
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`bench:corpus: ${error.message}\nRun npm run bench:corpus -- --help for the options.\n`);
-  process.exit(2);
-}
+  return values.help ? 'help' : { one: values.one };
+});
 
 if (one !== undefined) {
   const { readSpecFile } = await import('../spec/load-spec.js');

@@ -17,7 +17,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { integerOption, parseBenchArgs, UsageError } from './lib/options.js';
+import { integerOption, optionsOrExit, parseBenchArgs } from './lib/options.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const targetRatio = 1.25;
@@ -36,22 +36,13 @@ Options:
   --help     Show this help
 `;
 
-let runs: number;
-try {
+const { runs } = optionsOrExit({ script: 'bench:msw', helpCommand: 'npm run bench:msw -- --help', help }, () => {
   const values = parseBenchArgs(process.argv.slice(2), {
     runs: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   });
-  if (values.help) {
-    process.stdout.write(help);
-    process.exit(0);
-  }
-  runs = integerOption(values.runs, '--runs', 15, 1, 1_000);
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`bench:msw: ${error.message}\nRun npm run bench:msw -- --help for the options.\n`);
-  process.exit(2);
-}
+  return values.help ? 'help' : { runs: integerOption(values.runs, '--runs', 15, 1, 1_000) };
+});
 const entry = join(root, 'dist/mocks/node.js');
 if (!existsSync(entry)) {
   process.stderr.write('bench:msw: dist/mocks/node.js is missing: run `npm run build` first\n');

@@ -11,7 +11,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { integerOption, parseBenchArgs, UsageError } from './lib/options.js';
+import { integerOption, optionsOrExit, parseBenchArgs } from './lib/options.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -29,25 +29,21 @@ Options:
   --help         Show this help
 `;
 
-let perBatch: number;
-let rounds: number;
-try {
-  const values = parseBenchArgs(process.argv.slice(2), {
-    requests: { type: 'string' },
-    rounds: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    process.stdout.write(help);
-    process.exit(0);
-  }
-  perBatch = integerOption(values.requests, '--requests', 300, 10, 10_000);
-  rounds = integerOption(values.rounds, '--rounds', 10, 1, 100);
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`bench:proxy: ${error.message}\nRun npm run bench:proxy -- --help for the options.\n`);
-  process.exit(2);
-}
+const { perBatch, rounds } = optionsOrExit(
+  { script: 'bench:proxy', helpCommand: 'npm run bench:proxy -- --help', help },
+  () => {
+    const values = parseBenchArgs(process.argv.slice(2), {
+      requests: { type: 'string' },
+      rounds: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) return 'help';
+    return {
+      perBatch: integerOption(values.requests, '--requests', 300, 10, 10_000),
+      rounds: integerOption(values.rounds, '--rounds', 10, 1, 100),
+    };
+  },
+);
 
 /** Starts a child and resolves with the first URL it prints that matches `pattern`. */
 function startChild(args: string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { type MockProcess, startMockProcess } from '../test/support/mock-process.js';
 import { startRedisServer } from '../test/support/redis-server.js';
 import { runLoad } from './lib/load-generator.js';
-import { integerOption, parseBenchArgs, UsageError } from './lib/options.js';
+import { integerOption, optionsOrExit, parseBenchArgs } from './lib/options.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -34,25 +34,21 @@ Options:
   --help            Show this help
 `;
 
-let durationSeconds: number;
-let connections: number;
-try {
-  const values = parseBenchArgs(process.argv.slice(2), {
-    duration: { type: 'string' },
-    connections: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (values.help) {
-    process.stdout.write(help);
-    process.exit(0);
-  }
-  durationSeconds = integerOption(values.duration, '--duration', 5, 1, 60);
-  connections = integerOption(values.connections, '--connections', 20, 1, 500);
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`bench:redis: ${error.message}\nRun npm run bench:redis -- --help for the options.\n`);
-  process.exit(2);
-}
+const { durationSeconds, connections } = optionsOrExit(
+  { script: 'bench:redis', helpCommand: 'npm run bench:redis -- --help', help },
+  () => {
+    const values = parseBenchArgs(process.argv.slice(2), {
+      duration: { type: 'string' },
+      connections: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) return 'help';
+    return {
+      durationSeconds: integerOption(values.duration, '--duration', 5, 1, 60),
+      connections: integerOption(values.connections, '--connections', 20, 1, 500),
+    };
+  },
+);
 const dist = join(root, 'dist/bin/petstore-mock.js');
 const launch = existsSync(dist) ? { bin: dist } : {};
 

@@ -17,7 +17,7 @@ import type { StateStore } from '../src/core/state/state-store.js';
 import { storeOptionsFromConfig } from '../src/core/state/store-options.js';
 import { connectRedisStore } from '../src/server/redis-store.js';
 import { startRedisServer } from '../test/support/redis-server.js';
-import { integerOption, parseBenchArgs, UsageError } from './lib/options.js';
+import { integerOption, optionsOrExit, parseBenchArgs, UsageError } from './lib/options.js';
 
 const help = `npx tsx bench/redis-store-bench.ts [options]
 
@@ -44,31 +44,24 @@ function secondsOption(text: string | undefined): number {
   return Number(text);
 }
 
-let values: { worker?: string; prefix?: string };
-let seconds: number;
-let inflight: number;
-try {
-  const parsed = parseBenchArgs(process.argv.slice(2), {
-    seconds: { type: 'string' },
-    inflight: { type: 'string' },
-    worker: { type: 'string' },
-    prefix: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  });
-  if (parsed.help) {
-    process.stdout.write(help);
-    process.exit(0);
-  }
-  seconds = secondsOption(parsed.seconds);
-  inflight = integerOption(parsed.inflight, '--inflight', 64, 1, 1_024);
-  values = parsed;
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(
-    `redis-store-bench: ${error.message}\nRun npx tsx bench/redis-store-bench.ts --help for the options.\n`,
-  );
-  process.exit(2);
-}
+const { values, seconds, inflight } = optionsOrExit(
+  { script: 'redis-store-bench', helpCommand: 'npx tsx bench/redis-store-bench.ts --help', help },
+  () => {
+    const parsed = parseBenchArgs(process.argv.slice(2), {
+      seconds: { type: 'string' },
+      inflight: { type: 'string' },
+      worker: { type: 'string' },
+      prefix: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (parsed.help) return 'help';
+    return {
+      values: { worker: parsed.worker, prefix: parsed.prefix },
+      seconds: secondsOption(parsed.seconds),
+      inflight: integerOption(parsed.inflight, '--inflight', 64, 1, 1_024),
+    };
+  },
+);
 const options = storeOptionsFromConfig(
   parseMockConfig({ anonymous: { perMinute: 100_000_000, perDay: 100_000_000 }, ban: { enabled: false } }),
   [{ name: 'dog' }],

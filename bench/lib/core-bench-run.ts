@@ -8,7 +8,7 @@ import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { createMockApp } from '../../src/core/mock-app.js';
 import type { MockRequest } from '../../src/core/types.js';
 import { benchCases, benchConfigYaml, type CaseId, caseIds, exhaustedKey } from './cases.js';
-import { integerOption, listOption, parseBenchArgs, UsageError } from './options.js';
+import { integerOption, listOption, optionsOrExit, parseBenchArgs } from './options.js';
 
 const help = `npm run bench:core -- [options]
 
@@ -46,19 +46,9 @@ function parseOptions(argv: string[]): Options | 'help' {
   };
 }
 
-let options: Options;
-try {
-  const parsed = parseOptions(process.argv.slice(2));
-  if (parsed === 'help') {
-    process.stdout.write(help);
-    process.exit(0);
-  }
-  options = parsed;
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`bench:core: ${error.message}\nRun npm run bench:core -- --help for the options.\n`);
-  process.exit(2);
-}
+const options = optionsOrExit({ script: 'bench:core', helpCommand: 'npm run bench:core -- --help', help }, () =>
+  parseOptions(process.argv.slice(2)),
+);
 const { total, chosen } = options;
 const spec = await readSpecFile(options.spec);
 const encoder = new TextEncoder();

@@ -58,3 +58,28 @@ export function mockLaunchOption(text: string | undefined, detected: MockLaunch)
   if (mock !== 'dist' && mock !== 'src') throw new UsageError(`--mock must be dist or src, got "${mock}"`);
   return mock;
 }
+
+/**
+ * A bench script's options as `read` makes them, or the script's end: `--help` (`read` answers
+ * 'help') prints `help` and exits 0; a bad command line is said in one line and exits 2.
+ *
+ * @example const { runs } = optionsOrExit({ script: 'bench:msw', helpCommand: 'npm run bench:msw -- --help', help }, () => ...)
+ */
+export function optionsOrExit<T>(
+  usage: { script: string; helpCommand: string; help: string },
+  read: () => T | 'help',
+): T {
+  let options: T | 'help';
+  try {
+    options = read();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${usage.script}: ${error.message}\nRun ${usage.helpCommand} for the options.\n`);
+    process.exit(2);
+  }
+  if (options === 'help') {
+    process.stdout.write(usage.help);
+    process.exit(0);
+  }
+  return options;
+}

@@ -15,7 +15,7 @@ import { compileSpec } from '../../src/core/spec/compiled-spec.js';
 import { labReportJunit } from '../../src/lab/lab-report.js';
 import { parseReplayInput, toExportLine } from '../../src/lab/replay-input.js';
 import { renderTimelineSvg } from '../../src/lab/timeline-svg.js';
-import { integerOption, parseBenchArgs, UsageError } from './options.js';
+import { integerOption, optionsOrExit, parseBenchArgs } from './options.js';
 
 const help = `npm run bench:replay -- [options]
 
@@ -55,19 +55,9 @@ function parseOptions(argv: string[]): Options | 'help' {
   };
 }
 
-let options: Options;
-try {
-  const parsed = parseOptions(process.argv.slice(2));
-  if (parsed === 'help') {
-    process.stdout.write(help);
-    process.exit(0);
-  }
-  options = parsed;
-} catch (error) {
-  if (!(error instanceof UsageError)) throw error;
-  process.stderr.write(`bench:replay: ${error.message}\nRun npm run bench:replay -- --help for the options.\n`);
-  process.exit(2);
-}
+const options = optionsOrExit({ script: 'bench:replay', helpCommand: 'npm run bench:replay -- --help', help }, () =>
+  parseOptions(process.argv.slice(2)),
+);
 const { total, runs } = options;
 
 const config = parseMockConfig({});

@@ -15,6 +15,35 @@ function options(overrides: Partial<StateStoreOptions> = {}): StateStoreOptions 
   return { ...storeOptionsFromConfig(parseMockConfig({}), [{ name: 'dog' }]), ...overrides };
 }
 
+/** An anonymous request from `address` counted and logged at `atMs`, as the pipeline does. */
+async function hitAndLog(store: ReturnType<typeof createMemoryStore>, address: string, atMs: number): Promise<void> {
+  await store.hit('default', { baseTimeMs: atMs, clientAddress: address });
+  await store.appendRequest(
+    'default',
+    {
+      timeMs: atMs,
+      method: 'GET',
+      path: '/v1/categories',
+      operationId: 'listCategories',
+      plan: 'anonymous',
+      key: null,
+      status: 200,
+      code: null,
+      replay: {
+        url: '/v1/categories',
+        keyDigest: null,
+        clientAddress: address,
+        auth: 'none',
+        limits: { perMinute: 60, perDay: 1_000 },
+        prefer: null,
+        contentType: null,
+        body: null,
+      },
+    },
+    atMs,
+  );
+}
+
 describe('createMemoryStore', () => {
   it('decides exactly as the RateLimiter of the single-process core, for any sequence of requests and clock moves', async () => {
     const step = fc.record({
@@ -76,33 +105,7 @@ describe('createMemoryStore', () => {
 
   it("folds the log's drops in place: a client's newest post wins, and a starting state read earlier stays as it was", async () => {
     const store = createMemoryStore(options({ requestLogSize: 2 }));
-    const logged = async (address: string, atMs: number) => {
-      await store.hit('default', { baseTimeMs: atMs, clientAddress: address });
-      await store.appendRequest(
-        'default',
-        {
-          timeMs: atMs,
-          method: 'GET',
-          path: '/v1/categories',
-          operationId: 'listCategories',
-          plan: 'anonymous',
-          key: null,
-          status: 200,
-          code: null,
-          replay: {
-            url: '/v1/categories',
-            keyDigest: null,
-            clientAddress: address,
-            auth: 'none',
-            limits: { perMinute: 60, perDay: 1_000 },
-            prefer: null,
-            contentType: null,
-            body: null,
-          },
-        },
-        atMs,
-      );
-    };
+    const logged = (address: string, atMs: number) => hitAndLog(store, address, atMs);
     const clientsOf = async () =>
       (await store.startingState('default', t0 + 10_000)).state.clients?.map(({ client, windows }) => [
         client,
@@ -122,33 +125,7 @@ describe('createMemoryStore', () => {
   it("keeps at most maxTrackedClients clients in the log's starting state, sweeping those whose windows are over first", async () => {
     const store = createMemoryStore(options({ requestLogSize: 1, maxTrackedClients: 1 }));
     const day = 86_400_000;
-    const logged = async (address: string, atMs: number) => {
-      await store.hit('default', { baseTimeMs: atMs, clientAddress: address });
-      await store.appendRequest(
-        'default',
-        {
-          timeMs: atMs,
-          method: 'GET',
-          path: '/v1/categories',
-          operationId: 'listCategories',
-          plan: 'anonymous',
-          key: null,
-          status: 200,
-          code: null,
-          replay: {
-            url: '/v1/categories',
-            keyDigest: null,
-            clientAddress: address,
-            auth: 'none',
-            limits: { perMinute: 60, perDay: 1_000 },
-            prefer: null,
-            contentType: null,
-            body: null,
-          },
-        },
-        atMs,
-      );
-    };
+    const logged = (address: string, atMs: number) => hitAndLog(store, address, atMs);
     const addresses = async (atMs: number) =>
       (await store.startingState('default', atMs)).state.clients?.map(({ client }) =>
         client.kind === 'anonymous' ? client.address : client.id,
