@@ -61,7 +61,8 @@ export function mockLaunchOption(text: string | undefined, detected: MockLaunch)
 
 /**
  * A bench script's options as `read` makes them, or the script's end: `--help` (`read` answers
- * 'help') prints `help` and exits 0; a bad command line is said in one line and exits 2.
+ * 'help') prints `help` and exits 0; a bad command line (a `UsageError`) is said in one line and exits 2;
+ * anything else `read` throws is a bug of the script, and is thrown on.
  *
  * @example const { runs } = optionsOrExit({ script: 'bench:msw', helpCommand: 'npm run bench:msw -- --help', help }, () => ...)
  */

@@ -4,7 +4,7 @@ import { HttpError } from '../errors.js';
 import { CategoryStore } from './category-store.js';
 import { type ApiKeyEntry, frozenKeyEntry } from './key-registry.js';
 import type { ByteMeter } from './memory-account.js';
-import { type RateDecision, RateLimiter } from './rate-limiter.js';
+import { dueForMove, type RateDecision, RateLimiter } from './rate-limiter.js';
 import { type DroppedRequest, RequestLog } from './request-log.js';
 import type {
   ClientHistory,
@@ -51,7 +51,7 @@ export class MemorySession {
   readonly log: RequestLog;
   /** Keys added at run time, by digest, in the order they were first added. */
   readonly keys = new Map<string, ApiKeyEntry>();
-  /** Per client, least recently seen first (re-inserted on every hit). */
+  /** Per client; anonymous ones least recently seen first, to within a second (see recordHistory). */
   readonly histories = new Map<string, HistoryRecord>();
   #newHistoriesSinceSweep = 0;
   /** A scenario's `sunset.afterSunset` for this session; null: the config decides. */
@@ -66,7 +66,7 @@ export class MemorySession {
     atMs: number | null;
     state: StoreScenario;
     dropped: { count: number; firstAtMs: number; lastAtMs: number } | null;
-    after: Map<string, { client: StoreClient; windows: ClientWindows }>;
+    after: Map<string, DroppedClient>;
   };
 
   /** Rate-limit records (buckets and histories) counted against the budget so far. */
@@ -132,9 +132,10 @@ export class MemorySession {
 
   /**
    * O(1) and in place, for it runs on every request once the log is full: the count and a known
-   * client's windows are updated where they are (a Map's delete and set on every request cost more
-   * than the rest of the fold: V8 shrinks the table at each delete), and expired clients are swept
-   * only when a new one finds no room.
+   * client's windows are updated where they are, and moved to the recent end of the table at most
+   * once a second, as the limiter's buckets (a Map's delete and set on every request cost more than
+   * the rest of the fold: V8 shrinks the table at each delete); expired clients are swept only when a
+   * new one finds no room.
    */
   #foldDropped(dropped: DroppedRequest): void {
     const timeMs = dropped.timeMs;
@@ -148,17 +149,23 @@ export class MemorySession {
     }
     if (Number.isNaN(dropped.postMinuteStart)) return;
     const keyId = dropped.auth === 'key' && dropped.keyDigest !== null ? dropped.keyDigest.slice(0, 32) : null;
+    // clientName's text (store-checks.ts), made without the client object a known client does not need.
     const name = keyId !== null ? `k:${keyId}` : `a:${dropped.clientAddress ?? 'local'}`;
     const after = this.start.after;
     const known = after.get(name);
     if (known !== undefined) {
       copyPost(dropped, known.windows);
+      if (dueForMove(known.movedAtMs, timeMs)) {
+        known.movedAtMs = timeMs;
+        after.delete(name);
+        after.set(name, known);
+      }
       return;
     }
-    // Bounded as the limiter is: clients whose windows and ban are over stand nowhere (in the order
-    // they were first dropped; the sweep stops at the first that still counts), and past
-    // maxTrackedClients a new client is not kept (as on Redis, which never sweeps): the replay starts
-    // it fresh and says the recording starts mid-window.
+    // Bounded as the limiter is: clients whose windows and ban are over stand nowhere (least recently
+    // dropped first, to within a second, so this stops at the first that still counts), and past
+    // maxTrackedClients a new client is not kept: the replay starts it fresh and says the recording
+    // starts mid-window. Unlike Redis, which never sweeps and so keeps the first clients it met.
     if (after.size >= this.options.maxTrackedClients) {
       for (const [oldest, entry] of after) {
         if (!windowsOver(entry.windows, timeMs)) break;
@@ -168,7 +175,7 @@ export class MemorySession {
     }
     const client: StoreClient =
       keyId !== null ? { kind: 'key', id: keyId } : { kind: 'anonymous', address: dropped.clientAddress ?? 'local' };
-    after.set(name, { client, windows: copyPost(dropped, emptyWindows()) });
+    after.set(name, { client, windows: copyPost(dropped, emptyWindows()), movedAtMs: timeMs });
   }
 
   /**
@@ -241,7 +248,7 @@ export class MemorySession {
       // Only anonymous histories are evicted least-recently-seen first: only they need the re-insert,
       // at most once a second, as the limiter's buckets (a Map's delete and set on every request
       // cost more than the rest of this function: V8 shrinks the table at each delete).
-      if (anonymous && this.now - record.touchedAtMs >= 1_000) {
+      if (anonymous && dueForMove(record.touchedAtMs, this.now)) {
         record.touchedAtMs = this.now;
         this.histories.delete(client);
         this.histories.set(client, record);
@@ -289,6 +296,14 @@ export class MemorySession {
       previousRefusal,
     };
   }
+}
+
+/** A dropped request's client in the log's starting state: where it stood just after its newest dropped request. */
+interface DroppedClient {
+  client: StoreClient;
+  windows: ClientWindows;
+  /** When it was last moved to the recent end of the table (the time of a dropped request). */
+  movedAtMs: number;
 }
 
 function emptyWindows(): ClientWindows {

@@ -142,6 +142,23 @@ describe('createMemoryStore', () => {
     expect(await addresses(t0 + day + 6)).toEqual(['10.0.0.4']);
   });
 
+  it("does not let a client that keeps coming back hold the sweep of the log's starting state", async () => {
+    const store = createMemoryStore(options({ requestLogSize: 1, maxTrackedClients: 2 }));
+    const day = 86_400_000;
+    const logged = (address: string, atMs: number) => hitAndLog(store, address, atMs);
+    await logged('10.0.0.1', t0);
+    await logged('10.0.0.2', t0 + 1); // drops 10.0.0.1's request
+    await logged('10.0.0.1', t0 + 2 * day); // drops 10.0.0.2's: both kept
+    await logged('10.0.0.3', t0 + 2 * day + 1); // drops 10.0.0.1's again: it moves to the recent end
+    // Drops 10.0.0.3's: no room, and 10.0.0.2, the least recently dropped, is over: swept, 10.0.0.3 kept.
+    await logged('10.0.0.4', t0 + 2 * day + 2);
+    const { state } = await store.startingState('default', t0 + 2 * day + 3);
+    expect(state.clients?.map(({ client }) => (client.kind === 'anonymous' ? client.address : client.id))).toEqual([
+      '10.0.0.1',
+      '10.0.0.3',
+    ]);
+  });
+
   it('returns copies: changing an answer changes nothing stored', async () => {
     const store = createMemoryStore(options());
     const [first] = await store.listCategories('default', t0);

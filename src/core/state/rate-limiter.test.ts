@@ -2,7 +2,7 @@ import { parseList } from 'structured-headers';
 import { describe, expect, it } from 'vitest';
 import { createFixedClock } from '../clock.js';
 import { ietfRateLimitHeaders, rateLimitHeaders } from '../wire/rate-limit-headers.js';
-import { RateLimiter } from './rate-limiter.js';
+import { dueForMove, RateLimiter } from './rate-limiter.js';
 
 const start = Date.UTC(2026, 0, 1);
 const noBan = { enabled: false, threshold: 10, durationMs: 900_000 };
@@ -148,6 +148,15 @@ function parseIetf(headers: Record<string, string>) {
     expect(typeof item).toBe('string');
   return { policy: read(headers['RateLimit-Policy']!), limit: read(headers.RateLimit!) };
 }
+
+describe('dueForMove', () => {
+  it('moves a table entry once a second, and at once when the clock went back', () => {
+    expect(dueForMove(10_000, 10_999)).toBe(false);
+    expect(dueForMove(10_000, 11_000)).toBe(true);
+    expect(dueForMove(10_000, 9_999)).toBe(true);
+    expect(dueForMove(10_000, 10_000)).toBe(false);
+  });
+});
 
 describe('ietfRateLimitHeaders (draft-ietf-httpapi-ratelimit-headers-11)', () => {
   it('lists both windows as policies (q per w seconds) and service limits (r left, t seconds to go)', () => {

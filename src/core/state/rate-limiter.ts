@@ -215,7 +215,7 @@ export class RateLimiter {
   #touch(clientId: string, now: number): Bucket {
     let bucket = this.#buckets.get(clientId);
     if (bucket) {
-      if (now - bucket.touchedAt >= 1_000) {
+      if (dueForMove(bucket.touchedAt, now)) {
         bucket.touchedAt = now;
         this.#buckets.delete(clientId);
         this.#buckets.set(clientId, bucket);
@@ -286,6 +286,16 @@ export class RateLimiter {
       windows,
     };
   }
+}
+
+/**
+ * Whether an entry of a least-recently-seen table, last moved to its recent end at `movedAtMs`, moves
+ * again at `nowMs`: at most once a second (a Map's delete and set on every request would cost more
+ * than the rest of a hit: V8 shrinks the table at each delete), and at once when the clock went back
+ * (else it would stay put, and look stale, until the clock caught up).
+ */
+export function dueForMove(movedAtMs: number, nowMs: number): boolean {
+  return nowMs < movedAtMs || nowMs - movedAtMs >= 1_000;
 }
 
 /** Both windows of a client's counts (the Redis store builds its decisions with it too, so both stores agree). */

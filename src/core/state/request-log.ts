@@ -104,12 +104,14 @@ export class RequestLog {
   /** Index of the slot the next entry goes to (once full: the oldest entry). */
   #next = 0;
 
+  readonly #onDrop: ((dropped: DroppedRequest) => void) | undefined;
+
   /**
    * @param meter The memory budget's account: each entry's texts count against it (an entry it has no
    *   room for is not kept; the request was answered all the same).
+   * @param onDrop Told of each API request written over once the log is full; what it is given is the
+   *   log's own slot, valid only during the call: read it, never keep or change it.
    */
-  readonly #onDrop: ((dropped: DroppedRequest) => void) | undefined;
-
   constructor(capacity: number, meter?: ByteMeter, onDrop?: (dropped: DroppedRequest) => void) {
     this.#capacity = capacity;
     this.#meter = meter;
