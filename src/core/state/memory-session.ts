@@ -54,6 +54,8 @@ export class MemorySession {
   /** Per client; anonymous ones least recently seen first, to within a second (see recordHistory). */
   readonly histories = new Map<string, HistoryRecord>();
   #newHistoriesSinceSweep = 0;
+  /** Drops folded into the log's starting state since its clients were last swept. */
+  #dropsSinceSweep = 0;
   /** A scenario's `sunset.afterSunset` for this session; null: the config decides. */
   afterSunset: AfterSunsetMode | null = null;
 
@@ -66,7 +68,7 @@ export class MemorySession {
     atMs: number | null;
     state: StoreScenario;
     dropped: { count: number; firstAtMs: number; lastAtMs: number } | null;
-    after: Map<string, DroppedClient>;
+    after: Map<string, { client: StoreClient; windows: ClientWindows }>;
   };
 
   /** Rate-limit records (buckets and histories) counted against the budget so far. */
@@ -132,10 +134,11 @@ export class MemorySession {
 
   /**
    * O(1) and in place, for it runs on every request once the log is full: the count and a known
-   * client's windows are updated where they are, and moved to the recent end of the table at most
-   * once a second, as the limiter's buckets (a Map's delete and set on every request cost more than
-   * the rest of the fold: V8 shrinks the table at each delete); expired clients are swept only when a
-   * new one finds no room.
+   * client's windows are updated where they are (a Map's delete and set on every request cost more
+   * than the rest of the fold: V8 shrinks the table at each delete). Bounded as the limiter is:
+   * clients whose windows and ban are over stand nowhere, and are swept every 1,024 drops (so memory
+   * returns once they expire); past maxTrackedClients a new client is not kept, as on Redis: the
+   * replay starts it fresh and says the recording starts mid-window.
    */
   #foldDropped(dropped: DroppedRequest): void {
     const timeMs = dropped.timeMs;
@@ -148,34 +151,21 @@ export class MemorySession {
       count.lastAtMs = timeMs;
     }
     if (Number.isNaN(dropped.postMinuteStart)) return;
+    const after = this.start.after;
+    if (++this.#dropsSinceSweep >= 1024) {
+      this.#dropsSinceSweep = 0;
+      for (const [name, entry] of after) if (windowsOver(entry.windows, timeMs)) after.delete(name);
+    }
     const keyId = dropped.auth === 'key' && dropped.keyDigest !== null ? dropped.keyDigest.slice(0, 32) : null;
     // clientName's text (store-checks.ts), made without the client object a known client does not need.
     const name = keyId !== null ? `k:${keyId}` : `a:${dropped.clientAddress ?? 'local'}`;
-    const after = this.start.after;
     const known = after.get(name);
-    if (known !== undefined) {
-      copyPost(dropped, known.windows);
-      if (dueForMove(known.movedAtMs, timeMs)) {
-        known.movedAtMs = timeMs;
-        after.delete(name);
-        after.set(name, known);
-      }
-      return;
+    if (known !== undefined) copyPost(dropped, known.windows);
+    else if (after.size < this.options.maxTrackedClients) {
+      const client: StoreClient =
+        keyId !== null ? { kind: 'key', id: keyId } : { kind: 'anonymous', address: dropped.clientAddress ?? 'local' };
+      after.set(name, { client, windows: copyPost(dropped, emptyWindows()) });
     }
-    // Bounded as the limiter is: clients whose windows and ban are over stand nowhere (least recently
-    // dropped first, to within a second, so this stops at the first that still counts), and past
-    // maxTrackedClients a new client is not kept: the replay starts it fresh and says the recording
-    // starts mid-window. Unlike Redis, which never sweeps and so keeps the first clients it met.
-    if (after.size >= this.options.maxTrackedClients) {
-      for (const [oldest, entry] of after) {
-        if (!windowsOver(entry.windows, timeMs)) break;
-        after.delete(oldest);
-      }
-      if (after.size >= this.options.maxTrackedClients) return;
-    }
-    const client: StoreClient =
-      keyId !== null ? { kind: 'key', id: keyId } : { kind: 'anonymous', address: dropped.clientAddress ?? 'local' };
-    after.set(name, { client, windows: copyPost(dropped, emptyWindows()), movedAtMs: timeMs });
   }
 
   /**
@@ -296,14 +286,6 @@ export class MemorySession {
       previousRefusal,
     };
   }
-}
-
-/** A dropped request's client in the log's starting state: where it stood just after its newest dropped request. */
-interface DroppedClient {
-  client: StoreClient;
-  windows: ClientWindows;
-  /** When it was last moved to the recent end of the table (the time of a dropped request). */
-  movedAtMs: number;
 }
 
 function emptyWindows(): ClientWindows {
