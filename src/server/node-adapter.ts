@@ -1,3 +1,5 @@
+// Imported, not the global: node's global Buffer is a getter, read through a slow global load on every response.
+import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { MockApp } from '../core/mock-app.js';

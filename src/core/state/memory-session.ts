@@ -25,11 +25,13 @@ const recordBytes = 200;
 const keyBytes = 400;
 
 interface HistoryRecord {
+  /** The client's name in a hit (`k:<key id>` or `a:<address>`), made once: the lab and the log look it up on every request. */
+  readonly client: string;
   requests: number;
   refusals: number;
   consecutiveRefusals: number;
-  /** Null before the first 429: "none" is not a time (a refusal may come at any time, before 1970 too). */
-  lastRefusalAtMs: number | null;
+  /** NaN before the first 429: "none" is not a time (a refusal may come at any time, before 1970 too). */
+  lastRefusalAtMs: number;
   lastRetryAfterSeconds: number;
   /** When the record was last moved to the recently seen end of the table. */
   touchedAtMs: number;
@@ -51,8 +53,10 @@ export class MemorySession {
   readonly log: RequestLog;
   /** Keys added at run time, by digest, in the order they were first added. */
   readonly keys = new Map<string, ApiKeyEntry>();
-  /** Per client; anonymous ones least recently seen first, to within a second (see recordHistory). */
-  readonly histories = new Map<string, HistoryRecord>();
+  /** Per key id, as the key limiter's buckets. */
+  readonly keyHistories = new Map<string, HistoryRecord>();
+  /** Per address, least recently seen first to within a second (see recordHistory), as the anonymous limiter's buckets. */
+  readonly anonymousHistories = new Map<string, HistoryRecord>();
   #newHistoriesSinceSweep = 0;
   /** Drops folded into the log's starting state since its clients were last swept. */
   #dropsSinceSweep = 0;
@@ -173,7 +177,8 @@ export class MemorySession {
    * tables' sizes (a record is bounded by maxTrackedClients and expiry, so it is charged, never refused).
    */
   countRecords(): void {
-    const records = this.keyLimiter.size + this.anonymousLimiter.size + this.histories.size;
+    const records =
+      this.keyLimiter.size + this.anonymousLimiter.size + this.keyHistories.size + this.anonymousHistories.size;
     if (records === this.#chargedRecords) return;
     this.meter.charge((records - this.#chargedRecords) * recordBytes);
     this.#chargedRecords = records;
@@ -216,7 +221,8 @@ export class MemorySession {
     this.anonymousLimiter.reset();
     this.meter.give(this.keys.size * keyBytes);
     this.keys.clear();
-    this.histories.clear();
+    this.keyHistories.clear();
+    this.anonymousHistories.clear();
     this.countRecords();
     this.log.clear();
     this.afterSunset = null;
@@ -226,66 +232,69 @@ export class MemorySession {
 
   #sweepHistories(): void {
     this.#newHistoriesSinceSweep = 0;
-    for (const id of this.histories.keys()) {
-      const limiter = id.startsWith('a:') ? this.anonymousLimiter : this.keyLimiter;
-      if (!limiter.has(id.slice(2))) this.histories.delete(id);
-    }
+    for (const id of this.keyHistories.keys()) if (!this.keyLimiter.has(id)) this.keyHistories.delete(id);
+    for (const address of this.anonymousHistories.keys())
+      if (!this.anonymousLimiter.has(address)) this.anonymousHistories.delete(address);
   }
 
-  recordHistory(client: string, anonymous: boolean, decision: RateDecision): ClientHistory {
-    let record = this.histories.get(client);
+  /**
+   * Counts a request in its client's history (`clientId` as the limiter counts it: the key's id, or
+   * the address), and answers the record with the history as the hit reports it.
+   */
+  recordHistory(clientId: string, anonymous: boolean, decision: RateDecision): HistoryRecord {
+    const histories = anonymous ? this.anonymousHistories : this.keyHistories;
+    let record = histories.get(clientId);
     if (record) {
       // Only anonymous histories are evicted least-recently-seen first: only they need the re-insert,
       // at most once a second, as the limiter's buckets (a Map's delete and set on every request
       // cost more than the rest of this function: V8 shrinks the table at each delete).
       if (anonymous && dueForMove(record.touchedAtMs, this.now)) {
         record.touchedAtMs = this.now;
-        this.histories.delete(client);
-        this.histories.set(client, record);
+        histories.delete(clientId);
+        histories.set(clientId, record);
       }
     } else {
       record = {
+        client: anonymous ? `a:${clientId}` : `k:${clientId}`,
         requests: 0,
         refusals: 0,
         consecutiveRefusals: 0,
-        lastRefusalAtMs: null,
+        lastRefusalAtMs: Number.NaN,
         lastRetryAfterSeconds: 0,
         touchedAtMs: this.now,
       };
       // A history lives as long as its client's rate-limit record: once the limiter has swept an
       // expired client, its history goes too (as Redis lets both expire together), so memory returns.
       if (++this.#newHistoriesSinceSweep >= 1024) this.#sweepHistories();
-      this.histories.set(client, record);
+      histories.set(clientId, record);
+      // Bounded like the anonymous buckets: a flood of addresses forgets the least recently seen.
+      if (anonymous && histories.size > this.options.maxTrackedClients)
+        histories.delete(histories.keys().next().value!);
     }
-    const previousRefusal =
-      record.lastRefusalAtMs !== null
-        ? { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds }
-        : null;
-    record.requests += 1;
-    if (decision.outcome === 'allowed') {
-      record.consecutiveRefusals = 0;
-    } else {
-      record.refusals += 1;
-      record.consecutiveRefusals += 1;
-      record.lastRefusalAtMs = this.now;
-      record.lastRetryAfterSeconds = decision.retryAfterSeconds;
-    }
-    // Bounded like the anonymous buckets: a flood of addresses forgets the least recently seen.
-    if (anonymous && this.histories.size > this.options.maxTrackedClients) {
-      for (const [id] of this.histories) {
-        if (id.startsWith('a:')) {
-          this.histories.delete(id);
-          break;
-        }
-      }
-    }
-    return {
-      requests: record.requests,
-      refusals: record.refusals,
-      consecutiveRefusals: record.consecutiveRefusals,
-      previousRefusal,
-    };
+    return record;
   }
+}
+
+/** Counts a request in a client's history: what the hit reports, the refusal before this request included. */
+export function countInHistory(record: HistoryRecord, decision: RateDecision, nowMs: number): ClientHistory {
+  const previousRefusal = Number.isNaN(record.lastRefusalAtMs)
+    ? null
+    : { atMs: record.lastRefusalAtMs, retryAfterSeconds: record.lastRetryAfterSeconds };
+  record.requests += 1;
+  if (decision.outcome === 'allowed') {
+    record.consecutiveRefusals = 0;
+  } else {
+    record.refusals += 1;
+    record.consecutiveRefusals += 1;
+    record.lastRefusalAtMs = nowMs;
+    record.lastRetryAfterSeconds = decision.retryAfterSeconds;
+  }
+  return {
+    requests: record.requests,
+    refusals: record.refusals,
+    consecutiveRefusals: record.consecutiveRefusals,
+    previousRefusal,
+  };
 }
 
 function emptyWindows(): ClientWindows {

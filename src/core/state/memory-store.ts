@@ -4,7 +4,7 @@ import { HttpError } from '../errors.js';
 import { CategoryStore } from './category-store.js';
 import { type ApiKeyEntry, copyKeyEntry } from './key-registry.js';
 import { MemoryBudget } from './memory-budget.js';
-import { MemorySession } from './memory-session.js';
+import { countInHistory, MemorySession } from './memory-session.js';
 import type { RateDecision } from './rate-limiter.js';
 import type { RecordedRequest, RequestLogEntry } from './request-log.js';
 import { assertSessionName, defaultSessionName } from './sessions.js';
@@ -94,11 +94,12 @@ class MemoryStore implements StateStore {
   }
 
   async hit(sessionName: string, input: HitInput): Promise<HitResult> {
+    if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
     return this.#hit(sessionName, input);
   }
 
+  /** `hit` without the digest's check: `immediate` is the core's, whose digests are the authenticator's SHA-256. */
   #hit(sessionName: string, input: HitInput): HitResult {
-    if (input.keyDigest !== undefined) assertDigest(input.keyDigest);
     const session = this.#session(sessionName, input.baseTimeMs);
     const nowMs = (session.now = input.baseTimeMs + session.offsetMs);
     const runtime = input.keyDigest === undefined ? undefined : session.keys.get(input.keyDigest);
@@ -106,10 +107,10 @@ class MemoryStore implements StateStore {
     const decision = key
       ? session.keyLimiter.hit(key.id, key.limits)
       : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
-    const client = key ? `k:${key.id}` : `a:${input.clientAddress}`;
-    const history = session.recordHistory(client, key === null, decision);
+    const record = session.recordHistory(key ? key.id : input.clientAddress, key === null, decision);
+    const history = countInHistory(record, decision, nowMs);
     session.countRecords();
-    const result: HitResult = { nowMs, decision, key, client, history };
+    const result: HitResult = { nowMs, decision, key, client: record.client, history };
     if (!key && session.anonymousLimiter.evicted > 0) result.trackedClientsDropped = session.anonymousLimiter.evicted;
     const operation = input.categories;
     if (operation && decision.outcome === 'allowed' && (!operation.requiresKey || key !== null)) {

@@ -137,7 +137,8 @@ export interface StateStore {
    * The request path's two calls answered at once, offered by a store whose state is in this
    * process (memory): the core then answers a request in the same turn of the event loop, with no
    * promise per step (issue 11: the in-memory mock must cost no more than it did before stores).
-   * Same semantics as `hit` and `appendRequest`; they throw where those reject.
+   * Same semantics as `hit` and `appendRequest`; they throw where those reject, except that `hit` here
+   * takes the key digest as the core's authenticator made it (SHA-256 hex) without checking it again.
    */
   readonly immediate?: ImmediateStoreCalls;
 }
