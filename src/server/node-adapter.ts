@@ -84,10 +84,13 @@ export function createNodeListeners(
 ): NodeListeners {
   const maxBodyBytes = app.config.maxBodyBytes;
   const isClosing = options.isClosing ?? (() => false);
-  const connections = new WeakMap<Socket, Connection>();
+  // Each connection's state is kept on its socket, under a key of this listener set: a property read,
+  // where a WeakMap lookup hashes on every request.
+  const connectionKey: unique symbol = Symbol('petstore-kit connection');
+  type ServedSocket = Socket & { [connectionKey]?: Connection };
 
-  const connectionOf = (socket: Socket): Connection => {
-    let connection = connections.get(socket);
+  const connectionOf = (socket: ServedSocket): Connection => {
+    let connection = socket[connectionKey];
     if (connection === undefined) {
       connection = {
         socket,
@@ -97,7 +100,7 @@ export function createNodeListeners(
         clientAddress: socket.remoteAddress ?? 'unknown',
         serverAddress: socket.localAddress,
       };
-      connections.set(socket, connection);
+      socket[connectionKey] = connection;
     }
     return connection;
   };

@@ -15,7 +15,7 @@ import type {
   StoreClient,
   StoreScenario,
 } from './state-store.js';
-import { sortClients, startingStateOf, windowsOver } from './store-checks.js';
+import { clientName, sortClients, startingStateOf, windowsOver } from './store-checks.js';
 
 /** What a session's own objects (its tables, limiters, log and store) count against the memory budget. */
 const sessionBytes = 16 * 1024;
@@ -37,6 +37,12 @@ interface HistoryRecord {
   touchedAtMs: number;
 }
 
+/** A client of a dropped request, with where it stood just after it. */
+interface ClientAfter {
+  client: StoreClient;
+  windows: ClientWindows;
+}
+
 /**
  * One isolated world of the memory store: the same components the single-process core used, one set
  * per session, and its account with the memory budget (categories, their cached list, the log, the
@@ -55,7 +61,7 @@ export class MemorySession {
   readonly keys = new Map<string, ApiKeyEntry>();
   /** Per key id, as the key limiter's buckets. */
   readonly keyHistories = new Map<string, HistoryRecord>();
-  /** Per address, least recently seen first to within a second (see recordHistory), as the anonymous limiter's buckets. */
+  /** Per address, least recently seen first to within a second (see historyOf), as the anonymous limiter's buckets. */
   readonly anonymousHistories = new Map<string, HistoryRecord>();
   #newHistoriesSinceSweep = 0;
   /** Drops folded into the log's starting state since its clients were last swept. */
@@ -66,13 +72,15 @@ export class MemorySession {
   /**
    * The state the log starts from (docs/decisions/026-faithful-export.md): a snapshot taken when the
    * session was created, reset or given a scenario, and what the log dropped since, each dropped
-   * request's client with where it stood just after it (the newest of each client wins).
+   * request's client with where it stood just after it (the newest of each client wins): keys by
+   * digest, anonymous clients by address, the texts the log's entries hold (no text is made per drop).
    */
   start!: {
     atMs: number | null;
     state: StoreScenario;
     dropped: { count: number; firstAtMs: number; lastAtMs: number } | null;
-    after: Map<string, { client: StoreClient; windows: ClientWindows }>;
+    afterKeys: Map<string, ClientAfter>;
+    afterAnonymous: Map<string, ClientAfter>;
   };
 
   /** Rate-limit records (buckets and histories) counted against the budget so far. */
@@ -118,15 +126,15 @@ export class MemorySession {
 
   /** The log's starting state is the session as it is now (at `this.now`; null: as created): reset, or given a scenario. */
   markStart(atMs: number | null = this.now): void {
-    this.start = { atMs, state: this.snapshot(), dropped: null, after: new Map() };
+    this.start = { atMs, state: this.snapshot(), dropped: null, afterKeys: new Map(), afterAnonymous: new Map() };
   }
 
   startingState(): StartingState {
-    const { atMs, state, dropped, after } = this.start;
+    const { atMs, state, dropped, afterKeys, afterAnonymous } = this.start;
+    const clients = new Map<string, ClientAfter>();
     // Copies: the fold goes on updating its own in place.
-    const clients = new Map(
-      [...after].map(([name, { client, windows }]) => [name, { client, windows: { ...windows } }]),
-    );
+    for (const { client, windows } of [...afterKeys.values(), ...afterAnonymous.values()])
+      clients.set(clientName(client), { client, windows: { ...windows } });
     return startingStateOf(atMs, state, dropped === null ? null : { ...dropped }, clients);
   }
 
@@ -155,20 +163,22 @@ export class MemorySession {
       count.lastAtMs = timeMs;
     }
     if (Number.isNaN(dropped.postMinuteStart)) return;
-    const after = this.start.after;
+    const { afterKeys, afterAnonymous } = this.start;
     if (++this.#dropsSinceSweep >= 1024) {
       this.#dropsSinceSweep = 0;
-      for (const [name, entry] of after) if (windowsOver(entry.windows, timeMs)) after.delete(name);
+      for (const table of [afterKeys, afterAnonymous])
+        for (const [id, entry] of table) if (windowsOver(entry.windows, timeMs)) table.delete(id);
     }
-    const keyId = dropped.auth === 'key' && dropped.keyDigest !== null ? dropped.keyDigest.slice(0, 32) : null;
-    // clientName's text (store-checks.ts), made without the client object a known client does not need.
-    const name = keyId !== null ? `k:${keyId}` : `a:${dropped.clientAddress ?? 'local'}`;
-    const known = after.get(name);
+    const digest = dropped.auth === 'key' ? dropped.keyDigest : null;
+    const table = digest !== null ? afterKeys : afterAnonymous;
+    const id = digest ?? dropped.clientAddress ?? 'local';
+    const known = table.get(id);
     if (known !== undefined) copyPost(dropped, known.windows);
-    else if (after.size < this.options.maxTrackedClients) {
+    else if (afterKeys.size + afterAnonymous.size < this.options.maxTrackedClients) {
+      // Counted under the digest's first 32 hex digits, as the key registry does.
       const client: StoreClient =
-        keyId !== null ? { kind: 'key', id: keyId } : { kind: 'anonymous', address: dropped.clientAddress ?? 'local' };
-      after.set(name, { client, windows: copyPost(dropped, emptyWindows()) });
+        digest !== null ? { kind: 'key', id: digest.slice(0, 32) } : { kind: 'anonymous', address: id };
+      table.set(id, { client, windows: copyPost(dropped, emptyWindows()) });
     }
   }
 
@@ -238,10 +248,10 @@ export class MemorySession {
   }
 
   /**
-   * Counts a request in its client's history (`clientId` as the limiter counts it: the key's id, or
-   * the address), and answers the record with the history as the hit reports it.
+   * A client's history record (`clientId` as the limiter counts it: the key's id, or the address),
+   * made at its first request; `countInHistory` counts the request in it.
    */
-  recordHistory(clientId: string, anonymous: boolean, decision: RateDecision): HistoryRecord {
+  historyOf(clientId: string, anonymous: boolean): HistoryRecord {
     const histories = anonymous ? this.anonymousHistories : this.keyHistories;
     let record = histories.get(clientId);
     if (record) {

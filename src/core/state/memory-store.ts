@@ -107,7 +107,7 @@ class MemoryStore implements StateStore {
     const decision = key
       ? session.keyLimiter.hit(key.id, key.limits)
       : session.anonymousLimiter.hit(input.clientAddress, this.options.anonymous);
-    const record = session.recordHistory(key ? key.id : input.clientAddress, key === null, decision);
+    const record = session.historyOf(key ? key.id : input.clientAddress, key === null);
     const history = countInHistory(record, decision, nowMs);
     session.countRecords();
     const result: HitResult = { nowMs, decision, key, client: record.client, history };
