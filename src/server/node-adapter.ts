@@ -85,7 +85,7 @@ export function createNodeListeners(
   const maxBodyBytes = app.config.maxBodyBytes;
   const isClosing = options.isClosing ?? (() => false);
   // Each connection's state is kept on its socket, under a key of this listener set: a property read,
-  // where a WeakMap lookup hashes on every request.
+  // where a WeakMap lookup hashes on every request. (A symbol: code that lists a socket's own symbols sees it.)
   const connectionKey: unique symbol = Symbol('petstore-kit connection');
   type ServedSocket = Socket & { [connectionKey]?: Connection };
 

@@ -25,7 +25,7 @@ const recordBytes = 200;
 const keyBytes = 400;
 
 interface HistoryRecord {
-  /** The client's name in a hit (`k:<key id>` or `a:<address>`), made once: the lab and the log look it up on every request. */
+  /** The client's name in a hit (`k:<key id>` or `a:<address>`), made once: the lab's client table and gauges look it up on every request. */
   readonly client: string;
   requests: number;
   refusals: number;
@@ -73,7 +73,7 @@ export class MemorySession {
    * The state the log starts from (docs/decisions/026-faithful-export.md): a snapshot taken when the
    * session was created, reset or given a scenario, and what the log dropped since, each dropped
    * request's client with where it stood just after it (the newest of each client wins): keys by
-   * digest, anonymous clients by address, the texts the log's entries hold (no text is made per drop).
+   * their id (as the limiter counts them), anonymous clients by the address the log's entry holds.
    */
   start!: {
     atMs: number | null;
@@ -169,15 +169,14 @@ export class MemorySession {
       for (const table of [afterKeys, afterAnonymous])
         for (const [id, entry] of table) if (windowsOver(entry.windows, timeMs)) table.delete(id);
     }
-    const digest = dropped.auth === 'key' ? dropped.keyDigest : null;
-    const table = digest !== null ? afterKeys : afterAnonymous;
-    const id = digest ?? dropped.clientAddress ?? 'local';
+    // A key is counted under its digest's first 32 hex digits, as the key registry and the limiter count it.
+    const keyId = dropped.auth === 'key' && dropped.keyDigest !== null ? dropped.keyDigest.slice(0, 32) : null;
+    const table = keyId !== null ? afterKeys : afterAnonymous;
+    const id = keyId ?? dropped.clientAddress ?? 'local';
     const known = table.get(id);
     if (known !== undefined) copyPost(dropped, known.windows);
     else if (afterKeys.size + afterAnonymous.size < this.options.maxTrackedClients) {
-      // Counted under the digest's first 32 hex digits, as the key registry does.
-      const client: StoreClient =
-        digest !== null ? { kind: 'key', id: digest.slice(0, 32) } : { kind: 'anonymous', address: id };
+      const client: StoreClient = keyId !== null ? { kind: 'key', id } : { kind: 'anonymous', address: id };
       table.set(id, { client, windows: copyPost(dropped, emptyWindows()) });
     }
   }
@@ -277,10 +276,11 @@ export class MemorySession {
       // expired client, its history goes too (as Redis lets both expire together), so memory returns.
       if (++this.#newHistoriesSinceSweep >= 1024) this.#sweepHistories();
       histories.set(clientId, record);
-      // Bounded like the anonymous buckets: a flood of addresses forgets the least recently seen.
-      if (anonymous && histories.size > this.options.maxTrackedClients)
-        histories.delete(histories.keys().next().value!);
     }
+    // Bounded over both tables, on every anonymous request: a flood of addresses forgets the least recently
+    // seen address (a key's history stays while its key's bucket does).
+    if (anonymous && this.keyHistories.size + this.anonymousHistories.size > this.options.maxTrackedClients)
+      this.anonymousHistories.delete(this.anonymousHistories.keys().next().value!);
     return record;
   }
 }

@@ -103,6 +103,69 @@ describe('createMemoryStore', () => {
     expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.9' })).history.requests).toBe(2);
   });
 
+  it('bounds the histories of keys and addresses together, forgetting the least recently seen address', async () => {
+    const store = createMemoryStore(options({ maxTrackedClients: 2 }));
+    const key = {
+      digest: 'ab'.repeat(32),
+      id: 'ab'.repeat(16),
+      plan: 'free',
+      masked: 'ab…',
+      limits: { perMinute: 60, perDay: 1_000 },
+    };
+    await store.addKey('default', key, t0);
+    await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest });
+    await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1' });
+    // Three histories for room for two: the address seen least recently goes, the key's stays.
+    await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.2' });
+    expect((await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1' })).history.requests).toBe(1);
+    expect(
+      (await store.hit('default', { baseTimeMs: t0, clientAddress: '10.0.0.1', keyDigest: key.digest })).history
+        .requests,
+    ).toBe(2);
+  });
+
+  it('folds the drops of two digests with one key id into one client, the newest winning, as the limiter counts them', async () => {
+    const store = createMemoryStore(options({ requestLogSize: 1 }));
+    const id = 'cd'.repeat(16);
+    const digests = [`${id}${'0'.repeat(32)}`, `${id}${'1'.repeat(32)}`];
+    const limits = { perMinute: 60, perDay: 1_000 };
+    for (const digest of digests)
+      await store.addKey('default', { digest, id, plan: 'free', masked: 'cd…', limits }, t0);
+    const logged = async (digest: string, atMs: number) => {
+      await store.hit('default', { baseTimeMs: atMs, clientAddress: '10.0.0.1', keyDigest: digest });
+      await store.appendRequest(
+        'default',
+        {
+          timeMs: atMs,
+          method: 'GET',
+          path: '/v1/categories',
+          operationId: 'listCategories',
+          plan: 'free',
+          key: 'cd…',
+          status: 200,
+          code: null,
+          replay: {
+            url: '/v1/categories',
+            keyDigest: digest,
+            clientAddress: '10.0.0.1',
+            auth: 'key',
+            limits,
+            prefer: null,
+            contentType: null,
+            body: null,
+          },
+        },
+        atMs,
+      );
+    };
+    await logged(digests[0]!, t0);
+    await logged(digests[1]!, t0 + 1);
+    await logged(digests[0]!, t0 + 2);
+    await logged(digests[1]!, t0 + 3); // drops the third request: the key had counted three
+    const clients = (await store.startingState('default', t0 + 3)).state.clients;
+    expect(clients?.map(({ client, windows }) => [client, windows.minuteCount])).toEqual([[{ kind: 'key', id }, 3]]);
+  });
+
   it("folds the log's drops in place: a client's newest post wins, and a starting state read earlier stays as it was", async () => {
     const store = createMemoryStore(options({ requestLogSize: 2 }));
     const logged = (address: string, atMs: number) => hitAndLog(store, address, atMs);
