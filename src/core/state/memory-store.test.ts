@@ -15,9 +15,14 @@ function options(overrides: Partial<StateStoreOptions> = {}): StateStoreOptions 
   return { ...storeOptionsFromConfig(parseMockConfig({}), [{ name: 'dog' }]), ...overrides };
 }
 
-/** An anonymous request from `address` counted and logged at `atMs`, as the pipeline does. */
-async function hitAndLog(store: ReturnType<typeof createMemoryStore>, address: string, atMs: number): Promise<void> {
-  await store.hit('default', { baseTimeMs: atMs, clientAddress: address });
+/** A request from `address` (with a run-time key's digest, or anonymous) counted and logged at `atMs`, as the pipeline does. */
+async function hitAndLog(
+  store: ReturnType<typeof createMemoryStore>,
+  address: string,
+  atMs: number,
+  keyDigest?: string,
+): Promise<void> {
+  await store.hit('default', { baseTimeMs: atMs, clientAddress: address, keyDigest });
   await store.appendRequest(
     'default',
     {
@@ -25,15 +30,15 @@ async function hitAndLog(store: ReturnType<typeof createMemoryStore>, address: s
       method: 'GET',
       path: '/v1/categories',
       operationId: 'listCategories',
-      plan: 'anonymous',
-      key: null,
+      plan: keyDigest === undefined ? 'anonymous' : 'free',
+      key: keyDigest === undefined ? null : 'k…',
       status: 200,
       code: null,
       replay: {
         url: '/v1/categories',
-        keyDigest: null,
+        keyDigest: keyDigest ?? null,
         clientAddress: address,
-        auth: 'none',
+        auth: keyDigest === undefined ? 'none' : 'key',
         limits: { perMinute: 60, perDay: 1_000 },
         prefer: null,
         contentType: null,
@@ -131,33 +136,7 @@ describe('createMemoryStore', () => {
     const limits = { perMinute: 60, perDay: 1_000 };
     for (const digest of digests)
       await store.addKey('default', { digest, id, plan: 'free', masked: 'cd…', limits }, t0);
-    const logged = async (digest: string, atMs: number) => {
-      await store.hit('default', { baseTimeMs: atMs, clientAddress: '10.0.0.1', keyDigest: digest });
-      await store.appendRequest(
-        'default',
-        {
-          timeMs: atMs,
-          method: 'GET',
-          path: '/v1/categories',
-          operationId: 'listCategories',
-          plan: 'free',
-          key: 'cd…',
-          status: 200,
-          code: null,
-          replay: {
-            url: '/v1/categories',
-            keyDigest: digest,
-            clientAddress: '10.0.0.1',
-            auth: 'key',
-            limits,
-            prefer: null,
-            contentType: null,
-            body: null,
-          },
-        },
-        atMs,
-      );
-    };
+    const logged = (digest: string, atMs: number) => hitAndLog(store, '10.0.0.1', atMs, digest);
     await logged(digests[0]!, t0);
     await logged(digests[1]!, t0 + 1);
     await logged(digests[0]!, t0 + 2);
