@@ -264,7 +264,7 @@ export class MemorySession {
       }
     } else {
       record = {
-        client: anonymous ? `a:${clientId}` : `k:${clientId}`,
+        client: clientName(anonymous ? { kind: 'anonymous', address: clientId } : { kind: 'key', id: clientId }),
         requests: 0,
         refusals: 0,
         consecutiveRefusals: 0,
