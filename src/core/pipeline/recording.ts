@@ -55,7 +55,7 @@ function appendToLog(record: RequestRecord, entry: RecordedRequest): void {
     return;
   }
   try {
-    immediate.appendRequest(record.session, entry, record.baseTimeMs);
+    immediate.appendRequest(record.session, entry, record.baseTimeMs, record.hit?.key?.id);
   } catch {
     // As above: the answer stands.
   }

@@ -138,9 +138,9 @@ export class MemorySession {
     return startingStateOf(atMs, state, dropped === null ? null : { ...dropped }, clients);
   }
 
-  /** Where a logged request's client stands now: what the log keeps with the entry (see RequestLog.add). */
-  postOf(keyDigest: string | null, clientAddress: string | null): ClientWindows | null {
-    if (keyDigest !== null) return this.keyLimiter.stateOf(keyDigest.slice(0, 32));
+  /** Where a logged request's client stands now, by its key's id or else its address: what the log keeps with the entry (see RequestLog.add). */
+  postOf(keyId: string | null, clientAddress: string | null): ClientWindows | null {
+    if (keyId !== null) return this.keyLimiter.stateOf(keyId);
     return clientAddress === null ? null : this.anonymousLimiter.stateOf(clientAddress);
   }
 
@@ -169,8 +169,7 @@ export class MemorySession {
       for (const table of [afterKeys, afterAnonymous])
         for (const [id, entry] of table) if (windowsOver(entry.windows, timeMs)) table.delete(id);
     }
-    // A key is counted under its digest's first 32 hex digits, as the key registry and the limiter count it.
-    const keyId = dropped.auth === 'key' && dropped.keyDigest !== null ? dropped.keyDigest.slice(0, 32) : null;
+    const keyId = dropped.keyId;
     const table = keyId !== null ? afterKeys : afterAnonymous;
     const id = keyId ?? dropped.clientAddress ?? 'local';
     const known = table.get(id);

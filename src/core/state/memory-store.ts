@@ -79,18 +79,22 @@ class MemoryStore implements StateStore {
   readonly immediate: ImmediateStoreCalls = {
     hit: (sessionName, input) => this.#hit(sessionName, input),
     // The core hands over an entry it never touches again: kept as it is (the async call copies).
-    appendRequest: (sessionName, entry, baseTimeMs) => this.#append(sessionName, entry, baseTimeMs),
+    appendRequest: (sessionName, entry, baseTimeMs, keyId) => this.#append(sessionName, entry, baseTimeMs, keyId),
   };
 
-  #append(sessionName: string, entry: RecordedRequest, baseTimeMs: number): void {
+  /** @param keyId The counted key's id as the hit gave it; derived from the entry's digest when not given. */
+  #append(sessionName: string, entry: RecordedRequest, baseTimeMs: number, keyId?: string): void {
     const session = this.#session(sessionName, baseTimeMs);
     const replay = entry.replay;
+    if (replay === undefined) {
+      session.log.add(entry, null, null);
+      return;
+    }
+    // A key is counted under its digest's first 32 hex digits, as the key registry and the limiter count it.
+    const counted =
+      replay.auth === 'key' && replay.keyDigest !== null ? (keyId ?? replay.keyDigest.slice(0, 32)) : null;
     // Where the client stands just after its request: kept for the log's starting state once the entry is dropped.
-    const post =
-      replay === undefined
-        ? null
-        : session.postOf(replay.auth === 'key' ? replay.keyDigest : null, replay.clientAddress);
-    session.log.add(entry, post);
+    session.log.add(entry, session.postOf(counted, replay.clientAddress), counted);
   }
 
   async hit(sessionName: string, input: HitInput): Promise<HitResult> {

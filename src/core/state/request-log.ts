@@ -54,6 +54,8 @@ export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRe
  */
 type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null } & {
   charge: number;
+  /** The id of the key the request was counted against, as the store gave it (null when not a key's). */
+  keyId: string | null;
 } & PostFields;
 
 /**
@@ -78,9 +80,10 @@ interface PostFields {
  */
 export interface DroppedRequest extends Readonly<PostFields> {
   readonly timeMs: number;
-  /** How the request was counted: `key` against `keyDigest`, else against `clientAddress`. */
+  /** How the request was counted: `key` against `keyId` (its digest's first 32 hex digits), else against `clientAddress`. */
   readonly auth: ReplayFields['auth'] | null;
   readonly keyDigest: string | null;
+  readonly keyId: string | null;
   readonly clientAddress: string | null;
 }
 
@@ -118,8 +121,11 @@ export class RequestLog {
     this.#onDrop = onDrop;
   }
 
-  /** @param post Where the request's client stood just after it (kept for `onDrop`). */
-  add(entry: RecordedRequest, post?: ClientWindows | null): void {
+  /**
+   * @param post Where the request's client stood just after it (kept for `onDrop`).
+   * @param keyId The id of the key it was counted against (kept for `onDrop`).
+   */
+  add(entry: RecordedRequest, post?: ClientWindows | null, keyId: string | null = null): void {
     const index = this.#next;
     // The entry before this one, whose texts this one may share (none in an empty log).
     const previous = this.#slots.length === 0 ? undefined : this.#slots[index === 0 ? this.#capacity - 1 : index - 1];
@@ -147,6 +153,7 @@ export class RequestLog {
     slot.key = entry.key;
     slot.status = entry.status;
     slot.code = entry.code;
+    slot.keyId = keyId;
     if (post === undefined || post === null) {
       slot.postMinuteStart = Number.NaN;
     } else {
@@ -242,6 +249,7 @@ function newSlot(slots: LogSlot[], charge: number): LogSlot {
     code: null,
     url: null,
     keyDigest: null,
+    keyId: null,
     clientAddress: null,
     auth: null,
     limits: null,

@@ -145,8 +145,12 @@ export interface StateStore {
 
 export interface ImmediateStoreCalls {
   hit(session: string, input: HitInput): HitResult;
-  /** Takes the entry over: the caller must not change it afterwards (the async `appendRequest` copies it). */
-  appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number): void;
+  /**
+   * Takes the entry over: the caller must not change it afterwards (the async `appendRequest` copies it).
+   * `keyId` is the id of the key this request's hit counted it against (`HitResult.key.id`): the very
+   * string the store's tables hold, so the entry's client is found without deriving it from the digest.
+   */
+  appendRequest(session: string, entry: RecordedRequest, baseTimeMs: number, keyId?: string): void;
 }
 
 /** A scenario as a store applies it (`applyScenario`): every step resolved, applied whole or not at all. */
