@@ -87,7 +87,7 @@ class MemoryStore implements StateStore {
     const session = this.#session(sessionName, baseTimeMs);
     const replay = entry.replay;
     if (replay === undefined) {
-      session.log.add(entry, null, null);
+      session.log.add(entry, null);
       return;
     }
     // A key is counted under its digest's first 32 hex digits, as the key registry and the limiter count it.

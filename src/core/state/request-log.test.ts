@@ -81,6 +81,28 @@ describe('RequestLog', () => {
     );
   });
 
+  it('tells whoever folds a dropped API request the key id it was counted under, never one of an entry before it', () => {
+    const replay = (auth: 'key' | 'none', keyDigest: string | null) => ({
+      url: '/v1/categories',
+      keyDigest,
+      auth,
+      limits: { perMinute: 1, perDay: 2 },
+      clientAddress: '10.0.0.1',
+      prefer: null,
+      contentType: null,
+      body: null,
+    });
+    const dropped: (string | null)[] = [];
+    const log = new RequestLog(1, undefined, (request) => dropped.push(request.keyId));
+    const digest = 'ab'.repeat(32);
+    log.add({ ...entry(200), replay: replay('key', digest) }, null, digest.slice(0, 32));
+    // The slot is written over: its key id goes with the entry it belonged to.
+    log.add({ ...entry(200), replay: replay('none', null) }, null);
+    log.add({ ...entry(200), replay: replay('none', null) }, null);
+    expect(dropped).toEqual([digest.slice(0, 32), null]);
+    expect(log.recorded()[0]).not.toHaveProperty('keyId');
+  });
+
   it('serves a log line with the fields in the order of the interface (its JSON is what GET /__mock/requests sends)', () => {
     const log = new RequestLog(2);
     log.add({

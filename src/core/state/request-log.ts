@@ -80,9 +80,7 @@ interface PostFields {
  */
 export interface DroppedRequest extends Readonly<PostFields> {
   readonly timeMs: number;
-  /** How the request was counted: `key` against `keyId` (its digest's first 32 hex digits), else against `clientAddress`. */
-  readonly auth: ReplayFields['auth'] | null;
-  readonly keyDigest: string | null;
+  /** Counted against this key id (its digest's first 32 hex digits) when not null, else against `clientAddress`. */
   readonly keyId: string | null;
   readonly clientAddress: string | null;
 }
