@@ -17,14 +17,21 @@ import { createRouter } from '../core/spec/router.js';
 import { type Logger, silentLogger } from '../core/types.js';
 import { proxyPanelResponse } from '../ui/proxy-panel.js';
 import { listen } from './listen.js';
+import { createConnectionLedger } from './proxy-connections.js';
 import { createProxyJudge, type ProxyJudge, type ProxyReport } from './proxy-judge.js';
 import { proxyReportJunit, proxyReportMarkdown } from './proxy-report.js';
+import { type RequestHead, readRequestHead } from './proxy-request-head.js';
+import { forwardedHeaders, readRequestBody, upstreamRequestHeaders } from './proxy-upstream-message.js';
+
+type ApiRequestHead = Extract<RequestHead, { kind: 'api' }>;
 
 /**
- * The judging proxy: a forwarding proxy in front of a real server that passes every request and
- * answer through unchanged, streaming, and judges both sides on the way (src/server/proxy-judge.ts).
- * Headers go as sent except `Host` (the upstream's) and the hop-by-hop ones of RFC 9110 section
- * 7.6.1; nothing is added, dropped or retried. An upstream that cannot be reached, refuses, or
+ * The judging proxy: an HTTP intermediary in front of a real server (RFC 9110/9112) that judges
+ * both sides on the way (src/server/proxy-judge.ts). It reads each client request whole, refuses
+ * what is ambiguous (proxy-request-head.ts: 400 and close), and sends the upstream a NEW message
+ * it framed itself (proxy-upstream-message.ts): headers as sent except `Host` (the upstream's),
+ * the hop-by-hop ones of RFC 9110 section 7.6.1 and the framing; the normalised target; the body
+ * with its own Content-Length. Answers stream back. Nothing is added, dropped or retried. An upstream that cannot be reached, refuses, or
  * sends no headers within the timeout is a 502 in the API's Error shape, judged as nothing.
  *
  * @example
@@ -44,6 +51,8 @@ export interface ProxyServerOptions {
   specPath?: string;
   /** Bytes of each answer body kept for judging; a longer body is forwarded whole and not judged. Default 1 MiB. */
   maxJudgedBodyBytes?: number;
+  /** Bytes of a request body the proxy reads before forwarding it; a longer one is refused 413. Default 1 MiB. */
+  maxRequestBodyBytes?: number;
   /** Time the upstream has to send its answer's headers. Default 30 s. */
   upstreamTimeoutMs?: number;
   /** Extra CA certificates for a TLS upstream (PEM). */
@@ -64,28 +73,7 @@ export interface RunningProxyServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** RFC 9110 section 7.6.1: these describe one connection and are never forwarded. */
-const hopByHop = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-/**
- * The raw header list without the hop-by-hop fields: the fixed ones, `Proxy-*`, and whatever
- * `Connection` names. Order, case and repeats of the rest are kept as sent.
- *
- * @example forwardedHeaders(['Host', 'a', 'Connection', 'x-trace', 'X-Trace', '1', 'Accept', '*\/*']) // ['Host', 'a', 'Accept', '*\/*']
- */
-export function forwardedHeaders(raw: readonly string[]): string[] {
-  const named = new Set<string>();
-  for (let index = 0; index < raw.length; index += 2)
-    if (raw[index]!.toLowerCase() === 'connection')
-      for (const token of raw[index + 1]!.split(',')) named.add(token.trim().toLowerCase());
-  const out: string[] = [];
-  for (let index = 0; index < raw.length; index += 2) {
-    const name = raw[index]!.toLowerCase();
-    if (hopByHop.has(name) || named.has(name) || name.startsWith('proxy-')) continue;
-    out.push(raw[index]!, raw[index + 1]!);
-  }
-  return out;
-}
+export { forwardedHeaders } from './proxy-upstream-message.js';
 
 export async function startProxyServer(options: ProxyServerOptions): Promise<RunningProxyServer> {
   const upstream = parseUpstream(options.upstream);
@@ -108,7 +96,18 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   const upstreamLabel = `${upstream.origin}${upstream.pathname}`;
   const report = () => judge.report(upstreamLabel);
 
-  const forward = (request: IncomingMessage, response: ServerResponse, apiPath: string, query: string) => {
+  const connections = createConnectionLedger();
+  const maxRequestBody = options.maxRequestBodyBytes ?? 1024 * 1024;
+
+  const forward = async (request: IncomingMessage, response: ServerResponse, head: ApiRequestHead) => {
+    const { apiPath, query } = head;
+    const read = await readRequestBody(request, head.framing, maxRequestBody);
+    // A body that broke off: nothing was sent upstream, and the client is gone or being told 400.
+    if (read.kind === 'broken' || response.destroyed) return;
+    if (read.kind === 'too-large') {
+      refuse(request, response, 413, `the request body is over ${maxRequestBody} bytes, the proxy's limit`);
+      return;
+    }
     const routed = route(request.method ?? 'GET', apiPath);
     const operation =
       routed.kind === 'operation'
@@ -121,11 +120,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       operation,
       clientAddress: request.socket.remoteAddress ?? 'unknown',
     });
-    const headers = forwardedHeaders(request.rawHeaders);
-    const hostAt = headers.findIndex((name, index) => index % 2 === 0 && name.toLowerCase() === 'host');
-    // HTTP/1.1 needs a Host: the upstream's, in the client's place (or where an HTTP/1.0 client sent none).
-    if (hostAt === -1) headers.push('Host', upstream.host);
-    else headers[hostAt + 1] = upstream.host;
+    pending.body = read.body.length === 0 ? null : read.body.subarray(0, 8192).toString('utf8');
     const outgoing = send({
       agent,
       protocol: upstream.protocol,
@@ -133,7 +128,11 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       port: upstream.port,
       method: request.method,
       path: `${upstream.pathname}${apiPath}${query}`,
-      headers,
+      headers: upstreamRequestHeaders(
+        request.rawHeaders,
+        upstream.host,
+        head.framing.kind === 'none' ? undefined : read.body.length,
+      ),
       setHost: false,
     });
     let settled = false;
@@ -160,14 +159,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       fail(`no answer within ${timeoutMs} ms`);
       outgoing.destroy();
     }, timeoutMs);
-    let requestBody = '';
-    request.on('data', (chunk: Buffer) => {
-      if (requestBody.length < 8192) requestBody += chunk.toString('utf8', 0, Math.min(chunk.length, 8192));
-    });
-    request.pipe(outgoing);
-    request.on('end', () => {
-      pending.body = requestBody === '' ? null : requestBody.slice(0, 8192);
-    });
+    outgoing.end(read.body);
     response.on('close', () => {
       if (response.writableFinished) return;
       // The client went away first: the upstream exchange is abandoned (not retried) and judged as nothing.
@@ -214,15 +206,28 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     });
   };
 
+  /** A request the proxy will not forward: 400 (or 413) in the Error shape, and the connection closes after it. */
+  const refuse = (request: IncomingMessage, response: ServerResponse, status: 400 | 413, message: string) => {
+    connections.refuse(request.socket);
+    logger.warn(`proxy: refused a request: ${message}`);
+    response.setHeader('Connection', 'close');
+    sendError(response, status, status === 400 ? 'bad_request' : 'payload_too_large', `Refused: ${message}`);
+  };
+
   const server = createServer({ requireHostHeader: false, keepAliveTimeout: 5_000 }, (request, response) => {
-    const url = request.url ?? '/';
-    const question = url.indexOf('?');
-    const path = question === -1 ? url : url.slice(0, question);
-    const query = question === -1 ? '' : url.slice(question);
-    if (path === basePath || path.startsWith(`${basePath}/`)) {
-      forward(request, response, path.slice(basePath.length), query);
-      return;
-    }
+    connections.track(request, response);
+    // Pipelined behind a refused request: never forwarded, never answered; the connection is closing.
+    if (connections.isRefused(request.socket)) return void request.resume();
+    const head = readRequestHead(request, basePath);
+    if (head.kind === 'refused') return refuse(request, response, 400, head.message);
+    if (head.kind === 'api')
+      return void forward(request, response, head).catch((error: Error) => {
+        // A bug, never a client's doing: the Error shape, logged, and the process keeps serving.
+        logger.error(`proxy: failed to forward ${request.method} ${basePath}${head.apiPath}: ${error.message}`);
+        if (response.headersSent) response.destroy();
+        else sendError(response, 500, 'internal_error', 'Failed to forward the request: an error inside the proxy');
+      });
+    const { path, query } = head;
     request.resume();
     if (path.startsWith('/__mock/')) {
       answerControl(path, new URLSearchParams(query.slice(1)), response, { judge, report });
@@ -236,16 +241,19 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     );
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Bytes that are not HTTP never reach the upstream: a 400 in the Error shape, then the connection ends.
-    if (!socket.writable) return void socket.destroy();
-    const body = JSON.stringify({
-      code: 'bad_request',
-      message: `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`,
-      status: 400,
+    // Bytes that are not HTTP never reach the upstream: a 400 in the Error shape after the answers
+    // to the complete requests before them, then the connection ends.
+    connections.afterAnswers(socket, () => {
+      if (!socket.writable || socket.writableEnded) return void socket.destroy();
+      const body = JSON.stringify({
+        code: 'bad_request',
+        message: `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`,
+        status: 400,
+      });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
     });
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
   });
   const port = options.port ?? 4010;
   const host = options.host ?? '127.0.0.1';
