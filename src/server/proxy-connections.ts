@@ -30,7 +30,8 @@ export interface ConnectionLedger {
 
 interface ConnectionState {
   open: Set<ServerResponse>;
-  reading: ServerResponse | undefined;
+  /** The last request whose body node's parser had not finished when it arrived. */
+  reading: { request: IncomingMessage; response: ServerResponse } | undefined;
   refused: boolean;
   /** node's parser failed on this connection: its 400 is written once, after the answers before it. */
   unreadable: boolean;
@@ -57,12 +58,7 @@ export function createConnectionLedger(): ConnectionLedger {
     track(request, response) {
       const state = stateOf(request.socket);
       state.open.add(response);
-      if (!request.complete) {
-        state.reading = response;
-        request.once('end', () => {
-          if (state.reading === response) state.reading = undefined;
-        });
-      }
+      if (!request.complete) state.reading = { request, response };
       const done = () => {
         state.open.delete(response);
         settle(state);
@@ -79,7 +75,8 @@ export function createConnectionLedger(): ConnectionLedger {
       if (state.unreadable) return;
       state.unreadable = true;
       state.refused = true;
-      if (state.reading !== undefined) state.open.delete(state.reading);
+      // `complete` is set by the parser itself, before the stream's 'end' reaches anyone.
+      if (state.reading !== undefined && !state.reading.request.complete) state.open.delete(state.reading.response);
       state.reading = undefined;
       state.whenAnswered = then;
       settle(state);
