@@ -24,7 +24,10 @@ export interface ConnectionLedger {
   /** The proxy refused a request on this connection: nothing after it is forwarded. */
   refuse(socket: Socket): void;
   isRefused(socket: Socket): boolean;
-  /** Runs `then` once every complete request of this connection has its answer written. */
+  /**
+   * Runs `then` once every complete request of this connection has its answer written; never when
+   * the proxy already refused a request on it (that 400 is the last answer).
+   */
   afterAnswers(socket: Duplex, then: () => void): void;
 }
 
@@ -72,7 +75,8 @@ export function createConnectionLedger(): ConnectionLedger {
     isRefused: (socket) => states.get(socket)?.refused === true,
     afterAnswers(socket, then) {
       const state = stateOf(socket);
-      if (state.unreadable) return;
+      // Once only; and after a refusal of the proxy's own, its 400 is the last answer and closes the connection.
+      if (state.unreadable || state.refused) return;
       state.unreadable = true;
       state.refused = true;
       // `complete` is set by the parser itself, before the stream's 'end' reaches anyone.

@@ -21,7 +21,12 @@ import { createConnectionLedger } from './proxy-connections.js';
 import { createProxyJudge, type ProxyJudge, type ProxyReport } from './proxy-judge.js';
 import { proxyReportJunit, proxyReportMarkdown } from './proxy-report.js';
 import { type RequestHead, readRequestHead } from './proxy-request-head.js';
-import { forwardedHeaders, readRequestBody, upstreamRequestHeaders } from './proxy-upstream-message.js';
+import {
+  forwardedHeaders,
+  readRequestBody,
+  upstreamContentLength,
+  upstreamRequestHeaders,
+} from './proxy-upstream-message.js';
 
 type ApiRequestHead = Extract<RequestHead, { kind: 'api' }>;
 
@@ -131,7 +136,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       headers: upstreamRequestHeaders(
         request.rawHeaders,
         upstream.host,
-        head.framing.kind === 'none' ? undefined : read.body.length,
+        upstreamContentLength(request, head, read.body),
       ),
       setHost: false,
     });
@@ -244,7 +249,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     // Bytes that are not HTTP never reach the upstream: a 400 in the Error shape after the answers
     // to the complete requests before them, then the connection ends.
     connections.afterAnswers(socket, () => {
-      if (!socket.writable || socket.writableEnded) return void socket.destroy();
+      if (socket.writableEnded) return; // node is already closing it, after what it wrote
+      if (!socket.writable) return void socket.destroy();
       const body = JSON.stringify({
         code: 'bad_request',
         message: `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`,

@@ -52,6 +52,25 @@ export function upstreamRequestHeaders(raw: readonly string[], upstreamHost: str
   return headers;
 }
 
+/** node's ClientRequest frames nothing for these when no length is given (and chunks the rest). */
+const methodsWithoutContent = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
+
+/**
+ * The Content-Length the proxy gives the upstream, or undefined for none: the body's length when
+ * the client framed one; 0 for a method that defines content but came without (RFC 9110 section
+ * 8.6: a user agent SHOULD send it), where node would otherwise chunk an empty body on its own.
+ *
+ * @example upstreamContentLength({ method: 'POST' }, { framing: { kind: 'none' } }, Buffer.alloc(0)) // 0
+ */
+export function upstreamContentLength(
+  request: { method?: string | undefined },
+  head: { framing: RequestFraming },
+  body: Buffer,
+): number | undefined {
+  if (head.framing.kind !== 'none') return body.length;
+  return methodsWithoutContent.has(request.method ?? 'GET') ? undefined : 0;
+}
+
 export type RequestBody = { kind: 'read'; body: Buffer } | { kind: 'too-large' } | { kind: 'broken' };
 
 /**
