@@ -9,7 +9,8 @@
  * Refused, as Envoy's `path_with_escaped_slashes_action: REJECT_REQUEST` does: encoded slashes
  * and backslashes (`%2F`, `%5C`) and raw backslashes, which some servers read as separators and
  * the proxy would not; `%25` before `2E`, `2F` or `5C`, which a server that decodes twice reads
- * as one; broken percent-encoding; a fragment; the asterisk-form and any other form.
+ * as one; `..;` and `.;` segments, which Tomcat-style servers read as dot segments; broken
+ * percent-encoding; a fragment; the asterisk-form and any other form.
  *
  * @example normaliseTarget('/v1/pets/%2e%2e/categories?x=1') // { path: '/v1/categories', query: '?x=1' }
  * @example normaliseTarget('/v1/..%2fadmin') // { refused: 'an encoded slash or backslash ...' }
@@ -20,6 +21,7 @@ const absoluteForm = /^https?:\/\/[^/?#]*/i;
 const encodedSeparator = /%(?:25)?(?:2f|5c)|\\/i;
 const doubleEncodedDot = /%25(?:2e)/i;
 const brokenPercent = /%(?![0-9a-f]{2})/i;
+const dotWithParameters = /\/\.\.?;/;
 
 export function normaliseTarget(target: string): NormalisedTarget {
   let originForm = target;
@@ -37,7 +39,10 @@ export function normaliseTarget(target: string): NormalisedTarget {
   if (brokenPercent.test(rawPath)) return { refused: 'the request path has a % not followed by two hex digits' };
   if (encodedSeparator.test(rawPath) || doubleEncodedDot.test(rawPath))
     return { refused: 'the request path holds an encoded slash or backslash, a backslash, or a double-encoded dot' };
-  return { path: removeDotSegments(rawPath.replace(/%2e/gi, '.')), query };
+  const decoded = rawPath.replace(/%2e/gi, '.');
+  if (dotWithParameters.test(decoded))
+    return { refused: 'the request path has a dot segment with parameters (..;), which some servers read as ..' };
+  return { path: removeDotSegments(decoded), query };
 }
 
 /**

@@ -65,6 +65,7 @@ const segment = mostly(
     { text: '..\\', kind: 'refused' },
     { text: '%252e%252e', kind: 'refused' },
     { text: '%zz', kind: 'refused' },
+    { text: '..;x', kind: 'refused' },
   ],
 );
 
