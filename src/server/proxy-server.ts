@@ -104,6 +104,23 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   const connections = createConnectionLedger();
   const maxRequestBody = options.maxRequestBodyBytes ?? 1024 * 1024;
 
+  /** The request as the judge follows it: its operation, key and first 8 KiB of body, sent now. */
+  const judgeSent = (request: IncomingMessage, { apiPath, query }: ApiRequestHead, body: Buffer) => {
+    const routed = route(request.method ?? 'GET', apiPath);
+    const pending = judge.sent({
+      method: request.method ?? 'GET',
+      url: `${basePath}${apiPath}${query}`,
+      headers: request.headers,
+      operation:
+        routed.kind === 'operation'
+          ? { operationId: routed.operation.operationId, deprecated: routed.operation.deprecated === true }
+          : null,
+      clientAddress: request.socket.remoteAddress ?? 'unknown',
+    });
+    pending.body = body.length === 0 ? null : body.subarray(0, 8192).toString('utf8');
+    return pending;
+  };
+
   const forward = async (request: IncomingMessage, response: ServerResponse, head: ApiRequestHead) => {
     const { apiPath, query } = head;
     const read = await readRequestBody(request, head.framing, maxRequestBody);
@@ -113,19 +130,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       refuse(request, response, 413, `the request body is over ${maxRequestBody} bytes, the proxy's limit`);
       return;
     }
-    const routed = route(request.method ?? 'GET', apiPath);
-    const operation =
-      routed.kind === 'operation'
-        ? { operationId: routed.operation.operationId, deprecated: routed.operation.deprecated === true }
-        : null;
-    const pending = judge.sent({
-      method: request.method ?? 'GET',
-      url: `${basePath}${apiPath}${query}`,
-      headers: request.headers,
-      operation,
-      clientAddress: request.socket.remoteAddress ?? 'unknown',
-    });
-    pending.body = read.body.length === 0 ? null : read.body.subarray(0, 8192).toString('utf8');
+    const pending = judgeSent(request, head, read.body);
     const outgoing = send({
       agent,
       protocol: upstream.protocol,
@@ -151,14 +156,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         response.destroy();
         return;
       }
-      const body = JSON.stringify({
-        code: 'bad_gateway',
-        message: `Failed to get an answer from the upstream ${upstreamLabel}: ${reason}`,
-        status: 502,
-      });
       logger.warn(`proxy: ${request.method} ${basePath}${apiPath}: upstream ${reason}`);
-      response.writeHead(502, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-      response.end(body);
+      sendError(response, 502, 'bad_gateway', `Failed to get an answer from the upstream ${upstreamLabel}: ${reason}`);
     };
     headersTimer = setTimeout(() => {
       fail(`no answer within ${timeoutMs} ms`);
@@ -178,24 +177,12 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     outgoing.on('response', (answer) => {
       clearTimeout(headersTimer);
       response.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
-      const kept: Buffer[] = [];
-      let keptBytes = 0;
-      let overBound = false;
-      answer.on('data', (chunk: Buffer) => {
-        if (overBound) return;
-        if (keptBytes + chunk.length > maxBody) {
-          overBound = true;
-          kept.length = 0;
-          return;
-        }
-        kept.push(chunk);
-        keptBytes += chunk.length;
-      });
+      const kept = keptForJudging(answer, maxBody);
       answer.on('error', () => fail('the answer broke off'));
       answer.on('end', () => {
         if (settled) return;
         settled = true;
-        const bodyText = overBound ? '' : Buffer.concat(kept, keptBytes).toString('utf8');
+        const { bodyText, overBound } = kept();
         if (logger.verbose)
           // The path only: a query may carry what a client should not have put there.
           logger.debug(`proxy: ${pending.method} ${basePath}${apiPath} -> ${answer.statusCode} (${pending.client})`);
@@ -348,6 +335,24 @@ export function parseUpstream(text: string): URL {
     throw new Error(`Failed to read the upstream URL "${text}": a base URL has no query or fragment`);
   url.pathname = url.pathname.replace(/\/+$/, '');
   return url;
+}
+
+/** Keeps up to `maxBytes` of an answer for judging; past that, nothing (the answer is forwarded whole, unjudged). */
+function keptForJudging(answer: IncomingMessage, maxBytes: number): () => { bodyText: string; overBound: boolean } {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let overBound = false;
+  answer.on('data', (chunk: Buffer) => {
+    if (overBound) return;
+    if (keptBytes + chunk.length > maxBytes) {
+      overBound = true;
+      kept.length = 0;
+      return;
+    }
+    kept.push(chunk);
+    keptBytes += chunk.length;
+  });
+  return () => ({ bodyText: overBound ? '' : Buffer.concat(kept, keptBytes).toString('utf8'), overBound });
 }
 
 function lowerCaseHeaders(headers: IncomingMessage['headers']): Record<string, string> {
