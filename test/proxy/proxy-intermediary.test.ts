@@ -223,6 +223,65 @@ describe('framing the parser decides: ambiguity is refused, never forwarded', ()
   });
 });
 
+describe('the upstream reads only complete messages', () => {
+  it('a body that breaks off sends nothing upstream', async () => {
+    const text = `${head('POST /v1/categories HTTP/1.1', 'Host: p', 'X-Request-Id: cut', 'Content-Length: 100')}{"name":`;
+    // The client waits 200 ms (time for a streaming proxy to pass the head and bytes on), then leaves.
+    const conversation = await converse(proxy.port, [Buffer.from(text)], {
+      answers: 1,
+      untilClosed: true,
+      deadlineMs: 200,
+    });
+    expect(conversation.answers).toEqual([]);
+    await settle();
+    expect(upstream.records).toEqual([]);
+  });
+
+  it('a declared Content-Length over the 1 MiB limit is 413 before a byte is read', async () => {
+    const conversation = await converse(
+      proxy.port,
+      [Buffer.from(head('POST /v1/categories HTTP/1.1', 'Host: p', 'Content-Length: 2000000'))],
+      { answers: 1, untilClosed: true },
+    );
+    expect(conversation.answers.map((answer) => answer.status)).toEqual([413]);
+    expect(errorProblems(conversation.answers[0]!)).toEqual([]);
+    expect(upstream.records).toEqual([]);
+  });
+
+  it('a chunked body that grows over the limit is 413, and nothing is sent', async () => {
+    const chunk = chunked('x'.repeat(64 * 1024)).replace(/0\r\n\r\n$/, '');
+    const pieces = [Buffer.from(head('PUT /v1/categories HTTP/1.1', 'Host: p', 'Transfer-Encoding: chunked'))];
+    for (let index = 0; index < 17; index += 1) pieces.push(Buffer.from(chunk));
+    const conversation = await converse(proxy.port, pieces, { answers: 1, untilClosed: true });
+    expect(conversation.answers.map((answer) => answer.status)).toEqual([413]);
+    await settle();
+    expect(upstream.records).toEqual([]);
+  });
+
+  it('Expect: 100-continue: the client hears 100, sends its body, and the upstream gets it whole', async () => {
+    const body = '{"name":"dog"}';
+    const conversation = await converse(
+      proxy.port,
+      [
+        Buffer.from(
+          head(
+            'POST /v1/categories HTTP/1.1',
+            'Host: p',
+            'X-Request-Id: e1',
+            'Expect: 100-continue',
+            `Content-Length: ${body.length}`,
+          ),
+        ),
+        Buffer.from(body),
+      ],
+      { answers: 1, untilClosed: false },
+    );
+    expect(conversation.answers.map(echoedId)).toEqual(['e1']);
+    const [record] = upstream.records;
+    expect(record?.kind === 'request' && record.request.body.toString()).toBe(body);
+  });
+});
+
 describe('pipelined requests: each answer to its own request, nothing after a refusal', () => {
   it('valid, refused, valid: the first answered, then the 400, the third never forwarded', async () => {
     const text =
