@@ -1,5 +1,5 @@
+import { looksLikeCredentialHeader, maskHeaderValue } from '../../spec/credential-masking.js';
 import { type ObservedExchange, type ObservedResponse, responseBodyExcerpt, truncate } from '../judge/observed.js';
-import { looksLikeCredentialHeader, maskAuthorization, maskSecret } from './mask-secret.js';
 
 export { truncate };
 
@@ -121,9 +121,7 @@ export function bodyExcerpt(exchange: Exchange, length = maxBodyInEvidence): str
 /** Headers for the record, with credentials masked (Authorization keeps its scheme visible). */
 export function maskHeaders(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers))
-    out[name] =
-      name === 'authorization' ? maskAuthorization(value) : looksLikeCredentialHeader(name) ? maskSecret(value) : value;
+  for (const [name, value] of Object.entries(headers)) out[name] = maskHeaderValue(name, value);
   return out;
 }
 

@@ -1,9 +1,9 @@
 import { Agent, request } from 'undici';
+import { maskSecret } from '../../spec/credential-masking.js';
 import { parseRetryAfter } from '../judge/rate-limit-headers.js';
 import { apiUrl } from '../lib/api-url.js';
 import type { ObservedBudget } from '../lib/contract-target.js';
 import type { Exchange } from '../lib/exchange.js';
-import { maskSecret } from '../lib/mask-secret.js';
 import { ContractRunError } from './contract-run-error.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { looksLikeCredentialHeader } from '../../spec/credential-masking.js';
 import { apiUrl } from '../lib/api-url.js';
 import type { Exchange } from '../lib/exchange.js';
-import { looksLikeCredentialHeader } from '../lib/mask-secret.js';
 import { curlCommand, type SecretVariable, type SentRequest } from '../report/curl-command.js';
 import { type FailureGroup, groupFailures } from '../report/failure-groups.js';
 import { type InterfaceLinks, interfaceDocumentFile, interfaceLinks } from '../report/interface-links.js';

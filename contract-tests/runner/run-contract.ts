@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { access } from 'node:fs/promises';
+import { createRedactor, looksLikeCredentialHeader, maskSecret, redactDeep } from '../../spec/credential-masking.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { ContractHttpClient } from '../lib/http-client.js';
-import { createRedactor, looksLikeCredentialHeader, maskSecret, redactDeep } from '../lib/mask-secret.js';
 import type { WaitNotice } from '../lib/rate-budget.js';
 import { createRunState } from '../lib/run-state.js';
 import { waitLine } from '../report/progress-text.js';

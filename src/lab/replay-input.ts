@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { maskSecret } from '../../spec/credential-masking.js';
 import { type Scenario, validateScenario } from '../core/config/scenario-file.js';
 import { maxExportBodyBytes } from '../core/state/request-log.js';
 import type { LabLimits } from './lab-types.js';
@@ -653,7 +654,5 @@ function parseHar(textOrDocument: unknown, options: ReplayInputOptions): ReplayR
 
 /** Demo keys in full (they are public), every other key masked like the mock's log. */
 export function displayKey(key: string, demoKeys: Readonly<Record<string, string>>): string {
-  if (Object.hasOwn(demoKeys, key)) return key;
-  const visible = key.length > 8 ? 4 : Math.min(2, Math.floor(key.length / 3));
-  return `${key.slice(0, visible)}…(${key.length})`;
+  return Object.hasOwn(demoKeys, key) ? key : maskSecret(key);
 }

@@ -1,3 +1,4 @@
+import { maskQueryCredentials } from '../../spec/credential-masking.js';
 import type { Clock, MockRequest, MockResponse } from '../core/types.js';
 import { buildLabReport, clockStateAt, createLabSessionState, observeLab } from './lab-report.js';
 import type { LabBanPolicy, LabLimits, LabReport, TimelineInput } from './lab-types.js';
@@ -266,7 +267,8 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
             index,
             atMs: now,
             method: request.method,
-            url: request.url.slice(0, 200),
+            // A recording's keys stay in the replayed requests, never in the report.
+            url: maskQueryCredentials(request.url).slice(0, 200),
             recorded: request.recordedStatus,
             replayed: status,
             cause,

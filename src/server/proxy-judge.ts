@@ -9,6 +9,13 @@ import type { ObservedResponse, RuleViolation } from '../../contract-tests/judge
 import { planOfMinuteLimit, readBudget } from '../../contract-tests/judge/rate-limit-headers.js';
 import { type ResponseRule, responseRules } from '../../contract-tests/judge/response-rules.js';
 import type { SpecModel } from '../../contract-tests/judge/spec-model.js';
+import {
+  type CredentialPlaces,
+  commonCredentialPlaces,
+  createRedactor,
+  maskQueryCredentials,
+  secretsOfRequest,
+} from '../../spec/credential-masking.js';
 import type { MockResponse } from '../core/types.js';
 import { clientVerdicts } from '../lab/client-judge.js';
 import { buildLabReport, createLabSessionState, type LabSessionState, observeLab } from '../lab/lab-report.js';
@@ -39,6 +46,8 @@ export interface ProxyJudgeOptions {
   maxKeys?: number;
   maxEvidence?: number;
   maxExportLines?: number;
+  /** Where the document's requests carry keys: their values never reach the report or the export. */
+  credentialPlaces?: CredentialPlaces;
 }
 
 /** One request as it left for the upstream; the judge's handle until its answer arrives. */
@@ -66,6 +75,8 @@ export interface PendingExchange {
   inFlightOfKeyAtSend: number;
   /** Cleared when the answer is judged; only the key is held, never the bearer token. */
   key: string | null;
+  /** Every credential the request carried (header, query, cookie), held and cleared with `key`. */
+  secrets: readonly string[];
 }
 
 interface KeyState {
@@ -159,14 +170,14 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     return state;
   };
 
-  const record = (id: string, answer: JudgedAnswer, violations: readonly RuleViolation[], key: string | null) =>
-    tallies.record(id, answer, violations, key);
+  const record = (id: string, answer: JudgedAnswer, violations: readonly RuleViolation[], pending: PendingExchange) =>
+    tallies.record(id, answer, violations, { key: pending.key, all: pending.secrets });
 
-  const judgeResponse = (answer: JudgedAnswer, key: string | null) => {
-    const context = { spec: options.spec, anonymous: key === null, note: inform };
+  const judgeResponse = (answer: JudgedAnswer, pending: PendingExchange) => {
+    const context = { spec: options.spec, anonymous: pending.key === null, note: inform };
     for (const rule of responseRules as readonly ResponseRule[]) {
       if (!rule.applies(answer, context)) continue;
-      record(rule.id, answer, rule.judge(answer, context), key);
+      record(rule.id, answer, rule.judge(answer, context), pending);
     }
   };
 
@@ -177,7 +188,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     const sequential =
       before !== undefined && pending.inFlightOfKeyAtSend === 0 && state.sent === pending.sentOfKeyBefore + 1;
     const keyRule = (id: KeyRuleId, violations: RuleViolation[], which: JudgedAnswer = answer) =>
-      record(id, which, violations, pending.key);
+      record(id, which, violations, pending);
     if (answer.response.status === 429) {
       const past = retryAfterInThePast(answer);
       keyRule('key.retry-after-future', past === undefined ? [] : [{ detail: past, header: 'Retry-After' }]);
@@ -285,7 +296,10 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       operationId: pending.operationId,
       prefer: pending.prefer,
       contentType: pending.contentType,
-      body: pending.body,
+      body:
+        pending.body === null || pending.secrets.length === 0
+          ? pending.body
+          : createRedactor(pending.secrets)(pending.body),
     });
     if (exported.length - exportStart >= maxExportLines) {
       exported[exportStart] = '';
@@ -305,6 +319,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       seq += 1;
       counts.forwarded += 1;
       const key = bearerKey(request.headers.authorization);
+      const places = options.credentialPlaces ?? commonCredentialPlaces;
       const keyDigest = key === null ? null : createHash('sha256').update(key).digest('hex');
       const client = keyDigest === null ? anonymousPseudonym(request.clientAddress) : keyPseudonymFromDigest(keyDigest);
       const state = keyStateOf(client);
@@ -312,7 +327,8 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         seq,
         sentAtMs: now(),
         method: request.method,
-        url: request.url,
+        // Kept for the export, the labels and the lab: a key in the query never reaches them.
+        url: maskQueryCredentials(request.url, places),
         operationId: request.operation?.operationId ?? null,
         deprecated: request.operation?.deprecated ?? false,
         keyDigest,
@@ -326,6 +342,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         sentOfKeyBefore: state?.sent ?? 0,
         inFlightOfKeyAtSend: state?.inFlight ?? 0,
         key,
+        secrets: secretsOfRequest(request.headers, request.url, places),
       };
       if (state !== undefined && !pending.preflight) {
         state.sent += 1;
@@ -357,10 +374,10 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       if (pending.preflight) {
         // A browser's CORS preflight is not a request of the API: forwarded, neither side judged by it.
         inform('CORS preflights (OPTIONS with Access-Control-Request-Method) were forwarded and not judged');
-        pending.key = null;
+        forget(pending);
         return;
       }
-      judgeResponse(answer, pending.key);
+      judgeResponse(answer, pending);
       judgeKey(pending, answer, state);
       if (state !== undefined) {
         state.lastAnswer = { ...answer, response: { ...response, bodyText: '', json: undefined } };
@@ -368,7 +385,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       }
       const side = observeClientSide(pending, answer);
       exportLine(pending, response.status, errorCodeOf(response), side);
-      pending.key = null;
+      forget(pending);
     },
 
     failed(pending, side) {
@@ -379,7 +396,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         state.inFlight = Math.max(0, state.inFlight - 1);
         state.lastAnswer = undefined;
       }
-      pending.key = null;
+      forget(pending);
     },
 
     report(upstream) {
@@ -415,6 +432,12 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       );
     },
   };
+}
+
+/** The request's credentials are dropped once its answer is judged (or none came). */
+function forget(pending: PendingExchange): void {
+  pending.key = null;
+  pending.secrets = [];
 }
 
 /** The bearer token of an Authorization header (RFC 6750: the scheme is case-insensitive), or null. */

@@ -9,9 +9,16 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { specModelOf } from '../../contract-tests/judge/spec-model.js';
+import {
+  type CredentialPlaces,
+  credentialPlacesOf,
+  maskCredentialPatterns,
+  redactDeep,
+} from '../../spec/credential-masking.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
+import { type AllowedHosts, type ControlAccessPolicy, controlAccessRefusal } from '../core/controls/control-access.js';
 import { compileSpec } from '../core/spec/compiled-spec.js';
 import { createRouter } from '../core/spec/router.js';
 import { type Logger, silentLogger } from '../core/types.js';
@@ -64,6 +71,11 @@ export interface ProxyServerOptions {
   ca?: string | Buffer;
   logger?: Logger;
   now?: () => number;
+  /**
+   * Names besides loopback and the bound address that the controls answer to (`Host`), as the
+   * mock's `allowedHosts`. Default none: a DNS-rebinding page gets 403.
+   */
+  allowedHosts?: AllowedHosts;
 }
 
 export interface RunningProxyServer {
@@ -86,8 +98,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   const spec = compileSpec(options.spec ?? (await readSpecFile(options.specPath)));
   const route = createRouter(spec.operations);
   const basePath = spec.basePath;
+  const credentialPlaces = credentialPlacesOf(spec.document);
   const judge = createProxyJudge({
     spec: specModelOf(spec.definition),
+    credentialPlaces,
     banPolicy: banPolicyOfDefaults(),
     ...(options.now ? { now: options.now } : {}),
   });
@@ -99,7 +113,14 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     : new HttpAgent({ keepAlive: true });
   const send = isTls ? httpsRequest : httpRequest;
   const upstreamLabel = `${upstream.origin}${upstream.pathname}`;
-  const report = () => judge.report(upstreamLabel);
+  // Every output is built from this report (the controls, the page, the --report file): masked once more at the edge.
+  const report = () => maskedOutput(judge.report(upstreamLabel), credentialPlaces);
+  // The bind decides who reaches the proxy (docs/proxy.md); Host, Origin and Sec-Fetch-Site are checked as the mock's.
+  const controlPolicy: ControlAccessPolicy = {
+    allowRemoteControl: true,
+    allowedHosts: options.allowedHosts ?? [],
+    controlToken: undefined,
+  };
 
   const connections = createConnectionLedger();
   const maxRequestBody = options.maxRequestBodyBytes ?? 1024 * 1024;
@@ -222,7 +243,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     const { path, query } = head;
     request.resume();
     if (path.startsWith('/__mock/')) {
-      answerControl(path, new URLSearchParams(query.slice(1)), response, { judge, report });
+      const refusal = controlAccessRefusal(controlHeadOf(request), controlPolicy, { token: false });
+      if (refusal !== undefined) return sendError(response, 403, 'control_forbidden', refusal);
+      const exportLines = () => maskedOutput(judge.exportLines(), credentialPlaces);
+      answerControl(path, new URLSearchParams(query.slice(1)), response, { exportLines, report });
       return;
     }
     sendError(
@@ -278,7 +302,7 @@ function answerControl(
   path: string,
   query: URLSearchParams,
   response: ServerResponse,
-  proxy: { judge: ProxyJudge; report: () => ProxyReport },
+  proxy: { exportLines: () => string[]; report: () => ProxyReport },
 ): void {
   const send = (status: number, contentType: string, body: string, extra: Record<string, string> = {}) => {
     response.writeHead(status, {
@@ -299,7 +323,7 @@ function answerControl(
     else
       sendError(response, 400, 'validation_failed', 'Invalid query parameter format: expected json, junit or markdown');
   } else if (path === '/__mock/requests') {
-    const lines = proxy.judge.exportLines();
+    const lines = proxy.exportLines();
     if (query.get('format') !== 'jsonl')
       sendError(response, 400, 'validation_failed', 'Invalid query parameter format: the proxy exports jsonl');
     else send(200, 'application/x-ndjson', lines.length === 0 ? '' : `${lines.join('\n')}\n`);
@@ -309,6 +333,26 @@ function answerControl(
   } else {
     sendError(response, 404, 'not_found', `Not found: ${path} (the proxy's controls: report, requests, health, ui)`);
   }
+}
+
+/** What the shared control guard reads of a request that reached the proxy. */
+function controlHeadOf(request: IncomingMessage) {
+  const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+  return {
+    method: request.method ?? 'GET',
+    headers: {
+      host: first(request.headers.host),
+      origin: first(request.headers.origin),
+      'sec-fetch-site': first(request.headers['sec-fetch-site']),
+    },
+    clientAddress: request.socket.remoteAddress ?? '',
+    serverAddress: request.socket.localAddress,
+  };
+}
+
+/** The one masking step at the proxy's output edge: what looks like a credential, in every string. */
+function maskedOutput<T>(value: T, places: CredentialPlaces): T {
+  return redactDeep(value, (text) => maskCredentialPatterns(text, places));
 }
 
 function sendError(response: ServerResponse, status: number, code: string, message: string): void {

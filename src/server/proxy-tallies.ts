@@ -1,4 +1,5 @@
 import type { ObservedExchange, RuleViolation } from '../../contract-tests/judge/observed.js';
+import { createRedactor } from '../../spec/credential-masking.js';
 import type { ProxyEvidence, ServerRuleResult } from '../ui/proxy-types.js';
 
 /** An answer as the proxy reports it: its number in the traffic, its client's pseudonym and a label without the key. */
@@ -40,10 +41,11 @@ export class RuleTallies {
   }
 
   /**
-   * Counts one judged answer; its violations, if any, become evidence. `key` is the bearer token of
-   * the request, held only while it is judged: an upstream that echoed it is shown the pseudonym.
+   * Counts one judged answer; its violations, if any, become evidence. `secrets` are the credentials
+   * the request carried (held only while it is judged): an upstream that echoed one, whole or cut,
+   * is shown masked (the bearer key whole as the client's pseudonym).
    */
-  record(id: string, answer: JudgedAnswer, violations: readonly RuleViolation[], key: string | null): void {
+  record(id: string, answer: JudgedAnswer, violations: readonly RuleViolation[], secrets: RequestSecrets): void {
     const result = this.#results.get(id)!;
     result.judged += 1;
     if (violations.length === 0) return;
@@ -52,7 +54,7 @@ export class RuleTallies {
       result.moreFailures += 1;
       return;
     }
-    for (const violation of violations.slice(0, 2)) result.evidence.push(evidenceOf(answer, violation, key));
+    for (const violation of violations.slice(0, 2)) result.evidence.push(evidenceOf(answer, violation, secrets));
   }
 
   results(): ServerRuleResult[] {
@@ -69,13 +71,21 @@ export class RuleTallies {
   }
 }
 
-function evidenceOf(answer: JudgedAnswer, violation: RuleViolation, key: string | null): ProxyEvidence {
+/** The credentials of one request while it is judged: its bearer key and every secret it carried. */
+export interface RequestSecrets {
+  key: string | null;
+  all: readonly string[];
+}
+
+function evidenceOf(answer: JudgedAnswer, violation: RuleViolation, secrets: RequestSecrets): ProxyEvidence {
+  const { key, all } = secrets;
+  const named = key === null ? violation.detail : violation.detail.split(key).join(answer.client);
   return {
     seq: answer.seq,
     time: new Date(answer.receivedAtMs).toISOString(),
     request: answer.label,
     status: answer.response.status,
-    detail: key === null ? violation.detail : violation.detail.split(key).join(answer.client),
+    detail: all.length === 0 ? named : createRedactor(all)(named),
     ...(violation.header !== undefined ? { header: violation.header } : {}),
     ...(violation.field !== undefined ? { field: violation.field } : {}),
   };

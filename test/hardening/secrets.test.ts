@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maskSecret } from '../../src/core/state/key-registry.js';
+import { maskSecret } from '../../spec/credential-masking.js';
 import { type CliProcess, startCli } from './support/cli-process.js';
 import { errorShapeProblems } from './support/error-shape.js';
 

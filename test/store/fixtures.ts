@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
+import { maskSecret } from '../../spec/credential-masking.js';
 import type { Limits } from '../../src/core/config/mock-config.js';
 import type { ApiKeyEntry } from '../../src/core/state/key-registry.js';
-import { maskSecret } from '../../src/core/state/key-registry.js';
 import type { RuntimeKey, StateStoreOptions } from '../../src/core/state/state-store.js';
 
 /** 2026-01-01T00:00:00Z: on a minute and a day boundary, far from any real time. */

@@ -155,36 +155,55 @@ const encoder = new TextEncoder();
 
 /** Would the controls serve this caller (address, Host, Origin, token)? Checks only; counts nothing. */
 export function controlAccessAllowed(request: MockRequest, config: MockConfig): boolean {
-  try {
-    assertControlAccess(request, config);
-    return true;
-  } catch {
-    return false;
-  }
+  return controlAccessRefusal(request, config) === undefined;
 }
 
+/** What the control guard reads of a request: its method and head, where it came from and arrived. */
+export type ControlRequestHead = Pick<MockRequest, 'method' | 'headers' | 'clientAddress' | 'serverAddress'>;
+
+/** Who may drive the controls (the mock's config; the judging proxy gives its own). */
+export interface ControlAccessPolicy {
+  allowRemoteControl: boolean;
+  allowedHosts: AllowedHosts;
+  controlToken?: string | undefined;
+}
+
+/**
+ * The one guard of every control path, the mock's and the judging proxy's: throws
+ * `control_forbidden` (403) for a caller that may not drive them.
+ */
 export function assertControlAccess(
-  request: MockRequest,
-  config: MockConfig,
+  request: ControlRequestHead,
+  config: ControlAccessPolicy,
   checks: { token: boolean } = { token: true },
 ): void {
+  const refusal = controlAccessRefusal(request, config, checks);
+  if (refusal !== undefined) throw new HttpError('control_forbidden', refusal);
+}
+
+/**
+ * Why the controls refuse this caller, or undefined when they serve it: the client address, `Host`
+ * (DNS rebinding), `Origin` and, for a request that changes state without `Origin`, `Sec-Fetch-Site`
+ * (cross-site, or same-site: another port of the same host), then the control token.
+ */
+export function controlAccessRefusal(
+  request: ControlRequestHead,
+  config: ControlAccessPolicy,
+  checks: { token: boolean } = { token: true },
+): string | undefined {
   // `clientAddress` undefined is a caller in the same process or page (MSW, a test): trusted, and
   // with no Host to speak of (a browser's fetch never exposes it).
   if (request.clientAddress !== undefined) {
-    if (!config.allowRemoteControl && !isLoopbackAddress(request.clientAddress)) {
-      throw new HttpError(
-        'control_forbidden',
-        'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)',
-      );
-    }
+    if (!config.allowRemoteControl && !isLoopbackAddress(request.clientAddress))
+      return 'The control API only answers loopback clients (start the mock with --allow-remote-control to change that)';
     const badHost = hostRefusal(request.headers.host, request.serverAddress, config.allowedHosts);
-    if (badHost !== undefined)
-      throw new HttpError('control_forbidden', `The control API refuses this request: ${badHost}`);
+    if (badHost !== undefined) return `The control API refuses this request: ${badHost}`;
     // A page on any website can make the developer's own browser send a simple POST to loopback:
     // a request that names a foreign Origin is refused (the controls also send no CORS headers).
     const badOrigin = originRefusal(request.headers.origin, config.allowedHosts);
-    if (badOrigin !== undefined)
-      throw new HttpError('control_forbidden', `The control API refuses this request: ${badOrigin}`);
+    if (badOrigin !== undefined) return `The control API refuses this request: ${badOrigin}`;
+    const badSite = fetchSiteRefusal(request);
+    if (badSite !== undefined) return `The control API refuses this request: ${badSite}`;
   }
   if (checks.token && config.controlToken !== undefined) {
     const sent = request.headers['x-mock-control-token'];
@@ -192,8 +211,24 @@ export function assertControlAccess(
     if (
       sent === undefined ||
       !constantTimeEqual(sha256(encoder.encode(sent)), sha256(encoder.encode(config.controlToken)))
-    ) {
-      throw new HttpError('control_forbidden', 'The control API needs X-Mock-Control-Token with the configured token');
-    }
+    )
+      return 'The control API needs X-Mock-Control-Token with the configured token';
   }
+  return undefined;
+}
+
+/** Methods that only read: a browser cannot read a cross-site answer to them (no CORS headers are sent). */
+const readingMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * A request that changes state, sent without `Origin` by a browser that says it came from another
+ * site (`cross-site`) or another origin of the same site (`same-site`: another port of the same host
+ * is same-site), as the Fetch Metadata headers tell. `same-origin`, `none` (the user typed it) and
+ * no header (a script, curl) pass.
+ */
+function fetchSiteRefusal(request: ControlRequestHead): string | undefined {
+  if (request.headers.origin !== undefined || readingMethods.has(request.method.toUpperCase())) return undefined;
+  const site = request.headers['sec-fetch-site']?.trim().toLowerCase();
+  if (site !== 'cross-site' && site !== 'same-site') return undefined;
+  return `a browser sent it from another ${site === 'cross-site' ? 'site' : 'origin of this site'} (Sec-Fetch-Site: ${site}) without Origin`;
 }

@@ -1,5 +1,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import type * as z from 'zod';
+import { maskSecret } from '../../../spec/credential-masking.js';
 import { loadYamlModule, yamlModuleAvailable } from '../../../spec/yaml-module.js';
 import { onFirstUse } from '../../../spec/zod-module.js';
 import { labReportJunit } from '../../lab/lab-report.js';
@@ -7,7 +8,7 @@ import { anonymousPseudonym, keyPseudonymFromDigest, toExportLine, toStateLine }
 import { dashboardResponse } from '../../ui/dashboard-endpoint.js';
 import { planLimits } from '../config/mock-config.js';
 import { HttpError } from '../errors.js';
-import { type ApiKeyEntry, maskSecret, toHex } from '../state/key-registry.js';
+import { type ApiKeyEntry, toHex } from '../state/key-registry.js';
 import type { StartingState } from '../state/state-store.js';
 import { decodeScenarioBody } from './control-bodies.js';
 import type { ClockState, ControlRoute, ControlRuntime } from './control-types.js';

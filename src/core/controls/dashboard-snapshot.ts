@@ -1,4 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { maskSecret } from '../../../spec/credential-masking.js';
 import { clientReport } from '../../lab/lab-report.js';
 import type {
   DashboardClient,
@@ -10,7 +11,7 @@ import type {
 import { renderTimelineSvg } from '../../lab/timeline-svg.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { StartupKey } from '../pipeline/auth.js';
-import { maskSecret, toHex } from '../state/key-registry.js';
+import { toHex } from '../state/key-registry.js';
 import type { RateDecision } from '../state/rate-limiter.js';
 import type { StateStore } from '../state/state-store.js';
 import type { LabSessions } from './lab-sessions.js';

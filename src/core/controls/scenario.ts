@@ -1,4 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { maskSecret } from '../../../spec/credential-masking.js';
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import type { MockConfig } from '../config/mock-config.js';
 import {
@@ -12,7 +13,7 @@ import {
   validateScenario,
 } from '../config/scenario-file.js';
 import type { Authenticator } from '../pipeline/auth.js';
-import { type ApiKeyEntry, maskSecret, toHex } from '../state/key-registry.js';
+import { type ApiKeyEntry, toHex } from '../state/key-registry.js';
 import {
   type ClientWindows,
   type RuntimeKey,

@@ -1,7 +1,8 @@
+import { maskSecret } from '../../../spec/credential-masking.js';
 import type { CompiledSecurity, SchemeCheck } from '../../../spec/security-schemes.js';
 import { demoKeys, type Limits, type MockConfig, planLimits } from '../config/mock-config.js';
 import { cookieValue } from '../spec/parameter-values.js';
-import { type ApiKeyEntry, KeyRegistry, maskSecret } from '../state/key-registry.js';
+import { type ApiKeyEntry, KeyRegistry } from '../state/key-registry.js';
 import type { MockRequest } from '../types.js';
 
 /** What the Authorization header says, before the state store is asked about run-time keys. */

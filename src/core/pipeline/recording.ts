@@ -1,3 +1,4 @@
+import { createRedactor, maskedRunLength, maskQueryCredentials } from '../../../spec/credential-masking.js';
 import { maxExportBodyBytes, type RecordedRequest, type ReplayFields } from '../state/request-log.js';
 import { defaultSessionName } from '../state/sessions.js';
 import type { RequestEvent, RequestRecord } from './request-record.js';
@@ -98,14 +99,28 @@ function replayFieldsOf(record: RequestRecord): ReplayFields {
         ? text
         : textDecoder.decode(request.body.subarray(0, maxExportBodyBytes));
   }
+  const token = credentials?.kind === 'token' ? credentials.token : undefined;
   return {
-    url: request.url.slice(0, 2_000),
+    url: withoutKeys(maskQueryCredentials(request.url.slice(0, 2_000), record.served.credentialPlaces), token),
     keyDigest: key !== null && credentials?.kind === 'token' ? credentials.digestHex : null,
     auth: key !== null ? 'key' : request.headers.authorization !== undefined ? 'invalid' : 'none',
     limits: key !== null ? key.limits : record.runtime.config.anonymous,
     clientAddress: request.clientAddress ?? null,
     prefer: request.headers.prefer?.slice(0, 200) ?? null,
     contentType: request.headers['content-type']?.slice(0, 200) ?? null,
-    body,
+    body: body === null ? null : withoutKeys(body, token),
   };
+}
+
+/**
+ * The text with the request's key masked, also when the export's bound cut it: looked for only
+ * where it may be (its text whole, or its first 8 characters at a cut), so a request without its
+ * key in the text costs two searches.
+ */
+function withoutKeys(text: string, token: string | undefined): string {
+  if (token === undefined || token.length < 4) return text;
+  const lower = text.toLowerCase();
+  const head = token.slice(0, maskedRunLength).toLowerCase();
+  if (!lower.includes(head) && !lower.includes(encodeURIComponent(head).toLowerCase())) return text;
+  return createRedactor([token])(text);
 }

@@ -1,3 +1,4 @@
+import { type CredentialPlaces, credentialPlacesOf } from '../../../spec/credential-masking.js';
 import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { CompiledOperation, CompiledSpec } from '../spec/compiled-spec.js';
@@ -30,6 +31,8 @@ export interface ServedSpec {
   readonly errorShapes: ReadonlyMap<string, ErrorShape>;
   /** The error shape of answers no operation gives (404 for a path no operation has): the first the spec declares. */
   readonly routelessErrorShape: ErrorShape | undefined;
+  /** Where this document's requests carry keys (its `apiKey` schemes and the common names): masked in the export. */
+  readonly credentialPlaces: CredentialPlaces;
 }
 
 /**
@@ -78,6 +81,7 @@ export function serveSpec(
     rateLimited: limited,
     errorShapes,
     routelessErrorShape: spec.operations.length === 0 ? undefined : errorShapeOf(spec.operations, data),
+    credentialPlaces: credentialPlacesOf(spec.document),
   };
 }
 

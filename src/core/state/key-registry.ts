@@ -1,4 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js';
+import { maskSecret } from '../../../spec/credential-masking.js';
 import type { Limits } from '../config/mock-config.js';
 
 export interface ApiKeyEntry {
@@ -97,14 +98,4 @@ export function toHex(bytes: Uint8Array): string {
   let out = '';
   for (const byte of bytes) out += hexDigits[byte];
   return out;
-}
-
-/**
- * Masks a secret for logs: a short prefix stays readable, the rest is hidden.
- *
- * @example maskSecret('demo-enterprise') // 'demo…(15)'
- */
-export function maskSecret(secret: string): string {
-  const visible = secret.length > 8 ? 4 : Math.min(2, Math.floor(secret.length / 3));
-  return `${secret.slice(0, visible)}…(${secret.length})`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRedactor, looksLikeCredentialHeader, redactDeep } from './mask-secret.js';
+import { createRedactor, looksLikeCredentialHeader, maskSecret, redactDeep } from './credential-masking.js';
 
 describe('createRedactor', () => {
   const redact = createRedactor(['demo-enterprise', 'tenant-session-01']);
@@ -24,5 +24,16 @@ describe('createRedactor', () => {
     for (const name of ['Authorization', 'Cookie', 'X-Api-Key', 'X-Auth-Token', 'X-Session'])
       expect(looksLikeCredentialHeader(name), name).toBe(true);
     expect(looksLikeCredentialHeader('X-Tenant')).toBe(false);
+  });
+});
+
+describe('maskSecret', () => {
+  it.each([
+    ['demo-enterprise', 'demo…(15)'],
+    ['sk_live_ABCDEFGHIJ', 'sk_l…(18)'],
+    ['short', 's…(5)'],
+    ['ab', '…(2)'],
+  ])('masks %s as %s', (secret, masked) => {
+    expect(maskSecret(secret)).toBe(masked);
   });
 });
