@@ -8,6 +8,7 @@ import type { DataGenerator } from '../../spec/data-generator.js';
 import type { JsonSchema } from '../../spec/openapi-types.js';
 import { type CompiledSecurity, compileSecurity, type SchemeCheck } from '../../spec/security-schemes.js';
 import { type BodyCase, deriveBodyCases } from './coverage-cases.js';
+import { parsedPath, pathSegment, RefusedRequest } from './resource-path.js';
 
 /**
  * The generic layer's reading of one operation: what it needs (credentials, parameters, a body)
@@ -201,8 +202,13 @@ export class GenericRequestBuilder {
     let path = definition.pathTemplate;
     for (const parameter of this.#parameters('path')) {
       const text = change.replace?.parameter === parameter ? change.replace.text : this.#pathValue(parameter);
-      path = path.replace(`{${parameter.name}}`, encodeURIComponent(text));
+      path = path.replace(`{${parameter.name}}`, pathSegment(text));
     }
+    const parsed = parsedPath(path);
+    if (parsed !== undefined)
+      throw new RefusedRequest(
+        `not sent: ${definition.method} ${path} would reach ${parsed} once a URL parser removes its dot segment, not a resource of ${definition.pathTemplate}; the kit sends a request only to the resource its path names`,
+      );
     const query: [string, string][] = [];
     const headers: Record<string, string> = {};
     const cookies: string[] = [];

@@ -1,0 +1,46 @@
+/**
+ * How the generic layer addresses a resource: each path value as one segment, and never a URL that
+ * a parser (the kit's HTTP client, a proxy, the server) would read as another path. A server that
+ * names a created resource `.` or `..` must not turn the kit's PUT or DELETE into one on the
+ * collection or the API root.
+ */
+
+/**
+ * A request the kit refuses to send because a URL parser would take it elsewhere than its path
+ * template names (a value `.` or `..` from a server, for one): the check ends as INFO saying why.
+ */
+export class RefusedRequest extends Error {}
+
+/**
+ * A value as ONE path segment: percent-encoded (`/` as `%2F`, `?` as `%3F`), and a segment of dots
+ * only (`.`, `..`) with its dots encoded too (`%2E`), so that it is never a dot segment as written.
+ *
+ * @example pathSegment('..') // '%2E%2E'
+ * @example pathSegment('a/../b') // 'a%2F..%2Fb'
+ */
+export function pathSegment(text: string): string {
+  const encoded = encodeURIComponent(text);
+  return /^\.+$/.test(encoded) ? encoded.replace(/\./g, '%2E') : encoded;
+}
+
+/**
+ * The path a URL parser makes of `path` when it is not the same segments (WHATWG URL and RFC 3986
+ * remove `.` and `..`, and `%2E` spellings of them, with the segment before), else undefined.
+ *
+ * @example parsedPath('/pets/%2E%2E') // '/'
+ * @example parsedPath('/pets/a%2Fb') // undefined
+ */
+export function parsedPath(path: string): string | undefined {
+  const raw = path.split('?')[0]!;
+  const parsed = new URL(raw, 'http://kit.invalid').pathname;
+  const decoded = (text: string) => text.split('/').map(decodedSegment).join('/');
+  return decoded(parsed) === decoded(raw) ? undefined : parsed;
+}
+
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
