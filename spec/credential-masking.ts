@@ -136,10 +136,13 @@ function maskCookieValues(value: string): string {
  */
 export function maskQueryCredentials(url: string, places: CredentialPlaces = commonCredentialPlaces): string {
   if (!url.includes('=')) return url;
-  return url.replace(/([?&;])([^=&#?;\s]+)=([^&#;\s]*)/g, (all, lead: string, name: string, value: string) =>
-    value !== '' && places.query.has(safeDecode(name).toLowerCase())
-      ? `${lead}${name}=${maskSecret(safeDecode(value))}`
-      : all,
+  // A value ends where a URL's query does, and at a quote or bracket of the text around it (a JSON string, HTML).
+  return url.replace(
+    /([?&;])([^=&#?;\s"'<>]+)=([^&#;\s"'<>\\`{}|^]*)/g,
+    (all, lead: string, name: string, value: string) =>
+      value !== '' && !alreadyMasked.test(value) && places.query.has(safeDecode(name).toLowerCase())
+        ? `${lead}${name}=${maskSecret(safeDecode(value))}`
+        : all,
   );
 }
 
@@ -157,6 +160,9 @@ export function maskCredentialPatterns(text: string, places: CredentialPlaces = 
     (_all, scheme: string, space: string, credentials: string) => `${scheme}${space}${maskSecret(credentials)}`,
   );
 }
+
+/** What `maskSecret` writes: masked again, it would only lose the length. */
+const alreadyMasked = /^[^…]{0,4}…\(\d+\)$/;
 
 /**
  * The secrets a request carries, by every route: the credentials of Authorization headers (a
