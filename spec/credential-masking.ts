@@ -223,10 +223,12 @@ function safeDecode(text: string): string {
  * Replaces every given secret wherever it appears in a text: whole, in any case, URL-encoded or
  * base64, and any run of `maskedRunLength` or more of its characters (an excerpt cut through a key
  * shows none of it). Each run becomes the secret's mask. A secret shorter than 4 is not looked for.
+ * `label` masks whole secrets only: for the names the writer itself gives things (an object's keys,
+ * a header's name), never cut by an excerpt, which a human-readable secret may share 8 characters with.
  *
  * @example createRedactor(['demo-enterprise'])('echo: DEMO-ENTERPRISE, …o-enterpr') // 'echo: demo…(15), …demo…(15)'
  */
-export function createRedactor(secrets: readonly string[]): (text: string) => string {
+export function createRedactor(secrets: readonly string[]): Redactor {
   const forms: { text: string; mask: string }[] = [];
   const seen = new Set<string>();
   for (const secret of secrets) {
@@ -239,7 +241,7 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
       forms.push({ text: lower, mask });
     }
   }
-  if (forms.length === 0) return (text) => text;
+  if (forms.length === 0) return Object.assign((text: string) => text, { label: (text: string) => text });
   // Every 4 characters of every long form, by where they stand: a run of 8 or more in a text
   // always holds a whole 4-character block starting at a multiple of 4, so blocks are enough to find it.
   const blocks = new Map<string, { form: number; at: number }[]>();
@@ -252,7 +254,7 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
       else list.push({ form, at });
     }
   });
-  return (text) => {
+  const redact = (text: string, wholeOnly: boolean) => {
     if (text.length < 4) return text;
     const lower = asciiLower(text);
     const runs: Run[] = [];
@@ -265,12 +267,18 @@ export function createRedactor(secrets: readonly string[]): (text: string) => st
       if (found !== undefined)
         for (const { form, at } of found) {
           const run = runAround(lower, forms[form]!.text, start, at);
-          if (run.end - run.start >= maskedRunLength) runs.push({ ...run, mask: forms[form]!.mask });
+          const length = run.end - run.start;
+          if (length >= (wholeOnly ? forms[form]!.text.length : maskedRunLength))
+            runs.push({ ...run, mask: forms[form]!.mask });
         }
     }
     return runs.length === 0 ? text : replaceRuns(text, runs);
   };
+  return Object.assign((text: string) => redact(text, false), { label: (text: string) => redact(text, true) });
 }
+
+/** Masks secrets in a text; `label` only whole ones (see `createRedactor`). */
+export type Redactor = ((text: string) => string) & { label?: (text: string) => string };
 
 interface Run {
   start: number;
@@ -317,15 +325,17 @@ function replaceRuns(text: string, runs: Run[]): string {
 }
 
 /**
- * Applies a redactor to every string in a plain-data value (a report), keys included.
+ * Applies a redactor to every string in a plain-data value (a report), keys included (by its
+ * `label`, when it has one).
  *
  * @example redactDeep({ a: ['key-12345678'] }, createRedactor(['key-12345678'])) // { a: ['key-…(12)'] }
  */
-export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+export function redactDeep<T>(value: T, redact: Redactor): T {
   if (typeof value === 'string') return redact(value) as T;
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact)) as T;
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [redact(key), redactDeep(item, redact)])) as T;
+    const label = redact.label ?? redact;
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [label(key), redactDeep(item, redact)])) as T;
   }
   return value;
 }

@@ -1,6 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import { createRedactor, looksLikeCredentialHeader, maskSecret, redactDeep } from '../../spec/credential-masking.js';
+import {
+  type CredentialPlaces,
+  createRedactor,
+  looksLikeCredentialHeader,
+  maskHeaderValue,
+  maskSecret,
+  redactDeep,
+} from '../../spec/credential-masking.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { ContractHttpClient } from '../lib/http-client.js';
 import type { WaitNotice } from '../lib/rate-budget.js';
@@ -50,14 +57,15 @@ export const timeTolerance =
  */
 export async function runContract(options: ContractOptions): Promise<ContractRun> {
   const settings = resolveContractOptions(options);
-  const secrets = [
+  const secretsOf = (places?: CredentialPlaces) => [
     settings.apiKey,
     ...(settings.rateLimitKey === undefined ? [] : [settings.rateLimitKey]),
     ...Object.entries(settings.extraHeaders)
-      .filter(([name]) => looksLikeCredentialHeader(name))
+      .filter(([name]) => looksLikeCredentialHeader(name, places))
       .map(([, value]) => value),
   ];
-  const redact = createRedactor(secrets);
+  // Once the document is read, a -H header it names `apiKey in: header` is a secret too.
+  let redact = createRedactor(secretsOf());
   const printLog = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const logLines: string[] = [];
   const log = (line: string) => {
@@ -81,6 +89,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   } catch (error) {
     throw new ContractRunError('usage', (error as Error).message);
   }
+  redact = createRedactor(secretsOf(layers.credentialPlaces));
   // A run that cannot mean anything (server unreachable, a key refused, no API at the base URL) stops
   // here or at the rate-limit key's first answer. On another document, only an unreachable server stops it.
   const probe = await (layers.petstoreRules
@@ -238,7 +247,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         extraHeaders: Object.fromEntries(
           Object.entries(settings.extraHeaders).map(([name, value]) => [
             name,
-            looksLikeCredentialHeader(name) ? masked(value) : value,
+            maskHeaderValue(name, value, layers.credentialPlaces),
           ]),
         ),
       },

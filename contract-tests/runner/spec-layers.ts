@@ -1,4 +1,5 @@
 import { compileSpecDefinition } from '../../spec/compile-spec.js';
+import { type CredentialPlaces, credentialPlacesOf } from '../../spec/credential-masking.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { type SpecModel, specModelOf } from '../judge/spec-model.js';
 import type { CheckArea } from '../lib/check.js';
@@ -16,6 +17,8 @@ export interface SpecLayers {
   areas: CheckArea[];
   /** The first operation a plain GET can reach (no path parameter, no required input): the reachability probe. */
   probePath: string;
+  /** Where the document's requests carry keys: a -H header it names `apiKey in: header` is a secret. */
+  credentialPlaces: CredentialPlaces;
 }
 
 /**
@@ -28,7 +31,9 @@ export interface SpecLayers {
  * @example const { petstoreRules, areas } = await specLayers('test/fixtures/specs/oai-petstore/petstore.yaml'); // false, 2 areas
  */
 export async function specLayers(specPath: string, only?: readonly string[]): Promise<SpecLayers> {
-  const definition = compileSpecDefinition(await readSpecFile(specPath));
+  const document = await readSpecFile(specPath);
+  const definition = compileSpecDefinition(document);
+  const credentialPlaces = credentialPlacesOf(document);
   const chosen = only === undefined ? undefined : new Set(only);
   const unknown = [...(chosen ?? [])].filter(
     (name) =>
@@ -66,7 +71,14 @@ export async function specLayers(specPath: string, only?: readonly string[]): Pr
       !operation.parameters.some((parameter) => parameter.required),
   );
   if (!petstoreRules)
-    return { spec, petstoreRules, genericOperations, areas: generic, probePath: probe?.pathTemplate ?? '/' };
+    return {
+      spec,
+      petstoreRules,
+      genericOperations,
+      areas: generic,
+      probePath: probe?.pathTemplate ?? '/',
+      credentialPlaces,
+    };
   const { suiteAreas } = await import('../suite/index.js');
   // The checks over every response judge the generic layer's answers too: they run last.
   const last = suiteAreas[suiteAreas.length - 1]!;
@@ -76,6 +88,7 @@ export async function specLayers(specPath: string, only?: readonly string[]): Pr
     genericOperations,
     areas: [...suiteAreas.slice(0, -1), ...generic, last],
     probePath: '/categories',
+    credentialPlaces,
   };
 }
 

@@ -233,7 +233,8 @@ describe('the kit: its reports in every format and its log (rows 7 and 8)', () =
         baseUrl: `${upstream.url}/v1`,
         apiKey: keys.kit,
         specPath,
-        extraHeaders: { 'X-Api-Key': keys.kitHeader },
+        // -H of a header only the document names as a key, and of a common one.
+        headers: { 'X-Tenant-Ident': keys.kitHeader, 'X-Api-Key': keys.stranger },
         runId: 'keys',
       });
       const outputs = {
@@ -247,6 +248,7 @@ describe('the kit: its reports in every format and its log (rows 7 and 8)', () =
       // Not vacuous: the server's echo is in the report, masked.
       expect(outputs.json).toContain('Rn2B…(32)');
       expect(outputs.json).toContain('refused with 401');
+      expect(outputs.json).toContain('"x-tenant-ident": "Ts8H…(32)"');
     } finally {
       await upstream.close();
     }
