@@ -17,6 +17,7 @@ import type { SituationName } from '../lab/lab-types.js';
 import { readYamlFileText } from '../server/config-file.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
+import { allowedHostsOption } from './allowed-hosts-option.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
 
@@ -208,6 +209,10 @@ async function main(argv: string[]): Promise<number> {
         specPath,
         reportPath: values.report,
         failOn: failOn as FailOn | undefined,
+        // The controls answer the names the mock's would: the config's and --allowed-hosts.
+        ...(values['allowed-hosts'] || fileConfig?.allowedHosts
+          ? { allowedHosts: allowedHostsOption(values['allowed-hosts'] ?? [], fileConfig?.allowedHosts) }
+          : {}),
         logger,
       });
     }
@@ -365,16 +370,6 @@ function describeStoreUrl(url: string): string {
   } catch {
     return 'redis';
   }
-}
-
-/** `--allowed-hosts a,b --allowed-hosts c` adds to the config's list; `all` anywhere switches the check off. */
-function allowedHostsOption(flags: string[], fromConfig: 'all' | string[] | undefined): 'all' | string[] {
-  const names = flags
-    .flatMap((flag) => flag.split(','))
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  if (fromConfig === 'all' || names.includes('all')) return 'all';
-  return [...(fromConfig ?? []), ...names];
 }
 
 /**

@@ -2,10 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { sanitiseForTerminal } from '../../contract-tests/report/terminal-text.js';
 import { readSpecFile } from '../../spec/load-spec.js';
+import type { AllowedHosts } from '../core/controls/control-access.js';
 import type { Logger } from '../core/types.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { proxyReportJunit, proxyReportMarkdown } from '../server/proxy-report.js';
 import { type RunningProxyServer, startProxyServer } from '../server/proxy-server.js';
+import { allowedHostsOption } from './allowed-hosts-option.js';
 
 const help = `petstore-mock proxy: forward real traffic to a server and judge both sides against the interface.
 
@@ -23,6 +25,8 @@ Options:
       --max-body-bytes N   Bytes of an answer kept for judging (default 1048576); longer ones are forwarded
                            whole and reported as too large to judge
       --upstream-timeout S Seconds the upstream has to answer (default 30); then 502
+      --allowed-hosts NAME Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any);
+                           by default only loopback names and the bound address (DNS rebinding is 403)
       --verbose            Log every forwarded request (keys never shown)
       --quiet              Print nothing but errors
       --help               Show this help
@@ -41,6 +45,7 @@ const options = {
   'fail-on': { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'upstream-timeout': { type: 'string' },
+  'allowed-hosts': { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -85,6 +90,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     upstreamTimeoutMs: (timeout as number) * 1000,
     reportPath: values.report,
     failOn: failOn as FailOn | undefined,
+    ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], undefined) } : {}),
     logger,
   });
 }
@@ -99,6 +105,7 @@ export async function runProxy(settings: {
   upstreamTimeoutMs?: number;
   reportPath?: string | undefined;
   failOn?: FailOn | undefined;
+  allowedHosts?: AllowedHosts;
   logger: Logger;
 }): Promise<number> {
   const { logger } = settings;
@@ -111,6 +118,7 @@ export async function runProxy(settings: {
       ...(settings.specPath !== undefined ? { spec: await readSpecFile(settings.specPath) } : {}),
       ...(settings.maxJudgedBodyBytes !== undefined ? { maxJudgedBodyBytes: settings.maxJudgedBodyBytes } : {}),
       ...(settings.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: settings.upstreamTimeoutMs } : {}),
+      ...(settings.allowedHosts !== undefined ? { allowedHosts: settings.allowedHosts } : {}),
       logger,
     });
   } catch (error) {

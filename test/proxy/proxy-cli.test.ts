@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -155,5 +156,26 @@ describe('petstore-mock proxy', () => {
     expect(code).toBe(2);
     expect(output).toContain('--fail-on must be server, client or any, got "both"');
     expect(output.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('--allowed-hosts: the controls answer that name too; any other Host is 403 (DNS rebinding)', async () => {
+    const proxy = await startProxy(['proxy', await withFake([]), '--port', '0', '--allowed-hosts', 'proxy.test']);
+    const { port } = new URL(proxy.baseUrl);
+    const statusUnder = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest(
+          { host: '127.0.0.1', port, path: '/__mock/report', headers: { host }, setHost: false },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+    expect(await statusUnder('proxy.test')).toBe(200);
+    expect(await statusUnder(`127.0.0.1:${port}`)).toBe(200);
+    expect(await statusUnder('evil.example')).toBe(403);
+    await proxy.stop();
   });
 });
