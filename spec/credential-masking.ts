@@ -167,7 +167,7 @@ const alreadyMasked = /^[^…]{0,4}…\(\d+\)$/;
 /**
  * The secrets a request carries, by every route: the credentials of Authorization headers (a
  * Basic pair's password too), credential headers, the values of credential query parameters and
- * every cookie value. Give them to `createRedactor` to mask their echo in an answer.
+ * of cookies that may be keys. Give them to `createRedactor` to mask their echo in an answer.
  *
  * @example secretsOfRequest({ authorization: 'Bearer abc12345678' }, '/v1/x?key=zz99887766', commonCredentialPlaces) // ['abc12345678', 'zz99887766']
  */
@@ -182,8 +182,7 @@ export function secretsOfRequest(
     const lower = name.toLowerCase();
     for (const value of typeof raw === 'string' ? [raw] : raw) {
       if (lower === 'authorization' || lower === 'proxy-authorization') secrets.push(...authorizationSecrets(value));
-      else if (lower === 'cookie')
-        for (const pair of value.split(';')) secrets.push(pair.slice(pair.indexOf('=') + 1).trim());
+      else if (lower === 'cookie') secrets.push(...cookieSecrets(value, places));
       else if (looksLikeCredentialHeader(lower, places)) secrets.push(value.trim());
     }
   }
@@ -195,6 +194,21 @@ export function secretsOfRequest(
         secrets.push(safeDecode(pair.slice(equals + 1)));
     }
   return secrets.filter((secret) => secret.length >= 4);
+}
+
+/**
+ * The cookie values that may be keys: those the document names `apiKey in: cookie`, and any as long
+ * as a run the redactor masks (a session id); `theme=dark` is not looked for in every answer.
+ */
+function cookieSecrets(value: string, places: CredentialPlaces): string[] {
+  const out: string[] = [];
+  for (const pair of value.split(';')) {
+    const equals = pair.indexOf('=');
+    const text = pair.slice(equals + 1).trim();
+    if (text.length >= maskedRunLength || places.cookies.has(pair.slice(0, equals).trim().toLowerCase()))
+      out.push(text);
+  }
+  return out;
 }
 
 function authorizationSecrets(value: string): string[] {
