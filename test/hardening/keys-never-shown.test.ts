@@ -190,6 +190,17 @@ describe('the judging proxy: an echo cut at every offset of an 80-character exce
             const key = Object.values(keys)[offset % 4]!;
             await send(`${proxy.baseUrl}${targetOf(route, key)}`, { headers: route.headers(key) });
           }
+          // A refused target quotes its query in the proxy's log line.
+          const refused = await new Promise<number>((resolve, reject) => {
+            const path = `/v1/../admin?tenantPass=${keys.query}`;
+            const request = httpRequest({ host: '127.0.0.1', port: proxy.port, path }, (response) => {
+              response.resume();
+              resolve(response.statusCode ?? 0);
+            });
+            request.on('error', reject);
+            request.end();
+          });
+          expect(refused).toBe(400);
           const outputs: Record<string, string> = {};
           for (const control of [
             '/__mock/report',
