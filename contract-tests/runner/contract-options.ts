@@ -1,3 +1,4 @@
+import { maskSecret } from '../../spec/credential-masking.js';
 import { defaultSpecPath } from '../../spec/load-spec.js';
 import { normaliseBaseUrl } from '../lib/api-url.js';
 import { checkOwnedHeaders } from '../lib/http-client.js';
@@ -204,7 +205,7 @@ export function parseHeaders(input: readonly string[] | Record<string, string>):
         if (colon <= 0)
           throw new ContractRunError(
             'usage',
-            `Failed to use -H ${JSON.stringify(maskAfterColon(line))}: write it as 'Name: value'`,
+            `Failed to use -H ${JSON.stringify(maskSecret(line))}: write it as 'Name: value'`,
           );
         return [line.slice(0, colon).trim(), line.slice(colon + 1).trim()];
       })
@@ -227,10 +228,6 @@ export function parseHeaders(input: readonly string[] | Record<string, string>):
     out[name] = value;
   }
   return out;
-}
-
-function maskAfterColon(line: string): string {
-  return line.length > 12 ? `${line.slice(0, 12)}…` : line;
 }
 
 function checkKey(value: string | undefined, flag: string, variable: string): string {

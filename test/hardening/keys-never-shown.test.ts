@@ -5,6 +5,7 @@ import { renderHumanReport } from '../../contract-tests/report/human-report.js';
 import { renderJsonReport } from '../../contract-tests/report/json-report.js';
 import { renderJunitReport } from '../../contract-tests/report/junit-report.js';
 import { renderMarkdownReport } from '../../contract-tests/report/markdown-report.js';
+import { parseHeaders } from '../../contract-tests/runner/contract-options.js';
 import { createConsoleLogger } from '../../src/server/console-logger.js';
 import { proxyReportJunit, proxyReportMarkdown } from '../../src/server/proxy-report.js';
 import { startProxyServer } from '../../src/server/proxy-server.js';
@@ -263,5 +264,16 @@ describe('the kit: its reports in every format and its log (rows 7 and 8)', () =
     } finally {
       await upstream.close();
     }
+  });
+
+  it('a -H line it refuses (a key pasted without its name) is quoted masked', () => {
+    let message = '';
+    try {
+      parseHeaders([keys.kitHeader]);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain("write it as 'Name: value'");
+    expect(shownRuns('the -H usage error', message)).toEqual([]);
   });
 });
