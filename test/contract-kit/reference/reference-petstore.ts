@@ -1,4 +1,5 @@
 import { anonymousPlan, type Plan } from './plans.js';
+import type { ReferenceHooks } from './reference-hooks.js';
 import { type RateDecision, ReferenceRateLimiter } from './reference-rate-limiter.js';
 
 /** A request as the reference server sees it: no sockets, no streams. */
@@ -23,9 +24,11 @@ export interface ReferencePetstoreOptions {
   clock: { now(): number };
   /** API key -> plan. */
   keys: ReadonlyMap<string, Plan>;
+  /** Lines a buggy backend adds (test/contract-kit/bug-servers/ only); none by default. */
+  hooks?: ReferenceHooks;
 }
 
-interface Category {
+export interface Category {
   id: number;
   name: string;
   description?: string;
@@ -79,7 +82,8 @@ const ordersRoute: Route = { methods: ['GET'], operation: 'orders' };
  * handle({ method: 'GET', target: '/v1/categories', headers: { authorization: 'Bearer ref-main' }, body: new Uint8Array(), client: '127.0.0.1' }).status; // 200
  */
 export function createReferencePetstore(options: ReferencePetstoreOptions): (request: PlainRequest) => PlainResponse {
-  const limiter = new ReferenceRateLimiter(options.clock);
+  const hooks = options.hooks ?? {};
+  const limiter = new ReferenceRateLimiter(options.clock, hooks.limiter);
   const categories: Category[] = [];
   let nextId = 1;
 
@@ -87,21 +91,30 @@ export function createReferencePetstore(options: ReferencePetstoreOptions): (req
     pet: () => ({ status: 200, text: petText, headers: deprecationHeaders }),
     orders: () => ({ status: 200, text: ordersText, headers: {} }),
     categories: (method, request) => {
-      if (method === 'GET') return { status: 200, text: JSON.stringify(categories), headers: {} };
+      // Stryker disable next-line all: a hook point of the bug corpus; the reference has no hooks
+      const listed = hooks.list?.(categories) ?? categories;
+      if (method === 'GET') return { status: 200, text: JSON.stringify(listed), headers: {} };
       const read = readNewCategory(request);
       if ('error' in read) return read;
-      const category: Category = { id: nextId, ...read.value };
-      nextId += 1;
-      categories.push(category);
+      const draft: Category = { id: nextId, ...read.value };
+      // Stryker disable next-line all: a hook point of the bug corpus; the reference has no hooks
+      const category = hooks.create?.(draft, { request, stored: categories }) ?? draft;
+      // Stryker disable next-line all: a hook point of the bug corpus (a create hook may answer a stored category)
+      if (!categories.includes(category)) {
+        nextId += 1;
+        categories.push(category);
+      }
       return { status: 201, text: JSON.stringify(category), headers: {} };
     },
   };
 
-  return (request) => {
+  const answer = (request: PlainRequest): PlainResponse => {
     const key = bearerToken(request.headers.authorization);
     const plan = options.keys.get(String(key));
-    const decision =
-      plan === undefined ? limiter.take(`address:${request.client}`, anonymousPlan) : limiter.take(`key:${key}`, plan);
+    const bucket = plan === undefined ? `address:${request.client}` : `key:${key}`;
+    const take = (counted: string) => limiter.take(counted, plan ?? anonymousPlan);
+    // Stryker disable next-line all: a hook point of the bug corpus; the reference has no hooks
+    const decision = hooks.decide?.(take, bucket, request) ?? take(bucket);
     const respond = (status: number, text: string, extra: Record<string, string> = {}): PlainResponse => ({
       status,
       headers: {
@@ -121,9 +134,16 @@ export function createReferencePetstore(options: ReferencePetstoreOptions): (req
     if (plan === undefined) return fail(401, errors.unauthorized);
     if (!route.methods.includes(request.method))
       return fail(405, errors.methodNotAllowed, { Allow: route.methods.join(', ') });
-    const answer = operations[route.operation](request.method, request);
-    if ('error' in answer) return fail(answer.status, answer.error);
-    return respond(answer.status, answer.text, answer.headers);
+    const result = operations[route.operation](request.method, request);
+    if ('error' in result) return fail(result.status, result.error);
+    return respond(result.status, result.text, result.headers);
+  };
+  // Stryker disable next-line all: hook points of the bug corpus; the reference has no hooks
+  return (incoming) => {
+    // Stryker disable next-line all: hook points of the bug corpus; the reference has no hooks
+    const request = hooks.request?.(incoming) ?? incoming;
+    // Stryker disable next-line all: hook points of the bug corpus; the reference has no hooks
+    return hooks.response?.(answer(request), request) ?? answer(request);
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Plan } from './plans.js';
+import type { LimiterTweaks } from './reference-hooks.js';
 
 const minuteMs = 60_000;
 const dayMs = 86_400_000;
@@ -40,9 +41,12 @@ interface Usage {
 export class ReferenceRateLimiter {
   readonly #clock: { now(): number };
   readonly #usage = new Map<string, Usage>();
+  /** The bug corpus's changes to the arithmetic below (test/contract-kit/bug-servers/); none by default. */
+  readonly #tweaks: LimiterTweaks;
 
-  constructor(clock: { now(): number }) {
+  constructor(clock: { now(): number }, tweaks: LimiterTweaks = {}) {
     this.#clock = clock;
+    this.#tweaks = tweaks;
   }
 
   take(client: string, plan: Plan): RateDecision {
@@ -59,12 +63,18 @@ export class ReferenceRateLimiter {
       usage.day = day;
       usage.dayCount = 0;
     }
-    if (usage.bannedUntilMs > now) return refused(now, plan.perMinute, usage.bannedUntilMs);
+    // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
+    if (this.#tweaks.banned?.(usage.bannedUntilMs, now) ?? usage.bannedUntilMs > now)
+      return refused(now, plan.perMinute, usage.bannedUntilMs);
 
     const minuteEndMs = (minute + 1) * minuteMs;
     const dayEndMs = (day + 1) * dayMs;
-    const dayFull = usage.dayCount >= plan.perDay;
-    if (dayFull || usage.minuteCount >= plan.perMinute) {
+    // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
+    const dayFull = this.#tweaks.full?.(usage.dayCount, plan.perDay, 'day') ?? usage.dayCount >= plan.perDay;
+    // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
+    const minuteFull =
+      this.#tweaks.full?.(usage.minuteCount, plan.perMinute, 'minute') ?? usage.minuteCount >= plan.perMinute;
+    if (dayFull || minuteFull) {
       usage.strikes += 1;
       if (usage.strikes > strikesBeforeBan) {
         usage.strikes = 0;

@@ -1,10 +1,17 @@
 import { createServer } from 'node:http';
 import { listenOnLoopback } from '../support/loopback.js';
 import { type Plan, plans } from './plans.js';
-import { createReferencePetstore } from './reference-petstore.js';
+import type { ReferenceHooks } from './reference-hooks.js';
+import { createReferencePetstore, type PlainRequest, type PlainResponse } from './reference-petstore.js';
 
 /** The keys of the reference server: a Pro key for most checks, a Free key to drive into 429. */
 export const referenceKeys = { main: 'ref-main-key', limited: 'ref-limited-key' } as const;
+
+/** The plan of each reference key. */
+export const referenceKeyPlans: ReadonlyMap<string, Plan> = new Map<string, Plan>([
+  [referenceKeys.main, plans.pro],
+  [referenceKeys.limited, plans.free],
+]);
 
 export interface ReferenceServer {
   /** `http://127.0.0.1:PORT/v1` */
@@ -24,21 +31,24 @@ export interface ReferenceServer {
 export async function startReferenceServer(options: {
   clock: { now(): number };
   keys?: ReadonlyMap<string, Plan>;
+  /** Lines a buggy backend adds (test/contract-kit/bug-servers/ only); none by default. */
+  hooks?: ReferenceHooks;
 }): Promise<ReferenceServer> {
-  const handle = createReferencePetstore({
-    clock: options.clock,
-    keys:
-      options.keys ??
-      new Map<string, Plan>([
-        [referenceKeys.main, plans.pro],
-        [referenceKeys.limited, plans.free],
-      ]),
-  });
+  const start = () =>
+    createReferencePetstore({
+      clock: options.clock,
+      keys: options.keys ?? referenceKeyPlans,
+      hooks: options.hooks,
+    });
+  // Stryker disable all: a hook point of the bug corpus; the reference has no hooks
+  const handle: (request: PlainRequest) => PlainResponse | Promise<PlainResponse> =
+    options.hooks?.deploy?.(start) ?? start();
+  // Stryker restore all
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const answer = handle({
+    request.on('end', async () => {
+      const answer = await handle({
         method: String(request.method),
         target: String(request.url),
         headers: request.headers as Record<string, string | undefined>,
