@@ -1,6 +1,7 @@
 import type { Plan } from '../reference/plans.js';
 import type { ReferenceHooks } from '../reference/reference-hooks.js';
 import { type ReferenceServer, referenceKeyPlans, startReferenceServer } from '../reference/reference-server.js';
+import type { WitnessStep } from './witness.js';
 
 /** The classes of docs/bug-taxonomy.md, in its order. */
 export const taxonomyClasses = [
@@ -17,7 +18,7 @@ export const taxonomyClasses = [
 export type TaxonomyClass = (typeof taxonomyClasses)[number];
 
 /** What a bug's hooks may read: the server's clock and its keys. */
-export interface BugContext {
+interface BugContext {
   clock: { now(): number };
   keys: ReadonlyMap<string, Plan>;
 }
@@ -27,7 +28,7 @@ export interface BugContext {
  *
  * @example
  * { id: 'values-name-lower-cased', taxonomyClass: 'values', models: 'a citext column', adds: 'name = name.toLowerCase()',
- *   hooks: () => ({ create: (draft) => ({ ...draft, name: draft.name.toLowerCase() }) }) }
+ *   witness: [post({ name: 'Dog' })], hooks: () => ({ create: (draft) => ({ ...draft, name: draft.name.toLowerCase() }) }) }
  */
 export interface BugServer {
   /** Stable id: `<class>-<what>`, kebab-case. */
@@ -37,6 +38,10 @@ export interface BugServer {
   models: string;
   /** The line(s) the backend adds, as a reader would see them in its code. */
   adds: string;
+  /** Why the checks it fails vary from run to run (a race on real time); then only the verdict is pinned. */
+  racy?: string;
+  /** Requests on which it answers differently from the reference (witness.ts): proof that its line is live. */
+  witness: readonly WitnessStep[];
   /** Fresh hooks for each server (a bug's state, such as a cache, lives in their closure). */
   hooks(context: BugContext): ReferenceHooks;
 }

@@ -1,6 +1,8 @@
 import type { PlainRequest } from '../reference/reference-petstore.js';
+import type { RateDecision } from '../reference/reference-rate-limiter.js';
 import type { BugServer } from './bug-server.js';
-import { isCategoriesPath, roundTrip, withErrorBody } from './wire.js';
+import { bearerOf, isCategoriesPath, roundTrip, validNewCategory, withErrorBody } from './wire.js';
+import { post } from './witness.js';
 
 /** docs/bug-taxonomy.md section 8: concurrency. */
 
@@ -14,9 +16,11 @@ function isCreate(request: PlainRequest): boolean {
 export const concurrencyBugs: readonly BugServer[] = [
   {
     id: 'concurrency-max-id-race',
+    racy: "which of the kit's requests overlap depends on socket timing",
     taxonomyClass: 'concurrency',
     models: 'SELECT MAX(id) + 1, then INSERT: two creates in flight get the same id',
     adds: 'const id = (await db.one("SELECT MAX(id) FROM categories")).max + 1; await db.none("INSERT ...", { id, ...body })',
+    witness: [post({ name: 'a' }, { parallel: 2 })],
     hooks: () => {
       let highestId = 0;
       let reservedId: number | undefined;
@@ -45,9 +49,11 @@ export const concurrencyBugs: readonly BugServer[] = [
   },
   {
     id: 'concurrency-workers-with-memory-state',
+    racy: "which of the kit's requests overlap depends on socket timing",
     taxonomyClass: 'concurrency',
     models: 'two cluster workers (PM2) behind round-robin, each with its own in-memory limiter and store',
     adds: 'pm2 start server.js -i 2  # with MemoryStore and an in-process array',
+    witness: [post({ name: 'a' }), {}],
     hooks: () => ({
       deploy: (start) => {
         const workers = [start(), start()];
@@ -61,16 +67,21 @@ export const concurrencyBugs: readonly BugServer[] = [
   },
   {
     id: 'concurrency-database-locked',
+    racy: "which of the kit's requests overlap depends on socket timing",
     taxonomyClass: 'concurrency',
     models: "SQLite refuses a second writer while one is in flight: 'database is locked' answered as a 500",
     adds: "new Database('petstore.db') // busy_timeout 0, answered by the generic error handler",
-    hooks: () => {
+    witness: [post({ name: 'a' }, { parallel: 2 })],
+    hooks: ({ keys }) => {
       let writing = false;
+      // Only a request that reaches the INSERT meets the lock: one with a key and a valid body.
+      const inserts = (request: PlainRequest) =>
+        isCreate(request) && keys.has(String(bearerOf(request))) && validNewCategory(request);
       return {
         deploy: (start) => {
           const app = start();
           return async (request) => {
-            if (!isCreate(request)) return app(request);
+            if (!inserts(request)) return app(request);
             if (writing) {
               // Counted by the limiter like any request; nothing is stored.
               const refused = app({ ...request, body: new Uint8Array() });
@@ -86,6 +97,43 @@ export const concurrencyBugs: readonly BugServer[] = [
               return app(request);
             } finally {
               writing = false;
+            }
+          };
+        },
+      };
+    },
+  },
+  {
+    id: 'concurrency-counter-lost-update',
+    racy: "which of the kit's requests overlap depends on socket timing",
+    taxonomyClass: 'concurrency',
+    models: 'the rate counter is read, then written back after a store round trip: overlapping requests count once',
+    adds: 'const count = Number(await redis.get(key)); ...; await redis.set(key, count + 1)',
+    witness: [{ parallel: 3 }, {}],
+    hooks: () => {
+      let inFlight = 0;
+      let overlapped = false;
+      const lastByBucket = new Map<string, RateDecision>();
+      return {
+        decide: (take, bucket) => {
+          const last = lastByBucket.get(bucket);
+          if (overlapped && last !== undefined) return last;
+          const decision = take(bucket);
+          lastByBucket.set(bucket, decision);
+          return decision;
+        },
+        deploy: (start) => {
+          const app = start();
+          return async (request) => {
+            const arrivedDuringAnother = inFlight > 0;
+            inFlight += 1;
+            try {
+              await roundTrip(storeLatencyMs);
+              overlapped = arrivedDuringAnother;
+              return app(request);
+            } finally {
+              overlapped = false;
+              inFlight -= 1;
             }
           };
         },

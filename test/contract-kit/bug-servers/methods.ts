@@ -1,5 +1,6 @@
 import type { BugServer } from './bug-server.js';
 import { htmlAnswer, isCategoriesPath, pathOf, withoutRateHeaders } from './wire.js';
+import { post } from './witness.js';
 
 /** docs/bug-taxonomy.md section 3: methods and routing. */
 
@@ -9,6 +10,7 @@ export const methodBugs: readonly BugServer[] = [
     taxonomyClass: 'methods',
     models: 'router.all on the collection: PUT (and PATCH) create like POST',
     adds: "router.all('/categories', (req, res) => req.method === 'GET' ? list(req, res) : create(req, res))",
+    witness: [{ method: 'PUT', json: { name: 'a' } }],
     hooks: () => ({
       request: (request) =>
         isCategoriesPath(request) && (request.method === 'PUT' || request.method === 'PATCH')
@@ -21,6 +23,7 @@ export const methodBugs: readonly BugServer[] = [
     taxonomyClass: 'methods',
     models: 'cors() mounted first answers every OPTIONS with 204 before auth and the limiter',
     adds: 'app.use(cors()) // preflightContinue: false',
+    witness: [{ method: 'OPTIONS' }],
     hooks: () => ({
       response: (response, request) =>
         request.method === 'OPTIONS'
@@ -40,6 +43,7 @@ export const methodBugs: readonly BugServer[] = [
     taxonomyClass: 'methods',
     models: "the router's 405 is answered before the limiter middleware: no rate headers on it",
     adds: "app.use('/v1', methodGuard, limiter, routes)",
+    witness: [{ method: 'DELETE' }],
     hooks: () => ({ response: (response) => (response.status === 405 ? withoutRateHeaders(response) : response) }),
   },
   {
@@ -47,6 +51,7 @@ export const methodBugs: readonly BugServer[] = [
     taxonomyClass: 'methods',
     models: "Django's APPEND_SLASH-style redirect: /v1/categories/ answers a 301 HTML page without rate headers",
     adds: 'APPEND_SLASH = True  # with routes declared without the slash',
+    witness: [{ target: '/v1/categories/' }],
     hooks: () => ({
       response: (response, request) => {
         const path = pathOf(request);
@@ -61,6 +66,7 @@ export const methodBugs: readonly BugServer[] = [
     taxonomyClass: 'methods',
     models: 'a test-fixture route DELETE /categories left mounted before auth empties the list without a key',
     adds: "if (process.env.FIXTURES !== 'off') app.delete('/v1/categories', clearCategories)",
+    witness: [post({ name: 'a' }), { method: 'DELETE', as: 'anonymous' }, {}],
     hooks: () => {
       let highestId = 0;
       let clearedUpTo = 0;

@@ -1,5 +1,6 @@
 import type { BugServer } from './bug-server.js';
 import { withHeader } from './wire.js';
+import { everyMinute } from './witness.js';
 
 /** docs/bug-taxonomy.md section 6: windows, clocks and units. */
 
@@ -19,6 +20,7 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: 'X-RateLimit-Reset written as epoch milliseconds (Date.getTime())',
     adds: "res.set('X-RateLimit-Reset', String(resetTime.getTime()))",
+    witness: [{}],
     hooks: () => ({ response: resetAs((seconds) => seconds * 1000) }),
   },
   {
@@ -26,6 +28,7 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: 'X-RateLimit-Reset written as seconds until the reset, not a Unix timestamp',
     adds: "res.set('X-RateLimit-Reset', String(Math.ceil((resetMs - Date.now()) / 1000)))",
+    witness: [{}],
     hooks: ({ clock }) => ({ response: resetAs((seconds) => seconds - Math.floor(clock.now() / 1000)) }),
   },
   {
@@ -33,6 +36,7 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: 'the counter TTL is refreshed on every hit (INCR + EXPIRE), so Reset announces now + 60 s on each answer',
     adds: "multi.incr(key).expire(key, 60); res.set('X-RateLimit-Reset', now + 60)",
+    witness: [{}],
     hooks: ({ clock }) => ({ response: resetAs(() => Math.ceil((clock.now() + minuteMs) / 1000)) }),
   },
   {
@@ -40,6 +44,7 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: 'Reset built from local wall-clock fields on a host at UTC+1: an hour early (in the past)',
     adds: 'new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes() + 1)',
+    witness: [{}],
     hooks: () => ({ response: resetAs((seconds) => seconds - 3600) }),
   },
   {
@@ -47,6 +52,7 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: 'Retry-After written in milliseconds (msBeforeNext)',
     adds: "res.set('Retry-After', String(rateLimiterRes.msBeforeNext))",
+    witness: [{ as: 'limited', times: 61 }],
     hooks: () => ({
       decide: (take, bucket) => {
         const decision = take(bucket);
@@ -59,6 +65,7 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: "Retry-After from the seconds elapsed in the window, not those left (a sign slip in the window's end)",
     adds: 'retryAfter = Math.ceil((now - windowStart) / 1000)',
+    witness: [{ as: 'limited', times: 61 }],
     hooks: () => ({
       decide: (take, bucket) => {
         const decision = take(bucket);
@@ -72,6 +79,7 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: "Retry-After from the store's clock, 3 s ahead of the host that writes Reset",
     adds: "const [now] = await redis.time(); res.set('Retry-After', Math.ceil((resetMs - now) / 1000))",
+    witness: [{ as: 'limited', times: 61 }],
     hooks: () => ({
       decide: (take, bucket) => {
         const decision = take(bucket);
@@ -85,6 +93,10 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: 'the ban is checked as "ever banned" (its expiry was never set): it never ends',
     adds: 'if (usage.bannedUntilMs) return refused(...)',
+    witness: [
+      { as: 'limited', times: 66 },
+      { as: 'limited', afterMs: 11 * 60_000 },
+    ],
     hooks: () => ({ limiter: { banned: (bannedUntilMs) => bannedUntilMs > 0 } }),
   },
   {
@@ -92,6 +104,7 @@ export const timeBugs: readonly BugServer[] = [
     taxonomyClass: 'time',
     models: "one refusal path for the limit and the ban: a ban is announced with the minute's Reset and Retry-After",
     adds: 'return refused(now, plan.perMinute, minuteEndMs) // for the ban too',
+    witness: [{ as: 'limited', times: 66 }],
     hooks: ({ clock }) => ({
       decide: (take, bucket) => {
         const decision = take(bucket);
@@ -101,5 +114,30 @@ export const timeBugs: readonly BugServer[] = [
         return { ...decision, resetMs: minuteEndMs, retryAfterSeconds: Math.ceil((minuteEndMs - now) / 1000) };
       },
     }),
+  },
+  {
+    id: 'time-retry-after-floored',
+    taxonomyClass: 'time',
+    models: 'Retry-After rounded down (Math.floor): mid-second, the client retries before the window ends',
+    adds: "res.set('Retry-After', String(Math.floor((resetMs - now) / 1000)))",
+    witness: [
+      { as: 'limited', times: 60 },
+      { as: 'limited', afterMs: 500 },
+    ],
+    hooks: ({ clock }) => ({
+      decide: (take, bucket) => {
+        const decision = take(bucket);
+        if (decision.allowed) return decision;
+        return { ...decision, retryAfterSeconds: Math.floor((decision.resetMs - clock.now()) / 1000) };
+      },
+    }),
+  },
+  {
+    id: 'time-day-resets-at-local-midnight',
+    taxonomyClass: 'time',
+    models: 'the day counter rolls at local midnight (a UTC+1 host) while Reset announces UTC midnight',
+    adds: 'const day = Math.floor((now - new Date().getTimezoneOffset() * 60_000) / 86_400_000)',
+    witness: [...everyMinute(16, { as: 'limited', times: 60 }), { as: 'limited', afterMs: 13 * 3_600_000 }],
+    hooks: () => ({ limiter: { dayOf: (now) => Math.floor((now + 3_600_000) / 86_400_000) } }),
   },
 ];

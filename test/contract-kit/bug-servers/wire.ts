@@ -28,6 +28,16 @@ export function requestObject(request: PlainRequest): JsonObject | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;
 }
 
+/** A backend's own check that a body is a NewCategory (the bugs' validators, not the reference's). */
+export function validNewCategory(request: PlainRequest): boolean {
+  const body = requestObject(request);
+  return (
+    /^application\/json\b/i.test(String(request.headers['content-type'])) &&
+    typeof body?.name === 'string' &&
+    (body.description === undefined || typeof body.description === 'string')
+  );
+}
+
 export function withRequestBody(request: PlainRequest, value: unknown): PlainRequest {
   return { ...request, body: new TextEncoder().encode(JSON.stringify(value)) };
 }

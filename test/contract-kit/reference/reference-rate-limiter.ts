@@ -52,7 +52,8 @@ export class ReferenceRateLimiter {
   take(client: string, plan: Plan): RateDecision {
     const now = this.#clock.now();
     const minute = Math.floor(now / minuteMs);
-    const day = Math.floor(now / dayMs);
+    // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
+    const day = this.#tweaks.dayOf?.(now) ?? Math.floor(now / dayMs);
     const usage = this.#usage.get(client) ?? { minute, minuteCount: 0, day, dayCount: 0, strikes: 0, bannedUntilMs: 0 };
     this.#usage.set(client, usage);
     if (usage.minute !== minute) {

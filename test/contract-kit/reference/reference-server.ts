@@ -19,6 +19,27 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
+export interface ReferenceServerOptions {
+  clock: { now(): number };
+  keys?: ReadonlyMap<string, Plan>;
+  /** Lines a buggy backend adds (test/contract-kit/bug-servers/ only); none by default. */
+  hooks?: ReferenceHooks;
+}
+
+/**
+ * The reference's handler as the server calls it, without sockets (the bug corpus's witnesses call it in-process).
+ *
+ * @example const handle = createReferenceHandler({ clock }); await handle(request);
+ */
+export function createReferenceHandler(
+  options: ReferenceServerOptions,
+): (request: PlainRequest) => PlainResponse | Promise<PlainResponse> {
+  const start = () =>
+    createReferencePetstore({ clock: options.clock, keys: options.keys ?? referenceKeyPlans, hooks: options.hooks });
+  // Stryker disable next-line all: a hook point of the bug corpus; the reference has no hooks
+  return options.hooks?.deploy?.(start) ?? start();
+}
+
 /**
  * The reference Petstore (reference-petstore.ts) on node:http, 127.0.0.1, a free port: it only
  * translates requests and responses. `clock` is the one the kit waits on in tests.
@@ -28,22 +49,8 @@ export interface ReferenceServer {
  * await runContract({ baseUrl: server.baseUrl, apiKey: referenceKeys.main, clock });
  * await server.close();
  */
-export async function startReferenceServer(options: {
-  clock: { now(): number };
-  keys?: ReadonlyMap<string, Plan>;
-  /** Lines a buggy backend adds (test/contract-kit/bug-servers/ only); none by default. */
-  hooks?: ReferenceHooks;
-}): Promise<ReferenceServer> {
-  const start = () =>
-    createReferencePetstore({
-      clock: options.clock,
-      keys: options.keys ?? referenceKeyPlans,
-      hooks: options.hooks,
-    });
-  // Stryker disable all: a hook point of the bug corpus; the reference has no hooks
-  const handle: (request: PlainRequest) => PlainResponse | Promise<PlainResponse> =
-    options.hooks?.deploy?.(start) ?? start();
-  // Stryker restore all
+export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
+  const handle = createReferenceHandler(options);
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
