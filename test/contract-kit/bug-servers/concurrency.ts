@@ -1,4 +1,4 @@
-import type { PlainRequest } from '../reference/reference-petstore.js';
+import type { PlainRequest, PlainResponse } from '../reference/reference-petstore.js';
 import type { RateDecision } from '../reference/reference-rate-limiter.js';
 import type { BugServer } from './bug-server.js';
 import { bearerOf, isCategoriesPath, roundTrip, validNewCategory, withErrorBody } from './wire.js';
@@ -11,6 +11,25 @@ const storeLatencyMs = 5;
 
 function isCreate(request: PlainRequest): boolean {
   return request.method === 'POST' && isCategoriesPath(request);
+}
+
+/**
+ * `answer()` after the store's round trip, with `hold(true)` from `holdFrom` ('start': before the round trip, as a
+ * lock; 'end': after it, as a value read before it) until the answer is made.
+ */
+async function afterRoundTrip(
+  hold: (held: boolean) => void,
+  holdFrom: 'start' | 'end',
+  answer: () => PlainResponse,
+): Promise<PlainResponse> {
+  if (holdFrom === 'start') hold(true);
+  try {
+    await roundTrip(storeLatencyMs);
+    hold(true);
+    return answer();
+  } finally {
+    hold(false);
+  }
 }
 
 export const concurrencyBugs: readonly BugServer[] = [
@@ -35,13 +54,13 @@ export const concurrencyBugs: readonly BugServer[] = [
           return async (request) => {
             if (!isCreate(request)) return app(request);
             const id = highestId + 1;
-            await roundTrip(storeLatencyMs);
-            reservedId = id;
-            try {
-              return app(request);
-            } finally {
-              reservedId = undefined;
-            }
+            return afterRoundTrip(
+              (held) => {
+                reservedId = held ? id : undefined;
+              },
+              'end',
+              () => app(request),
+            );
           };
         },
       };
@@ -91,13 +110,13 @@ export const concurrencyBugs: readonly BugServer[] = [
                 status: 500,
               }));
             }
-            writing = true;
-            try {
-              await roundTrip(storeLatencyMs);
-              return app(request);
-            } finally {
-              writing = false;
-            }
+            return afterRoundTrip(
+              (held) => {
+                writing = held;
+              },
+              'start',
+              () => app(request),
+            );
           };
         },
       };
@@ -128,11 +147,14 @@ export const concurrencyBugs: readonly BugServer[] = [
             const arrivedDuringAnother = inFlight > 0;
             inFlight += 1;
             try {
-              await roundTrip(storeLatencyMs);
-              overlapped = arrivedDuringAnother;
-              return app(request);
+              return await afterRoundTrip(
+                (held) => {
+                  overlapped = held && arrivedDuringAnother;
+                },
+                'end',
+                () => app(request),
+              );
             } finally {
-              overlapped = false;
               inFlight -= 1;
             }
           };

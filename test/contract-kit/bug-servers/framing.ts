@@ -1,3 +1,4 @@
+import type { ReferenceHooks } from '../reference/reference-hooks.js';
 import type { BugServer } from './bug-server.js';
 import { withHeader, withRequestHeader } from './wire.js';
 import { post } from './witness.js';
@@ -5,6 +6,14 @@ import { post } from './witness.js';
 /** docs/bug-taxonomy.md section 2: how a body is read and written. */
 
 const refusedMediaType = 'application/x-refused-by-exact-compare';
+
+/** A request hook that refuses (415) every body whose Content-Type `accepts` does not take. */
+function refuseContentTypeUnless(accepts: (type: string) => boolean): ReferenceHooks['request'] {
+  return (request) => {
+    const type = request.headers['content-type'];
+    return type === undefined || accepts(type) ? request : withRequestHeader(request, 'content-type', refusedMediaType);
+  };
+}
 
 export const framingBugs: readonly BugServer[] = [
   {
@@ -26,14 +35,7 @@ export const framingBugs: readonly BugServer[] = [
     models: "an exact string compare of Content-Type refuses 'application/json; charset=utf-8'",
     adds: "if (req.headers['content-type'] !== 'application/json') return res.status(415)",
     witness: [post({ name: 'a' }, { headers: { 'content-type': 'application/json; charset=utf-8' } })],
-    hooks: () => ({
-      request: (request) => {
-        const type = request.headers['content-type'];
-        return type === undefined || type === 'application/json'
-          ? request
-          : withRequestHeader(request, 'content-type', refusedMediaType);
-      },
-    }),
+    hooks: () => ({ request: refuseContentTypeUnless((type) => type === 'application/json') }),
   },
   {
     id: 'framing-media-type-case-sensitive',
@@ -41,14 +43,7 @@ export const framingBugs: readonly BugServer[] = [
     models: 'the media type is compared case-sensitively: Application/JSON refused (RFC 9110 8.3.1: it is not)',
     adds: "if (type.split(';')[0].trim() !== 'application/json') return res.status(415)",
     witness: [post({ name: 'a' }, { headers: { 'content-type': 'Application/JSON' } })],
-    hooks: () => ({
-      request: (request) => {
-        const type = request.headers['content-type'];
-        return type === undefined || type.split(';')[0]!.trim() === 'application/json'
-          ? request
-          : withRequestHeader(request, 'content-type', refusedMediaType);
-      },
-    }),
+    hooks: () => ({ request: refuseContentTypeUnless((type) => type.split(';')[0]!.trim() === 'application/json') }),
   },
   {
     id: 'framing-body-read-as-latin1',

@@ -1,3 +1,5 @@
+import type { ReferenceHooks } from '../reference/reference-hooks.js';
+import type { RateDecision } from '../reference/reference-rate-limiter.js';
 import type { BugServer } from './bug-server.js';
 import { withHeader } from './wire.js';
 import { everyMinute } from './witness.js';
@@ -11,6 +13,14 @@ function resetAs(change: (resetSeconds: number) => number) {
   return (response: { status: number; headers: Record<string, string>; body: string }) => {
     const reset = response.headers['X-RateLimit-Reset'];
     return reset === undefined ? response : withHeader(response, 'X-RateLimit-Reset', String(change(Number(reset))));
+  };
+}
+
+/** A limiter call whose refusals carry another Retry-After (`change` of the refusal). */
+function retryAfterOfRefusals(change: (decision: RateDecision) => number): ReferenceHooks['decide'] {
+  return (take, bucket) => {
+    const decision = take(bucket);
+    return decision.allowed ? decision : { ...decision, retryAfterSeconds: change(decision) };
   };
 }
 
@@ -53,12 +63,7 @@ export const timeBugs: readonly BugServer[] = [
     models: 'Retry-After written in milliseconds (msBeforeNext)',
     adds: "res.set('Retry-After', String(rateLimiterRes.msBeforeNext))",
     witness: [{ as: 'limited', times: 61 }],
-    hooks: () => ({
-      decide: (take, bucket) => {
-        const decision = take(bucket);
-        return { ...decision, retryAfterSeconds: decision.retryAfterSeconds * 1000 };
-      },
-    }),
+    hooks: () => ({ decide: retryAfterOfRefusals((decision) => decision.retryAfterSeconds * 1000) }),
   },
   {
     id: 'time-retry-after-elapsed',
@@ -67,11 +72,7 @@ export const timeBugs: readonly BugServer[] = [
     adds: 'retryAfter = Math.ceil((now - windowStart) / 1000)',
     witness: [{ as: 'limited', times: 61 }],
     hooks: () => ({
-      decide: (take, bucket) => {
-        const decision = take(bucket);
-        if (decision.allowed) return decision;
-        return { ...decision, retryAfterSeconds: Math.max(1, minuteMs / 1000 - decision.retryAfterSeconds) };
-      },
+      decide: retryAfterOfRefusals((decision) => Math.max(1, minuteMs / 1000 - decision.retryAfterSeconds)),
     }),
   },
   {
@@ -80,13 +81,7 @@ export const timeBugs: readonly BugServer[] = [
     models: "Retry-After from the store's clock, 3 s ahead of the host that writes Reset",
     adds: "const [now] = await redis.time(); res.set('Retry-After', Math.ceil((resetMs - now) / 1000))",
     witness: [{ as: 'limited', times: 61 }],
-    hooks: () => ({
-      decide: (take, bucket) => {
-        const decision = take(bucket);
-        if (decision.allowed) return decision;
-        return { ...decision, retryAfterSeconds: Math.max(0, decision.retryAfterSeconds - 3) };
-      },
-    }),
+    hooks: () => ({ decide: retryAfterOfRefusals((decision) => Math.max(0, decision.retryAfterSeconds - 3)) }),
   },
   {
     id: 'time-ban-never-ends',
@@ -125,11 +120,7 @@ export const timeBugs: readonly BugServer[] = [
       { as: 'limited', afterMs: 500 },
     ],
     hooks: ({ clock }) => ({
-      decide: (take, bucket) => {
-        const decision = take(bucket);
-        if (decision.allowed) return decision;
-        return { ...decision, retryAfterSeconds: Math.floor((decision.resetMs - clock.now()) / 1000) };
-      },
+      decide: retryAfterOfRefusals((decision) => Math.floor((decision.resetMs - clock.now()) / 1000)),
     }),
   },
   {
