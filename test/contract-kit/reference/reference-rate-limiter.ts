@@ -70,11 +70,11 @@ export class ReferenceRateLimiter {
 
     const minuteEndMs = (minute + 1) * minuteMs;
     const dayEndMs = (day + 1) * dayMs;
-    // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
+    // Stryker disable OptionalChaining,LogicalOperator: hook points of the bug corpus; no tweaks in the reference
     const dayFull = this.#tweaks.full?.(usage.dayCount, plan.perDay, 'day') ?? usage.dayCount >= plan.perDay;
-    // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
     const minuteFull =
       this.#tweaks.full?.(usage.minuteCount, plan.perMinute, 'minute') ?? usage.minuteCount >= plan.perMinute;
+    // Stryker restore OptionalChaining,LogicalOperator
     if (dayFull || minuteFull) {
       usage.strikes += 1;
       if (usage.strikes > strikesBeforeBan) {
