@@ -92,7 +92,7 @@ export const timeBugs: readonly BugServer[] = [
       { as: 'limited', times: 66 },
       { as: 'limited', afterMs: 11 * 60_000 },
     ],
-    hooks: () => ({ limiter: { banned: (bannedUntilMs) => bannedUntilMs > 0 } }),
+    hooks: () => ({ limiter: { banEnd: (bannedUntilMs) => (bannedUntilMs > 0 ? Number.POSITIVE_INFINITY : 0) } }),
   },
   {
     id: 'time-ban-announced-as-minute',

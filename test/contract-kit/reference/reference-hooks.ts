@@ -32,6 +32,6 @@ export interface LimiterTweaks {
   full?(count: number, limit: number, window: 'minute' | 'day'): boolean;
   /** The number of the day `now` falls in (its window ends at the next multiple of a day). Default the UTC day. */
   dayOf?(now: number): number;
-  /** Whether a client banned until `bannedUntilMs` (0: never banned) is still banned. Default `bannedUntilMs > now`. */
-  banned?(bannedUntilMs: number, now: number): boolean;
+  /** When a ban recorded to end at `bannedUntilMs` (0: never banned) ends. Default that moment. */
+  banEnd?(bannedUntilMs: number): number;
 }

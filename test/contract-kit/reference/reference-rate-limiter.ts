@@ -65,16 +65,16 @@ export class ReferenceRateLimiter {
       usage.dayCount = 0;
     }
     // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
-    if (this.#tweaks.banned?.(usage.bannedUntilMs, now) ?? usage.bannedUntilMs > now)
+    if ((this.#tweaks.banEnd?.(usage.bannedUntilMs) ?? usage.bannedUntilMs) > now)
       return refused(now, plan.perMinute, usage.bannedUntilMs);
 
     const minuteEndMs = (minute + 1) * minuteMs;
     const dayEndMs = (day + 1) * dayMs;
-    // Stryker disable OptionalChaining,LogicalOperator: hook points of the bug corpus; no tweaks in the reference
+    // Stryker disable OptionalChaining,LogicalOperator,StringLiteral: hook points of the bug corpus; no tweaks in the reference
     const dayFull = this.#tweaks.full?.(usage.dayCount, plan.perDay, 'day') ?? usage.dayCount >= plan.perDay;
     const minuteFull =
       this.#tweaks.full?.(usage.minuteCount, plan.perMinute, 'minute') ?? usage.minuteCount >= plan.perMinute;
-    // Stryker restore OptionalChaining,LogicalOperator
+    // Stryker restore OptionalChaining,LogicalOperator,StringLiteral
     if (dayFull || minuteFull) {
       usage.strikes += 1;
       if (usage.strikes > strikesBeforeBan) {
