@@ -111,8 +111,8 @@ export function createReferencePetstore(options: ReferencePetstoreOptions): (req
   const answer = (request: PlainRequest): PlainResponse => {
     const key = bearerToken(request.headers.authorization);
     const plan = options.keys.get(String(key));
-    const bucket = plan === undefined ? `address:${request.client}` : `key:${key}`;
-    const take = (counted: string) => limiter.take(counted, plan ?? anonymousPlan);
+    const [bucket, limits] = plan === undefined ? [`address:${request.client}`, anonymousPlan] : [`key:${key}`, plan];
+    const take = (counted: string) => limiter.take(counted, limits);
     // Stryker disable next-line all: a hook point of the bug corpus; the reference has no hooks
     const decision = hooks.decide?.(take, bucket, request) ?? take(bucket);
     const respond = (status: number, text: string, extra: Record<string, string> = {}): PlainResponse => ({
