@@ -1,6 +1,5 @@
-import { readFile, stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { escapePointer, SpecError, splitPointer } from './ref-resolver.js';
+import { maxReferencedFileBytes, type RefFolders, readReferencedFile, refFolders } from './referenced-file.js';
 import { readYamlDocument } from './yaml-module.js';
 
 /**
@@ -13,12 +12,20 @@ import { readYamlDocument } from './yaml-module.js';
  * schema) and the reference points there; anything else (a security scheme, a response, a path
  * item) is put in place of its reference. A `$ref` inside data (`x-*` extensions, examples,
  * enumerations, defaults) is data and left alone: a Markdown file named by an `x-` extension is
- * never read. URLs are refused unless `allowRemoteRefs`; a file that is not JSON or YAML, or that
- * is missing, is refused naming the reference and where it is.
+ * never read. URLs are refused unless `allowRemoteRefs`; a file outside the document's folder
+ * (`allowRefsOutside` adds folders), not JSON or YAML, not a regular file, too large, or missing is
+ * refused naming the reference and where it is (spec/referenced-file.ts).
  */
 export interface BundleOptions {
   /** Follow `http(s)://` references too (off by default: a spec should not fetch at start). */
   allowRemoteRefs?: boolean;
+  /**
+   * Folders outside the document's own that its `$ref`s may read files from (`--allow-refs-outside DIR`).
+   * Default: none, only the document's folder and below.
+   *
+   * @example allowRefsOutside: ['../shared-schemas']
+   */
+  allowRefsOutside?: readonly string[];
 }
 
 type Kind =
@@ -89,9 +96,8 @@ const structure: Partial<Record<Kind, Record<string, [Kind, Shape]>>> = {
   mediaType: { schema: ['schema', 'one'], examples: ['other', 'map'], encoding: ['encoding', 'map'] },
   encoding: { headers: ['header', 'map'] },
 };
-/** Bounds of what references may bring in: as many files as a large multi-file API has, each as large as a large document. */
+/** Bounds of what references may bring in: as many files as a large multi-file API has (each: referenced-file.ts). */
 const maxReferencedFiles = 1_000;
-const maxReferencedFileBytes = 16 * 1024 * 1024;
 /** As deep as ref-resolver.ts resolves (and far deeper than any real document): the walk recurses. */
 const maxNesting = 1_000;
 
@@ -155,6 +161,12 @@ export async function bundleExternalRefs<T extends object>(
   const inProgress = new Set<string>();
   const isSwagger2 = (document as Record<string, unknown>).swagger !== undefined;
   const schemaHome = isSwagger2 ? ['definitions'] : ['components', 'schemas'];
+  // Computed at the first file read: a document without references to files never looks at its folder.
+  let folders: Promise<RefFolders> | undefined;
+  const foldersOfEntry = () => {
+    folders ??= refFolders(entry, options.allowRefsOutside);
+    return folders;
+  };
 
   const load = (url: URL, ref: string, at: string): Promise<Loaded> => {
     const key = url.href.replace(/#.*$/, '');
@@ -164,7 +176,12 @@ export async function bundleExternalRefs<T extends object>(
         throw new SpecError(
           `Failed to resolve $ref ${short(ref)} at #${at}: the document references more than ${maxReferencedFiles} files`,
         );
-      loaded = readDocumentText(url, ref, at, options).then((text) => ({
+      const where = `Failed to resolve $ref ${short(ref)} at #${at}`;
+      const text =
+        url.protocol === 'file:'
+          ? foldersOfEntry().then((allowed) => readReferencedFile(url, allowed, where))
+          : readRemoteText(url, where, options);
+      loaded = text.then((text) => ({
         url,
         root: parseReferenced(text, url, ref, at),
       }));
@@ -313,36 +330,17 @@ function ensure(document: object, path: string[]): Record<string, unknown> {
   return current;
 }
 
-async function readDocumentText(url: URL, ref: string, at: string, options: BundleOptions): Promise<string> {
-  if (url.protocol === 'file:') {
-    if (!/\.(ya?ml|json)$/i.test(url.pathname))
-      throw new SpecError(
-        `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not a JSON or YAML file`,
-      );
-    try {
-      if ((await stat(fileURLToPath(url))).size > maxReferencedFileBytes)
-        throw new Error(`${fileURLToPath(url)} is over ${maxReferencedFileBytes} bytes`);
-      return await readFile(fileURLToPath(url), 'utf8');
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      throw new SpecError(
-        `Failed to resolve $ref ${short(ref)} at #${at}: ${code === 'ENOENT' ? `no such file ${fileURLToPath(url)}` : (error as Error).message.split('\n')[0]}`,
-      );
-    }
-  }
+async function readRemoteText(url: URL, where: string, options: BundleOptions): Promise<string> {
   if (!options.allowRemoteRefs)
-    throw new SpecError(
-      `Failed to resolve $ref ${short(ref)} at #${at}: references to URLs are not followed unless --allow-remote-refs is given`,
-    );
+    throw new SpecError(`${where}: references to URLs are not followed unless --allow-remote-refs is given`);
   let response: Response;
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: 'follow' });
   } catch (error) {
-    throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${(error as Error).message}`);
+    throw new SpecError(`${where}: ${(error as Error).message}`);
   }
-  if (!response.ok)
-    throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${url.href} answered ${response.status}`);
-  return boundedText(response, `Failed to resolve $ref ${short(ref)} at #${at}: ${url.href}`);
+  if (!response.ok) throw new SpecError(`${where}: ${url.href} answered ${response.status}`);
+  return boundedText(response, `${where}: ${url.href}`);
 }
 
 /** The body of an answer as text, refused past the bound on a referenced file, without reading further. */

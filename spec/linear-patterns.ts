@@ -1,26 +1,82 @@
+import { createContext, Script } from 'node:vm';
 import type { RE2JS as RE2JSClass } from 're2js';
 import { nodeRequire } from './node-require.js';
-import { type PatternEngine, usePatternEngine } from './schema-validator.js';
+import { PatternBudgetSpent, type PatternEngine, usePatternEngine } from './pattern-engine.js';
+
+/**
+ * Most milliseconds one match of a pattern RE2 cannot run may take with `--unsafe-patterns`. V8 has
+ * no step counter for its RegExp; its interrupt (node:vm's timeout) stops a match between steps.
+ */
+export const unsafePatternBudgetMs = 20;
 
 /**
  * Schema patterns compiled by RE2 (re2js, pure JavaScript): matching takes time linear in the value,
- * whatever the pattern. A pattern RE2 cannot express (lookaround, backreferences) keeps the platform's
- * RegExp, as before. Imported by spec/load-spec.ts, so every Node reader of a document uses it.
+ * whatever the pattern. A pattern RE2 cannot express (lookaround, backreferences) is refused when the
+ * document is loaded (`refuses`); with `--unsafe-patterns` (`allowUnsafePatterns`) it is run by the
+ * platform's engine under a budget per match, never without one. Imported by spec/load-spec.ts, so
+ * every Node reader of a document uses it.
  */
-export const linearPatternEngine: PatternEngine = Object.assign(
-  (pattern: string, flags: string) => {
-    const RE2JS = re2();
-    try {
-      const compiled = RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+export const linearPatternEngine: PatternEngine = createLinearEngine(false);
+
+/**
+ * Serve patterns RE2 cannot run, each match under `unsafePatternBudgetMs` (a value that spends it
+ * fails the pattern: a 400). For every validator compiled after the call, as the engine is.
+ *
+ * @example allowUnsafePatterns(); // petstore-mock --unsafe-patterns
+ */
+export function allowUnsafePatterns(): void {
+  usePatternEngine(createLinearEngine(true));
+}
+
+function createLinearEngine(unsafePatterns: boolean): PatternEngine {
+  const compile = (pattern: string, flags: string) => {
+    const compiled = compileLinear(pattern, flags);
+    if (typeof compiled !== 'string')
       // ajv keeps one compiled pattern per `toString()`: it must name the pattern.
       return { test: (text: string) => compiled.test(text), toString: () => `re2:/${pattern}/${flags}` };
-    } catch {
-      return new RegExp(pattern, flags);
-    }
-  },
+    return budgetedPattern(pattern, flags);
+  };
   // ajv's standalone code names the engine it was given; this one is never written out.
-  { code: 'new RegExp' },
-);
+  return Object.assign(compile, {
+    code: 'new RegExp',
+    ...(unsafePatterns ? {} : { refuses: (pattern: string) => refusalOf(compileLinear(pattern, 'u')) }),
+  });
+}
+
+function refusalOf(compiled: RE2JSClass | string): string | undefined {
+  return typeof compiled === 'string' ? compiled : undefined;
+}
+
+/** RE2's compiled pattern, or why RE2 cannot run it. */
+function compileLinear(pattern: string, flags: string): RE2JSClass | string {
+  const RE2JS = re2();
+  try {
+    return RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (error) {
+    return `RE2 cannot run it: ${(error as Error).message.slice(0, 120)}`;
+  }
+}
+
+/** The platform's engine, each match stopped after the budget: one shared context, one compiled call. */
+function budgetedPattern(pattern: string, flags: string): { test(text: string): boolean; toString(): string } {
+  const context = createContext({ pattern: new RegExp(pattern, flags), text: '' });
+  const match = new Script('pattern.test(text)');
+  return {
+    test(text: string) {
+      context.text = text;
+      try {
+        return match.runInContext(context, { timeout: unsafePatternBudgetMs }) as boolean;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT')
+          throw new PatternBudgetSpent(pattern, unsafePatternBudgetMs);
+        throw error;
+      } finally {
+        context.text = '';
+      }
+    },
+    toString: () => `budgeted:/${pattern}/${flags}`,
+  };
+}
 
 let loaded: typeof RE2JSClass | undefined;
 

@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { upgradeFromTwoToThree } from '@scalar/openapi-upgrader/2.0-to-3.0';
+import { readBoundedText } from './bounded-file.js';
 import './linear-patterns.js';
 import { type BundleOptions, bundleExternalRefs } from './bundle-refs.js';
 import { normaliseOpenApi } from './normalise-openapi.js';
@@ -12,6 +12,12 @@ import { readYamlDocument } from './yaml-module.js';
 export const defaultSpecPath = fileURLToPath(new URL('./petstore.openapi.yaml', import.meta.url));
 
 export type LoadSpecOptions = BundleOptions;
+
+/**
+ * The largest document read: a document at the node bound (`defaultMaxSpecNodes`, 2,000,000) is about
+ * 40 MiB of JSON. Counted while reading, so a link to a device or a growing file is refused, not read.
+ */
+export const maxSpecFileBytes = 64 * 1024 * 1024;
 
 /**
  * Reads an OpenAPI document from disk as the kit serves it: YAML or JSON; OpenAPI 3.1, 3.0 or
@@ -28,11 +34,9 @@ export async function readSpecFile(
 ): Promise<OpenApiDocument> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readBoundedText(path, { maxBytes: maxSpecFileBytes, expected: 'an OpenAPI document (YAML or JSON)' });
   } catch (error) {
-    throw new Error(
-      `Failed to load spec ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-    );
+    throw new Error(`Failed to load spec ${path}: ${(error as Error).message}`);
   }
   const parsed = parseDocument(text, path);
   return upgradeDocument(await bundleExternalRefs(parsed, pathToFileURL(resolve(path)), options), path);

@@ -1,4 +1,5 @@
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
+import { slowPatternRefusal } from './pattern-engine.js';
 import { localPointer, nodeAt, SpecError } from './ref-resolver.js';
 
 /**
@@ -214,6 +215,10 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
         // Served without the keyword, said once at start: what real documents get wrong should not stop a mock.
         dropped.push({ pointer, keyword, problem });
         continue;
+      }
+      if (keyword === 'pattern' || keyword === 'patternProperties') {
+        const refusal = slowPatternRefusal(keyword === 'pattern' ? [value as string] : Object.keys(value as object));
+        if (refusal !== undefined) fail(keyword === 'pattern' ? at : pointer, refusal);
       }
       if (keyword === 'format') {
         // JSON Schema 2020-12: a format the validator does not know is an annotation.

@@ -2,6 +2,7 @@ import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 // The format names alone: one file with no imports, so the audit needs no validator loaded.
 import { formatNames } from 'ajv-formats/dist/formats.js';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
+import { installedPatternEngine, PatternBudgetSpent } from './pattern-engine.js';
 import { SpecError } from './ref-resolver.js';
 import { stripAnnotations } from './schema-keywords.js';
 import { validatorModules } from './validator-modules.js';
@@ -47,23 +48,10 @@ export interface SchemaValidator {
 
 const rootId = 'urn:petstore-kit:spec';
 
-/** A compiler of a schema's `pattern` into something that tests text, as ajv's `code.regExp` takes it. */
-export type PatternEngine = ((pattern: string, flags: string) => { test(text: string): boolean }) & { code: string };
-
-/**
- * The engine of every validator compiled after this call. The platform's RegExp backtracks: a pattern
- * such as `^(\w+\s?)*$` takes seconds on a 30-character value, and one request would stop every other.
- * Node readers of documents install a linear-time engine (spec/linear-patterns.ts, through load-spec.ts);
- * a page keeps the platform's, where only its own user can send it a value.
- */
-export function usePatternEngine(engine: PatternEngine): void {
-  patternEngine = engine;
-}
-let patternEngine: PatternEngine | undefined;
-
 function createAjv(): Ajv2020 {
   // Loaded here, at the first compile (spec/validator-modules.ts): a mock that only answers from examples never needs it.
   const modules = validatorModules();
+  const patternEngine = installedPatternEngine();
   // strict: false because the audit (schema-keywords.ts) already refused what ajv would skip, and
   // OpenAPI's annotations (example, xml, x-*) are legal there. validateSchema: false because
   // compiling the 2020-12 meta-schema costs ~200 ms of start-up; the audit checks the values.
@@ -152,7 +140,7 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
       try {
         return compiled()(value) as boolean;
       } catch (error) {
-        if (error instanceof RangeError) return false;
+        if (error instanceof RangeError || error instanceof PatternBudgetSpent) return false;
         throw error;
       }
     },
@@ -164,9 +152,11 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
         issues = describeAjvErrors(validateValue.errors ?? []);
       } catch (error) {
         // A recursive schema follows the value down: a value nested deeper than the stack allows is
-        // refused, not a crash.
-        if (!(error instanceof RangeError)) throw error;
-        issues = [{ path: [], message: 'nested too deeply to validate', keyword: 'depth' }];
+        // refused, not a crash; so is a value an unsafe pattern spent its budget on (--unsafe-patterns).
+        if (error instanceof PatternBudgetSpent) issues = [{ path: [], message: error.message, keyword: 'pattern' }];
+        else if (error instanceof RangeError)
+          issues = [{ path: [], message: 'nested too deeply to validate', keyword: 'depth' }];
+        else throw error;
       }
       return {
         success: false,

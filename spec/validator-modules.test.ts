@@ -30,9 +30,12 @@ describe('the linear pattern engine, re2js loaded at the first pattern', () => {
     expect(compiled.test('a b c')).toBe(true);
   });
 
-  it('keeps the platform RegExp for what RE2 cannot express', () => {
+  it('refuses what RE2 cannot express, and runs it only under a budget', () => {
+    expect(linearPatternEngine.refuses?.('^(?=a)a+$')).toMatch(/^RE2 cannot run it: .*\(\?=/);
+    expect(linearPatternEngine.refuses?.('^[a-z]+$')).toBeUndefined();
     const compiled = linearPatternEngine('^(?=a)a+$', 'i');
-    expect(compiled).toBeInstanceOf(RegExp);
+    expect(compiled).not.toBeInstanceOf(RegExp);
+    expect(String(compiled)).toBe('budgeted:/^(?=a)a+$/i');
     expect(compiled.test('AAA')).toBe(true);
   });
 

@@ -4,7 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sanitiseForTerminal } from '../../contract-tests/report/terminal-text.js';
-import { defaultSpecPath, readSpecFile } from '../../spec/load-spec.js';
+import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
+import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
 import { prepareScenario } from '../core/controls/scenario.js';
@@ -31,6 +32,9 @@ Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
                            as 3.1); $refs to other files are read relative to it (default: the kit's
                            own Petstore spec); --spec FILE says the same
       --allow-remote-refs  Also follow $refs to http(s) URLs (off: a spec does not fetch at start)
+      --allow-refs-outside DIR  Also read $refs to files in DIR (repeatable; default: only the spec's folder)
+      --unsafe-patterns    Serve patterns RE2 cannot run (lookaround, backreferences), each match under a
+                           20 ms budget (a value that spends it is a 400); default: such a spec is refused
 
 Options:
   -p, --port N             Port to listen on (default 4010, or $PORT; 0 picks a free port)
@@ -107,6 +111,8 @@ const options = {
   scenario: { type: 'string', multiple: true },
   watch: { type: 'boolean' },
   'allow-remote-refs': { type: 'boolean' },
+  'allow-refs-outside': { type: 'string', multiple: true },
+  'unsafe-patterns': { type: 'boolean' },
   'control-token': { type: 'string' },
   'allow-remote-control': { type: 'boolean' },
   'allowed-hosts': { type: 'string', multiple: true },
@@ -157,6 +163,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const specPath = positionals[0] ?? values.spec;
+  // Before the spec is read: the audit then admits patterns RE2 cannot run, each match under a budget.
+  if (values['unsafe-patterns']) allowUnsafePatterns();
   const port = parseInteger(
     values.port ?? (process.env.PORT?.trim() || '4010'),
     values.port === undefined && process.env.PORT?.trim() ? 'PORT' : '--port',
@@ -248,6 +256,7 @@ async function main(argv: string[]): Promise<number> {
       host: values.host ?? '127.0.0.1',
       specPath,
       allowRemoteRefs: values['allow-remote-refs'],
+      allowRefsOutside: values['allow-refs-outside'],
       config: fileConfig ? { ...fileConfig, ...config } : config,
       seed,
       logger,
@@ -293,7 +302,10 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   if (values.watch)
-    watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, values['allow-remote-refs'] === true);
+    watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, {
+      allowRemoteRefs: values['allow-remote-refs'] === true,
+      allowRefsOutside: values['allow-refs-outside'],
+    });
   logger.info(
     `State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`,
   );
@@ -378,14 +390,14 @@ function describeStoreUrl(url: string): string {
  * watch on the old file would go quiet). Changes are debounced: one save is often several events.
  * A spec that fails to load or compile leaves the previous one serving, with one line saying why.
  */
-function watchSpec(path: string, app: MockApp, logger: Logger, allowRemoteRefs: boolean): FSWatcher {
+function watchSpec(path: string, app: MockApp, logger: Logger, reading: LoadSpecOptions): FSWatcher {
   const file = resolve(path);
   const name = basename(file);
   let timer: NodeJS.Timeout | undefined;
   let reloading = Promise.resolve();
   const reload = async () => {
     try {
-      app.replaceSpec(await readSpecFile(file, { allowRemoteRefs }));
+      app.replaceSpec(await readSpecFile(file, reading));
       logger.info(
         `Reloaded ${path}: ${app.spec.title} ${app.spec.version}, ${app.spec.operations.length} operations under ${app.basePath}; state kept`,
       );

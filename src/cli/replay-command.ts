@@ -5,6 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../contract-tests/report/terminal-text.js';
+import { readBoundedText } from '../../spec/bounded-file.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
 import { createMockApp } from '../core/mock-app.js';
@@ -21,7 +22,6 @@ import {
   ReplayInputError,
 } from '../lab/replay-input.js';
 import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
-import { readBoundedText } from '../server/bounded-file.js';
 import { readConfigFile } from '../server/config-file.js';
 
 export interface ReplayCommandIo {

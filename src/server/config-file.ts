@@ -1,6 +1,6 @@
+import { readBoundedText } from '../../spec/bounded-file.js';
 import { type MockConfig, mockConfigSchema, parseMockConfig } from '../core/config/mock-config.js';
 import { readYamlText, YamlTextError } from '../core/config/yaml-text.js';
-import { readBoundedText } from './bounded-file.js';
 
 /**
  * The largest config (or scenario) file read. A real one is a few hundred bytes; 1 MiB is the most

@@ -25,6 +25,8 @@ export interface MockServerOptions {
   specPath?: string;
   /** Follow `$ref`s to http(s) URLs when reading `specPath` (off by default). */
   allowRemoteRefs?: boolean;
+  /** Folders outside the spec's own that its `$ref`s may read (`--allow-refs-outside`); default none. */
+  allowRefsOutside?: readonly string[];
   spec?: OpenApiDocument;
   /** Config file (YAML). Ignored when `config` is given. */
   configPath?: string;
@@ -69,7 +71,12 @@ export interface RunningMockServer {
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const logger = options.logger ?? silentLogger;
-  const spec = options.spec ?? (await readSpecFile(options.specPath, { allowRemoteRefs: options.allowRemoteRefs }));
+  const spec =
+    options.spec ??
+    (await readSpecFile(options.specPath, {
+      allowRemoteRefs: options.allowRemoteRefs,
+      allowRefsOutside: options.allowRefsOutside,
+    }));
   const configInput = options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined);
   const config = parseMockConfig(configInput);
   // Replicas share their state through Redis; one process keeps it in memory.

@@ -206,7 +206,7 @@ paths:
               type: object
               properties:
                 name: { type: string, pattern: '^(\\w+\\s?)*$' }
-                code: { type: string, pattern: '^(?=.*[0-9])[A-Z0-9]+$' }
+                code: { type: string, pattern: '^[A-Z0-9]*[0-9][A-Z0-9]*$' }
       responses: { '200': { description: ok } }
 `),
     });
