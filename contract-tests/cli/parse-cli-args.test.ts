@@ -77,6 +77,9 @@ describe('parseCliArgs', () => {
         '--spec',
         'api.yaml',
         '--allow-destructive',
+        '--allow-refs-outside',
+        '../shared',
+        '--unsafe-patterns',
         '--invalid-cases',
         '2',
         '--operation',
@@ -90,6 +93,8 @@ describe('parseCliArgs', () => {
       options: {
         specPath: 'api.yaml',
         allowDestructive: true,
+        allowRefsOutside: ['../shared'],
+        unsafePatterns: true,
         invalidCases: 2,
         operations: ['listPets', 'DELETE /pets/{id}'],
       },

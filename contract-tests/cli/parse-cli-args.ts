@@ -30,6 +30,10 @@ Document:
                           operation gets the generic layer: credentials refused (401), a valid
                           request answered as declared, invalid requests answered 4xx. On a
                           document that is not the Petstore interface, its rule checks do not run.
+  --allow-refs-outside DIR  Also read the document's $refs to files in DIR (repeatable; default:
+                          only the document's folder and below)
+  --unsafe-patterns       Judge with patterns RE2 cannot run (lookaround, backreferences), each
+                          match under a 20 ms budget; default: such a document is refused
   --allow-destructive     Let the generic layer send PUT, PATCH, DELETE and POST to a resource
                           path to resources this run did not create (a throwaway server only);
                           without it they go only to what the run created, or are skipped
@@ -110,6 +114,8 @@ const cliOptions = {
   'create-budget': { type: 'string' },
   'fail-on-skip': { type: 'boolean' },
   spec: { type: 'string' },
+  'allow-refs-outside': { type: 'string', multiple: true },
+  'unsafe-patterns': { type: 'boolean' },
   'allow-destructive': { type: 'boolean' },
   'invalid-cases': { type: 'string' },
   operation: { type: 'string', multiple: true },
@@ -176,6 +182,8 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     ...(values.header === undefined ? {} : { headers: values.header }),
     failOnSkip: values['fail-on-skip'] ?? false,
     ...(values.spec === undefined ? {} : { specPath: values.spec }),
+    ...(values['allow-refs-outside'] === undefined ? {} : { allowRefsOutside: values['allow-refs-outside'] }),
+    ...(values['unsafe-patterns'] === true ? { unsafePatterns: true } : {}),
     ...(values['allow-destructive'] === true ? { allowDestructive: true } : {}),
     ...(values.operation === undefined ? {} : { operations: values.operation }),
     ...optionalNumber(values['invalid-cases'], 'invalidCases', '--invalid-cases', 'integer'),

@@ -52,6 +52,10 @@ export interface ContractOptions {
   propertyRuns?: number;
   /** The OpenAPI document to derive validators from. Default: the kit's spec. */
   specPath?: string;
+  /** Folders outside the document's own that its `$ref`s may read files from. Default: none. */
+  allowRefsOutside?: readonly string[];
+  /** Judge with patterns RE2 cannot run, each match under a budget (else the document is refused). Default false. */
+  unsafePatterns?: boolean;
   /** Run id (names of created data carry it). Default: random. */
   runId?: string;
   /** Where progress messages go (waits, Prism). Default: stderr. */
@@ -110,6 +114,8 @@ export interface ResolvedContractOptions {
   seed: number;
   propertyRuns: number;
   specPath: string;
+  allowRefsOutside: readonly string[];
+  unsafePatterns: boolean;
   extraHeaders: Record<string, string>;
   deadlineSeconds: number;
   maxBodyBytes: number;
@@ -181,6 +187,8 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     seed: integerIn(options.seed ?? defaults.seed, '--seed', -(2 ** 31), 2 ** 31 - 1),
     propertyRuns: integerIn(options.propertyRuns ?? defaults.propertyRuns, 'propertyRuns', 1, 1_000),
     specPath: options.specPath ?? defaultSpecPath,
+    allowRefsOutside: options.allowRefsOutside ?? [],
+    unsafePatterns: options.unsafePatterns ?? false,
     extraHeaders: parseHeaders(options.headers ?? []),
     deadlineSeconds: numberIn(options.deadlineSeconds ?? defaults.deadlineSeconds, '--deadline', 1, 86_400),
     maxBodyBytes: integerIn(options.maxBodyBytes ?? defaults.maxBodyBytes, '--max-body-bytes', 1_024, 1_073_741_824),

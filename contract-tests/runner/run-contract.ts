@@ -8,6 +8,7 @@ import {
   maskSecret,
   redactDeep,
 } from '../../spec/credential-masking.js';
+import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { ContractHttpClient } from '../lib/http-client.js';
 import type { WaitNotice } from '../lib/rate-budget.js';
@@ -85,7 +86,9 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
   // The document decides what runs: the Petstore rule checks, the generic layer, or both (spec-layers.ts).
   let layers: SpecLayers;
   try {
-    layers = await specLayers(settings.specPath, settings.operations);
+    // Before the document is read: its audit then admits patterns RE2 cannot run, each match under a budget.
+    if (settings.unsafePatterns) allowUnsafePatterns();
+    layers = await specLayers(settings.specPath, settings.operations, { allowRefsOutside: settings.allowRefsOutside });
   } catch (error) {
     throw new ContractRunError('usage', (error as Error).message);
   }

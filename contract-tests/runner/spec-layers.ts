@@ -1,6 +1,6 @@
 import { compileSpecDefinition } from '../../spec/compile-spec.js';
 import { type CredentialPlaces, credentialPlacesOf } from '../../spec/credential-masking.js';
-import { readSpecFile } from '../../spec/load-spec.js';
+import { type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
 import { type SpecModel, specModelOf } from '../judge/spec-model.js';
 import type { CheckArea } from '../lib/check.js';
 import { genericAreas } from '../suite/generic-layer.js';
@@ -30,8 +30,12 @@ export interface SpecLayers {
  *
  * @example const { petstoreRules, areas } = await specLayers('test/fixtures/specs/oai-petstore/petstore.yaml'); // false, 2 areas
  */
-export async function specLayers(specPath: string, only?: readonly string[]): Promise<SpecLayers> {
-  const document = await readSpecFile(specPath);
+export async function specLayers(
+  specPath: string,
+  only?: readonly string[],
+  reading: LoadSpecOptions = {},
+): Promise<SpecLayers> {
+  const document = await readSpecFile(specPath, reading);
   const definition = compileSpecDefinition(document);
   const credentialPlaces = credentialPlacesOf(document);
   const chosen = only === undefined ? undefined : new Set(only);

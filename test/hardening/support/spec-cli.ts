@@ -23,17 +23,32 @@ export async function runMockWithSpec(document: unknown, budgetMs: number): Prom
   const dir = await mkdtemp(join(tmpdir(), 'petstore-spec-'));
   const file = join(dir, 'spec.json');
   await writeFile(file, JSON.stringify(document));
+  return runMockCli(['--spec', file], budgetMs, { cleanup: () => rm(dir, { recursive: true, force: true }) });
+}
+
+/**
+ * Starts the mock CLI with `args` (port 0 added), as `runMockWithSpec` does; `nodeArgs` go to node
+ * itself (`--max-old-space-size=512`), `cleanup` runs once the process is gone.
+ *
+ * @example const run = await runMockCli(['--spec', 'api.yaml', '--unsafe-patterns'], 15_000);
+ */
+export async function runMockCli(
+  args: string[],
+  budgetMs: number,
+  options: { nodeArgs?: string[]; cleanup?: () => Promise<void> } = {},
+): Promise<SpecRun> {
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', '--spec', file], {
-    cwd: projectRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', ...args],
+    { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
+  const cleanup = async () => options.cleanup?.();
   const kill = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGKILL');
