@@ -1,6 +1,7 @@
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
 import { slowPatternRefusal } from './pattern-engine.js';
 import { localPointer, nodeAt, SpecError } from './ref-resolver.js';
+import { refuseSameValueFanOut } from './schema-fan-out.js';
 
 /**
  * Which JSON Schema keywords the kit enforces, which it reads as annotations, and which it refuses.
@@ -245,6 +246,7 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
     }
   }
   refuseCyclesWithoutNesting(audited, sameValueEdges, fail);
+  refuseSameValueFanOut(audited, sameValueEdges, fail);
   return { unknownFormats, dropped };
 }
 

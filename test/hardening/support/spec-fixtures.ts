@@ -82,6 +82,29 @@ export function layeredRefsSpec(levels = 10, width = 10): OpenApiDocument {
 }
 
 /**
+ * `levels` levels of `width` schemas each; every schema is an `anyOf` of a `$ref` to each schema of
+ * the next level, all applied to the same value: 10 x 10 is about 36 KB of JSON and 10^9 checks of
+ * one value along every path (issue 40 row 16).
+ */
+export function anyOfFanOutSpec(levels = 10, width = 10): OpenApiDocument {
+  const schemas: Record<string, unknown> = {};
+  for (let level = 0; level < levels; level += 1) {
+    for (let index = 0; index < width; index += 1) {
+      schemas[`A${level}_${index}`] =
+        level === levels - 1
+          ? { type: 'string', maxLength: 8 }
+          : {
+              anyOf: Array.from({ length: width }, (_, next) => ({
+                $ref: `#/components/schemas/A${level + 1}_${next}`,
+              })),
+            };
+    }
+  }
+  const root = { $ref: '#/components/schemas/A0_0' };
+  return specWith({ '/fan': { schema: root, requestSchema: root } }, schemas);
+}
+
+/**
  * A chain of `length` schemas, each referring three times (through allOf and two properties) to
  * the next: 3^length copies once expanded (18 levels: 387 million).
  */
