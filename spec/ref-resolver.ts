@@ -1,3 +1,4 @@
+import { recordShell } from './compact-record.js';
 import type { OpenApiDocument } from './openapi-types.js';
 
 /**
@@ -135,7 +136,8 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
       filling.delete(out);
       return out;
     }
-    const out: Record<string, unknown> = {};
+    // Filled key by key below, so made small up front when its keys look like indexes ("200").
+    const out = recordShell(Object.keys(raw));
     resolvedByRaw.set(raw, out);
     filling.add(out);
     const isSchemas = pointer === '/components/schemas';

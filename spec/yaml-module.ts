@@ -1,4 +1,5 @@
 import type * as Yaml from 'yaml';
+import { compactRecord } from './compact-record.js';
 import { nodeRequire } from './node-require.js';
 
 // The YAML reader (95 kB) is loaded on first use, not with the mock: most mocks read no YAML text,
@@ -66,7 +67,12 @@ export function readYamlDocument(text: string): unknown {
       }
     },
   });
-  return document.toJS({ maxAliasCount: 100 });
+  // Each mapping whose keys look like indexes ("200") rebuilt small (compact-record.ts).
+  return document.toJS({
+    maxAliasCount: 100,
+    reviver: (_key, value) =>
+      value !== null && typeof value === 'object' && !Array.isArray(value) ? compactRecord(value) : value,
+  });
 }
 
 function where(node: unknown): string {

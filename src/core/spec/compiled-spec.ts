@@ -136,17 +136,16 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
     parameters: operation.parameters
       .filter((parameter) => !(parameter.in === 'header' && headersNotParameters.has(parameter.name.toLowerCase())))
       .map((parameter) => {
-        const compiled = {
+        // Plain values, no getter: a getter makes each a dictionary-mode object (see compile-spec.ts).
+        const compiled: CompiledParameter = {
           name: parameter.name,
           in: parameter.in,
           required: parameter.required,
           schema: parameter.schema,
           read: parameterReader(parameter),
+          validator: parameter.validator,
         };
-        return Object.defineProperty(compiled, 'validator', {
-          enumerable: true,
-          get: () => parameter.validator,
-        }) as CompiledParameter;
+        return compiled;
       }),
     requiresAuth: security.alternatives.length > 0 && !security.anonymousAllowed,
     security,
@@ -177,18 +176,16 @@ function compileResponse(response: ResponseDefinition): CompiledResponse {
 function compileMedia(media: MediaDefinition): CompiledMedia {
   const kind = mediaKind(media.essence);
   const fields = kind === 'form' || kind === 'multipart' ? formFields(media.schema) : new Map();
-  const compiled = {
+  const compiled: CompiledMedia = {
     type: media.type,
     essence: media.essence,
     kind,
     schema: media.schema,
     examples: media.examples,
     fields,
+    validator: media.validator,
   };
-  return Object.defineProperty(compiled, 'validator', {
-    enumerable: true,
-    get: () => media.validator,
-  }) as CompiledMedia;
+  return compiled;
 }
 
 function compileRequestBody(operation: OperationDefinition): CompiledRequestBody | undefined {

@@ -16,7 +16,8 @@ interface Endpoint {
 
 /** One segment position of the templated paths. */
 interface TrieNode {
-  literal: Map<string, TrieNode>;
+  /** Created with its first child: most nodes of a large document are leaves (a Map each was 230 bytes). */
+  literal: Map<string, TrieNode> | undefined;
   /** A whole-segment parameter (`{petId}`). */
   parameter: TrieNode | undefined;
   /** Segments mixing text and parameters (`{name}.json`), rare: matched by their own pattern. */
@@ -24,7 +25,7 @@ interface TrieNode {
   endpoints: Endpoint[];
 }
 
-const newNode = (): TrieNode => ({ literal: new Map(), parameter: undefined, mixed: [], endpoints: [] });
+const newNode = (): TrieNode => ({ literal: undefined, parameter: undefined, mixed: [], endpoints: [] });
 
 /**
  * Finds the operation for a method and a path relative to the base path, in time that depends on
@@ -102,6 +103,7 @@ function insert(root: TrieNode, template: string, endpoint: Endpoint): void {
       }
       node = child.node;
     } else {
+      node.literal ??= new Map();
       let child = node.literal.get(segment);
       if (child === undefined) {
         child = newNode();
@@ -128,7 +130,7 @@ function findTemplates(root: TrieNode, segments: string[]): { endpoint: Endpoint
       return;
     }
     const segment = segments[index]!;
-    const literal = node.literal.get(segment);
+    const literal = node.literal?.get(segment);
     if (literal !== undefined) walk(literal, index + 1, captures, `${rank}0`);
     if (segment === '') return;
     for (const { pattern, node: child } of node.mixed) {
