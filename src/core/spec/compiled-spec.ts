@@ -21,7 +21,7 @@ export interface CompiledOperation {
   requestBody: CompiledRequestBody | undefined;
   responses: Map<number, CompiledResponse>;
   /** Responses declared for a range or by default (`4XX`, `default`): the shapes of the errors the operation may answer. */
-  rangeResponses: Map<string, CompiledResponse>;
+  rangeResponses: ReadonlyMap<string, CompiledResponse>;
   /** The first 2xx status the operation declares (what it answers when all goes well). */
   successStatus: number | undefined;
   deprecated: boolean;
@@ -118,11 +118,13 @@ export function compileSpec(raw: OpenApiDocument, options: { basePath?: string }
 function compileOperation(operation: OperationDefinition, document: OpenApiDocument): CompiledOperation {
   const { operationId } = operation;
   const responses = new Map<number, CompiledResponse>();
-  const rangeResponses = new Map<string, CompiledResponse>();
+  let rangeResponses: Map<string, CompiledResponse> | undefined;
   for (const response of operation.responses) {
     // "default" and "4XX"-style ranges are not concrete statuses a mock can pick; errors take their shape.
-    if (response.status === undefined) rangeResponses.set(response.statusKey.toUpperCase(), compileResponse(response));
-    else responses.set(response.status, compileResponse(response));
+    if (response.status === undefined) {
+      rangeResponses ??= new Map();
+      rangeResponses.set(response.statusKey.toUpperCase(), compileResponse(response));
+    } else responses.set(response.status, compileResponse(response));
   }
   const successStatus = [...responses.keys()]
     .filter((status) => status >= 200 && status < 300)
@@ -151,13 +153,16 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
     security,
     requestBody: compileRequestBody(operation),
     responses,
-    rangeResponses,
+    // One empty map for every operation without ranges: a Map is about 300 bytes.
+    rangeResponses: rangeResponses ?? noRangeResponses,
     successStatus,
     deprecated: operation.deprecated,
     deprecation: compileDeprecation(operation),
     stability: operation.stability,
   };
 }
+
+const noRangeResponses: ReadonlyMap<string, CompiledResponse> = new Map();
 
 function compileResponse(response: ResponseDefinition): CompiledResponse {
   const media = response.media.map(compileMedia);
