@@ -33,7 +33,7 @@ Document:
   --allow-refs-outside DIR  Also read the document's $refs to files in DIR (repeatable; default:
                           only the document's folder and below)
   --unsafe-patterns       Judge with patterns RE2 cannot run (lookaround, backreferences), each
-                          match under a 20 ms budget; default: such a document is refused
+                          match under a 50 ms budget; default: such a document is refused
   --allow-destructive     Let the generic layer send PUT, PATCH, DELETE and POST to a resource
                           path to resources this run did not create (a throwaway server only);
                           without it they go only to what the run created, or are skipped

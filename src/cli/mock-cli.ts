@@ -34,7 +34,7 @@ Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
       --allow-remote-refs  Also follow $refs to http(s) URLs (off: a spec does not fetch at start)
       --allow-refs-outside DIR  Also read $refs to files in DIR (repeatable; default: only the spec's folder)
       --unsafe-patterns    Serve patterns RE2 cannot run (lookaround, backreferences), each match under a
-                           20 ms budget (a value that spends it is a 400); default: such a spec is refused
+                           50 ms budget (a value that spends it is a 400); default: such a spec is refused
 
 Options:
   -p, --port N             Port to listen on (default 4010, or $PORT; 0 picks a free port)
