@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
-import { defaultSpecPath, parseSpecText } from '../spec/load-spec.js';
+import { readBoundedTextSync } from '../spec/bounded-file.js';
+import { defaultSpecPath, maxSpecFileBytes, parseSpecText } from '../spec/load-spec.js';
 import {
   createPetstoreHandlers,
   type MockApp,
@@ -60,11 +60,10 @@ export function setupPetstoreServer(options: PetstoreServerOptions = {}): Petsto
 function readSpecFileSync(path: string = defaultSpecPath) {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    // Bounded as readSpecFile reads (spec/bounded-file.ts): no FIFO or device, the size counted while reading.
+    text = readBoundedTextSync(path, { maxBytes: maxSpecFileBytes, expected: 'an OpenAPI document (YAML or JSON)' });
   } catch (error) {
-    throw new Error(
-      `Failed to load spec ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-    );
+    throw new Error(`Failed to load spec ${path}: ${(error as Error).message}`);
   }
   return parseSpecText(text, path);
 }

@@ -1,5 +1,10 @@
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
+
+interface BoundedTextOptions {
+  maxBytes: number;
+  expected: string;
+}
 
 /**
  * Reads a text file the kit is given (a config, a scenario, a recording to replay) with a bound on
@@ -10,13 +15,33 @@ import { open } from 'node:fs/promises';
  *
  * @example await readBoundedText('incident.har', { maxBytes: 64 * 1024 * 1024, expected: 'a HAR file or a JSON-lines export' })
  */
-export async function readBoundedText(path: string, options: { maxBytes: number; expected: string }): Promise<string> {
+export async function readBoundedText(path: string, options: BoundedTextOptions): Promise<string> {
   let bytes: Buffer;
   try {
     bytes = await readBounded(path, options.maxBytes);
   } catch (error) {
     throw new Error(describeFileError(error as NodeJS.ErrnoException, options));
   }
+  return textOf(bytes, options);
+}
+
+/**
+ * `readBoundedText` for a caller that cannot wait (`setupPetstoreServer()` at a module's top level):
+ * the same checks and bound, read synchronously.
+ *
+ * @example readBoundedTextSync('api/openapi.yaml', { maxBytes: maxSpecFileBytes, expected: 'an OpenAPI document' })
+ */
+export function readBoundedTextSync(path: string, options: BoundedTextOptions): string {
+  let bytes: Buffer;
+  try {
+    bytes = readBoundedSync(path, options.maxBytes);
+  } catch (error) {
+    throw new Error(describeFileError(error as NodeJS.ErrnoException, options));
+  }
+  return textOf(bytes, options);
+}
+
+function textOf(bytes: Buffer, options: BoundedTextOptions): string {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -33,10 +58,7 @@ async function readBounded(path: string, maxBytes: number): Promise<Buffer> {
   // O_NONBLOCK: opening a FIFO must not wait for a writer (it is then refused as not a regular file).
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const stats = await handle.stat();
-    if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
-    if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
-    if (stats.size > maxBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
+    refuseUnread(await handle.stat(), maxBytes);
     // The size read, not the size stat() said: a file may grow while it is read.
     const chunks: Buffer[] = [];
     let length = 0;
@@ -54,7 +76,34 @@ async function readBounded(path: string, maxBytes: number): Promise<Buffer> {
   }
 }
 
-function describeFileError(error: NodeJS.ErrnoException, options: { maxBytes: number; expected: string }): string {
+function readBoundedSync(path: string, maxBytes: number): Buffer {
+  const descriptor = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    refuseUnread(fstatSync(descriptor), maxBytes);
+    const chunks: Buffer[] = [];
+    let length = 0;
+    for (;;) {
+      const chunk = Buffer.allocUnsafe(Math.min(maxBytes + 1 - length, 4 * 1024 * 1024));
+      const bytesRead = readSync(descriptor, chunk, 0, chunk.length, length);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      length += bytesRead;
+      if (length > maxBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
+    }
+    return Buffer.concat(chunks, length);
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** What the handle read from says: only a regular file within the bound is read at all. */
+function refuseUnread(stats: Stats, maxBytes: number): void {
+  if (stats.isDirectory()) throw Object.assign(new Error('is a directory'), { code: 'EISDIR' });
+  if (!stats.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
+  if (stats.size > maxBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
+}
+
+function describeFileError(error: NodeJS.ErrnoException, options: BoundedTextOptions): string {
   switch (error.code) {
     case 'ENOENT':
       return 'no such file';

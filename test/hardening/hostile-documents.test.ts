@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setupPetstoreServer } from '../../mocks/node.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { runMockCli, type SpecRun } from './support/spec-cli.js';
 
@@ -60,6 +61,13 @@ describe('a document and its references are regular files, read bounded (rows 12
     expectRefusal(
       await runMockCli(['--spec', join(folder, 'pipe.yaml')], budgetMs),
       /^petstore-mock: Failed to load spec \/.*\/pipe\.yaml: it is not a regular file$/,
+    );
+    // The MSW setup reads synchronously, with the same checks.
+    expect(() => setupPetstoreServer({ specPath: join(folder, 'pipe.yaml') })).toThrow(
+      /^Failed to load spec \/.*\/pipe\.yaml: it is not a regular file$/,
+    );
+    expect(() => setupPetstoreServer({ specPath: '/dev/zero' })).toThrow(
+      'Failed to load spec /dev/zero: it is not a regular file',
     );
   });
 
