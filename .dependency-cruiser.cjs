@@ -3,8 +3,9 @@
 // picture; docs/decisions/018-pipeline-and-rooms.md says why.
 //
 // One line: spec -> src/core -> src/server | src/cli | mocks, and contract-tests -> spec + an HTTP
-// client. Two leaves of the kit are shared: src/server and src/cli print through its terminal-text
-// sanitiser, and src/server judges proxied traffic with its rules (contract-tests/judge/). Inside
+// client. What the mock, the kit and the judging proxy share lives below all three, in spec/: the
+// interface's facts and its rule catalogue (spec/interface/, decision 033) and the terminal-text
+// sanitiser (spec/terminal-text.ts). src/ and mocks/ import nothing of contract-tests/. Inside
 // src/core each room may import only the rooms below it:
 //
 //   base files (types, errors, clock)
@@ -164,35 +165,27 @@ module.exports = {
     ),
     forbid('src-ships-no-test-support', 'Test support lives under test/.', '^(src|mocks|spec)/', '^test/'),
     forbid(
-      'mock-shares-only-terminal-text-with-the-kit',
-      "The mock and the contract kit print through one sanitiser, contract-tests/report/terminal-text.ts; nothing else of the kit is the mock's, and the core prints nothing.",
-      '^(mocks|src/(?!server/))',
-      '^contract-tests/(?!report/terminal-text\\.ts$)',
-    ),
-    // Widened for one folder: the judging proxy (src/server/proxy*.ts) judges real traffic by the
-    // kit's own rules, and a rule written twice drifts (docs/decisions/028-judging-proxy.md).
-    forbid(
-      'server-shares-only-terminal-text-and-the-judge-with-the-kit',
-      'src/server may read the sanitiser and the judging rules (contract-tests/judge/), nothing else of the kit.',
-      '^src/server/',
-      '^contract-tests/(?!report/terminal-text\\.ts$|judge/)',
+      'mock-and-proxy-import-nothing-of-the-kit',
+      "The mock, the MSW handlers and the judging proxy read the interface's facts and rules from spec/interface/ and print through spec/terminal-text.ts: nothing of the contract kit is theirs.",
+      '^(src|mocks)/',
+      '^contract-tests/',
     ),
     forbid(
-      'judge-is-a-leaf',
-      'The judging rules read the spec only, so sharing them with the proxy shares nothing else of the kit.',
-      '^contract-tests/judge/',
-      '^(src|mocks|test|bench)/|^contract-tests/(?!judge/)',
+      'interface-room-is-a-leaf',
+      "spec/interface/ holds the interface's facts and its rule catalogue: it reads the rest of spec/ only, so sharing it shares nothing else.",
+      '^spec/interface/',
+      '^(src|mocks|contract-tests|test|bench)/|^spec/load-spec\\.ts$',
     ),
     forbid(
       'core-prints-nothing',
       'Terminal text is for the transports and the CLI: the core runs in a page too.',
       '^src/(core|lab|ui)/',
-      '^contract-tests/',
+      '^spec/terminal-text\\.ts$',
     ),
     forbid(
       'terminal-text-is-a-leaf',
       'The sanitiser the mock shares with the kit imports nothing, so sharing it shares nothing else.',
-      '^contract-tests/report/terminal-text\\.ts$',
+      '^spec/terminal-text\\.ts$',
       '',
     ),
   ],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildSpecModel } from '../contract-tests/judge/spec-model.js';
 import { compileSpec } from '../src/core/spec/compiled-spec.js';
 import { compileSpecDefinition, validatorOf } from './compile-spec.js';
+import { buildSpecModel } from './interface/spec-model.js';
 import { readSpecFile } from './load-spec.js';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
 

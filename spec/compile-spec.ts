@@ -20,7 +20,7 @@ import {
 
 /**
  * The one reading of an OpenAPI 3.1 document that the mock (`src/core/compiled-spec.ts`) and the
- * contract kit (`contract-tests/judge/spec-model.ts`) both build on, so the two cannot drift: the
+ * contract kit (`spec/interface/spec-model.ts`) both build on, so the two cannot drift: the
  * same operations, parameters, bodies, responses, security, extensions and validators.
  */
 export interface SpecDefinition {

@@ -2,12 +2,12 @@
 import { constants, fstatSync } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { colourEnabled, sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { checkLine, details, renderHumanReport, renderSummaryLine } from '../report/human-report.js';
 import { renderJsonReport } from '../report/json-report.js';
 import { renderJunitReport } from '../report/junit-report.js';
 import { renderMarkdownReport } from '../report/markdown-report.js';
 import type { ContractReport } from '../report/report-model.js';
-import { colourEnabled, sanitiseForTerminal } from '../report/terminal-text.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
 import { kitVersion } from '../runner/kit-version.js';
 import { LiveConsole } from './live-console.js';

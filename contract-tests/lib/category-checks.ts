@@ -1,4 +1,4 @@
-import { describeIssues, type SpecModel } from '../judge/spec-model.js';
+import { describeIssues, type SpecModel } from '../../spec/interface/spec-model.js';
 import { CheckFailure } from './check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from './exchange.js';
 import { expectStatus } from './expect-response.js';

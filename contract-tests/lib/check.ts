@@ -1,4 +1,4 @@
-import type { SpecModel } from '../judge/spec-model.js';
+import type { SpecModel } from '../../spec/interface/spec-model.js';
 import type { ContractTarget } from './contract-target.js';
 import type { Evidence, Exchange } from './exchange.js';
 import type { ApiRequest } from './http-client.js';

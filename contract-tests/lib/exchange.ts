@@ -1,5 +1,10 @@
 import { looksLikeCredentialHeader, maskHeaderValue } from '../../spec/credential-masking.js';
-import { type ObservedExchange, type ObservedResponse, responseBodyExcerpt, truncate } from '../judge/observed.js';
+import {
+  type ObservedExchange,
+  type ObservedResponse,
+  responseBodyExcerpt,
+  truncate,
+} from '../../spec/interface/observed.js';
 
 export { truncate };
 
@@ -125,7 +130,7 @@ export function maskHeaders(headers: Record<string, string>): Record<string, str
   return out;
 }
 
-/** The exchange as the shared judging rules read it (contract-tests/judge/), or undefined when no answer came. */
+/** The exchange as the shared judging rules read it (spec/interface/), or undefined when no answer came. */
 export function observedOf(exchange: Exchange): ObservedExchange | undefined {
   const response = exchange.response;
   return response === undefined ? undefined : { ...exchange, response };

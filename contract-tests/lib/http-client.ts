@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { parseRetryAfter, serverClock } from '../judge/rate-limit-headers.js';
+import { parseRetryAfter, serverClock } from '../../spec/interface/rate-limit-headers.js';
 import { apiUrl } from './api-url.js';
 import { CheckFailure, InconclusiveError, OverBudget } from './check-errors.js';
 import type { ContractTarget } from './contract-target.js';

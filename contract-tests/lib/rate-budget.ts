@@ -1,4 +1,4 @@
-import { parseNonNegativeInteger, parseRetryAfter } from '../judge/rate-limit-headers.js';
+import { parseNonNegativeInteger, parseRetryAfter } from '../../spec/interface/rate-limit-headers.js';
 import { InconclusiveError } from './check-errors.js';
 
 /**

@@ -1,5 +1,5 @@
-import { promiseStillHeld as promiseHeld } from '../judge/key-rules.js';
-import { parseRetryAfter, serverClock } from '../judge/rate-limit-headers.js';
+import { promiseStillHeld as promiseHeld } from '../../spec/interface/key-rules.js';
+import { parseRetryAfter, serverClock } from '../../spec/interface/rate-limit-headers.js';
 import type { CheckRun } from './check.js';
 import { OverBudget } from './check-errors.js';
 import { type Exchange, observedOf } from './exchange.js';
@@ -74,7 +74,7 @@ export function isLimited(exchange: Exchange | undefined): boolean {
   return exchange?.response?.status === 429;
 }
 
-/** `promiseStillHeld` of contract-tests/judge/key-rules.ts for two exchanges; false when either got no answer. */
+/** `promiseStillHeld` of spec/interface/key-rules.ts for two exchanges; false when either got no answer. */
 export function promiseStillHeld(before: Exchange, after: Exchange): boolean {
   const promised = observedOf(before);
   const later = observedOf(after);

@@ -1,5 +1,5 @@
 import type { MediaDefinition, OperationDefinition, ResponseDefinition } from '../../spec/compile-spec.js';
-import { describeIssues } from '../judge/spec-model.js';
+import { describeIssues } from '../../spec/interface/spec-model.js';
 import type { ExchangeResponse } from './exchange.js';
 import { isJsonMedia } from './generic-requests.js';
 

@@ -1,9 +1,9 @@
+import { sanitiseForTerminal as clean, paint } from '../../spec/terminal-text.js';
 import type { Evidence } from '../lib/exchange.js';
 import { coverageMatrix, describeCell } from './coverage-matrix.js';
 import { checksByOperation, type FailureGroup, groupFailures } from './failure-groups.js';
 import { ruleHref } from './interface-links.js';
 import type { CheckResult, ContractReport, Verdict } from './report-model.js';
-import { sanitiseForTerminal as clean, paint } from './terminal-text.js';
 
 const ruleWidth = 21;
 

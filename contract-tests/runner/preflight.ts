@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
 import { maskSecret } from '../../spec/credential-masking.js';
-import { parseRetryAfter } from '../judge/rate-limit-headers.js';
+import { parseRetryAfter } from '../../spec/interface/rate-limit-headers.js';
 import { apiUrl } from '../lib/api-url.js';
 import type { ObservedBudget } from '../lib/contract-target.js';
 import type { Exchange } from '../lib/exchange.js';

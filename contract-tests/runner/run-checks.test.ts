@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { buildSpecModel } from '../../spec/interface/spec-model.js';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { buildSpecModel } from '../judge/spec-model.js';
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import type { ContractTarget } from '../lib/contract-target.js';

@@ -1,4 +1,4 @@
-import type { SpecModel } from '../judge/spec-model.js';
+import type { SpecModel } from '../../spec/interface/spec-model.js';
 import { type CheckArea, type CheckMeta, type CheckRun, type CheckSpec, SkipCheck } from '../lib/check.js';
 import { CheckFailure, InconclusiveError } from '../lib/check-errors.js';
 import type { ContractTarget } from '../lib/contract-target.js';

@@ -1,7 +1,7 @@
 import { compileSpecDefinition } from '../../spec/compile-spec.js';
 import { type CredentialPlaces, credentialPlacesOf } from '../../spec/credential-masking.js';
+import { type SpecModel, specModelOf } from '../../spec/interface/spec-model.js';
 import { type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
-import { type SpecModel, specModelOf } from '../judge/spec-model.js';
 import type { CheckArea } from '../lib/check.js';
 import { genericAreas } from '../suite/generic-layer.js';
 import { allOperations } from '../suite/operations.js';

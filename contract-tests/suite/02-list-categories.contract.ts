@@ -1,4 +1,4 @@
-import { describeIssues } from '../judge/spec-model.js';
+import { describeIssues } from '../../spec/interface/spec-model.js';
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf } from '../lib/exchange.js';

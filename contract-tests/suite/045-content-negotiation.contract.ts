@@ -1,4 +1,4 @@
-import { isJsonContentType } from '../judge/media-types.js';
+import { isJsonContentType } from '../../spec/interface/media-types.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';

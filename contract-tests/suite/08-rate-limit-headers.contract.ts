@@ -1,4 +1,4 @@
-import { type BudgetReading, newWindowBetween, readBudget } from '../judge/rate-limit-headers.js';
+import { type BudgetReading, newWindowBetween, readBudget } from '../../spec/interface/rate-limit-headers.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';

@@ -1,4 +1,4 @@
-import { limitedWithBudgetLeft, retryAfterInThePast, retryAfterVersusReset } from '../judge/key-rules.js';
+import { limitedWithBudgetLeft, retryAfterInThePast, retryAfterVersusReset } from '../../spec/interface/key-rules.js';
 import {
   type BudgetReading,
   missingRateHeaders,
@@ -7,7 +7,7 @@ import {
   rateHeaderValueProblems,
   readBudget,
   serverClock,
-} from '../judge/rate-limit-headers.js';
+} from '../../spec/interface/rate-limit-headers.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Evidence, type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';

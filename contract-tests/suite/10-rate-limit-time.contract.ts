@@ -1,11 +1,11 @@
-import { remainingStepProblem } from '../judge/key-rules.js';
+import { remainingStepProblem } from '../../spec/interface/key-rules.js';
+import { planOfMinuteLimit } from '../../spec/interface/plans.js';
 import {
   type BudgetReading,
   newWindowBetween,
-  planOfMinuteLimit,
   readBudget,
   serverClock,
-} from '../judge/rate-limit-headers.js';
+} from '../../spec/interface/rate-limit-headers.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure, OverBudget } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';

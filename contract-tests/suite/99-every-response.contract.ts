@@ -1,4 +1,5 @@
-import type { RuleViolation } from '../judge/observed.js';
+import type { RuleViolation } from '../../spec/interface/observed.js';
+import { minuteLimits } from '../../spec/interface/plans.js';
 import {
   dateHeader,
   errorShape,
@@ -6,7 +7,6 @@ import {
   isLabelledJson,
   jsonBodyParses,
   jsonContentType,
-  minuteLimits,
   notDeprecated,
   type ResponseRule,
   type ResponseRuleContext,
@@ -16,7 +16,7 @@ import {
   resetWithinWindow,
   retryAfterOn429,
   schema,
-} from '../judge/response-rules.js';
+} from '../../spec/interface/response-rules.js';
 import { type CheckRun, defineArea, isSoft } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Evidence, type Exchange, type ExchangeResponse, evidenceOf, truncate } from '../lib/exchange.js';
@@ -26,7 +26,7 @@ import { type Evidence, type Exchange, type ExchangeResponse, evidenceOf, trunca
  * last): the rate-limit headers of section 8, the Error body of section 7, JSON bodies (section 1:
  * labelled JSON, and a body that parses when labelled so) and the spec's schema for each operation
  * and status. Responses of experimental or beta operations only warn, unless --strict. The rules
- * themselves live in contract-tests/judge/response-rules.ts, which the judging proxy reads too.
+ * themselves live in spec/interface/response-rules.ts, which the judging proxy reads too.
  */
 interface Violation extends RuleViolation {
   exchange: Exchange;

@@ -1,6 +1,6 @@
 import type { SpecDefinition } from '../../spec/compile-spec.js';
 import { createDataGenerator, type DataGenerator } from '../../spec/data-generator.js';
-import { describeIssues } from '../judge/spec-model.js';
+import { describeIssues } from '../../spec/interface/spec-model.js';
 import { type CheckArea, type CheckDefinition, type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Evidence, type Exchange, evidenceOf } from '../lib/exchange.js';

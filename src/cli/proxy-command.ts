@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { sanitiseForTerminal } from '../../contract-tests/report/terminal-text.js';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import type { AllowedHosts } from '../core/controls/control-access.js';
 import type { Logger } from '../core/types.js';
 import { createConsoleLogger } from '../server/console-logger.js';

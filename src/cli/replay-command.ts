@@ -4,9 +4,9 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../contract-tests/report/terminal-text.js';
 import { readBoundedText } from '../../spec/bounded-file.js';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../spec/terminal-text.js';
 import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
 import { createMockApp } from '../core/mock-app.js';
 import { createRouter } from '../core/spec/router.js';

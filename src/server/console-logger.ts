@@ -1,5 +1,5 @@
-import { sanitiseForTerminal } from '../../contract-tests/report/terminal-text.js';
 import { maskCredentialPatterns } from '../../spec/credential-masking.js';
+import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import type { Logger } from '../core/types.js';
 
 /**

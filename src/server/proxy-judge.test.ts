@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildSpecModel } from '../../contract-tests/judge/spec-model.js';
+import { buildSpecModel } from '../../spec/interface/spec-model.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { createProxyJudge } from './proxy-judge.js';
 
@@ -40,7 +40,7 @@ describe('the proxy judge', () => {
     const second = judge.sent(request('k'));
     judge.answered(first, answer(9));
     judge.answered(second, answer(9));
-    const rule = () => judge.report('up').server.rules.find((entry) => entry.id === 'key.remaining-exact')!;
+    const rule = () => judge.report('up').server.rules.find((entry) => entry.id === 'rate.remaining-exact')!;
     expect(rule()).toMatchObject({ judged: 0, failed: 0 });
     judge.answered(judge.sent(request('k')), answer(6));
     expect(rule()).toMatchObject({ judged: 1, failed: 1, outcome: 'fail' });
@@ -74,7 +74,7 @@ describe('the proxy judge', () => {
     judge.answered(judge.sent(request('k')), answer(7));
     const report = judge.report('up');
     expect(report.requests).toMatchObject({ forwarded: 3, answered: 2, upstreamFailures: 1 });
-    expect(report.server.rules.find((rule) => rule.id === 'key.remaining-exact')!.judged).toBe(0);
+    expect(report.server.rules.find((rule) => rule.id === 'rate.remaining-exact')!.judged).toBe(0);
     expect(judge.broke('server')).toBe(false);
   });
 });

@@ -1,21 +1,23 @@
 import { createHash } from 'node:crypto';
 import {
-  limitedWithBudgetLeft,
-  remainingStepProblem,
-  retryAfterInThePast,
-  retryAfterVersusReset,
-} from '../../contract-tests/judge/key-rules.js';
-import type { ObservedResponse, RuleViolation } from '../../contract-tests/judge/observed.js';
-import { planOfMinuteLimit, readBudget } from '../../contract-tests/judge/rate-limit-headers.js';
-import { type ResponseRule, responseRules } from '../../contract-tests/judge/response-rules.js';
-import type { SpecModel } from '../../contract-tests/judge/spec-model.js';
-import {
   type CredentialPlaces,
   commonCredentialPlaces,
   createRedactor,
   maskQueryCredentials,
   secretsOfRequest,
 } from '../../spec/credential-masking.js';
+import { bearerToken } from '../../spec/interface/bearer.js';
+import {
+  limitedWithBudgetLeft,
+  remainingStepProblem,
+  retryAfterInThePast,
+  retryAfterVersusReset,
+} from '../../spec/interface/key-rules.js';
+import type { ObservedResponse, RuleViolation } from '../../spec/interface/observed.js';
+import { planOfMinuteLimit } from '../../spec/interface/plans.js';
+import { readBudget } from '../../spec/interface/rate-limit-headers.js';
+import { type ResponseRule, responseRules } from '../../spec/interface/response-rules.js';
+import type { SpecModel } from '../../spec/interface/spec-model.js';
 import type { MockResponse } from '../core/types.js';
 import { clientVerdicts } from '../lab/client-judge.js';
 import { buildLabReport, createLabSessionState, type LabSessionState, observeLab } from '../lab/lab-report.js';
@@ -27,7 +29,7 @@ import { type JudgedAnswer, RuleTallies } from './proxy-tallies.js';
 
 /**
  * The judge of the judging proxy: every answer the upstream gives is judged by the kit's own rules
- * (contract-tests/judge/: one response at a time, and across the answers of each key), and every
+ * (spec/interface/: one response at a time, and across the answers of each key), and every
  * request is fed to the lab's client judge exactly as the mock feeds it. Keys are never kept: a key
  * is its SHA-256 digest and shown as its export pseudonym (`client-<12 hex>`). Memory is bounded
  * whatever the traffic: at most `maxKeys` keys followed, `maxEvidence` examples per rule (the rest
@@ -89,24 +91,24 @@ interface KeyState {
 /** The rules across the answers of one key, reported beside the kit's rules of one response. */
 const keyRules = [
   {
-    id: 'key.remaining-exact',
+    id: 'rate.remaining-exact',
     rule: '§8',
     title:
       'each request of a key, sent when none of its others is in flight, lowers X-RateLimit-Remaining by exactly one within a window',
   },
   {
-    id: 'key.429-only-when-exhausted',
+    id: 'rate.429-only-when-exhausted',
     rule: '§8.1',
     title:
       'a 429 comes only when the budget says none is left (the answer before it, and the 429 itself, say Remaining 0)',
   },
   {
-    id: 'key.retry-after-matches-reset',
+    id: 'rate.retry-after-matches-reset',
     rule: '§8.2',
     title:
       "a key's first 429 after a served answer: Retry-After points no later than the X-RateLimit-Reset it reports (server Date, ± 2 s)",
   },
-  { id: 'key.retry-after-future', rule: '§8.2', title: 'a Retry-After given as an HTTP-date is not in the past' },
+  { id: 'rate.retry-after-future', rule: '§8.2', title: 'a Retry-After given as an HTTP-date is not in the past' },
 ] as const;
 
 type KeyRuleId = (typeof keyRules)[number]['id'];
@@ -191,7 +193,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       record(id, which, violations, pending);
     if (answer.response.status === 429) {
       const past = retryAfterInThePast(answer);
-      keyRule('key.retry-after-future', past === undefined ? [] : [{ detail: past, header: 'Retry-After' }]);
+      keyRule('rate.retry-after-future', past === undefined ? [] : [{ detail: past, header: 'Retry-After' }]);
     }
     if (before === undefined || before.response.status === 401 || answer.response.status === 401) return;
     if (sequential) {
@@ -203,7 +205,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         readBudget(answer.response.headers, answer.receivedAtMs).remaining !== undefined;
       if (readable)
         keyRule(
-          'key.remaining-exact',
+          'rate.remaining-exact',
           step === undefined
             ? []
             : [
@@ -219,7 +221,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     if (sequential) {
       const problems = limitedWithBudgetLeft(before, answer);
       keyRule(
-        'key.429-only-when-exhausted',
+        'rate.429-only-when-exhausted',
         problems.map((problem) => ({
           detail:
             problem.which === 'before' ? `${problem.detail} (request #${before.seq}, ${before.label})` : problem.detail,
@@ -234,7 +236,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         `Retry-After of ${answer.client} points ${Math.round((verdict.resetMs - verdict.retryAtMs) / 1000)} s before X-RateLimit-Reset; the interface does not say how windows move (a sliding window may free a request earlier)`,
       );
     keyRule(
-      'key.retry-after-matches-reset',
+      'rate.retry-after-matches-reset',
       verdict.kind === 'later'
         ? [
             {
@@ -318,7 +320,8 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     sent(request) {
       seq += 1;
       counts.forwarded += 1;
-      const key = bearerKey(request.headers.authorization);
+      const authorization = headerText(request.headers.authorization);
+      const key = authorization === null ? null : bearerToken(authorization);
       const places = options.credentialPlaces ?? commonCredentialPlaces;
       const keyDigest = key === null ? null : createHash('sha256').update(key).digest('hex');
       const client = keyDigest === null ? anonymousPseudonym(request.clientAddress) : keyPseudonymFromDigest(keyDigest);
@@ -438,14 +441,6 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
 function forget(pending: PendingExchange): void {
   pending.key = null;
   pending.secrets = [];
-}
-
-/** The bearer token of an Authorization header (RFC 6750: the scheme is case-insensitive), or null. */
-function bearerKey(value: string | string[] | undefined): string | null {
-  const text = headerText(value);
-  if (text === null) return null;
-  const match = /^bearer\s+(\S+)\s*$/i.exec(text);
-  return match ? match[1]! : null;
 }
 
 function headerText(value: string | string[] | undefined): string | null {

@@ -8,13 +8,13 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { specModelOf } from '../../contract-tests/judge/spec-model.js';
 import {
   type CredentialPlaces,
   credentialPlacesOf,
   maskCredentialPatterns,
   redactDeep,
 } from '../../spec/credential-masking.js';
+import { specModelOf } from '../../spec/interface/spec-model.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import { parseMockConfig } from '../core/config/mock-config.js';

@@ -1,5 +1,5 @@
-import type { ObservedExchange, RuleViolation } from '../../contract-tests/judge/observed.js';
 import { createRedactor } from '../../spec/credential-masking.js';
+import type { ObservedExchange, RuleViolation } from '../../spec/interface/observed.js';
 import type { ProxyEvidence, ServerRuleResult } from '../ui/proxy-types.js';
 
 /** An answer as the proxy reports it: its number in the traffic, its client's pseudonym and a label without the key. */

@@ -37,15 +37,15 @@ const shows: Record<string, (ex: ClientSideExchange, all: ClientSideExchange[]) 
     !/^[1-9]\d*$/.test(ex.headers['retry-after'] ?? '') &&
     !/^[A-Z][a-z]{2}, /.test(ex.headers['retry-after'] ?? ''),
   'every.error-shape': (ex) => ex.status >= 400 && ex.status !== 429 && !isErrorShape(ex.json, ex.status),
-  'key.remaining-exact': (ex, all) => {
+  'rate.remaining-exact': (ex, all) => {
     const before = all.filter((other) => other.key === ex.key && other.seq < ex.seq).at(-1);
     if (before === undefined || ex.key === null) return false;
     if ([401, 429].includes(before.status) || [401, 429].includes(ex.status)) return false;
     return Number(ex.headers['x-ratelimit-remaining']) !== Number(before.headers['x-ratelimit-remaining']) - 1;
   },
-  'key.429-only-when-exhausted': firstLimitedByKey,
-  'key.retry-after-matches-reset': firstLimitedByKey,
-  'key.retry-after-future': firstLimitedByKey,
+  'rate.429-only-when-exhausted': firstLimitedByKey,
+  'rate.retry-after-matches-reset': firstLimitedByKey,
+  'rate.retry-after-future': firstLimitedByKey,
 };
 
 const cases: { fault: Fault; rule: string; status?: number }[] = [
@@ -64,13 +64,13 @@ const cases: { fault: Fault; rule: string; status?: number }[] = [
   { fault: 'text-error-body', rule: 'every.error-shape' },
   { fault: 'error-without-status', rule: 'every.error-shape' },
   { fault: 'unauthorized-without-error-body', rule: 'every.error-shape' },
-  { fault: 'remaining-constant', rule: 'key.remaining-exact' },
-  { fault: 'posts-not-counted', rule: 'key.remaining-exact' },
-  { fault: 'errors-not-counted', rule: 'key.remaining-exact' },
-  { fault: 'remaining-nonzero-on-429', rule: 'key.429-only-when-exhausted' },
-  { fault: 'remaining-lies-high', rule: 'key.429-only-when-exhausted' },
-  { fault: 'retry-after-beyond-reset', rule: 'key.retry-after-matches-reset' },
-  { fault: 'retry-after-past-date', rule: 'key.retry-after-future' },
+  { fault: 'remaining-constant', rule: 'rate.remaining-exact' },
+  { fault: 'posts-not-counted', rule: 'rate.remaining-exact' },
+  { fault: 'errors-not-counted', rule: 'rate.remaining-exact' },
+  { fault: 'remaining-nonzero-on-429', rule: 'rate.429-only-when-exhausted' },
+  { fault: 'remaining-lies-high', rule: 'rate.429-only-when-exhausted' },
+  { fault: 'retry-after-beyond-reset', rule: 'rate.retry-after-matches-reset' },
+  { fault: 'retry-after-past-date', rule: 'rate.retry-after-future' },
   { fault: '401-as-403', rule: 'every.schema', status: 403 },
   { fault: 'validation-422', rule: 'every.schema', status: 422 },
   { fault: 'create-returns-200', rule: 'every.schema' },
@@ -102,9 +102,9 @@ describe('the judging proxy in front of broken servers', () => {
       report.server.rules.filter((rule) => rule.outcome === 'fail').map((rule) => [rule.id, rule.evidence[0]]),
     ).toEqual([]);
     const judged = Object.fromEntries(report.server.rules.map((rule) => [rule.id, rule.judged]));
-    expect(judged['key.remaining-exact']).toBeGreaterThan(5);
-    expect(judged['key.429-only-when-exhausted']).toBe(1);
-    expect(judged['key.retry-after-matches-reset']).toBe(1);
+    expect(judged['rate.remaining-exact']).toBeGreaterThan(5);
+    expect(judged['rate.429-only-when-exhausted']).toBe(1);
+    expect(judged['rate.retry-after-matches-reset']).toBe(1);
     expect(judged['every.error-shape']).toBeGreaterThan(4);
     expect(report.server.outcome).toBe('pass');
     expect(report.requests).toMatchObject({ forwarded: traffic.length, answered: traffic.length, upstreamFailures: 0 });

@@ -32,9 +32,9 @@ describe('the judging proxy in front of our mock', () => {
       report.server.rules.filter((rule) => rule.outcome === 'fail').map((rule) => [rule.id, rule.evidence]),
     ).toEqual([]);
     const judged = Object.fromEntries(report.server.rules.map((rule) => [rule.id, rule.judged]));
-    expect(judged['key.remaining-exact']).toBeGreaterThan(60);
-    expect(judged['key.429-only-when-exhausted']).toBe(1);
-    expect(judged['key.retry-after-matches-reset']).toBe(1);
+    expect(judged['rate.remaining-exact']).toBeGreaterThan(60);
+    expect(judged['rate.429-only-when-exhausted']).toBe(1);
+    expect(judged['rate.retry-after-matches-reset']).toBe(1);
     expect(judged['every.schema']).toBe(traffic.length);
     // The client that kept sending after its 429 was banned: the lab says so, as it would of the mock.
     const free = report.client.clients.find((client) => client.requests.refused429 > 0)!;

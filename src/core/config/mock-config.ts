@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { interfacePlans } from '../../../spec/interface/plans.js';
 import { onFirstUse, type ZodModule } from '../../../spec/zod-module.js';
 import { describeIssues, isoDate, keyFields, type Limits, limitsSchema, planName } from './decoding.js';
 import { scenarioSchema } from './scenario-file.js';
@@ -22,7 +23,8 @@ export type { Limits };
  */
 const decodedDefaults = deepFrozen({
   plans: {},
-  anonymous: { perMinute: 60, perDay: 1_000 },
+  // A caller without a key draws on the Free plan's budget (the mock's choice: the interface answers it 401).
+  anonymous: { perMinute: interfacePlans[0].perMinute, perDay: interfacePlans[0].perDay },
   keys: [],
   demoKeys: true,
   ban: { enabled: true, threshold: 10, durationSeconds: 900 },
@@ -189,9 +191,10 @@ export type MockConfig = z.output<ReturnType<typeof mockConfigSchema>>;
 
 /** The plans of the interface (section 8). Enterprise is "custom": generous enough for load tests. */
 export const defaultPlans: Record<string, Limits> = {
-  free: { perMinute: 60, perDay: 1_000 },
-  pro: { perMinute: 300, perDay: 10_000 },
-  business: { perMinute: 1_000, perDay: 100_000 },
+  ...Object.fromEntries(
+    interfacePlans.map((plan) => [plan.name.toLowerCase(), { perMinute: plan.perMinute, perDay: plan.perDay }]),
+  ),
+  // The interface's custom plan (spec/interface/plans.ts): the mock's choice.
   enterprise: { perMinute: 1_000_000, perDay: 100_000_000 },
 };
 

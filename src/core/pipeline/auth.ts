@@ -1,4 +1,5 @@
 import { maskSecret } from '../../../spec/credential-masking.js';
+import { readAuthorization } from '../../../spec/interface/bearer.js';
 import type { CompiledSecurity, SchemeCheck } from '../../../spec/security-schemes.js';
 import { demoKeys, type Limits, type MockConfig, planLimits } from '../config/mock-config.js';
 import { cookieValue } from '../spec/parameter-values.js';
@@ -115,14 +116,16 @@ export function createAuthenticator(config: MockConfig): Authenticator {
   // Keys sent in other ways than the Authorization header (an API key header, query, cookie, basic).
   const keyCredentials = readOnce(tokenCredentials);
   const readCredentials = (header: string): Credentials => {
-    const match = /^([A-Za-z]+) +(\S+) *$/.exec(header);
-    if (!match) return { kind: 'none', failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
-    if (match[1]!.toLowerCase() !== 'bearer')
+    // The grammar of RFC 9110 and RFC 6750, read as the kit and the proxy read it (spec/interface/bearer.ts).
+    const reading = readAuthorization(header);
+    if (reading.kind === 'malformed')
+      return { kind: 'none', failure: 'Malformed Authorization header; expected Bearer <API_KEY>' };
+    if (reading.kind === 'other-scheme')
       return {
         kind: 'none',
-        failure: `Unsupported authorization scheme ${match[1]!.slice(0, 20)}; expected Bearer <API_KEY>`,
+        failure: `Unsupported authorization scheme ${reading.scheme.slice(0, 20)}; expected Bearer <API_KEY>`,
       };
-    return tokenCredentials(match[2]!);
+    return tokenCredentials(reading.token);
   };
   const withScopes = (credentials: Credentials, alternative: readonly SchemeCheck[]): Credentials => {
     if (credentials.kind !== 'token') return credentials;

@@ -1,6 +1,6 @@
-import { compileSpecDefinition, type ResponseDefinition, type SpecDefinition } from '../../spec/compile-spec.js';
-import type { OpenApiDocument } from '../../spec/openapi-types.js';
-import type { SchemaValidator } from '../../spec/schema-validator.js';
+import { compileSpecDefinition, type ResponseDefinition, type SpecDefinition } from '../compile-spec.js';
+import type { OpenApiDocument } from '../openapi-types.js';
+import type { SchemaValidator } from '../schema-validator.js';
 
 /** What the suite reads from the spec about one operation. */
 export interface SpecOperation {

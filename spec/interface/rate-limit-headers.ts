@@ -197,26 +197,3 @@ export function newWindowBetween(before: BudgetReading, after: BudgetReading): b
     after.resetSeconds > before.resetSeconds + 1
   );
 }
-
-/**
- * The plans of interface section 8, keyed by their per-minute limit where that number names one
- * plan and one window: a key whose X-RateLimit-Limit is 60 is on the Free plan's minute window,
- * so its day allows 1,000. (1,000 is both Business's minute and Free's day, so it names neither;
- * Enterprise quotas are agreed individually.)
- *
- * @example planOfMinuteLimit(60) // { name: 'Free', perMinute: 60, perDay: 1000 }
- */
-export function planOfMinuteLimit(
-  limit: number | undefined,
-): { name: string; perMinute: number; perDay: number } | undefined {
-  return interfacePlans.find(
-    (plan) => plan.perMinute === limit && !interfacePlans.some((other) => other.perDay === limit),
-  );
-}
-
-/** Interface section 8, "Request limits by plan" (Enterprise: custom). */
-export const interfacePlans = [
-  { name: 'Free', perMinute: 60, perDay: 1_000 },
-  { name: 'Pro', perMinute: 300, perDay: 10_000 },
-  { name: 'Business', perMinute: 1_000, perDay: 100_000 },
-] as const;

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { planOfMinuteLimit } from './plans.js';
 import {
   missingRateHeaders,
   newWindowBetween,
   parseNonNegativeInteger,
   parseRetryAfter,
-  planOfMinuteLimit,
   rateHeaderValueProblems,
   readBudget,
   resetProblem,

@@ -1,8 +1,8 @@
 import { hasNoContentByDefinition, isJsonContentType, isJsonMediaType } from './media-types.js';
 import type { ObservedExchange, RuleViolation } from './observed.js';
 import { responseBodyExcerpt } from './observed.js';
+import { minuteLimits } from './plans.js';
 import {
-  interfacePlans,
   missingRateHeaders,
   parseRetryAfter,
   rateHeaderValueProblems,
@@ -40,13 +40,6 @@ export interface ResponseRuleContext {
   /** Information the rule found on a response it does not fail (what the interface leaves open). */
   note?: (text: string) => void;
 }
-
-/** The per-minute limits of the plans (section 8) that no plan also has as a day limit: their windows are a minute. */
-export const minuteLimits: ReadonlySet<number> = new Set<number>(
-  interfacePlans
-    .filter((plan) => !interfacePlans.some((other) => other.perDay === plan.perMinute))
-    .map((plan) => plan.perMinute),
-);
 
 /** RFC 9110 section 5.6.7: `Sun, 06 Nov 1994 08:49:37 GMT`. */
 const imfFixdate =

@@ -1,6 +1,6 @@
 /**
  * What a response's Content-Type says of its body: pure functions of header values, shared by the
- * active kit and the judging proxy (contract-tests/judge/ is the one place rules live).
+ * active kit and the judging proxy (spec/interface/ is the one place rules live).
  */
 
 /** Is the Content-Type `application/json` (parameters such as charset allowed)? */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readSpecFile } from '../../spec/load-spec.js';
+import { readSpecFile } from '../load-spec.js';
 import { buildSpecModel, validateBody } from './spec-model.js';
 
 describe('validators derived from the spec', async () => {
