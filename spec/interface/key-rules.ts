@@ -1,6 +1,8 @@
 import type { ObservedExchange } from './observed.js';
 import {
+  isoTime,
   newWindowBetween,
+  parseHttpDate,
   parseNonNegativeInteger,
   parseRetryAfter,
   readBudget,
@@ -126,9 +128,9 @@ export function retryAfterInThePast(limited: ObservedExchange): string | undefin
   const clock = serverClock(headers, limited.receivedAtMs);
   const parsed = parseRetryAfter(headers['retry-after'], clock.nowMs);
   if (!parsed.ok || parsed.form !== 'HTTP-date') return undefined;
-  const at = Date.parse(headers['retry-after']!.trim());
+  const at = parseHttpDate(headers['retry-after']) ?? clock.nowMs;
   const slackMs = clock.source === 'Date header' ? 2_000 : 60_000;
   return at < clock.nowMs - slackMs
-    ? `Retry-After ${headers['retry-after']} is in the past (server time ${new Date(clock.nowMs).toUTCString()}, from the ${clock.source})`
+    ? `Retry-After ${headers['retry-after']} is in the past (server time ${isoTime(clock.nowMs)}, from the ${clock.source})`
     : undefined;
 }

@@ -57,9 +57,44 @@ export function rateHeaderValueProblems(headers: Readonly<Record<string, string>
   return problems;
 }
 
+/** The last instant an HTTP-date can name (31 Dec 9999 23:59:59 GMT): a later one is no time a server means. */
+export const lastHttpDateMs = 253_402_300_799_000;
+
+/**
+ * An HTTP-date (RFC 9110 section 5.6.7, all three forms start with a day name) as Unix ms, or
+ * undefined when the text is none or names no instant from 1970 to the year 9999: a value from a
+ * server is read by a parser that cannot throw and returns nothing out of range.
+ *
+ * @example parseHttpDate('Thu, 01 Jan 2026 00:00:00 GMT') // 1767225600000
+ * @example parseHttpDate('Sat, 13 Sep 275760 00:00:00 GMT') // undefined
+ */
+export function parseHttpDate(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /.test(trimmed)) return undefined;
+  const ms = Date.parse(trimmed);
+  return Number.isFinite(ms) && ms >= 0 && ms <= lastHttpDateMs ? ms : undefined;
+}
+
+/**
+ * An instant for a report line, whatever number it is: ISO 8601 when a date can show it, else the
+ * number itself (`Date#toISOString` throws a RangeError past the year 275760, on the request path of
+ * the proxy that was a crash).
+ *
+ * @example isoTime(0) // '1970-01-01T00:00:00.000Z'
+ * @example isoTime(1e20) // '1e+20 ms after 1970 (past any date)'
+ */
+export function isoTime(ms: number): string {
+  return Number.isFinite(ms) && Math.abs(ms) <= 8.64e15
+    ? new Date(ms).toISOString()
+    : `${ms} ms after 1970 (past any date)`;
+}
+
 /**
  * The clock a response's timestamps are judged against: the server's own `Date` header when it
  * sent one (so client clock skew never fails a server), otherwise the client's clock at receipt.
+ * A Date that names no believable instant (see `parseHttpDate`) is not a clock: `every.date-header`
+ * judges it.
  *
  * @example serverClock({ date: 'Thu, 01 Jan 2026 00:00:00 GMT' }, Date.now()).nowMs // 1767225600000
  */
@@ -67,10 +102,8 @@ export function serverClock(
   headers: Readonly<Record<string, string>>,
   receivedAtMs: number,
 ): { nowMs: number; source: 'Date header' | 'local clock' } {
-  const date = headers.date === undefined ? Number.NaN : Date.parse(headers.date);
-  return Number.isFinite(date)
-    ? { nowMs: date, source: 'Date header' }
-    : { nowMs: receivedAtMs, source: 'local clock' };
+  const date = parseHttpDate(headers.date);
+  return date !== undefined ? { nowMs: date, source: 'Date header' } : { nowMs: receivedAtMs, source: 'local clock' };
 }
 
 /**
@@ -94,7 +127,7 @@ export function resetProblem(
   const nowSeconds = nowMs / 1000;
   const slack = clockSource === 'Date header' ? 2 : 60;
   const header = 'X-RateLimit-Reset';
-  const when = (seconds: number) => new Date(seconds * 1000).toISOString();
+  const when = (seconds: number) => isoTime(seconds * 1000);
   if (value > 100_000_000_000) {
     return {
       header,
@@ -137,12 +170,18 @@ export function parseRetryAfter(
     const seconds = Number(trimmed);
     if (seconds <= 0)
       return { ok: false, reason: `is ${JSON.stringify(text)}, but a delay must be a positive number of seconds` };
+    // Past the last HTTP-date a delay names no time a client could wait for (and overflows clocks).
+    if (seconds > lastHttpDateMs / 1000)
+      return {
+        ok: false,
+        reason: `is ${JSON.stringify(text)} seconds, a delay past the year 9999: no time to wait for`,
+      };
     return { ok: true, delayMs: seconds * 1000, form: 'seconds' };
   }
-  // All three HTTP-date forms (IMF-fixdate, RFC 850, asctime) start with a day name.
-  if (/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /.test(trimmed) && Number.isFinite(Date.parse(trimmed))) {
-    return { ok: true, delayMs: Math.max(0, Date.parse(trimmed) - nowMs), form: 'HTTP-date' };
-  }
+  const at = parseHttpDate(trimmed);
+  if (at !== undefined) return { ok: true, delayMs: Math.max(0, at - nowMs), form: 'HTTP-date' };
+  if (/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,? /.test(trimmed) && Number.isFinite(Date.parse(trimmed)))
+    return { ok: false, reason: `is ${JSON.stringify(text)}, a date outside 1970 to 9999: no time to wait for` };
   return { ok: false, reason: `is ${JSON.stringify(text)}, neither a positive integer of seconds nor an HTTP-date` };
 }
 

@@ -7,16 +7,11 @@ import {
   secretsOfRequest,
 } from '../../spec/credential-masking.js';
 import { bearerToken } from '../../spec/interface/bearer.js';
-import {
-  limitedWithBudgetLeft,
-  remainingStepProblem,
-  retryAfterInThePast,
-  retryAfterVersusReset,
-} from '../../spec/interface/key-rules.js';
+import { judgeResponse, ruleCatalogue } from '../../spec/interface/catalogue.js';
+import { KeySequences, type SequenceTicket } from '../../spec/interface/key-sequences.js';
 import type { ObservedResponse, RuleViolation } from '../../spec/interface/observed.js';
 import { planOfMinuteLimit } from '../../spec/interface/plans.js';
 import { readBudget } from '../../spec/interface/rate-limit-headers.js';
-import { type ResponseRule, responseRules } from '../../spec/interface/response-rules.js';
 import type { SpecModel } from '../../spec/interface/spec-model.js';
 import type { MockResponse } from '../core/types.js';
 import { clientVerdicts } from '../lab/client-judge.js';
@@ -71,47 +66,13 @@ export interface PendingExchange {
   contentType: string | null;
   /** The first bytes of the request body, for the export (set by the forwarder once read). */
   body: string | null;
-  /** The state of the client's key when the request left: decides whether the pair rules apply. */
-  previousAnswer: JudgedAnswer | undefined;
-  sentOfKeyBefore: number;
-  inFlightOfKeyAtSend: number;
+  /** Where the request stood in its key's sequence when it left: decides whether the pair rules apply. */
+  sequence: SequenceTicket<JudgedAnswer>;
   /** Cleared when the answer is judged; only the key is held, never the bearer token. */
   key: string | null;
   /** Every credential the request carried (header, query, cookie), held and cleared with `key`. */
   secrets: readonly string[];
 }
-
-interface KeyState {
-  sent: number;
-  inFlight: number;
-  lastAnswer: JudgedAnswer | undefined;
-  lastAtMs: number | undefined;
-}
-
-/** The rules across the answers of one key, reported beside the kit's rules of one response. */
-const keyRules = [
-  {
-    id: 'rate.remaining-exact',
-    rule: '§8',
-    title:
-      'each request of a key, sent when none of its others is in flight, lowers X-RateLimit-Remaining by exactly one within a window',
-  },
-  {
-    id: 'rate.429-only-when-exhausted',
-    rule: '§8.1',
-    title:
-      'a 429 comes only when the budget says none is left (the answer before it, and the 429 itself, say Remaining 0)',
-  },
-  {
-    id: 'rate.retry-after-matches-reset',
-    rule: '§8.2',
-    title:
-      "a key's first 429 after a served answer: Retry-After points no later than the X-RateLimit-Reset it reports (server Date, ± 2 s)",
-  },
-  { id: 'rate.retry-after-future', rule: '§8.2', title: 'a Retry-After given as an HTTP-date is not in the past' },
-] as const;
-
-type KeyRuleId = (typeof keyRules)[number]['id'];
 
 export type { ProxyReport, ServerRuleResult } from '../ui/proxy-types.js';
 
@@ -142,11 +103,10 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
   const maxEvidence = options.maxEvidence ?? 10;
   const maxExportLines = options.maxExportLines ?? 10_000;
   const startedAtMs = now();
-  const tallies = new RuleTallies([...responseRules, ...keyRules], maxEvidence);
+  const tallies = new RuleTallies(ruleCatalogue, maxEvidence);
   const information = new Set<string>();
   const maxInformation = 20;
-  const keys = new Map<string, KeyState>();
-  let keysNotFollowed = 0;
+  const sequences = new KeySequences<JudgedAnswer>(maxKeys);
   const lab: LabSessionState = createLabSessionState({ maxClients: maxKeys });
   const labClientsLastAt = new Map<string, number>();
   const exported: string[] = [];
@@ -159,93 +119,27 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     if (information.size < maxInformation) information.add(text);
   };
 
-  const keyStateOf = (client: string): KeyState | undefined => {
-    let state = keys.get(client);
-    if (state === undefined) {
-      if (keys.size >= maxKeys) {
-        keysNotFollowed += 1;
-        return undefined;
-      }
-      state = { sent: 0, inFlight: 0, lastAnswer: undefined, lastAtMs: undefined };
-      keys.set(client, state);
-    }
-    return state;
-  };
-
   const record = (id: string, answer: JudgedAnswer, violations: readonly RuleViolation[], pending: PendingExchange) =>
     tallies.record(id, answer, violations, { key: pending.key, all: pending.secrets });
 
-  const judgeResponse = (answer: JudgedAnswer, pending: PendingExchange) => {
+  /** Every rule of the catalogue on one answer: the response rules, then the sequence rules of its key. */
+  const judge = (pending: PendingExchange, answer: JudgedAnswer) => {
     const context = { spec: options.spec, anonymous: pending.key === null, note: inform };
-    for (const rule of responseRules as readonly ResponseRule[]) {
-      if (!rule.applies(answer, context)) continue;
-      record(rule.id, answer, rule.judge(answer, context), pending);
-    }
-  };
-
-  const judgeKey = (pending: PendingExchange, answer: JudgedAnswer, state: KeyState | undefined) => {
-    if (state === undefined) return;
-    const before = pending.previousAnswer;
-    // Nothing else of the key left between the previous answer and this one: the pair is sequential.
-    const sequential =
-      before !== undefined && pending.inFlightOfKeyAtSend === 0 && state.sent === pending.sentOfKeyBefore + 1;
-    const keyRule = (id: KeyRuleId, violations: RuleViolation[], which: JudgedAnswer = answer) =>
-      record(id, which, violations, pending);
-    if (answer.response.status === 429) {
-      const past = retryAfterInThePast(answer);
-      keyRule('rate.retry-after-future', past === undefined ? [] : [{ detail: past, header: 'Retry-After' }]);
-    }
-    if (before === undefined || before.response.status === 401 || answer.response.status === 401) return;
-    if (sequential) {
-      const step = remainingStepProblem(before, answer);
-      const readable =
-        before.response.status !== 429 &&
-        answer.response.status !== 429 &&
-        readBudget(before.response.headers, before.receivedAtMs).remaining !== undefined &&
-        readBudget(answer.response.headers, answer.receivedAtMs).remaining !== undefined;
-      if (readable)
-        keyRule(
-          'rate.remaining-exact',
-          step === undefined
-            ? []
-            : [
-                {
-                  detail: `X-RateLimit-Remaining went from ${step.previous} (request #${before.seq}) to ${step.next} over one request of the key; one request spends exactly one, expected ${step.previous - 1}`,
-                  header: 'X-RateLimit-Remaining',
-                },
-              ],
-        );
-    }
-    // The first 429 after a served answer: a ban is only for keys that keep sending after a 429.
-    if (answer.response.status !== 429 || before.response.status === 429) return;
-    if (sequential) {
-      const problems = limitedWithBudgetLeft(before, answer);
-      keyRule(
-        'rate.429-only-when-exhausted',
-        problems.map((problem) => ({
-          detail:
-            problem.which === 'before' ? `${problem.detail} (request #${before.seq}, ${before.label})` : problem.detail,
-          header: 'X-RateLimit-Remaining',
-        })),
+    for (const verdict of judgeResponse(answer, context)) record(verdict.id, answer, verdict.violations, pending);
+    const findings = sequences.answered(pending.sequence, answer);
+    for (const note of findings.notes) inform(`${answer.client}: ${note}`);
+    const before = pending.sequence.previous;
+    for (const verdict of findings.verdicts)
+      record(
+        verdict.id,
+        answer,
+        verdict.violations.map((violation) =>
+          violation.which === 'before' && before !== undefined
+            ? { ...violation, detail: `${violation.detail} (request #${before.seq}, ${before.label})` }
+            : violation,
+        ),
+        pending,
       );
-    }
-    const verdict = retryAfterVersusReset(answer);
-    if (verdict.kind === 'unjudged') return;
-    if (verdict.kind === 'earlier')
-      inform(
-        `Retry-After of ${answer.client} points ${Math.round((verdict.resetMs - verdict.retryAtMs) / 1000)} s before X-RateLimit-Reset; the interface does not say how windows move (a sliding window may free a request earlier)`,
-      );
-    keyRule(
-      'rate.retry-after-matches-reset',
-      verdict.kind === 'later'
-        ? [
-            {
-              detail: `Retry-After ${answer.response.headers['retry-after']} points to ${new Date(verdict.retryAtMs).toISOString()}, ${Math.round((verdict.retryAtMs - verdict.resetMs) / 1000)} s after the reset the same 429 reports (${new Date(verdict.resetMs).toISOString()}), judged by the ${verdict.clockSource}`,
-              header: 'Retry-After',
-            },
-          ]
-        : [],
-    );
   };
 
   const observeClientSide = (pending: PendingExchange, answer: JudgedAnswer) => {
@@ -325,7 +219,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       const places = options.credentialPlaces ?? commonCredentialPlaces;
       const keyDigest = key === null ? null : createHash('sha256').update(key).digest('hex');
       const client = keyDigest === null ? anonymousPseudonym(request.clientAddress) : keyPseudonymFromDigest(keyDigest);
-      const state = keyStateOf(client);
+      const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
       const pending: PendingExchange = {
         seq,
         sentAtMs: now(),
@@ -338,26 +232,19 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         client,
         clientAddress: request.clientAddress,
         prefer: headerText(request.headers.prefer),
-        preflight: request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined,
+        preflight,
         contentType: headerText(request.headers['content-type']),
         body: null,
-        previousAnswer: state?.lastAnswer,
-        sentOfKeyBefore: state?.sent ?? 0,
-        inFlightOfKeyAtSend: state?.inFlight ?? 0,
+        // A preflight is no request of the key's: it stays out of the key's sequence.
+        sequence: sequences.sent(preflight ? null : client),
         key,
         secrets: secretsOfRequest(request.headers, request.url, places),
       };
-      if (state !== undefined && !pending.preflight) {
-        state.sent += 1;
-        state.inFlight += 1;
-      }
       return pending;
     },
 
     answered(pending, response) {
       counts.answered += 1;
-      const state = pending.preflight ? undefined : keys.get(pending.client);
-      if (state !== undefined) state.inFlight = Math.max(0, state.inFlight - 1);
       const answer: JudgedAnswer = {
         seq: pending.seq,
         client: pending.client,
@@ -380,12 +267,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         forget(pending);
         return;
       }
-      judgeResponse(answer, pending);
-      judgeKey(pending, answer, state);
-      if (state !== undefined) {
-        state.lastAnswer = { ...answer, response: { ...response, bodyText: '', json: undefined } };
-        state.lastAtMs = answer.receivedAtMs;
-      }
+      judge(pending, answer);
       const side = observeClientSide(pending, answer);
       exportLine(pending, response.status, errorCodeOf(response), side);
       forget(pending);
@@ -394,11 +276,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     failed(pending, side) {
       if (side === 'upstream') counts.upstreamFailures += 1;
       else counts.abandonedByClient += 1;
-      const state = pending.preflight ? undefined : keys.get(pending.client);
-      if (state !== undefined) {
-        state.inFlight = Math.max(0, state.inFlight - 1);
-        state.lastAnswer = undefined;
-      }
+      sequences.failed(pending.sequence);
       forget(pending);
     },
 
@@ -420,7 +298,11 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
           information: [...information],
         },
         client: { ...labReport, outcome: clientBroke ? 'fail' : 'pass' },
-        limits: { keysFollowed: keys.size, keysNotFollowed, exportLinesDropped },
+        limits: {
+          keysFollowed: sequences.keysFollowed,
+          keysNotFollowed: sequences.keysNotFollowed,
+          exportLinesDropped,
+        },
       };
     },
 

@@ -1,0 +1,109 @@
+import type { ObservedExchange } from './observed.js';
+import { judgeInSequence, type SequenceFindings } from './sequence-rules.js';
+
+/**
+ * The sequences of exchanges of each key, as the sequence rules read them: the one place that
+ * decides whether two answers of a key were sent one after the other (nothing else of the key left
+ * between the previous answer and this request, none in flight when it left). The kit feeds it every
+ * exchange of a run, the judging proxy every answer it forwards; both call `sent` when a request
+ * leaves and `answered` (or `failed`) when its answer comes.
+ *
+ * Bounded: at most `maxKeys` keys are followed (a later key is counted in `keysNotFollowed` and
+ * judged by the response rules only), and only the last answer of each key is held, without its body.
+ *
+ * @example
+ * const sequences = new KeySequences();
+ * const ticket = sequences.sent('client-5e3f0c2a9b1d');
+ * sequences.answered(ticket, observed).verdicts; // [{ id: 'rate.remaining-exact', violations: [] }]
+ */
+export class KeySequences<T extends ObservedExchange = ObservedExchange> {
+  readonly #keys = new Map<string, KeyState<T>>();
+  readonly #maxKeys: number;
+  #keysNotFollowed = 0;
+
+  constructor(maxKeys = 10_000) {
+    this.#maxKeys = maxKeys;
+  }
+
+  /** A request of `key` left (null: a request no key's sequence holds, such as a CORS preflight). */
+  sent(key: string | null): SequenceTicket<T> {
+    const state = key === null ? undefined : this.#stateOf(key);
+    const ticket: SequenceTicket<T> = {
+      key: state === undefined ? null : key,
+      previous: state?.lastAnswer,
+      sentOfKeyBefore: state?.sent ?? 0,
+      inFlightOfKeyAtSend: state?.inFlight ?? 0,
+    };
+    if (state !== undefined) {
+      state.sent += 1;
+      state.inFlight += 1;
+    }
+    return ticket;
+  }
+
+  /** Its answer came: judged by every sequence rule against the key's answer before it. */
+  answered(ticket: SequenceTicket<T>, answer: T): SequenceFindings {
+    const state = ticket.key === null ? undefined : this.#keys.get(ticket.key);
+    if (state === undefined) return { verdicts: [], notes: [] };
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    // Nothing else of the key left between the previous answer and this request, and none was in flight.
+    const sequential =
+      ticket.previous !== undefined && ticket.inFlightOfKeyAtSend === 0 && state.sent === ticket.sentOfKeyBefore + 1;
+    let findings: SequenceFindings;
+    try {
+      findings = judgeInSequence({ before: ticket.previous, after: answer, sequential });
+    } catch (error) {
+      // The parsers of spec/interface/ do not throw on any header value; this is the last guard of the request path.
+      findings = {
+        verdicts: [],
+        notes: [`an answer could not be judged in its key's sequence: ${(error as Error).message}`],
+      };
+    }
+    state.lastAnswer = { ...answer, response: { ...answer.response, bodyText: '', json: undefined } };
+    return findings;
+  }
+
+  /** No answer came (a transport error, a cut body the caller does not judge): the key's sequence is broken there. */
+  failed(ticket: SequenceTicket<T>): void {
+    const state = ticket.key === null ? undefined : this.#keys.get(ticket.key);
+    if (state === undefined) return;
+    state.inFlight = Math.max(0, state.inFlight - 1);
+    state.lastAnswer = undefined;
+  }
+
+  get keysFollowed(): number {
+    return this.#keys.size;
+  }
+
+  get keysNotFollowed(): number {
+    return this.#keysNotFollowed;
+  }
+
+  #stateOf(key: string): KeyState<T> | undefined {
+    let state = this.#keys.get(key);
+    if (state === undefined) {
+      if (this.#keys.size >= this.#maxKeys) {
+        this.#keysNotFollowed += 1;
+        return undefined;
+      }
+      state = { sent: 0, inFlight: 0, lastAnswer: undefined };
+      this.#keys.set(key, state);
+    }
+    return state;
+  }
+}
+
+/** A request of a key in flight: where it stood in its key's sequence when it left. */
+export interface SequenceTicket<T extends ObservedExchange = ObservedExchange> {
+  readonly key: string | null;
+  /** The key's last answer when this request left (the `before` of the pair rules). */
+  readonly previous: T | undefined;
+  readonly sentOfKeyBefore: number;
+  readonly inFlightOfKeyAtSend: number;
+}
+
+interface KeyState<T extends ObservedExchange> {
+  sent: number;
+  inFlight: number;
+  lastAnswer: T | undefined;
+}

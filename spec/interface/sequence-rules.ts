@@ -1,0 +1,220 @@
+import {
+  limitedWithBudgetLeft,
+  remainingStepProblem,
+  retryAfterInThePast,
+  retryAfterVersusReset,
+} from './key-rules.js';
+import type { ObservedExchange, RuleViolation } from './observed.js';
+import { isoTime, newWindowBetween, readBudget, serverClock } from './rate-limit-headers.js';
+
+/**
+ * The sequence rules of the catalogue: rules of interface section 8 that hold across the answers of
+ * one key, judged on each answer with the one before it. The kit (every exchange of a run, whatever
+ * check sent it) and the judging proxy (every answer of real traffic) feed them through
+ * `KeySequences` (key-sequences.ts) and report them under these ids.
+ *
+ * A pair rule judges only what a pair can show fairly: the two answers were sent one after the
+ * other with nothing else of the key in flight (`sequential`), and neither is a 401 (not the key's
+ * budget). A pair across a new window (read from the headers: Reset moved later, or the Limit
+ * changed) is not a pair of one window. What the interface leaves open is a note, never a failure.
+ */
+export interface SequenceRule {
+  id: string;
+  rule: string;
+  title: string;
+  /** Plural noun phrase for a summary: "3 of 40 <what>". */
+  what: string;
+}
+
+export const sequenceRules = [
+  {
+    id: 'rate.remaining-exact',
+    rule: '§8',
+    title:
+      'each request of a key, sent when none of its others is in flight, lowers X-RateLimit-Remaining by exactly one within a window',
+    what: 'steps of one request that did not lower Remaining by exactly one',
+  },
+  {
+    id: 'rate.reset-steady',
+    rule: '§8',
+    title: 'X-RateLimit-Reset never moves earlier between sequential requests of one key in one window',
+    what: 'steps within a window where Reset moved earlier',
+  },
+  {
+    id: 'rate.reset-moves-at-rollover',
+    rule: '§8',
+    title:
+      'when the budget of a key comes back (Remaining rises between sequential answers of one Limit), X-RateLimit-Reset has moved later',
+    what: 'renewed budgets announced without a later Reset',
+  },
+  {
+    id: 'rate.429-only-when-exhausted',
+    rule: '§8.1',
+    title:
+      'a 429 comes only when the budget says none is left (the answer before it, and the 429 itself, say Remaining 0)',
+    what: '429s that followed an answer with budget left',
+  },
+  {
+    id: 'rate.retry-after-matches-reset',
+    rule: '§8.2',
+    title:
+      "a key's first 429 after a served answer: Retry-After points no later than the X-RateLimit-Reset it reports (server Date, ± 2 s)",
+    what: '429s whose Retry-After points past their Reset',
+  },
+  {
+    id: 'rate.retry-after-future',
+    rule: '§8.2',
+    title: 'a Retry-After given as an HTTP-date is not in the past',
+    what: '429s whose Retry-After date is in the past',
+  },
+] as const satisfies readonly SequenceRule[];
+
+export type SequenceRuleId = (typeof sequenceRules)[number]['id'];
+
+/** A violation that names which of the two answers shows it. */
+export interface SequenceViolation extends RuleViolation {
+  which: 'before' | 'after';
+}
+
+/** What the sequence rules found on one answer: each rule that judged it, with its violations (empty when held). */
+export interface SequenceFindings {
+  verdicts: { id: SequenceRuleId; violations: SequenceViolation[] }[];
+  /** What the interface leaves open, as the server chose it. */
+  notes: string[];
+}
+
+/** One answer and the key's answer before it (undefined for its first), and whether the two were sent one after the other. */
+export interface AnswerInSequence {
+  before: ObservedExchange | undefined;
+  after: ObservedExchange;
+  sequential: boolean;
+}
+
+const status = (exchange: ObservedExchange) => exchange.response.status;
+const budget = (exchange: ObservedExchange) => readBudget(exchange.response.headers, exchange.receivedAtMs);
+
+/**
+ * Judges one answer of a key by every sequence rule that can judge it.
+ *
+ * @example judgeInSequence({ before: saying10Left, after: saying8Left, sequential: true }).verdicts[0]
+ * // { id: 'rate.remaining-exact', violations: [{ which: 'after', detail: 'X-RateLimit-Remaining went from 10 to 8 ...' }] }
+ */
+export function judgeInSequence(pair: AnswerInSequence): SequenceFindings {
+  const findings: SequenceFindings = { verdicts: [], notes: [] };
+  const { before, after, sequential } = pair;
+  if (status(after) === 429) {
+    const past = retryAfterInThePast(after);
+    findings.verdicts.push({
+      id: 'rate.retry-after-future',
+      violations: past === undefined ? [] : [{ which: 'after', detail: past, header: 'Retry-After' }],
+    });
+  }
+  if (before === undefined || status(before) === 401 || status(after) === 401) return findings;
+  if (sequential) judgeWindowSteps(before, after, findings);
+  // The first 429 after a served answer: a ban is only for keys that keep sending after a 429.
+  if (status(after) === 429 && status(before) !== 429) judgeFirst429(before, after, sequential, findings);
+  return findings;
+}
+
+/** Remaining and Reset between two sequential served answers. */
+function judgeWindowSteps(before: ObservedExchange, after: ObservedExchange, findings: SequenceFindings): void {
+  if (status(before) === 429 || status(after) === 429) return;
+  const promised = budget(before);
+  const reported = budget(after);
+  if (promised.remaining === undefined || reported.remaining === undefined) return;
+  const step = remainingStepProblem(before, after);
+  const newWindow = newWindowBetween(promised, reported);
+  if (!newWindow)
+    findings.verdicts.push({
+      id: 'rate.remaining-exact',
+      violations:
+        step === undefined
+          ? []
+          : [
+              {
+                which: 'after',
+                detail: `X-RateLimit-Remaining went from ${step.previous} to ${step.next} over one request of the key; one request spends exactly one, expected ${step.previous - 1}`,
+                header: 'X-RateLimit-Remaining',
+              },
+            ],
+    });
+  if (promised.resetSeconds === undefined || reported.resetSeconds === undefined) return;
+  if (promised.limit === undefined || promised.limit !== reported.limit) return;
+  if (!newWindow)
+    findings.verdicts.push({
+      id: 'rate.reset-steady',
+      // Fixed windows keep their Reset, sliding ones move it later; earlier (beyond 1 s of rounding) is neither.
+      violations:
+        reported.resetSeconds < promised.resetSeconds - 1
+          ? [
+              {
+                which: 'after',
+                detail: `X-RateLimit-Reset moved earlier, from ${promised.resetSeconds} to ${reported.resetSeconds}, between two sequential requests in one window`,
+                header: 'X-RateLimit-Reset',
+              },
+            ]
+          : [],
+    });
+  if (reported.remaining > promised.remaining) judgeRenewal(before, after, findings);
+}
+
+/** The budget came back: the window rolled over, so the Reset the key is told must have moved on. */
+function judgeRenewal(before: ObservedExchange, after: ObservedExchange, findings: SequenceFindings): void {
+  const promised = budget(before);
+  const reported = budget(after);
+  const moved = reported.resetSeconds! > promised.resetSeconds! + 1;
+  const clock = serverClock(after.response.headers, after.receivedAtMs);
+  const slackMs = clock.source === 'Date header' ? 2_000 : 60_000;
+  if (clock.nowMs < promised.resetSeconds! * 1000 - slackMs)
+    findings.notes.push(
+      `Remaining rose from ${promised.remaining} to ${reported.remaining} before the announced X-RateLimit-Reset ${promised.resetSeconds} (by the ${clock.source}): a sliding window, which the interface leaves open`,
+    );
+  findings.verdicts.push({
+    id: 'rate.reset-moves-at-rollover',
+    violations: moved
+      ? []
+      : [
+          {
+            which: 'after',
+            detail: `X-RateLimit-Remaining rose from ${promised.remaining} to ${reported.remaining} (a new window) but X-RateLimit-Reset stayed at ${reported.resetSeconds} (was ${promised.resetSeconds}): the new window's reset is not announced`,
+            header: 'X-RateLimit-Reset',
+          },
+        ],
+  });
+}
+
+function judgeFirst429(
+  before: ObservedExchange,
+  limited: ObservedExchange,
+  sequential: boolean,
+  findings: SequenceFindings,
+): void {
+  if (sequential)
+    findings.verdicts.push({
+      id: 'rate.429-only-when-exhausted',
+      violations: limitedWithBudgetLeft(before, limited).map((problem) => ({
+        which: problem.which,
+        detail: problem.detail,
+        header: 'X-RateLimit-Remaining',
+      })),
+    });
+  const verdict = retryAfterVersusReset(limited);
+  if (verdict.kind === 'unjudged') return;
+  if (verdict.kind === 'earlier')
+    findings.notes.push(
+      `Retry-After points ${Math.round((verdict.resetMs - verdict.retryAtMs) / 1000)} s before X-RateLimit-Reset; the interface does not say how windows move (a sliding window may free a request earlier)`,
+    );
+  findings.verdicts.push({
+    id: 'rate.retry-after-matches-reset',
+    violations:
+      verdict.kind === 'later'
+        ? [
+            {
+              which: 'after',
+              detail: `Retry-After ${limited.response.headers['retry-after']} points to ${isoTime(verdict.retryAtMs)}, ${Math.round((verdict.retryAtMs - verdict.resetMs) / 1000)} s after the reset the same 429 reports (${isoTime(verdict.resetMs)}), judged by the ${verdict.clockSource}`,
+              header: 'Retry-After',
+            },
+          ]
+        : [],
+  });
+}
