@@ -244,3 +244,40 @@ describe('the generic layer against a server that breaks the document', () => {
     expect(deleted).toEqual([]);
   });
 });
+
+describe('the generic layer against a server that fails a valid request with a 5xx the document declares', () => {
+  const things = `
+openapi: 3.0.3
+info: { title: Things, version: '1' }
+servers: [{ url: /v1 }]
+paths:
+  /things:
+    get:
+      operationId: listThings
+      responses:
+        '200': { description: ok, content: { application/json: { schema: { type: array } } } }
+        '500': { description: broken, content: { application/json: { schema: { type: object } } } }
+`;
+  let server: { baseUrl: string; close: () => Promise<void> };
+  beforeAll(async () => {
+    server = await listenOnLoopback(
+      createServer((_request, response) => {
+        response.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"boom"}');
+      }),
+    );
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('fails it: a declared 500 gives a failure its shape, it does not make it a right answer (was INFO)', async () => {
+    const path = join(directory, 'things.yaml');
+    await writeFile(path, things);
+    const run = await runKit({ baseUrl: server.baseUrl, apiKey: 'k', specPath: path });
+    expect(resultOf(run, 'generic.valid-request:listThings')).toMatchObject({
+      status: 'FAIL',
+      message: expect.stringContaining('a valid request was answered 500'),
+    });
+    expect(run.exitCode).toBe(1);
+  });
+});
