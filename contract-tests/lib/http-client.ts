@@ -279,6 +279,7 @@ export class ContractHttpClient {
       prismViolations: [],
     };
     this.#hooks.onSend?.(exchange, { headers, body });
+    const judged = this.#state.judge.sent(headers.authorization);
     try {
       const response = await request(url, {
         method: apiRequest.method as 'GET',
@@ -293,6 +294,7 @@ export class ContractHttpClient {
       exchange.response = toResponse(response.statusCode, response.headers, read.text, read.truncatedAtBytes);
     } catch (error) {
       exchange.receivedAtMs = this.#clock.now();
+      this.#state.judge.failed(judged);
       if (this.#signal.aborted) {
         exchange.transportError = deadlineReason(this.#signal);
         this.#state.exchanges.push(exchange);
@@ -318,6 +320,9 @@ export class ContractHttpClient {
     budget?.observe({ status: response.status, headers: response.headers, receivedAtMs: exchange.receivedAtMs });
 
     const prismAnswer = this.#target.viaPrism && !bypassedPrism ? prismOwnAnswer(response) : undefined;
+    // Every answer of the server's is judged by the whole catalogue, whatever the check sent it for.
+    if (prismAnswer === undefined) this.#state.judge.answered(judged, exchange);
+    else this.#state.judge.failed(judged);
     if (prismAnswer !== undefined) {
       exchange.answeredByPrism = true;
       throw new InconclusiveError(

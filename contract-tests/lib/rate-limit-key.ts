@@ -1,8 +1,7 @@
-import { promiseStillHeld as promiseHeld } from '../../spec/interface/key-rules.js';
 import { parseRetryAfter, serverClock } from '../../spec/interface/rate-limit-headers.js';
 import type { CheckRun } from './check.js';
 import { OverBudget } from './check-errors.js';
-import { type Exchange, observedOf } from './exchange.js';
+import type { Exchange } from './exchange.js';
 import type { ApiRequest } from './http-client.js';
 import type { RunState } from './run-state.js';
 
@@ -72,11 +71,4 @@ export function retryAtOf(exchange: Exchange): number | undefined {
 /** Is this a 429? */
 export function isLimited(exchange: Exchange | undefined): boolean {
   return exchange?.response?.status === 429;
-}
-
-/** `promiseStillHeld` of spec/interface/key-rules.ts for two exchanges; false when either got no answer. */
-export function promiseStillHeld(before: Exchange, after: Exchange): boolean {
-  const promised = observedOf(before);
-  const later = observedOf(after);
-  return promised !== undefined && later !== undefined && promiseHeld(promised, later);
 }

@@ -263,7 +263,13 @@ export const ruleMatrix: readonly RuleRow[] = [
         'rate.remaining-exact',
         'rate.remaining-decreases',
       ),
-      time: checks('every.rate-reset-seconds', 'every.date-header', 'rate.reset-steady', 'rate.after-retry-after'),
+      time: checks(
+        'every.rate-reset-seconds',
+        'every.date-header',
+        'rate.reset-steady',
+        'rate.reset-moves-at-rollover',
+        'rate.after-retry-after',
+      ),
       concurrency: checks('rate.parallel-distinct'),
       statuses: checks('every.rate-headers-present', 'rate.429-headers'),
       'round-trip': reason('the headers carry no data of a category'),
@@ -292,7 +298,7 @@ export const ruleMatrix: readonly RuleRow[] = [
     rule: '§8.1',
     says: 'a request over the limit -> 429',
     cells: {
-      arithmetic: checks('rate.429-only-when-exhausted', 'rate.429-only-when-exhausted:later', 'rate.parallel-exact'),
+      arithmetic: checks('rate.429-only-when-exhausted', 'rate.parallel-exact'),
       time: checks('rate.429', 'rate.after-retry-after'),
       concurrency: checks('rate.parallel-exact'),
       statuses: checks('rate.429', 'rate.429-headers', 'rate.429-body'),
@@ -308,7 +314,7 @@ export const ruleMatrix: readonly RuleRow[] = [
     says: 'wait for Retry-After before retrying, back off exponentially',
     cells: {
       arithmetic: checks('rate.retry-after-matches-reset', 'rate.first-429-no-ban'),
-      time: checks('rate.after-retry-after', 'rate.ban-temporary', 'rate.day-rollover'),
+      time: checks('rate.after-retry-after', 'rate.retry-after-future', 'rate.ban-temporary', 'rate.day-rollover'),
       concurrency: checks('rate.parallel-exact'),
       statuses: checks('rate.429-retry-after', 'every.429-retry-after'),
       'round-trip': reason('Retry-After carries no data of a category'),

@@ -1,4 +1,6 @@
+import type { SpecModel } from '../../spec/interface/spec-model.js';
 import type { Exchange, Identity } from './exchange.js';
+import { RunJudge } from './run-judge.js';
 
 /**
  * State one run shares between its checks: every exchange (for the "every response" checks at the
@@ -9,6 +11,8 @@ import type { Exchange, Identity } from './exchange.js';
  */
 export interface RunState {
   exchanges: Exchange[];
+  /** The rule catalogue on every exchange as it is answered (suite/99-every-response reports it). */
+  judge: RunJudge;
   nextSeq: number;
   /** Category id -> where it was seen first ("listed before the run", "created by create.ok"). */
   categoryIds: Map<number, string>;
@@ -30,9 +34,14 @@ export interface RunState {
   stoppers: Set<string>;
 }
 
-export function createRunState(): RunState {
+/**
+ * `spec`: the document whose rules judge every exchange, when it is the Petstore interface; without
+ * it the catalogue judges nothing (a generic run, a unit test).
+ */
+export function createRunState(spec?: SpecModel): RunState {
   return {
     exchanges: [],
+    judge: new RunJudge(spec),
     nextSeq: 1,
     categoryIds: new Map(),
     shared: new Map(),

@@ -154,7 +154,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       allowDestructive: settings.allowDestructive,
       invalidCases: settings.invalidCases,
     };
-    const state = createRunState();
+    // The interface's rule catalogue judges every exchange of a run on the Petstore interface.
+    const state = createRunState(layers.petstoreRules ? layers.spec : undefined);
     const recorder = createRequestRecorder(settings.baseUrl);
     const onWait = (notice: WaitNotice) => {
       // The report keeps the line; the CLI shows it as it likes (a countdown on a terminal).

@@ -54,41 +54,6 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
 
   check(
     {
-      id: 'rate.reset-steady',
-      rule: '§8',
-      title: 'X-RateLimit-Reset never moves earlier between sequential requests of one key in one window',
-      operation: listCategories.label,
-      operationId: listCategories.operationId,
-    },
-    async (run) => {
-      const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
-      const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list(), list()]), 'some');
-      for (const [before, after] of measured.pairs) {
-        const previous = budgetOf(run, before);
-        const next = budgetOf(run, after);
-        if (previous.resetSeconds === undefined || next.resetSeconds === undefined)
-          return run.skip('X-RateLimit-Reset is missing or not a Unix timestamp in seconds (see the §8 header checks)');
-        // Fixed windows keep their Reset, sliding ones move it later; earlier (beyond 1 s of rounding) is neither.
-        if (next.resetSeconds < previous.resetSeconds - 1) {
-          throw new CheckFailure(
-            `X-RateLimit-Reset moved earlier, from ${previous.resetSeconds} to ${next.resetSeconds}, between two sequential requests in one window: the reset the key was promised is not the one it gets`,
-            [
-              evidenceOf(before, `X-RateLimit-Reset ${previous.resetSeconds}`, { header: 'X-RateLimit-Reset' }),
-              evidenceOf(after, `X-RateLimit-Reset ${next.resetSeconds}, earlier than ${previous.resetSeconds}`, {
-                header: 'X-RateLimit-Reset',
-              }),
-            ],
-          );
-        }
-      }
-      run.note(
-        `Reset ${[...new Set(measured.exchanges.map((exchange) => budgetOf(run, exchange).resetSeconds))].join(' -> ')}${retaken(measured.attempt)}`,
-      );
-    },
-  );
-
-  check(
-    {
       id: 'rate.every-request-counts',
       rule: '§8',
       title:

@@ -1,4 +1,4 @@
-import { limitedWithBudgetLeft, retryAfterInThePast, retryAfterVersusReset } from '../../spec/interface/key-rules.js';
+import { retryAfterInThePast } from '../../spec/interface/key-rules.js';
 import {
   type BudgetReading,
   missingRateHeaders,
@@ -10,7 +10,7 @@ import {
 } from '../../spec/interface/rate-limit-headers.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, type Evidence, type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';
+import { bodyExcerpt, type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import {
   affordKeyRequests,
@@ -383,74 +383,6 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
           problems.map((problem) => evidenceOf(exchange, problem.detail, { header: problem.header })),
         );
       }
-    },
-  );
-
-  check(
-    {
-      id: 'rate.429-only-when-exhausted',
-      rule: '§8.1',
-      title:
-        'a 429 comes only when the budget says none is left (the answer before it, and the 429 itself, say Remaining 0)',
-      operation: listCategories.label,
-      operationId: listCategories.operationId,
-    },
-    async (run) => {
-      const limited = limitedExchange(run);
-      const before = run.state.shared.get(lastAllowedKey);
-      const lastServed = before === undefined ? undefined : observedOf(before);
-      const problems: Evidence[] = limitedWithBudgetLeft(lastServed, observedOf(limited)!).map((problem) =>
-        evidenceOf(problem.which === 'before' ? before! : limited, problem.detail, { header: problem.header! }),
-      );
-      if (problems.length > 0)
-        throw new CheckFailure(
-          `the 429 contradicts the budget the key reported: ${problems.map((problem) => problem.detail).join('; ')}`,
-          [...problems, evidenceOf(limited, 'the 429')],
-        );
-      run.note('Remaining 0 before and on the 429');
-    },
-  );
-
-  check(
-    {
-      id: 'rate.retry-after-matches-reset',
-      rule: '§8.2',
-      title: 'Retry-After points no later than the X-RateLimit-Reset the 429 reports (server Date, ± 2 s)',
-      operation: listCategories.label,
-      operationId: listCategories.operationId,
-    },
-    async (run) => {
-      const exchange = limitedExchange(run);
-      const headers = responseOf(exchange).headers;
-      const reset = headers['x-ratelimit-reset'];
-      const verdict = retryAfterVersusReset(observedOf(exchange)!);
-      if (verdict.kind === 'unjudged')
-        return run.skip(
-          'needs a valid Retry-After and a Unix-seconds X-RateLimit-Reset on the 429 (judged by the checks above)',
-        );
-      const { retryAtMs, resetMs, slackMs, clockSource } = verdict;
-      if (verdict.kind === 'later') {
-        throw new CheckFailure(
-          `Retry-After ${headers['retry-after']} points to ${new Date(retryAtMs).toISOString()}, ${Math.round((retryAtMs - resetMs) / 1000)} s after the reset the same 429 reports (${new Date(resetMs).toISOString()}), judged by the ${clockSource}`,
-          [
-            evidenceOf(
-              exchange,
-              `Retry-After ${headers['retry-after']}, X-RateLimit-Reset ${reset}, Date ${headers.date ?? 'missing'}`,
-              { header: 'Retry-After' },
-            ),
-          ],
-        );
-      }
-      if (verdict.kind === 'earlier') {
-        run.info(
-          `Retry-After points ${Math.round((resetMs - retryAtMs) / 1000)} s before X-RateLimit-Reset; the interface does not say how windows move (a sliding window may free a request earlier)`,
-          [evidenceOf(exchange, `Retry-After ${headers['retry-after']}, X-RateLimit-Reset ${reset}`)],
-        );
-        return;
-      }
-      run.note(
-        `Retry-After ${headers['retry-after']} agrees with X-RateLimit-Reset ${reset} (tolerance ${slackMs / 1000} s, ${clockSource})`,
-      );
     },
   );
 

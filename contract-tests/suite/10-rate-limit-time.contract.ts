@@ -1,4 +1,3 @@
-import { remainingStepProblem } from '../../spec/interface/key-rules.js';
 import { planOfMinuteLimit } from '../../spec/interface/plans.js';
 import {
   type BudgetReading,
@@ -8,13 +7,12 @@ import {
 } from '../../spec/interface/rate-limit-headers.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure, OverBudget } from '../lib/check-errors.js';
-import { type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';
+import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
 import {
   affordKeyRequests,
   isLimited,
-  promiseStillHeld,
   rateLimitKeyList,
   rateLimitKeyRecord,
   retryAtOf,
@@ -366,79 +364,6 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
       );
     },
   );
-
-  check(
-    {
-      id: 'rate.429-only-when-exhausted:later',
-      rule: '§8.1',
-      title:
-        'every later 429 of the key sent one request at a time comes only after an answer that said Remaining 0 (same window)',
-      operation: listCategories.label,
-      operationId: listCategories.operationId,
-    },
-    async (run) => {
-      if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-      let judged = 0;
-      for (const [before, after] of consecutiveAnswers(run)) {
-        // The first 429 is judged by rate.429-only-when-exhausted.
-        if (
-          after === run.state.shared.get(limitedKey) ||
-          !isLimited(after) ||
-          isLimited(before) ||
-          !promiseStillHeld(before, after)
-        )
-          continue;
-        judged += 1;
-        const promised = reading(before).remaining;
-        if (promised !== undefined && promised > 0) {
-          throw new CheckFailure(
-            `a 429 came right after an answer that said X-RateLimit-Remaining ${promised} (same window, one request at a time)`,
-            [
-              evidenceOf(before, `X-RateLimit-Remaining ${promised}`, { header: 'X-RateLimit-Remaining' }),
-              evidenceOf(after, 'the 429'),
-            ],
-          );
-        }
-      }
-      if (judged === 0) return run.skip('no later 429 followed a served answer of the key');
-      run.judged(judged);
-    },
-  );
-
-  check(
-    {
-      id: 'rate.remaining-exact',
-      rule: '§8',
-      title:
-        'each request of the rate-limit key, sent one at a time, lowers X-RateLimit-Remaining by exactly one within a window',
-      operation: '(rate-limit key)',
-    },
-    async (run) => {
-      if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-      let judged = 0;
-      for (const [before, after] of consecutiveAnswers(run)) {
-        if (isLimited(before) || isLimited(after) || newWindowBetween(reading(before), reading(after))) continue;
-        if (reading(before).remaining === undefined || reading(after).remaining === undefined) continue;
-        judged += 1;
-        const step = remainingStepProblem(observedOf(before)!, observedOf(after)!);
-        if (step !== undefined) {
-          const { previous, next } = step;
-          throw new CheckFailure(
-            `X-RateLimit-Remaining went from ${previous} to ${next} over one request of the rate-limit key (${after.request.method} ${after.request.path}); one request spends exactly one`,
-            [
-              evidenceOf(before, `X-RateLimit-Remaining ${previous}`, { header: 'X-RateLimit-Remaining' }),
-              evidenceOf(after, `X-RateLimit-Remaining ${next}, expected ${previous - 1}`, {
-                header: 'X-RateLimit-Remaining',
-              }),
-            ],
-          );
-        }
-      }
-      if (judged === 0) return run.skip('no two answers of the rate-limit key in one window to compare');
-      run.judged(judged);
-      run.note(`${judged} steps of exactly one`);
-    },
-  );
 });
 
 /**
@@ -446,7 +371,7 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
  * parallel batch's answers are never one of a pair (the order among them is not the order of
  * arrival), yet they stay in the sequence: they spent the budget between their neighbours.
  */
-function consecutiveAnswers(run: CheckRun): [Exchange, Exchange][] {
+function _consecutiveAnswers(run: CheckRun): [Exchange, Exchange][] {
   const parallel = rateLimitKeyRecord(run.state).parallel;
   const answers = run.state.exchanges
     .filter((exchange) => exchange.identity === 'rate-limit' && exchange.response !== undefined)

@@ -1,4 +1,3 @@
-import type { RuleViolation } from '../../spec/interface/observed.js';
 import { minuteLimits } from '../../spec/interface/plans.js';
 import {
   dateHeader,
@@ -9,7 +8,6 @@ import {
   jsonContentType,
   notDeprecated,
   type ResponseRule,
-  type ResponseRuleContext,
   rateHeadersIntegers,
   rateHeadersPresent,
   rateResetSeconds,
@@ -17,36 +15,47 @@ import {
   retryAfterOn429,
   schema,
 } from '../../spec/interface/response-rules.js';
+import { type SequenceRuleId, sequenceRules } from '../../spec/interface/sequence-rules.js';
 import { type CheckRun, defineArea, isSoft } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { type Evidence, type Exchange, type ExchangeResponse, evidenceOf, truncate } from '../lib/exchange.js';
+import { type Evidence, type Exchange, evidenceOf, truncate } from '../lib/exchange.js';
+import type { JudgedViolation } from '../lib/run-judge.js';
 
 /**
- * The rules that hold for every response, judged over every exchange of the run (this file runs
- * last): the rate-limit headers of section 8, the Error body of section 7, JSON bodies (section 1:
- * labelled JSON, and a body that parses when labelled so) and the spec's schema for each operation
- * and status. Responses of experimental or beta operations only warn, unless --strict. The rules
- * themselves live in spec/interface/response-rules.ts, which the judging proxy reads too.
+ * The rule catalogue (spec/interface/catalogue.ts) over every exchange of the run, reported last:
+ * each answer was judged as it came (contract-tests/lib/run-judge.ts), whatever check sent it, by
+ * every response rule (the rate-limit headers of section 8, the Error body of section 7, JSON bodies
+ * of section 1, the spec's schema) and by the sequence rules of its key (Remaining, Reset, 429 and
+ * Retry-After across the answers of one key). Here each rule becomes a check under its id, with the
+ * offending exchanges as evidence. Responses of experimental or beta operations only warn, unless
+ * --strict. The judging proxy reads the same catalogue.
  */
-interface Violation extends RuleViolation {
-  exchange: Exchange;
-}
-
 const maxEvidence = 6;
 
+/** Why a sequence rule judged nothing in a run. */
+const nothingToJudge: Record<SequenceRuleId, string> = {
+  'rate.remaining-exact': 'no two answers of one key, sent one after the other in one window, to compare',
+  'rate.reset-steady':
+    'no two answers of one key, sent one after the other in one window with a readable Reset, to compare',
+  'rate.reset-moves-at-rollover':
+    "no key's budget came back between two of its answers sent one after the other (no window rolled over under the run's traffic)",
+  'rate.429-only-when-exhausted': 'no 429 followed a served answer of its key sent one after the other',
+  'rate.retry-after-matches-reset':
+    'no 429 after a served answer of its key carried a readable Retry-After and X-RateLimit-Reset',
+  'rate.retry-after-future': 'no response of the run was a 429',
+};
+
 export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', (check) => {
-  /** A check of one response rule over the answers of the run it applies to. */
+  /** A check of one response rule over the answers of the run it applied to. */
   const everyResponse = (
     rule: ResponseRule,
-    before: (run: CheckRun, population: Answered[]) => Answered[] | undefined = (_run, population) => population,
+    before: (run: CheckRun, population: Exchange[]) => Exchange[] | undefined = (_run, population) => population,
   ) =>
     check({ id: rule.id, rule: rule.rule, title: rule.title }, async (run) => {
-      const population = before(
-        run,
-        answered(run).filter(({ exchange }) => rule.applies(observedOf(exchange), contextOf(run, exchange))),
-      );
+      const record = run.state.judge.recordOf(rule.id);
+      const population = before(run, record.judged);
       if (population === undefined) return;
-      judge(run, rule.what, violationsOf(run, rule, population), population.length);
+      judge(run, rule.what, record.violations, population.length);
     });
 
   everyResponse(rateHeadersPresent);
@@ -68,7 +77,7 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
   everyResponse(errorStatus);
   everyResponse(jsonContentType);
   everyResponse(jsonBodyParses, (run, whole) => {
-    const labelled = answered(run).filter(({ exchange }) => isLabelledJson(observedOf(exchange)));
+    const labelled = answered(run).filter((exchange) => isLabelledJson({ ...exchange, response: exchange.response! }));
     if (labelled.length === 0) return run.skip('no response of the run was labelled JSON: nothing to judge');
     // A body cut at --max-body-bytes was never parsed: not judged, and said so.
     if (whole.length === 0)
@@ -76,23 +85,30 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
         `all ${labelled.length} responses labelled JSON were longer than --max-body-bytes: none read whole, none judged`,
       );
     if (whole.length < labelled.length) {
-      judge(run, jsonBodyParses.what, violationsOf(run, jsonBodyParses, whole), whole.length);
+      judge(run, jsonBodyParses.what, run.state.judge.recordOf(jsonBodyParses.id).violations, whole.length);
       run.note(`${labelled.length - whole.length} bodies longer than --max-body-bytes not judged`);
       return undefined;
     }
     return whole;
   });
   everyResponse(schema, (run, whole) => {
-    const notes: string[] = [];
-    judge(
-      run,
-      schema.what,
-      violationsOf(run, schema, whole, (note) => notes.push(note)),
-      whole.length,
-    );
-    if (notes.length > 0) run.note(`information: ${[...new Set(notes)].slice(0, 3).join('; ')}`);
+    const record = run.state.judge.recordOf(schema.id);
+    judge(run, schema.what, record.violations, whole.length);
+    if (record.notes.length > 0) run.note(`information: ${record.notes.slice(0, 3).join('; ')}`);
     return undefined;
   });
+
+  for (const rule of sequenceRules)
+    check({ id: rule.id, rule: rule.rule, title: rule.title }, async (run) => {
+      const record = run.state.judge.recordOf(rule.id);
+      if (record.judged.length === 0) return run.skip(nothingToJudge[rule.id]);
+      judge(run, rule.what, record.violations, record.judged.length);
+      // What the interface leaves open, as this server chose it (a sliding window, an early Retry-After).
+      if (record.notes.length > 0)
+        run.info(record.notes.slice(0, 3).join('; '), [
+          { request: `${record.judged.length} answers judged`, detail: 'none broke the rule' },
+        ]);
+    });
 
   check(
     {
@@ -105,7 +121,7 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
       const forwarded = run.state.exchanges.filter(
         (exchange) => exchange.response !== undefined && !exchange.bypassedPrism,
       );
-      const violations: Violation[] = [];
+      const violations: JudgedViolation[] = [];
       const notes: string[] = [];
       let requestSide = 0;
       for (const exchange of forwarded) {
@@ -131,50 +147,36 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
   );
 });
 
-type Answered = { exchange: Exchange; response: ExchangeResponse };
-
 /** Exchanges that got a response from the server itself (not from Prism in its place). */
-function answered(run: CheckRun): Answered[] {
-  return run.state.exchanges.flatMap((exchange) =>
-    exchange.response !== undefined && !exchange.answeredByPrism ? [{ exchange, response: exchange.response }] : [],
-  );
+function answered(run: CheckRun): Exchange[] {
+  return run.state.exchanges.filter((exchange) => exchange.response !== undefined && !exchange.answeredByPrism);
 }
 
-/** An exchange with its response, as the shared rules read it. */
-function observedOf(exchange: Exchange) {
-  return { ...exchange, response: exchange.response! };
-}
-
-function contextOf(run: CheckRun, exchange: Exchange, note?: (text: string) => void): ResponseRuleContext {
-  return { spec: run.spec, anonymous: exchange.identity === 'anonymous', ...(note ? { note } : {}) };
-}
-
-function violationsOf(
-  run: CheckRun,
-  rule: ResponseRule,
-  population: Answered[],
-  note?: (text: string) => void,
-): Violation[] {
-  return population.flatMap(({ exchange }) =>
-    rule.judge(observedOf(exchange), contextOf(run, exchange, note)).map((violation) => ({ exchange, ...violation })),
-  );
+/** The evidence of one violation: the exchange that shows it, and for a pair rule the key's answer before it. */
+function evidenceOfViolation(violation: JudgedViolation): Evidence[] {
+  const where = {
+    ...(violation.header ? { header: violation.header } : {}),
+    ...(violation.field ? { field: violation.field } : {}),
+  };
+  if (violation.before === undefined) return [evidenceOf(violation.exchange, violation.detail, where)];
+  const shows = violation.which === 'before' ? violation.before : violation.exchange;
+  const other = violation.which === 'before' ? violation.exchange : violation.before;
+  return [
+    evidenceOf(shows, violation.detail, where),
+    evidenceOf(other, violation.which === 'before' ? 'the answer after it' : "the key's answer before it"),
+  ];
 }
 
 /**
  * Fails with the first few offenders as evidence; violations that all come from experimental or
  * beta operations only warn (unless --strict).
  */
-function judge(run: CheckRun, what: string, violations: Violation[], total = answered(run).length): void {
+function judge(run: CheckRun, what: string, violations: readonly JudgedViolation[], total: number): void {
   run.judged(total);
   const hard = violations.filter((violation) => !isSoft(run, violation.exchange.operationId));
-  const shown = (list: Violation[]): Evidence[] =>
-    list.slice(0, maxEvidence).map((violation) =>
-      evidenceOf(violation.exchange, violation.detail, {
-        ...(violation.header ? { header: violation.header } : {}),
-        ...(violation.field ? { field: violation.field } : {}),
-      }),
-    );
-  const summary = (list: Violation[]) => {
+  const shown = (list: readonly JudgedViolation[]): Evidence[] =>
+    list.slice(0, maxEvidence).flatMap(evidenceOfViolation);
+  const summary = (list: readonly JudgedViolation[]) => {
     // One example per kind: details that differ only in their numbers (times, ids) are one kind.
     const kinds = new Map<string, string>();
     for (const violation of list) {

@@ -19,6 +19,8 @@ export const ruleCatalogue: readonly CatalogueRule[] = [
 export interface ResponseVerdict {
   id: string;
   violations: RuleViolation[];
+  /** What the rule found open on this exchange (also given to `context.note`). */
+  notes: string[];
 }
 
 /**
@@ -31,12 +33,22 @@ export interface ResponseVerdict {
 export function judgeResponse(observed: ObservedExchange, context: ResponseRuleContext): ResponseVerdict[] {
   const verdicts: ResponseVerdict[] = [];
   for (const rule of responseRules) {
+    const notes: string[] = [];
+    const ruleContext: ResponseRuleContext = {
+      ...context,
+      note: (text) => {
+        notes.push(text);
+        context.note?.(text);
+      },
+    };
     try {
-      if (rule.applies(observed, context)) verdicts.push({ id: rule.id, violations: rule.judge(observed, context) });
+      if (rule.applies(observed, ruleContext))
+        verdicts.push({ id: rule.id, violations: rule.judge(observed, ruleContext), notes });
     } catch (error) {
       verdicts.push({
         id: rule.id,
         violations: [{ detail: `a value of this answer could not be read: ${(error as Error).message}` }],
+        notes,
       });
     }
   }

@@ -56,7 +56,12 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
       // The parsers of spec/interface/ do not throw on any header value; this is the last guard of the request path.
       findings = {
         verdicts: [],
-        notes: [`an answer could not be judged in its key's sequence: ${(error as Error).message}`],
+        notes: [
+          {
+            id: 'rate.remaining-exact',
+            text: `an answer could not be judged in its key's sequence: ${(error as Error).message}`,
+          },
+        ],
       };
     }
     state.lastAnswer = { ...answer, response: { ...answer.response, bodyText: '', json: undefined } };

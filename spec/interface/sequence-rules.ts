@@ -14,8 +14,8 @@ import { isoTime, newWindowBetween, readBudget, serverClock } from './rate-limit
  * `KeySequences` (key-sequences.ts) and report them under these ids.
  *
  * A pair rule judges only what a pair can show fairly: the two answers were sent one after the
- * other with nothing else of the key in flight (`sequential`), and neither is a 401 (not the key's
- * budget). A pair across a new window (read from the headers: Reset moved later, or the Limit
+ * other with nothing else of the key in flight (`sequential`), and neither refused the credentials
+ * (a 401 or a 403 is not drawn from the key's budget). A pair across a new window (read from the headers: Reset moved later, or the Limit
  * changed) is not a pair of one window. What the interface leaves open is a note, never a failure.
  */
 export interface SequenceRule {
@@ -52,7 +52,7 @@ export const sequenceRules = [
     rule: '§8.1',
     title:
       'a 429 comes only when the budget says none is left (the answer before it, and the 429 itself, say Remaining 0)',
-    what: '429s that followed an answer with budget left',
+    what: '429s that came while the budget said requests were left',
   },
   {
     id: 'rate.retry-after-matches-reset',
@@ -79,8 +79,8 @@ export interface SequenceViolation extends RuleViolation {
 /** What the sequence rules found on one answer: each rule that judged it, with its violations (empty when held). */
 export interface SequenceFindings {
   verdicts: { id: SequenceRuleId; violations: SequenceViolation[] }[];
-  /** What the interface leaves open, as the server chose it. */
-  notes: string[];
+  /** What the interface leaves open, as the server chose it, by the rule that saw it. */
+  notes: { id: SequenceRuleId; text: string }[];
 }
 
 /** One answer and the key's answer before it (undefined for its first), and whether the two were sent one after the other. */
@@ -91,6 +91,8 @@ export interface AnswerInSequence {
 }
 
 const status = (exchange: ObservedExchange) => exchange.response.status;
+/** The credentials were refused (401, or 403 as some servers answer it): the answer's budget is not the key's. */
+const refused = (exchange: ObservedExchange) => status(exchange) === 401 || status(exchange) === 403;
 const budget = (exchange: ObservedExchange) => readBudget(exchange.response.headers, exchange.receivedAtMs);
 
 /**
@@ -109,10 +111,11 @@ export function judgeInSequence(pair: AnswerInSequence): SequenceFindings {
       violations: past === undefined ? [] : [{ which: 'after', detail: past, header: 'Retry-After' }],
     });
   }
-  if (before === undefined || status(before) === 401 || status(after) === 401) return findings;
-  if (sequential) judgeWindowSteps(before, after, findings);
-  // The first 429 after a served answer: a ban is only for keys that keep sending after a 429.
-  if (status(after) === 429 && status(before) !== 429) judgeFirst429(before, after, sequential, findings);
+  if (refused(after) || (before !== undefined && refused(before))) return findings;
+  // The key's first 429, or its first after a served answer: a ban is only for keys that keep sending after a 429.
+  if (status(after) === 429 && (before === undefined || status(before) !== 429))
+    judgeFirst429(before, after, sequential, findings);
+  if (before !== undefined && sequential) judgeWindowSteps(before, after, findings);
   return findings;
 }
 
@@ -166,9 +169,10 @@ function judgeRenewal(before: ObservedExchange, after: ObservedExchange, finding
   const clock = serverClock(after.response.headers, after.receivedAtMs);
   const slackMs = clock.source === 'Date header' ? 2_000 : 60_000;
   if (clock.nowMs < promised.resetSeconds! * 1000 - slackMs)
-    findings.notes.push(
-      `Remaining rose from ${promised.remaining} to ${reported.remaining} before the announced X-RateLimit-Reset ${promised.resetSeconds} (by the ${clock.source}): a sliding window, which the interface leaves open`,
-    );
+    findings.notes.push({
+      id: 'rate.reset-moves-at-rollover',
+      text: `Remaining rose from ${promised.remaining} to ${reported.remaining} before the announced X-RateLimit-Reset ${promised.resetSeconds} (by the ${clock.source}): a sliding window, which the interface leaves open`,
+    });
   findings.verdicts.push({
     id: 'rate.reset-moves-at-rollover',
     violations: moved
@@ -184,26 +188,28 @@ function judgeRenewal(before: ObservedExchange, after: ObservedExchange, finding
 }
 
 function judgeFirst429(
-  before: ObservedExchange,
+  before: ObservedExchange | undefined,
   limited: ObservedExchange,
   sequential: boolean,
   findings: SequenceFindings,
 ): void {
-  if (sequential)
-    findings.verdicts.push({
-      id: 'rate.429-only-when-exhausted',
-      violations: limitedWithBudgetLeft(before, limited).map((problem) => ({
-        which: problem.which,
-        detail: problem.detail,
-        header: 'X-RateLimit-Remaining',
-      })),
-    });
+  // The 429's own Remaining is judged on every first 429; what the answer before it promised, only when
+  // nothing else of the key was in flight (in a parallel burst the order of the answers is not the order of counting).
+  findings.verdicts.push({
+    id: 'rate.429-only-when-exhausted',
+    violations: limitedWithBudgetLeft(sequential ? before : undefined, limited).map((problem) => ({
+      which: problem.which,
+      detail: problem.detail,
+      header: 'X-RateLimit-Remaining',
+    })),
+  });
   const verdict = retryAfterVersusReset(limited);
   if (verdict.kind === 'unjudged') return;
   if (verdict.kind === 'earlier')
-    findings.notes.push(
-      `Retry-After points ${Math.round((verdict.resetMs - verdict.retryAtMs) / 1000)} s before X-RateLimit-Reset; the interface does not say how windows move (a sliding window may free a request earlier)`,
-    );
+    findings.notes.push({
+      id: 'rate.retry-after-matches-reset',
+      text: `Retry-After points ${Math.round((verdict.resetMs - verdict.retryAtMs) / 1000)} s before X-RateLimit-Reset; the interface does not say how windows move (a sliding window may free a request earlier)`,
+    });
   findings.verdicts.push({
     id: 'rate.retry-after-matches-reset',
     violations:

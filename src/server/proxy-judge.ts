@@ -127,7 +127,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
     const context = { spec: options.spec, anonymous: pending.key === null, note: inform };
     for (const verdict of judgeResponse(answer, context)) record(verdict.id, answer, verdict.violations, pending);
     const findings = sequences.answered(pending.sequence, answer);
-    for (const note of findings.notes) inform(`${answer.client}: ${note}`);
+    for (const note of findings.notes) inform(`${answer.client}: ${note.text}`);
     const before = pending.sequence.previous;
     for (const verdict of findings.verdicts)
       record(

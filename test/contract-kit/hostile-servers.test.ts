@@ -37,6 +37,26 @@ describe('the kit against hostile servers', () => {
       );
   });
 
+  for (const retryAfter of ['99999999999999999', 'Sat, 13 Sep 275760 00:00:00 GMT'])
+    it(`a 429 with Retry-After ${retryAfter} (no clock can hold it) is a failed rule with evidence, never a crash`, async () => {
+      server = await startFakePetstore({ hostile: { kind: 'all-429', retryAfter, rateHeaders: true } });
+      const run = await runKit({
+        baseUrl: server.baseUrl,
+        apiKey: fakeKeys.main,
+        rateLimitKey: fakeKeys.limited,
+        maxWaitSeconds: 0,
+      });
+      const everyReport = allReports(run.report).join('\n');
+      expect(everyReport).not.toContain('Invalid time value');
+      expect(everyReport).not.toContain('RangeError');
+      expect(resultOf(run, 'every.429-retry-after')).toMatchObject({
+        status: 'FAIL',
+        message: expect.stringContaining('no time to wait for'),
+      });
+      expect(resultOf(run, 'every.429-retry-after').evidence[0]).toMatchObject({ status: 429, header: 'Retry-After' });
+      expect(run.exitCode).toBe(1);
+    });
+
   it('a server that rate-limits everything consistently makes the run INCONCLUSIVE (exit 3), naming what stopped it', async () => {
     server = await startFakePetstore({ hostile: { kind: 'all-429', retryAfter: '30', rateHeaders: true } });
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, maxWaitSeconds: 0 });

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { interfacePlans } from '../../../spec/interface/plans.js';
+import { customPlans, interfacePlans } from '../../../spec/interface/plans.js';
 import { onFirstUse, type ZodModule } from '../../../spec/zod-module.js';
 import { describeIssues, isoDate, keyFields, type Limits, limitsSchema, planName } from './decoding.js';
 import { scenarioSchema } from './scenario-file.js';
@@ -194,8 +194,8 @@ export const defaultPlans: Record<string, Limits> = {
   ...Object.fromEntries(
     interfacePlans.map((plan) => [plan.name.toLowerCase(), { perMinute: plan.perMinute, perDay: plan.perDay }]),
   ),
-  // The interface's custom plan (spec/interface/plans.ts): the mock's choice.
-  enterprise: { perMinute: 1_000_000, perDay: 100_000_000 },
+  // The interface's custom plans (Enterprise): the mock's choice, generous enough for load tests.
+  ...Object.fromEntries(customPlans.map((name) => [name.toLowerCase(), { perMinute: 1_000_000, perDay: 100_000_000 }])),
 };
 
 export const demoKeys: KeyConfig[] = [

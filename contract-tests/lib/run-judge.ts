@@ -1,0 +1,120 @@
+import { bearerToken } from '../../spec/interface/bearer.js';
+import { judgeResponse } from '../../spec/interface/catalogue.js';
+import { KeySequences, type SequenceTicket } from '../../spec/interface/key-sequences.js';
+import type { ObservedExchange, RuleViolation } from '../../spec/interface/observed.js';
+import type { SpecModel } from '../../spec/interface/spec-model.js';
+import type { Exchange } from './exchange.js';
+
+/** One thing a rule of the catalogue found wrong, with the exchange that shows it (and the one before, for a pair). */
+export interface JudgedViolation extends RuleViolation {
+  exchange: Exchange;
+  /** The key's answer before `exchange`, when the rule judged the pair. */
+  before?: Exchange | undefined;
+  which?: 'before' | 'after';
+}
+
+/** What one rule of the catalogue found over the run: the exchanges it judged, what was wrong, what was left open. */
+export interface RuleRecord {
+  judged: Exchange[];
+  violations: JudgedViolation[];
+  notes: string[];
+}
+
+/** An exchange as the sequence rules hold it: the observed answer, and the exchange for the report. */
+type SequencedExchange = ObservedExchange & { exchange: Exchange };
+
+/**
+ * The whole rule catalogue (spec/interface/) on every exchange of a run, whatever check sent it:
+ * the HTTP client calls `sent` as a request leaves and `answered` (or `failed`) as its answer comes,
+ * each answer is judged by every response rule and fed to the sequence rules of its key (the key is
+ * the bearer token sent; requests without one are no key's sequence). The checks over every response
+ * (suite/99-every-response) report what it recorded, under the rule's id, with the exchanges as
+ * evidence. Judges nothing on a document that is not the Petstore interface (its rules are not that
+ * document's promises).
+ *
+ * @example
+ * const judge = new RunJudge(spec, true);
+ * const ticket = judge.sent('Bearer demo-pro');
+ * judge.answered(ticket, exchange);
+ * judge.recordOf('rate.remaining-exact').violations; // []
+ */
+export class RunJudge {
+  readonly #spec: SpecModel | undefined;
+  readonly #sequences = new KeySequences<SequencedExchange>();
+  readonly #records = new Map<string, RuleRecord>();
+
+  /** `spec` undefined (or a document that is not the Petstore interface): nothing is judged. */
+  constructor(spec: SpecModel | undefined) {
+    this.#spec = spec;
+  }
+
+  /** A request leaves with this Authorization value. */
+  sent(authorization: string | undefined): SequenceTicket<SequencedExchange> {
+    const key = this.#spec === undefined || authorization === undefined ? null : bearerToken(authorization);
+    return this.#sequences.sent(key);
+  }
+
+  /** Its answer came from the server: every rule of the catalogue judges it. */
+  answered(ticket: SequenceTicket<SequencedExchange>, exchange: Exchange): void {
+    const spec = this.#spec;
+    const response = exchange.response;
+    if (spec === undefined || response === undefined) {
+      this.failed(ticket);
+      return;
+    }
+    const observed: SequencedExchange = { ...exchange, response, exchange };
+    const context = { spec, anonymous: exchange.identity === 'anonymous' };
+    for (const verdict of judgeResponse(observed, context)) {
+      this.#record(verdict.id, exchange, verdict.violations);
+      for (const note of verdict.notes) this.#note(verdict.id, note);
+    }
+    // An answer the kit did not read whole is INCONCLUSIVE for the check that sent it: no pair is judged on it either.
+    if (response.truncatedAtBytes !== undefined) {
+      this.failed(ticket);
+      return;
+    }
+    const findings = this.#sequences.answered(ticket, observed);
+    const before = ticket.previous?.exchange;
+    for (const verdict of findings.verdicts)
+      this.#record(
+        verdict.id,
+        exchange,
+        verdict.violations.map((violation) => ({ ...violation, before })),
+      );
+    for (const note of findings.notes) this.#note(note.id, note.text);
+  }
+
+  /** No answer of the server's came (a transport error, Prism answering in its place): the key's sequence breaks there. */
+  failed(ticket: SequenceTicket<SequencedExchange>): void {
+    this.#sequences.failed(ticket);
+  }
+
+  /** What a rule found over the run so far (empty when it judged nothing). */
+  recordOf(id: string): RuleRecord {
+    return this.#records.get(id) ?? { judged: [], violations: [], notes: [] };
+  }
+
+  #record(id: string, exchange: Exchange, violations: readonly (RuleViolation & { before?: Exchange | undefined })[]) {
+    const record = this.#recordFor(id);
+    record.judged.push(exchange);
+    for (const violation of violations) record.violations.push({ ...violation, exchange });
+  }
+
+  #note(id: string, text: string): void {
+    keepDistinct(this.#recordFor(id).notes, text);
+  }
+
+  #recordFor(id: string): RuleRecord {
+    let record = this.#records.get(id);
+    if (record === undefined) {
+      record = { judged: [], violations: [], notes: [] };
+      this.#records.set(id, record);
+    }
+    return record;
+  }
+}
+
+/** Notes are kept distinct and few: a run of thousands of answers says each open choice once. */
+function keepDistinct(notes: string[], text: string): void {
+  if (notes.length < 20 && !notes.includes(text)) notes.push(text);
+}
