@@ -1,4 +1,5 @@
 import type { MediaDefinition, OperationDefinition, ResponseDefinition } from '../../spec/compile-spec.js';
+import { responseByStatus } from '../../spec/interface/response-lookup.js';
 import { describeIssues } from '../../spec/interface/spec-model.js';
 import type { ExchangeResponse } from './exchange.js';
 import { isJsonMedia } from './generic-requests.js';
@@ -22,8 +23,9 @@ export interface Conformance {
  * @example declaredResponse(operation, 404)?.statusKey // '4XX'
  */
 export function declaredResponse(operation: OperationDefinition, status: number): ResponseDefinition | undefined {
-  const byKey = (key: string) => operation.responses.find((response) => response.statusKey.toUpperCase() === key);
-  return byKey(String(status)) ?? byKey(`${String(status).charAt(0)}XX`) ?? byKey('DEFAULT');
+  return responseByStatus(status, (key) =>
+    operation.responses.find((response) => response.statusKey.toUpperCase() === key),
+  );
 }
 
 /**

@@ -122,7 +122,7 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
         const next = await run.send(rateLimitKeyList(run));
         if (isLimited(next)) {
           run.state.shared.set(latest429Key, next);
-          return run.skip('the key was refused before it was exhausted (judged by rate.429-only-when-exhausted:later)');
+          return run.skip('the key was refused before it was exhausted (judged by rate.429-only-when-exhausted)');
         }
         last = next;
       }

@@ -42,8 +42,15 @@ const nothingToJudge: Record<SequenceRuleId, string> = {
   'rate.429-only-when-exhausted': 'no 429 followed a served answer of its key sent one after the other',
   'rate.retry-after-matches-reset':
     'no 429 after a served answer of its key carried a readable Retry-After and X-RateLimit-Reset',
-  'rate.retry-after-future': 'no response of the run was a 429',
+  'rate.retry-after-future': 'no 429 of a key was judged',
 };
+
+/** The sequence rules that judge 429s only: with none in the run, that is the reason they judged nothing. */
+const judgesA429: ReadonlySet<SequenceRuleId> = new Set([
+  'rate.429-only-when-exhausted',
+  'rate.retry-after-matches-reset',
+  'rate.retry-after-future',
+]);
 
 export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', (check) => {
   /** A check of one response rule over the answers of the run it applied to. */
@@ -101,7 +108,12 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
   for (const rule of sequenceRules)
     check({ id: rule.id, rule: rule.rule, title: rule.title }, async (run) => {
       const record = run.state.judge.recordOf(rule.id);
-      if (record.judged.length === 0) return run.skip(nothingToJudge[rule.id]);
+      if (record.judged.length === 0)
+        return run.skip(
+          judgesA429.has(rule.id) && !answered(run).some((exchange) => exchange.response?.status === 429)
+            ? 'no response of the run was a 429'
+            : nothingToJudge[rule.id],
+        );
       judge(run, rule.what, record.violations, record.judged.length);
       // What the interface leaves open, as this server chose it (a sliding window, an early Retry-After).
       if (record.notes.length > 0)

@@ -1,6 +1,7 @@
 import { compileSpecDefinition, type ResponseDefinition, type SpecDefinition } from '../compile-spec.js';
 import type { OpenApiDocument } from '../openapi-types.js';
 import type { SchemaValidator } from '../schema-validator.js';
+import { responseByStatus } from './response-lookup.js';
 
 /** What the suite reads from the spec about one operation. */
 export interface SpecOperation {
@@ -112,11 +113,7 @@ export function validateBody(operation: SpecOperation, status: number, json: unk
 
 /** The declared response for a status: exact, then a range ('4XX'), then 'default'. */
 export function responseFor(operation: SpecOperation, status: number): SpecResponse | undefined {
-  return (
-    operation.responses.get(String(status)) ??
-    operation.responses.get(`${String(status).charAt(0)}XX`) ??
-    operation.responses.get('default')
-  );
+  return responseByStatus(status, (key) => operation.responses.get(key) ?? operation.responses.get(key.toLowerCase()));
 }
 
 /** Validation issues as short "path: message" lines. */

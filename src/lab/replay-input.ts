@@ -1,6 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { maskSecret } from '../../spec/credential-masking.js';
+import { keyDigestHex } from '../../spec/interface/key-id.js';
 import { type Scenario, validateScenario } from '../core/config/scenario-file.js';
 import { maxExportBodyBytes } from '../core/state/request-log.js';
 import type { LabLimits } from './lab-types.js';
@@ -141,7 +142,7 @@ const encoder = new TextEncoder();
 
 /** `client-` + the first 12 hex digits of SHA-256(key): stable, and says nothing of the key. */
 export function keyPseudonym(key: string): string {
-  return `client-${bytesToHex(sha256(encoder.encode(key))).slice(0, 12)}`;
+  return keyPseudonymFromDigest(keyDigestHex(key));
 }
 
 /** The same from a digest the core already has (`HitInput.keyDigest`, SHA-256 hex of the key). */

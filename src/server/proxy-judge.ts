@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type CredentialPlaces,
   commonCredentialPlaces,
@@ -8,6 +7,7 @@ import {
 } from '../../spec/credential-masking.js';
 import { bearerToken } from '../../spec/interface/bearer.js';
 import { judgeResponse, ruleCatalogue } from '../../spec/interface/catalogue.js';
+import { keyDigestHex } from '../../spec/interface/key-id.js';
 import { KeySequences, type SequenceTicket } from '../../spec/interface/key-sequences.js';
 import type { ObservedResponse, RuleViolation } from '../../spec/interface/observed.js';
 import { planOfMinuteLimit } from '../../spec/interface/plans.js';
@@ -217,7 +217,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       const authorization = headerText(request.headers.authorization);
       const key = authorization === null ? null : bearerToken(authorization);
       const places = options.credentialPlaces ?? commonCredentialPlaces;
-      const keyDigest = key === null ? null : createHash('sha256').update(key).digest('hex');
+      const keyDigest = key === null ? null : keyDigestHex(key);
       const client = keyDigest === null ? anonymousPseudonym(request.clientAddress) : keyPseudonymFromDigest(keyDigest);
       const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
       const pending: PendingExchange = {

@@ -50,7 +50,7 @@ describe('the kit as a good citizen', () => {
     expect(skipped.map((result) => result.id)).toContain('rate.429');
     for (const result of skipped)
       expect(result.message, result.id).toMatch(
-        /^(needs --rate-limit-key|only with --via-prism|no response of the run was a 429$|no answer to a key reported a plan's per-minute limit \(60 or 300\): nothing to judge$)/,
+        /^(needs --rate-limit-key|only with --via-prism|no response of the run was a 429$|no answer to a key reported a plan's per-minute limit \(60 or 300\): nothing to judge$|no key's budget came back between two of its answers sent one after the other)/,
       );
   });
 
@@ -72,10 +72,15 @@ describe('the kit as a good citizen', () => {
   it('reports an unprovoked 429 as "rate-limited, inconclusive" for the check it hit, waits Retry-After, and goes on', async () => {
     server = await startFakePetstore({ faults: ['unprovoked-429-on-orders'] });
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, maxWaitSeconds: 10 });
-    // The check it hit could not run: the run cannot say the server conforms.
-    expect(run.exitCode).toBe(3);
-    expect(run.report.stoppedBy).toEqual(['rate-limited, inconclusive']);
-    expect(idsWith(run, 'FAIL')).toEqual([]);
+    // The 429 said X-RateLimit-Remaining 889: the rule catalogue, which judges every answer whichever check sent
+    // it, fails that (a 429 only when the budget says none is left); the check it hit could not run.
+    expect(run.exitCode).toBe(1);
+    expect(idsWith(run, 'FAIL')).toEqual(['rate.429-only-when-exhausted']);
+    expect(resultOf(run, 'rate.429-only-when-exhausted').evidence[0]).toMatchObject({
+      status: 429,
+      request: expect.stringContaining('GET http'),
+      header: 'X-RateLimit-Remaining',
+    });
     // The server answered one 429, to the first GET /store/orders of the main key, whichever check sent it.
     expect(main429s(server)).toHaveLength(1);
     const hits = run.report.results.filter((result) => result.inconclusive);

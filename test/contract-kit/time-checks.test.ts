@@ -34,7 +34,9 @@ describe('the time cells against our mock on a virtual clock', () => {
         'rate.limit-before-validation',
         'rate.day-window',
         'rate.day-rollover',
-        'rate.429-only-when-exhausted:later',
+        'rate.429-only-when-exhausted',
+        'rate.reset-moves-at-rollover',
+        'rate.reset-steady',
         'rate.remaining-exact',
         'rate.parallel-exact',
       ])

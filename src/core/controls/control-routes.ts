@@ -1,6 +1,6 @@
-import { sha256 } from '@noble/hashes/sha2.js';
 import type * as z from 'zod';
 import { maskSecret } from '../../../spec/credential-masking.js';
+import { keyDigestHex } from '../../../spec/interface/key-id.js';
 import { loadYamlModule, yamlModuleAvailable } from '../../../spec/yaml-module.js';
 import { onFirstUse } from '../../../spec/zod-module.js';
 import { labReportJunit } from '../../lab/lab-report.js';
@@ -8,7 +8,7 @@ import { anonymousPseudonym, keyPseudonymFromDigest, toExportLine, toStateLine }
 import { dashboardResponse } from '../../ui/dashboard-endpoint.js';
 import { planLimits } from '../config/mock-config.js';
 import { HttpError } from '../errors.js';
-import { type ApiKeyEntry, toHex } from '../state/key-registry.js';
+import type { ApiKeyEntry } from '../state/key-registry.js';
 import type { StartingState } from '../state/state-store.js';
 import { decodeScenarioBody } from './control-bodies.js';
 import type { ClockState, ControlRoute, ControlRuntime } from './control-types.js';
@@ -49,7 +49,6 @@ type ControlInput<Name extends keyof ReturnType<typeof controlInputs>> = z.infer
   ReturnType<typeof controlInputs>[Name]
 >;
 
-const encoder = new TextEncoder();
 async function clockOf(runtime: ControlRuntime, session: string): Promise<ClockState> {
   const base = runtime.baseNow();
   const offset = await runtime.store.clockOffset(session, base);
@@ -155,7 +154,7 @@ export const controlRoutes = [
           'invalid_control_request',
           `Unknown plan "${plan.slice(0, 40)}"; known: ${Object.keys(runtime.config.plans).join(', ')}`,
         );
-      const digest = toHex(sha256(encoder.encode(input.key)));
+      const digest = keyDigestHex(input.key);
       const entry: ApiKeyEntry = {
         masked: maskSecret(input.key),
         plan,

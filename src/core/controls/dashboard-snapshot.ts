@@ -1,5 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2.js';
 import { maskSecret } from '../../../spec/credential-masking.js';
+import { keyDigestHex } from '../../../spec/interface/key-id.js';
 import { clientReport } from '../../lab/lab-report.js';
 import type {
   DashboardClient,
@@ -11,7 +11,6 @@ import type {
 import { renderTimelineSvg } from '../../lab/timeline-svg.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { StartupKey } from '../pipeline/auth.js';
-import { toHex } from '../state/key-registry.js';
 import type { RateDecision } from '../state/rate-limiter.js';
 import type { StateStore } from '../state/state-store.js';
 import type { LabSessions } from './lab-sessions.js';
@@ -25,8 +24,6 @@ export interface DashboardSources {
   demoKeyNames: ReadonlySet<string>;
   baseNow(): number;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * The dashboard's snapshot of one session (`GET /__mock/dashboard`, issue 13): every client the lab
@@ -109,7 +106,7 @@ function unusedKeys(
   const seen = new Set(judged.map((judge) => judge.clientId));
   const unused: { id: string; display: string; plan: string; limits: LabLimits; demo: boolean }[] = [];
   for (const key of sources.startupKeys) {
-    const id = toHex(sha256(encoder.encode(key.key))).slice(0, 32);
+    const id = keyDigestHex(key.key).slice(0, 32);
     unused.push({
       id,
       display: key.display,

@@ -1,5 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2.js';
 import { maskSecret } from '../../../spec/credential-masking.js';
+import { keyDigestHex } from '../../../spec/interface/key-id.js';
 import type { Category, NewCategory } from '../../../spec/schemas.js';
 import type { MockConfig } from '../config/mock-config.js';
 import {
@@ -13,7 +13,7 @@ import {
   validateScenario,
 } from '../config/scenario-file.js';
 import type { Authenticator } from '../pipeline/auth.js';
-import { type ApiKeyEntry, toHex } from '../state/key-registry.js';
+import type { ApiKeyEntry } from '../state/key-registry.js';
 import {
   type ClientWindows,
   type RuntimeKey,
@@ -67,10 +67,8 @@ export class ScenarioError extends Error {
   }
 }
 
-const encoder = new TextEncoder();
-
 function digestOf(key: string): string {
-  return toHex(sha256(encoder.encode(key)));
+  return keyDigestHex(key);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { DataGenerator } from '../../../spec/data-generator.js';
+import { responseByStatus } from '../../../spec/interface/response-lookup.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import { type ErrorCode, errorCatalogue } from '../errors.js';
 import type { CompiledOperation, CompiledResponse } from '../spec/compiled-spec.js';
@@ -41,10 +42,8 @@ export function errorShapeOf(operations: readonly CompiledOperation[], data: Dat
 }
 
 function responseFor(operation: CompiledOperation, status: number): CompiledResponse | undefined {
-  return (
-    operation.responses.get(status) ??
-    operation.rangeResponses.get(`${Math.floor(status / 100)}XX`) ??
-    operation.rangeResponses.get('DEFAULT')
+  return responseByStatus(status, (key) =>
+    key === String(status) ? operation.responses.get(status) : operation.rangeResponses.get(key),
   );
 }
 

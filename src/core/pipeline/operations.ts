@@ -1,4 +1,5 @@
 import type { DataGenerator } from '../../../spec/data-generator.js';
+import { responseByStatus } from '../../../spec/interface/response-lookup.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import type { NewCategory } from '../../../spec/schemas.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
@@ -74,8 +75,9 @@ export function generatedResponse(
   accept?: string,
 ): OperationResult {
   const status = operation.successStatus ?? 200;
-  const response =
-    operation.responses.get(status) ?? operation.rangeResponses.get('2XX') ?? operation.rangeResponses.get('DEFAULT');
+  const response = responseByStatus(status, (key) =>
+    key === String(status) ? operation.responses.get(status) : operation.rangeResponses.get(key),
+  );
   if (!response) return { status, body: undefined };
   if (headers !== undefined) for (const header of response.requiredHeaders) addRequiredHeader(headers, header, data);
   const media = responseMedia(response, accept);

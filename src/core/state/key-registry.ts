@@ -1,5 +1,5 @@
-import { sha256 } from '@noble/hashes/sha2.js';
 import { maskSecret } from '../../../spec/credential-masking.js';
+import { keyDigest, toHex } from '../../../spec/interface/key-id.js';
 import type { Limits } from '../config/mock-config.js';
 
 export interface ApiKeyEntry {
@@ -17,8 +17,6 @@ interface StoredKey {
   digest: Uint8Array;
 }
 
-const encoder = new TextEncoder();
-
 /**
  * The API keys the mock accepts. Lookups go through a SHA-256 digest and end with a
  * constant-time comparison, so the time an answer takes says nothing about how close a guess was.
@@ -32,7 +30,7 @@ export class KeyRegistry {
   #byDigest = new Map<string, StoredKey>();
 
   set(key: string, plan: string, limits: Limits): { entry: ApiKeyEntry; created: boolean } {
-    const digest = sha256(encoder.encode(key));
+    const digest = keyDigest(key);
     const hex = toHex(digest);
     const created = !this.#byDigest.has(hex);
     const stored: StoredKey = {
@@ -44,7 +42,7 @@ export class KeyRegistry {
   }
 
   find(key: string): ApiKeyEntry | undefined {
-    const digest = sha256(encoder.encode(key));
+    const digest = keyDigest(key);
     const stored = this.#byDigest.get(toHex(digest));
     if (!stored || !constantTimeEqual(stored.digest, digest)) return undefined;
     return stored.entry;
@@ -55,7 +53,7 @@ export class KeyRegistry {
    * among these keys, if any: one digest for both.
    */
   lookup(key: string): { digestHex: string; entry: ApiKeyEntry | undefined } {
-    const digest = sha256(encoder.encode(key));
+    const digest = keyDigest(key);
     const digestHex = toHex(digest);
     const stored = this.#byDigest.get(digestHex);
     return { digestHex, entry: stored && constantTimeEqual(stored.digest, digest) ? stored.entry : undefined };
@@ -91,11 +89,4 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   let difference = 0;
   for (let index = 0; index < a.length; index += 1) difference |= a[index]! ^ b[index]!;
   return difference === 0;
-}
-
-const hexDigits = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
-export function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (const byte of bytes) out += hexDigits[byte];
-  return out;
 }
