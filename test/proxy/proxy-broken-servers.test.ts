@@ -43,6 +43,12 @@ const shows: Record<string, (ex: ClientSideExchange, all: ClientSideExchange[]) 
     if ([401, 429].includes(before.status) || [401, 429].includes(ex.status)) return false;
     return Number(ex.headers['x-ratelimit-remaining']) !== Number(before.headers['x-ratelimit-remaining']) - 1;
   },
+  'rate.reset-steady': (ex, all) => {
+    const before = all.filter((other) => other.key === ex.key && other.seq < ex.seq).at(-1);
+    if (before === undefined || ex.key === null) return false;
+    if ([401, 429].includes(before.status) || [401, 429].includes(ex.status)) return false;
+    return Number(ex.headers['x-ratelimit-reset']) < Number(before.headers['x-ratelimit-reset']) - 1;
+  },
   'rate.429-only-when-exhausted': firstLimitedByKey,
   'rate.retry-after-matches-reset': firstLimitedByKey,
   'rate.retry-after-future': firstLimitedByKey,
@@ -68,6 +74,7 @@ const cases: { fault: Fault; rule: string; status?: number }[] = [
   { fault: 'posts-not-counted', rule: 'rate.remaining-exact' },
   { fault: 'errors-not-counted', rule: 'rate.remaining-exact' },
   { fault: 'remaining-nonzero-on-429', rule: 'rate.429-only-when-exhausted' },
+  { fault: 'reset-jitters', rule: 'rate.reset-steady' },
   { fault: 'remaining-lies-high', rule: 'rate.429-only-when-exhausted' },
   { fault: 'retry-after-beyond-reset', rule: 'rate.retry-after-matches-reset' },
   { fault: 'retry-after-past-date', rule: 'rate.retry-after-future' },
