@@ -39,7 +39,7 @@ const nothingToJudge: Record<SequenceRuleId, string> = {
     'no two answers of one key, sent one after the other in one window with a readable Reset, to compare',
   'rate.reset-moves-at-rollover':
     "no key's budget came back between two of its answers sent one after the other (no window rolled over under the run's traffic)",
-  'rate.429-only-when-exhausted': 'no 429 followed a served answer of its key sent one after the other',
+  'rate.429-only-when-exhausted': "no 429 was its key's first or came after a served answer of the key",
   'rate.retry-after-matches-reset':
     'no 429 after a served answer of its key carried a readable Retry-After and X-RateLimit-Reset',
   'rate.retry-after-future': 'no 429 of a key was judged',
