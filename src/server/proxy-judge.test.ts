@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { buildSpecModel } from '../../spec/interface/spec-model.js';
 import { readSpecFile } from '../../spec/load-spec.js';
@@ -76,5 +77,52 @@ describe('the proxy judge', () => {
     expect(report.requests).toMatchObject({ forwarded: 3, answered: 2, upstreamFailures: 1 });
     expect(report.server.rules.find((rule) => rule.id === 'rate.remaining-exact')!.judged).toBe(0);
     expect(judge.broke('server')).toBe(false);
+  });
+
+  it('judges any value an upstream sends in the headers it reads, and never throws (issue 40 row 3)', () => {
+    // Near the judge's clock too, so that the pair rules do arithmetic on the values, not only the header rules.
+    const numberLike = fc.oneof(
+      fc.integer({ min: nowMs / 1000 - 120, max: nowMs / 1000 + 120 }).map(String),
+      fc.bigInt({ min: 0n, max: 10n ** 30n }).map(String),
+      fc.constantFrom('-1', '1e400', 'NaN', '0x10', '', ' ', '9'.repeat(400)),
+    );
+    const dateLike = fc.oneof(
+      fc
+        .date({ noInvalidDate: false })
+        .map((date) => (Number.isNaN(date.getTime()) ? 'Invalid Date' : date.toUTCString())),
+      fc.constantFrom(
+        'Sat, 13 Sep 275760 00:00:00 GMT',
+        'Mon, 01 Jan -271821 00:00:00 GMT',
+        'Sunday, 06-Nov-94 08:49:37 GMT',
+      ),
+      fc.string(),
+    );
+    const headerValue = fc.oneof(numberLike, dateLike);
+    const names = [
+      'retry-after',
+      'date',
+      'x-ratelimit-limit',
+      'x-ratelimit-remaining',
+      'x-ratelimit-reset',
+      'sunset',
+      'deprecation',
+    ];
+    const answerOf = fc.record({
+      status: fc.constantFrom(200, 429),
+      headers: fc.record(Object.fromEntries(names.map((name) => [name, headerValue]))),
+    });
+    fc.assert(
+      fc.property(fc.array(answerOf, { minLength: 2, maxLength: 4 }), (answers) => {
+        const judge = createProxyJudge({ spec, banPolicy, now: () => nowMs });
+        for (const { status, headers } of answers)
+          judge.answered(judge.sent(request('k')), {
+            ...answer(0, status),
+            headers: { ...answer(0).headers, ...headers },
+          });
+        expect(JSON.stringify(judge.report('up'))).not.toContain('could not be read');
+        judge.exportLines();
+      }),
+      { seed: 40_3, numRuns: 300 },
+    );
   });
 });
