@@ -1,6 +1,6 @@
 import { bearerToken } from '../../spec/interface/bearer.js';
 import { judgeResponse } from '../../spec/interface/catalogue.js';
-import { KeySequences, type SequenceTicket } from '../../spec/interface/key-sequences.js';
+import { isCorsPreflight, KeySequences, type SequenceTicket } from '../../spec/interface/key-sequences.js';
 import type { ObservedExchange, RuleViolation } from '../../spec/interface/observed.js';
 import type { SpecModel } from '../../spec/interface/spec-model.js';
 import type { Exchange } from './exchange.js';
@@ -34,7 +34,7 @@ type SequencedExchange = ObservedExchange & { exchange: Exchange };
  *
  * @example
  * const judge = new RunJudge(spec, true);
- * const ticket = judge.sent('Bearer demo-pro');
+ * const ticket = judge.sent('GET', { authorization: 'Bearer demo-pro' });
  * judge.answered(ticket, exchange);
  * judge.recordOf('rate.remaining-exact').violations; // []
  */
@@ -48,10 +48,11 @@ export class RunJudge {
     this.#spec = spec;
   }
 
-  /** A request leaves with this Authorization value. */
-  sent(authorization: string | undefined): SequenceTicket<SequencedExchange> {
-    const key = this.#spec === undefined || authorization === undefined ? null : bearerToken(authorization);
-    return this.#sequences.sent(key);
+  /** A request leaves with these headers (lower-case names); a CORS preflight is in no key's sequence. */
+  sent(method: string, headers: Readonly<Record<string, string>>): SequenceTicket<SequencedExchange> {
+    const authorization = headers.authorization;
+    const followed = this.#spec !== undefined && authorization !== undefined && !isCorsPreflight(method, headers);
+    return this.#sequences.sent(followed ? bearerToken(authorization) : null);
   }
 
   /** Its answer came from the server: every rule of the catalogue judges it. */

@@ -98,6 +98,17 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
   }
 }
 
+/**
+ * A browser's CORS preflight (OPTIONS with Access-Control-Request-Method, Fetch standard): not a
+ * request of the API, so in no key's sequence (a server need not count it, and may answer it with
+ * the budget it has not touched).
+ *
+ * @example isCorsPreflight('OPTIONS', { 'access-control-request-method': 'POST' }) // true
+ */
+export function isCorsPreflight(method: string, headers: Readonly<Record<string, unknown>>): boolean {
+  return method.toUpperCase() === 'OPTIONS' && headers['access-control-request-method'] !== undefined;
+}
+
 /** A request of a key in flight: where it stood in its key's sequence when it left. */
 export interface SequenceTicket<T extends ObservedExchange = ObservedExchange> {
   readonly key: string | null;

@@ -8,7 +8,7 @@ import {
 import { bearerToken } from '../../spec/interface/bearer.js';
 import { judgeResponse, ruleCatalogue } from '../../spec/interface/catalogue.js';
 import { keyDigestHex } from '../../spec/interface/key-id.js';
-import { KeySequences, type SequenceTicket } from '../../spec/interface/key-sequences.js';
+import { isCorsPreflight, KeySequences, type SequenceTicket } from '../../spec/interface/key-sequences.js';
 import type { ObservedResponse, RuleViolation } from '../../spec/interface/observed.js';
 import { planOfMinuteLimit } from '../../spec/interface/plans.js';
 import { readBudget } from '../../spec/interface/rate-limit-headers.js';
@@ -219,7 +219,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       const places = options.credentialPlaces ?? commonCredentialPlaces;
       const keyDigest = key === null ? null : keyDigestHex(key);
       const client = keyDigest === null ? anonymousPseudonym(request.clientAddress) : keyPseudonymFromDigest(keyDigest);
-      const preflight = request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+      const preflight = isCorsPreflight(request.method, request.headers);
       const pending: PendingExchange = {
         seq,
         sentAtMs: now(),
