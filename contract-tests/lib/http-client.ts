@@ -279,7 +279,7 @@ export class ContractHttpClient {
       prismViolations: [],
     };
     this.#hooks.onSend?.(exchange, { headers, body });
-    const judged = this.#state.judge.sent(apiRequest.method, headers);
+    const judged = this.#state.judge.sent(apiRequest.method, headers, url);
     try {
       const response = await request(url, {
         method: apiRequest.method as 'GET',

@@ -55,7 +55,7 @@ function judged(judge: RunJudge, ...exchanges: { exchange: Exchange; headers?: R
 
 describe("the run's judge: the whole catalogue on every exchange", () => {
   it('judges every answer by the response rules and each step of a key by the sequence rules', () => {
-    const judge = new RunJudge(spec);
+    const judge = new RunJudge(spec, ['demo-pro']);
     const record = judged(judge, { exchange: exchange(10) }, { exchange: exchange(8) });
     expect(record.judged).toHaveLength(1);
     expect(record.violations[0]).toMatchObject({ which: 'after', header: 'X-RateLimit-Remaining' });
@@ -73,6 +73,22 @@ describe("the run's judge: the whole catalogue on every exchange", () => {
     );
     expect(record.judged).toHaveLength(1);
     expect(record.violations).toEqual([]);
+  });
+
+  it('judges no pair across a request that carries the key another way (a lenient server may count it)', () => {
+    const ways: Record<string, string>[] = [
+      { authorization: 'Bearer\tdemo-pro' },
+      { authorization: 'Basic x', cookie: 'key=demo-pro' },
+    ];
+    for (const carried of ways) {
+      const record = judged(
+        new RunJudge(spec, ['demo-pro']),
+        { exchange: exchange(10) },
+        { exchange: exchange(9), headers: carried },
+        { exchange: exchange(8) },
+      );
+      expect(record.judged, JSON.stringify(carried)).toEqual([]);
+    }
   });
 
   it('judges no pair on an answer it did not read whole, and nothing without the Petstore document', () => {

@@ -23,6 +23,12 @@ export interface RuleRecord {
 /** An exchange as the sequence rules hold it: the observed answer, and the exchange for the report. */
 type SequencedExchange = ObservedExchange & { exchange: Exchange };
 
+/** A request in flight: its place in its key's sequence, and whether its answer is judged as one of the key's. */
+export interface JudgeTicket {
+  sequence: SequenceTicket<SequencedExchange>;
+  judged: boolean;
+}
+
 /**
  * The whole rule catalogue (spec/interface/) on every exchange of a run, whatever check sent it:
  * the HTTP client calls `sent` as a request leaves and `answered` (or `failed`) as its answer comes,
@@ -33,30 +39,49 @@ type SequencedExchange = ObservedExchange & { exchange: Exchange };
  * document's promises).
  *
  * @example
- * const judge = new RunJudge(spec, true);
+ * const judge = new RunJudge(spec, ['demo-pro']);
  * const ticket = judge.sent('GET', { authorization: 'Bearer demo-pro' });
  * judge.answered(ticket, exchange);
  * judge.recordOf('rate.remaining-exact').violations; // []
  */
 export class RunJudge {
   readonly #spec: SpecModel | undefined;
+  /** The run's keys, longest first: a request that carries one in another spelling or place touches its budget. */
+  readonly #keys: readonly string[];
   readonly #sequences = new KeySequences<SequencedExchange>();
   readonly #records = new Map<string, RuleRecord>();
 
-  /** `spec` undefined (or a document that is not the Petstore interface): nothing is judged. */
-  constructor(spec: SpecModel | undefined) {
+  /**
+   * `spec` undefined (or a document that is not the Petstore interface): nothing is judged. `keys`:
+   * the keys the run was given (--api-key, --rate-limit-key).
+   */
+  constructor(spec: SpecModel | undefined, keys: readonly string[] = []) {
     this.#spec = spec;
+    this.#keys = [...keys].filter((key) => key !== '').sort((a, b) => b.length - a.length);
   }
 
-  /** A request leaves with these headers (lower-case names); a CORS preflight is in no key's sequence. */
-  sent(method: string, headers: Readonly<Record<string, string>>): SequenceTicket<SequencedExchange> {
+  /**
+   * A request leaves. Its key is the bearer token it sends. A request that carries a key of the run
+   * any other way (another spelling of the header, the query, a cookie, the key with a character
+   * more) is in that key's sequence without being judged: a lenient server may count it on the
+   * key's budget, so no pair is judged across it. A CORS preflight is in no key's sequence.
+   */
+  sent(method: string, headers: Readonly<Record<string, string>>, url = ''): JudgeTicket {
     const authorization = headers.authorization;
-    const followed = this.#spec !== undefined && authorization !== undefined && !isCorsPreflight(method, headers);
-    return this.#sequences.sent(followed ? bearerToken(authorization) : null);
+    const token = authorization === undefined ? null : bearerToken(authorization);
+    if (this.#spec === undefined || isCorsPreflight(method, headers))
+      return { sequence: this.#sequences.sent(null), judged: false };
+    if (token !== null && (this.#keys.length === 0 || this.#keys.includes(token)))
+      return { sequence: this.#sequences.sent(token), judged: true };
+    const carried = this.#keys.find(
+      (key) => url.includes(key) || Object.values(headers).some((value) => value.includes(key)),
+    );
+    if (carried !== undefined) return { sequence: this.#sequences.sent(carried), judged: false };
+    return { sequence: this.#sequences.sent(token), judged: true };
   }
 
   /** Its answer came from the server: every rule of the catalogue judges it. */
-  answered(ticket: SequenceTicket<SequencedExchange>, exchange: Exchange): void {
+  answered(ticket: JudgeTicket, exchange: Exchange): void {
     const spec = this.#spec;
     const response = exchange.response;
     if (spec === undefined || response === undefined) {
@@ -70,12 +95,12 @@ export class RunJudge {
       for (const note of verdict.notes) this.#note(verdict.id, note);
     }
     // An answer the kit did not read whole is INCONCLUSIVE for the check that sent it: no pair is judged on it either.
-    if (response.truncatedAtBytes !== undefined) {
+    if (response.truncatedAtBytes !== undefined || !ticket.judged) {
       this.failed(ticket);
       return;
     }
-    const findings = this.#sequences.answered(ticket, observed);
-    const before = ticket.previous?.exchange;
+    const findings = this.#sequences.answered(ticket.sequence, observed);
+    const before = ticket.sequence.previous?.exchange;
     for (const verdict of findings.verdicts)
       this.#record(
         verdict.id,
@@ -86,8 +111,8 @@ export class RunJudge {
   }
 
   /** No answer of the server's came (a transport error, Prism answering in its place): the key's sequence breaks there. */
-  failed(ticket: SequenceTicket<SequencedExchange>): void {
-    this.#sequences.failed(ticket);
+  failed(ticket: JudgeTicket): void {
+    this.#sequences.failed(ticket.sequence);
   }
 
   /** What a rule found over the run so far (empty when it judged nothing). */

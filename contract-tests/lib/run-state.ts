@@ -36,12 +36,12 @@ export interface RunState {
 
 /**
  * `spec`: the document whose rules judge every exchange, when it is the Petstore interface; without
- * it the catalogue judges nothing (a generic run, a unit test).
+ * it the catalogue judges nothing (a generic run, a unit test). `keys`: the run's keys.
  */
-export function createRunState(spec?: SpecModel): RunState {
+export function createRunState(spec?: SpecModel, keys: readonly string[] = []): RunState {
   return {
     exchanges: [],
-    judge: new RunJudge(spec),
+    judge: new RunJudge(spec, keys),
     nextSeq: 1,
     categoryIds: new Map(),
     shared: new Map(),

@@ -155,7 +155,10 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       invalidCases: settings.invalidCases,
     };
     // The interface's rule catalogue judges every exchange of a run on the Petstore interface.
-    const state = createRunState(layers.petstoreRules ? layers.spec : undefined);
+    const state = createRunState(
+      layers.petstoreRules ? layers.spec : undefined,
+      [settings.apiKey, settings.rateLimitKey].filter((key): key is string => key !== undefined),
+    );
     const recorder = createRequestRecorder(settings.baseUrl);
     const onWait = (notice: WaitNotice) => {
       // The report keeps the line; the CLI shows it as it likes (a countdown on a terminal).
