@@ -58,7 +58,7 @@ export function rateHeaderValueProblems(headers: Readonly<Record<string, string>
 }
 
 /** The last instant an HTTP-date can name (31 Dec 9999 23:59:59 GMT): a later one is no time a server means. */
-export const lastHttpDateMs = 253_402_300_799_000;
+const lastHttpDateMs = 253_402_300_799_000;
 
 /**
  * An HTTP-date (RFC 9110 section 5.6.7, all three forms start with a day name) as Unix ms, or

@@ -10,7 +10,7 @@
  *
  * @example statusKeysOf(404) // ['404', '4XX', 'DEFAULT']
  */
-export function statusKeysOf(status: number): readonly [string, string, string] {
+function statusKeysOf(status: number): readonly [string, string, string] {
   return [String(status), `${Math.floor(status / 100)}XX`, 'DEFAULT'];
 }
 

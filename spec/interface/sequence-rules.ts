@@ -72,7 +72,7 @@ export const sequenceRules = [
 export type SequenceRuleId = (typeof sequenceRules)[number]['id'];
 
 /** A violation that names which of the two answers shows it. */
-export interface SequenceViolation extends RuleViolation {
+interface SequenceViolation extends RuleViolation {
   which: 'before' | 'after';
 }
 
