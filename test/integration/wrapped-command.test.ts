@@ -57,6 +57,9 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** `-- node child.mjs DIR MODE`: the command line's tail that wraps the test's command. */
+const wrapping = (mode: string) => ['--', process.execPath, child, dir, mode];
+
 interface Run {
   code: number | null;
   stdout: string;
@@ -128,7 +131,7 @@ async function expectNothingLeft(seen: { pid: number; baseUrl: string }): Promis
 describe('petstore-mock -- COMMAND', () => {
   it('exits with the command code when it fails, and still writes the report', async () => {
     const report = join(dir, 'failed.json');
-    const run = await runCli(['--report', report, '--', process.execPath, child, dir, '3']);
+    const run = await runCli(['--report', report, ...wrapping('3')]);
     expect(run.code, run.stderr).toBe(3);
     const seen = await seenByCommand();
     expect(seen.status).toBe(401);
@@ -137,7 +140,7 @@ describe('petstore-mock -- COMMAND', () => {
   });
 
   it('exits 1 when the command passed and --min-coverage failed', async () => {
-    const run = await runCli(['--min-coverage', '429', '--', process.execPath, child, dir, '0']);
+    const run = await runCli(['--min-coverage', '429', ...wrapping('0')]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/--min-coverage: never served: 429/);
     await expectNothingLeft(await seenByCommand());
@@ -145,7 +148,7 @@ describe('petstore-mock -- COMMAND', () => {
 
   it('exits 0 when both passed, on a free port although $PORT says 4010, and --port still wins', async () => {
     const report = join(dir, 'passed.xml');
-    const run = await runCli(['--min-coverage', '401', '--report', report, '--', process.execPath, child, dir, '0']);
+    const run = await runCli(['--min-coverage', '401', '--report', report, ...wrapping('0')]);
     expect(run.code, run.stderr).toBe(0);
     const seen = await seenByCommand();
     expect(seen.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
@@ -153,7 +156,7 @@ describe('petstore-mock -- COMMAND', () => {
     expect(await readFile(report, 'utf8')).toContain('<testsuite');
     await expectNothingLeft(seen);
     const chosen = new URL(seen.baseUrl).port;
-    const pinned = await runCli(['--port', chosen, '--', process.execPath, child, dir, '0']);
+    const pinned = await runCli(['--port', chosen, ...wrapping('0')]);
     expect(pinned.code, pinned.stderr).toBe(0);
     expect((await seenByCommand()).baseUrl).toBe(seen.baseUrl);
   });
@@ -162,9 +165,7 @@ describe('petstore-mock -- COMMAND', () => {
     'passes %s on to the command, then stops and writes the report; the exit code is the command one',
     async (signal) => {
       const report = join(dir, `${signal}.json`);
-      const run = await runCli(['--report', report, '--', process.execPath, child, dir, 'wait'], (pid) =>
-        process.kill(pid, signal),
-      );
+      const run = await runCli(['--report', report, ...wrapping('wait')], (pid) => process.kill(pid, signal));
       expect(await readFile(join(dir, 'signal'), 'utf8')).toBe(signal);
       expect(run.code, run.stderr).toBe(42);
       expect(existsSync(report)).toBe(true);
@@ -173,7 +174,7 @@ describe('petstore-mock -- COMMAND', () => {
   );
 
   it('stops whatever the command left running in its process group', async () => {
-    const run = await runCli(['--', process.execPath, child, dir, 'orphan']);
+    const run = await runCli(wrapping('orphan'));
     expect(run.code, run.stderr).toBe(0);
     const orphan = Number(await readFile(join(dir, 'orphan'), 'utf8'));
     // SIGTERM was sent before the exit; the kernel may take a moment to reap the sleeper.
@@ -191,7 +192,7 @@ describe('petstore-mock -- COMMAND', () => {
   });
 
   it('a server that cannot start is exit 2 and the command never runs', async () => {
-    const run = await runCli(['--spec', join(dir, 'missing.yaml'), '--', process.execPath, child, dir, '0']);
+    const run = await runCli(['--spec', join(dir, 'missing.yaml'), ...wrapping('0')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^petstore-mock: Failed to load spec .*missing\.yaml: no such file/);
     expect(existsSync(join(dir, 'seen'))).toBe(false);
@@ -207,19 +208,7 @@ describe('petstore-mock -- COMMAND', () => {
 describe('petstore-mock proxy URL -- COMMAND', () => {
   it('exits 1 when the command passed and --fail-on failed, and writes the report', async () => {
     const report = join(dir, 'proxy.md');
-    const run = await runCli([
-      'proxy',
-      brokenUpstreamUrl,
-      '--report',
-      report,
-      '--fail-on',
-      'server',
-      '--',
-      process.execPath,
-      child,
-      dir,
-      '0',
-    ]);
+    const run = await runCli(['proxy', brokenUpstreamUrl, '--report', report, '--fail-on', 'server', ...wrapping('0')]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stderr).toMatch(/--fail-on server: the server broke a rule/);
     expect(await readFile(report, 'utf8')).toMatch(/every\.rate-headers-present/);
@@ -229,29 +218,18 @@ describe('petstore-mock proxy URL -- COMMAND', () => {
   });
 
   it('exits with the command code when it fails, and 0 when both passed', async () => {
-    const failed = await runCli([
-      'proxy',
-      brokenUpstreamUrl,
-      '--fail-on',
-      'server',
-      '--',
-      process.execPath,
-      child,
-      dir,
-      '5',
-    ]);
+    const failed = await runCli(['proxy', brokenUpstreamUrl, '--fail-on', 'server', ...wrapping('5')]);
     expect(failed.code, failed.stderr).toBe(5);
     await expectNothingLeft(await seenByCommand());
-    const passed = await runCli(['proxy', brokenUpstreamUrl, '--', process.execPath, child, dir, '0']);
+    const passed = await runCli(['proxy', brokenUpstreamUrl, ...wrapping('0')]);
     expect(passed.code, passed.stderr).toBe(0);
     await expectNothingLeft(await seenByCommand());
   });
 
   it('passes SIGTERM on to the command and writes the report', async () => {
     const report = join(dir, 'proxy-signal.json');
-    const run = await runCli(
-      ['proxy', brokenUpstreamUrl, '--report', report, '--', process.execPath, child, dir, 'wait'],
-      (pid) => process.kill(pid, 'SIGTERM'),
+    const run = await runCli(['proxy', brokenUpstreamUrl, '--report', report, ...wrapping('wait')], (pid) =>
+      process.kill(pid, 'SIGTERM'),
     );
     expect(await readFile(join(dir, 'signal'), 'utf8')).toBe('SIGTERM');
     expect(run.code, run.stderr).toBe(42);
@@ -260,17 +238,7 @@ describe('petstore-mock proxy URL -- COMMAND', () => {
   });
 
   it('--proxy URL in the mock command line wraps a command too', async () => {
-    const run = await runCli([
-      '--proxy',
-      brokenUpstreamUrl,
-      '--fail-on',
-      'any',
-      '--',
-      process.execPath,
-      child,
-      dir,
-      '0',
-    ]);
+    const run = await runCli(['--proxy', brokenUpstreamUrl, '--fail-on', 'any', ...wrapping('0')]);
     expect(run.code, run.stderr).toBe(1);
     await expectNothingLeft(await seenByCommand());
   });
