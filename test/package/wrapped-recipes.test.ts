@@ -1,11 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeBlockStartingWith } from '../support/markdown.js';
+import { builtCopy } from './built-tree.js';
 
 // The README's `-- COMMAND` recipes (the proxy's and the incident's), run as written in a non-interactive
 // shell (bash -c: no job control) through npx, with the package's built bins. Only the staging URL changes
@@ -58,15 +59,7 @@ async function shell(block: string): Promise<{ code: number; stdout: string; std
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'petstore-wrapped-recipes-'));
-  // The build empties dist/ of the tree it runs in: a copy, so tests running at the same time keep theirs.
-  const source = join(work, 'source');
-  const skipped = new Set(['.git', 'node_modules', 'dist', 'test-output', 'coverage']);
-  await cp(root, source, {
-    recursive: true,
-    filter: (path) => !skipped.has(path.slice(root.length + 1).split('/')[0]!),
-  });
-  await symlink(join(root, 'node_modules'), join(source, 'node_modules'), 'dir');
-  await run(process.execPath, ['scripts/build.mjs'], { cwd: source, timeout: 180_000 });
+  const source = await builtCopy(work);
   // The package linked in as `npm install` links it: its bins in node_modules/.bin, where npx finds them.
   project = join(work, 'project');
   await mkdir(join(project, 'node_modules/.bin'), { recursive: true });
