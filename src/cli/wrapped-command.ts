@@ -141,17 +141,38 @@ function startCommand(command: readonly string[], run: ServedRun): CommandChild 
     }
   };
   run.logger.info(`Running ${command.join(' ')} with ${baseUrlVariable}=${run.baseUrl}`);
+  const orphanWatch = watchForOrphaning(() => {
+    run.logger.info('The process that started petstore-mock is gone: passing SIGTERM on to the command');
+    signalGroup('SIGTERM');
+  });
   const exited = new Promise<number>((resolve) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
+      clearInterval(orphanWatch);
       run.logger.error(`Failed to start ${command[0]}: ${startFailure(error)}`);
       resolve(error.code === 'EACCES' ? notExecutableExit : notFoundExit);
     });
     child.once('exit', (code, signal) => {
+      clearInterval(orphanWatch);
       if (ownGroup) signalGroup('SIGTERM');
       resolve(code ?? 128 + (constants.signals[signal as NodeJS.Signals] ?? 0));
     });
   });
   return { exited, forward: signalGroup };
+}
+
+/**
+ * Calls `orphaned` once when this process's parent is gone (it is then re-parented). `npx` ends at SIGTERM
+ * without passing it on, so a CI job cancelled through npx would otherwise leave the test run going; node
+ * has no parent-death signal (Linux's PR_SET_PDEATHSIG), so the parent's pid is polled, twice a second.
+ */
+function watchForOrphaning(orphaned: () => void): NodeJS.Timeout {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    orphaned();
+  }, 500);
+  return timer.unref();
 }
 
 function startFailure(error: NodeJS.ErrnoException): string {

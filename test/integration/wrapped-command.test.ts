@@ -57,6 +57,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** `-- node child.mjs DIR MODE`: the command line's tail that wraps the test's command. */
 const wrapping = (mode: string) => ['--', process.execPath, child, dir, mode];
 
@@ -173,12 +175,36 @@ describe('petstore-mock -- COMMAND', () => {
     },
   );
 
+  it('passes SIGTERM on to the command when the process that started petstore-mock dies (npx does not pass it on)', async () => {
+    const report = join(dir, 'orphaned.json');
+    // bash starts petstore-mock, says its pid, and waits; then bash alone is killed, as npx is.
+    const cliLine = [process.execPath, ...cli, '--report', report, ...wrapping('wait')].join(' ');
+    const parent = spawn('bash', ['-c', `${cliLine} & echo $!; wait`], { env: { ...process.env, PORT: '' } });
+    const mockPid = await new Promise<number>((resolve) =>
+      parent.stdout.once('data', (chunk) => resolve(Number(`${chunk}`))),
+    );
+    try {
+      for (let tries = 0; tries < 400 && !existsSync(join(dir, 'ready')); tries++) await delay(50);
+      parent.kill('SIGKILL');
+      for (let tries = 0; tries < 200 && processAlive(mockPid); tries++) await delay(50);
+      expect(await readFile(join(dir, 'signal'), 'utf8')).toBe('SIGTERM');
+      expect(existsSync(report), 'the report of the orphaned run').toBe(true);
+      expect(processAlive(mockPid), 'petstore-mock outlived its command').toBe(false);
+      await expectNothingLeft(await seenByCommand());
+    } finally {
+      // On a failure, what the test started goes with it.
+      if (processAlive(mockPid)) process.kill(mockPid, 'SIGKILL');
+      const seen = existsSync(join(dir, 'seen')) ? await seenByCommand() : undefined;
+      if (seen && processAlive(seen.pid)) process.kill(seen.pid, 'SIGKILL');
+    }
+  });
+
   it('stops whatever the command left running in its process group', async () => {
     const run = await runCli(wrapping('orphan'));
     expect(run.code, run.stderr).toBe(0);
     const orphan = Number(await readFile(join(dir, 'orphan'), 'utf8'));
     // SIGTERM was sent before the exit; the kernel may take a moment to reap the sleeper.
-    for (let tries = 0; tries < 40 && processAlive(orphan); tries++) await new Promise((r) => setTimeout(r, 50));
+    for (let tries = 0; tries < 40 && processAlive(orphan); tries++) await delay(50);
     expect(processAlive(orphan), `the command's own child (pid ${orphan}) outlived the run`).toBe(false);
     await expectNothingLeft(await seenByCommand());
   });
