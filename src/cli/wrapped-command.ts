@@ -88,11 +88,9 @@ export function awaitEndOfRun(command: readonly string[] | undefined): (run: Ser
     let outcome: Outcome;
     if (command === undefined || received !== undefined) outcome = { kind: 'signal', signal: await firstSignal };
     else {
+      // From here on every signal is passed on to the command, and its exit ends the run.
       child = startCommand(command, run);
-      outcome = await Promise.race([
-        child.exited.then((exitCode): Outcome => ({ kind: 'command', exitCode })),
-        firstSignal.then((signal): Outcome => ({ kind: 'signal', signal })),
-      ]);
+      outcome = { kind: 'command', exitCode: await child.exited };
     }
     removeHandlers();
     return endRun(run, outcome, command !== undefined);
