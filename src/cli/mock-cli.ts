@@ -21,10 +21,14 @@ import { readConfigFile, startMockServer } from '../server/start-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
+import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
 
 Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
+       petstore-mock [SPEC] [options] -- COMMAND [ARGS]   run COMMAND (a test run) against the mock, then stop:
+                           it gets PETSTORE_BASE_URL; the exit code is its own, or 1 when it passed and a
+                           --min-coverage or --fail-on gate failed; the port is a free one unless --port says
        petstore-mock replay FILE [options]  replay a HAR or an exported log (petstore-mock replay --help)
        petstore-mock proxy URL [options]    judge real traffic to a server (petstore-mock proxy --help)
 
@@ -132,8 +136,12 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'proxy') return (await import('./proxy-command.js')).runProxyCommand(argv.slice(1));
   let values;
   let positionals: string[];
+  let command: string[] | undefined;
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
+    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
+    ({ values } = parsed);
+    command = commandAfterTerminator(parsed, argv);
+    positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   } catch (error) {
     const message = (error as Error).message;
     // -h is --host, as in Prism; someone typing -h alone most likely wanted the help.
@@ -151,6 +159,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`petstore-mock ${packageVersion()}\n`);
     return 0;
   }
+  const unusableCommand = commandProblem(command);
+  if (unusableCommand !== undefined) {
+    printError(unusableCommand);
+    return 2;
+  }
   if (positionals.length > 1) {
     printError(
       `expected at most one spec file, got ${positionals.length}: ${positionals.join(' ')}`,
@@ -165,9 +178,10 @@ async function main(argv: string[]): Promise<number> {
   const specPath = positionals[0] ?? values.spec;
   // Before the spec is read: the audit then admits patterns RE2 cannot run, each match under a budget.
   if (values['unsafe-patterns']) allowUnsafePatterns();
+  // With a command, $PORT is not read: a CI job's PORT is often another server's, and the command is told the address.
   const port = parseInteger(
-    values.port ?? (process.env.PORT?.trim() || '4010'),
-    values.port === undefined && process.env.PORT?.trim() ? 'PORT' : '--port',
+    values.port ?? defaultPort(command, process.env.PORT?.trim() || '4010'),
+    values.port === undefined && command === undefined && process.env.PORT?.trim() ? 'PORT' : '--port',
     0,
     65_535,
   );
@@ -221,6 +235,7 @@ async function main(argv: string[]): Promise<number> {
         ...(values['allowed-hosts'] || fileConfig?.allowedHosts
           ? { allowedHosts: allowedHostsOption(values['allowed-hosts'] ?? [], fileConfig?.allowedHosts) }
           : {}),
+        command,
         logger,
       });
     }
@@ -274,25 +289,21 @@ async function main(argv: string[]): Promise<number> {
   }
 
   // Signal handlers first: a supervisor (or a test) may send SIGTERM as soon as it reads the banner.
+  const untilEnd = awaitEndOfRun(command);
   let watcher: FSWatcher | undefined;
-  let exitCode = 0;
-  const stopped = new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info(`${signal}: finishing in-flight requests and stopping`);
-      watcher?.close();
-      void mock
-        .close(undefined, async () => {
-          exitCode = await finishLab(mock.app, values.report, requiredSituations, logger);
-        })
-        .then(resolve, (error: unknown) => {
-          logger.error(`Failed to write the lab report: ${(error as Error).message}`);
-          exitCode = 1;
-          resolve();
-        });
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  const finish = async () => {
+    let exitCode = 0;
+    watcher?.close();
+    await mock
+      .close(undefined, async () => {
+        exitCode = await finishLab(mock.app, values.report, requiredSituations, logger);
+      })
+      .catch((error: unknown) => {
+        logger.error(`Failed to write the lab report: ${(error as Error).message}`);
+        exitCode = 1;
+      });
+    return exitCode;
+  };
 
   logger.info(`Petstore mock (${mock.app.spec.title} ${mock.app.spec.version}) listening on ${mock.baseUrl}`);
   logger.info('API keys (send Authorization: Bearer <key>):');
@@ -310,10 +321,9 @@ async function main(argv: string[]): Promise<number> {
     `State: ${mock.app.store.kind === 'redis' ? `Redis ${describeStoreUrl(mock.app.config.store?.url ?? '')} (shared by every replica on it)` : 'in memory'}; sessions: X-Mock-Session: <name>`,
   );
   logger.info(
-    `Controls at ${mock.origin}/__mock (reset, clock, keys, scenario, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. Ctrl+C stops.`,
+    `Controls at ${mock.origin}/__mock (reset, clock, keys, scenario, requests, report, sessions); dashboard: ${mock.origin}/__mock/ui. ${howItStops(command)}`,
   );
-  await stopped;
-  return exitCode;
+  return untilEnd({ baseUrl: mock.baseUrl, logger, finish });
 }
 
 /**

@@ -8,16 +8,20 @@ import { createConsoleLogger } from '../server/console-logger.js';
 import { proxyReportJunit, proxyReportMarkdown } from '../server/proxy-report.js';
 import { type RunningProxyServer, startProxyServer } from '../server/proxy-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
+import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock proxy: forward real traffic to a server and judge both sides against the interface.
 
 Usage: petstore-mock proxy UPSTREAM [options]
+       petstore-mock proxy UPSTREAM [options] -- COMMAND [ARGS]   run COMMAND (a test run) through the proxy,
+                           then stop: it gets PETSTORE_BASE_URL; the exit code is its own, or 1 when it
+                           passed and --fail-on failed; the port is a free one unless --port says
        petstore-mock --config FILE          (with "proxy: UPSTREAM" in the config)
 
   UPSTREAM                 The server's API base URL, version prefix included (https://staging.example.com/v1)
 
 Options:
-  -p, --port N             Port to listen on (default 4010; 0 picks a free port)
+  -p, --port N             Port to listen on (default 4010, or a free one with -- COMMAND; 0 picks a free port)
   -h, --host HOST          Address to bind (default 127.0.0.1; another one is said in one line)
       --spec FILE          The document to judge against (default the kit's Petstore spec)
       --report FILE        On shutdown, write the report: JSON, JUnit XML (.xml) or Markdown (.md)
@@ -62,8 +66,12 @@ export type FailOn = 'server' | 'client' | 'any';
 export async function runProxyCommand(argv: string[]): Promise<number> {
   let values;
   let positionals: string[];
+  let command: string[] | undefined;
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
+    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
+    ({ values } = parsed);
+    command = commandAfterTerminator(parsed, argv);
+    positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   } catch (error) {
     return usage((error as Error).message);
   }
@@ -73,10 +81,12 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1)
     return usage('expected one upstream base URL, e.g. petstore-mock proxy https://staging.example.com/v1');
+  const unusableCommand = commandProblem(command);
+  if (unusableCommand !== undefined) return usage(unusableCommand);
   const failOn = values['fail-on'];
   if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
     return usage(`--fail-on must be server, client or any, got "${failOn}"`);
-  const port = integerOption(values.port ?? '4010', '--port', 0, 65_535);
+  const port = integerOption(values.port ?? defaultPort(command, '4010'), '--port', 0, 65_535);
   const maxBody = integerOption(values['max-body-bytes'] ?? '1048576', '--max-body-bytes', 1, 64 * 1024 * 1024);
   const timeout = integerOption(values['upstream-timeout'] ?? '30', '--upstream-timeout', 1, 3_600);
   for (const value of [port, maxBody, timeout]) if (typeof value === 'string') return usage(value);
@@ -91,6 +101,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     reportPath: values.report,
     failOn: failOn as FailOn | undefined,
     ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], undefined) } : {}),
+    command,
     logger,
   });
 }
@@ -106,6 +117,8 @@ export async function runProxy(settings: {
   reportPath?: string | undefined;
   failOn?: FailOn | undefined;
   allowedHosts?: AllowedHosts;
+  /** `-- COMMAND`: run it through the proxy, then stop (wrapped-command.ts). */
+  command?: string[] | undefined;
   logger: Logger;
 }): Promise<number> {
   const { logger } = settings;
@@ -125,37 +138,25 @@ export async function runProxy(settings: {
     printError((error as Error).message);
     return 2;
   }
-  let exitCode = 0;
-  const stopped = new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      logger.info(`${signal}: finishing in-flight requests and stopping`);
-      void proxy
-        .close()
-        .then(() => finish(proxy, settings.reportPath, settings.failOn, logger))
-        .then(
-          (code) => {
-            exitCode = code;
-            resolve();
-          },
-          (error: unknown) => {
-            logger.error(`Failed to write the proxy report: ${(error as Error).message}`);
-            exitCode = 1;
-            resolve();
-          },
-        );
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
-  });
+  const untilEnd = awaitEndOfRun(settings.command);
+  const stop = () =>
+    proxy
+      .close()
+      .then(() => finish(proxy, settings.reportPath, settings.failOn, logger))
+      .catch((error: unknown) => {
+        logger.error(`Failed to write the proxy report: ${(error as Error).message}`);
+        return 1;
+      });
   const report = proxy.report();
   logger.info(`Judging proxy of ${report.upstream} listening on ${proxy.baseUrl}`);
   if (!isLoopback(settings.host))
     logger.info(
       `Listening on ${settings.host}, not loopback: other machines can send traffic through this proxy and read its report`,
     );
-  logger.info(`Report at ${proxy.origin}/__mock/report; dashboard: ${proxy.origin}/__mock/ui. Ctrl+C stops.`);
-  await stopped;
-  return exitCode;
+  logger.info(
+    `Report at ${proxy.origin}/__mock/report; dashboard: ${proxy.origin}/__mock/ui. ${howItStops(settings.command)}`,
+  );
+  return untilEnd({ baseUrl: proxy.baseUrl, logger, finish: stop });
 }
 
 async function finish(
