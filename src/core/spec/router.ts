@@ -46,7 +46,7 @@ export function createRouter(operations: CompiledOperation[]): (method: string, 
 
   operations.forEach((operation, order) => {
     // Requests are routed without trailing slashes: so are the templates (`/items/`, as Django and FastAPI write them).
-    const template = withoutTrailingSlashes(operation.pathTemplate);
+    const template = withoutTrailingSlashes(withoutFragment(operation.pathTemplate));
     let endpoint = endpointsByTemplate.get(template);
     if (endpoint === undefined) {
       endpoint = { order, byMethod: new Map(), allow: [], parameterNames: operation.parameterNames };
@@ -67,6 +67,16 @@ export function createRouter(operations: CompiledOperation[]): (method: string, 
     const found = matches.find((match) => match.endpoint.byMethod.has(method)) ?? matches[0]!;
     return answer(found.endpoint, method, found.captures);
   };
+}
+
+/**
+ * A path key's `#fragment` (Box's `/shared_items#folders`) names an alternative operation on the
+ * same URL: a client never sends the fragment, so the key is routed without it, as wiretap and
+ * swagger-ui do (docs/decisions/037); of two operations on one path and method, the first written wins.
+ */
+function withoutFragment(template: string): string {
+  const hash = template.indexOf('#');
+  return hash === -1 ? template : template.slice(0, hash);
 }
 
 function withoutTrailingSlashes(template: string): string {
