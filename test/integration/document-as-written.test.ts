@@ -25,6 +25,10 @@ paths:
     get:
       parameters: [{name: path, in: path, required: true, schema: {type: string}}]
       responses: ${text('root')}
+  /session:
+    post: {responses: {'101': {description: hijacked}, '400': {description: bad, content: {application/json: {schema: {type: object}}}}}}
+  /moved:
+    get: {responses: {'302': {description: elsewhere}, '404': {description: gone}}}
   /{path}:
     get:
       parameters: [{name: path, in: path, required: true, schema: {type: string}}]
@@ -63,5 +67,16 @@ describe('path keys as the document writes them', () => {
       [200, 'root'],
       [200, 'file'],
     ]);
+  });
+});
+
+describe('only the statuses the document declares', () => {
+  it('answers an operation with no 2xx its declared 3xx, or a 400 when it only switches protocols (101)', async () => {
+    const [session, moved] = await Promise.all([send('POST', '/session'), send('GET', '/moved')]);
+    expect([session.status, JSON.parse(session.body ?? '{}').message]).toEqual([
+      400,
+      'POST /session answers 101 (switching protocols) only, which the mock does not do',
+    ]);
+    expect(moved.status).toBe(302);
   });
 });
