@@ -25,6 +25,12 @@ paths:
     get:
       parameters: [{name: path, in: path, required: true, schema: {type: string}}]
       responses: ${text('root')}
+  /files/{id}:
+    get: {responses: ${text('file-info')}}
+  /files/{id}#get_shared_link:
+    get:
+      parameters: [{name: fields, in: query, required: true, schema: {type: string}}]
+      responses: ${text('shared-link')}
   /session:
     post: {responses: {'101': {description: hijacked}, '400': {description: bad, content: {application/json: {schema: {type: object}}}}}}
   /moved:
@@ -58,6 +64,14 @@ describe('path keys as the document writes them', () => {
       [200, 'read'],
       [200, 'added'],
       [200, 'folder'],
+    ]);
+  });
+
+  it('chooses among #fragment alternatives of one URL by the required query parameters the request carries', async () => {
+    const answers = await Promise.all([send('GET', '/files/7'), send('GET', '/files/7?fields=shared_link')]);
+    expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+      [200, 'file-info'],
+      [200, 'shared-link'],
     ]);
   });
 

@@ -84,7 +84,7 @@ const noPreferences: Preferences = Object.freeze({});
 function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
   const { runtime, request } = record;
   const apiPath = apiPathOf(record);
-  record.match = apiPath === null ? null : record.served.route(request.method, apiPath);
+  record.match = apiPath === null ? null : record.served.route(request.method, apiPath, queryOf(request.url));
   const operation = record.match?.kind === 'operation' ? record.match.operation : undefined;
   record.operation = operation;
   record.credentials = credentialsOf(runtime, operation, request);
@@ -317,7 +317,7 @@ export async function needsBody(runtime: PipelineRuntime, request: MockRequest):
   if (record.isControl) return !request.bodyTooLarge && runtime.controlAccessAllowed(request);
   const apiPath = apiPathOf(record);
   if (apiPath === null || request.bodyTooLarge) return false;
-  const match = record.served.route(request.method, apiPath);
+  const match = record.served.route(request.method, apiPath, queryOf(request.url));
   if (match.kind !== 'operation') return false;
   if (
     match.operation.requestBody !== undefined &&

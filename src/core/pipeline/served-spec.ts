@@ -16,7 +16,8 @@ export interface ServedSpec {
   readonly basePath: string;
   /** `${basePath}/`, made once rather than on every request. */
   readonly basePathSlash: string;
-  route(method: string, path: string): RouteMatch;
+  /** The operation of a request; the query picks among operations written on one path with `#fragment`s. */
+  route(method: string, path: string, query?: string): RouteMatch;
   /** The X-Stability, Deprecation and Sunset headers of each operation that has any, by operationId. */
   readonly operationHeaders: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** The sunset (ISO, or null when none is set) of each deprecated operation, for the lab and the scenarios. */
