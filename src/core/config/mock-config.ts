@@ -131,8 +131,14 @@ export const mockConfigSchema = onFirstUse((z) => {
     plans: z
       .record(z.string().regex(planName, 'must be a plan name (letters, digits, - and _)'), limitsSchema())
       .default(decodedDefaults.plans),
-    /** Budget of each client address for requests without a valid key. */
+    /** Budget of each client address for requests without a valid key (applied where `limitAnonymous` says). */
     anonymous: limitsSchema().default(decodedDefaults.anonymous),
+    /**
+     * Whether requests without a valid key count against `anonymous` (429, then bans). Absent: yes on
+     * the Petstore's own document (interface sections 5 and 8) and whenever `anonymous` is given; no
+     * on any other document, whose keyless requests are answered (or 401) as it states.
+     */
+    limitAnonymous: z.boolean().optional(),
     /** Keys accepted in addition to the demo keys. */
     keys: z.array(keySchema()).default(decodedDefaults.keys),
     /** Accept demo-free, demo-pro, demo-business and demo-enterprise. */
@@ -226,7 +232,11 @@ export function parseMockConfig(input: unknown, source = 'config'): MockConfig {
       );
     }
   }
-  return { ...config, plans };
+  // An `anonymous` budget written in the config asks for it to be applied (`limitAnonymous`).
+  const anonymousGiven = typeof input === 'object' && input !== null && Object.hasOwn(input, 'anonymous');
+  return config.limitAnonymous === undefined && anonymousGiven
+    ? { ...config, plans, limitAnonymous: true }
+    : { ...config, plans };
 }
 
 function decode(input: unknown, source: string): MockConfig {

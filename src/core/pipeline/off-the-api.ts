@@ -121,7 +121,7 @@ export async function anonymousHead(
     ]);
     return {
       Date: runtime.shaper.httpDate(baseTimeMs + offset),
-      ...runtime.shaper.rateLimitHeaders(decision, baseTimeMs + offset, runtime.served.rateLimitFields),
+      ...runtime.shaper.rateLimitHeaders(decision, baseTimeMs + offset, runtime.served.anonymousLimits.fields),
     };
   } catch {
     return { Date: runtime.shaper.httpDate(baseTimeMs) };

@@ -3,6 +3,7 @@ import { type ErrorShape, errorCodeOf } from '../wire/response-shaping.js';
 import { mediaBody, responseMedia } from './media-answers.js';
 import { generatedResponse } from './operations.js';
 import type { RequestRecord } from './request-record.js';
+import { limitsOf } from './served-spec.js';
 
 /**
  * The answer of a request that passed every check: the operation's own (stateful, forced or from the spec), or
@@ -117,7 +118,7 @@ function spentHeaders(record: RequestRecord): Record<string, string> {
   return record.runtime.shaper.rateLimitHeaders(
     { ...decision, outcome: 'limited', remaining: 0, windows },
     record.nowMs,
-    record.served.rateLimitFields,
+    limitsOf(record.served, record.hit!.key !== null).fields,
   );
 }
 

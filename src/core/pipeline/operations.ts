@@ -2,6 +2,7 @@ import type { DataGenerator } from '../../../spec/data-generator.js';
 import { responseByStatus } from '../../../spec/interface/response-lookup.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import type { NewCategory } from '../../../spec/schemas.js';
+import { HttpError } from '../errors.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { HitInput, HitResult } from '../state/state-store.js';
 import { integerText } from '../wire/number-text.js';
@@ -74,7 +75,7 @@ export function generatedResponse(
   { operation, data, headers }: Pick<OperationContext, 'operation' | 'data'> & { headers?: Record<string, string> },
   accept?: string,
 ): OperationResult {
-  const status = operation.successStatus ?? 200;
+  const status = operation.successStatus ?? answerableStatus(operation);
   const response = responseByStatus(status, (key) =>
     key === String(status) ? operation.responses.get(status) : operation.rangeResponses.get(key),
   );
@@ -83,6 +84,24 @@ export function generatedResponse(
   const media = responseMedia(response, accept);
   if (media === undefined) return { status, body: undefined };
   return { status, body: mediaBody(media, sampleOf(media, data)) };
+}
+
+/**
+ * The status an operation without a 2xx answers: its first 3xx, else 200 when a range or `default`
+ * allows it (or nothing is declared). One that declares only 1xx besides errors (Docker's `POST
+ * /session`: 101) answers by switching protocols, which a mock cannot do: a 400, never an undeclared 200.
+ */
+function answerableStatus(operation: CompiledOperation): number {
+  const declared = [...operation.responses.keys()].sort((a, b) => a - b);
+  const redirect = declared.find((status) => status >= 300 && status < 400);
+  if (redirect !== undefined) return redirect;
+  const informational = declared.find((status) => status < 200);
+  if (informational === undefined || operation.rangeResponses.has('2XX') || operation.rangeResponses.has('DEFAULT'))
+    return 200;
+  throw new HttpError(
+    'bad_request',
+    `${operation.method.toUpperCase()} ${operation.pathTemplate.slice(0, 200)} answers ${informational} (switching protocols) only, which the mock does not do`,
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import { answerFailure, answerPreflight, refuseSession, serveControl, withBudget
 import { answerAfterSunset, answerError, answerOperation, errorShapeFor } from './operation-answer.js';
 import { recordAnswer } from './recording.js';
 import { type PipelineRuntime, RequestRecord } from './request-record.js';
+import { limitsOf } from './served-spec.js';
 /**
  * The request path of the core, top to bottom. Every request gets one `RequestRecord`; an API
  * request then goes through these stages, each a function of the record:
@@ -83,7 +84,7 @@ const noPreferences: Preferences = Object.freeze({});
 function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
   const { runtime, request } = record;
   const apiPath = apiPathOf(record);
-  record.match = apiPath === null ? null : record.served.route(request.method, apiPath);
+  record.match = apiPath === null ? null : record.served.route(request.method, apiPath, queryOf(request.url));
   const operation = record.match?.kind === 'operation' ? record.match.operation : undefined;
   record.operation = operation;
   record.credentials = credentialsOf(runtime, operation, request);
@@ -209,10 +210,10 @@ function shapeAnswer(record: RequestRecord): Promise<void> | undefined {
     );
   }
   // Every response gets its own fresh headers object, so the steps below add to it in place.
-  const served = record.served;
-  record.headers = runtime.shaper.rateLimitHeaders(decision, nowMs, served.rateLimitFields);
+  const limits = limitsOf(record.served, key !== null);
+  record.headers = runtime.shaper.rateLimitHeaders(decision, nowMs, limits.fields);
   try {
-    if (served.rateLimited && decision.outcome !== 'allowed') return refuseOverLimit(record, decision, key !== null);
+    if (limits.limited && decision.outcome !== 'allowed') return refuseOverLimit(record, decision, key !== null);
     const fullPath = record.path.slice(0, 200);
     if (match === null)
       throw new HttpError('not_found', `No resource at ${fullPath}; the API is served under ${record.served.basePath}`);
@@ -316,7 +317,7 @@ export async function needsBody(runtime: PipelineRuntime, request: MockRequest):
   if (record.isControl) return !request.bodyTooLarge && runtime.controlAccessAllowed(request);
   const apiPath = apiPathOf(record);
   if (apiPath === null || request.bodyTooLarge) return false;
-  const match = record.served.route(request.method, apiPath);
+  const match = record.served.route(request.method, apiPath, queryOf(request.url));
   if (match.kind !== 'operation') return false;
   if (
     match.operation.requestBody !== undefined &&
@@ -334,7 +335,7 @@ export async function needsBody(runtime: PipelineRuntime, request: MockRequest):
           (entry) => entry.id === credentials.digestHex.slice(0, 32),
         ));
     if (refusesAuth(match.operation, known ? credentials : null)) return false;
-    if (!known) {
+    if (!known && record.served.anonymousLimits.limited) {
       const decision = await runtime.store.peekAnonymous(
         record.session,
         request.clientAddress ?? 'local',

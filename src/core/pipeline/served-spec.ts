@@ -16,17 +16,18 @@ export interface ServedSpec {
   readonly basePath: string;
   /** `${basePath}/`, made once rather than on every request. */
   readonly basePathSlash: string;
-  route(method: string, path: string): RouteMatch;
+  /** The operation of a request; the query picks among operations written on one path with `#fragment`s. */
+  route(method: string, path: string, query?: string): RouteMatch;
   /** The X-Stability, Deprecation and Sunset headers of each operation that has any, by operationId. */
   readonly operationHeaders: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** The sunset (ISO, or null when none is set) of each deprecated operation, for the lab and the scenarios. */
   readonly sunsets: ReadonlyMap<string, string | null>;
   /** The same dates in milliseconds, for the per-request check (only operations with a sunset). */
   readonly sunsetMs: ReadonlyMap<string, number>;
-  /** The rate-limit fields answers carry: the ones the spec's responses declare, unless the config says. */
-  readonly rateLimitFields: RateLimitFields;
-  /** Requests are rate limited (429, bans): the spec declares rate-limit fields or a 429, or the config asks. */
-  readonly rateLimited: boolean;
+  /** Whether requests with a valid key are limited (429, bans), and the rate-limit fields their answers carry. */
+  readonly keyedLimits: ClientLimits;
+  /** The same for requests without a valid key (counted per client address against `anonymous`). */
+  readonly anonymousLimits: ClientLimits;
   /** The error shape of each operation that declares one of its own (by operationId); none for the API's own Error shape. */
   /** The error shape of an operation, made at its first error (a map and two closures each: 100,000 operations). */
   readonly errorShapes: { get(operationId: string): ErrorShape | undefined };
@@ -34,6 +35,19 @@ export interface ServedSpec {
   readonly routelessErrorShape: ErrorShape | undefined;
   /** Where this document's requests carry keys (its `apiKey` schemes and the common names): masked in the export. */
   readonly credentialPlaces: CredentialPlaces;
+}
+
+/** Whether a kind of client is rate limited (429, bans), and the rate-limit fields its answers carry. */
+export interface ClientLimits {
+  readonly limited: boolean;
+  readonly fields: RateLimitFields;
+}
+
+const unlimited: ClientLimits = { limited: false, fields: { xRateLimit: false, ietf: false, retryAfter: false } };
+
+/** The limits of a request's client: keyed or anonymous. */
+export function limitsOf(served: ServedSpec, hasKey: boolean): ClientLimits {
+  return hasKey ? served.keyedLimits : served.anonymousLimits;
 }
 
 /**
@@ -80,7 +94,7 @@ export function serveSpec(
       return shape;
     },
   };
-  const { fields, limited } = rateLimitsOf(spec, config);
+  const keyedLimits = keyedLimitsOf(spec, config);
   return {
     spec,
     basePath: spec.basePath,
@@ -89,8 +103,8 @@ export function serveSpec(
     operationHeaders,
     sunsets,
     sunsetMs,
-    rateLimitFields: fields,
-    rateLimited: limited,
+    keyedLimits,
+    anonymousLimits: anonymousLimitsOf(spec, config, keyedLimits),
     errorShapes,
     routelessErrorShape: spec.operations.length === 0 ? undefined : errorShapeOf(spec.operations, data),
     credentialPlaces: credentialPlacesOf(spec.document),
@@ -98,11 +112,11 @@ export function serveSpec(
 }
 
 /**
- * The rate-limit fields the spec's responses declare (X-RateLimit-*, the IETF RateLimit and
- * RateLimit-Policy, Retry-After), or the ones the config names; limits are applied when there are
- * any, or when the spec declares a 429.
+ * The limits of requests with a valid key: the rate-limit fields the spec's responses declare
+ * (X-RateLimit-*, the IETF RateLimit and RateLimit-Policy, Retry-After), or the ones the config
+ * names; limits are applied when there are any, or when the spec declares a 429.
  */
-function rateLimitsOf(spec: CompiledSpec, config: MockConfig): { fields: RateLimitFields; limited: boolean } {
+function keyedLimitsOf(spec: CompiledSpec, config: MockConfig): ClientLimits {
   const asked = config.rateLimitHeaders;
   if (asked !== undefined)
     return {
@@ -123,6 +137,24 @@ function rateLimitsOf(spec: CompiledSpec, config: MockConfig): { fields: RateLim
     retryAfter: names.has('retry-after'),
   };
   return { fields, limited: declares429 || fields.xRateLimit || fields.ietf || fields.retryAfter };
+}
+
+/**
+ * The one decision of anonymous limits (docs/decisions/037): requests without a valid key are
+ * limited where the config says so (`limitAnonymous`, or an `anonymous` budget given) and, by
+ * default, on the Petstore's own document only (interface sections 5 and 8). Any other document
+ * states no anonymous budget, even when it declares a 429: its keyless requests get their 401 or
+ * their answer, never a 429 or a ban by a rule the document never stated.
+ */
+function anonymousLimitsOf(spec: CompiledSpec, config: MockConfig, keyedLimits: ClientLimits): ClientLimits {
+  if (!(config.limitAnonymous ?? isPetstoreInterface(spec))) return unlimited;
+  return { limited: true, fields: keyedLimits.fields };
+}
+
+/** The Petstore's own document names the interface it is the machine-readable form of. */
+function isPetstoreInterface(spec: CompiledSpec): boolean {
+  const info = spec.document.info as { 'x-interface-document'?: unknown } | undefined;
+  return info?.['x-interface-document'] === 'petstore-service-interface.md';
 }
 
 function headersOf(operation: CompiledOperation, config: MockConfig, startedAtMs: number): Record<string, string> {

@@ -130,13 +130,17 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
     .filter((status) => status >= 200 && status < 300)
     .sort((a, b) => a - b)[0];
   const security = compileSecurity(operation.security, document, operationId);
+  const parameterNames = parameterNamesOf(operation.pathTemplate);
   return {
     operationId,
     method: operation.method,
     pathTemplate: operation.pathTemplate,
-    parameterNames: parameterNamesOf(operation.pathTemplate),
+    parameterNames,
     parameters: operation.parameters
       .filter((parameter) => !(parameter.in === 'header' && headersNotParameters.has(parameter.name.toLowerCase())))
+      // A path parameter its template does not name can never be sent (Sonarr's `GET /` declares `path`):
+      // OpenAPI 3.1 section 4.8.12.1 asks for one in the template, so it is read as not there.
+      .filter((parameter) => parameter.in !== 'path' || parameterNames.includes(parameter.name))
       .map((parameter) => {
         // Plain values, no getter: a getter makes each a dictionary-mode object (see compile-spec.ts).
         const compiled: CompiledParameter = {

@@ -10,6 +10,8 @@ interface Endpoint {
   /** Position of the template in the spec: of two templates matching one path, the first wins. */
   order: number;
   byMethod: Map<string, CompiledOperation>;
+  /** Operations written with a `#fragment` on the same path and method, in document order (rare). */
+  alternatives: Map<string, CompiledOperation[]>;
   allow: string[];
   parameterNames: string[];
 }
@@ -39,34 +41,77 @@ const newNode = (): TrieNode => ({ literal: undefined, parameter: undefined, mix
  * const route = createRouter(spec.operations);
  * route('GET', '/pets/7'); // { kind: 'operation', operation: getPetById, pathParams: { petId: '7' } }
  */
-export function createRouter(operations: CompiledOperation[]): (method: string, path: string) => RouteMatch {
+export function createRouter(
+  operations: CompiledOperation[],
+): (method: string, path: string, query?: string) => RouteMatch {
   const literalPaths = new Map<string, Endpoint>();
   const root = newNode();
   const endpointsByTemplate = new Map<string, Endpoint>();
 
   operations.forEach((operation, order) => {
     // Requests are routed without trailing slashes: so are the templates (`/items/`, as Django and FastAPI write them).
-    const template = withoutTrailingSlashes(operation.pathTemplate);
+    const template = withoutTrailingSlashes(withoutFragment(operation.pathTemplate));
     let endpoint = endpointsByTemplate.get(template);
     if (endpoint === undefined) {
-      endpoint = { order, byMethod: new Map(), allow: [], parameterNames: operation.parameterNames };
+      endpoint = {
+        order,
+        byMethod: new Map(),
+        alternatives: new Map(),
+        allow: [],
+        parameterNames: operation.parameterNames,
+      };
       endpointsByTemplate.set(template, endpoint);
       if (!template.includes('{')) literalPaths.set(template, endpoint);
       else insert(root, template, endpoint);
     }
-    if (!endpoint.byMethod.has(operation.method)) endpoint.byMethod.set(operation.method, operation);
+    const first = endpoint.byMethod.get(operation.method);
+    if (first === undefined) endpoint.byMethod.set(operation.method, operation);
+    else
+      endpoint.alternatives.set(operation.method, [
+        ...(endpoint.alternatives.get(operation.method) ?? [first]),
+        operation,
+      ]);
   });
   for (const endpoint of endpointsByTemplate.values()) endpoint.allow = [...endpoint.byMethod.keys()].sort();
 
-  return (method, path) => {
+  return (method, path, query = '') => {
     const literal = literalPaths.get(path);
-    if (literal !== undefined) return answer(literal, method, []);
+    if (literal !== undefined) return answer(literal, method, [], query);
     const matches = findTemplates(root, path.split('/'));
     if (matches.length === 0) return notFound;
     // The most specific template that has the method (`/media/{id}/watch_data` before `/media/{id}/{status}`).
     const found = matches.find((match) => match.endpoint.byMethod.has(method)) ?? matches[0]!;
-    return answer(found.endpoint, method, found.captures);
+    return answer(found.endpoint, method, found.captures, query);
   };
+}
+
+/**
+ * A path key's `#fragment` (Box's `/shared_items#folders`) names an alternative operation on the
+ * same URL: a client never sends the fragment, so the key is routed without it, as wiretap and
+ * swagger-ui do (docs/decisions/037); of several on one path and method, the query chooses (`alternativeFor`).
+ */
+function withoutFragment(template: string): string {
+  const hash = template.indexOf('#');
+  return hash === -1 ? template : template.slice(0, hash);
+}
+
+/**
+ * Of the operations one URL carries under several `#fragment` keys, the one the query names: the
+ * most required query parameters all present (Box's `GET /files/{id}?fields=shared_link` is its
+ * `#get_shared_link`), then the first written.
+ */
+function alternativeFor(alternatives: CompiledOperation[], query: string): CompiledOperation {
+  const present = new URLSearchParams(query);
+  let chosen = alternatives[0]!;
+  let chosenCount = -1;
+  for (const operation of alternatives) {
+    const required = operation.parameters.filter((parameter) => parameter.in === 'query' && parameter.required);
+    if (required.length > chosenCount && required.every((parameter) => present.has(parameter.name))) {
+      chosen = operation;
+      chosenCount = required.length;
+    }
+  }
+  return chosen;
 }
 
 function withoutTrailingSlashes(template: string): string {
@@ -78,8 +123,9 @@ function withoutTrailingSlashes(template: string): string {
 /** The one answer for a path no operation has (shared, so frozen). */
 const notFound: RouteMatch = Object.freeze({ kind: 'not-found' });
 
-function answer(endpoint: Endpoint, method: string, captures: string[]): RouteMatch {
-  const operation = endpoint.byMethod.get(method);
+function answer(endpoint: Endpoint, method: string, captures: string[], query: string): RouteMatch {
+  const alternatives = endpoint.alternatives.get(method);
+  const operation = alternatives === undefined ? endpoint.byMethod.get(method) : alternativeFor(alternatives, query);
   if (operation === undefined) return { kind: 'method-not-allowed', allow: endpoint.allow };
   const pathParams: Record<string, string> = {};
   endpoint.parameterNames.forEach((name, index) => {

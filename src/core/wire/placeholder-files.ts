@@ -20,8 +20,8 @@ const aliases: Record<string, string> = {
 };
 
 /**
- * A small valid file of a media type (lower case, no parameters): the type it really is (an
- * `image/*` range gets a PNG) and its bytes. Types with no file of their own get eight zero bytes
+ * A small valid file of a media type (lower case, no parameters): the type it is served as (the
+ * declared name, aliases included; an `image/*` range gets a PNG) and its bytes. Types with no file of their own get eight zero bytes
  * under their own name (`application/octet-stream` is any bytes).
  *
  * @example placeholderFile('image/png').bytes.length // 68
@@ -29,7 +29,8 @@ const aliases: Record<string, string> = {
 export function placeholderFile(essence: string): { type: string; bytes: Uint8Array } {
   const name = aliases[essence] ?? essence;
   const known = base64Files[name];
-  if (known !== undefined) return { type: name, bytes: fromBase64(known) };
+  // An alias keeps the name the document declares (`image/jpg`): a client compares it with what it asked for.
+  if (known !== undefined) return { type: essence, bytes: fromBase64(known) };
   if (name === 'application/pdf') return { type: name, bytes: new TextEncoder().encode(minimalPdf()) };
   if (name.startsWith('image/')) return { type: 'image/png', bytes: fromBase64(base64Files['image/png']!) };
   return { type: essence.includes('*') ? 'application/octet-stream' : essence, bytes: new Uint8Array(8) };
