@@ -202,6 +202,11 @@ export class GenericRequestBuilder {
     let path = definition.pathTemplate;
     for (const parameter of this.#parameters('path')) {
       const text = change.replace?.parameter === parameter ? change.replace.text : this.#pathValue(parameter);
+      // An empty segment names another resource (`PUT /lists/` is the collection): never sent.
+      if (text === '')
+        throw new RefusedRequest(
+          `not sent: ${definition.method} ${definition.pathTemplate} has no value for its path parameter ${parameter.name}, and an empty segment would address another resource`,
+        );
       path = path.replace(`{${parameter.name}}`, pathSegment(text));
     }
     const parsed = parsedPath(path);

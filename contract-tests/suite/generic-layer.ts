@@ -88,21 +88,32 @@ class GenericContext {
   /**
    * The path values of a resource the kit created for an operation that changes one: the last
    * path parameter from the body of a 2xx to a POST on the path before it (`POST /pets` ->
-   * `DELETE /pets/{petId}` with the created `petId` or `id`), the others from that POST's own path.
+   * `DELETE /pets/{petId}` with the created `petId` or `id`, at the top or in an envelope such as
+   * `data`), the others from that POST's own path. `missing` says why a creation gave no usable id.
    */
-  createdResource(operation: GenericOperation): Record<string, string> | undefined {
+  createdResource(operation: GenericOperation): { values: Record<string, string> } | { missing: string } {
     const match = /^(.*)\/\{([^}/]+)\}[^{}]*$/.exec(operation.definition.pathTemplate);
-    if (match === null) return undefined;
+    if (match === null) return { missing: 'the path names no resource' };
     const [, collection, parameter] = match as unknown as [string, string, string];
     const record = this.created.get(collection);
-    if (record === undefined) return undefined;
-    const value = identifierIn(record.body, parameter);
+    if (record === undefined) return { missing: `no 2xx to a POST on ${collection}` };
+    const found = identifierIn(record.body, parameter);
+    const created = `the 2xx to POST ${collection}`;
+    if (found === undefined)
+      return {
+        missing: `${created} names no ${parameter === 'id' ? 'id' : `${parameter} or id`}, at its top or in an envelope`,
+      };
+    // An empty segment would address the collection (`PUT /lists/`), not the resource.
+    if (String(found.value).trim() === '') return { missing: `${created} gives ${found.at} as an empty string` };
     // The created value must be one the parameter accepts (a float id does not fill an integer parameter).
     const definition = operation.definition.parameters.find(
       (candidate) => candidate.in === 'path' && candidate.name === parameter,
     );
-    if (value === undefined || (definition !== undefined && !definition.validator.isValid(value))) return undefined;
-    return { ...record.pathValues, [parameter]: String(value) };
+    if (definition !== undefined && !definition.validator.isValid(found.value))
+      return {
+        missing: `${created} gives ${found.at} ${JSON.stringify(found.value)}, which ${parameter} does not accept`,
+      };
+    return { values: { ...record.pathValues, [parameter]: String(found.value) } };
   }
 }
 
@@ -122,10 +133,11 @@ function defineOperationChecks(register: Register, operation: GenericOperation, 
   const pathValuesFor = (run: CheckRun): Record<string, string> => {
     if (!operation.changesExisting) return {};
     const created = context.createdResource(operation);
-    if (created !== undefined) return created;
+    if ('values' in created) return created.values;
     if (run.target.allowDestructive) return {};
+    // Without an id of its own creation, the request would change something else (or the collection).
     return run.skip(
-      `${operation.label} changes an existing resource, and this run created none it could address (${operation.definition.pathTemplate.includes('{') ? 'no 2xx to a POST on the path before it named its id' : 'the path names no resource'}); --allow-destructive sends it anyway`,
+      `${operation.label} changes an existing resource, and this run created none it could address (${created.missing}); --allow-destructive sends it anyway`,
     );
   };
   // One builder per operation and run: its parameters and body are made once, for every check of the operation.
@@ -353,13 +365,40 @@ function describeSecurity(operation: GenericOperation): string {
     .join(' or ');
 }
 
-/** The created resource's identifier for a path parameter: the property of that name (any case or separator), else `id`. */
-function identifierIn(body: Record<string, unknown>, parameter: string): string | number | undefined {
+/** Envelope properties a created resource may sit in (`{ "data": { "id": ... } }`). */
+const envelopes = ['data', 'result', 'item', 'resource', 'object', 'entry'];
+
+/**
+ * The created resource's identifier for a path parameter, and where it stood: the property of that
+ * name (any case or separator), else `id`; when the body has neither at its top, the same in an
+ * envelope (`data`, `result`, ...) or a property named like the parameter's resource (`list` for
+ * `list_id`). A body with an `id` of its own is never searched deeper: a nested `user.id` is another resource.
+ */
+function identifierIn(
+  body: Record<string, unknown>,
+  parameter: string,
+): { value: string | number; at: string } | undefined {
   const plain = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  const key =
-    parameter in body
+  const keyIn = (object: Record<string, unknown>) =>
+    parameter in object
       ? parameter
-      : (Object.keys(body).find((name) => plain(name) === plain(parameter)) ?? ('id' in body ? 'id' : undefined));
-  const value = key === undefined ? undefined : body[key];
-  return typeof value === 'string' || typeof value === 'number' ? value : undefined;
+      : (Object.keys(object).find((name) => plain(name) === plain(parameter)) ?? ('id' in object ? 'id' : undefined));
+  const valueAt = (object: Record<string, unknown>, key: string, at: string) => {
+    const value = object[key];
+    return typeof value === 'string' || typeof value === 'number' ? { value, at } : undefined;
+  };
+  const top = keyIn(body);
+  if (top !== undefined) return valueAt(body, top, top);
+  const resource = plain(parameter).replace(/id$/, '');
+  const wrapper = Object.keys(body).find(
+    (name) =>
+      (envelopes.includes(name.toLowerCase()) || (resource !== '' && plain(name) === resource)) &&
+      body[name] !== null &&
+      typeof body[name] === 'object' &&
+      !Array.isArray(body[name]),
+  );
+  if (wrapper === undefined) return undefined;
+  const inner = body[wrapper] as Record<string, unknown>;
+  const key = keyIn(inner);
+  return key === undefined ? undefined : valueAt(inner, key, `${wrapper}.${key}`);
 }
