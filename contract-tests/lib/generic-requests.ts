@@ -199,6 +199,11 @@ export class GenericRequestBuilder {
     },
   ): GenericRequest {
     const definition = this.#operation.definition;
+    // Sent without its `#fragment`, a request is judged by an operation the server cannot tell it was meant for.
+    if (definition.pathTemplate.includes('#'))
+      throw new RefusedRequest(
+        `not sent: the path key ${definition.pathTemplate} tells operations on one URL apart by a #fragment, which no request carries (RFC 3986 3.5); which of them the server answers, the document cannot say`,
+      );
     let path = definition.pathTemplate;
     for (const parameter of this.#parameters('path')) {
       const text = change.replace?.parameter === parameter ? change.replace.text : this.#pathValue(parameter);

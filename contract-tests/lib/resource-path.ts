@@ -44,3 +44,43 @@ function decodedSegment(segment: string): string {
     return segment;
   }
 }
+
+/** Envelope properties a created resource may sit in (`{ "data": { "id": ... } }`). */
+const envelopes = ['data', 'result', 'item', 'resource', 'object', 'entry'];
+
+/**
+ * The created resource's identifier for a path parameter, and where it stood: the property of that
+ * name (any case or separator), else `id`; when the body has neither at its top, the same in an
+ * envelope (`data`, `result`, ...) or a property named like the parameter's resource (`list` for
+ * `list_id`). A body with an `id` of its own is never searched deeper: a nested `user.id` is another resource.
+ *
+ * @example createdIdentifier({ data: { note_id: 'n-1' } }, 'noteId') // { value: 'n-1', at: 'data.note_id' }
+ */
+export function createdIdentifier(
+  body: Record<string, unknown>,
+  parameter: string,
+): { value: string | number; at: string } | undefined {
+  const plain = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const keyIn = (object: Record<string, unknown>) =>
+    parameter in object
+      ? parameter
+      : (Object.keys(object).find((name) => plain(name) === plain(parameter)) ?? ('id' in object ? 'id' : undefined));
+  const valueAt = (object: Record<string, unknown>, key: string, at: string) => {
+    const value = object[key];
+    return typeof value === 'string' || typeof value === 'number' ? { value, at } : undefined;
+  };
+  const top = keyIn(body);
+  if (top !== undefined) return valueAt(body, top, top);
+  const resource = plain(parameter).replace(/id$/, '');
+  const wrapper = Object.keys(body).find(
+    (name) =>
+      (envelopes.includes(name.toLowerCase()) || (resource !== '' && plain(name) === resource)) &&
+      body[name] !== null &&
+      typeof body[name] === 'object' &&
+      !Array.isArray(body[name]),
+  );
+  if (wrapper === undefined) return undefined;
+  const inner = body[wrapper] as Record<string, unknown>;
+  const key = keyIn(inner);
+  return key === undefined ? undefined : valueAt(inner, key, `${wrapper}.${key}`);
+}

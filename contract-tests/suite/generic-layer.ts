@@ -13,7 +13,7 @@ import {
   genericOperations,
   isJsonMedia,
 } from '../lib/generic-requests.js';
-import { RefusedRequest } from '../lib/resource-path.js';
+import { createdIdentifier, RefusedRequest } from '../lib/resource-path.js';
 import { declaredResponse, judgeResponse } from '../lib/response-conformance.js';
 
 /**
@@ -97,7 +97,7 @@ class GenericContext {
     const [, collection, parameter] = match as unknown as [string, string, string];
     const record = this.created.get(collection);
     if (record === undefined) return { missing: `no 2xx to a POST on ${collection}` };
-    const found = identifierIn(record.body, parameter);
+    const found = createdIdentifier(record.body, parameter);
     const created = `the 2xx to POST ${collection}`;
     if (found === undefined)
       return {
@@ -363,42 +363,4 @@ function describeSecurity(operation: GenericOperation): string {
         .join(' + '),
     )
     .join(' or ');
-}
-
-/** Envelope properties a created resource may sit in (`{ "data": { "id": ... } }`). */
-const envelopes = ['data', 'result', 'item', 'resource', 'object', 'entry'];
-
-/**
- * The created resource's identifier for a path parameter, and where it stood: the property of that
- * name (any case or separator), else `id`; when the body has neither at its top, the same in an
- * envelope (`data`, `result`, ...) or a property named like the parameter's resource (`list` for
- * `list_id`). A body with an `id` of its own is never searched deeper: a nested `user.id` is another resource.
- */
-function identifierIn(
-  body: Record<string, unknown>,
-  parameter: string,
-): { value: string | number; at: string } | undefined {
-  const plain = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  const keyIn = (object: Record<string, unknown>) =>
-    parameter in object
-      ? parameter
-      : (Object.keys(object).find((name) => plain(name) === plain(parameter)) ?? ('id' in object ? 'id' : undefined));
-  const valueAt = (object: Record<string, unknown>, key: string, at: string) => {
-    const value = object[key];
-    return typeof value === 'string' || typeof value === 'number' ? { value, at } : undefined;
-  };
-  const top = keyIn(body);
-  if (top !== undefined) return valueAt(body, top, top);
-  const resource = plain(parameter).replace(/id$/, '');
-  const wrapper = Object.keys(body).find(
-    (name) =>
-      (envelopes.includes(name.toLowerCase()) || (resource !== '' && plain(name) === resource)) &&
-      body[name] !== null &&
-      typeof body[name] === 'object' &&
-      !Array.isArray(body[name]),
-  );
-  if (wrapper === undefined) return undefined;
-  const inner = body[wrapper] as Record<string, unknown>;
-  const key = keyIn(inner);
-  return key === undefined ? undefined : valueAt(inner, key, `${wrapper}.${key}`);
 }

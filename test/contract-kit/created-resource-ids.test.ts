@@ -131,4 +131,18 @@ describe('the id of a created resource, as the generic layer finds it', () => {
     expect(() => builder.valid({ kind: 'none' })).toThrow(RefusedRequest);
     expect(() => builder.valid({ kind: 'none' })).toThrow(/no value for its path parameter list_id/);
   });
+
+  it('a path key with a #fragment is not sent, and the check says the fragment is why (not a dot segment)', () => {
+    const fragments = `
+openapi: 3.0.3
+info: { title: Fragments, version: '1' }
+paths:
+  /shared_items#folders:
+    get: { operationId: folders, responses: { '200': { description: a folder } } }
+`;
+    const [folders] = genericOperations(compileSpecDefinition(parseSpecText(fragments)));
+    const builder = new GenericRequestBuilder(folders!, createDataGenerator(1));
+    expect(() => builder.valid({ kind: 'none' })).toThrow(RefusedRequest);
+    expect(() => builder.valid({ kind: 'none' })).toThrow(/#fragment, which no request carries/);
+  });
 });
