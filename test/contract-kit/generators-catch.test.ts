@@ -1,10 +1,6 @@
-import { createServer } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Plan, plans } from './reference/plans.js';
-import { createReferencePetstore, type PlainRequest, type PlainResponse } from './reference/reference-petstore.js';
-import { referenceKeys } from './reference/reference-server.js';
+import { type ReferenceHandler, referenceKeys, startReferenceServer } from './reference/reference-server.js';
 import { createVirtualClock } from './reference/virtual-clock.js';
-import { listenOnLoopback } from './support/loopback.js';
 import { idsWith, runKit } from './support/run-kit.js';
 
 /**
@@ -13,7 +9,7 @@ import { idsWith, runKit } from './support/run-kit.js';
  * (the class, spelling or method is sent in every run). The kit before the generators said
  * CONFORMS to each of them.
  */
-type Handler = (request: PlainRequest) => PlainResponse;
+type Handler = ReferenceHandler;
 
 const bugs: { name: string; wrap: (handle: Handler) => Handler; caughtBy: string }[] = [
   {
@@ -51,42 +47,14 @@ afterEach(async () => {
   close = undefined;
 });
 
-async function start(wrap: (handle: Handler) => Handler, clock: { now(): number }) {
-  const handle = wrap(
-    createReferencePetstore({
-      clock,
-      keys: new Map<string, Plan>([
-        [referenceKeys.main, plans.pro],
-        [referenceKeys.limited, plans.free],
-      ]),
-    }),
-  );
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const answer = handle({
-        method: String(request.method),
-        target: String(request.url),
-        headers: request.headers as Record<string, string | undefined>,
-        body: Buffer.concat(chunks),
-        client: String(request.socket.remoteAddress),
-      });
-      response.writeHead(answer.status, answer.headers);
-      response.end(answer.body);
-    });
-  });
-  const running = await listenOnLoopback(server);
-  close = running.close;
-  return running.baseUrl;
-}
-
 describe('the generators catch bugs the fixed cases did not', () => {
   for (const { name, wrap, caughtBy } of bugs) {
     for (const seed of [1, 2]) {
       it(`a server that ${name} fails ${caughtBy} (seed ${seed})`, async () => {
         const clock = createVirtualClock({ startMs: Date.parse('2026-03-02T10:00:20.000Z') });
-        const baseUrl = await start(wrap, clock);
+        const server = await startReferenceServer({ clock, wrap });
+        close = server.close;
+        const baseUrl = server.baseUrl;
         const run = await runKit({
           baseUrl,
           apiKey: referenceKeys.main,

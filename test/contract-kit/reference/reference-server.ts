@@ -27,7 +27,12 @@ export interface ReferenceServerOptions {
   hooks?: ReferenceHooks;
   /** Open choices made differently (test/contract-kit/open-choices.test.ts); the reference's own by default. */
   choices?: OpenChoiceOptions;
+  /** Wraps the handler in one line a buggy backend adds (test/contract-kit/generators-catch.test.ts). */
+  wrap?: (handle: ReferenceHandler) => ReferenceHandler;
 }
+
+/** The reference's handler, as a wrapper sees it. */
+export type ReferenceHandler = (request: PlainRequest) => PlainResponse | Promise<PlainResponse>;
 
 /**
  * The reference's handler as the server calls it, without sockets (the bug corpus's witnesses call it in-process).
@@ -54,7 +59,8 @@ export function createReferenceHandler(
  */
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
   const reference = createReferenceHandler(options);
-  const handle = options.choices === undefined ? reference : withOpenChoices(reference, options.choices);
+  const chosen = options.choices === undefined ? reference : withOpenChoices(reference, options.choices);
+  const handle = options.wrap?.(chosen) ?? chosen;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
