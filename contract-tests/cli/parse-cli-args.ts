@@ -56,7 +56,13 @@ Behaviour:
                           run (otherwise they are warnings)
   --via-prism             Route the checks through Prism's validating proxy
                           (prism proxy spec/petstore.openapi.yaml URL) and report its violations
-  --seed N                fast-check seed of the property-based checks (default ${defaults.seed})
+  --seed N                Seed of every random pick (generated values, fast-check); printed at
+                          the start of each run, the same seed repeats its picks (default: fresh)
+  --thorough              The nightly profile: waits windows out (--window-wait 480), sends every
+                          variant of every generated class, a 600 s --deadline; options given
+                          explicitly win. Without it, cells that need time are INCONCLUSIVE and
+                          listed at the end with the flag that would check them
+  --exhaust-main-key      With --thorough: the main key may be spent into its 429
   -H, --header 'N: V'     Add a header to every request (repeatable), e.g. a gateway's tenant
                           header; never overrides a header a check sets. Values of credential-like
                           names (Authorization, Cookie, *Key*, *Token*, *Session*) are masked.
@@ -108,6 +114,8 @@ const cliOptions = {
   strict: { type: 'boolean' },
   'via-prism': { type: 'boolean' },
   seed: { type: 'string' },
+  thorough: { type: 'boolean' },
+  'exhaust-main-key': { type: 'boolean' },
   header: { type: 'string', short: 'H', multiple: true },
   deadline: { type: 'string' },
   'max-body-bytes': { type: 'string' },
@@ -185,6 +193,8 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     ...(values['allow-refs-outside'] === undefined ? {} : { allowRefsOutside: values['allow-refs-outside'] }),
     ...(values['unsafe-patterns'] === true ? { unsafePatterns: true } : {}),
     ...(values['allow-destructive'] === true ? { allowDestructive: true } : {}),
+    ...(values.thorough === true ? { thorough: true } : {}),
+    ...(values['exhaust-main-key'] === true ? { exhaustMainKey: true } : {}),
     ...(values.operation === undefined ? {} : { operations: values.operation }),
     ...optionalNumber(values['invalid-cases'], 'invalidCases', '--invalid-cases', 'integer'),
   };

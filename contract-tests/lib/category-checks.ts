@@ -1,13 +1,16 @@
 import { describeIssues, type SpecModel } from '../../spec/interface/spec-model.js';
+import { judgeEcho, type OpenChoices, openRefusal } from '../generate/open-choices.js';
 import { CheckFailure } from './check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from './exchange.js';
-import { expectStatus } from './expect-response.js';
+import { expectErrorBody, expectStatus } from './expect-response.js';
+import type { RunState } from './run-state.js';
 
 /**
  * A created category as the interface promises it: 201, a body valid against the spec's 201
  * schema (a Category with an integer id) and, unless `echo` is false, `name` and `description`
  * echoed as sent. (Checks about something else, such as unique ids, pass `echo: false` so that
- * each failure is reported once, by the check whose rule it breaks.)
+ * each failure is reported once, by the check whose rule it breaks.) A value the server trimmed
+ * or normalised is no failure (open, see generate/open-choices.ts); `choices` records it for an INFO line.
  *
  * @example const created = expectCreated(run.spec, exchange, { name: 'contract-test-ab12-dog' });
  */
@@ -15,7 +18,7 @@ export function expectCreated(
   spec: SpecModel,
   exchange: Exchange,
   sent: { name: string; description?: string },
-  options: { echo?: boolean } = {},
+  options: { echo?: boolean; choices?: OpenChoices } = {},
 ): { id: number; name: string } {
   const response = expectStatus(exchange, 201, 'a valid NewCategory');
   const validator = spec.operations.get('createCategory')?.responses.get('201')?.validator;
@@ -33,26 +36,43 @@ export function expectCreated(
   }
   const body = response.json as { id: number; name: string; description?: unknown };
   if (options.echo === false) return { id: body.id, name: body.name };
-  if (body.name !== sent.name) {
-    throw new CheckFailure(`name not echoed: sent ${JSON.stringify(sent.name)}, got ${JSON.stringify(body.name)}`, [
-      evidenceOf(exchange, `name is ${JSON.stringify(body.name)}, sent ${JSON.stringify(sent.name)}`, {
-        field: 'name',
-      }),
-    ]);
-  }
-  if (sent.description !== undefined && body.description !== sent.description) {
-    throw new CheckFailure(
-      `description not echoed: sent ${JSON.stringify(sent.description)}, got ${JSON.stringify(body.description)}`,
-      [
-        evidenceOf(
-          exchange,
-          `description is ${JSON.stringify(body.description)}, sent ${JSON.stringify(sent.description)}`,
-          { field: 'description' },
-        ),
-      ],
-    );
-  }
+  expectEchoed(exchange, 'name', sent.name, body.name, options.choices);
+  if (sent.description !== undefined)
+    expectEchoed(exchange, 'description', sent.description, body.description, options.choices);
   return { id: body.id, name: body.name };
+}
+
+/**
+ * Like `expectCreated`, but a 400 + Error that a choice the interface leaves open explains (a
+ * blank value refused, a length limit) is recorded in `choices` and gives undefined instead of
+ * failing: for checks whose bodies are valid but may be blank or long.
+ *
+ * @example const created = expectCreatedOrOpen(run, exchange, sent, choices); if (created) ...
+ */
+export function expectCreatedOrOpen(
+  run: { spec: SpecModel; state: Pick<RunState, 'lengthLimits'> },
+  exchange: Exchange,
+  sent: { name: string; description?: string },
+  choices: OpenChoices,
+): { id: number; name: string } | undefined {
+  const refusal = exchange.response?.status === 400 ? openRefusal(sent, run.state.lengthLimits) : undefined;
+  if (refusal === undefined) return expectCreated(run.spec, exchange, sent, { choices });
+  expectErrorBody(run.spec, exchange);
+  choices.add(refusal.field, refusal.choice);
+  return undefined;
+}
+
+/**
+ * A string field of a 201 is what was sent, or what an open choice of the server makes of it
+ * (trimmed, another Unicode normal form: recorded in `choices` for the check's INFO line).
+ */
+function expectEchoed(exchange: Exchange, field: string, sent: string, got: unknown, choices?: OpenChoices): void {
+  const verdict = judgeEcho(sent, got);
+  if (verdict.kind === 'open') choices?.add(field, verdict.choice);
+  if (verdict.kind !== 'altered') return;
+  throw new CheckFailure(`${field} not echoed: sent ${JSON.stringify(sent)}, got ${JSON.stringify(got)}`, [
+    evidenceOf(exchange, `${field} is ${JSON.stringify(got)}, sent ${JSON.stringify(sent)}`, { field }),
+  ]);
 }
 
 /**

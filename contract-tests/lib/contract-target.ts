@@ -17,6 +17,10 @@ export interface ContractTarget {
   apiKey: string;
   /** A second key that the suite may drive into 429; absent when the 429 checks are off. */
   rateLimitKey: string | undefined;
+  /** The --thorough profile: every variant of every generated class, waits and budgets spent (lib/run-profile.ts). */
+  thorough: boolean;
+  /** The main key may be driven into its 429 (--exhaust-main-key, --thorough only). */
+  exhaustMainKey: boolean;
   readOnly: boolean;
   strict: boolean;
   timeoutMs: number;

@@ -50,8 +50,8 @@ export const longStringLength = 1_000;
  * - each property: absent (required -> reject, optional -> accept), `null`, and a value of every
  *   JSON type it does not allow (reject); boundary values of its own type that are valid
  *   (empty, very long, non-ASCII, emoji, right-to-left, control characters for strings; 0,
- *   negative, large for numbers) -> accept (the very long string is `open`: the interface shows
- *   no size limits);
+ *   negative, large for numbers) -> accept (the empty and the very long string are `open`: the
+ *   interface shows neither whether a blank value is valid nor size limits);
  * - the body as a whole: absent, empty, malformed JSON, every non-object JSON value -> reject;
  * - media types: `application/json; charset=utf-8` -> accept, `text/plain` -> reject.
  *
@@ -490,7 +490,8 @@ function boundaryValues(schema: JsonSchema, prefix: string): { label: string; va
     const max = typeof schema.maxLength === 'number' ? schema.maxLength : undefined;
     const fits = (value: string) => [...value].length >= min && (max === undefined || [...value].length <= max);
     const candidates: { label: string; value: string; open?: boolean }[] = [
-      { label: 'empty string', value: '' },
+      // Whether a blank value is valid is not shown: refusing it (400 + Error) is as right as storing it.
+      { label: 'empty string', value: '', open: true },
       {
         label: `very long string (${max ?? longStringLength} characters)`,
         value: `${prefix}-${'x'.repeat(Math.max(0, (max ?? longStringLength) - prefix.length - 1))}`,

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { parseRetryAfter, serverClock } from '../../spec/interface/rate-limit-headers.js';
 import { apiUrl } from './api-url.js';
@@ -38,6 +39,10 @@ export interface ApiRequest {
   accept?: string | null;
   /** Default `application/json` when a body is sent. */
   contentType?: string;
+  /** Frame the body with `Transfer-Encoding: chunked` instead of Content-Length (the generators vary framing). */
+  chunked?: boolean;
+  /** Send these Authorization headers as separate field lines (two credentials in one request); wins over `authorization`. */
+  authorizations?: readonly string[];
   /** Send straight to the server even when the run goes through Prism (Prism cannot forward it). */
   bypassPrism?: boolean;
   /** The request is outside what the interface describes (a non-JSON media type): which 4xx answers it is open. */
@@ -54,6 +59,11 @@ export interface ApiRequest {
    * check that sees what keeping on sending gets (interface section 8, rule 3).
    */
   keepSendingAfter429?: boolean;
+  /**
+   * Spend the main key to its 429 on purpose (--exhaust-main-key): no pacing by its budget, and
+   * its 429 is returned to the check instead of ending it INCONCLUSIVE.
+   */
+  spendToLimit?: boolean;
 }
 
 /** What the runner may watch: each request as sent (unmasked, for a reproducing curl), each wait as it starts. */
@@ -165,7 +175,7 @@ export class ContractHttpClient {
       );
     }
     if (apiRequest.notBefore !== undefined) await this.#waitOnPurpose(apiRequest.notBefore);
-    const budget = this.#budgets.get(apiRequest.identity);
+    const budget = apiRequest.spendToLimit === true ? undefined : this.#budgets.get(apiRequest.identity);
     await this.#slots.acquire();
     try {
       if (this.#refusedAfter429(apiRequest)) {
@@ -232,7 +242,7 @@ export class ContractHttpClient {
     if (!this.#windowWaits.take(ms)) {
       const left = Math.floor((this.#windowWaits.maxMs - this.#windowWaits.spentMs) / 1000);
       throw new OverBudget(
-        `${notBefore.why} needs ${seconds} s of waiting; --window-wait allows ${left} s more (raise it to ${Math.ceil((this.#windowWaits.spentMs + ms) / 1000)} to check this)`,
+        `${notBefore.why} needs ${seconds} s of waiting; --window-wait allows ${left} s more (--thorough, or --window-wait ${Math.ceil((this.#windowWaits.spentMs + ms) / 1000)}, checks this)`,
       );
     }
     if (this.#hooks.onWait)
@@ -255,6 +265,8 @@ export class ContractHttpClient {
     if (apiRequest.authorization !== undefined) headers.authorization = apiRequest.authorization;
     const contentType = apiRequest.contentType ?? (body === undefined ? undefined : 'application/json');
     if (contentType !== undefined) headers['content-type'] = contentType;
+    if (apiRequest.authorizations !== undefined) headers.authorization = apiRequest.authorizations.join(', ');
+    if (apiRequest.chunked === true && body !== undefined) headers['transfer-encoding'] = 'chunked';
     this.#state.requestsByIdentity[apiRequest.identity] += 1;
 
     const exchange: Exchange = {
@@ -283,8 +295,8 @@ export class ContractHttpClient {
     try {
       const response = await request(url, {
         method: apiRequest.method as 'GET',
-        headers,
-        body,
+        headers: wireHeaders(headers, apiRequest),
+        body: apiRequest.chunked === true && body !== undefined ? inChunks(body) : body,
         dispatcher: this.#agent,
         signal: AbortSignal.any([AbortSignal.timeout(this.#target.timeoutMs), this.#signal]),
       });
@@ -339,7 +351,7 @@ export class ContractHttpClient {
       if (apiRequest.identity === 'rate-limit') {
         this.#state.rateLimitKeyStopped = true;
         this.#state.rateLimitRetryAtMs = retryAtMs(response, exchange.receivedAtMs);
-      } else {
+      } else if (apiRequest.spendToLimit !== true) {
         throw new InconclusiveError(
           `rate-limited, inconclusive: ${apiRequest.method} ${apiRequest.path} was answered 429 (Retry-After ${response.headers['retry-after'] ?? 'missing'}) although the kit paced itself by the rate-limit headers`,
         );
@@ -347,6 +359,19 @@ export class ContractHttpClient {
     }
     return exchange;
   }
+}
+
+/** The headers as undici sends them: repeated Authorization lines as an array; chunked framing left to undici. */
+function wireHeaders(headers: Record<string, string>, apiRequest: ApiRequest): Record<string, string | string[]> {
+  const { 'transfer-encoding': _framing, ...rest } = headers;
+  return apiRequest.authorizations === undefined ? rest : { ...rest, authorization: [...apiRequest.authorizations] };
+}
+
+/** A body undici must frame as chunked (it does for an iterable of unknown length): two chunks, so a server joins them. */
+function inChunks(body: string | Uint8Array): Readable {
+  const bytes = Buffer.from(body);
+  const middle = Math.floor(bytes.length / 2);
+  return Readable.from([bytes.subarray(0, middle), bytes.subarray(middle)]);
 }
 
 /** Bytes as the report shows them: their UTF-8 text, or, when they are not valid UTF-8, that text with U+FFFD and a note. */

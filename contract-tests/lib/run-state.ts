@@ -30,6 +30,12 @@ export interface RunState {
   mainRequestsAtRateLimitStart: number;
   /** Requests the main key had sent when the 429 check first used the rate-limit key. */
   mainRequestsAtFirstProbe: number;
+  /**
+   * The longest plain ASCII value the server accepted per string field of NewCategory, and the
+   * shortest it refused with 400 (generate/length-probe.ts): a valid value longer than the
+   * accepted one, refused, is the server's open length limit, not a failure.
+   */
+  lengthLimits: Map<string, { acceptedBytes: number; refusedBytes: number | undefined }>;
   /** Why checks could not run (rate limits, deadline, server gone): the run's INCONCLUSIVE reasons. */
   stoppers: Set<string>;
 }
@@ -52,5 +58,6 @@ export function createRunState(spec?: SpecModel, keys: readonly string[] = []): 
     mainRequestsAtRateLimitStart: 0,
     mainRequestsAtFirstProbe: 0,
     stoppers: new Set(),
+    lengthLimits: new Map(),
   };
 }

@@ -11,9 +11,27 @@ describe('resolveContractOptions', () => {
       maxWaitSeconds: 120,
       timeoutSeconds: 10,
       concurrency: 4,
-      seed: 424242,
+      seed: expect.any(Number),
       propertyRuns: 15,
+      thorough: false,
+      windowWaitSeconds: 0,
+      deadlineSeconds: 300,
     });
+  });
+
+  it('--thorough spends time (waits, a 10-minute deadline), explicit options winning; --seed repeats a run', () => {
+    const base = { baseUrl: 'http://h/v1', apiKey: 'k' };
+    expect(resolveContractOptions({ ...base, thorough: true })).toMatchObject({
+      thorough: true,
+      windowWaitSeconds: 480,
+      deadlineSeconds: 600,
+      propertyRuns: 45,
+    });
+    expect(resolveContractOptions({ ...base, thorough: true, windowWaitSeconds: 90 }).windowWaitSeconds).toBe(90);
+    expect(resolveContractOptions({ ...base, seed: 7 }).seed).toBe(7);
+    expect(() => resolveContractOptions({ ...base, exhaustMainKey: true })).toThrow(
+      '--exhaust-main-key: it belongs to --thorough',
+    );
   });
 
   it('refuses options it cannot use, naming the flag', () => {

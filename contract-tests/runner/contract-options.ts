@@ -3,6 +3,7 @@ import { defaultSpecPath } from '../../spec/load-spec.js';
 import { normaliseBaseUrl } from '../lib/api-url.js';
 import { checkOwnedHeaders } from '../lib/http-client.js';
 import { type KitClock, systemClock } from '../lib/kit-clock.js';
+import { profileDefaults, profiles, runSeed } from '../lib/run-profile.js';
 import { ContractRunError } from './contract-run-error.js';
 
 /**
@@ -46,8 +47,15 @@ export interface ContractOptions {
   strict?: boolean;
   /** Route every request through Prism's validating proxy as a second opinion. Default false. */
   viaPrism?: boolean;
-  /** fast-check seed. Default 424242. */
+  /** Seed of every random pick (generated values, fast-check): the same seed repeats a run's picks. Default: a fresh one, printed. */
   seed?: number;
+  /**
+   * The thorough profile (lib/run-profile.ts): waits windows out, every variant of every generated
+   * class, more property runs, a 10-minute deadline. Options given explicitly win. Default false.
+   */
+  thorough?: boolean;
+  /** With --thorough: the main key may be spent into its 429 (its minute is then gone for other clients of that key). Default false. */
+  exhaustMainKey?: boolean;
   /** Generated bodies per property-based check. Default 15. */
   propertyRuns?: number;
   /** The OpenAPI document to derive validators from. Default: the kit's spec. */
@@ -112,6 +120,8 @@ export interface ResolvedContractOptions {
   strict: boolean;
   viaPrism: boolean;
   seed: number;
+  thorough: boolean;
+  exhaustMainKey: boolean;
   propertyRuns: number;
   specPath: string;
   allowRefsOutside: readonly string[];
@@ -128,13 +138,12 @@ export interface ResolvedContractOptions {
 
 export const defaults = {
   maxRequests: 1100,
-  maxWaitSeconds: 120,
-  windowWaitSeconds: 0,
+  maxWaitSeconds: profiles.default.maxWaitSeconds,
+  windowWaitSeconds: profiles.default.windowWaitSeconds,
   timeoutSeconds: 10,
   concurrency: 4,
-  seed: 424242,
-  propertyRuns: 15,
-  deadlineSeconds: 300,
+  propertyRuns: profiles.default.propertyRuns,
+  deadlineSeconds: profiles.default.deadlineSeconds,
   maxBodyBytes: 1_048_576,
   createBudget: 60,
   invalidCases: 6,
@@ -166,31 +175,34 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
       'Failed to use --rate-limit-key: it must differ from --api-key (the kit drives it into 429 and then stops using it)',
     );
   }
+  const thorough = options.thorough ?? false;
+  if (options.exhaustMainKey === true && !thorough)
+    throw usage(
+      'Failed to use --exhaust-main-key: it belongs to --thorough (a default run never spends the main key into a 429)',
+    );
+  const profile = profileDefaults(thorough);
   return {
     baseUrl,
     apiKey,
     rateLimitKey,
+    thorough,
+    exhaustMainKey: options.exhaustMainKey ?? false,
     readOnly: options.readOnly ?? false,
     maxRequests: integerIn(options.maxRequests ?? defaults.maxRequests, '--max-requests', 1, 1_000_000),
-    maxWaitSeconds: numberIn(options.maxWaitSeconds ?? defaults.maxWaitSeconds, '--max-wait', 0, 86_400),
-    windowWaitSeconds: numberIn(
-      options.windowWaitSeconds ?? defaults.windowWaitSeconds,
-      '--window-wait',
-      0,
-      7 * 86_400,
-    ),
+    maxWaitSeconds: numberIn(options.maxWaitSeconds ?? profile.maxWaitSeconds, '--max-wait', 0, 86_400),
+    windowWaitSeconds: numberIn(options.windowWaitSeconds ?? profile.windowWaitSeconds, '--window-wait', 0, 7 * 86_400),
     clock: options.clock ?? systemClock,
     timeoutSeconds: numberIn(options.timeoutSeconds ?? defaults.timeoutSeconds, '--timeout', 0.001, 600),
     concurrency: integerIn(options.concurrency ?? defaults.concurrency, '--concurrency', 1, 64),
     strict: options.strict ?? false,
     viaPrism: options.viaPrism ?? false,
-    seed: integerIn(options.seed ?? defaults.seed, '--seed', -(2 ** 31), 2 ** 31 - 1),
-    propertyRuns: integerIn(options.propertyRuns ?? defaults.propertyRuns, 'propertyRuns', 1, 1_000),
+    seed: integerIn(runSeed(options.seed), '--seed', -(2 ** 31), 2 ** 31 - 1),
+    propertyRuns: integerIn(options.propertyRuns ?? profile.propertyRuns, 'propertyRuns', 1, 1_000),
     specPath: options.specPath ?? defaultSpecPath,
     allowRefsOutside: options.allowRefsOutside ?? [],
     unsafePatterns: options.unsafePatterns ?? false,
     extraHeaders: parseHeaders(options.headers ?? []),
-    deadlineSeconds: numberIn(options.deadlineSeconds ?? defaults.deadlineSeconds, '--deadline', 1, 86_400),
+    deadlineSeconds: numberIn(options.deadlineSeconds ?? profile.deadlineSeconds, '--deadline', 1, 86_400),
     maxBodyBytes: integerIn(options.maxBodyBytes ?? defaults.maxBodyBytes, '--max-body-bytes', 1_024, 1_073_741_824),
     createBudget: integerIn(options.createBudget ?? defaults.createBudget, '--create-budget', 0, 10_000),
     failOnSkip: options.failOnSkip ?? false,

@@ -12,6 +12,7 @@ import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { ContractHttpClient } from '../lib/http-client.js';
 import type { WaitNotice } from '../lib/rate-budget.js';
+import { budgetLine, unaffordedCells } from '../lib/run-profile.js';
 import { createRunState } from '../lib/run-state.js';
 import { waitLine } from '../report/progress-text.js';
 import { type CheckResult, type ContractReport, summarise, type Verdict } from '../report/report-model.js';
@@ -133,6 +134,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       viaPrism: settings.viaPrism,
       apiKey: settings.apiKey,
       rateLimitKey: settings.rateLimitKey,
+      thorough: settings.thorough,
+      exhaustMainKey: settings.exhaustMainKey,
       readOnly: settings.readOnly,
       strict: settings.strict,
       timeoutMs,
@@ -201,6 +204,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
           })
         : genericCreationLine(mayCreate, settings),
     );
+    log(budgetLine({ ...settings, mayCreate, rateLimitKey: settings.rateLimitKey !== undefined }));
     const results = await runChecks(areas, {
       target,
       spec,
@@ -214,6 +218,9 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         : {}),
     });
     // Cancelled (Ctrl-C): the checks not finished are INCONCLUSIVE ("the run was cancelled"), and the report still comes out.
+    const unafforded = unaffordedCells(results, settings.thorough);
+    if (unafforded.length > 0) log('petstore-contract: cells this run could not afford (INCONCLUSIVE, never PASS):');
+    for (const line of unafforded) log(`  ${line}`);
     const summary = summarise(results);
     const inconclusive = results.filter((result) => result.inconclusive);
     const skipped = results.filter((result) => result.status === 'SKIP');

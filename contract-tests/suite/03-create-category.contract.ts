@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { claimId, expectCreated, recordId } from '../lib/category-checks.js';
+import { OpenChoices, reportOpenChoices } from '../generate/open-choices.js';
+import { claimId, expectCreated, expectCreatedOrOpen, recordId } from '../lib/category-checks.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
@@ -150,6 +151,7 @@ export default defineArea('createCategory (§4)', 'concurrent', (check) => {
         { requiredKeys: ['suffix'] },
       );
       const runs = propertyBodies(run.target.propertyRuns);
+      const choices = new OpenChoices();
       let index = 0;
       await assertProperty(run, bodies, runs, async ({ suffix, description }) => {
         index += 1;
@@ -158,10 +160,11 @@ export default defineArea('createCategory (§4)', 'concurrent', (check) => {
           ...(description === undefined ? {} : { description }),
         };
         const exchange = await create(run, sent);
-        const created = expectCreated(run.spec, exchange, sent);
-        recordId(run.state.categoryIds, created.id, `create.property #${index}`);
+        const created = expectCreatedOrOpen(run, exchange, sent, choices);
+        if (created !== undefined) recordId(run.state.categoryIds, created.id, `create.property #${index}`);
       });
       run.note(`seed ${run.target.seed}, ${runs} runs`);
+      reportOpenChoices(run, choices, 'generated names and descriptions');
     },
   );
 });

@@ -1,3 +1,4 @@
+import { judgeEcho, OpenChoices, openRefusal, reportOpenChoices } from '../generate/open-choices.js';
 import { recordId } from '../lib/category-checks.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
@@ -71,6 +72,7 @@ export default defineArea('Coverage phase (§1, §4, deterministic)', 'concurren
         if (operations.length === 0) return run.skip('the spec declares no JSON request body');
         const failures: { label: string; problem: string; evidence: Evidence }[] = [];
         const notes: string[] = [];
+        const choices = new OpenChoices();
         let total = 0;
         for (const operation of operations) {
           const cases = deriveBodyCases(operation.schema, (label) => run.categoryName(`cov-${label}`)).filter(
@@ -86,6 +88,7 @@ export default defineArea('Coverage phase (§1, §4, deterministic)', 'concurren
                 evidence: evidenceOf(outcome.exchange, `${outcome.label}: ${outcome.problem}`),
               });
             if (outcome.note !== undefined) notes.push(outcome.note);
+            if (outcome.choice !== undefined) choices.add(outcome.choice.field, outcome.choice.choice);
           }
         }
         run.cases(total);
@@ -100,16 +103,22 @@ export default defineArea('Coverage phase (§1, §4, deterministic)', 'concurren
           );
         }
         if (notes.length > 0) run.note([...new Set(notes)].join('; '));
+        reportOpenChoices(run, choices, 'valid boundary values');
       },
     );
   }
 });
 
-async function sendCase(
-  run: CheckRun,
-  operation: BodyOperation,
-  entry: BodyCase,
-): Promise<{ label: string; exchange: Exchange; problem?: string; note?: string }> {
+/** What one case came to: a problem (FAIL), a note, or an open choice of the server (INFO). */
+interface CaseOutcome {
+  label: string;
+  exchange: Exchange;
+  problem?: string;
+  note?: string;
+  choice?: { field: string; choice: string };
+}
+
+async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase): Promise<CaseOutcome> {
   const exchange = await run.send({
     operationId: operation.operationId,
     method: operation.method,
@@ -142,6 +151,7 @@ async function sendCase(
       ? undefined
       : `Error.status ${String(bodyStatus)} differs from the HTTP status ${status}`;
   };
+  let echoChoice: { field: string; choice: string } | undefined;
   const created = () => {
     const declared = [...(run.spec.operations.get(operation.operationId)?.responses.keys() ?? [])].filter((key) =>
       key.startsWith('2'),
@@ -151,8 +161,11 @@ async function sendCase(
     const body = response.json as Record<string, unknown> | undefined;
     if (body === null || typeof body !== 'object') return `the ${status} body is not a JSON object`;
     for (const [name, value] of Object.entries(entry.echo ?? {})) {
-      if (typeof value === 'string' && body[name] !== value)
+      if (typeof value !== 'string') continue;
+      const verdict = judgeEcho(value, body[name]);
+      if (verdict.kind === 'altered')
         return `${name} not echoed: sent ${JSON.stringify(value).slice(0, 60)}, got ${JSON.stringify(body[name])?.slice(0, 60)}`;
+      if (verdict.kind === 'open') echoChoice = { field: name, choice: verdict.choice };
     }
     if (entry.echoOneOf !== undefined && !entry.echoOneOf.values.includes(body[entry.echoOneOf.property])) {
       return `${entry.echoOneOf.property} sent twice (${entry.echoOneOf.values.map((value) => JSON.stringify(value).slice(0, 40)).join(' and ')}), created with neither: ${JSON.stringify(body[entry.echoOneOf.property])?.slice(0, 60)}`;
@@ -160,21 +173,35 @@ async function sendCase(
     if (typeof body.id === 'number') recordId(run.state.categoryIds, body.id, `coverage ${label}`);
     return undefined;
   };
+  /** The outcome of an accepted body: its problem, or the open choice its echo showed. */
+  const echoed = (problem: string | undefined): CaseOutcome => ({
+    label,
+    exchange,
+    ...optional(problem),
+    ...(problem === undefined && echoChoice !== undefined ? { choice: echoChoice } : {}),
+  });
+  // A value past the length limit the run found explains a 400 in any family; a blank one only where the case
+  // varies a value alone (a refused BOM or media type is its own open question: a note).
+  const refusal =
+    status === 400 && entry.echo !== undefined ? openRefusal(entry.echo, run.state.lengthLimits) : undefined;
+  const openRefused = refusal?.kind === 'length' || entry.family === 'valid-values' ? refusal : undefined;
   switch (entry.expect) {
     case 'accept':
-      return { label, exchange, ...optional(created()) };
+      // A valid body refused for a choice the interface leaves open (a length limit): INFO, not FAIL.
+      if (openRefused !== undefined) return { label, exchange, ...optional(isError()), choice: openRefused };
+      return echoed(created());
     case 'open':
       if (status >= 400 && status < 500)
         return {
           label,
           exchange,
           ...optional(isError()),
-          note: `${label}: refused with ${status} (the interface leaves it open: information)`,
+          ...(openRefused === undefined
+            ? { note: `${label}: refused with ${status} (the interface leaves it open: information)` }
+            : { choice: openRefused }),
         };
       return {
-        label,
-        exchange,
-        ...optional(created()),
+        ...echoed(created()),
         ...(entry.echoOneOf === undefined
           ? {}
           : {

@@ -1,3 +1,4 @@
+import { listingProblem } from '../generate/round-trip.js';
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
@@ -7,8 +8,9 @@ import { callOf, createCategory, listCategories } from './operations.js';
 /**
  * Interface section 4: what was sent, what the 201 returned and what every later list shows are
  * one category. The creating checks compare what they sent with the 201; this one takes every 201
- * the main key received in the run and every list the main key received after it (one more list
- * is fetched now, after all creation), and requires the category in each: same id, same name,
+ * the main key received in the run and every list either key (the main key, --rate-limit-key)
+ * received after it (one more list is fetched now, after all creation), and requires the category
+ * in each: same id, same name,
  * same description (or none), listed once. A server that loses, alters, duplicates or caches
  * away a created category fails here, whichever check created it.
  */
@@ -25,7 +27,7 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
       id: 'data.round-trip',
       rule: '§4 listCategories',
       title:
-        'every category the run created (201) is in every later list, unchanged and once: same id, name and description',
+        'every category the run created (201) is in every later list of either key, unchanged and once: same id, name and description',
       operation: listCategories.label,
       operationId: listCategories.operationId,
     },
@@ -50,9 +52,10 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
           ? [{ exchange, id: body.id, name: body.name, description: body.description }]
           : [];
       });
+      // Every key's lists: a category created by the main key is one of "all available categories" for the other key too.
       const lists = run.state.exchanges.filter(
         (exchange) =>
-          exchange.identity === 'main' &&
+          exchange.identity !== 'anonymous' &&
           exchange.operationId === 'listCategories' &&
           exchange.response?.status === 200 &&
           Array.isArray(exchange.response.json) &&
@@ -69,17 +72,10 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
           if (category.exchange.nextSeqAtAnswer === undefined || list.seq < category.exchange.nextSeqAtAnswer) continue;
           comparisons += 1;
           const found = byId.get(category.id) ?? [];
-          const problem =
-            found.length === 0
-              ? 'is missing'
-              : found.length > 1
-                ? `is listed ${found.length} times`
-                : found[0]!.name !== category.name || found[0]!.description !== category.description
-                  ? `is listed as ${JSON.stringify({ name: found[0]!.name, description: found[0]!.description })}`
-                  : undefined;
+          const problem = listingProblem(found, category);
           if (problem !== undefined) {
             throw new CheckFailure(
-              `category ${category.id}, created as ${JSON.stringify({ name: category.name, description: category.description })}, ${problem} in a list fetched after its 201 (${items.length} items)`,
+              `category ${category.id}, created as ${JSON.stringify({ name: category.name, description: category.description })}, ${problem} in a list ${list.identity === 'main' ? 'the main key' : 'the other key (--rate-limit-key)'} fetched after its 201 (${items.length} items)`,
               [
                 evidenceOf(category.exchange, `201 with id ${category.id}`),
                 evidenceOf(list, `${items.length} items; id ${category.id} ${problem}`, { field: 'id' }),

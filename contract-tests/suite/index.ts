@@ -11,8 +11,14 @@ import rateLimitExceeded from './09-rate-limit-exceeded.contract.js';
 import rateLimitTime from './10-rate-limit-time.contract.js';
 import dataRoundTrip from './98-data-round-trip.contract.js';
 import everyResponse from './99-every-response.contract.js';
+import valueLengths from './025-value-lengths.contract.js';
+import generatedValues from './035-generated-values.contract.js';
+import generatedCredentials from './036-generated-credentials.contract.js';
+import generatedMethods from './037-generated-methods.contract.js';
+import generatedFields from './038-generated-fields.contract.js';
 import contentNegotiation from './045-content-negotiation.contract.js';
 import listAll from './065-list-all.contract.js';
+import mainKeyExhausted from './097-main-key-exhausted.contract.js';
 
 /**
  * The whole suite, in the order it runs. The deterministic coverage phase comes after the seeded
@@ -22,9 +28,14 @@ import listAll from './065-list-all.contract.js';
 export const suiteAreas: readonly CheckArea[] = [
   authentication,
   listCategories,
+  valueLengths,
   createCategory,
   coveragePhase,
   validation,
+  generatedValues,
+  generatedCredentials,
+  generatedMethods,
+  generatedFields,
   contentNegotiation,
   errorPaths,
   listAll,
@@ -32,6 +43,7 @@ export const suiteAreas: readonly CheckArea[] = [
   rateLimitHeaders,
   rateLimitExceeded,
   rateLimitTime,
+  mainKeyExhausted,
   dataRoundTrip,
   everyResponse,
 ];

@@ -50,7 +50,8 @@ describe('the kit as a good citizen', () => {
     expect(skipped.map((result) => result.id)).toContain('rate.429');
     for (const result of skipped)
       expect(result.message, result.id).toMatch(
-        /^(needs --rate-limit-key|only with --via-prism|no response of the run was a 429$|no answer to a key reported a plan's per-minute limit \(60 or 300\): nothing to judge$|no key's budget came back between two of its answers sent one after the other)/,
+        /^(needs --rate-limit-key|only with --via-prism|no response of the run was a 429$|no answer to a key reported a plan's per-minute limit \(60 or 300\): nothing to judge$|no key's budget came back between two of its answers sent one after the other|INCONCLUSIVE for this cell \(over budget\): spending the main key to its 429 needs --thorough --exhaust)/,
+        // (the flag's name ends in a fragment of this fake's key, so the report masks it)
       );
   });
 
@@ -86,7 +87,8 @@ describe('the kit as a good citizen', () => {
     const hits = run.report.results.filter((result) => result.inconclusive);
     expect(hits).toHaveLength(1);
     const hit = hits[0]!;
-    expect(hit.id).toMatch(/:listStoreOrders$/);
+    // The generated credentials (issue 39) send the main key's first GET /store/orders, before the operation's own checks.
+    expect(hit.id).toMatch(/:listStoreOrders$|^credentials\.scheme$/);
     expect(hit.status).toBe('SKIP');
     expect(hit.message).toMatch(/^rate-limited, inconclusive: GET \/store\/orders was answered 429/);
     // Only that check: every other check of the operation ran after the wait and passed.

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import { listenOnLoopback } from '../support/loopback.js';
+import { type OpenChoiceOptions, withOpenChoices } from './open-choice-petstore.js';
 import { type Plan, plans } from './plans.js';
 import type { ReferenceHooks } from './reference-hooks.js';
 import { createReferencePetstore, type PlainRequest, type PlainResponse } from './reference-petstore.js';
@@ -24,7 +25,14 @@ export interface ReferenceServerOptions {
   keys?: ReadonlyMap<string, Plan>;
   /** Lines a buggy backend adds (test/contract-kit/bug-servers/ only); none by default. */
   hooks?: ReferenceHooks;
+  /** Open choices made differently (test/contract-kit/open-choices.test.ts); the reference's own by default. */
+  choices?: OpenChoiceOptions;
+  /** Wraps the handler in one line a buggy backend adds (test/contract-kit/generators-catch.test.ts). */
+  wrap?: (handle: ReferenceHandler) => ReferenceHandler;
 }
+
+/** The reference's handler, as a wrapper sees it. */
+export type ReferenceHandler = (request: PlainRequest) => PlainResponse | Promise<PlainResponse>;
 
 /**
  * The reference's handler as the server calls it, without sockets (the bug corpus's witnesses call it in-process).
@@ -50,7 +58,9 @@ export function createReferenceHandler(
  * await server.close();
  */
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
-  const handle = createReferenceHandler(options);
+  const reference = createReferenceHandler(options);
+  const chosen = options.choices === undefined ? reference : withOpenChoices(reference, options.choices);
+  const handle = options.wrap?.(chosen) ?? chosen;
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -1,0 +1,140 @@
+import { OpenChoices, reportOpenChoices } from '../generate/open-choices.js';
+import { type CreatedValue, expectListedByEveryKey, listOrder } from '../generate/round-trip.js';
+import { generateValues, valueClasses } from '../generate/value-grammar.js';
+import { claimId, expectCreatedOrOpen, recordId } from '../lib/category-checks.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
+import { CheckFailure } from '../lib/check-errors.js';
+import type { ContractTarget } from '../lib/contract-target.js';
+import { type Exchange, evidenceOf } from '../lib/exchange.js';
+import { callOf, createCategory } from './operations.js';
+
+/**
+ * Generated values (issue 39): every class of the value grammar (generate/value-grammar.ts) is
+ * sent as a name and a description in every run; the --seed picks the variants. Each value is
+ * judged on its 201 (echoed, or changed only as an open choice: trimmed, normalised), then in the
+ * list of the key that made it, and at the end (data.round-trip) in every list the other key
+ * (--rate-limit-key) received after the 201.
+ */
+const operation = { operation: createCategory.label, operationId: createCategory.operationId, writes: true };
+
+/** Variants per class: one in a default run, all of them with --thorough. */
+export function variantsPerClass(target: Pick<ContractTarget, 'thorough'>): number {
+  return target.thorough ? Number.MAX_SAFE_INTEGER : 1;
+}
+
+/** Creations sent at once by values.parallel-burst: past the default --concurrency, so some wait for a slot. */
+const burstSize = 6;
+
+function valuesOf(run: CheckRun) {
+  return generateValues(run.categoryName('v'), run.target.seed, variantsPerClass(run.target));
+}
+
+function create(run: CheckRun, body: Record<string, unknown>): Promise<Exchange> {
+  return run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body });
+}
+
+export default defineArea('Generated values (§4, issue 39)', 'concurrent', (check) => {
+  check(
+    {
+      id: 'values.grammar',
+      rule: '§4 createCategory.2',
+      title:
+        'every class of values that breaks servers (quotes, backslashes, HTML, SQL, whitespace, controls, astral, combining, RTL, keywords, numbers) -> 201 echoing it, then listed unchanged',
+      ...operation,
+      maxCreates: (target) =>
+        valueClasses.reduce((total, entry) => total + Math.min(entry.variants.length, variantsPerClass(target)), 0),
+    },
+    async (run) => {
+      const choices = new OpenChoices();
+      const created: CreatedValue[] = [];
+      const failures: { detail: string; exchange: Exchange }[] = [];
+      // One after the other: the list's order is then the order of creation (judged by values.list-order).
+      for (const value of valuesOf(run)) {
+        const label = `${value.classId}: ${JSON.stringify(value.variant)}`;
+        const sent = { name: value.value, description: `${run.categoryName(`v-${value.classId}`)} ${value.variant}` };
+        const exchange = await create(run, sent);
+        try {
+          const stored = expectCreatedOrOpen(run, exchange, sent, choices);
+          if (stored === undefined) continue;
+          recordId(run.state.categoryIds, stored.id, `values.grammar ${label}`);
+          const body = exchange.response?.json as { description?: unknown };
+          created.push({ label, exchange, id: stored.id, name: stored.name, description: body.description });
+        } catch (error) {
+          if (!(error instanceof CheckFailure)) throw error;
+          failures.push({ detail: `${label}: ${error.message}`, exchange });
+        }
+      }
+      run.cases(created.length + failures.length);
+      if (failures.length > 0) {
+        throw new CheckFailure(
+          `${failures.length} generated values answered against the interface: ${failures
+            .slice(0, 4)
+            .map((failure) => failure.detail)
+            .join('; ')}`,
+          failures.slice(0, 6).map((failure) => evidenceOf(failure.exchange, failure.detail)),
+        );
+      }
+      await expectListedByEveryKey(run, created);
+      run.note(`seed ${run.target.seed}: ${created.length} values created and listed unchanged`);
+      reportOpenChoices(run, choices, 'generated values');
+    },
+  );
+
+  check(
+    {
+      id: 'values.parallel-burst',
+      rule: '§4 createCategory.2',
+      title: `${burstSize} generated values created at once (bounded by --concurrency): each 201 with its own id, each listed once`,
+      ...operation,
+      maxCreates: () => burstSize,
+    },
+    async (run) => {
+      // Values of other classes than values.grammar's picks (the seed shifted), all sent together.
+      const values = generateValues(run.categoryName('burst'), run.target.seed + 1, 1).slice(0, burstSize);
+      // The description carries the run's prefix: a value placed around or instead of it is still found.
+      const sent = values.map((value, index) => ({
+        name: value.value,
+        description: run.categoryName(`burst-${index}`),
+      }));
+      const exchanges = await Promise.all(sent.map((body) => create(run, body)));
+      const choices = new OpenChoices();
+      const created: CreatedValue[] = [];
+      for (const [index, exchange] of exchanges.entries()) {
+        const stored = expectCreatedOrOpen(run, exchange, sent[index]!, choices);
+        if (stored === undefined) continue;
+        claimId(run.state.categoryIds, stored.id, `values.parallel-burst #${index + 1}`, exchange);
+        const description = (exchange.response?.json as { description?: unknown } | undefined)?.description;
+        created.push({ label: values[index]!.classId, exchange, id: stored.id, name: stored.name, description });
+      }
+      run.cases(exchanges.length);
+      await expectListedByEveryKey(run, created);
+      reportOpenChoices(run, choices, 'values sent at once');
+    },
+  );
+
+  check(
+    {
+      id: 'values.list-order',
+      rule: '§4 listCategories',
+      title: 'the order of the list (not shown by the interface: information)',
+      ...operation,
+      maxCreates: () => 3,
+    },
+    async (run) => {
+      const created: CreatedValue[] = [];
+      for (const index of [1, 2, 3]) {
+        const sent = { name: run.categoryName(`order-${index}`) };
+        const exchange = await create(run, sent);
+        const stored = expectCreatedOrOpen(run, exchange, sent, new OpenChoices());
+        if (stored === undefined) return run.skip(`the server refused ${JSON.stringify(sent.name)}: no order to see`);
+        created.push({ label: sent.name, exchange, id: stored.id, name: stored.name, description: undefined });
+      }
+      const items = await expectListedByEveryKey(run, created);
+      const order = listOrder(
+        items,
+        created.map((value) => value.id),
+      );
+      run.info(`the interface does not say in which order categories are listed; this server lists them ${order}`);
+    },
+  );
+});
