@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OpenChoiceOptions } from './reference/open-choice-petstore.js';
+import { type OpenChoiceOptions, openChoiceServers } from './reference/open-choice-petstore.js';
 import { referenceKeys, startReferenceServer } from './reference/reference-server.js';
 import { createVirtualClock } from './reference/virtual-clock.js';
 import { fakeKeys, startFakePetstore } from './support/fake-petstore.js';
@@ -11,20 +11,6 @@ import { idsWith, runKit } from './support/run-kit.js';
  * never FAIL. Each server below is the reference making one open choice differently: each
  * CONFORMS, and some INFO line of the report names its choice.
  */
-const servers: { name: string; choices: OpenChoiceOptions; info: RegExp }[] = [
-  { name: 'refuses a blank name (400)', choices: { refuseBlankName: true }, info: /refuses a blank value/ },
-  { name: 'stores names in Unicode NFC', choices: { normalForm: 'NFC' }, info: /Unicode NFC/ },
-  { name: 'stores names in Unicode NFD', choices: { normalForm: 'NFD' }, info: /Unicode NFD/ },
-  { name: 'stores names in Unicode NFKC', choices: { normalForm: 'NFKC' }, info: /Unicode NFKC/ },
-  { name: 'trims surrounding whitespace', choices: { trim: true }, info: /trims surrounding/ },
-  { name: 'lists the newest category first', choices: { newestFirst: true }, info: /newest first/ },
-  { name: 'refuses names over 50 characters', choices: { maxNameLength: 50 }, info: /length limit/ },
-  {
-    name: "refuses names over 40 characters, trims and stores NFD (shorter than some of the kit's own names)",
-    choices: { maxNameLength: 40, trim: true, normalForm: 'NFD' },
-    info: /length limit/,
-  },
-];
 
 async function runAgainst(choices: OpenChoiceOptions | undefined) {
   const clock = createVirtualClock({ startMs: Date.parse('2026-03-02T10:00:20.000Z') });
@@ -51,7 +37,7 @@ function infoLines(run: Awaited<ReturnType<typeof runAgainst>>): string {
 }
 
 describe('correct servers that make the open choices differently conform', () => {
-  for (const { name, choices, info } of servers) {
+  for (const { name, choices, info } of openChoiceServers) {
     it(`a server that ${name} CONFORMS, and the report names its choice`, async () => {
       const run = await runAgainst(choices);
       expect(idsWith(run, 'FAIL')).toEqual([]);

@@ -19,6 +19,25 @@ export interface OpenChoiceOptions {
   maxNameLength?: number;
 }
 
+/**
+ * Correct servers that each make open choices differently (open-choices.test.ts runs each once, the soak of
+ * support/flake-runs.ts cycles through them), with the INFO that names the choice.
+ */
+export const openChoiceServers: readonly { name: string; choices: OpenChoiceOptions; info: RegExp }[] = [
+  { name: 'refuses a blank name (400)', choices: { refuseBlankName: true }, info: /refuses a blank value/ },
+  { name: 'stores names in Unicode NFC', choices: { normalForm: 'NFC' }, info: /Unicode NFC/ },
+  { name: 'stores names in Unicode NFD', choices: { normalForm: 'NFD' }, info: /Unicode NFD/ },
+  { name: 'stores names in Unicode NFKC', choices: { normalForm: 'NFKC' }, info: /Unicode NFKC/ },
+  { name: 'trims surrounding whitespace', choices: { trim: true }, info: /trims surrounding/ },
+  { name: 'lists the newest category first', choices: { newestFirst: true }, info: /newest first/ },
+  { name: 'refuses names over 50 characters', choices: { maxNameLength: 50 }, info: /length limit/ },
+  {
+    name: "refuses names over 40 characters, trims and stores NFD (shorter than some of the kit's own names)",
+    choices: { maxNameLength: 40, trim: true, normalForm: 'NFD' },
+    info: /length limit/,
+  },
+];
+
 /** A body the reference refuses with 400 (name not a string): its refusal carries the right headers and order of checks. */
 const refusedBody = new TextEncoder().encode('{"name":0}');
 

@@ -1,6 +1,7 @@
 import type { ContractOptions } from '../../../contract-tests/runner/contract-options.js';
 import type { ContractRun } from '../../../contract-tests/runner/run-contract.js';
 import { runKit } from '../support/run-kit.js';
+import type { OpenChoiceOptions } from './open-choice-petstore.js';
 import { referenceKeys, startReferenceServer } from './reference-server.js';
 import { createVirtualClock } from './virtual-clock.js';
 
@@ -36,20 +37,23 @@ export const referenceRuns: readonly ReferenceRun[] = [
 
 /**
  * Starts a fresh reference server on a virtual clock, runs the kit against it and stops the
- * server. With `stopAtFirstFailure` the run is cancelled at its first FAIL (for mutation testing:
+ * server (making `choices` differently, when given). With `stopAtFirstFailure` the run is cancelled at its first FAIL (for mutation testing:
  * one failure kills the mutant, the rest of the run would only cost time).
  *
  * @example const { run } = await runAgainstReference(referenceRuns[0]!);
  */
 export async function runAgainstReference(
   scenario: ReferenceRun,
-  options: { stopAtFirstFailure?: boolean; followRealTime?: boolean } = {},
+  options: { stopAtFirstFailure?: boolean; followRealTime?: boolean; choices?: OpenChoiceOptions } = {},
 ): Promise<{ run: ContractRun & { log: string[] }; firstFailure: string | undefined }> {
   const clock = createVirtualClock({
     startMs: Date.parse(scenario.startsAt),
     followRealTime: options.followRealTime ?? false,
   });
-  const server = await startReferenceServer({ clock });
+  const server = await startReferenceServer({
+    clock,
+    ...(options.choices === undefined ? {} : { choices: options.choices }),
+  });
   const cancel = new AbortController();
   let firstFailure: string | undefined;
   try {
