@@ -291,7 +291,7 @@ export class ContractHttpClient {
       prismViolations: [],
     };
     this.#hooks.onSend?.(exchange, { headers, body });
-    const judged = this.#state.judge.sent(apiRequest.method, headers, url);
+    const judged = this.#state.judge.sent(apiRequest.method, headers, url, this.#target.viaPrism && !bypassedPrism);
     try {
       const response = await request(url, {
         method: apiRequest.method as 'GET',

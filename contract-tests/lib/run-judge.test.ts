@@ -54,6 +54,18 @@ function judged(judge: RunJudge, ...exchanges: { exchange: Exchange; headers?: R
 }
 
 describe("the run's judge: the whole catalogue on every exchange", () => {
+  it('judges no step across a request sent through Prism (its client may send it upstream twice)', () => {
+    const judge = new RunJudge(spec, ['demo-pro']);
+    const first = exchange(10);
+    judge.answered(judge.sent('GET', { authorization: 'Bearer demo-pro' }), first);
+    // Through Prism: answered with two spent (a retry the kit never saw), then a direct request one lower.
+    judge.answered(judge.sent('GET', { authorization: 'Bearer demo-pro' }, '', true), exchange(8));
+    judge.answered(judge.sent('GET', { authorization: 'Bearer demo-pro' }), exchange(7));
+    const record = judge.recordOf('rate.remaining-exact');
+    expect(record.violations).toEqual([]);
+    expect(record.judged).toHaveLength(0);
+  });
+
   it('judges every answer by the response rules and each step of a key by the sequence rules', () => {
     const judge = new RunJudge(spec, ['demo-pro']);
     const record = judged(judge, { exchange: exchange(10) }, { exchange: exchange(8) });

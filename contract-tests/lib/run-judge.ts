@@ -64,20 +64,26 @@ export class RunJudge {
    * A request leaves. Its key is the bearer token it sends. A request that carries a key of the run
    * any other way (another spelling of the header, the query, a cookie, the key with a character
    * more) is in that key's sequence without being judged: a lenient server may count it on the
-   * key's budget, so no pair is judged across it. A CORS preflight is in no key's sequence.
+   * key's budget, so no pair is judged across it. A CORS preflight is in no key's sequence. A request
+   * sent through Prism is in its key's sequence without being judged in it: Prism's own client may
+   * send it upstream twice (a retry on a closed keep-alive connection), which the kit cannot see.
    */
-  sent(method: string, headers: Readonly<Record<string, string>>, url = ''): JudgeTicket {
+  sent(method: string, headers: Readonly<Record<string, string>>, url = '', throughPrism = false): JudgeTicket {
     const authorization = headers.authorization;
     const token = authorization === undefined ? null : bearerToken(authorization);
     if (this.#spec === undefined || isCorsPreflight(method, headers))
       return { sequence: this.#sequences.sent(null), judged: false };
+    if (throughPrism) return { sequence: this.#sequences.sent(this.#keyCarried(headers, url) ?? token), judged: false };
     if (token !== null && (this.#keys.length === 0 || this.#keys.includes(token)))
       return { sequence: this.#sequences.sent(token), judged: true };
-    const carried = this.#keys.find(
-      (key) => url.includes(key) || Object.values(headers).some((value) => value.includes(key)),
-    );
+    const carried = this.#keyCarried(headers, url);
     if (carried !== undefined) return { sequence: this.#sequences.sent(carried), judged: false };
     return { sequence: this.#sequences.sent(token), judged: true };
+  }
+
+  /** The run's key a request carries anywhere (header, URL), longest first. */
+  #keyCarried(headers: Readonly<Record<string, string>>, url: string): string | undefined {
+    return this.#keys.find((key) => url.includes(key) || Object.values(headers).some((value) => value.includes(key)));
   }
 
   /** Its answer came from the server: every rule of the catalogue judges it. */
