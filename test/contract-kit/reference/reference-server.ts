@@ -59,6 +59,7 @@ export function createReferenceHandler(
  */
 export async function startReferenceServer(options: ReferenceServerOptions): Promise<ReferenceServer> {
   const reference = createReferenceHandler(options);
+  // Stryker disable next-line ConditionalExpression: the mutation run serves the reference alone; the open-choice variants are test support (open-choices.test.ts)
   const chosen = options.choices === undefined ? reference : withOpenChoices(reference, options.choices);
   const handle = options.wrap?.(chosen) ?? chosen;
   const server = createServer((request, response) => {
