@@ -171,8 +171,8 @@ function bearerToken(header: string | undefined): string | undefined {
 function parseUtf8Json(body: Uint8Array): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
-    // Stryker disable next-line BlockStatement: equivalent: an empty catch returns undefined as well.
   } catch {
+    // Stryker disable next-line BlockStatement: equivalent: an empty catch returns undefined as well.
     return undefined;
   }
 }
