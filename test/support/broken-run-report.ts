@@ -6,7 +6,7 @@ import { createVirtualClock } from '../contract-kit/reference/virtual-clock.js';
 
 /** What a hostile server puts in its answers: markup, a closing style tag, line separators. */
 export const hostileText =
-  '<script>alert(1)</script> "><img src=x onerror=alert(2)> </style><b>x</b> \u2028\u2029 `${1}`';
+  '<script>alert(1)</script> "><img src=x onerror=alert(2)> </style><b>x</b> \u2028\u2029 {{constructor}}';
 
 /**
  * A broken and hostile Petstore: the reference server (test/contract-kit/reference) whose 401 is a
