@@ -1,3 +1,5 @@
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { ContractReport } from '../../contract-tests/report/report-model.js';
 import { runContract } from '../../contract-tests/runner/run-contract.js';
 import type { PlainRequest, PlainResponse } from '../contract-kit/reference/reference-petstore.js';
@@ -42,6 +44,8 @@ export async function brokenRunReport(): Promise<{ report: ContractReport; keys:
       rateLimitKey: referenceKeys.limited,
       clock,
       timeoutSeconds: 2,
+      // The shipped document, named as a user in the project's folder names it (no machine path in a screenshot).
+      specPath: relative(process.cwd(), fileURLToPath(new URL('../../spec/petstore.openapi.yaml', import.meta.url))),
       runId: 'html-fixture',
       seed: 45,
       // Two minutes of waiting on purpose (free on the virtual clock): the rate-limit key's 429, its Retry-After and the retry.
