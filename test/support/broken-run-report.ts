@@ -7,7 +7,7 @@ import { referenceKeys, startReferenceServer } from '../contract-kit/reference/r
 import { createVirtualClock } from '../contract-kit/reference/virtual-clock.js';
 
 /** What a hostile server puts in its answers: markup, a closing style tag, line separators. */
-export const hostileText =
+const hostileText =
   '<script>alert(1)</script> "><img src=x onerror=alert(2)> </style><b>x</b> \u2028\u2029 {{constructor}}';
 
 /**

@@ -80,7 +80,7 @@ document.addEventListener('click', (event) => {
 const hashOf = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /** The policy the page declares: nothing loads, only the page's own style and script run. */
-export const contentSecurityPolicy = [
+const contentSecurityPolicy = [
   "default-src 'none'",
   `style-src ${hashOf(styleSheet)}`,
   `script-src ${hashOf(script)}`,
