@@ -59,7 +59,7 @@ footer { color: var(--muted); font-size: 12px; border-top: 1px solid var(--line)
   table.stack tr > :first-child { border-top: 0; background: var(--soft); }
   table.stack td[data-label]::before { content: attr(data-label); display: block; color: var(--muted); font-size: 12px; }
 }
-@media print { .copy { display: none; } details { display: block; } }
+@media print { .copy { display: none; } }
 `;
 
 // Shows the copy buttons (hidden without a script) and copies a curl to the clipboard; selects it when the
