@@ -133,6 +133,19 @@ describe('HTML report', () => {
     expect(page).not.toContain('id="failures"');
     expect(page).not.toContain('id="rate-limits"');
     expectOnlyOwnMarkup(page);
+    const stopped = renderHtmlReport(
+      sampleReport([result({ status: 'SKIP', inconclusive: true, message: 'the run deadline was reached' })], {
+        verdict: 'INCONCLUSIVE',
+        conforms: false,
+        exitCode: 3,
+        stoppedBy: ['the run deadline was reached (--deadline 300 s)'],
+      }),
+    );
+    expect(stopped).toContain(
+      '<span class="verdict v-inconclusive">INCONCLUSIVE</span> <span class="muted">exit 3</span>',
+    );
+    expect(stopped).toContain('<dt>Stopped by</dt><dd>the run deadline was reached (--deadline 300 s)</dd>');
+    expect(stopped).toContain('Checks stopped by something outside their rule');
   });
 
   it('tells one key’s rate-limit story in words, and draws what the lab’s renderer reads', () => {
