@@ -10,6 +10,7 @@
 
 export { type CoverageMatrix, coverageMatrix } from './report/coverage-matrix.js';
 export { type FailureGroup, groupFailures } from './report/failure-groups.js';
+export { renderHtmlReport } from './report/html-report.js';
 export { renderHumanReport, renderSummaryLine } from './report/human-report.js';
 export { renderJsonReport } from './report/json-report.js';
 export { renderJunitReport } from './report/junit-report.js';

@@ -72,18 +72,30 @@ function remedyOf(message: string, thorough: boolean): string {
   return thorough ? 'a longer --deadline' : '--thorough';
 }
 
+/** A cell of the rule x dimension matrix a run could not afford, and what would check it. */
+export interface UnaffordedCell {
+  rule: string;
+  /** The dimension's title (`Time`, `Operation x key`). */
+  dimension: string;
+  status: 'INCONCLUSIVE' | 'not run';
+  /** The checks that stopped (SKIP with a reason); empty when no check of the cell ran. */
+  checks: string[];
+  /** The profile or flag that would judge it: `--thorough (or --window-wait N)`. */
+  remedy: string;
+}
+
 /**
  * Every cell of the rule x dimension matrix this run could not afford (INCONCLUSIVE or not run),
- * one line each with the checks and the profile or flag that would judge it: the list printed at
- * the end of a run, so that a cell nobody saw is never taken for a PASS.
+ * with the checks and the profile or flag that would judge it: printed at the end of a run and
+ * drawn by the HTML report, so that a cell nobody saw is never taken for a PASS.
  *
- * @example unaffordedCells(results, false)[0] // '§8.1 x Time: INCONCLUSIVE (rate.day-rollover): --thorough (or --window-wait N) would check it'
+ * @example unaffordedCellList(results, false)[0] // { rule: '§8.1', dimension: 'Time', status: 'INCONCLUSIVE', checks: ['rate.day-rollover'], remedy: '--thorough (or --window-wait N)' }
  */
-export function unaffordedCells(results: readonly CheckResult[], thorough: boolean): string[] {
+export function unaffordedCellList(results: readonly CheckResult[], thorough: boolean): UnaffordedCell[] {
   const matrix = dimensionMatrix(results);
   const titles = new Map(matrix.columns.map((column) => [column.id, column.title]));
   return matrix.rows.flatMap((row) =>
-    Object.entries(row.cells).flatMap(([dimension, cell]) => {
+    Object.entries(row.cells).flatMap(([dimension, cell]): UnaffordedCell[] => {
       if (cell.status !== 'INCONCLUSIVE' && cell.status !== 'not run') return [];
       const stopped = results.filter(
         (result) => cell.checks.includes(result.id) && result.status === 'SKIP' && result.message !== undefined,
@@ -94,10 +106,27 @@ export function unaffordedCells(results: readonly CheckResult[], thorough: boole
             ? 'a longer --deadline'
             : '--thorough'
           : remedyOf(stopped.map((result) => result.message).join(' '), thorough);
-      const names = stopped.length === 0 ? 'no check ran' : stopped.map((result) => result.id).join(', ');
       return [
-        `${row.rule} x ${titles.get(dimension as never) ?? dimension}: ${cell.status} (${names}): ${remedy} would check it`,
+        {
+          rule: row.rule,
+          dimension: titles.get(dimension as never) ?? dimension,
+          status: cell.status,
+          checks: stopped.map((result) => result.id),
+          remedy,
+        },
       ];
     }),
+  );
+}
+
+/**
+ * The cells of `unaffordedCellList` as the lines printed at the end of a run.
+ *
+ * @example unaffordedCells(results, false)[0] // '§8.1 x Time: INCONCLUSIVE (rate.day-rollover): --thorough (or --window-wait N) would check it'
+ */
+export function unaffordedCells(results: readonly CheckResult[], thorough: boolean): string[] {
+  return unaffordedCellList(results, thorough).map(
+    (cell) =>
+      `${cell.rule} x ${cell.dimension}: ${cell.status} (${cell.checks.length === 0 ? 'no check ran' : cell.checks.join(', ')}): ${cell.remedy} would check it`,
   );
 }

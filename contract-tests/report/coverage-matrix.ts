@@ -53,7 +53,8 @@ export function coverageMatrix(results: readonly CheckResult[]): CoverageMatrix 
   for (const result of results) {
     const column = result.operation ?? everyResponseColumn;
     if (!operations.includes(column)) operations.push(column);
-    const cells = rows.get(result.rule) ?? {};
+    // No prototype: an operation or rule named `constructor` or `__proto__` (a generic document's) is a cell like any other.
+    const cells = rows.get(result.rule) ?? (Object.create(null) as Record<string, MatrixCell>);
     rows.set(result.rule, cells);
     const cell = (cells[column] ??= { status: result.status, counts: {}, cases: 0 });
     cell.counts[result.status] = (cell.counts[result.status] ?? 0) + 1;

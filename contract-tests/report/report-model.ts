@@ -57,6 +57,8 @@ export interface ContractReport {
     timeoutSeconds: number;
     maxRequests: number;
     maxWaitSeconds: number;
+    /** The run's profile was --thorough (it decides what would check a cell the run could not afford). */
+    thorough?: boolean;
     /** Seconds the run could wait on purpose to watch windows (--window-wait). */
     windowWaitSeconds?: number;
     namePrefix: string;
@@ -73,6 +75,8 @@ export interface ContractReport {
   };
   /** Requests sent, by the key they drew on (masked), e.g. { 'main key demo…(8)': 120, anonymous: 60 }. */
   requestsByKey?: Record<string, number>;
+  /** Every request of the run on the key it drew on, with its time and answer: the HTML report's timeline. */
+  requestTimeline?: RequestTimeline;
   /** Categories the run created on the server (the interface has no delete). */
   createdCategories?: number;
   /** The most it could have created: the bound printed before its first request that could create data. */
@@ -135,4 +139,35 @@ export interface FailureGroup {
   evidence: Evidence | undefined;
   /** A curl that sends the evidence's request again (the keys as shell variables), when the run kept it. */
   curl?: string;
+}
+
+/**
+ * The run's requests per key, as sent: when, and what came back. Compact (a run sends about a
+ * thousand): times are ms after `fromMs`, and only what the timeline draws is kept.
+ */
+export interface RequestTimeline {
+  /** The first request's time on the kit's clock (ms since the epoch; virtual under a virtual clock). */
+  fromMs: number;
+  /** The last answer's time, ms after `fromMs`. */
+  toMs: number;
+  keys: KeyTimeline[];
+}
+
+/** One key's requests, in the order sent. */
+export interface KeyTimeline {
+  /** The key as `requestsByKey` names it (masked): `main key demo…(8)`, `no key (auth probes)`. */
+  key: string;
+  /** The smallest X-RateLimit-Limit the server announced on this key (its per-minute budget), when it did. */
+  announcedLimit?: number;
+  requests: TimedRequest[];
+}
+
+/** One request: sent `atMs` after the timeline's start; `status` undefined when no answer came. */
+export interface TimedRequest {
+  atMs: number;
+  status?: number;
+  /** The Error body's `code`, when the answer had one (`rate_limited`, `key_banned`). */
+  code?: string;
+  /** The wait a 429 asked for (Retry-After), in seconds. */
+  retryAfterSeconds?: number;
 }

@@ -16,6 +16,7 @@ import { budgetLine, unaffordedCells } from '../lib/run-profile.js';
 import { createRunState } from '../lib/run-state.js';
 import { waitLine } from '../report/progress-text.js';
 import { type CheckResult, type ContractReport, summarise, type Verdict } from '../report/report-model.js';
+import { requestTimeline } from '../report/request-timeline.js';
 import { callOf, listCategories } from '../suite/operations.js';
 import { type ContractOptions, resolveContractOptions } from './contract-options.js';
 import { ContractRunError } from './contract-run-error.js';
@@ -232,6 +233,11 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
           : 'CONFORMS';
     const exitCode = verdict === 'CONFORMS' ? 0 : verdict === 'INCONCLUSIVE' ? 3 : 1;
     const masked = (key: string) => maskSecret(key);
+    const keyNames = {
+      main: `main key ${masked(settings.apiKey)}`,
+      anonymous: 'no key (auth probes)',
+      'rate-limit': `rate-limit key ${masked(settings.rateLimitKey ?? '')}`,
+    };
     const report: ContractReport = {
       tool: { name: 'petstore-contract', version: kitVersion },
       runId,
@@ -250,6 +256,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         timeoutSeconds: settings.timeoutSeconds,
         maxRequests: settings.maxRequests,
         maxWaitSeconds: settings.maxWaitSeconds,
+        thorough: settings.thorough,
         windowWaitSeconds: settings.windowWaitSeconds,
         namePrefix: `contract-test-${runId}`,
         deadlineSeconds: settings.deadlineSeconds,
@@ -266,12 +273,13 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
         ),
       },
       requestsByKey: {
-        [`main key ${masked(settings.apiKey)}`]: state.requestsByIdentity.main + 1,
-        'no key (auth probes)': state.requestsByIdentity.anonymous,
+        [keyNames.main]: state.requestsByIdentity.main + 1,
+        [keyNames.anonymous]: state.requestsByIdentity.anonymous,
         ...(settings.rateLimitKey === undefined
           ? {}
-          : { [`rate-limit key ${masked(settings.rateLimitKey)}`]: state.requestsByIdentity['rate-limit'] }),
+          : { [keyNames['rate-limit']]: state.requestsByIdentity['rate-limit'] }),
       },
+      requestTimeline: requestTimeline(state.exchanges, keyNames),
       createdCategories: state.created,
       mayCreateCategories: mayCreate,
       results,

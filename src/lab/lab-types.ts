@@ -126,28 +126,8 @@ export interface DashboardClient {
   verdicts: Verdict[];
 }
 
-/** What `renderTimelineSvg` draws. */
-export interface TimelineInput {
-  /** Virtual ms. */
-  from: number;
-  to: number;
-  clients: {
-    /** As recorded: a demo key's name, a masked key, a replay pseudonym or "anonymous <address>". */
-    client: string;
-    /** The name people know the client by (a `--key` label) when `client` is a pseudonym. */
-    label?: string;
-    plan: string;
-    limits: LabLimits;
-    /**
-     * Any number (dense stretches are merged per pixel column). `code` tells a `rate_limited` 429 from a
-     * `key_banned` one (without it, a 429 inside a ban is taken as the ban's); `retryAfterSeconds` is the
-     * wait a 429 asked for.
-     */
-    requests: { atMs: number; status: number; code?: string | null; retryAfterSeconds?: number }[];
-    bans: { fromMs: number; toMs: number }[];
-  }[];
-  title?: string;
-}
+/** What `renderTimelineSvg` draws (the drawing lives in spec/, shared with the contract kit's HTML report). */
+export type { TimelineInput } from '../../spec/timeline-input.js';
 
 /**
  * One request as the lab sees it: what the core knows at the end of each request (the rate

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { renderHtmlReport } from '../../contract-tests/report/html-report.js';
 import { renderHumanReport } from '../../contract-tests/report/human-report.js';
 import { renderJsonReport } from '../../contract-tests/report/json-report.js';
 import { renderJunitReport } from '../../contract-tests/report/junit-report.js';
@@ -24,6 +25,7 @@ describe('the kit against hostile servers', () => {
     renderJsonReport(report),
     renderJunitReport(report),
     renderMarkdownReport(report),
+    renderHtmlReport(report),
   ];
 
   it('a server answering every request with 429 and Retry-After 999999 is never CONFORMS, and no check passes without evidence', async () => {
@@ -124,8 +126,8 @@ describe('the kit against hostile servers', () => {
   it('escapes control characters on the terminal and keeps them faithfully in JSON and JUnit', async () => {
     server = await startFakePetstore({ faults: ['text-error-body'], hostile: { kind: 'escape-sequences' } });
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, readOnly: true });
-    const [human, json, junit, markdown] = allReports(run.report);
-    for (const text of [human!, markdown!]) expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
+    const [human, json, junit, markdown, html] = allReports(run.report);
+    for (const text of [human!, markdown!, html!]) expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f\u202e]/);
     expect(human).toContain('\\x1b[2J');
     expect(JSON.stringify(JSON.parse(json!))).toContain(JSON.stringify(hostileText).slice(1, -1));
     expect(junit).toContain('\\x1b[32mVerdict: CONFORMS');

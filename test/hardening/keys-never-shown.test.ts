@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { renderHtmlReport } from '../../contract-tests/report/html-report.js';
 import { renderHumanReport } from '../../contract-tests/report/human-report.js';
 import { renderJsonReport } from '../../contract-tests/report/json-report.js';
 import { renderJunitReport } from '../../contract-tests/report/junit-report.js';
@@ -254,6 +255,7 @@ describe('the kit: its reports in every format and its log (rows 7 and 8)', () =
         json: renderJsonReport(run.report),
         junit: renderJunitReport(run.report),
         markdown: renderMarkdownReport(run.report),
+        html: renderHtmlReport(run.report),
         log: run.log.join('\n'),
       };
       expect(Object.entries(outputs).flatMap(([output, text]) => shownRuns(`the kit's ${output}`, text))).toEqual([]);

@@ -1,6 +1,4 @@
-import { demoKeys } from '../core/config/mock-config.js';
-import type { TimelineInput } from './lab-types.js';
-import { keyPseudonym } from './replay-input.js';
+import type { TimelineInput } from './timeline-input.js';
 import { escapeXml, fmt, fontSizes, formatCount, isoShort, textElement, textWidth } from './timeline-text.js';
 
 // One client's lane of the timeline: its requests measured (each one's minute), its outcome colours, and
@@ -40,16 +38,16 @@ export interface MeasuredLane {
   dense: boolean;
 }
 
-const demoKeyByPseudonym = new Map(demoKeys.map(({ key }) => [keyPseudonym(key), key]));
-const demoKeyNames = new Set(demoKeys.map(({ key }) => key));
+/** What people call a client, by its recorded name, and the other name a known client is recorded under. */
+export interface LaneNames {
+  /** Recorded name (a replay pseudonym) -> the name people know (a `--key` label, a demo key). */
+  names?: Readonly<Record<string, string>>;
+  /** A client's name -> the other name it is recorded under (a demo key -> its export pseudonym). */
+  aliases?: Readonly<Record<string, string>>;
+}
 
 /** Orders a lane's requests, counts each one's minute and chooses the lane's scale and labels. */
-export function measureLane(
-  lane: Lane,
-  from: number,
-  to: number,
-  names: Readonly<Record<string, string>> | undefined,
-): MeasuredLane {
+export function measureLane(lane: Lane, from: number, to: number, { names, aliases }: LaneNames): MeasuredLane {
   const requests = lane.requests
     .filter((request) => request.atMs >= from && request.atMs <= to)
     .sort((a, b) => a.atMs - b.atMs);
@@ -71,17 +69,14 @@ export function measureLane(
   // The scale reaches the budget line when it is within reach of the traffic, else the traffic alone.
   const scaleMax = niceCeiling(Math.max(peak, limit > 0 && limit <= peak * 4 ? limit : 0, 1) * 1.1);
 
-  const known =
-    lane.label ??
-    (names !== undefined && Object.hasOwn(names, lane.client) ? names[lane.client] : undefined) ??
-    demoKeyByPseudonym.get(lane.client);
+  const known = lane.label ?? ownValue(names, lane.client);
   const name = known !== undefined && known !== lane.client ? known : lane.client;
-  const alias = name !== lane.client ? lane.client : demoKeyNames.has(lane.client) ? keyPseudonym(lane.client) : null;
+  const alias = name !== lane.client ? lane.client : (ownValue(aliases, lane.client) ?? null);
   const refused = marks.filter((mark) => mark.outcome === 'banned' || mark.outcome === 'rate-limited').length;
   const texts = [
     name,
     ...(alias === null ? [] : [alias]),
-    `${lane.plan}${limit > 0 ? ` · ${formatCount(limit)}/min, ${formatCount(lane.limits.perDay)}/day` : ''}`,
+    `${lane.plan}${limit > 0 ? ` · ${formatCount(limit)}/min${lane.limits.perDay > 0 ? `, ${formatCount(lane.limits.perDay)}/day` : ''}` : ''}`,
     `${formatCount(lane.requests.length)} request${lane.requests.length === 1 ? '' : 's'}${refused > 0 ? ` · ${formatCount(refused)}× 429` : ''}${lane.bans.length > 0 ? ` · ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}`,
   ];
   return {
@@ -96,6 +91,10 @@ export function measureLane(
     scaleLabel: formatCount(scaleMax),
     dense: false,
   };
+}
+
+function ownValue(record: Readonly<Record<string, string>> | undefined, key: string): string | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 /** A 429 is a ban's when its code says so or, without a code, when it falls inside a ban. */

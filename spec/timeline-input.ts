@@ -1,0 +1,27 @@
+/**
+ * What the timeline picture draws (spec/timeline-svg.ts): the lab's recorded traffic, a replay, and
+ * the contract kit's requests per key. Here, below all three, so the mock's lab and the kit draw
+ * with one renderer (docs/decisions/045-self-contained-html-report.md).
+ */
+export interface TimelineInput {
+  /** Virtual ms. */
+  from: number;
+  to: number;
+  clients: {
+    /** As recorded: a demo key's name, a masked key, a replay pseudonym or "anonymous <address>". */
+    client: string;
+    /** The name people know the client by (a `--key` label) when `client` is a pseudonym. */
+    label?: string;
+    plan: string;
+    /** The budget drawn as a line (per minute) and named in the label; 0 when unknown (a day of 0 is not named). */
+    limits: { perMinute: number; perDay: number };
+    /**
+     * Any number (dense stretches are merged per pixel column). `code` tells a `rate_limited` 429 from a
+     * `key_banned` one (without it, a 429 inside a ban is taken as the ban's); `retryAfterSeconds` is the
+     * wait a 429 asked for.
+     */
+    requests: { atMs: number; status: number; code?: string | null; retryAfterSeconds?: number }[];
+    bans: { fromMs: number; toMs: number }[];
+  }[];
+  title?: string;
+}
