@@ -19,6 +19,7 @@ import { readYamlFileText } from '../server/config-file.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
+import { readPrismHabits } from './prism-habits.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
@@ -29,6 +30,8 @@ Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
        petstore-mock [SPEC] [options] -- COMMAND [ARGS]   run COMMAND (a test run) against the mock, then stop:
                            it gets PETSTORE_BASE_URL; the exit code is its own, or 1 when it passed and a
                            --min-coverage or --fail-on gate failed; the port is a free one unless --port says
+       petstore-mock mock SPEC [options]    the same, as Prism says it; Prism's options are read too
+                           (--errors, --cors, -m, --verboseLevel: docs/mock.md, From Prism)
        petstore-mock replay FILE [options]  replay a HAR or an exported log (petstore-mock replay --help)
        petstore-mock proxy URL [options]    judge real traffic to a server (petstore-mock proxy --help)
 
@@ -130,7 +133,13 @@ const options = {
   version: { type: 'boolean', short: 'v' },
 } as const;
 
-async function main(argv: string[]): Promise<number> {
+async function main(given: string[]): Promise<number> {
+  const prism = readPrismHabits(given);
+  if ('error' in prism) {
+    printError(prism.error);
+    return 2;
+  }
+  const { argv } = prism;
   if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));
   // Loaded only when asked for: the mock's own start-up pays nothing for the proxy.
   if (argv[0] === 'proxy') return (await import('./proxy-command.js')).runProxyCommand(argv.slice(1));
@@ -176,6 +185,11 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const specPath = positionals[0] ?? values.spec;
+  // Prism fetches a document given by URL; the mock reads files only (a spec does not fetch at start).
+  if (specPath !== undefined && /^https?:\/\//i.test(specPath)) {
+    printError(`the spec must be a file, got the URL ${specPath}: download it first (curl -fsSLo openapi.yaml URL)`);
+    return 2;
+  }
   // Before the spec is read: the audit then admits patterns RE2 cannot run, each match under a budget.
   if (values['unsafe-patterns']) allowUnsafePatterns();
   // With a command, $PORT is not read: a CI job's PORT is often another server's, and the command is told the address.
@@ -214,6 +228,7 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const logger = createConsoleLogger({ verbose: values.verbose, quiet: values.quiet });
+  for (const note of prism.notes) logger.info(note);
 
   let mock;
   try {
@@ -241,6 +256,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const config = {
       ...(fileConfig ?? {}),
+      ...prism.config,
       ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
       ...(values['allow-remote-control'] ? { allowRemoteControl: true } : {}),
       ...(values['allowed-hosts']
