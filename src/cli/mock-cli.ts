@@ -22,6 +22,7 @@ import { allowedHostsOption } from './allowed-hosts-option.js';
 import { readPrismHabits } from './prism-habits.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
+import { scenarioBanner } from './scenario-banner.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
@@ -231,6 +232,8 @@ async function main(given: string[]): Promise<number> {
   for (const note of prism.notes) logger.info(note);
 
   let mock;
+  // The scenario the default session starts from, and the files it came from, for the banner.
+  let startScenario: { scenario: Scenario; sources: string[] } | undefined;
   try {
     const fileConfig = values.config ? await readConfigFile(values.config) : undefined;
     const upstream = values.proxy ?? fileConfig?.proxy;
@@ -281,6 +284,10 @@ async function main(given: string[]): Promise<number> {
         Object.assign(config, {
           scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]),
         });
+      startScenario = {
+        scenario: (config as { scenario?: Scenario }).scenario ?? fileConfig!.scenario!,
+        sources: [...(fileConfig?.scenario ? [`config ${values.config}`] : []), ...(values.scenario ?? [])],
+      };
     }
     mock = await startMockServer({
       port,
@@ -327,6 +334,14 @@ async function main(given: string[]): Promise<number> {
     logger.info(
       `  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`,
     );
+  }
+  if (startScenario !== undefined) {
+    try {
+      for (const line of await scenarioBanner(mock.app, startScenario.scenario, startScenario.sources))
+        logger.info(line);
+    } catch (error) {
+      logger.warn(`Failed to read back the scenario applied: ${(error as Error).message}`);
+    }
   }
   if (values.watch)
     watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, {

@@ -56,9 +56,16 @@ export function measureLane(
   const marks: MeasuredLane['marks'] = [];
   let windowStart = 0;
   let peak = 0;
+  const spent = lane.spentBefore;
+  // The first request the scenario's count applies to: those before it are in its count already.
+  const firstAfterSpent = spent === undefined ? 0 : requests.findIndex((request) => request.atMs >= spent.atMs);
   requests.forEach((request, index) => {
     while (requests[windowStart]!.atMs <= request.atMs - minuteMs) windowStart += 1;
-    const perMinute = index - windowStart + 1;
+    const spentMinute =
+      spent !== undefined && request.atMs >= spent.atMs && request.atMs < spent.minuteStartMs + minuteMs;
+    const perMinute = spentMinute
+      ? spent.count + index - Math.max(windowStart, firstAfterSpent) + 1
+      : index - windowStart + 1;
     peak = Math.max(peak, perMinute);
     marks.push({
       atMs: request.atMs,
@@ -82,7 +89,7 @@ export function measureLane(
     name,
     ...(alias === null ? [] : [alias]),
     `${lane.plan}${limit > 0 ? ` · ${formatCount(limit)}/min, ${formatCount(lane.limits.perDay)}/day` : ''}`,
-    `${formatCount(lane.requests.length)} request${lane.requests.length === 1 ? '' : 's'}${refused > 0 ? ` · ${formatCount(refused)}× 429` : ''}${lane.bans.length > 0 ? ` · ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}`,
+    `${formatCount(lane.requests.length)} request${lane.requests.length === 1 ? '' : 's'}${refused > 0 ? ` · ${formatCount(refused)}× 429` : ''}${lane.bans.length > 0 ? ` · ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}${spent !== undefined && spent.count > 0 ? ` · ${formatCount(spent.count)} spent before` : ''}`,
   ];
   return {
     lane,
