@@ -115,9 +115,11 @@ function failureOf(observation: Pick<LabObservation, 'status' | 'fault'>): strin
 /** Folds one request into the state, in place. Observations come in time order; `other` ones are ignored. */
 export function observeResilience(state: ResilienceState, observation: LabObservation): ResilienceState {
   if (observation.outcome === 'other') return state;
+  const failure = failureOf(observation);
+  // The common case, on every request of the mock: nothing failed and nothing is being retried.
+  if (failure === null && state.pending.length === 0) return state;
   const now = observation.atMs;
   const request = `${observation.method} ${observation.path}`;
-  const failure = failureOf(observation);
   const index = state.pending.findIndex((entry) => entry.request === request);
   let pending = index === -1 ? undefined : state.pending[index];
   if (pending !== undefined && now - pending.atMs > sameRequestWindowMs) {
