@@ -31,7 +31,14 @@ export function drawAxis(geometry: {
 }
 
 /** The legend, wrapped to the picture's width: outcomes, ban, wait, budget, and what the height means. */
-export function drawLegend(context: { top: number; width: number; dense: boolean; aliases: boolean }): {
+export function drawLegend(context: {
+  top: number;
+  width: number;
+  dense: boolean;
+  aliases: boolean;
+  /** A lane counts what a scenario had spent before its requests. */
+  spent?: boolean;
+}): {
   elements: string[];
   bottom: number;
 } {
@@ -57,7 +64,9 @@ export function drawLegend(context: { top: number; width: number; dense: boolean
     },
   ];
   const notes = [
-    'Height: the client’s requests in the 60 s up to each one.',
+    context.spent
+      ? 'Height: the client’s requests in the 60 s up to each one, with what a scenario had spent of its minute before.'
+      : 'Height: the client’s requests in the 60 s up to each one.',
     ...(context.dense ? ['Dense stretches: the marks of one pixel column are merged into one stroke.'] : []),
     ...(context.aliases ? ['Grey under a name: the client’s pseudonym in the export.'] : []),
   ];

@@ -22,6 +22,12 @@ export interface TimelineInput {
      */
     requests: { atMs: number; status: number; code?: string | null; retryAfterSeconds?: number }[];
     bans: { fromMs: number; toMs: number }[];
+    /**
+     * What the client had already spent of its minute when a scenario (or a recording's starting state)
+     * set it at `atMs`: `count` requests in the minute window that began at `minuteStartMs`. Requests
+     * from `atMs` to that window's end are drawn as high as the limiter counted them.
+     */
+    spentBefore?: { atMs: number; minuteStartMs: number; count: number };
   }[];
   title?: string;
 }

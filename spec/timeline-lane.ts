@@ -54,9 +54,16 @@ export function measureLane(lane: Lane, from: number, to: number, { names, alias
   const marks: MeasuredLane['marks'] = [];
   let windowStart = 0;
   let peak = 0;
+  const spent = lane.spentBefore;
+  // The first request the scenario's count applies to: those before it are in its count already.
+  const firstAfterSpent = spent === undefined ? 0 : requests.findIndex((request) => request.atMs >= spent.atMs);
   requests.forEach((request, index) => {
     while (requests[windowStart]!.atMs <= request.atMs - minuteMs) windowStart += 1;
-    const perMinute = index - windowStart + 1;
+    const spentMinute =
+      spent !== undefined && request.atMs >= spent.atMs && request.atMs < spent.minuteStartMs + minuteMs;
+    const perMinute = spentMinute
+      ? spent.count + index - Math.max(windowStart, firstAfterSpent) + 1
+      : index - windowStart + 1;
     peak = Math.max(peak, perMinute);
     marks.push({
       atMs: request.atMs,
@@ -77,7 +84,7 @@ export function measureLane(lane: Lane, from: number, to: number, { names, alias
     name,
     ...(alias === null ? [] : [alias]),
     `${lane.plan}${limit > 0 ? ` · ${formatCount(limit)}/min${lane.limits.perDay > 0 ? `, ${formatCount(lane.limits.perDay)}/day` : ''}` : ''}`,
-    `${formatCount(lane.requests.length)} request${lane.requests.length === 1 ? '' : 's'}${refused > 0 ? ` · ${formatCount(refused)}× 429` : ''}${lane.bans.length > 0 ? ` · ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}`,
+    `${formatCount(lane.requests.length)} request${lane.requests.length === 1 ? '' : 's'}${refused > 0 ? ` · ${formatCount(refused)}× 429` : ''}${lane.bans.length > 0 ? ` · ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}${spent !== undefined && spent.count > 0 ? ` · ${formatCount(spent.count)} spent before` : ''}`,
   ];
   return {
     lane,

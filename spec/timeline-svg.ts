@@ -111,7 +111,8 @@ export function renderTimelineSvg(input: TimelineInput, options: TimelineOptions
   const axisY = y - laneGap + 4;
   body.push(...drawAxis({ axisY, left, plotWidth, width, from, to, x }));
 
-  const legend = drawLegend({ top: axisY + 38, width, dense, aliases });
+  const spent = lanes.some((lane) => (lane.lane.spentBefore?.count ?? 0) > 0);
+  const legend = drawLegend({ top: axisY + 38, width, dense, aliases, spent });
   body.push(...legend.elements);
   const height = Math.ceil(legend.bottom + 10);
   return [

@@ -19,8 +19,10 @@ import { readYamlFileText } from '../server/config-file.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
+import { readPrismHabits } from './prism-habits.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
+import { scenarioBanner } from './scenario-banner.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
@@ -29,6 +31,8 @@ Usage: petstore-mock [SPEC] [options]        (npm start -- [SPEC] [options])
        petstore-mock [SPEC] [options] -- COMMAND [ARGS]   run COMMAND (a test run) against the mock, then stop:
                            it gets PETSTORE_BASE_URL; the exit code is its own, or 1 when it passed and a
                            --min-coverage or --fail-on gate failed; the port is a free one unless --port says
+       petstore-mock mock SPEC [options]    the same, as Prism says it; Prism's options are read too
+                           (--errors, --cors, -m, --verboseLevel: docs/mock.md, From Prism)
        petstore-mock replay FILE [options]  replay a HAR or an exported log (petstore-mock replay --help)
        petstore-mock proxy URL [options]    judge real traffic to a server (petstore-mock proxy --help)
 
@@ -130,7 +134,13 @@ const options = {
   version: { type: 'boolean', short: 'v' },
 } as const;
 
-async function main(argv: string[]): Promise<number> {
+async function main(given: string[]): Promise<number> {
+  const prism = readPrismHabits(given);
+  if ('error' in prism) {
+    printError(prism.error);
+    return 2;
+  }
+  const { argv } = prism;
   if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));
   // Loaded only when asked for: the mock's own start-up pays nothing for the proxy.
   if (argv[0] === 'proxy') return (await import('./proxy-command.js')).runProxyCommand(argv.slice(1));
@@ -176,6 +186,11 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const specPath = positionals[0] ?? values.spec;
+  // Prism fetches a document given by URL; the mock reads files only (a spec does not fetch at start).
+  if (specPath !== undefined && /^https?:\/\//i.test(specPath)) {
+    printError(`the spec must be a file, got the URL ${specPath}: download it first (curl -fsSLo openapi.yaml URL)`);
+    return 2;
+  }
   // Before the spec is read: the audit then admits patterns RE2 cannot run, each match under a budget.
   if (values['unsafe-patterns']) allowUnsafePatterns();
   // With a command, $PORT is not read: a CI job's PORT is often another server's, and the command is told the address.
@@ -214,8 +229,11 @@ async function main(argv: string[]): Promise<number> {
     }
   }
   const logger = createConsoleLogger({ verbose: values.verbose, quiet: values.quiet });
+  for (const note of prism.notes) logger.info(note);
 
   let mock;
+  // The scenario the default session starts from, and the files it came from, for the banner.
+  let startScenario: { scenario: Scenario; sources: string[] } | undefined;
   try {
     const fileConfig = values.config ? await readConfigFile(values.config) : undefined;
     const upstream = values.proxy ?? fileConfig?.proxy;
@@ -241,6 +259,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const config = {
       ...(fileConfig ?? {}),
+      ...prism.config,
       ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
       ...(values['allow-remote-control'] ? { allowRemoteControl: true } : {}),
       ...(values['allowed-hosts']
@@ -265,6 +284,10 @@ async function main(argv: string[]): Promise<number> {
         Object.assign(config, {
           scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]),
         });
+      startScenario = {
+        scenario: (config as { scenario?: Scenario }).scenario ?? fileConfig!.scenario!,
+        sources: [...(fileConfig?.scenario ? [`config ${values.config}`] : []), ...(values.scenario ?? [])],
+      };
     }
     mock = await startMockServer({
       port,
@@ -311,6 +334,14 @@ async function main(argv: string[]): Promise<number> {
     logger.info(
       `  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`,
     );
+  }
+  if (startScenario !== undefined) {
+    try {
+      for (const line of await scenarioBanner(mock.app, startScenario.scenario, startScenario.sources))
+        logger.info(line);
+    } catch (error) {
+      logger.warn(`Failed to read back the scenario applied: ${(error as Error).message}`);
+    }
   }
   if (values.watch)
     watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, {

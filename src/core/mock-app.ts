@@ -177,7 +177,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     warned: { drops: false, evictions: false },
     serveControl: (record) => handleControlRequest(record.request, record.path, record.session, controlRuntime),
     controlAccessAllowed: (request) => controlAccessAllowed(request, config),
-    observeLab: (record) => lab.observe(record.session, labRequestOf(record)),
+    observeLab: (record, logged) => lab.observe(record.session, labRequestOf(record, logged)),
     observers: options.observers ?? [],
   };
   const controlRuntime: ControlRuntime = {

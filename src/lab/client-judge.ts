@@ -1,4 +1,10 @@
 import { isoOf, type LabBanPolicy, type LabLimits, type LabObservation, type Verdict } from './lab-types.js';
+import {
+  createResilienceState,
+  observeResilience,
+  type ResilienceState,
+  resilienceVerdicts,
+} from './resilience-judge.js';
 
 /**
  * An incremental judge of one client's behaviour after 429s (issue 12 section 1). The state is a
@@ -63,6 +69,9 @@ export interface ClientJudgeState {
   deprecatedFirstAtMs: number | null;
   deprecatedLastAtMs: number | null;
   deprecatedOperations: string[];
+
+  // retries-idempotent, no-blind-resend, bounded-attempts
+  resilience: ResilienceState;
 }
 
 export interface RetrySample {
@@ -136,6 +145,7 @@ export function createClientJudgeState(
     deprecatedFirstAtMs: null,
     deprecatedLastAtMs: null,
     deprecatedOperations: [],
+    resilience: createResilienceState(),
   };
 }
 
@@ -250,16 +260,18 @@ export function observeClient(state: ClientJudgeState, observation: LabObservati
     if (!state.deprecatedOperations.includes(name) && state.deprecatedOperations.length < maxDeprecatedOperations)
       state.deprecatedOperations.push(name);
   }
+  observeResilience(state.resilience, observation);
   return state;
 }
 
-/** The four verdicts of a client, in a fixed order. */
+/** The seven verdicts of a client, in a fixed order: after 429s, the deprecated operation, then its resilience. */
 export function clientVerdicts(state: ClientJudgeState, banPolicy: LabBanPolicy): Verdict[] {
   return [
     retryAfterVerdict(state),
     backoffVerdict(state),
     hammeringVerdict(state, banPolicy),
     deprecatedVerdict(state),
+    ...resilienceVerdicts(state.resilience),
   ];
 }
 

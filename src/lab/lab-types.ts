@@ -4,6 +4,7 @@
  *
  * Browser-safe: plain data only, no Node types.
  */
+import type { RequestLogEntry } from '../core/state/request-log.js';
 
 /** A client's budget: requests per minute and per day. */
 export interface LabLimits {
@@ -19,7 +20,15 @@ export interface LabBanPolicy {
   durationMs: number;
 }
 
-export type VerdictRule = 'retry-after-honoured' | 'backoff-growing' | 'no-hammering' | 'deprecated-operation';
+export type VerdictRule =
+  | 'retry-after-honoured'
+  | 'backoff-growing'
+  | 'no-hammering'
+  | 'deprecated-operation'
+  // The client's resilience to failed answers (resilience-judge.ts).
+  | 'retries-idempotent'
+  | 'no-blind-resend'
+  | 'bounded-attempts';
 export type VerdictOutcome = 'pass' | 'fail' | 'not-exercised' | 'info';
 
 export interface Verdict {
@@ -171,6 +180,12 @@ export interface LabObservation {
   deprecated?: { sunset: string | null };
   /** This request found one of the client's windows (minute or day) over and a new one began. */
   windowReset: boolean;
+  /** The fault the mock gave the answer, as the request log records it (`RequestLogEntry.fault`). */
+  fault?: RequestLogEntry['fault'];
+  /** The latency the mock added before answering, as the request log records it (ms). */
+  delayMs?: number;
+  /** The request's `Idempotency-Key` header, when it sent one (cut to 200 characters). */
+  idempotencyKey?: string;
 }
 
 /** ISO string of a virtual time. */

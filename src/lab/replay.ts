@@ -279,6 +279,10 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
 
   const fromMs = requests[0]!.atMs + timeShiftMs;
   const toMs = now;
+  const startSpent =
+    start === null || startIndex === -1 || startIndex === requests.length
+      ? new Map<string, SpentBefore>()
+      : spentInStart(start.scenario, Math.min(start.atMs ?? fromMs, requests[startIndex]!.atMs));
   const report = buildLabReport(lab, {
     session: options.session ?? 'replay',
     clock: clockStateAt(toMs),
@@ -303,15 +307,37 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
       from: fromMs,
       to: Math.max(toMs, fromMs + 1000),
       ...(options.title !== undefined ? { title: options.title } : {}),
-      clients: laneList.map((lane) => ({
-        client: lane.summary.client,
-        plan: lane.summary.plan,
-        limits: lane.limits,
-        requests: lane.requests,
-        bans: lane.bans,
-      })),
+      clients: laneList.map((lane) => {
+        const spent = startSpent.get(lane.summary.client);
+        return {
+          client: lane.summary.client,
+          plan: lane.summary.plan,
+          limits: lane.limits,
+          requests: lane.requests,
+          bans: lane.bans,
+          ...(spent === undefined ? {} : { spentBefore: spent }),
+        };
+      }),
     },
   };
+}
+
+type SpentBefore = NonNullable<TimelineInput['clients'][number]['spentBefore']>;
+
+/**
+ * What each client of a recording's starting state had spent of its minute (its exact `windows`), by
+ * the name its lane has (a key's pseudonym, an anonymous client's), applied at `atMs`.
+ */
+function spentInStart(scenario: RecordedStart['scenario'], atMs: number): Map<string, SpentBefore> {
+  const spent = new Map<string, SpentBefore>();
+  const clients = [
+    ...(scenario.keys ?? []).map((entry) => ({ name: entry.key, windows: entry.windows })),
+    ...(scenario.anonymous ?? []).map((entry) => ({ name: entry.address, windows: entry.windows })),
+  ];
+  for (const { name, windows } of clients)
+    if (windows !== undefined && windows.minute > 0)
+      spent.set(name, { atMs, minuteStartMs: Date.parse(windows.minuteStart), count: windows.minute });
+  return spent;
 }
 
 /** The default `requestLogSize`: an older export of exactly this many requests may be a truncated log. */

@@ -70,6 +70,8 @@ export function observeExchange(
     forced,
     windowReset: false,
   };
+  const idempotencyKey = request.headers['idempotency-key'];
+  if (idempotencyKey !== undefined) observation.idempotencyKey = idempotencyKey.slice(0, 200);
   if (status === 429 && retryAfter !== undefined && /^\d+$/.test(retryAfter))
     observation.retryAfterSeconds = Number(retryAfter);
   if (deprecation !== undefined) {
@@ -151,6 +153,10 @@ export function observationFromHit(input: {
   display?: string;
   /** The client's previous request (`labState.clients[hit.client]?.lastAtMs ?? null`). */
   previousRequestAtMs: number | null;
+  /** The fault and latency the request log recorded, and the request's Idempotency-Key (resilience verdicts). */
+  fault?: LabObservation['fault'];
+  delayMs?: number;
+  idempotencyKey?: string;
 }): LabObservation {
   const { hit } = input;
   const key = hit.key;
@@ -172,5 +178,8 @@ export function observationFromHit(input: {
   };
   if (input.status === 429) observation.retryAfterSeconds = hit.decision.retryAfterSeconds;
   if (input.deprecatedSunset !== undefined) observation.deprecated = { sunset: input.deprecatedSunset };
+  if (input.fault !== undefined) observation.fault = input.fault;
+  if (input.delayMs !== undefined) observation.delayMs = input.delayMs;
+  if (input.idempotencyKey !== undefined) observation.idempotencyKey = input.idempotencyKey;
   return observation;
 }

@@ -128,6 +128,9 @@ describe('GET /__mock/report on the running mock', () => {
       'backoff-growing',
       'no-hammering',
       'deprecated-operation',
+      'retries-idempotent',
+      'no-blind-resend',
+      'bounded-attempts',
     ]);
     for (const verdict of free.verdicts) {
       expect(Object.keys(verdict).sort()).toEqual(['evidence', 'outcome', 'rule']);
@@ -174,7 +177,7 @@ describe('GET /__mock/report on the running mock', () => {
     expect(response.headers.get('content-type')).toBe('application/xml; charset=utf-8');
     const xml = await response.text();
     expect(xml.startsWith('<?xml')).toBe(true);
-    expect(xml.match(/<testcase /g)).toHaveLength(4);
+    expect(xml.match(/<testcase /g)).toHaveLength(7);
     expect(xml.match(/<failure /g)!.length).toBeGreaterThanOrEqual(3);
     expect(xml).toContain('no-hammering');
   });

@@ -2,7 +2,7 @@
  * `petstore-mock --scenario FILE` (issue 12 section 3): applied to the default session before the
  * first request; a bad file is one line on stderr and exit 2; --help lists the presets.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,24 @@ function runToExit(args: string[]) {
     timeout: 20_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The CLI's stdout up to the end of its start banner (it is then stopped). */
+function bannerOf(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...cli, '--port', '0', ...args], { env: { ...process.env, PORT: '' } });
+    let stdout = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.stdout.setEncoding('utf8').on('data', (text: string) => {
+      stdout += text;
+      if (/Ctrl\+C stops/.test(stdout)) child.kill('SIGTERM');
+    });
+    child.on('error', reject);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      resolve(stdout);
+    });
+  });
 }
 
 async function scenarioFile(name: string, text: string): Promise<string> {
@@ -121,6 +139,41 @@ describe('petstore-mock --scenario', () => {
     } finally {
       await mock.stop();
     }
+  });
+
+  it('names the scenario applied and where each of its keys stands in the start banner', async () => {
+    const config = await scenarioFile('banner-config.yaml', 'scenario:\n  presets: [minute-almost-spent]\n');
+    const team = await scenarioFile(
+      'banner-team.yaml',
+      [
+        'description: the team key near its minute, demo-pro banned',
+        'keys:',
+        '  - { key: team-key-banner, plan: pro, spent: { minute: one-left, day: 9000 } }',
+        '  - { key: demo-pro, bannedSeconds: 120 }',
+        'anonymous: [ { address: 127.0.0.1, spent: { minute: full } } ]',
+        'categories: [ { name: otters } ]',
+        'sunset: { afterSunset: gone }',
+        '',
+      ].join('\n'),
+    );
+    const banner = await bannerOf(['--config', config, '--scenario', team]);
+    const lines = banner.split('\n').map((line) => line.replace(/^\[petstore-mock\] /, ''));
+    const from = lines.findIndex((line) => line.startsWith('Scenario applied'));
+    expect(lines.slice(from, from + 8)).toEqual([
+      `Scenario applied to the default session (config ${config}, ${team}): the team key near its minute, demo-pro banned`,
+      '  presets: minute-almost-spent',
+      '  demo-free          free        60/min, 1000/day: minute 59/60 spent, day 59/1000',
+      '  team…(15)          pro         (new key) 300/min, 10000/day: minute 299/300 spent, day 9000/10000',
+      expect.stringMatching(
+        /^ {2}demo-pro {11}pro {9}300\/min, 10000\/day: minute 0\/300 spent, day 0\/10000, banned for 120 s \(until \S+Z\)$/,
+      ),
+      '  anonymous 127.0.0.1: minute 60/60 spent, day 60/1000',
+      '  categories: 1 created',
+      '  after the sunset date: 410 Gone',
+    ]);
+    // Before the state and controls lines, so it reads as part of the banner; no secret key in it.
+    expect(lines[from + 8]).toMatch(/^State: /);
+    expect(banner).not.toContain('team-key-banner');
   });
 
   it('applies the files in order to the default session before the first request', async () => {

@@ -12,7 +12,8 @@ import { renderTimelineSvg } from '../../lab/timeline-svg.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { StartupKey } from '../pipeline/auth.js';
 import type { RateDecision } from '../state/rate-limiter.js';
-import type { StateStore } from '../state/state-store.js';
+import type { StartingState, StateStore } from '../state/state-store.js';
+import { clientName } from '../state/store-checks.js';
 import type { LabSessions } from './lab-sessions.js';
 
 /** What the snapshot needs of the app. */
@@ -41,10 +42,11 @@ export async function buildDashboardSnapshot(
   const { store, lab } = sources;
   const base = sources.baseNow();
   const nowMs = Date.parse(clock.now);
-  const [sessions, recorded, runtimeKeys] = await Promise.all([
+  const [sessions, recorded, runtimeKeys, starting] = await Promise.all([
     store.listSessions(base),
     store.recordedRequests(session, base),
     store.listKeys(session, base),
+    store.startingState(session, base),
   ]);
   const state = lab.state(session);
   const report = lab.report(session, clock);
@@ -90,7 +92,11 @@ export async function buildDashboardSnapshot(
     coverage: report.coverage,
     tokenRequired: sources.config.controlToken !== undefined,
     timelineSvg: renderTimelineSvg(
-      timelineOf(shown, clients, nowMs, { session, banDurationMs: lab.banPolicy.durationMs }),
+      timelineOf(shown, clients, nowMs, {
+        session,
+        banDurationMs: lab.banPolicy.durationMs,
+        spentBefore: spentBeforeOf(starting, judged),
+      }),
     ),
   };
 }
@@ -179,11 +185,38 @@ function windowsOf(decision: RateDecision | undefined, limits: LabLimits, nowMs:
   });
 }
 
+type SpentBefore = NonNullable<TimelineInput['clients'][number]['spentBefore']>;
+
+/**
+ * What each judged client (by its shown name) had spent of its minute when the session was last given a
+ * scenario or reset (the log's starting state), so the timeline draws its requests as high as the limiter
+ * counted them: a 429 at the budget line, not far below it.
+ */
+function spentBeforeOf(
+  starting: StartingState,
+  judged: readonly { client: string; clientId: string }[],
+): ReadonlyMap<string, SpentBefore> {
+  const spent = new Map<string, SpentBefore>();
+  const atMs = starting.atMs;
+  if (atMs === null) return spent;
+  const byId = new Map(judged.map((judge) => [judge.clientId, judge.client]));
+  for (const { client, windows } of starting.state.clients ?? []) {
+    const name = byId.get(clientName(client));
+    if (name !== undefined && windows.minuteCount > 0)
+      spent.set(name, { atMs, minuteStartMs: windows.minuteStartMs, count: windows.minuteCount });
+  }
+  return spent;
+}
+
 function timelineOf(
   recent: DashboardSnapshot['recent'],
   clients: DashboardClient[],
   nowMs: number,
-  { session, banDurationMs }: { session: string; banDurationMs: number },
+  {
+    session,
+    banDurationMs,
+    spentBefore,
+  }: { session: string; banDurationMs: number; spentBefore: ReadonlyMap<string, SpentBefore> },
 ): TimelineInput {
   const byClient = new Map<string, { atMs: number; status: number; code: string | null }[]>();
   for (const entry of recent) {
@@ -213,6 +246,7 @@ function timelineOf(
         bans: known?.ban
           ? [{ fromMs: Math.max(from, Date.parse(known.ban.until) - banDurationMs), toMs: Date.parse(known.ban.until) }]
           : [],
+        ...(spentBefore.has(client) ? { spentBefore: spentBefore.get(client)! } : {}),
       };
     }),
   };

@@ -4,6 +4,7 @@ import { observationFromHit } from '../../lab/response-observer.js';
 import type { RequestRecord } from '../pipeline/request-record.js';
 import type { ByteMeter, ProcessMemory } from '../state/memory-account.js';
 import type { RateDecision } from '../state/rate-limiter.js';
+import type { RecordedRequest } from '../state/request-log.js';
 import { defaultSessionName } from '../state/sessions.js';
 import type { HitResult } from '../state/state-store.js';
 
@@ -43,11 +44,20 @@ export interface LabRequestInput {
   deprecatedSunset?: string | null;
   /** How to show a key client (a demo key in full); default the key's mask. */
   display?: string;
+  /** What the request log recorded of a fault and a latency (the resilience verdicts read them). */
+  fault?: RecordedRequest['fault'];
+  delayMs?: number;
+  /** The request's Idempotency-Key header, when it sent one. */
+  idempotencyKey?: string;
 }
 
-/** What the lab takes of a request the store counted (`record.hit` set). */
-export function labRequestOf(record: RequestRecord): LabRequestInput {
+/** What the lab takes of a request the store counted (`record.hit` set), and of its log entry. */
+export function labRequestOf(
+  record: RequestRecord,
+  logged?: Pick<RecordedRequest, 'fault' | 'delayMs'>,
+): LabRequestInput {
   const { operation, credentials } = record;
+  const idempotencyKey = record.request.headers['idempotency-key'];
   const operationId = operation === undefined ? null : operation.operationId;
   return {
     hit: record.hit!,
@@ -60,6 +70,9 @@ export function labRequestOf(record: RequestRecord): LabRequestInput {
     deprecatedSunset: operationId === null ? undefined : record.served.sunsets.get(operationId),
     // A demo key is shown by name (it is public); any other client as the lab masks it.
     display: record.hit!.key !== null && credentials?.kind === 'token' ? credentials.demoKey : undefined,
+    fault: logged?.fault,
+    delayMs: logged?.delayMs,
+    idempotencyKey: idempotencyKey === undefined ? undefined : idempotencyKey.slice(0, 200),
   };
 }
 
@@ -124,6 +137,9 @@ function observeIn(found: SessionLab, input: LabRequestInput, anonymousLimits: L
     anonymousLimits,
     display: input.display,
     previousRequestAtMs: known === undefined ? null : known.lastAtMs,
+    fault: input.fault,
+    delayMs: input.delayMs,
+    idempotencyKey: input.idempotencyKey,
   });
   observeLabOf(lab, observation, input.pathTemplate, known);
   if (lab.clientCount !== found.counted) countClients(found);

@@ -33,7 +33,7 @@ export function recordAnswer(record: RequestRecord): undefined {
   if (record.plan === 'control') return undefined;
   if (record.hit !== null) {
     try {
-      runtime.observeLab(record);
+      runtime.observeLab(record, entry);
     } catch (error) {
       runtime.logger.error(
         `The rate-limit lab failed to observe a request: ${error instanceof Error ? error.message : String(error)}`,

@@ -2,6 +2,7 @@ import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { RouteMatch } from '../spec/router.js';
+import type { RecordedRequest } from '../state/request-log.js';
 import { defaultSessionName } from '../state/sessions.js';
 import type { HitInput, HitResult, StateStore } from '../state/state-store.js';
 import type { Clock, Logger, MockRequest, MockResponse } from '../types.js';
@@ -61,8 +62,8 @@ export interface PipelineRuntime {
   serveControl(record: RequestRecord): Promise<ControlAnswer>;
   /** Would the controls serve this caller? Checks only. */
   controlAccessAllowed(request: MockRequest): boolean;
-  /** Feeds the rate-limit lab with an answered API request that the store counted. */
-  observeLab(record: RequestRecord): void;
+  /** Feeds the rate-limit lab with an answered API request that the store counted, and its log entry (faults read from it). */
+  observeLab(record: RequestRecord, logged: RecordedRequest): void;
   readonly observers: readonly RequestObserver[];
 }
 

@@ -20,6 +20,8 @@ export interface RequestLogEntry {
   key: string | null;
   status: number;
   code: string | null;
+  fault?: 'reset' | 'close' | 'timeout' | 'slow-body' | 'status' | 'malformed' | 'empty';
+  delayMs?: number;
 }
 
 /**

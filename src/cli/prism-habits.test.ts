@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { readPrismHabits } from './prism-habits.js';
+
+describe('readPrismHabits', () => {
+  it("drops Prism's command name and the options that are the mock's defaults, each with one line", () => {
+    const read = readPrismHabits(['mock', 'api.yaml', '--errors', '--cors', '-m', '-p', '4010']);
+    expect(read).toEqual({
+      argv: ['api.yaml', '-p', '4010'],
+      notes: [
+        expect.stringMatching(/^--errors: /),
+        expect.stringMatching(/^--cors: /),
+        expect.stringMatching(/^--multiprocess: /),
+      ],
+      config: {},
+    });
+  });
+
+  it.each([
+    [['-v', 'trace'], ['--verbose']],
+    [['-v', 'debug'], ['--verbose']],
+    [['--verboseLevel', 'info'], []],
+    [['--verbose-level=warn'], ['--quiet']],
+    [['-v', 'silent'], ['--quiet']],
+    [['-v'], ['-v']],
+    [
+      ['-v', 'api.yaml'],
+      ['-v', 'api.yaml'],
+    ],
+  ])('reads %j as %j (-v alone, or before a file, stays --version)', (given, argv) => {
+    expect(readPrismHabits(given)).toMatchObject({ argv });
+  });
+
+  it('sets cors: false for --no-cors and --cors=false', () => {
+    for (const flag of ['--no-cors', '--cors=false'])
+      expect(readPrismHabits([flag])).toMatchObject({ argv: [], config: { cors: false } });
+  });
+
+  it('refuses what the mock cannot honour, by every spelling yargs takes', () => {
+    for (const given of [
+      ['--no-errors'],
+      ['--errors=false'],
+      ['--ignore-examples'],
+      ['--ignoreExamples=true'],
+      ['--json-schema-faker-fill-properties'],
+      ['--no-json-schema-faker-fillProperties'],
+      ['--errors=maybe'],
+      ['--verboseLevel'],
+    ])
+      expect(readPrismHabits(given), given.join(' ')).toHaveProperty('error');
+    expect(readPrismHabits(['--no-ignore-examples'])).toEqual({ argv: [], notes: [], config: {} });
+  });
+
+  it("leaves a wrapped command's arguments and the other commands alone", () => {
+    expect(readPrismHabits(['--errors', '--', 'npm', 'test', '--errors', '-m'])).toMatchObject({
+      argv: ['--', 'npm', 'test', '--errors', '-m'],
+    });
+    expect(readPrismHabits(['replay', 'log.jsonl', '-m'])).toMatchObject({
+      argv: ['replay', 'log.jsonl', '-m'],
+      notes: [],
+    });
+    expect(readPrismHabits(['proxy', 'http://x', '--errors'])).toMatchObject({
+      argv: ['proxy', 'http://x', '--errors'],
+    });
+  });
+});
