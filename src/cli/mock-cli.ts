@@ -5,6 +5,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
+import { repeatedOption } from '../../spec/repeated-options.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
@@ -137,9 +138,11 @@ async function main(argv: string[]): Promise<number> {
   let values;
   let positionals: string[];
   let command: string[] | undefined;
+  let repeated: string | undefined;
   try {
     const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
     ({ values } = parsed);
+    repeated = repeatedOption(parsed.tokens, options);
     command = commandAfterTerminator(parsed, argv);
     positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   } catch (error) {
@@ -149,6 +152,10 @@ async function main(argv: string[]): Promise<number> {
       ? ' (-h is --host, as in Prism; --help shows the options)'
       : '';
     printError(`${message}${hint}`, '\nRun petstore-mock --help for the options.');
+    return 2;
+  }
+  if (repeated !== undefined) {
+    printError(repeated);
     return 2;
   }
   if (values.help) {

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { repeatedOption } from '../../spec/repeated-options.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import type { AllowedHosts } from '../core/controls/control-access.js';
 import type { Logger } from '../core/types.js';
@@ -69,6 +70,11 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   let command: string[] | undefined;
   try {
     const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
+    const repeated = repeatedOption(parsed.tokens, options);
+    if (repeated !== undefined) {
+      printError(repeated);
+      return 2;
+    }
     ({ values } = parsed);
     command = commandAfterTerminator(parsed, argv);
     positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readBoundedText } from '../../spec/bounded-file.js';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { repeatedOption } from '../../spec/repeated-options.js';
 import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../spec/terminal-text.js';
 import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
 import { createMockApp } from '../core/mock-app.js';
@@ -84,11 +85,15 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
   };
   let values;
   let positionals: string[];
+  let repeated: string | undefined;
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
+    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
+    ({ values, positionals } = parsed);
+    repeated = repeatedOption(parsed.tokens, options);
   } catch (error) {
     return fail((error as Error).message, '\nRun petstore-mock replay --help for the options.');
   }
+  if (repeated !== undefined) return fail(repeated);
   if (values.help) {
     print(replayHelp);
     return 0;
