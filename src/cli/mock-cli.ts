@@ -22,6 +22,7 @@ import { readConfigFile, startMockServer } from '../server/start-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
+import { type ServerReportFormat, type ServerReportTarget, serverReportTargets } from './report-option.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
@@ -60,8 +61,9 @@ Options:
       --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls
       --allow-remote-control Serve /__mock/* to non-loopback clients too
       --allowed-hosts NAME Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any)
-      --report FILE        On shutdown, write the rate-limit lab's report of the default session (client
-                           verdicts and coverage): JSON, or JUnit XML when FILE ends in .xml
+      --report FORMAT=FILE On shutdown, write the rate-limit lab's report of the default session (client
+                           verdicts and coverage): json or junit (repeatable; a bare FILE is JUnit XML
+                           when it ends in .xml, else JSON; with --proxy, markdown too)
       --proxy URL          Run as the judging proxy of URL instead of the mock (also "proxy:" in the config)
       --fail-on SIDE       With --proxy: exit 1 at shutdown when server, client or any side broke a rule
       --min-coverage LIST  On shutdown, exit 1 when a listed situation was never served
@@ -121,7 +123,7 @@ const options = {
   'control-token': { type: 'string' },
   'allow-remote-control': { type: 'boolean' },
   'allowed-hosts': { type: 'string', multiple: true },
-  report: { type: 'string' },
+  report: { type: 'string', multiple: true },
   'min-coverage': { type: 'string' },
   proxy: { type: 'string' },
   'fail-on': { type: 'string' },
@@ -223,6 +225,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createConsoleLogger({ verbose: values.verbose, quiet: values.quiet });
 
   let mock;
+  let labReports: ServerReportTarget[] = [];
   try {
     const fileConfig = values.config ? await readConfigFile(values.config) : undefined;
     const upstream = values.proxy ?? fileConfig?.proxy;
@@ -236,7 +239,7 @@ async function main(argv: string[]): Promise<number> {
         port,
         host: values.host ?? '127.0.0.1',
         specPath,
-        reportPath: values.report,
+        reports: reportsAsked(values.report, ['json', 'junit', 'markdown']),
         failOn: failOn as FailOn | undefined,
         // The controls answer the names the mock's would: the config's and --allowed-hosts.
         ...(values['allowed-hosts'] || fileConfig?.allowedHosts
@@ -273,6 +276,7 @@ async function main(argv: string[]): Promise<number> {
           scenario: mergeScenarios([...(fileConfig?.scenario ? [fileConfig.scenario] : []), ...scenarios]),
         });
     }
+    labReports = reportsAsked(values.report, ['json', 'junit']);
     mock = await startMockServer({
       port,
       host: values.host ?? '127.0.0.1',
@@ -303,7 +307,7 @@ async function main(argv: string[]): Promise<number> {
     watcher?.close();
     await mock
       .close(undefined, async () => {
-        exitCode = await finishLab(mock.app, values.report, requiredSituations, logger);
+        exitCode = await finishLab(mock.app, labReports, requiredSituations, logger);
       })
       .catch((error: unknown) => {
         logger.error(`Failed to write the lab report: ${(error as Error).message}`);
@@ -333,6 +337,16 @@ async function main(argv: string[]): Promise<number> {
   return untilEnd({ baseUrl: mock.baseUrl, logger, finish });
 }
 
+/** The reports --report asks for; a usage problem is thrown (and printed as one line). */
+function reportsAsked(
+  values: readonly string[] | undefined,
+  formats: readonly ServerReportFormat[],
+): ServerReportTarget[] {
+  const targets = serverReportTargets(values, formats);
+  if (typeof targets === 'string') throw new Error(targets);
+  return targets;
+}
+
 /**
  * On shutdown: writes the lab report (--report, JUnit when the name ends in .xml) and applies the
  * --min-coverage gate (exit 1 when a listed situation was never served). The report is read after
@@ -340,20 +354,20 @@ async function main(argv: string[]): Promise<number> {
  */
 async function finishLab(
   app: MockApp,
-  reportPath: string | undefined,
+  reports: readonly ServerReportTarget[],
   required: readonly SituationName[],
   logger: Logger,
 ): Promise<number> {
-  if (reportPath === undefined && required.length === 0) return 0;
+  if (reports.length === 0 && required.length === 0) return 0;
   const report = await app.controls.report();
-  if (reportPath !== undefined) {
+  for (const target of reports) {
     await writeFile(
-      reportPath,
-      reportPath.toLowerCase().endsWith('.xml')
+      target.path,
+      target.format === 'junit'
         ? labReportJunit(report, { requiredSituations: required })
         : `${JSON.stringify(report, null, 2)}\n`,
     );
-    logger.info(`Wrote the lab report to ${reportPath}`);
+    logger.info(`Wrote the lab report to ${target.path}`);
   }
   const missing = missingCoverage(report, required);
   if (missing.length > 0) {
