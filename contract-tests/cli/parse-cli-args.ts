@@ -76,9 +76,9 @@ Behaviour:
   --fail-on-skip          A SKIP fails the run (exit 1): proof, not silence
 
 Report (one run writes every report asked for, from the same results):
-  --report FORMAT=FILE    Write the report in FORMAT to FILE, or to stdout with FORMAT=- (at most
-                          one); repeatable, e.g. --report junit=contract.xml --report sarif=contract.sarif
-                          --report markdown=- . FORMAT is one of:
+  --report FORMAT=FILE    Write the report in FORMAT to FILE; FORMAT=- writes it to stdout (one
+                          report at most). Repeatable: --report junit=contract.xml
+                          --report sarif=contract.sarif --report markdown=-. FORMAT is one of:
 ${reportFormatNames.map((name) => `                            ${name.padEnd(9)} ${reportFormats[name].purpose}`).join('\n')}
   --reporter NAME         The short form of one report: NAME to stdout, or to --output FILE
   --output FILE           Write the --reporter report (default human) to FILE
