@@ -82,7 +82,7 @@ describe('one run, every report', () => {
   it('the HTML page is one self-contained HTML5 document', async () => {
     const page = await readFile(file('report.html'), 'utf8');
     expect(page).toMatch(/^<!doctype html>/i);
-    expect(page).toMatch(/<title>petstore-contract: DOES NOT CONFORM/);
+    expect(page).toContain('DOES NOT CONFORM');
     expect(page).not.toMatch(/<(script|link|img)[^>]+(src|href)=["']?https?:/i);
   });
 });
