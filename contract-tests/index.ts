@@ -6,6 +6,7 @@
  * import { runContract, renderMarkdownReport } from 'petstore-kit/contract';
  * const { report, exitCode } = await runContract({ baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro' });
  * console.log(renderMarkdownReport(report));
+ * await writeFile('contract.sarif', await renderReport(report, 'sarif', { colour: false, listChecks: true, cwd: process.cwd() }));
  */
 
 export { type CoverageMatrix, coverageMatrix } from './report/coverage-matrix.js';
@@ -15,6 +16,7 @@ export { renderHumanReport, renderSummaryLine } from './report/human-report.js';
 export { renderJsonReport } from './report/json-report.js';
 export { renderJunitReport } from './report/junit-report.js';
 export { renderMarkdownReport } from './report/markdown-report.js';
+export { type ReportFormat, renderReport, reportFormatNames } from './report/report-formats.js';
 export {
   type CheckResult,
   type CheckStatus,
@@ -22,6 +24,7 @@ export {
   exitCodes,
   type Verdict,
 } from './report/report-model.js';
+export { renderSarifFile } from './report/sarif-report.js';
 export type { ContractOptions } from './runner/contract-options.js';
 export { ContractRunError } from './runner/contract-run-error.js';
 export { kitVersion } from './runner/kit-version.js';

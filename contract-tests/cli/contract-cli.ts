@@ -3,15 +3,14 @@ import { constants, fstatSync } from 'node:fs';
 import { access, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { colourEnabled, sanitiseForTerminal } from '../../spec/terminal-text.js';
-import { checkLine, details, renderHumanReport, renderSummaryLine } from '../report/human-report.js';
-import { renderJsonReport } from '../report/json-report.js';
-import { renderJunitReport } from '../report/junit-report.js';
-import { renderMarkdownReport } from '../report/markdown-report.js';
+import { checkLine, details, renderSummaryLine } from '../report/human-report.js';
+import { renderReport } from '../report/report-formats.js';
 import type { ContractReport } from '../report/report-model.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
 import { kitVersion } from '../runner/kit-version.js';
 import { LiveConsole } from './live-console.js';
-import { helpText, parseCliArgs, type ReporterName } from './parse-cli-args.js';
+import { helpText, parseCliArgs } from './parse-cli-args.js';
+import type { ReportTarget } from './report-targets.js';
 
 /**
  * `petstore-contract`: parse the command line, run the suite, stream each check's line to stderr
@@ -39,12 +38,10 @@ async function main(): Promise<number> {
     return 0;
   }
   // A report that cannot be written is found out now, not after the run.
-  if (command.output !== undefined) {
-    const problem = await outputProblem(command.output);
+  for (const target of command.reports) {
+    const problem = target.path === undefined ? undefined : await outputProblem(target.path);
     if (problem !== undefined) {
-      process.stderr.write(
-        `petstore-contract: Failed to use --output ${sanitiseForTerminal(command.output)}: ${problem}\n`,
-      );
+      process.stderr.write(`petstore-contract: Failed to use ${sanitiseForTerminal(target.option)}: ${problem}\n`);
       return 2;
     }
   }
@@ -75,26 +72,8 @@ async function main(): Promise<number> {
       },
     });
     live.close();
-    if (command.output === undefined) {
-      const reportColour = command.reporter === 'human' && colourEnabled(process.stdout, process.env);
-      // The check lines already went by on stderr; where the same reader sees both, the report does not repeat them.
-      process.stdout.write(
-        render(report, command.reporter, { colour: reportColour, listChecks: !liveLinesReachReportReader() }),
-      );
-    } else {
-      try {
-        await writeFile(command.output, render(report, command.reporter, { colour: false, listChecks: true }));
-      } catch (error) {
-        process.stderr.write(
-          `petstore-contract: Failed to write the report to ${sanitiseForTerminal(command.output)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
-        );
-        return 2;
-      }
-      process.stdout.write(
-        `${renderSummaryLine(report)}\nReport (${command.reporter}) written to ${sanitiseForTerminal(command.output)}\n`,
-      );
-    }
-    return exitCode;
+    const written = await writeReports(report, command.reports);
+    return written ? exitCode : 2;
   } catch (error) {
     live.close();
     const message =
@@ -109,15 +88,39 @@ async function main(): Promise<number> {
   }
 }
 
-function render(
-  report: ContractReport,
-  reporter: ReporterName,
-  options: { colour: boolean; listChecks: boolean },
-): string {
-  if (reporter === 'junit') return renderJunitReport(report);
-  if (reporter === 'json') return renderJsonReport(report);
-  if (reporter === 'markdown') return renderMarkdownReport(report);
-  return renderHumanReport(report, options);
+/**
+ * Writes every report the command line asked for, each from the run's one report: the one on stdout
+ * (if any) in full, then the files; with no report on stdout, the verdict line and where each went.
+ * A file that cannot be written is one line on stderr; the others are still written. False then.
+ */
+async function writeReports(report: ContractReport, targets: readonly ReportTarget[]): Promise<boolean> {
+  let allWritten = true;
+  const notes: string[] = [];
+  for (const target of targets) {
+    if (target.path === undefined) {
+      const colour = target.format === 'human' && colourEnabled(process.stdout, process.env);
+      // The check lines already went by on stderr; where the same reader sees both, the report does not repeat them.
+      const context = { colour, listChecks: !liveLinesReachReportReader(), cwd: process.cwd() };
+      process.stdout.write(await renderReport(report, target.format, context));
+      continue;
+    }
+    try {
+      await writeFile(
+        target.path,
+        await renderReport(report, target.format, { colour: false, listChecks: true, cwd: process.cwd() }),
+      );
+      notes.push(`Report (${target.format}) written to ${sanitiseForTerminal(target.path)}`);
+    } catch (error) {
+      allWritten = false;
+      process.stderr.write(
+        `petstore-contract: Failed to write the ${target.format} report to ${sanitiseForTerminal(target.path)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+      );
+    }
+  }
+  if (!targets.some((target) => target.path === undefined))
+    process.stdout.write(`${[renderSummaryLine(report), ...notes].join('\n')}\n`);
+  else if (notes.length > 0) process.stderr.write(`${notes.join('\n')}\n`);
+  return allWritten;
 }
 
 /**

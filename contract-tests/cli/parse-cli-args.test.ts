@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ContractRunError } from '../runner/contract-run-error.js';
-import { parseCliArgs } from './parse-cli-args.js';
+import { cliOptions, parseCliArgs } from './parse-cli-args.js';
 
 describe('parseCliArgs', () => {
   it('reads every flag', () => {
@@ -44,8 +44,7 @@ describe('parseCliArgs', () => {
     );
     expect(command).toEqual({
       kind: 'run',
-      reporter: 'junit',
-      output: 'out.xml',
+      reports: [{ format: 'junit', path: 'out.xml', option: '--output out.xml' }],
       options: {
         baseUrl: 'http://h/v1',
         apiKey: 'k1',
@@ -125,7 +124,7 @@ describe('parseCliArgs', () => {
     expect(parseCliArgs(['--version'], {})).toEqual({ kind: 'version' });
     expect(parseCliArgs(['-v'], {})).toEqual({ kind: 'version' });
     expect(parseCliArgs(['--base-url', 'http://h/v1', '--api-key', 'k', '--reporter', 'markdown'], {})).toMatchObject({
-      reporter: 'markdown',
+      reports: [{ format: 'markdown', path: undefined }],
     });
   });
 
@@ -142,7 +141,7 @@ describe('parseCliArgs', () => {
     expect(usage([])).toBe('Failed to start: --base-url is required (or set PETSTORE_BASE_URL)');
     expect(usage(['--base-url', 'http://h'])).toBe('Failed to start: --api-key is required (or set PETSTORE_API_KEY)');
     expect(usage(['--base-url', 'http://h', '--api-key', 'k', '--reporter', 'xml'])).toContain(
-      '--reporter: "xml" is not one of human, junit, json',
+      '--reporter: "xml" is not one of human, json, junit, markdown, html, sarif',
     );
     expect(usage(['--base-url', 'http://h', '--api-key', 'k', '--concurrency', '2.5'])).toContain(
       '--concurrency: "2.5" is not an integer',
@@ -162,6 +161,93 @@ describe('parseCliArgs', () => {
     expect(usage(['--read-only=yes'])).toBe('Failed to read the command line: --read-only takes no value');
     expect(usage(['--seed', '-5'])).toBe(
       'Failed to read the command line: --seed needs a value; a value starting with "-" is written --seed=-VALUE',
+    );
+  });
+});
+
+describe('reports: --report FORMAT=FILE, and --reporter/--output as the short form of one', () => {
+  const base = ['--base-url', 'http://h/v1', '--api-key', 'k'];
+  const reports = (args: string[]) => {
+    const command = parseCliArgs([...base, ...args], {});
+    if (command.kind !== 'run') throw new Error('not a run');
+    return command.reports.map(({ format, path }) => ({ format, path }));
+  };
+  const usage = (args: string[]) => {
+    try {
+      parseCliArgs([...base, ...args], {});
+    } catch (error) {
+      expect(error).toBeInstanceOf(ContractRunError);
+      return (error as Error).message;
+    }
+    throw new Error('no usage error');
+  };
+
+  it('writes the human report to stdout when none is asked for', () => {
+    expect(reports([])).toEqual([{ format: 'human', path: undefined }]);
+  });
+
+  it('takes every format once each, to files and at most one to stdout', () => {
+    expect(
+      reports([
+        '--report',
+        'junit=out/contract.xml',
+        '--report=sarif=contract.sarif',
+        '--report',
+        'html=report=1.html',
+        '--report',
+        'markdown=-',
+        '--reporter',
+        'json',
+        '--output',
+        'contract.json',
+        '--report',
+        'human=human.txt',
+      ]),
+    ).toEqual([
+      { format: 'junit', path: 'out/contract.xml' },
+      { format: 'sarif', path: 'contract.sarif' },
+      { format: 'html', path: 'report=1.html' },
+      { format: 'markdown', path: undefined },
+      { format: 'human', path: 'human.txt' },
+      { format: 'json', path: 'contract.json' },
+    ]);
+    expect(reports(['--output', 'r.txt'])).toEqual([{ format: 'human', path: 'r.txt' }]);
+  });
+
+  it('refuses what cannot be written as asked, in one line', () => {
+    expect(usage(['--report', 'junit'])).toBe(
+      'Failed to use --report "junit": write it as FORMAT=FILE (FORMAT one of human, json, junit, markdown, html, sarif; FILE - for stdout), e.g. --report junit=contract.xml',
+    );
+    expect(usage(['--report', 'xml=a.xml'])).toBe(
+      'Failed to use --report "xml=a.xml": "xml" is not one of human, json, junit, markdown, html, sarif',
+    );
+    expect(usage(['--report', 'sarif='])).toBe(
+      'Failed to use --report sarif=: the file name is empty (- writes to stdout)',
+    );
+    expect(usage(['--report', 'json=-', '--reporter', 'markdown'])).toBe(
+      'Failed to use --report: json and markdown would both go to stdout; write all but one to a file',
+    );
+    expect(usage(['--report', 'json=r.out', '--report', 'sarif=./r.out'])).toBe(
+      'Failed to use --report: json and sarif would both be written to ./r.out; give each its own file',
+    );
+    expect(usage(['--output', ''])).toBe('Failed to use --output: the file name is empty');
+  });
+
+  it('refuses every option that holds one value when it is given twice, never keeping the last silently', () => {
+    expect(usage(['--reporter', 'json', '--reporter', 'junit'])).toBe(
+      'Failed to read the command line: --reporter is given twice: it holds one value, give it once',
+    );
+    expect(usage(['--output', 'a', '--output', 'b'])).toContain('--output is given twice');
+    expect(usage(['--api-key', 'other'])).toContain('--api-key is given twice');
+    expect(usage(['--read-only', '--read-only'])).toContain('--read-only is given twice');
+    for (const [name, config] of Object.entries(cliOptions) as [string, { type: string; multiple?: boolean }][]) {
+      if (config.multiple === true || name === 'base-url' || name === 'api-key') continue;
+      const value = config.type === 'string' ? ['1'] : [];
+      expect(usage([`--${name}`, ...value, `--${name}`, ...value]), name).toContain(`--${name} is given twice`);
+    }
+    // Repeatable ones stay repeatable.
+    expect(reports(['-H', 'X-A: 1', '--header', 'X-B: 2', '--report', 'json=a', '--report', 'sarif=b'])).toHaveLength(
+      2,
     );
   });
 });

@@ -1,14 +1,15 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { repeatedOption } from '../../spec/repeated-options.js';
+import { reportFormatNames, reportFormats } from '../report/report-formats.js';
 import { type ContractOptions, defaults } from '../runner/contract-options.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
-
-export type ReporterName = 'human' | 'junit' | 'json' | 'markdown';
+import { type ReportTarget, reportTargets } from './report-targets.js';
 
 /** What the command line asks for. */
 export type CliCommand =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'run'; options: ContractOptions; reporter: ReporterName; output: string | undefined };
+  | { kind: 'run'; options: ContractOptions; reports: ReportTarget[] };
 
 export const helpText = `petstore-contract: check that a server conforms to the Petstore service interface, rule by rule.
 
@@ -74,9 +75,14 @@ Behaviour:
                           page sizes (default ${defaults.createBudget})
   --fail-on-skip          A SKIP fails the run (exit 1): proof, not silence
 
-Report:
-  --reporter NAME         human (default), junit, json or markdown (for CI job summaries)
-  --output FILE           Write the report to FILE (a one-line summary still goes to stdout)
+Report (one run writes every report asked for, from the same results):
+  --report FORMAT=FILE    Write the report in FORMAT to FILE; FORMAT=- writes it to stdout (one
+                          report at most). Repeatable: --report junit=contract.xml
+                          --report sarif=contract.sarif --report markdown=-. FORMAT is one of:
+${reportFormatNames.map((name) => `                            ${name.padEnd(9)} ${reportFormats[name].purpose}`).join('\n')}
+  --reporter NAME         The short form of one report: NAME to stdout, or to --output FILE
+  --output FILE           Write the --reporter report (default human) to FILE
+                          With every report in a file, stdout gets the verdict line and where each went.
   --help                  Show this help
   -v, --version           Print "petstore-contract <version>"
 
@@ -99,7 +105,7 @@ no delete operation, so this is how to find (and clean up) what a run leaves beh
 `;
 
 /** The flags, for node:util's parseArgs (values are checked after parsing, with messages of our own). */
-const cliOptions = {
+export const cliOptions = {
   'base-url': { type: 'string' },
   'api-key': { type: 'string' },
   'rate-limit-key': { type: 'string' },
@@ -109,6 +115,7 @@ const cliOptions = {
   'window-wait': { type: 'string' },
   reporter: { type: 'string' },
   output: { type: 'string' },
+  report: { type: 'string', multiple: true },
   timeout: { type: 'string' },
   concurrency: { type: 'string' },
   strict: { type: 'boolean' },
@@ -136,17 +143,21 @@ const cliOptions = {
  * `ContractRunError('usage', ...)` naming the bad flag.
  *
  * @example parseCliArgs(['--base-url', 'http://127.0.0.1:4010/v1', '--api-key', 'demo-pro'], {})
- * // { kind: 'run', options: { baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro', ... }, reporter: 'human', output: undefined }
+ * // { kind: 'run', options: { baseUrl: 'http://127.0.0.1:4010/v1', apiKey: 'demo-pro', ... }, reports: [{ format: 'human', path: undefined }] }
  */
 export function parseCliArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): CliCommand {
   let values;
+  let repeated: string | undefined;
   try {
-    ({ values } = parseArgs({
+    const parsed = parseArgs({
       args: [...argv],
       options: cliOptions,
       strict: true,
       allowPositionals: false,
-    }));
+      tokens: true,
+    });
+    ({ values } = parsed);
+    repeated = repeatedOption(parsed.tokens, cliOptions);
   } catch (error) {
     throw new ContractRunError(
       'usage',
@@ -154,16 +165,11 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     );
   }
 
+  if (repeated !== undefined) throw new ContractRunError('usage', `Failed to read the command line: ${repeated}`);
   if (values.help) return { kind: 'help' };
   if (values.version) return { kind: 'version' };
 
-  const reporter = values.reporter ?? 'human';
-  if (reporter !== 'human' && reporter !== 'junit' && reporter !== 'json' && reporter !== 'markdown') {
-    throw new ContractRunError(
-      'usage',
-      `Failed to use --reporter: ${JSON.stringify(reporter)} is not one of human, junit, json, markdown`,
-    );
-  }
+  const reports = reportTargets(values);
   const baseUrl = values['base-url'] ?? nonEmpty(env.PETSTORE_BASE_URL);
   const apiKey = values['api-key'] ?? nonEmpty(env.PETSTORE_API_KEY);
   const rateLimitKey = values['rate-limit-key'] ?? nonEmpty(env.PETSTORE_RATE_LIMIT_KEY);
@@ -199,8 +205,7 @@ export function parseCliArgs(argv: readonly string[], env: Readonly<Record<strin
     ...optionalNumber(values['invalid-cases'], 'invalidCases', '--invalid-cases', 'integer'),
   };
   if (values.spec === '') throw new ContractRunError('usage', 'Failed to use --spec: the file name is empty');
-  if (values.output === '') throw new ContractRunError('usage', 'Failed to use --output: the file name is empty');
-  return { kind: 'run', options, reporter, output: values.output };
+  return { kind: 'run', options, reports };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

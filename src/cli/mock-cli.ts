@@ -5,6 +5,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
+import { repeatedOption } from '../../spec/repeated-options.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
@@ -23,6 +24,7 @@ import { readPrismHabits } from './prism-habits.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
 import { scenarioBanner } from './scenario-banner.js';
+import { type ServerReportFormat, type ServerReportTarget, serverReportTargets } from './report-option.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
@@ -63,8 +65,9 @@ Options:
       --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls
       --allow-remote-control Serve /__mock/* to non-loopback clients too
       --allowed-hosts NAME Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any)
-      --report FILE        On shutdown, write the rate-limit lab's report of the default session (client
-                           verdicts and coverage): JSON, or JUnit XML when FILE ends in .xml
+      --report FORMAT=FILE On shutdown, write the rate-limit lab's report of the default session (client
+                           verdicts and coverage): json or junit (repeatable; a bare FILE is JUnit XML
+                           when it ends in .xml, else JSON; with --proxy, markdown too)
       --proxy URL          Run as the judging proxy of URL instead of the mock (also "proxy:" in the config)
       --fail-on SIDE       With --proxy: exit 1 at shutdown when server, client or any side broke a rule
       --min-coverage LIST  On shutdown, exit 1 when a listed situation was never served
@@ -124,7 +127,7 @@ const options = {
   'control-token': { type: 'string' },
   'allow-remote-control': { type: 'boolean' },
   'allowed-hosts': { type: 'string', multiple: true },
-  report: { type: 'string' },
+  report: { type: 'string', multiple: true },
   'min-coverage': { type: 'string' },
   proxy: { type: 'string' },
   'fail-on': { type: 'string' },
@@ -147,9 +150,11 @@ async function main(given: string[]): Promise<number> {
   let values;
   let positionals: string[];
   let command: string[] | undefined;
+  let repeated: string | undefined;
   try {
     const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
     ({ values } = parsed);
+    repeated = repeatedOption(parsed.tokens, options);
     command = commandAfterTerminator(parsed, argv);
     positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   } catch (error) {
@@ -159,6 +164,10 @@ async function main(given: string[]): Promise<number> {
       ? ' (-h is --host, as in Prism; --help shows the options)'
       : '';
     printError(`${message}${hint}`, '\nRun petstore-mock --help for the options.');
+    return 2;
+  }
+  if (repeated !== undefined) {
+    printError(repeated);
     return 2;
   }
   if (values.help) {
@@ -234,6 +243,7 @@ async function main(given: string[]): Promise<number> {
   let mock;
   // The scenario the default session starts from, and the files it came from, for the banner.
   let startScenario: { scenario: Scenario; sources: string[] } | undefined;
+  let labReports: ServerReportTarget[] = [];
   try {
     const fileConfig = values.config ? await readConfigFile(values.config) : undefined;
     const upstream = values.proxy ?? fileConfig?.proxy;
@@ -247,7 +257,7 @@ async function main(given: string[]): Promise<number> {
         port,
         host: values.host ?? '127.0.0.1',
         specPath,
-        reportPath: values.report,
+        reports: reportsAsked(values.report, ['json', 'junit', 'markdown']),
         failOn: failOn as FailOn | undefined,
         // The controls answer the names the mock's would: the config's and --allowed-hosts.
         ...(values['allowed-hosts'] || fileConfig?.allowedHosts
@@ -289,6 +299,7 @@ async function main(given: string[]): Promise<number> {
         sources: [...(fileConfig?.scenario ? [`config ${values.config}`] : []), ...(values.scenario ?? [])],
       };
     }
+    labReports = reportsAsked(values.report, ['json', 'junit']);
     mock = await startMockServer({
       port,
       host: values.host ?? '127.0.0.1',
@@ -319,7 +330,7 @@ async function main(given: string[]): Promise<number> {
     watcher?.close();
     await mock
       .close(undefined, async () => {
-        exitCode = await finishLab(mock.app, values.report, requiredSituations, logger);
+        exitCode = await finishLab(mock.app, labReports, requiredSituations, logger);
       })
       .catch((error: unknown) => {
         logger.error(`Failed to write the lab report: ${(error as Error).message}`);
@@ -357,6 +368,16 @@ async function main(given: string[]): Promise<number> {
   return untilEnd({ baseUrl: mock.baseUrl, logger, finish });
 }
 
+/** The reports --report asks for; a usage problem is thrown (and printed as one line). */
+function reportsAsked(
+  values: readonly string[] | undefined,
+  formats: readonly ServerReportFormat[],
+): ServerReportTarget[] {
+  const targets = serverReportTargets(values, formats);
+  if (typeof targets === 'string') throw new Error(targets);
+  return targets;
+}
+
 /**
  * On shutdown: writes the lab report (--report, JUnit when the name ends in .xml) and applies the
  * --min-coverage gate (exit 1 when a listed situation was never served). The report is read after
@@ -364,20 +385,20 @@ async function main(given: string[]): Promise<number> {
  */
 async function finishLab(
   app: MockApp,
-  reportPath: string | undefined,
+  reports: readonly ServerReportTarget[],
   required: readonly SituationName[],
   logger: Logger,
 ): Promise<number> {
-  if (reportPath === undefined && required.length === 0) return 0;
+  if (reports.length === 0 && required.length === 0) return 0;
   const report = await app.controls.report();
-  if (reportPath !== undefined) {
+  for (const target of reports) {
     await writeFile(
-      reportPath,
-      reportPath.toLowerCase().endsWith('.xml')
+      target.path,
+      target.format === 'junit'
         ? labReportJunit(report, { requiredSituations: required })
         : `${JSON.stringify(report, null, 2)}\n`,
     );
-    logger.info(`Wrote the lab report to ${reportPath}`);
+    logger.info(`Wrote the lab report to ${target.path}`);
   }
   const missing = missingCoverage(report, required);
   if (missing.length > 0) {

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { repeatedOption } from '../../spec/repeated-options.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import type { AllowedHosts } from '../core/controls/control-access.js';
 import type { Logger } from '../core/types.js';
@@ -8,6 +9,7 @@ import { createConsoleLogger } from '../server/console-logger.js';
 import { proxyReportJunit, proxyReportMarkdown } from '../server/proxy-report.js';
 import { type RunningProxyServer, startProxyServer } from '../server/proxy-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
+import { type ServerReportTarget, serverReportTargets } from './report-option.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock proxy: forward real traffic to a server and judge both sides against the interface.
@@ -24,7 +26,8 @@ Options:
   -p, --port N             Port to listen on (default 4010, or a free one with -- COMMAND; 0 picks a free port)
   -h, --host HOST          Address to bind (default 127.0.0.1; another one is said in one line)
       --spec FILE          The document to judge against (default the kit's Petstore spec)
-      --report FILE        On shutdown, write the report: JSON, JUnit XML (.xml) or Markdown (.md)
+      --report FORMAT=FILE On shutdown, write the report as json, junit or markdown (repeatable; a bare
+                           FILE by its ending: .xml JUnit XML, .md Markdown, else JSON)
       --fail-on SIDE       Exit 1 at shutdown when SIDE broke a rule: server, client or any
       --max-body-bytes N   Bytes of an answer kept for judging (default 1048576); longer ones are forwarded
                            whole and reported as too large to judge
@@ -45,7 +48,7 @@ const options = {
   port: { type: 'string', short: 'p' },
   host: { type: 'string', short: 'h' },
   spec: { type: 'string' },
-  report: { type: 'string' },
+  report: { type: 'string', multiple: true },
   'fail-on': { type: 'string' },
   'max-body-bytes': { type: 'string' },
   'upstream-timeout': { type: 'string' },
@@ -69,6 +72,11 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   let command: string[] | undefined;
   try {
     const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
+    const repeated = repeatedOption(parsed.tokens, options);
+    if (repeated !== undefined) {
+      printError(repeated);
+      return 2;
+    }
     ({ values } = parsed);
     command = commandAfterTerminator(parsed, argv);
     positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
@@ -86,6 +94,8 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   const failOn = values['fail-on'];
   if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
     return usage(`--fail-on must be server, client or any, got "${failOn}"`);
+  const reports = serverReportTargets(values.report, ['json', 'junit', 'markdown']);
+  if (typeof reports === 'string') return usage(reports);
   const port = integerOption(values.port ?? defaultPort(command, '4010'), '--port', 0, 65_535);
   const maxBody = integerOption(values['max-body-bytes'] ?? '1048576', '--max-body-bytes', 1, 64 * 1024 * 1024);
   const timeout = integerOption(values['upstream-timeout'] ?? '30', '--upstream-timeout', 1, 3_600);
@@ -98,7 +108,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     specPath: values.spec,
     maxJudgedBodyBytes: maxBody as number,
     upstreamTimeoutMs: (timeout as number) * 1000,
-    reportPath: values.report,
+    reports,
     failOn: failOn as FailOn | undefined,
     ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], undefined) } : {}),
     command,
@@ -114,7 +124,8 @@ export async function runProxy(settings: {
   specPath?: string | undefined;
   maxJudgedBodyBytes?: number;
   upstreamTimeoutMs?: number;
-  reportPath?: string | undefined;
+  /** Written at shutdown (report-option.ts). */
+  reports?: readonly ServerReportTarget[];
   failOn?: FailOn | undefined;
   allowedHosts?: AllowedHosts;
   /** `-- COMMAND`: run it through the proxy, then stop (wrapped-command.ts). */
@@ -142,7 +153,7 @@ export async function runProxy(settings: {
   const stop = () =>
     proxy
       .close()
-      .then(() => finish(proxy, settings.reportPath, settings.failOn, logger))
+      .then(() => finish(proxy, settings.reports ?? [], settings.failOn, logger))
       .catch((error: unknown) => {
         logger.error(`Failed to write the proxy report: ${(error as Error).message}`);
         return 1;
@@ -161,22 +172,21 @@ export async function runProxy(settings: {
 
 async function finish(
   proxy: RunningProxyServer,
-  reportPath: string | undefined,
+  reports: readonly ServerReportTarget[],
   failOn: FailOn | undefined,
   logger: Logger,
 ): Promise<number> {
   const report = proxy.report();
-  if (reportPath !== undefined) {
-    const lower = reportPath.toLowerCase();
+  for (const target of reports) {
     await writeFile(
-      reportPath,
-      lower.endsWith('.xml')
+      target.path,
+      target.format === 'junit'
         ? proxyReportJunit(report)
-        : lower.endsWith('.md')
+        : target.format === 'markdown'
           ? proxyReportMarkdown(report)
           : `${JSON.stringify(report, null, 2)}\n`,
     );
-    logger.info(`Wrote the proxy report to ${reportPath}`);
+    logger.info(`Wrote the proxy report to ${target.path}`);
   }
   const broken = (['server', 'client'] as const).filter(
     (side) => (failOn === side || failOn === 'any') && proxy.judge.broke(side),

@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readBoundedText } from '../../spec/bounded-file.js';
 import { readSpecFile } from '../../spec/load-spec.js';
+import { repeatedOption } from '../../spec/repeated-options.js';
 import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../spec/terminal-text.js';
 import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
 import { createMockApp } from '../core/mock-app.js';
@@ -23,6 +24,7 @@ import {
 } from '../lab/replay-input.js';
 import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
 import { readConfigFile } from '../server/config-file.js';
+import { serverReportTargets } from './report-option.js';
 
 export interface ReplayCommandIo {
   stdout(text: string): void;
@@ -54,7 +56,8 @@ Options:
                             (repeatable)
       --default-plan PLAN   The plan of every HAR key not given with --key (demo keys keep theirs)
       --config FILE         The mock's config (plans, anonymous budget, ban policy), as for the server
-      --report FILE         Write the lab report: JSON, or JUnit XML when FILE ends in .xml
+      --report FORMAT=FILE  Write the lab report as json or junit (repeatable; a bare FILE is JUnit XML
+                            when it ends in .xml, else JSON)
       --timeline FILE.svg   Draw the requests per client over time (status, limits, bans) as SVG
       --help                Show this help
 
@@ -65,7 +68,7 @@ const options = {
   key: { type: 'string', multiple: true },
   'default-plan': { type: 'string' },
   config: { type: 'string' },
-  report: { type: 'string' },
+  report: { type: 'string', multiple: true },
   timeline: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
@@ -84,11 +87,15 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
   };
   let values;
   let positionals: string[];
+  let repeated: string | undefined;
   try {
-    ({ values, positionals } = parseArgs({ args: argv, options, strict: true, allowPositionals: true }));
+    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
+    ({ values, positionals } = parsed);
+    repeated = repeatedOption(parsed.tokens, options);
   } catch (error) {
     return fail((error as Error).message, '\nRun petstore-mock replay --help for the options.');
   }
+  if (repeated !== undefined) return fail(repeated);
   if (values.help) {
     print(replayHelp);
     return 0;
@@ -99,6 +106,8 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
       '\nRun petstore-mock replay --help for the options.',
     );
   }
+  const reports = serverReportTargets(values.report, ['json', 'junit']);
+  if (typeof reports === 'string') return fail(reports);
   if (values.timeline !== undefined && !/\.svg$/i.test(values.timeline)) {
     return fail(`--timeline ${values.timeline}: the file name must end in .svg`);
   }
@@ -131,12 +140,11 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
       replannedClients: replanned,
     });
     print(formatReplaySummary(result));
-    if (values.report !== undefined) {
-      const body = /\.xml$/i.test(values.report)
-        ? labReportJunit(result.report)
-        : `${JSON.stringify(result.report, null, 2)}\n`;
-      await io.writeFile(values.report, body);
-      print(`Report written to ${sanitiseForTerminal(values.report)}\n`);
+    for (const target of reports) {
+      const body =
+        target.format === 'junit' ? labReportJunit(result.report) : `${JSON.stringify(result.report, null, 2)}\n`;
+      await io.writeFile(target.path, body);
+      print(`Report written to ${sanitiseForTerminal(target.path)}\n`);
     }
     if (values.timeline !== undefined) {
       await io.writeFile(values.timeline, renderTimelineSvg(result.timeline, { width: 1100 }));

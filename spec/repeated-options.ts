@@ -1,0 +1,51 @@
+/**
+ * node:util's parseArgs keeps the last of a repeated option that holds one value: `--reporter json
+ * --reporter junit` silently became junit, and a CI script that sets `--port` twice ran on the second.
+ * Both bins (`petstore-mock` with its `replay` and `proxy` commands, `petstore-contract`) read their
+ * parseArgs tokens through this one check, so a repeat is refused in one line instead.
+ */
+
+/** The part of a parseArgs option's config this check reads. */
+interface OptionConfig {
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  short?: string;
+}
+
+/** The part of a parseArgs token this check reads (`tokens: true`). */
+interface OptionToken {
+  kind: string;
+  name?: string;
+  rawName?: string;
+}
+
+/**
+ * Why the command line gives an option that holds one value more than once, in one line; undefined
+ * when it gives each at most once. Options with `multiple: true` may repeat; the short and long
+ * spellings of one option (`-p 1 --port 2`) are one option.
+ *
+ * @example
+ * const parsed = parseArgs({ args, options, strict: true, tokens: true });
+ * const problem = repeatedOption(parsed.tokens, options); // '--reporter is given twice: it holds one value, give it once'
+ */
+export function repeatedOption(
+  tokens: readonly OptionToken[] | undefined,
+  options: Readonly<Record<string, OptionConfig>>,
+): string | undefined {
+  const seen = new Map<string, OptionToken>();
+  for (const token of tokens ?? []) {
+    if (token.kind === 'option-terminator') break;
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    const config = options[token.name];
+    if (config === undefined || config.multiple === true) continue;
+    const first = seen.get(token.name);
+    if (first === undefined) {
+      seen.set(token.name, token);
+      continue;
+    }
+    // The values are not repeated back: one of them may be a key (--api-key twice).
+    const spellings = first.rawName !== token.rawName ? ` (as ${first.rawName} and ${token.rawName})` : '';
+    return `--${token.name} is given twice${spellings}: it holds one value, give it once`;
+  }
+  return undefined;
+}
