@@ -160,6 +160,7 @@ export function createNodeListeners(
       answer = Promise.reject(error);
     }
     if (!(answer instanceof Promise)) {
+      if (answer.fault !== undefined) return carryOutFault(connection, response, answer, unread);
       writeAnswer(connection, response, answer, unread);
       return false;
     }
@@ -167,6 +168,7 @@ export function createNodeListeners(
     answer.then(
       (result) => {
         connection.running = false;
+        if (result.fault !== undefined && carryOutFault(connection, response, result, unread)) return;
         writeAnswer(connection, response, result, unread);
         pump(connection);
       },
@@ -196,6 +198,45 @@ export function createNodeListeners(
     return true;
   };
 
+  /**
+   * An answer with a latency or a fault (decision 042): the connection waits (`running`) through the
+   * latency, so the requests pipelined after it keep their order; then the answer is written (its body
+   * dripped for `slow-body`), or the connection reset, closed unanswered, or held unanswered until the
+   * client gives up or `timeoutMs` passes. True: the queue is pumped when it is done.
+   */
+  const carryOutFault = (
+    connection: Connection,
+    response: ServerResponse,
+    result: MockResponse,
+    unread: boolean | undefined,
+  ): boolean => {
+    const fault = result.fault!;
+    const { socket } = connection;
+    if (fault.kind === undefined && fault.delayMs === 0) {
+      writeAnswer(connection, response, result, unread);
+      return false;
+    }
+    connection.running = true;
+    const act = () => {
+      connection.running = false;
+      if (response.destroyed || socket.destroyed) return pump(connection);
+      if (fault.kind === undefined || fault.kind === 'slow-body') {
+        writeAnswer(connection, response, result, unread);
+        return pump(connection);
+      }
+      // Nothing after this request is executed: the connection ends without its answer.
+      connection.closed = true;
+      connection.queue.length = 0;
+      if (fault.kind === 'reset') socket.resetAndDestroy();
+      else if (fault.kind === 'close') closeUnanswered(socket);
+      else holdUnanswered(socket, fault.timeoutMs);
+      settle(connection);
+    };
+    if (fault.delayMs === 0) act();
+    else afterDelay(socket, fault.delayMs, act);
+    return true;
+  };
+
   const writeAnswer = (
     connection: Connection,
     response: ServerResponse,
@@ -218,7 +259,9 @@ export function createNodeListeners(
         };
       }
     }
-    write(response, result, logger);
+    // A `slow-body` fault drips the body; every other answer goes out in one write.
+    if (result.fault?.kind === 'slow-body') dripWriter(response, result, logger);
+    else write(response, result, logger);
     // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
     if (!response.shouldKeepAlive) connection.closed = true;
     if (connection.thenAnswer !== undefined) awaitEnd(connection, response);
@@ -375,6 +418,62 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
     logger.error(`Failed to write a response: ${(error as Error).message}`);
     response.destroy();
   }
+}
+
+/** Runs `then` after `delayMs`, or never when the connection goes first (the timer does not hold the process). */
+function afterDelay(socket: Socket, delayMs: number, then: () => void): void {
+  const timer = setTimeout(() => {
+    socket.off('close', cancel);
+    then();
+  }, delayMs).unref();
+  const cancel = () => clearTimeout(timer);
+  socket.once('close', cancel);
+}
+
+/** `close`: the connection ends (FIN) with no answer; destroyed a moment later if the client keeps it open. */
+function closeUnanswered(socket: Socket): void {
+  socket.end();
+  setTimeout(() => socket.destroy(), 1_000).unref();
+}
+
+/** `timeout`: no answer; the connection is closed after `timeoutMs` unless the client gave up first. */
+function holdUnanswered(socket: Socket, timeoutMs: number): void {
+  afterDelay(socket, timeoutMs, () => socket.destroy());
+}
+
+/**
+ * `slow-body`: the head at once, then the body in `chunks` pieces spread over `durationMs`, with the
+ * whole body's Content-Length (a client sees a slow body, not a short one).
+ */
+function dripWriter(response: ServerResponse, result: MockResponse, logger: Logger): void {
+  const body =
+    result.body !== null
+      ? Buffer.from(result.body, 'utf8')
+      : result.bytes === undefined
+        ? Buffer.alloc(0)
+        : Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
+  const { chunks, durationMs } = result.fault!.slowBody;
+  const pieces = Math.max(1, Math.min(chunks, body.byteLength));
+  const size = Math.ceil(body.byteLength / pieces);
+  const intervalMs = durationMs / pieces;
+  try {
+    result.headers['Content-Length'] = `${body.byteLength}`;
+    response.writeHead(result.status, result.headers);
+  } catch (error) {
+    logger.error(`Failed to write a response: ${(error as Error).message}`);
+    response.destroy();
+    return;
+  }
+  let index = 0;
+  const next = () => {
+    if (response.destroyed) return;
+    const piece = body.subarray(index * size, (index + 1) * size);
+    index += 1;
+    if (index >= pieces) return void response.end(piece);
+    response.write(piece);
+    setTimeout(next, intervalMs).unref();
+  };
+  next();
 }
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {
