@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
+import { parseLatency } from '../core/config/fault-config.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
 import { prepareScenario } from '../core/controls/scenario.js';
@@ -54,6 +55,8 @@ Options:
       --scenario FILE      Set up the default session before the first request: keys with budgets already
                            spent, bans, the clock (say past the sunset date), categories (YAML; docs/scenarios.md).
                            Repeatable: files are merged in order, after the config's scenario
+      --latency RANGE      Every answer waits this long: 200ms, 1.5s or a range drawn from the seed, 50-300ms
+                           (faults too: "faults:" in the config, Prefer: fault=KIND; docs/mock.md)
       --watch              Reload the spec when its file changes; keys, counters, bans and data are kept.
                            An edit that does not load keeps the previous spec serving
       --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls
@@ -113,6 +116,7 @@ const options = {
   'memory-budget': { type: 'string' },
   'request-log-size': { type: 'string' },
   scenario: { type: 'string', multiple: true },
+  latency: { type: 'string' },
   watch: { type: 'boolean' },
   'allow-remote-refs': { type: 'boolean' },
   'allow-refs-outside': { type: 'string', multiple: true },
@@ -190,6 +194,14 @@ async function main(argv: string[]): Promise<number> {
     printError(typeof port === 'string' ? port : (seed as string));
     return 2;
   }
+  if (values.latency !== undefined) {
+    try {
+      parseLatency(values.latency);
+    } catch (error) {
+      printError(`--latency: ${(error as Error).message}`);
+      return 2;
+    }
+  }
   const memoryBudget =
     values['memory-budget'] === undefined ? undefined : parseByteSize(values['memory-budget'], '--memory-budget');
   if (typeof memoryBudget === 'string') {
@@ -250,6 +262,8 @@ async function main(argv: string[]): Promise<number> {
       ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
       ...(memoryBudget !== undefined ? { memoryBudgetBytes: memoryBudget } : {}),
       ...(requestLogSize !== undefined ? { requestLogSize } : {}),
+      // --latency replaces the config's latency and keeps its fault rules.
+      ...(values.latency !== undefined ? { faults: { ...fileConfig?.faults, latency: values.latency } } : {}),
     };
     if (values.scenario !== undefined || fileConfig?.scenario !== undefined) {
       const merged = parseMockConfig({ ...(fileConfig ?? {}), ...config });
