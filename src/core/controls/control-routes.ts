@@ -198,6 +198,8 @@ export const controlRoutes = [
             status: entry.status,
             code: entry.code,
             operationId: entry.operationId,
+            fault: entry.fault,
+            delayMs: entry.delayMs,
           }),
         );
       }

@@ -1,4 +1,5 @@
 import { type FaultRule, type FaultSettings, faultDefaults, type LatencyRange } from '../config/fault-config.js';
+import { HttpError } from '../errors.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { MockResponse } from '../types.js';
 import type { RequestRecord } from './request-record.js';
@@ -58,6 +59,12 @@ function drawnLatency(record: RequestRecord, { minMs, maxMs }: LatencyRange): nu
   return minMs + Math.floor(record.runtime.faults.draw(record.session) * (maxMs - minMs + 1));
 }
 
+/** `Prefer: fault=status, code=N`: N must be a 5xx or 429 (declared or not: a fault is what the document did not plan). */
+export function checkFaultStatus(code: number | undefined): void {
+  if (code !== undefined && code !== 429 && (code < 500 || code > 599))
+    throw new HttpError('invalid_prefer', `Prefer: fault=status takes a code of 5xx or 429, got ${code}`);
+}
+
 /** The statuses a `status` fault picks first, in order, among those the operation declares. */
 const preferredFaultStatuses = [503, 500, 502, 504, 429];
 
@@ -82,14 +89,18 @@ function statusFault(operation: CompiledOperation, wanted: number | undefined) {
  * out (the latency, `reset`, `close`, `timeout`, `slow-body`) is attached to it.
  */
 export function applyFault(record: RequestRecord): undefined {
-  const { fault, delayMs } = record;
-  if (fault === undefined && delayMs === 0) return undefined;
+  const { delayMs } = record;
+  if (record.fault === undefined && delayMs === 0) return undefined;
   if (record.hit === null) {
     // The store failed: its 503 is the answer, with no fault of ours on top.
     record.fault = undefined;
     record.delayMs = 0;
     return undefined;
   }
+  // A status fault is answered only where the operation's own answer would have been (never over a 401 or a 429).
+  if (record.fault === 'status' && !record.forcedAnswer) record.fault = undefined;
+  const fault = record.fault;
+  if (fault === undefined && delayMs === 0) return undefined;
   let response = record.response;
   if (fault === 'malformed') response = malformed(response);
   else if (fault === 'empty') response = { ...response, body: '', bytes: undefined };

@@ -10,7 +10,7 @@ import type { DecodedJsonBody } from '../wire/request-body.js';
 import { errorCodeOf } from '../wire/response-shaping.js';
 import type { Credentials } from './auth.js';
 import { bodyIsRead, validatedBody, validateParameters } from './checks.js';
-import { applyFault, planFault } from './fault-plan.js';
+import { applyFault, checkFaultStatus, planFault } from './fault-plan.js';
 import { forcedResponse } from './forced-response.js';
 import { responseMedia } from './media-answers.js';
 import { answerFailure, answerPreflight, refuseSession, serveControl, withBudgetHeaders } from './off-the-api.js';
@@ -97,7 +97,9 @@ function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
       throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
     const preferHeader = request.headers.prefer;
     record.preferences = preferHeader === undefined ? noPreferences : parsePrefer(preferHeader);
-    record.forced = forcedResponse(operation, record.preferences, runtime.data);
+    // `fault=status, code=N` names the fault's status, which the fault stage answers (fault-plan.ts).
+    if (record.preferences.fault === 'status') checkFaultStatus(record.preferences.code);
+    else record.forced = forcedResponse(operation, record.preferences, runtime.data);
     if (record.forced !== undefined) return undefined;
     // Before any state changes: a POST whose answer the client cannot take creates nothing.
     const accept = request.headers.accept;
