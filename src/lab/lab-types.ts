@@ -99,7 +99,17 @@ export interface DashboardSnapshot {
   clock: LabClockState;
   clients: DashboardClient[];
   /** Newest last, at most `?limit` (default 10,000). */
-  recent: { timeMs: number; client: string; method: string; path: string; status: number; code: string | null }[];
+  recent: {
+    timeMs: number;
+    client: string;
+    method: string;
+    path: string;
+    status: number;
+    code: string | null;
+    /** The fault the request met and its latency (decision 042), when any. */
+    fault?: string;
+    delayMs?: number;
+  }[];
   coverage: CoverageReport;
   tokenRequired: boolean;
   /** The timeline of `recent`, rendered by `renderTimelineSvg`. */
@@ -141,9 +151,10 @@ export interface TimelineInput {
     /**
      * Any number (dense stretches are merged per pixel column). `code` tells a `rate_limited` 429 from a
      * `key_banned` one (without it, a 429 inside a ban is taken as the ban's); `retryAfterSeconds` is the
-     * wait a 429 asked for.
+     * wait a 429 asked for; `fault` the fault the request met (decision 042), drawn apart when it left the
+     * client without a usable answer.
      */
-    requests: { atMs: number; status: number; code?: string | null; retryAfterSeconds?: number }[];
+    requests: { atMs: number; status: number; code?: string | null; retryAfterSeconds?: number; fault?: string }[];
     bans: { fromMs: number; toMs: number }[];
   }[];
   title?: string;

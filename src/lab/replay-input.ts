@@ -40,6 +40,8 @@ export interface ReplayRequest {
   clientAddress: string;
   /** The status the recording says was served, when it says. */
   recordedStatus: number | null;
+  /** The fault the recording says the request met (an export's `fault`), asked for again with `Prefer`. */
+  fault?: FaultKind;
 }
 
 /**
@@ -438,6 +440,7 @@ function parseExportLines(text: string, options: ReplayInputOptions): Recording 
       key,
       clientAddress: entry.kind === 'anonymous' ? entry.client : 'replay',
       recordedStatus: entry.status,
+      ...(entry.fault === undefined ? {} : { fault: entry.fault }),
     });
   }
   if (requests.length === 0) throw new ReplayInputError('Failed to read the recording: no requests in it');

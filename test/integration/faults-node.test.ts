@@ -158,6 +158,16 @@ describe('Prefer: fault=KIND and delay=MS on node:http', () => {
   });
 });
 
+describe('the dashboard', () => {
+  it('shows the fault and the latency in the recent log, and the fault on the timeline', async () => {
+    await send(api('/categories'), { prefer: 'fault=close, delay=5' });
+    const { body } = await control('dashboard');
+    const recent = body.recent as { fault?: string; delayMs?: number }[];
+    expect(recent.at(-1)).toMatchObject({ fault: 'close', delayMs: 5 });
+    expect(body.timelineSvg).toContain('stroke="#56B4E9"');
+  });
+});
+
 describe('run-time faults through POST /__mock/faults', () => {
   const pattern = async (count: number) => {
     const statuses: string[] = [];

@@ -4,7 +4,7 @@
  * asks for each again (Prefer) and meets exactly the recorded faults and statuses, whatever its own config draws.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseMockConfig } from '../../src/core/config/mock-config.js';
+import { type MockConfigInput, parseMockConfig } from '../../src/core/config/mock-config.js';
 import { createMockApp, type MockApp, mockStoreOptions } from '../../src/core/mock-app.js';
 import type { RequestLogEntry } from '../../src/core/state/request-log.js';
 import { replay } from '../../src/lab/replay.js';
@@ -22,7 +22,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const config = {
+const config: MockConfigInput = {
   faults: {
     latency: '10-90ms',
     rules: [
@@ -32,7 +32,7 @@ const config = {
       { fault: 'malformed', rate: 0.2 },
     ],
   },
-} as const;
+};
 const parsedConfig = parseMockConfig(config);
 
 const stores = [
@@ -115,6 +115,10 @@ for (const target of stores) {
             },
           });
           expect(result.recorded.differences).toEqual([]);
+          const drawn = result.timeline.clients.flatMap((lane) => lane.requests.map((request) => request.fault));
+          expect(drawn.filter((fault) => fault !== undefined).length).toBe(
+            recorded.filter((entry) => entry.fault !== undefined).length,
+          );
           expect(faultsOf(await replayed!.controls.requests())).toEqual(faultsOf(recorded));
         } finally {
           await app.close();
