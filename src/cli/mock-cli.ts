@@ -235,8 +235,10 @@ async function main(argv: string[]): Promise<number> {
       const failOn = values['fail-on'];
       if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
         throw new Error(`--fail-on must be server, client or any, got "${failOn}"`);
-      const { runProxy } = await import('./proxy-command.js');
+      const { runProxy, faultsWithLatency } = await import('./proxy-command.js');
       return await runProxy({
+        faults: faultsWithLatency(fileConfig?.faults, values.latency),
+        seed,
         upstream,
         port,
         host: values.host ?? '127.0.0.1',

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import type { MockApp } from '../core/mock-app.js';
 import type { Logger, MockRequest, MockResponse } from '../core/types.js';
 import { silentLogger } from '../core/types.js';
+import { afterDelay, dripBody, endUnanswered } from './fault-writes.js';
 import { lingerThenClose } from './lingering-close.js';
 
 /**
@@ -227,9 +228,7 @@ export function createNodeListeners(
       // Nothing after this request is executed: the connection ends without its answer.
       connection.closed = true;
       connection.queue.length = 0;
-      if (fault.kind === 'reset') socket.resetAndDestroy();
-      else if (fault.kind === 'close') closeUnanswered(socket);
-      else holdUnanswered(socket, fault.timeoutMs);
+      endUnanswered(socket, fault.kind, fault.timeoutMs);
       settle(connection);
     };
     if (fault.delayMs === 0) act();
@@ -260,7 +259,7 @@ export function createNodeListeners(
       }
     }
     // A `slow-body` fault drips the body; every other answer goes out in one write.
-    if (result.fault?.kind === 'slow-body') dripWriter(response, result, logger);
+    if (result.fault?.kind === 'slow-body') dripAnswer(response, result, logger);
     else write(response, result, logger);
     // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
     if (!response.shouldKeepAlive) connection.closed = true;
@@ -420,42 +419,14 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
   }
 }
 
-/** Runs `then` after `delayMs`, or never when the connection goes first (the timer does not hold the process). */
-function afterDelay(socket: Socket, delayMs: number, then: () => void): void {
-  const timer = setTimeout(() => {
-    socket.off('close', cancel);
-    then();
-  }, delayMs).unref();
-  const cancel = () => clearTimeout(timer);
-  socket.once('close', cancel);
-}
-
-/** `close`: the connection ends (FIN) with no answer; destroyed a moment later if the client keeps it open. */
-function closeUnanswered(socket: Socket): void {
-  socket.end();
-  setTimeout(() => socket.destroy(), 1_000).unref();
-}
-
-/** `timeout`: no answer; the connection is closed after `timeoutMs` unless the client gave up first. */
-function holdUnanswered(socket: Socket, timeoutMs: number): void {
-  afterDelay(socket, timeoutMs, () => socket.destroy());
-}
-
-/**
- * `slow-body`: the head at once, then the body in `chunks` pieces spread over `durationMs`, with the
- * whole body's Content-Length (a client sees a slow body, not a short one).
- */
-function dripWriter(response: ServerResponse, result: MockResponse, logger: Logger): void {
+/** `slow-body`: the answer's head at once, then its body dripped (fault-writes.ts). */
+function dripAnswer(response: ServerResponse, result: MockResponse, logger: Logger): void {
   const body =
     result.body !== null
       ? Buffer.from(result.body, 'utf8')
       : result.bytes === undefined
         ? Buffer.alloc(0)
         : Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
-  const { chunks, durationMs } = result.fault!.slowBody;
-  const pieces = Math.max(1, Math.min(chunks, body.byteLength));
-  const size = Math.ceil(body.byteLength / pieces);
-  const intervalMs = durationMs / pieces;
   try {
     result.headers['Content-Length'] = `${body.byteLength}`;
     response.writeHead(result.status, result.headers);
@@ -464,16 +435,7 @@ function dripWriter(response: ServerResponse, result: MockResponse, logger: Logg
     response.destroy();
     return;
   }
-  let index = 0;
-  const next = () => {
-    if (response.destroyed) return;
-    const piece = body.subarray(index * size, (index + 1) * size);
-    index += 1;
-    if (index >= pieces) return void response.end(piece);
-    response.write(piece);
-    setTimeout(next, intervalMs).unref();
-  };
-  next();
+  dripBody(response, body, result.fault!.slowBody);
 }
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {

@@ -2,14 +2,15 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 
-// `petstore-mock --latency RANGE` (decision 042): every answer waits a latency drawn from the seed,
+// `petstore-mock --latency RANGE` and `petstore-mock proxy URL --latency RANGE` (decision 042): every answer waits a latency drawn from the seed,
 // on top of the config's fault rules; a latency it cannot read is one line and exit 2.
 
 function runCli(args: string[], onReady?: (origin: string) => Promise<void>) {
   return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', '--port', '0', ...args], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', ...args, '--port', '0'], {
       env: { ...process.env, PORT: '' },
     });
     let stdout = '';
@@ -67,3 +68,28 @@ it.each([
   },
   60_000,
 );
+
+let upstream: RunningMockServer;
+beforeAll(async () => {
+  upstream = await startMockServer({ port: 0 });
+});
+afterAll(() => upstream.close(0));
+
+it('proxy --latency delays every answer towards the client; a bad one is one line and exit 2', async () => {
+  let elapsedMs = 0;
+  let status = 0;
+  const run = await runCli(['proxy', upstream.baseUrl, '--latency', '60ms'], async (origin) => {
+    const started = performance.now();
+    const response = await fetch(`${origin}/v1/categories`, { headers: { authorization: 'Bearer demo-pro' } });
+    await response.text();
+    elapsedMs = performance.now() - started;
+    status = response.status;
+  });
+  expect(run.code).toBe(0);
+  expect(status).toBe(200);
+  expect(elapsedMs).toBeGreaterThanOrEqual(55);
+  const bad = await runCli(['proxy', upstream.baseUrl, '--latency', 'soon']);
+  expect(bad.code).toBe(2);
+  // The subcommand's usage errors add its --help hint on a second line.
+  expect(bad.stderr.trim().split('\n')[0]).toMatch(/^petstore-mock proxy: --latency: latency "soon" is not a duration/);
+}, 60_000);

@@ -22,6 +22,19 @@ export const faultDefaults = Object.freeze({
   slowBody: Object.freeze({ chunks: 10, durationMs: 2_000 }),
 });
 
+/** The `flaky-network` preset's settings (scenario-file.ts): a frontend's bad day. */
+export const flakyNetworkFaults: FaultSettings = {
+  latency: { minMs: 50, maxMs: 300 },
+  timeoutMs: 10_000,
+  // Each rule draws on what the rules before it left: 5 % of all requests, then 5/95, 3/90 and 2/87.
+  rules: [
+    { fault: 'reset', rate: 0.05 },
+    { fault: 'status', rate: 0.0527 },
+    { fault: 'slow-body', rate: 0.0334 },
+    { fault: 'timeout', rate: 0.023 },
+  ],
+};
+
 /** A latency, decoded: every answer waits a whole number of ms drawn evenly from [minMs, maxMs]. */
 export interface LatencyRange {
   minMs: number;

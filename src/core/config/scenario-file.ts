@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { onFirstUse } from '../../../spec/zod-module.js';
 import { describeIssues, isoDate, isWellFormed, keyFields, type Limits } from './decoding.js';
-import { type FaultSettings, faultSettingsSchema } from './fault-config.js';
+import { type FaultSettings, faultSettingsSchema, flakyNetworkFaults } from './fault-config.js';
 import {
   type CategoryOperation,
   categoryOperations,
@@ -158,19 +158,7 @@ export const scenarioPresets: Record<ScenarioPresetName, { description: string; 
   'flaky-network': {
     description:
       'every answer waits 50-300 ms; of the requests, about 5 % are reset, 5 % answer a declared 5xx (or 429), 3 % drip their body over 2 s, 2 % get no answer for 10 s (timeout), drawn from the seed',
-    scenario: {
-      faults: {
-        latency: { minMs: 50, maxMs: 300 },
-        timeoutMs: 10_000,
-        // Each rule draws on what the rules before it left: rates of 5 %, 5/95, 3/90 and 2/87 of all requests.
-        rules: [
-          { fault: 'reset', rate: 0.05 },
-          { fault: 'status', rate: 0.0527 },
-          { fault: 'slow-body', rate: 0.0334 },
-          { fault: 'timeout', rate: 0.023 },
-        ],
-      },
-    },
+    scenario: { faults: flakyNetworkFaults },
   },
 };
 
