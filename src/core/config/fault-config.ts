@@ -9,9 +9,6 @@ import { onFirstUse } from '../../../spec/zod-module.js';
 export const faultKinds = ['reset', 'close', 'timeout', 'slow-body', 'status', 'malformed', 'empty'] as const;
 export type FaultKind = (typeof faultKinds)[number];
 
-/** Faults the transport carries out (the connection, the timing); the others change the answer itself. */
-export type TransportFaultKind = Extract<FaultKind, 'reset' | 'close' | 'timeout' | 'slow-body'>;
-
 /** The longest latency, and the longest hold of a `timeout`: a mock never holds a connection for ever. */
 export const maxLatencyMs = 120_000;
 export const maxTimeoutMs = 600_000;
