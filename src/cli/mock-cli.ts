@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
-import { parseLatency } from '../core/config/fault-config.js';
+import { describeFaults, parseLatency } from '../core/config/fault-config.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
 import { prepareScenario } from '../core/controls/scenario.js';
@@ -328,6 +328,8 @@ async function main(argv: string[]): Promise<number> {
       `  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`,
     );
   }
+  const faults = mock.app.config.faults;
+  if (faults !== undefined) logger.info(`Latency and faults: ${describeFaults(faults)} (GET /__mock/faults)`);
   if (values.watch)
     watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, {
       allowRemoteRefs: values['allow-remote-refs'] === true,

@@ -9,7 +9,7 @@ import { type RunningMockServer, startMockServer } from '../../src/server/start-
 // on top of the config's fault rules; a latency it cannot read is one line and exit 2.
 
 function runCli(args: string[], onReady?: (origin: string) => Promise<void>) {
-  return new Promise<{ code: number | null; stderr: string }>((resolve, reject) => {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/mock-cli.ts', ...args, '--port', '0'], {
       env: { ...process.env, PORT: '' },
     });
@@ -29,7 +29,7 @@ function runCli(args: string[], onReady?: (origin: string) => Promise<void>) {
     child.on('error', reject);
     child.on('exit', (code) => {
       clearTimeout(killer);
-      resolve({ code, stderr });
+      resolve({ code, stdout, stderr });
     });
   });
 }
@@ -46,6 +46,7 @@ it('--latency delays every answer within its range and keeps the config fault ru
     logged = (await (await fetch(`${origin}/__mock/requests`)).json()) as typeof logged;
   });
   expect(run.code).toBe(0);
+  expect(run.stdout).toContain('Latency and faults: latency 20-30 ms; empty 100 % of getPetById (GET /__mock/faults)');
   expect(logged.map((entry) => entry.operationId)).toEqual(['listCategories', 'getPetById']);
   for (const entry of logged) {
     expect(entry.delayMs).toBeGreaterThanOrEqual(20);

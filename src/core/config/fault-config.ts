@@ -58,6 +58,27 @@ export function parseLatency(text: string): LatencyRange {
   return { minMs, maxMs };
 }
 
+/**
+ * The settings in one line, for the start banner.
+ *
+ * @example describeFaults({ latency: { minMs: 50, maxMs: 300 }, rules: [{ fault: 'reset', rate: 0.05 }] }) // 'latency 50-300 ms; reset 5 % of requests'
+ */
+export function describeFaults(settings: FaultSettings): string {
+  const latency = settings.latency;
+  const parts =
+    latency === undefined
+      ? []
+      : [`latency ${latency.minMs === latency.maxMs ? latency.minMs : `${latency.minMs}-${latency.maxMs}`} ms`];
+  for (const rule of settings.rules ?? []) {
+    const what = rule.fault ?? 'latency';
+    const where = [...(rule.operations ?? []), ...(rule.keys === undefined ? [] : [`${rule.keys.length} key(s)`])];
+    parts.push(
+      `${what} ${Math.round(rule.rate * 1000) / 10} % of ${where.length === 0 ? 'requests' : where.join(', ')}`,
+    );
+  }
+  return parts.length === 0 ? 'none set' : parts.join('; ');
+}
+
 /** The fault settings' schemas, made with zod when settings are first read. */
 const faultSchemas = onFirstUse((zod) => {
   const latency = zod
