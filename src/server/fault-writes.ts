@@ -15,13 +15,13 @@ export function afterDelay(socket: Socket, delayMs: number, then: () => void): v
 }
 
 /** `close`: the connection ends (FIN) with no answer; destroyed a moment later if the client keeps it open. */
-export function closeUnanswered(socket: Socket): void {
+function closeUnanswered(socket: Socket): void {
   socket.end();
   setTimeout(() => socket.destroy(), 1_000).unref();
 }
 
 /** `timeout`: no answer; the connection is closed after `timeoutMs` unless the client gave up first. */
-export function holdUnanswered(socket: Socket, timeoutMs: number): void {
+function holdUnanswered(socket: Socket, timeoutMs: number): void {
   afterDelay(socket, timeoutMs, () => socket.destroy());
 }
 

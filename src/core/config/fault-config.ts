@@ -11,7 +11,7 @@ export type FaultKind = (typeof faultKinds)[number];
 
 /** The longest latency, and the longest hold of a `timeout`: a mock never holds a connection for ever. */
 export const maxLatencyMs = 120_000;
-export const maxTimeoutMs = 600_000;
+const maxTimeoutMs = 600_000;
 
 /** What a fault without its own settings does: WireMock's dribble is chunks over a duration too. */
 export const faultDefaults = Object.freeze({
