@@ -96,6 +96,13 @@ export function forwardWithFault(
     answer.resume();
     return;
   }
+  const status = answer.statusCode ?? 502;
+  if (request.method === 'HEAD' || status === 204 || status === 304) {
+    // No body to drip, cut or empty: the answer goes as it came.
+    response.writeHead(status, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
+    answer.pipe(response);
+    return;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   answer.on('data', (chunk: Buffer) => {
@@ -103,7 +110,6 @@ export function forwardWithFault(
     chunks.push(chunk);
   });
   answer.on('end', () => {
-    const status = answer.statusCode ?? 502;
     const headers = withoutFraming(forwardedHeaders(answer.rawHeaders));
     const whole = Buffer.concat(chunks);
     const body = size > maxBytes ? whole : faultyBody(fault, whole, answer.headers['content-type']);

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../src/core/state/request-log.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
@@ -151,10 +152,25 @@ describe('Prefer: fault=KIND and delay=MS on node:http', () => {
   });
 
   it('keeps the order of pipelined requests on a connection that waits for a latency', async () => {
-    const first = send(api('/categories'), { prefer: 'delay=60' });
-    const second = send(api('/categories'));
-    const [slow, fast] = await Promise.all([first, second]);
-    expect([slow.status, fast.status]).toEqual([200, 200]);
+    const { port } = new URL(mock.origin);
+    const head = (path: string, prefer: string) =>
+      `GET /v1${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer demo-pro\r\n${prefer}\r\n`;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        // Both at once: the second is parsed while the first waits for its latency.
+        socket.write(`${head('/categories', 'Prefer: delay=60\r\n')}${head('/store/orders', 'Connection: close\r\n')}`);
+      });
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      socket.on('end', () => resolve(received));
+      socket.on('error', reject);
+    });
+    const answers = text.split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    // The first answer is the categories' (objects with a name), the second the orders' (with a petId).
+    expect(answers[0]).toMatch(/"name"/);
+    expect(answers[0]).not.toMatch(/"petId"/);
+    expect(answers[1]).toMatch(/"petId"/);
   });
 });
 
