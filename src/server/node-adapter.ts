@@ -161,7 +161,7 @@ export function createNodeListeners(
       answer = Promise.reject(error);
     }
     if (!(answer instanceof Promise)) {
-      if (answer.fault !== undefined) return carryOutFault(connection, response, answer, unread);
+      if (answer.fault !== undefined && carryOutFault(connection, response, answer, unread)) return true;
       writeAnswer(connection, response, answer, unread);
       return false;
     }
@@ -203,7 +203,8 @@ export function createNodeListeners(
    * An answer with a latency or a fault (decision 042): the connection waits (`running`) through the
    * latency, so the requests pipelined after it keep their order; then the answer is written (its body
    * dripped for `slow-body`), or the connection reset, closed unanswered, or held unanswered until the
-   * client gives up or `timeoutMs` passes. True: the queue is pumped when it is done.
+   * client gives up or `timeoutMs` passes. True: the queue is pumped when it is done; false: nothing
+   * to carry out, the caller writes the answer as usual.
    */
   const carryOutFault = (
     connection: Connection,
@@ -213,10 +214,7 @@ export function createNodeListeners(
   ): boolean => {
     const fault = result.fault!;
     const { socket } = connection;
-    if (fault.kind === undefined && fault.delayMs === 0) {
-      writeAnswer(connection, response, result, unread);
-      return false;
-    }
+    if (fault.kind === undefined && fault.delayMs === 0) return false;
     connection.running = true;
     const act = () => {
       connection.running = false;
