@@ -222,6 +222,13 @@ describe('run-time faults through POST /__mock/faults', () => {
     expect(logged.delayMs).toBeLessThanOrEqual(9);
   });
 
+  it('shows the keys a rule names masked (the demo keys by name)', async () => {
+    const set = await control('faults', { rules: [{ fault: 'reset', keys: ['sk_live_secret_123456', 'demo-free'] }] });
+    expect(JSON.stringify(set.body)).not.toContain('sk_live_secret_123456');
+    const { body } = await control('faults');
+    expect((body.faults as { rules: { keys: string[] }[] }).rules[0]!.keys).toEqual(['sk_l…(21)', 'demo-free']);
+  });
+
   it('refuses bad settings naming the field, and a cross-site caller', async () => {
     const bad = await control('faults', { rules: [{ fault: 'boom' }] });
     expect(bad.status).toBe(400);

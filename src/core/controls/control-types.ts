@@ -49,7 +49,7 @@ export interface MockControls {
   applyScenario(input: ScenarioInput): Promise<AppliedScenario>;
   /** The named presets with what each sets up (`GET /__mock/scenario/presets`). */
   scenarioPresets(): Promise<ReturnType<typeof scenarioPresetList>>;
-  /** The session's latency and fault settings (`GET /__mock/faults`): its own, else the config's; null when none. */
+  /** The session's latency and fault settings (`GET /__mock/faults`): its own, else the config's; null when none. Keys masked. */
   faults(): Promise<FaultSettings | null>;
   /**
    * Replaces the session's latency and fault settings (`POST /__mock/faults`); `{}` switches them off
