@@ -9,6 +9,7 @@ import { specDrawsFakeData } from '../src/core/spec/fake-data-needs.js';
 import type { MockRequest, MockResponse } from '../src/core/types.js';
 import { expectWellBehaved } from '../src/lab/lab-report.js';
 import type { LabReport } from '../src/lab/lab-types.js';
+import { withFault } from './fault-transport.js';
 
 // Browser-safe on purpose: this module (and everything it imports) must never reach node:* or
 // spec/load-spec.ts, because `petstore-kit/mocks` and `petstore-kit/mocks/browser` run in a page.
@@ -17,6 +18,7 @@ import type { LabReport } from '../src/lab/lab-types.js';
 export { loadFakeDataModules } from '../spec/fake-data-modules.js';
 export type { OpenApiDocument } from '../spec/openapi-types.js';
 export { createFixedClock, systemClock } from '../src/core/clock.js';
+export type { FaultKind, FaultSettings, FaultSettingsInput } from '../src/core/config/fault-config.js';
 export type { Limits, MockConfig, MockConfigInput } from '../src/core/config/mock-config.js';
 export type { Scenario, ScenarioPresetName } from '../src/core/config/scenario-file.js';
 export { scenarioPresetNames, scenarioPresets } from '../src/core/config/scenario-file.js';
@@ -127,7 +129,8 @@ export function createPetstoreHandlers(options: PetstoreHandlersOptions): Petsto
       session === undefined || mockRequest.headers['x-mock-session'] !== undefined
         ? mockRequest
         : { ...mockRequest, headers: { ...mockRequest.headers, 'x-mock-session': session } };
-    return toResponse(await app.handle(routed), request.method);
+    const answer = await app.handle(routed);
+    return answer.fault === undefined ? toResponse(answer, request.method) : withFault(answer, request, toResponse);
   };
 
   // RegExp predicates are matched against origin + pathname; they exist in every msw 2.x (custom

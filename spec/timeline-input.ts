@@ -18,9 +18,10 @@ export interface TimelineInput {
     /**
      * Any number (dense stretches are merged per pixel column). `code` tells a `rate_limited` 429 from a
      * `key_banned` one (without it, a 429 inside a ban is taken as the ban's); `retryAfterSeconds` is the
-     * wait a 429 asked for.
+     * wait a 429 asked for; `fault` the fault the request met (decision 042), drawn apart when it left the
+     * client without a usable answer.
      */
-    requests: { atMs: number; status: number; code?: string | null; retryAfterSeconds?: number }[];
+    requests: { atMs: number; status: number; code?: string | null; retryAfterSeconds?: number; fault?: string }[];
     bans: { fromMs: number; toMs: number }[];
     /**
      * What the client had already spent of its minute when a scenario (or a recording's starting state)

@@ -4,7 +4,7 @@ import { escapeXml, fmt, fontSizes, formatCount, isoShort, textElement, textWidt
 // One client's lane of the timeline: its requests measured (each one's minute), its outcome colours, and
 // its plot and labels drawn. See renderTimelineSvg in timeline-svg.ts.
 
-export type Outcome = 'ok' | 'client-error' | 'server-error' | 'rate-limited' | 'banned';
+export type Outcome = 'ok' | 'client-error' | 'server-error' | 'rate-limited' | 'banned' | 'fault';
 
 /** Okabe-Ito colours (told apart with every common colour-vision deficiency), in drawing order. */
 export const outcomeStyles: readonly { outcome: Outcome; colour: string; label: string }[] = [
@@ -13,6 +13,7 @@ export const outcomeStyles: readonly { outcome: Outcome; colour: string; label: 
   { outcome: 'server-error', colour: '#000000', label: '5xx' },
   { outcome: 'rate-limited', colour: '#D55E00', label: '429 rate_limited' },
   { outcome: 'banned', colour: '#CC79A7', label: '429 key_banned' },
+  { outcome: 'fault', colour: '#56B4E9', label: 'fault: no usable answer (reset, close, timeout, malformed, empty)' },
 ];
 export const banColour = '#CC79A7';
 
@@ -80,11 +81,12 @@ export function measureLane(lane: Lane, from: number, to: number, { names, alias
   const name = known !== undefined && known !== lane.client ? known : lane.client;
   const alias = name !== lane.client ? lane.client : (ownValue(aliases, lane.client) ?? null);
   const refused = marks.filter((mark) => mark.outcome === 'banned' || mark.outcome === 'rate-limited').length;
+  const faults = lane.requests.filter((request) => request.fault !== undefined).length;
   const texts = [
     name,
     ...(alias === null ? [] : [alias]),
     `${lane.plan}${limit > 0 ? ` · ${formatCount(limit)}/min${lane.limits.perDay > 0 ? `, ${formatCount(lane.limits.perDay)}/day` : ''}` : ''}`,
-    `${formatCount(lane.requests.length)} request${lane.requests.length === 1 ? '' : 's'}${refused > 0 ? ` · ${formatCount(refused)}× 429` : ''}${lane.bans.length > 0 ? ` · ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}${spent !== undefined && spent.count > 0 ? ` · ${formatCount(spent.count)} spent before` : ''}`,
+    `${formatCount(lane.requests.length)} request${lane.requests.length === 1 ? '' : 's'}${refused > 0 ? ` · ${formatCount(refused)}× 429` : ''}${lane.bans.length > 0 ? ` · ${lane.bans.length} ban${lane.bans.length === 1 ? '' : 's'}` : ''}${spent !== undefined && spent.count > 0 ? ` · ${formatCount(spent.count)} spent before` : ''}${faults > 0 ? ` · ${formatCount(faults)} fault${faults === 1 ? '' : 's'}` : ''}`,
   ];
   return {
     lane,
@@ -106,6 +108,8 @@ function ownValue(record: Readonly<Record<string, string>> | undefined, key: str
 
 /** A 429 is a ban's when its code says so or, without a code, when it falls inside a ban. */
 function outcomeOf(request: Lane['requests'][number], bans: Lane['bans']): Outcome {
+  // A fault that left the client without a usable answer; a status fault and a slow body are drawn as their status.
+  if (request.fault !== undefined && unusableFaults.has(request.fault)) return 'fault';
   if (request.status === 429) {
     if (request.code === 'key_banned') return 'banned';
     if (request.code === 'rate_limited') return 'rate-limited';
@@ -115,6 +119,8 @@ function outcomeOf(request: Lane['requests'][number], bans: Lane['bans']): Outco
   if (request.status >= 400) return 'client-error';
   return 'ok';
 }
+
+const unusableFaults = new Set(['reset', 'close', 'timeout', 'malformed', 'empty']);
 
 /** Where a lane is drawn, and its time scale. */
 export interface LaneGeometry {

@@ -12,6 +12,7 @@ export type { OpenApiDocument } from '../spec/openapi-types.js';
 export type { Category, ErrorBody, NewCategory } from '../spec/schemas.js';
 export type { VirtualClock } from './core/clock.js';
 export { createFixedClock, createVirtualClock, systemClock } from './core/clock.js';
+export type { FaultKind, FaultSettings, FaultSettingsInput } from './core/config/fault-config.js';
 export type { Limits, MockConfig, MockConfigInput } from './core/config/mock-config.js';
 export { defaultPlans, demoKeys, parseMockConfig } from './core/config/mock-config.js';
 export type { ErrorCode } from './core/errors.js';
@@ -41,7 +42,7 @@ export type {
 } from './core/state/state-store.js';
 export { StoreUnavailableError, TooManySessionsError } from './core/state/state-store.js';
 export { storeOptionsFromConfig } from './core/state/store-options.js';
-export type { Clock, Logger, MockRequest, MockResponse } from './core/types.js';
+export type { Clock, Logger, MockRequest, MockResponse, TransportFault } from './core/types.js';
 export { createNodeListener } from './server/node-adapter.js';
 export type { RedisStoreOptions } from './server/redis-store.js';
 export { connectRedisStore, StoreConfigError } from './server/redis-store.js';

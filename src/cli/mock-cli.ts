@@ -7,6 +7,7 @@ import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
 import { repeatedOption } from '../../spec/repeated-options.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
+import { describeFaults, parseLatency } from '../core/config/fault-config.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
 import { prepareScenario } from '../core/controls/scenario.js';
@@ -23,8 +24,8 @@ import { allowedHostsOption } from './allowed-hosts-option.js';
 import { readPrismHabits } from './prism-habits.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
-import { scenarioBanner } from './scenario-banner.js';
 import { type ServerReportFormat, type ServerReportTarget, serverReportTargets } from './report-option.js';
+import { scenarioBanner } from './scenario-banner.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
@@ -60,6 +61,8 @@ Options:
       --scenario FILE      Set up the default session before the first request: keys with budgets already
                            spent, bans, the clock (say past the sunset date), categories (YAML; docs/scenarios.md).
                            Repeatable: files are merged in order, after the config's scenario
+      --latency RANGE      Every answer waits this long: 200ms, 1.5s or a range drawn from the seed, 50-300ms
+                           (faults too: "faults:" in the config, Prefer: fault=KIND; docs/mock.md)
       --watch              Reload the spec when its file changes; keys, counters, bans and data are kept.
                            An edit that does not load keeps the previous spec serving
       --control-token TOKEN  Require X-Mock-Control-Token on /__mock/* controls
@@ -120,6 +123,7 @@ const options = {
   'memory-budget': { type: 'string' },
   'request-log-size': { type: 'string' },
   scenario: { type: 'string', multiple: true },
+  latency: { type: 'string' },
   watch: { type: 'boolean' },
   'allow-remote-refs': { type: 'boolean' },
   'allow-refs-outside': { type: 'string', multiple: true },
@@ -214,6 +218,14 @@ async function main(given: string[]): Promise<number> {
     printError(typeof port === 'string' ? port : (seed as string));
     return 2;
   }
+  if (values.latency !== undefined) {
+    try {
+      parseLatency(values.latency);
+    } catch (error) {
+      printError(`--latency: ${(error as Error).message}`);
+      return 2;
+    }
+  }
   const memoryBudget =
     values['memory-budget'] === undefined ? undefined : parseByteSize(values['memory-budget'], '--memory-budget');
   if (typeof memoryBudget === 'string') {
@@ -251,8 +263,10 @@ async function main(given: string[]): Promise<number> {
       const failOn = values['fail-on'];
       if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
         throw new Error(`--fail-on must be server, client or any, got "${failOn}"`);
-      const { runProxy } = await import('./proxy-command.js');
+      const { runProxy, faultsWithLatency } = await import('./proxy-command.js');
       return await runProxy({
+        faults: faultsWithLatency(fileConfig?.faults, values.latency),
+        seed,
         upstream,
         port,
         host: values.host ?? '127.0.0.1',
@@ -279,6 +293,8 @@ async function main(given: string[]): Promise<number> {
       ...(values.store !== undefined ? { store: { ...fileConfig?.store, url: values.store } } : {}),
       ...(memoryBudget !== undefined ? { memoryBudgetBytes: memoryBudget } : {}),
       ...(requestLogSize !== undefined ? { requestLogSize } : {}),
+      // --latency replaces the config's latency and keeps its fault rules.
+      ...(values.latency !== undefined ? { faults: { ...fileConfig?.faults, latency: values.latency } } : {}),
     };
     if (values.scenario !== undefined || fileConfig?.scenario !== undefined) {
       const merged = parseMockConfig({ ...(fileConfig ?? {}), ...config });
@@ -354,6 +370,8 @@ async function main(given: string[]): Promise<number> {
       logger.warn(`Failed to read back the scenario applied: ${(error as Error).message}`);
     }
   }
+  const faults = mock.app.config.faults;
+  if (faults !== undefined) logger.info(`Latency and faults: ${describeFaults(faults)} (GET /__mock/faults)`);
   if (values.watch)
     watcher = watchSpec(specPath ?? defaultSpecPath, mock.app, logger, {
       allowRemoteRefs: values['allow-remote-refs'] === true,

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { repeatedOption } from '../../spec/repeated-options.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
+import { type FaultSettings, faultSettingsSchema } from '../core/config/fault-config.js';
 import type { AllowedHosts } from '../core/controls/control-access.js';
 import type { Logger } from '../core/types.js';
 import { createConsoleLogger } from '../server/console-logger.js';
@@ -34,6 +35,8 @@ Options:
       --upstream-timeout S Seconds the upstream has to answer (default 30); then 502
       --allowed-hosts NAME Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any);
                            by default only loopback names and the bound address (DNS rebinding is 403)
+      --latency RANGE      Every answer reaches the client this much later: 200ms, 1.5s or 50-300ms (faults
+                           per operation and key: "faults:" in the config; docs/proxy.md)
       --verbose            Log every forwarded request (keys never shown)
       --quiet              Print nothing but errors
       --help               Show this help
@@ -53,6 +56,7 @@ const options = {
   'max-body-bytes': { type: 'string' },
   'upstream-timeout': { type: 'string' },
   'allowed-hosts': { type: 'string', multiple: true },
+  latency: { type: 'string' },
   verbose: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -100,6 +104,12 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
   const maxBody = integerOption(values['max-body-bytes'] ?? '1048576', '--max-body-bytes', 1, 64 * 1024 * 1024);
   const timeout = integerOption(values['upstream-timeout'] ?? '30', '--upstream-timeout', 1, 3_600);
   for (const value of [port, maxBody, timeout]) if (typeof value === 'string') return usage(value);
+  let faults: FaultSettings | undefined;
+  try {
+    faults = faultsWithLatency(undefined, values.latency);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
   const logger = createConsoleLogger({ verbose: values.verbose, quiet: values.quiet });
   return runProxy({
     upstream: positionals[0]!,
@@ -111,9 +121,24 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     reports,
     failOn: failOn as FailOn | undefined,
     ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], undefined) } : {}),
+    ...(faults !== undefined ? { faults } : {}),
     command,
     logger,
   });
+}
+
+/**
+ * The config's fault settings with `--latency` over them (decision 042); throws one line naming
+ * `--latency` when it cannot be read.
+ */
+export function faultsWithLatency(
+  faults: FaultSettings | undefined,
+  latency: string | undefined,
+): FaultSettings | undefined {
+  if (latency === undefined) return faults;
+  const decoded = faultSettingsSchema().safeParse({ ...faults, latency });
+  if (!decoded.success) throw new Error(`--latency: ${decoded.error.issues[0]?.message ?? 'not a latency'}`);
+  return decoded.data;
 }
 
 /** Starts the proxy and waits for a signal; shared by the subcommand and `proxy:` in the config. */
@@ -128,6 +153,9 @@ export async function runProxy(settings: {
   reports?: readonly ServerReportTarget[];
   failOn?: FailOn | undefined;
   allowedHosts?: AllowedHosts;
+  /** Latency and faults towards the client (decision 042), drawn from `seed`. */
+  faults?: FaultSettings | undefined;
+  seed?: number;
   /** `-- COMMAND`: run it through the proxy, then stop (wrapped-command.ts). */
   command?: string[] | undefined;
   logger: Logger;
@@ -143,6 +171,7 @@ export async function runProxy(settings: {
       ...(settings.maxJudgedBodyBytes !== undefined ? { maxJudgedBodyBytes: settings.maxJudgedBodyBytes } : {}),
       ...(settings.upstreamTimeoutMs !== undefined ? { upstreamTimeoutMs: settings.upstreamTimeoutMs } : {}),
       ...(settings.allowedHosts !== undefined ? { allowedHosts: settings.allowedHosts } : {}),
+      ...(settings.faults !== undefined ? { faults: settings.faults, seed: settings.seed ?? 1 } : {}),
       logger,
     });
   } catch (error) {

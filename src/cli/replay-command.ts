@@ -168,7 +168,9 @@ export async function replayAgainstMockApp(
   let basePath = '';
   return replay(requests, {
     createApp(clock: Clock): ReplayTarget {
-      const app = createMockApp({ spec, config, clock, seed: 1 });
+      // No fault rules of the config: the recorded faults are asked for again, request by request (Prefer), not drawn anew.
+      const { faults: _drawnAnew, ...withoutFaults } = config;
+      const app = createMockApp({ spec, config: withoutFaults, clock, seed: 1 });
       route = createRouter(app.spec.operations);
       basePath = app.basePath;
       // respond(): the in-memory mock answers at once, so a replay awaits nothing per request.

@@ -22,6 +22,7 @@ import type { PipelineRuntime, RequestObserver } from './pipeline/request-record
 import { serveSpec } from './pipeline/served-spec.js';
 import { type CompiledSpec, compileSpec, isCompiledSpec } from './spec/compiled-spec.js';
 import { seedCategories } from './spec/seeding.js';
+import { FaultSessions } from './state/fault-sessions.js';
 import type { ProcessMemory } from './state/memory-account.js';
 import { MemoryBudget } from './state/memory-budget.js';
 import { createMemoryStore } from './state/memory-store.js';
@@ -162,6 +163,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
   const startedAtMs = baseClock.now();
   for (const warning of spec.definition.warnings) logger.warn(warning);
   const { memory, lab } = labOf(store, config);
+  const faults = new FaultSessions(config.faults, options.seed ?? 1, config.sessions.maxSessions);
   const runtime: PipelineRuntime = {
     config,
     logger,
@@ -174,6 +176,7 @@ export function createMockApp(options: MockAppOptions): MockApp {
     operations: new Map(Object.entries(petstoreOperations)),
     served: serveSpec(spec, config, startedAtMs, data),
     startup: null,
+    faults,
     warned: { drops: false, evictions: false },
     serveControl: (record) => handleControlRequest(record.request, record.path, record.session, controlRuntime),
     controlAccessAllowed: (request) => controlAccessAllowed(request, config),
@@ -192,8 +195,10 @@ export function createMockApp(options: MockAppOptions): MockApp {
     auth,
     baseNow: () => baseClock.now(),
     sunsets: () => runtime.served.sunsets,
+    faults,
     afterReset: (session) => {
       lab.reset(session);
+      faults.reset(session);
       // The fake-data sequence starts over with the default session (it is shared by all sessions).
       if (session !== defaultSessionName) return;
       data.reset();

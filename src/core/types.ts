@@ -38,6 +38,21 @@ export interface MockResponse {
   body: string | null;
   /** A body of bytes (an image, a file), when `body` is null: transports send it as it is. */
   bytes?: Uint8Array;
+  /** What the transport must do beyond writing the answer: a latency, a fault (decision 042). Absent: write at once. */
+  fault?: TransportFault;
+}
+
+/**
+ * A latency or a fault the core decided for one answer, which the transport carries out: wait
+ * `delayMs`, then `reset` the connection, `close` it unanswered, hold it unanswered for `timeoutMs`
+ * (`timeout`), or drip the body in `slowBody.chunks` pieces over `slowBody.durationMs` (`slow-body`).
+ * Without `kind`, the answer is written after the delay.
+ */
+export interface TransportFault {
+  delayMs: number;
+  kind?: 'reset' | 'close' | 'timeout' | 'slow-body';
+  timeoutMs: number;
+  slowBody: { chunks: number; durationMs: number };
 }
 
 /** Time source in milliseconds since the epoch, injected so tests and the virtual clock control it. */

@@ -108,7 +108,17 @@ export interface DashboardSnapshot {
   clock: LabClockState;
   clients: DashboardClient[];
   /** Newest last, at most `?limit` (default 10,000). */
-  recent: { timeMs: number; client: string; method: string; path: string; status: number; code: string | null }[];
+  recent: {
+    timeMs: number;
+    client: string;
+    method: string;
+    path: string;
+    status: number;
+    code: string | null;
+    /** The fault the request met and its latency (decision 042), when any. */
+    fault?: string;
+    delayMs?: number;
+  }[];
   coverage: CoverageReport;
   tokenRequired: boolean;
   /** The timeline of `recent`, rendered by `renderTimelineSvg`. */

@@ -2,6 +2,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { maskSecret } from '../../spec/credential-masking.js';
 import { keyDigestHex } from '../../spec/interface/key-id.js';
+import { type FaultKind, faultKinds, maxLatencyMs } from '../core/config/fault-config.js';
 import { type Scenario, validateScenario } from '../core/config/scenario-file.js';
 import { maxExportBodyBytes } from '../core/state/request-log.js';
 import type { LabLimits } from './lab-types.js';
@@ -39,6 +40,8 @@ export interface ReplayRequest {
   clientAddress: string;
   /** The status the recording says was served, when it says. */
   recordedStatus: number | null;
+  /** The fault the recording says the request met (an export's `fault`), asked for again with `Prefer`. */
+  fault?: FaultKind;
 }
 
 /**
@@ -69,6 +72,10 @@ export interface ExportLine {
   contentType: string | null;
   /** The request body as text (at most `maxExportBodyBytes` characters, longer ones are cut), or null. */
   body: string | null;
+  /** The fault the request met (decision 042); absent when none. The replay asks for it again with `Prefer`. */
+  fault?: FaultKind;
+  /** The latency its answer waited, in ms; absent when none. */
+  delayMs?: number;
 }
 
 /**
@@ -176,6 +183,8 @@ export function toExportLine(entry: {
   prefer?: string | null;
   contentType?: string | null;
   body?: string | null;
+  fault?: FaultKind | undefined;
+  delayMs?: number | undefined;
 }): string {
   const isKey = entry.auth === 'key' && typeof entry.keyDigest === 'string';
   const line: ExportLine = {
@@ -195,6 +204,8 @@ export function toExportLine(entry: {
     contentType: entry.contentType ?? null,
     body: entry.body === undefined || entry.body === null ? null : entry.body.slice(0, maxExportBodyBytes),
   };
+  if (entry.fault !== undefined) line.fault = entry.fault;
+  if (entry.delayMs !== undefined && entry.delayMs > 0) line.delayMs = entry.delayMs;
   return JSON.stringify(line);
 }
 
@@ -413,7 +424,8 @@ function parseExportLines(text: string, options: ReplayInputOptions): Recording 
     } else if (entry.auth === 'invalid') {
       headers.authorization = 'Bearer not-a-key-of-this-mock';
     }
-    if (entry.prefer !== null) headers.prefer = entry.prefer;
+    const prefer = replayedPrefer(entry);
+    if (prefer !== null) headers.prefer = prefer;
     if (entry.contentType !== null) headers['content-type'] = entry.contentType;
     requests.push({
       atMs,
@@ -428,6 +440,7 @@ function parseExportLines(text: string, options: ReplayInputOptions): Recording 
       key,
       clientAddress: entry.kind === 'anonymous' ? entry.client : 'replay',
       recordedStatus: entry.status,
+      ...(entry.fault === undefined ? {} : { fault: entry.fault }),
     });
   }
   if (requests.length === 0) throw new ReplayInputError('Failed to read the recording: no requests in it');
@@ -516,6 +529,10 @@ function checkExportLine(value: unknown, where: string): ExportLine {
     if (line[field] !== undefined && line[field] !== null && typeof line[field] !== 'string')
       fail(field, 'a string or null');
   }
+  if (line.fault !== undefined && !(faultKinds as readonly unknown[]).includes(line.fault))
+    fail('fault', `one of ${faultKinds.join(', ')}`);
+  if (line.delayMs !== undefined && (!Number.isSafeInteger(line.delayMs) || (line.delayMs as number) < 0))
+    fail('delayMs', 'a whole number of ms');
   return {
     ...(line as unknown as ExportLine),
     code: (line.code as string | undefined) ?? null,
@@ -524,6 +541,18 @@ function checkExportLine(value: unknown, where: string): ExportLine {
     contentType: (line.contentType as string | undefined) ?? null,
     body: (line.body as string | undefined) ?? null,
   };
+}
+
+/**
+ * The recorded Prefer, with the recorded fault and latency asked for again (`fault=KIND`, `delay=MS`; a
+ * status fault with its status), so the replay meets what the recording met rather than new draws.
+ */
+function replayedPrefer(entry: ExportLine): string | null {
+  const parts = entry.prefer === null ? [] : [entry.prefer];
+  if (entry.fault !== undefined) parts.push(`fault=${entry.fault}`);
+  if (entry.fault === 'status') parts.push(`code=${entry.status}`);
+  if (entry.delayMs !== undefined) parts.push(`delay=${Math.min(entry.delayMs, maxLatencyMs)}`);
+  return parts.length === 0 ? null : parts.join(', ');
 }
 
 function isReplayableTime(text: string): boolean {

@@ -242,6 +242,7 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
       status,
       code: observation.outcome === 'banned' ? 'key_banned' : observation.outcome === 'limited' ? 'rate_limited' : null,
       ...(observation.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: observation.retryAfterSeconds }),
+      ...(request.fault === undefined ? {} : { fault: request.fault }),
     });
     if (observation.outcome === 'banned' && now >= lane.banUntil) {
       lane.banUntil = now + (observation.retryAfterSeconds ?? 0) * 1000;

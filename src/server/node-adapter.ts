@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import type { MockApp } from '../core/mock-app.js';
 import type { Logger, MockRequest, MockResponse } from '../core/types.js';
 import { silentLogger } from '../core/types.js';
+import { afterDelay, dripBody, endUnanswered } from './fault-writes.js';
 import { lingerThenClose } from './lingering-close.js';
 
 /**
@@ -160,6 +161,7 @@ export function createNodeListeners(
       answer = Promise.reject(error);
     }
     if (!(answer instanceof Promise)) {
+      if (answer.fault !== undefined && carryOutFault(connection, response, answer, unread)) return true;
       writeAnswer(connection, response, answer, unread);
       return false;
     }
@@ -167,6 +169,7 @@ export function createNodeListeners(
     answer.then(
       (result) => {
         connection.running = false;
+        if (result.fault !== undefined && carryOutFault(connection, response, result, unread)) return;
         writeAnswer(connection, response, result, unread);
         pump(connection);
       },
@@ -196,6 +199,41 @@ export function createNodeListeners(
     return true;
   };
 
+  /**
+   * An answer with a latency or a fault (decision 042): the connection waits (`running`) through the
+   * latency, so the requests pipelined after it keep their order; then the answer is written (its body
+   * dripped for `slow-body`), or the connection reset, closed unanswered, or held unanswered until the
+   * client gives up or `timeoutMs` passes. True: the queue is pumped when it is done; false: nothing
+   * to carry out, the caller writes the answer as usual.
+   */
+  const carryOutFault = (
+    connection: Connection,
+    response: ServerResponse,
+    result: MockResponse,
+    unread: boolean | undefined,
+  ): boolean => {
+    const fault = result.fault!;
+    const { socket } = connection;
+    if (fault.kind === undefined && fault.delayMs === 0) return false;
+    connection.running = true;
+    const act = () => {
+      connection.running = false;
+      if (response.destroyed || socket.destroyed) return pump(connection);
+      if (fault.kind === undefined || fault.kind === 'slow-body') {
+        writeAnswer(connection, response, result, unread);
+        return pump(connection);
+      }
+      // Nothing after this request is executed: the connection ends without its answer.
+      connection.closed = true;
+      connection.queue.length = 0;
+      endUnanswered(socket, fault.kind, fault.timeoutMs);
+      settle(connection);
+    };
+    if (fault.delayMs === 0) act();
+    else afterDelay(socket, fault.delayMs, act);
+    return true;
+  };
+
   const writeAnswer = (
     connection: Connection,
     response: ServerResponse,
@@ -218,7 +256,9 @@ export function createNodeListeners(
         };
       }
     }
-    write(response, result, logger);
+    // A `slow-body` fault drips the body; every other answer goes out in one write.
+    if (result.fault?.kind === 'slow-body') dripAnswer(response, result, logger);
+    else write(response, result, logger);
     // The client's own `Connection: close` (or HTTP/1.0 without keep-alive) ends the connection too.
     if (!response.shouldKeepAlive) connection.closed = true;
     if (connection.thenAnswer !== undefined) awaitEnd(connection, response);
@@ -375,6 +415,25 @@ function write(response: ServerResponse, result: MockResponse, logger: Logger): 
     logger.error(`Failed to write a response: ${(error as Error).message}`);
     response.destroy();
   }
+}
+
+/** `slow-body`: the answer's head at once, then its body dripped (fault-writes.ts). */
+function dripAnswer(response: ServerResponse, result: MockResponse, logger: Logger): void {
+  const body =
+    result.body !== null
+      ? Buffer.from(result.body, 'utf8')
+      : result.bytes === undefined
+        ? Buffer.alloc(0)
+        : Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
+  try {
+    result.headers['Content-Length'] = `${body.byteLength}`;
+    response.writeHead(result.status, result.headers);
+  } catch (error) {
+    logger.error(`Failed to write a response: ${(error as Error).message}`);
+    response.destroy();
+    return;
+  }
+  dripBody(response, body, result.fault!.slowBody);
 }
 
 function flattenHeaders(headers: IncomingMessage['headers']): Record<string, string | undefined> {

@@ -17,6 +17,7 @@ import {
 import { specModelOf } from '../../spec/interface/spec-model.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
+import type { FaultSettings } from '../core/config/fault-config.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { type AllowedHosts, type ControlAccessPolicy, controlAccessRefusal } from '../core/controls/control-access.js';
 import { compileSpec } from '../core/spec/compiled-spec.js';
@@ -25,6 +26,7 @@ import { type Logger, silentLogger } from '../core/types.js';
 import { proxyPanelResponse } from '../ui/proxy-panel.js';
 import { listen } from './listen.js';
 import { createConnectionLedger } from './proxy-connections.js';
+import { answerStatusFault, createProxyFaults, forwardWithFault, waitLatency } from './proxy-faults.js';
 import { createProxyJudge, type ProxyJudge, type ProxyReport } from './proxy-judge.js';
 import { proxyReportJunit, proxyReportMarkdown } from './proxy-report.js';
 import { type RequestHead, readRequestHead } from './proxy-request-head.js';
@@ -76,6 +78,9 @@ export interface ProxyServerOptions {
    * mock's `allowedHosts`. Default none: a DNS-rebinding page gets 403.
    */
   allowedHosts?: AllowedHosts;
+  /** Latency and faults towards the client (proxy-faults.ts, decision 042), drawn from `seed` (default 1). */
+  faults?: FaultSettings;
+  seed?: number;
 }
 
 export interface RunningProxyServer {
@@ -122,6 +127,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     controlToken: undefined,
   };
 
+  const faults = createProxyFaults(options.faults, options.seed ?? 1);
   const connections = createConnectionLedger();
   const maxRequestBody = options.maxRequestBodyBytes ?? 1024 * 1024;
 
@@ -151,6 +157,15 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       refuse(request, response, 413, `the request body is over ${maxRequestBody} bytes, the proxy's limit`);
       return;
     }
+    const routed = route(request.method ?? 'GET', apiPath);
+    const plan = faults?.plan(
+      request,
+      routed.kind === 'operation'
+        ? { operationId: routed.operation.operationId, statuses: routed.operation.responses.keys() }
+        : null,
+    );
+    if (!(await waitLatency(request, plan)) || response.destroyed) return;
+    if (plan?.fault === 'status') return answerStatusFault(response, plan);
     const pending = judgeSent(request, head, read.body);
     const outgoing = send({
       agent,
@@ -197,7 +212,9 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     outgoing.on('error', (error: NodeJS.ErrnoException) => fail(error.code ?? error.message));
     outgoing.on('response', (answer) => {
       clearTimeout(headersTimer);
-      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
+      const faulty = plan?.fault !== undefined;
+      if (!faulty)
+        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, forwardedHeaders(answer.rawHeaders));
       const kept = keptForJudging(answer, maxBody);
       answer.on('error', () => fail('the answer broke off'));
       answer.on('end', () => {
@@ -215,7 +232,8 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
           truncatedAtBytes: overBound ? maxBody : undefined,
         });
       });
-      answer.pipe(response);
+      if (faulty) forwardWithFault(request, answer, response, plan!, maxBody);
+      else answer.pipe(response);
     });
   };
 

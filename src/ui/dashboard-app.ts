@@ -136,7 +136,7 @@ class DashboardPage {
         { text: entry.method },
         { text: entry.path, className: 'cell-path' },
         { text: String(entry.status), className: `status status-${statusClass(entry.status)}` },
-        { text: entry.code ?? '' },
+        { text: codeAndFault(entry) },
       ],
     });
     this.wire();
@@ -490,7 +490,7 @@ class DashboardPage {
       filter === ''
         ? recent
         : recent.filter((entry) =>
-            `${entry.client} ${entry.method} ${entry.path} ${entry.status} ${entry.code ?? ''}`
+            `${entry.client} ${entry.method} ${entry.path} ${entry.status} ${codeAndFault(entry)}`
               .toLowerCase()
               .includes(filter),
           );
@@ -543,3 +543,11 @@ class DashboardPage {
 }
 
 new DashboardPage().start();
+
+/** The log's last column: the Error code, the fault the request met and its latency (decision 042). */
+function codeAndFault(entry: RecentRequest): string {
+  const parts = entry.code === null ? [] : [entry.code];
+  if (entry.fault !== undefined) parts.push(`fault ${entry.fault}`);
+  if (entry.delayMs !== undefined) parts.push(`+${entry.delayMs} ms`);
+  return parts.join(' · ');
+}

@@ -187,6 +187,17 @@ const presetChecks: Record<
     expect((await get('/v1/categories', 'demo-pro')).status).toBe(200);
     expect((await get('/v1/pets/1', 'not-a-key')).status).toBe(401);
   },
+  async 'flaky-network'(get) {
+    // What the faults do is tested per transport (test/integration/faults-*.test.ts); here, that the preset sets them.
+    const faults = await get('/__mock/faults');
+    expect(faults.json.faults).toMatchObject({ latency: { minMs: 50, maxMs: 300 }, timeoutMs: 10_000 });
+    expect(faults.json.faults.rules.map((rule: { fault: string }) => rule.fault)).toEqual([
+      'reset',
+      'status',
+      'slow-body',
+      'timeout',
+    ]);
+  },
 };
 
 for (const transport of [nodeTransport, mswTransport]) {

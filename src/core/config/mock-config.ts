@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import { customPlans, interfacePlans } from '../../../spec/interface/plans.js';
 import { onFirstUse, type ZodModule } from '../../../spec/zod-module.js';
 import { describeIssues, isoDate, keyFields, type Limits, limitsSchema, planName } from './decoding.js';
+import { faultSettingsSchema } from './fault-config.js';
 import { scenarioSchema } from './scenario-file.js';
 import {
   afterSunsetModeSchema,
@@ -175,6 +176,8 @@ export const mockConfigSchema = onFirstUse((z) => {
      * `--scenario FILE` applies more after it.
      */
     scenario: scenarioSchema().optional(),
+    /** A latency and faults injected into the answers (docs/mock.md#latency-and-faults, decision 042). */
+    faults: faultSettingsSchema().optional(),
     /**
      * Rate-limit fields on responses: `x-ratelimit` (X-RateLimit-*), `ietf` (RateLimit-Policy and
      * RateLimit, draft-ietf-httpapi-ratelimit-headers) and `retry-after` (on a 429). Absent, the spec

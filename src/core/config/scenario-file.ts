@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import { onFirstUse } from '../../../spec/zod-module.js';
 import { describeIssues, isoDate, isWellFormed, keyFields, type Limits } from './decoding.js';
+import { type FaultSettings, faultSettingsSchema, flakyNetworkFaults } from './fault-config.js';
 import {
   type CategoryOperation,
   categoryOperations,
@@ -35,6 +36,7 @@ export const scenarioPresetNames = [
   'banned-key',
   'after-sunset',
   'after-sunset-gone',
+  'flaky-network',
 ] as const;
 export type ScenarioPresetName = (typeof scenarioPresetNames)[number];
 
@@ -108,6 +110,8 @@ const scenarioSchemas = onFirstUse((z) => {
     /** Categories to create; with ids (consecutive, ascending, all or none), the session's list replaced by exactly these. */
     categories: scenarioCategoriesSchema().optional(),
     sunset: z.strictObject({ afterSunset: afterSunsetModeSchema() }).optional(),
+    /** The session's latency and faults (decision 042), replacing the config's. */
+    faults: faultSettingsSchema().optional(),
   });
   return { spent: Spent, anonymous: ScenarioAnonymous, scenario };
 });
@@ -151,6 +155,11 @@ export const scenarioPresets: Record<ScenarioPresetName, { description: string; 
       'the clock is one second past the sunset date, and the deprecated GET /pets/{petId} answers 410 Gone with an Error',
     scenario: { clock: { at: 'after-sunset' }, sunset: { afterSunset: 'gone' } },
   },
+  'flaky-network': {
+    description:
+      'every answer waits 50-300 ms; of the requests, about 5 % are reset, 5 % answer a declared 5xx (or 429), 3 % drip their body over 2 s, 2 % get no answer for 10 s (timeout), drawn from the seed',
+    scenario: { faults: flakyNetworkFaults },
+  },
 };
 
 /** Who a budget or a ban is for: a key, or an anonymous client by address. */
@@ -177,6 +186,8 @@ export type { ExactWindows } from './scenario-windows.js';
 export interface ScenarioPlan {
   description: string | null;
   operations: ScenarioOperation[];
+  /** The session's latency and faults, when the scenario (or a preset of it) sets them. */
+  faults?: FaultSettings;
 }
 
 /**
@@ -261,6 +272,7 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
   const banOps: ScenarioOperation[] = [];
   const windowOps: ScenarioOperation[] = [];
   const categoryOps: ScenarioOperation[] = [];
+  let faults: FaultSettings | undefined;
   const keyLimits = new Map<string, Limits>(
     Object.entries(context.knownKeys).map(([key, entry]) => [key, entry.limits]),
   );
@@ -286,6 +298,7 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
       clockOps.splice(0, clockOps.length, { op: 'setClock', to });
     }
     if (part.sunset) sunsetOps.splice(0, sunsetOps.length, { op: 'setAfterSunset', mode: part.sunset.afterSunset });
+    if (part.faults !== undefined) faults = part.faults;
     (part.keys ?? []).forEach((entry, index) => {
       const where = `${prefix}keys.${index}`;
       let limits = keyLimits.get(entry.key);
@@ -311,6 +324,7 @@ export function planScenario(scenario: Scenario, context: ScenarioContext, sourc
   return {
     description: scenario.description ?? null,
     operations: [...clockOps, ...sunsetOps, ...keyOps, ...windowOps, ...spendOps, ...banOps, ...categoryOps],
+    ...(faults === undefined ? {} : { faults }),
   };
 }
 
@@ -367,6 +381,7 @@ export function mergeScenarios(scenarios: readonly Scenario[]): Scenario {
     const categories = join(merged.categories, scenario.categories);
     if (categories !== undefined) merged.categories = categories;
     if (scenario.sunset !== undefined) merged.sunset = scenario.sunset;
+    if (scenario.faults !== undefined) merged.faults = scenario.faults;
   }
   return merged;
 }

@@ -13,6 +13,7 @@ import type { StartingState } from '../state/state-store.js';
 import { decodeScenarioBody } from './control-bodies.js';
 import type { ClockState, ControlRoute, ControlRuntime } from './control-types.js';
 import { buildDashboardSnapshot } from './dashboard-snapshot.js';
+import { faultRoutes } from './fault-controls.js';
 import {
   applyScenarioPlan,
   prepareScenario,
@@ -197,6 +198,8 @@ export const controlRoutes = [
             status: entry.status,
             code: entry.code,
             operationId: entry.operationId,
+            fault: entry.fault,
+            delayMs: entry.delayMs,
           }),
         );
       }
@@ -306,6 +309,7 @@ export const controlRoutes = [
     run: async () => scenarioPresetList(),
     http: (result) => ({ status: 200, body: { presets: result } }),
   } satisfies ControlRoute<'scenarioPresets'>,
+  ...faultRoutes,
 ] as const;
 
 /** The export's first line: the log's starting state as a scenario, keys under their pseudonyms. */

@@ -1,9 +1,11 @@
 import type * as z from 'zod';
 import type { Category } from '../../../spec/schemas.js';
 import type { DashboardSnapshot, LabReport } from '../../lab/lab-types.js';
+import type { FaultSettings, FaultSettingsInput } from '../config/fault-config.js';
 import type { Limits, MockConfig } from '../config/mock-config.js';
 import type { Authenticator, StartupKey } from '../pipeline/auth.js';
 import type { ControlAnswer } from '../pipeline/request-record.js';
+import type { FaultSessions } from '../state/fault-sessions.js';
 import type { ApiKeyEntry } from '../state/key-registry.js';
 import type { MemoryBudgetStats, ProcessMemory } from '../state/memory-account.js';
 import type { RequestLogEntry } from '../state/request-log.js';
@@ -47,6 +49,15 @@ export interface MockControls {
   applyScenario(input: ScenarioInput): Promise<AppliedScenario>;
   /** The named presets with what each sets up (`GET /__mock/scenario/presets`). */
   scenarioPresets(): Promise<ReturnType<typeof scenarioPresetList>>;
+  /** The session's latency and fault settings (`GET /__mock/faults`): its own, else the config's; null when none. Keys masked. */
+  faults(): Promise<FaultSettings | null>;
+  /**
+   * Replaces the session's latency and fault settings (`POST /__mock/faults`); `{}` switches them off
+   * for the session, a reset gives it the config's again. Its draws start over.
+   *
+   * @example await controls.setFaults({ latency: '50-300ms', rules: [{ fault: 'reset', rate: 0.1 }] })
+   */
+  setFaults(input: FaultSettingsInput): Promise<FaultSettings>;
 }
 
 export interface HealthState extends SessionStats {
@@ -74,6 +85,8 @@ export interface ControlRuntime {
   baseNow(): number;
   /** The sunset date (ISO, or null) of each deprecated operation: where a scenario's `after-sunset` clock goes. */
   sunsets(): ReadonlyMap<string, string | null>;
+  /** The fault settings of each session (decision 042). */
+  faults: FaultSessions;
   /** Called after a session's reset (the app restarts its fake-data sequence). */
   afterReset(session: string): void;
   /** The rate-limit lab of every session. */

@@ -162,6 +162,8 @@ function recentOf(
       path: entry.path,
       status: entry.status,
       code: entry.code,
+      ...(entry.fault === undefined ? {} : { fault: entry.fault }),
+      ...(entry.delayMs === undefined ? {} : { delayMs: entry.delayMs }),
     });
   }
   return recent;
@@ -218,14 +220,19 @@ function timelineOf(
     spentBefore,
   }: { session: string; banDurationMs: number; spentBefore: ReadonlyMap<string, SpentBefore> },
 ): TimelineInput {
-  const byClient = new Map<string, { atMs: number; status: number; code: string | null }[]>();
+  const byClient = new Map<string, TimelineInput['clients'][number]['requests']>();
   for (const entry of recent) {
     let list = byClient.get(entry.client);
     if (!list) {
       list = [];
       byClient.set(entry.client, list);
     }
-    list.push({ atMs: entry.timeMs, status: entry.status, code: entry.code });
+    list.push({
+      atMs: entry.timeMs,
+      status: entry.status,
+      code: entry.code,
+      ...(entry.fault === undefined ? {} : { fault: entry.fault }),
+    });
   }
   const from = recent.length > 0 ? recent[0]!.timeMs : nowMs - 60_000;
   const to = Math.max(nowMs, from + 1_000);

@@ -13,6 +13,7 @@ import {
   validateScenario,
 } from '../config/scenario-file.js';
 import type { Authenticator } from '../pipeline/auth.js';
+import type { FaultSessions } from '../state/fault-sessions.js';
 import type { ApiKeyEntry } from '../state/key-registry.js';
 import {
   type ClientWindows,
@@ -41,6 +42,8 @@ export interface ScenarioRuntime {
   baseNow(): number;
   /** The sunset date (ISO, or null when none is set) of each deprecated operation. */
   sunsets(): ReadonlyMap<string, string | null>;
+  /** The sessions' fault settings, which a scenario's `faults` replaces (decision 042). */
+  faults?: FaultSessions;
 }
 
 /** A scenario as given: YAML (or JSON) text, or an already decoded object. */
@@ -57,6 +60,8 @@ export interface AppliedScenario {
   budgetsSet: number;
   bans: number;
   categoriesCreated: number;
+  /** The session's latency and faults were set by the scenario. */
+  faults: boolean;
 }
 
 /** A scenario that cannot be applied: the message is one line naming the field. */
@@ -151,8 +156,11 @@ export async function applyScenarioPlan(
     if (error instanceof RangeError) throw new ScenarioError(`Failed to load ${source}: ${error.message}`);
     throw error;
   }
+  // Applied once the store took the rest: a refused scenario changes nothing.
+  if (plan.faults !== undefined) runtime.faults?.set(session, plan.faults);
   return {
     session,
+    faults: plan.faults !== undefined,
     description: plan.description,
     clock: new Date(base + offsetMs).toISOString(),
     afterSunset: scenario.afterSunset ?? null,

@@ -10,6 +10,7 @@ import type { DecodedJsonBody } from '../wire/request-body.js';
 import { errorCodeOf } from '../wire/response-shaping.js';
 import type { Credentials } from './auth.js';
 import { bodyIsRead, validatedBody, validateParameters } from './checks.js';
+import { applyFault, checkFaultStatus, planFault } from './fault-plan.js';
 import { forcedResponse } from './forced-response.js';
 import { responseMedia } from './media-answers.js';
 import { answerFailure, answerPreflight, refuseSession, serveControl, withBudgetHeaders } from './off-the-api.js';
@@ -23,9 +24,11 @@ import { limitsOf } from './served-spec.js';
  *
  * 1. read the head (`new RequestRecord`): time, path, session;
  * 2. `checkBeforeStore`: credentials, route, body size, `Prefer`, parameters, body, the category work;
- * 3. `hitStore`: the one store round trip (rate-limit windows and ban, run-time keys, history, categories);
- * 4. `shapeAnswer`: 429s, 404/405, 401, deprecation, then the operation's own answer or the error of step 2;
- * 5. `recordAnswer` (recording.ts): the request log, the lab, the observers.
+ * 3. `planFault` (fault-plan.ts): the latency and the fault the request meets, from `Prefer` or the session's draw;
+ * 4. `hitStore`: the one store round trip (rate-limit windows and ban, run-time keys, history, categories);
+ * 5. `shapeAnswer`: 429s, 404/405, 401, deprecation, then the operation's own answer or the error of step 2;
+ * 6. `applyFault` (fault-plan.ts): a fault that changes the answer applied, one for the transport attached;
+ * 7. `recordAnswer` (recording.ts): the request log, the lab, the observers.
  *
  * A stage that must wait returns a promise, and `runStages` is the one place that decides whether a
  * request stays in the turn it came in: with the memory store no stage waits and the answer is
@@ -54,7 +57,7 @@ export function respond(runtime: PipelineRuntime, request: MockRequest): MockRes
 }
 
 type Stage = (record: RequestRecord) => Promise<void> | undefined;
-const apiStages: readonly Stage[] = [checkBeforeStore, hitStore, shapeAnswer, recordAnswer];
+const apiStages: readonly Stage[] = [checkBeforeStore, planFault, hitStore, shapeAnswer, applyFault, recordAnswer];
 
 /** Runs the stages from `from` on: at once while none waits, after the promise of one that does. */
 function runStages(record: RequestRecord, from: number): MockResponse | Promise<MockResponse> {
@@ -93,11 +96,10 @@ function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
     if (request.bodyTooLarge)
       throw new HttpError('payload_too_large', `Request body exceeds ${runtime.config.maxBodyBytes} bytes`);
     const preferHeader = request.headers.prefer;
-    record.forced = forcedResponse(
-      operation,
-      preferHeader === undefined ? noPreferences : parsePrefer(preferHeader),
-      runtime.data,
-    );
+    record.preferences = preferHeader === undefined ? noPreferences : parsePrefer(preferHeader);
+    // `fault=status, code=N` names the fault's status, which the fault stage answers (fault-plan.ts).
+    if (record.preferences.fault === 'status') checkFaultStatus(record.preferences.code);
+    else record.forced = forcedResponse(operation, record.preferences, runtime.data);
     if (record.forced !== undefined) return undefined;
     // Before any state changes: a POST whose answer the client cannot take creates nothing.
     const accept = request.headers.accept;

@@ -23,11 +23,13 @@ export function recordAnswer(record: RequestRecord): undefined {
     status: response.status,
     code: record.errorCode,
   };
+  if (record.fault !== undefined) entry.fault = record.fault;
+  if (record.delayMs > 0) entry.delayMs = record.delayMs;
   if (record.hit !== null) entry.replay = replayFieldsOf(record);
   appendToLog(record, entry);
   if (runtime.logger.verbose) {
     runtime.logger.debug(
-      `${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''} (${record.session === defaultSessionName ? '' : `session ${record.session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`,
+      `${entry.method} ${entry.path} -> ${entry.status}${entry.code ? ` ${entry.code}` : ''}${entry.fault ? ` fault ${entry.fault}` : ''}${entry.delayMs ? ` after ${entry.delayMs} ms` : ''} (${record.session === defaultSessionName ? '' : `session ${record.session}, `}${entry.plan}${entry.key ? ` ${entry.key}` : ''})`,
     );
   }
   if (record.plan === 'control') return undefined;

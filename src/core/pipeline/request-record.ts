@@ -1,11 +1,14 @@
 import type { DataGenerator } from '../../../spec/data-generator.js';
+import type { FaultKind } from '../config/fault-config.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { RouteMatch } from '../spec/router.js';
+import type { FaultSessions } from '../state/fault-sessions.js';
 import type { RecordedRequest } from '../state/request-log.js';
 import { defaultSessionName } from '../state/sessions.js';
 import type { HitInput, HitResult, StateStore } from '../state/state-store.js';
 import type { Clock, Logger, MockRequest, MockResponse } from '../types.js';
+import type { Preferences } from '../wire/prefer-header.js';
 import type { ResponseShaper } from '../wire/response-shaping.js';
 import type { Authenticator, Credentials } from './auth.js';
 import type { ForcedResponse } from './forced-response.js';
@@ -56,6 +59,8 @@ export interface PipelineRuntime {
   served: ServedSpec;
   /** The startup scenarios while they are being applied (null once done): nothing is answered before them. */
   startup: Promise<unknown> | null;
+  /** The fault settings of each session and their draws (decision 042). */
+  readonly faults: FaultSessions;
   /** Warnings given once (a full category store, anonymous clients forgotten); a reset of the default session re-arms them. */
   readonly warned: { drops: boolean; evictions: boolean };
   /** Serves `/__mock/*` (the controls). */
@@ -96,6 +101,11 @@ export class RequestRecord {
   /** An error found before the store; answered after the hit, in the interface's order (a 429 wins over a 400). */
   pendingError: unknown = undefined;
   forced: ForcedResponse | undefined = undefined;
+  /** What `Prefer` asked for (empty without the header, or when it could not be read). */
+  preferences: Preferences | undefined = undefined;
+  /** The fault this request meets and its latency, decided before the store (fault-plan.ts); for the transport and the log. */
+  fault: FaultKind | undefined = undefined;
+  delayMs = 0;
   body: unknown = undefined;
   /** The body's text as decoded (UTF-8), which the export may keep without decoding again. */
   bodyText: string | undefined = undefined;

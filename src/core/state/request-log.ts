@@ -20,7 +20,12 @@ export interface RequestLogEntry {
   key: string | null;
   status: number;
   code: string | null;
+  /**
+   * The fault the request met (decision 042): with `reset`, `close` and `timeout` the client saw no
+   * status at all (`status` is what the mock had decided); absent when none.
+   */
   fault?: 'reset' | 'close' | 'timeout' | 'slow-body' | 'status' | 'malformed' | 'empty';
+  /** The latency the answer waited before it was written, in ms; absent when none. */
   delayMs?: number;
 }
 
@@ -54,7 +59,10 @@ export function publicLogEntry({ timeMs, replay: _replay, ...entry }: RecordedRe
  * One slot of the log, written over in place once the log is full: an entry's fields and its replay
  * fields (`url` null without them), and what it counts against the memory budget.
  */
-type LogSlot = Omit<RecordedRequest, 'replay'> & { [Field in keyof ReplayFields]: ReplayFields[Field] | null } & {
+type LogSlot = Omit<RecordedRequest, 'replay' | 'fault' | 'delayMs'> & {
+  fault: NonNullable<RequestLogEntry['fault']> | null;
+  delayMs: number;
+} & { [Field in keyof ReplayFields]: ReplayFields[Field] | null } & {
   charge: number;
   /** The id of the key the request was counted against, as the store gave it (null when not a key's). */
   keyId: string | null;
@@ -153,6 +161,8 @@ export class RequestLog {
     slot.key = entry.key;
     slot.status = entry.status;
     slot.code = entry.code;
+    slot.fault = entry.fault ?? null;
+    slot.delayMs = entry.delayMs ?? 0;
     slot.keyId = keyId;
     if (post === undefined || post === null) {
       slot.postMinuteStart = Number.NaN;
@@ -204,6 +214,8 @@ export class RequestLog {
         key,
         status,
         code,
+        fault,
+        delayMs,
         url,
         keyDigest,
         clientAddress,
@@ -214,6 +226,8 @@ export class RequestLog {
         body,
       }) => {
         const recorded: RecordedRequest = { timeMs, method, path, operationId, plan, key, status, code };
+        if (fault !== null) recorded.fault = fault;
+        if (delayMs > 0) recorded.delayMs = delayMs;
         if (url !== null)
           recorded.replay = { url, keyDigest, auth: auth!, limits: limits!, clientAddress, prefer, contentType, body };
         return recorded;
@@ -247,6 +261,8 @@ function newSlot(slots: LogSlot[], charge: number): LogSlot {
     key: null,
     status: 0,
     code: null,
+    fault: null,
+    delayMs: 0,
     url: null,
     keyDigest: null,
     keyId: null,

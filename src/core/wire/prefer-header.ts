@@ -1,3 +1,4 @@
+import { type FaultKind, faultKinds, maxLatencyMs } from '../config/fault-config.js';
 import { HttpError } from '../errors.js';
 
 /** What a `Prefer` header asks of the mock (Prism's convention: `Prefer: code=429, example=empty`). */
@@ -5,9 +6,13 @@ export interface Preferences {
   code?: number;
   example?: string;
   dynamic?: boolean;
+  /** `delay=MS`: the answer waits this long (decision 042). */
+  delay?: number;
+  /** `fault=KIND`: this request meets this fault (decision 042). */
+  fault?: FaultKind;
 }
 
-const knownPreferences = 'code=<status>, example=<name>, dynamic=true|false';
+const knownPreferences = `code=<status>, example=<name>, dynamic=true|false, delay=<ms>, fault=${faultKinds.join('|')}`;
 
 /**
  * Preferences registered for HTTP (IANA "HTTP Preferences": RFC 7240's return, respond-async, wait
@@ -66,6 +71,20 @@ export function parsePrefer(header: string | undefined): Preferences {
         if (value !== 'true' && value !== 'false')
           throw new HttpError('invalid_prefer', `Prefer: dynamic must be true or false, got "${value.slice(0, 20)}"`);
         preferences.dynamic = value === 'true';
+      } else if (name === 'delay') {
+        if (!/^\d{1,6}$/.test(value) || Number(value) > maxLatencyMs)
+          throw new HttpError(
+            'invalid_prefer',
+            `Prefer: delay must be a whole number of milliseconds (0-${maxLatencyMs}), got "${value.slice(0, 20)}"`,
+          );
+        preferences.delay = Number(value);
+      } else if (name === 'fault') {
+        if (!(faultKinds as readonly string[]).includes(value))
+          throw new HttpError(
+            'invalid_prefer',
+            `Prefer: fault must be one of ${faultKinds.join(', ')}, got "${value.slice(0, 20)}"`,
+          );
+        preferences.fault = value as FaultKind;
       } else {
         throw new HttpError(
           'invalid_prefer',
