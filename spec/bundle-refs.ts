@@ -1,7 +1,7 @@
+import { readYamlDocumentText } from './document-yaml.js';
 import { childOf, type Kind, structure } from './openapi-structure.js';
 import { escapePointer, SpecError, splitPointer } from './ref-resolver.js';
 import { maxReferencedFileBytes, type RefFolders, readReferencedFile, refFolders } from './referenced-file.js';
-import { readYamlDocument } from './yaml-module.js';
 
 /**
  * Multi-file documents made one: every `$ref` to another file (`definitions/error.yaml`,
@@ -350,7 +350,7 @@ async function boundedText(response: Response, what: string): Promise<string> {
 function parseReferenced(text: string, url: URL, ref: string, at: string): unknown {
   let root: unknown;
   try {
-    root = text.trimStart().startsWith('{') ? JSON.parse(text) : readYamlDocument(text);
+    root = text.trimStart().startsWith('{') ? JSON.parse(text) : readYamlDocumentText(text);
   } catch (error) {
     throw new SpecError(
       `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not valid JSON or YAML (${(error as Error).message.split('\n')[0]!.slice(0, 120)})`,
