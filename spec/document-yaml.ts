@@ -35,7 +35,15 @@ export function readYamlDocumentText(text: string): unknown {
   const jsYaml = jsYamlModule();
   if (jsYaml === undefined) return readYamlDocument(text);
   schema ??= coreSchema(jsYaml);
-  const value = jsYaml.load(text, { schema });
+  let value: unknown;
+  try {
+    value = jsYaml.load(text, { schema });
+  } catch (error) {
+    // One line, where yaml's own would be: the reason and where it is, without js-yaml's excerpt.
+    const { reason, mark } = error as { reason?: string; mark?: { line: number; column: number } };
+    if (reason === undefined || mark === undefined) throw error;
+    throw new Error(`${reason} at line ${mark.line + 1}, column ${mark.column + 1}`);
+  }
   const aliased = aliasToken.test(text);
   if (aliased) refuseAliasExpansion(value);
   return compacted(value, aliased);
