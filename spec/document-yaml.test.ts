@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { realSpecsFolder } from '../test/support/real-specs.js';
 import { readsYamlWithJsYaml, readYamlDocumentText } from './document-yaml.js';
 import { readYamlDocument } from './yaml-module.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const realSpecs = join(root, '../../shared/real-specs');
 
 function yamlFiles(folder: string): string[] {
   let names: string[];
@@ -31,7 +31,7 @@ describe('YAML documents read by js-yaml as yaml reads them', () => {
   it('gives the same values as yaml on the YAML files of the corpora', { timeout: 120_000 }, () => {
     // ../shared/real-specs where present: every document of set1 and set2, and every 10th file of the
     // DigitalOcean and Lichess trees (yaml takes 4 s more to read them all).
-    const shared = yamlFiles(realSpecs);
+    const shared = yamlFiles(realSpecsFolder);
     const files = [
       join(root, 'spec/petstore.openapi.yaml'),
       ...yamlFiles(join(root, 'test/fixtures/specs')),
