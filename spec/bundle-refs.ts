@@ -34,8 +34,8 @@ export interface BundleOptions {
  * them, the largest multi-file document we know) and bytes (as much as one document may hold, so the
  * memory of a multi-file document is bounded as a one-file one is). Each file: referenced-file.ts.
  */
-export const maxReferencedFiles = 20_000;
-export const maxReferencedBytes = 64 * 1024 * 1024;
+const maxReferencedFiles = 20_000;
+const maxReferencedBytes = 64 * 1024 * 1024;
 /** As deep as ref-resolver.ts resolves (and far deeper than any real document): the walk recurses. */
 const maxNesting = 1_000;
 
