@@ -1,6 +1,6 @@
 // esbuild plugin for self-contained Node bundles (the bins, the contract runner): the modules the
-// library loads on first use (the YAML reader, faker and json-schema-faker, ajv and ajv-formats, re2js, zod;
-// spec/yaml-module.ts, spec/fake-data-modules.ts, spec/validator-modules.ts, spec/linear-patterns.ts,
+// library loads on first use (the YAML readers, faker and json-schema-faker, ajv and ajv-formats, re2js, zod;
+// spec/yaml-module.ts, spec/document-yaml.ts, spec/fake-data-modules.ts, spec/validator-modules.ts, spec/linear-patterns.ts,
 // spec/zod-module.ts) are bundled and ready at start instead, since such a bundle has no
 // node_modules to load them from later. The library's own entry points (dist/mocks/*) stay lazy.
 import { readFile } from 'node:fs/promises';
@@ -12,6 +12,7 @@ const eagerTails = {
   'validator-modules.ts':
     "\nimport * as bundledAjv from 'ajv/dist/2020.js';\nimport bundledFormats from 'ajv-formats';\nloaded = fromModules(bundledAjv, bundledFormats);\n",
   'linear-patterns.ts': "\nimport { RE2JS as bundledRE2JS } from 're2js';\nloaded = bundledRE2JS;\n",
+  'document-yaml.ts': "\nimport * as bundledJsYaml from 'js-yaml';\nloaded = bundledJsYaml;\n",
   // By name, as spec/zod-for-pages.ts hands them to a page: the whole namespace would keep every locale.
   'zod-module.ts':
     "\nimport { array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum as enumOf } from 'zod';\nloaded = { array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum: enumOf };\n",
@@ -23,7 +24,10 @@ export function eagerModulesPlugin() {
     name: 'eager-modules',
     setup(build) {
       build.onLoad(
-        { filter: /[\\/]spec[\\/](yaml-module|fake-data-modules|validator-modules|linear-patterns|zod-module)\.ts$/ },
+        {
+          filter:
+            /[\\/]spec[\\/](yaml-module|document-yaml|fake-data-modules|validator-modules|linear-patterns|zod-module)\.ts$/,
+        },
         async (args) => {
           const name = args.path.slice(args.path.search(/[^\\/]+$/));
           return { contents: (await readFile(args.path, 'utf8')) + eagerTails[name], loader: 'ts' };

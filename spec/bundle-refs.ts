@@ -1,6 +1,7 @@
+import { readYamlDocumentText } from './document-yaml.js';
+import { childOf, type Kind, structure } from './openapi-structure.js';
 import { escapePointer, SpecError, splitPointer } from './ref-resolver.js';
 import { maxReferencedFileBytes, type RefFolders, readReferencedFile, refFolders } from './referenced-file.js';
-import { readYamlDocument } from './yaml-module.js';
 
 /**
  * Multi-file documents made one: every `$ref` to another file (`definitions/error.yaml`,
@@ -28,116 +29,15 @@ export interface BundleOptions {
   allowRefsOutside?: readonly string[];
 }
 
-type Kind =
-  | 'document'
-  | 'pathItem'
-  | 'operation'
-  | 'parameter'
-  | 'header'
-  | 'requestBody'
-  | 'response'
-  | 'mediaType'
-  | 'encoding'
-  | 'callback'
-  | 'components'
-  | 'schema'
-  | 'other';
-
-/** Per kind: what each key holds, as [kind, shape]: one value, a map of names, or a list. */
-type Shape = 'one' | 'map' | 'list';
-const structure: Partial<Record<Kind, Record<string, [Kind, Shape]>>> = {
-  document: {
-    paths: ['pathItem', 'map'],
-    webhooks: ['pathItem', 'map'],
-    components: ['components', 'one'],
-    definitions: ['schema', 'map'],
-    parameters: ['parameter', 'map'],
-    responses: ['response', 'map'],
-  },
-  components: {
-    schemas: ['schema', 'map'],
-    responses: ['response', 'map'],
-    parameters: ['parameter', 'map'],
-    requestBodies: ['requestBody', 'map'],
-    headers: ['header', 'map'],
-    pathItems: ['pathItem', 'map'],
-    callbacks: ['callback', 'map'],
-    securitySchemes: ['other', 'map'],
-    examples: ['other', 'map'],
-    links: ['other', 'map'],
-  },
-  pathItem: {
-    get: ['operation', 'one'],
-    put: ['operation', 'one'],
-    post: ['operation', 'one'],
-    delete: ['operation', 'one'],
-    options: ['operation', 'one'],
-    head: ['operation', 'one'],
-    patch: ['operation', 'one'],
-    trace: ['operation', 'one'],
-    parameters: ['parameter', 'list'],
-  },
-  operation: {
-    parameters: ['parameter', 'list'],
-    requestBody: ['requestBody', 'one'],
-    responses: ['response', 'map'],
-    callbacks: ['callback', 'map'],
-  },
-  callback: {},
-  parameter: { schema: ['schema', 'one'], content: ['mediaType', 'map'], examples: ['other', 'map'] },
-  header: { schema: ['schema', 'one'], content: ['mediaType', 'map'], examples: ['other', 'map'] },
-  requestBody: { content: ['mediaType', 'map'] },
-  response: {
-    headers: ['header', 'map'],
-    content: ['mediaType', 'map'],
-    links: ['other', 'map'],
-    schema: ['schema', 'one'],
-  },
-  mediaType: { schema: ['schema', 'one'], examples: ['other', 'map'], encoding: ['encoding', 'map'] },
-  encoding: { headers: ['header', 'map'] },
-};
-/** Bounds of what references may bring in: as many files as a large multi-file API has (each: referenced-file.ts). */
-const maxReferencedFiles = 1_000;
+/**
+ * Bounds of what references may bring in, together: files (DigitalOcean's public API reaches 2,850 of
+ * them, the largest multi-file document we know) and bytes (as much as one document may hold, so the
+ * memory of a multi-file document is bounded as a one-file one is). Each file: referenced-file.ts.
+ */
+const maxReferencedFiles = 20_000;
+const maxReferencedBytes = 64 * 1024 * 1024;
 /** As deep as ref-resolver.ts resolves (and far deeper than any real document): the walk recurses. */
 const maxNesting = 1_000;
-
-const schemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const schemaOnes = new Set([
-  'items',
-  'additionalItems',
-  'contains',
-  'additionalProperties',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-]);
-const schemaLists = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-
-/** What a key of a node of `kind` holds; undefined for data and for what the kit does not read. */
-function childOf(kind: Kind, key: string, value: unknown): [Kind, Shape] | undefined {
-  if (
-    key.startsWith('x-') ||
-    key === 'example' ||
-    key === 'enum' ||
-    key === 'const' ||
-    key === 'default' ||
-    key === 'value'
-  )
-    return undefined;
-  if (kind === 'callback') return ['pathItem', 'one'];
-  if (kind === 'schema') {
-    if (schemaMaps.has(key)) return ['schema', 'map'];
-    if (schemaOnes.has(key)) return ['schema', Array.isArray(value) ? 'list' : 'one'];
-    if (schemaLists.has(key)) return ['schema', 'list'];
-    return undefined;
-  }
-  if (kind === 'other') return key === 'examples' ? undefined : ['other', 'one'];
-  return structure[kind]?.[key] ?? ['other', 'one'];
-}
 
 interface Loaded {
   url: URL;
@@ -159,6 +59,16 @@ export async function bundleExternalRefs<T extends object>(
   const homes = new Map<string, string>();
   const placed = new Map<string, unknown>();
   const inProgress = new Set<string>();
+  // Maps given by a $ref (`components: {schemas: {$ref: schemas/_index.yaml}}`): the file their entries are written in.
+  const mapBases = new WeakMap<object, URL>();
+  // What the walk already brought in (a schema's home may be placed before its map is walked): walked once.
+  const bundled = new WeakSet<object>();
+  const entryHref = entry.href.replace(/#.*$/, '');
+  const done = <V>(value: V): V => {
+    if (value !== null && typeof value === 'object') bundled.add(value);
+    return value;
+  };
+  let bytesRead = 0;
   const isSwagger2 = (document as Record<string, unknown>).swagger !== undefined;
   const schemaHome = isSwagger2 ? ['definitions'] : ['components', 'schemas'];
   // Computed at the first file read: a document without references to files never looks at its folder.
@@ -181,10 +91,14 @@ export async function bundleExternalRefs<T extends object>(
         url.protocol === 'file:'
           ? foldersOfEntry().then((allowed) => readReferencedFile(url, allowed, where))
           : readRemoteText(url, where, options);
-      loaded = text.then((text) => ({
-        url,
-        root: parseReferenced(text, url, ref, at),
-      }));
+      loaded = text.then((text) => {
+        bytesRead += Buffer.byteLength(text);
+        if (bytesRead > maxReferencedBytes)
+          throw new SpecError(
+            `${where}: the files the document references hold more than ${maxReferencedBytes / (1024 * 1024)} MiB together`,
+          );
+        return { url, root: parseReferenced(text, url, ref, at) };
+      });
       files.set(key, loaded);
     }
     return loaded;
@@ -241,7 +155,7 @@ export async function bundleExternalRefs<T extends object>(
     inEntry: boolean,
     depth = 0,
   ): Promise<unknown> {
-    if (node === null || typeof node !== 'object') return node;
+    if (node === null || typeof node !== 'object' || bundled.has(node)) return node;
     if (depth > maxNesting)
       throw new SpecError(
         `Failed to resolve $refs: ${displayName(base)} is nested more than ${maxNesting} levels deep (at #${short(pointer)})`,
@@ -260,13 +174,16 @@ export async function bundleExternalRefs<T extends object>(
       const [childKind, shape] = child;
       const at = `${pointer}/${escapePointer(key)}`;
       if (shape === 'map' && !Array.isArray(value)) {
-        for (const [name, entryValue] of Object.entries(value))
-          (value as Record<string, unknown>)[name] = await walk(
+        if (isMapRef(value)) record[key] = await mapGivenByRef(value.$ref, base, at);
+        const map = record[key] as Record<string, unknown>;
+        const mapBase = mapBases.get(map);
+        for (const [name, entryValue] of Object.entries(map))
+          map[name] = await walk(
             entryValue,
             childKind,
-            base,
+            mapBase ?? base,
             `${at}/${escapePointer(name)}`,
-            inEntry,
+            mapBase === undefined ? inEntry : mapBase.href === entryHref,
             depth + 2,
           );
       } else record[key] = await walk(value, childKind, base, at, inEntry, depth + 1);
@@ -282,11 +199,15 @@ export async function bundleExternalRefs<T extends object>(
     if (found.url.href === entry.href.replace(/#.*$/, '')) return { ...record, $ref: `#${found.fragment}` };
     if (kind === 'schema') {
       let home = homes.get(found.key);
+      // An entry of the schemas' home that is just a reference to a file is that schema's home: its content goes here.
+      if (home === pointer) return done(await walk(copy(found.node, found.url), 'schema', found.url, home, false));
       if (home === undefined) {
         const name = homeFor(splitPointer(found.fragment).at(-1) ?? displayName(found.url).replace(/\.[^.]*$/, ''));
         home = `/${schemaHome.map(escapePointer).join('/')}/${escapePointer(name)}`;
         homes.set(found.key, home);
-        ensure(document, schemaHome)[name] = await walk(copy(found.node, found.url), 'schema', found.url, home, false);
+        ensure(document, schemaHome)[name] = done(
+          await walk(copy(found.node, found.url), 'schema', found.url, home, false),
+        );
       }
       return { ...Object.fromEntries(siblings), $ref: `#${home}` };
     }
@@ -297,7 +218,7 @@ export async function bundleExternalRefs<T extends object>(
     let content = placed.get(found.key);
     if (content === undefined) {
       inProgress.add(found.key);
-      content = await walk(copy(found.node, found.url), kind, found.url, pointer, false);
+      content = done(await walk(copy(found.node, found.url), kind, found.url, pointer, false));
       inProgress.delete(found.key);
       placed.set(found.key, content);
     }
@@ -306,8 +227,72 @@ export async function bundleExternalRefs<T extends object>(
     return { ...(content as object), ...Object.fromEntries(siblings) };
   }
 
+  /**
+   * Maps of the document and of its components given by a reference to another file, read first (the
+   * Redocly habit `schemas: {$ref: ./schemas/_index.yaml}`): schemas from other files get homes in them.
+   */
+  async function readMapsGivenByRef(): Promise<void> {
+    const root = document as Record<string, unknown>;
+    for (const [holder, kind, at] of [
+      [root, 'document', ''],
+      [root.components, 'components', '/components'],
+    ] as const) {
+      if (!isRecord(holder)) continue;
+      for (const [key, [, shape]] of Object.entries(structure[kind] ?? {})) {
+        const given = holder[key];
+        if (shape === 'map' && isMapRef(given)) holder[key] = await mapGivenByRef(given.$ref, entry, `${at}/${key}`);
+      }
+    }
+  }
+
+  /** A map (of schemas, properties, responses...) written as a reference to it: a copy, its entries read where they were written. */
+  async function mapGivenByRef(ref: string, base: URL, at: string): Promise<Record<string, unknown>> {
+    const found = await target(ref, base, at);
+    if (!isRecord(found.node))
+      throw new SpecError(
+        `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(found.url)} holds no map there`,
+      );
+    const map = copy(found.node, found.url) as Record<string, unknown>;
+    mapBases.set(map, found.url);
+    return map;
+  }
+
+  /** Each entry of the schemas' home that is only a reference to another file is that schema's home. */
+  function homesOfSchemaEntries(): void {
+    const home = (document as Record<string, unknown>)[schemaHome[0]!];
+    const map = schemaHome.length === 1 ? home : isRecord(home) ? home[schemaHome[1]!] : undefined;
+    if (!isRecord(map)) return;
+    const base = mapBases.get(map) ?? entry;
+    for (const [name, value] of Object.entries(map)) {
+      if (!isRecord(value) || typeof value.$ref !== 'string' || Object.keys(value).length !== 1) continue;
+      if (mapBases.get(map) === undefined && value.$ref.startsWith('#')) continue;
+      let url: URL;
+      try {
+        url = new URL(value.$ref, base);
+      } catch {
+        continue; // walk() refuses it, naming where it is
+      }
+      const fragment = url.hash.replace(/^#/, '');
+      url.hash = '';
+      if (url.href === entryHref) continue;
+      const key = `${url.href}#${fragment}`;
+      if (!homes.has(key)) homes.set(key, `/${schemaHome.map(escapePointer).join('/')}/${escapePointer(name)}`);
+    }
+  }
+
+  await readMapsGivenByRef();
+  homesOfSchemaEntries();
   const result = (await walk(document, 'document', entry, '', true)) as T;
   return result;
+}
+
+/** `{$ref: ...}` and nothing else where a map of names belongs: a map given by reference (no name is `$ref`). */
+function isMapRef(value: unknown): value is { $ref: string } {
+  return isRecord(value) && typeof value.$ref === 'string' && Object.keys(value).length === 1;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** A fresh copy of JSON data (a file's node may be referred to from several places and changed in one). */
@@ -365,7 +350,7 @@ async function boundedText(response: Response, what: string): Promise<string> {
 function parseReferenced(text: string, url: URL, ref: string, at: string): unknown {
   let root: unknown;
   try {
-    root = text.trimStart().startsWith('{') ? JSON.parse(text) : readYamlDocument(text);
+    root = text.trimStart().startsWith('{') ? JSON.parse(text) : readYamlDocumentText(text);
   } catch (error) {
     throw new SpecError(
       `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not valid JSON or YAML (${(error as Error).message.split('\n')[0]!.slice(0, 120)})`,

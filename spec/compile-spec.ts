@@ -10,7 +10,7 @@ import {
   type SecurityRequirement,
 } from './openapi-types.js';
 import { nodeAt, originOf, type ResolvedDocument, resolveDocument, SpecError } from './ref-resolver.js';
-import { auditSchemas, type SchemaAudit } from './schema-keywords.js';
+import { auditSchemas, likelyMeant, type SchemaAudit } from './schema-keywords.js';
 import {
   createDocumentValidators,
   knownFormats,
@@ -173,8 +173,9 @@ function compileFresh(given: OpenApiDocument, maxNodes: number | undefined): Spe
   refuseOtherVersions(given);
   const resolveOptions = maxNodes === undefined ? {} : { maxNodes };
   let resolved = resolveDocument(given, resolveOptions);
-  const { unknownFormats, dropped } = auditSchemas(given, knownFormats);
+  const { unknownFormats, unknownKeywords, dropped } = auditSchemas(given, knownFormats);
   const warnings = unknownFormats.size === 0 ? [] : [unknownFormatsWarning(unknownFormats)];
+  if (unknownKeywords.size > 0) warnings.push(unknownKeywordsWarning(unknownKeywords));
   if (dropped.length > 0) {
     // Served without the keywords whose values are not JSON Schema, on a copy: the given document is the caller's.
     resolved = resolveDocument(withoutKeywords(given, dropped), resolveOptions);
@@ -276,6 +277,15 @@ function withoutKeywords(document: OpenApiDocument, dropped: SchemaAudit['droppe
 function droppedKeywordsWarning(dropped: SchemaAudit['dropped']): string {
   const listed = dropped.slice(0, 5).map(({ pointer, problem }) => `${problem} at #${pointer.slice(0, 160)}`);
   return `Schema keywords served as annotations, their values are not JSON Schema: ${listed.join('; ')}${dropped.length > 5 ? `; and ${dropped.length - 5} more` : ''}`;
+}
+
+function unknownKeywordsWarning(keywords: ReadonlyMap<string, string>): string {
+  const listed = [...keywords].slice(0, 10).map(([keyword, pointer]) => {
+    const meant = likelyMeant(keyword);
+    return `${JSON.stringify(keyword.slice(0, 40))} at #${pointer.slice(0, 120)}${meant === undefined ? '' : ` (did you mean "${meant}"?)`}`;
+  });
+  const more = keywords.size > 10 ? `; and ${keywords.size - 10} more` : '';
+  return `Unknown schema keywords, served as annotations (JSON Schema 2020-12: they assert nothing): ${listed.join('; ')}${more}`;
 }
 
 function unknownFormatsWarning(formats: ReadonlyMap<string, unknown>): string {

@@ -1,5 +1,6 @@
 import { createContext, Script } from 'node:vm';
 import type { RE2JS as RE2JSClass } from 're2js';
+import { leadingLookaheads } from './lookahead-conjunction.js';
 import { nodeRequire } from './node-require.js';
 import { PatternBudgetSpent, type PatternEngine, usePatternEngine } from './pattern-engine.js';
 
@@ -11,7 +12,8 @@ export const unsafePatternBudgetMs = 50;
 
 /**
  * Schema patterns compiled by RE2 (re2js, pure JavaScript): matching takes time linear in the value,
- * whatever the pattern. A pattern RE2 cannot express (lookaround, backreferences) is refused when the
+ * whatever the pattern. Lookaheads at the start (`^(?!api/).*`) are run as the conjunction of RE2
+ * matches they mean; any other pattern RE2 cannot express (lookaround, backreferences) is refused when the
  * document is loaded (`refuses`); with `--unsafe-patterns` (`allowUnsafePatterns`) it is run by the
  * platform's engine under a budget per match, never without one. Imported by spec/load-spec.ts, so
  * every Node reader of a document uses it.
@@ -43,12 +45,37 @@ function createLinearEngine(unsafePatterns: boolean): PatternEngine {
   });
 }
 
-function refusalOf(compiled: RE2JSClass | string): string | undefined {
+function refusalOf(compiled: LinearMatch | string): string | undefined {
   return typeof compiled === 'string' ? compiled : undefined;
 }
 
-/** RE2's compiled pattern, or why RE2 cannot run it. */
-function compileLinear(pattern: string, flags: string): RE2JSClass | string {
+interface LinearMatch {
+  test(text: string): boolean;
+}
+
+/**
+ * RE2's compiled pattern, or for leading lookaheads (`^(?!api/).*`) the conjunction of RE2 patterns they
+ * mean (spec/lookahead-conjunction.ts), or why RE2 cannot run it.
+ */
+function compileLinear(pattern: string, flags: string): LinearMatch | string {
+  const whole = compileRe2(pattern, flags);
+  if (typeof whole !== 'string') return whole;
+  const conjunction = leadingLookaheads(pattern, flags);
+  if (conjunction === undefined) return whole;
+  const must = conjunction.must.map((part) => compileRe2(part, flags));
+  const mustNot = conjunction.mustNot.map((part) => compileRe2(part, flags));
+  const rest = compileRe2(conjunction.rest, flags);
+  const refused = [...must, ...mustNot, rest].find((part) => typeof part === 'string');
+  if (refused !== undefined) return whole;
+  return {
+    test: (text: string) =>
+      (must as LinearMatch[]).every((part) => part.test(text)) &&
+      !(mustNot as LinearMatch[]).some((part) => part.test(text)) &&
+      (rest as LinearMatch).test(text),
+  };
+}
+
+function compileRe2(pattern: string, flags: string): RE2JSClass | string {
   const RE2JS = re2();
   try {
     return RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);

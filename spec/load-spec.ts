@@ -4,9 +4,9 @@ import { upgradeFromTwoToThree } from '@scalar/openapi-upgrader/2.0-to-3.0';
 import { readBoundedText } from './bounded-file.js';
 import './linear-patterns.js';
 import { type BundleOptions, bundleExternalRefs } from './bundle-refs.js';
+import { readYamlDocumentText } from './document-yaml.js';
 import { normaliseOpenApi } from './normalise-openapi.js';
 import type { OpenApiDocument } from './openapi-types.js';
-import { readYamlDocument } from './yaml-module.js';
 
 /** Path of the spec shipped with the kit. */
 export const defaultSpecPath = fileURLToPath(new URL('./petstore.openapi.yaml', import.meta.url));
@@ -56,7 +56,7 @@ function parseDocument(text: string, source: string): Record<string, unknown> {
   try {
     // JSON is YAML too, but JSON.parse reads it many times faster (the built bins ship JSON).
     document = text.trimStart().startsWith('{') ? parseJsonOrUndefined(text) : undefined;
-    document ??= readYamlDocument(text);
+    document ??= readYamlDocumentText(text);
   } catch (error) {
     throw new Error(`Failed to load spec ${source}: ${(error as Error).message.split('\n')[0]}`);
   }

@@ -106,4 +106,33 @@ describe('normaliseOpenApi (OpenAPI 3.0 read as 3.1)', () => {
     expect(validator.safeParse({ tag: null }).success).toBe(true);
     expect(validator.safeParse({ tag: 1 }).success).toBe(false);
   });
+
+  it("reads draft 2019-09's $recursiveRef under a $recursiveAnchor as a $ref to that component (OpenAI's filters)", () => {
+    const document = normaliseOpenApi({
+      ...document30({
+        Comparison: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } },
+        Compound: {
+          $recursiveAnchor: true,
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            filters: {
+              type: 'array',
+              items: { oneOf: [{ $ref: '#/components/schemas/Comparison' }, { $recursiveRef: '#' }] },
+            },
+          },
+        },
+      }),
+      openapi: '3.1.0',
+    });
+    const compound = document.components!.schemas!.Compound as Record<string, any>;
+    expect(compound.$recursiveAnchor).toBeUndefined();
+    expect(compound.properties.filters.items.oneOf[1]).toEqual({ $ref: '#/components/schemas/Compound' });
+    const definition = compileSpecDefinition(document);
+    expect(definition.warnings.join(' ')).not.toContain('$recursive');
+    const validator = definition.validatorFor(definition.componentSchemas.Compound!, 'Compound');
+    // As an annotation, the second branch matched every value: a comparison matched both, and oneOf refused it.
+    expect(validator.safeParse({ filters: [{ key: 'a' }, { filters: [{ key: 'b' }] }] }).success).toBe(true);
+    expect(validator.safeParse({ filters: [{ filters: [{ nokey: 1 }] }] }).success).toBe(false);
+  });
 });

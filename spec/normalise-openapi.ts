@@ -33,7 +33,48 @@ export function normaliseOpenApi(document: OpenApiDocument): OpenApiDocument {
   }
   // A 3.1 document may still carry 3.0's forms (nullable is common): they mean the same there.
   forEachSchema(document, normaliseSchema);
+  recursiveRefsAsRefs(document);
   return document;
+}
+
+/**
+ * Draft 2019-09's recursion, which 2020-12 does not know (OpenAI's document): in a component schema
+ * marked `$recursiveAnchor: true`, a `$recursiveRef: "#"` below it means that schema (when nothing
+ * extends it, the case a document describes), so it is read as a `$ref` to the component. Left as
+ * written it would be an annotation, and `oneOf: [Filter, {$recursiveRef: "#"}]` would match every
+ * filter twice: a valid value refused.
+ *
+ * @example // components.schemas.Compound: {$recursiveAnchor: true, properties: {filters: {items: {$recursiveRef: '#'}}}}
+ * // becomes {properties: {filters: {items: {$ref: '#/components/schemas/Compound'}}}}
+ */
+function recursiveRefsAsRefs(document: OpenApiDocument): void {
+  const schemas = document.components?.schemas;
+  if (schemas === null || typeof schemas !== 'object') return;
+  for (const [name, root] of Object.entries(schemas)) {
+    if (root === null || typeof root !== 'object' || (root as SchemaNode).$recursiveAnchor !== true) continue;
+    const target = `#/components/schemas/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    delete (root as SchemaNode).$recursiveAnchor;
+    const stack: unknown[] = [root];
+    const seen = new Set<object>();
+    while (stack.length > 0) {
+      const schema = stack.pop();
+      if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || seen.has(schema)) continue;
+      seen.add(schema);
+      const node = schema as SchemaNode;
+      // A schema below with its own anchor starts its own recursion (read when its component is).
+      if (node !== root && node.$recursiveAnchor === true) continue;
+      if (node.$recursiveRef === '#' && node.$ref === undefined) {
+        node.$ref = target;
+        delete node.$recursiveRef;
+      }
+      for (const [keyword, value] of Object.entries(node)) {
+        if (value === null || typeof value !== 'object') continue;
+        if (subschemaMaps.has(keyword)) stack.push(...Object.values(value));
+        else if (subschemas.has(keyword)) stack.push(...(Array.isArray(value) ? value : [value]));
+        else if (subschemaLists.has(keyword) && Array.isArray(value)) stack.push(...value);
+      }
+    }
+  }
 }
 
 /** OpenAPI's names of maps whose keys are names (a property named `schema` is not a schema). */

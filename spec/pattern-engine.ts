@@ -38,7 +38,7 @@ export function slowPatternRefusal(patterns: string[]): string | undefined {
   for (const pattern of patterns) {
     const reason = engine?.refuses?.(pattern);
     if (reason !== undefined)
-      return `pattern ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}...` : pattern)} cannot be matched in time linear in the value (${reason}); rewrite it without lookaround or backreferences, or start with --unsafe-patterns to run it under a time budget per match`;
+      return `pattern ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}...` : pattern)} cannot be matched in time linear in the value (${reason}); rewrite it without lookbehind, backreferences or lookaheads other than at the start after ^, or start with --unsafe-patterns to run it under a time budget per match`;
   }
   return undefined;
 }

@@ -107,7 +107,8 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
   // responses and components, reference targets), not for every node: that would double the cost.
   const pointers = new Map<object, string>();
   const register = (node: unknown, pointer: string) => {
-    if (node !== null && typeof node === 'object' && !pointers.has(node)) pointers.set(node, pointer);
+    // Kept flat: a pointer built segment by segment is a chain of concatenations, several times its length.
+    if (node !== null && typeof node === 'object' && !pointers.has(node)) pointers.set(node, flat(pointer));
   };
   let nodeCount = 0;
 
@@ -132,15 +133,21 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
       const out: unknown[] = [];
       resolvedByRaw.set(raw, out);
       filling.add(out);
-      for (const [index, item] of raw.entries()) out.push(visit(item, `${pointer}/${index}`, false, depth + 1));
+      let same = true;
+      for (const [index, item] of raw.entries()) {
+        const resolved = visit(item, `${pointer}/${index}`, false, depth + 1);
+        same &&= resolved === item;
+        out.push(resolved);
+      }
       filling.delete(out);
-      return out;
+      return same ? shared(raw, out) : out;
     }
     // Filled key by key below, so made small up front when its keys look like indexes ("200").
     const out = recordShell(Object.keys(raw));
     resolvedByRaw.set(raw, out);
     filling.add(out);
     const isSchemas = pointer === '/components/schemas';
+    let same = true;
     for (const key in raw) {
       if (!Object.hasOwn(raw, key)) continue;
       const value = (raw as Record<string, unknown>)[key];
@@ -148,11 +155,27 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
         !isNameMap && isDataKey(key, value)
           ? value
           : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && nameMapKeys.has(key), depth + 1);
+      same &&= resolved === value;
       setOwn(out, key, resolved);
       if (isSchemas || (!isNameMap && key === 'schema')) register(resolved, `${pointer}/${escapePointer(key)}`);
     }
     filling.delete(out);
-    return out;
+    return same ? shared(raw, out) : out;
+  }
+
+  /**
+   * A node with no reference below it is its own resolution: the document shares it with the source
+   * instead of holding a copy (a copy doubled the heap of a large document). Nothing can point at the
+   * copy yet: only a reference below the node (there is none) reaches a node while it is being filled.
+   */
+  function shared<T extends object>(raw: T, copy: object): T {
+    resolvedByRaw.set(raw, raw);
+    const pointer = pointers.get(copy);
+    if (pointer !== undefined) {
+      pointers.delete(copy);
+      register(raw, pointer);
+    }
+    return raw;
   }
 
   function visitReference(raw: Record<string, unknown>, pointer: string, depth: number): unknown {
@@ -234,6 +257,12 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
   };
   for (const [node, pointer] of pointers) origins.set(node, { pointer, resolved });
   return resolved;
+}
+
+/** `text` as one flat string: V8 flattens a concatenation when a character is read, and drops its parts. */
+function flat(text: string): string {
+  if (text.length > 0) text.charCodeAt(0);
+  return text;
 }
 
 /** The node of `source` at a JSON pointer, or undefined. */

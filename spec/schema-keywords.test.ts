@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
-import { auditSchemas, stripAnnotations } from './schema-keywords.js';
+import { auditSchemas, likelyMeant, stripAnnotations } from './schema-keywords.js';
 import { knownFormats } from './schema-validator.js';
 
 const documentWith = (schema: unknown, extra: Partial<OpenApiDocument> = {}): OpenApiDocument => ({
@@ -85,11 +85,6 @@ describe('auditSchemas', () => {
 
   it.each([
     [
-      'an unknown keyword',
-      { type: 'object', properties: { age: { type: 'integer', minimun: 1 } } },
-      'Failed to compile spec: unknown keyword "minimun" (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...) at #/components/schemas/Toy/properties/age',
-    ],
-    [
       'nullable (OpenAPI 3.0)',
       { type: 'string', nullable: true },
       'Failed to compile spec: keyword "nullable" is not supported (it is OpenAPI 3.0; in 3.1 write type: [<type>, "null"]) at #/components/schemas/Toy',
@@ -130,14 +125,32 @@ describe('auditSchemas', () => {
 
   it('audits parameter schemas and whatever a $ref points to, outside components too', () => {
     const document = documentWith({ $ref: '#/x-library/Toy' }, {
-      'x-library': { Toy: { type: 'string', formatt: 'x' } },
+      'x-library': { Toy: { type: 'string', formatt: 'x', $anchor: 'toy' } },
     } as Partial<OpenApiDocument>);
-    expect(() => auditSchemas(document, knownFormats)).toThrow(/unknown keyword "formatt" .* at #\/x-library\/Toy$/);
+    expect(() => auditSchemas(document, knownFormats)).toThrow(
+      /keyword "\$anchor" is not supported .* at #\/x-library\/Toy$/,
+    );
     const parameter = documentWith({ type: 'string' });
     parameter.paths!['/toys']!.get!.parameters![0]!.schema = { type: 'string', maxLenght: 3 } as JsonSchema;
-    expect(() => auditSchemas(parameter, knownFormats)).toThrow(
-      /unknown keyword "maxLenght" .* at #\/paths\/~1toys\/get\/parameters\/0\/schema$/,
+    expect(auditSchemas(parameter, knownFormats).unknownKeywords).toEqual(
+      new Map([['maxLenght', '/paths/~1toys/get/parameters/0/schema']]),
     );
+  });
+
+  it('reads a keyword JSON Schema 2020-12 does not know as an annotation, named with where it is first used', () => {
+    // OpenAI's document: `optional: true` beside a property's schema.
+    const document = documentWith({
+      type: 'object',
+      properties: { age: { type: 'integer', minimun: 1, optional: true }, name: { type: 'string', optional: true } },
+    });
+    const { unknownKeywords } = auditSchemas(document, knownFormats);
+    expect(unknownKeywords.get('minimun')).toBe('/components/schemas/Toy/properties/age');
+    expect(unknownKeywords.get('optional')).toMatch(/^\/components\/schemas\/Toy\/properties\/(age|name)$/);
+    expect(unknownKeywords.size).toBe(2);
+    expect(likelyMeant('minimun')).toBe('minimum');
+    expect(likelyMeant('maxLenght')).toBe('maxLength');
+    expect(likelyMeant('MinLength')).toBe('minLength');
+    expect(likelyMeant('optional')).toBeUndefined();
   });
 
   it('refuses a jsonSchemaDialect other than 2020-12', () => {

@@ -5,8 +5,9 @@ import { refuseSameValueFanOut } from './schema-fan-out.js';
 
 /**
  * Which JSON Schema keywords the kit enforces, which it reads as annotations, and which it refuses.
- * A keyword is never silently ignored: a spec using one the validator would skip is refused at
- * start with one line naming the keyword and where it is.
+ * A keyword is never silently ignored: one that changes how a schema is read and that the validator
+ * would skip is refused at start with one line naming it and where it is; one JSON Schema 2020-12
+ * does not know (`optional: true`) is an annotation, as 2020-12 says, and named in a warning at start.
  */
 
 /** Keywords of JSON Schema 2020-12 that the validator (ajv, draft 2020-12 + ajv-formats) asserts. */
@@ -84,8 +85,6 @@ const refusedKeywords: Record<string, string> = {
   $anchor: 'refer by JSON pointer (#/components/schemas/...) instead',
   $dynamicRef: 'dynamic references are not supported; use $ref',
   $dynamicAnchor: 'dynamic references are not supported; use $ref',
-  $recursiveRef: 'it is draft 2019-09; use $ref',
-  $recursiveAnchor: 'it is draft 2019-09; use $ref',
   $vocabulary: 'custom vocabularies are not supported',
   additionalItems: 'it is draft 7; in 2020-12 use prefixItems and items',
   dependencies: 'it is draft 7; in 2020-12 use dependentRequired or dependentSchemas',
@@ -132,10 +131,11 @@ const schemaListKeywords = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
  * and where it is; returns the formats the validator does not know (annotations, as 2020-12 says:
  * the caller warns about them). Visits each node once.
  *
- * @example auditSchemas(document, knownFormats); // throws 'Failed to compile spec: unknown keyword "minimun" at #/components/schemas/Toy/properties/age ...'
+ * @example auditSchemas(document, knownFormats); // throws 'Failed to compile spec: keyword "nullable" is not supported (...) at #/components/schemas/Toy'
  */
 export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<string>): SchemaAudit {
   const unknownFormats = new Map<string, string>();
+  const unknownKeywords = new Map<string, string>();
   const dropped: { pointer: string; keyword: string; problem: string }[] = [];
   const seen = new Set<object>();
   const dialect = source.jsonSchemaDialect;
@@ -205,10 +205,9 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
       const refused = refusedKeywords[keyword];
       if (refused !== undefined) fail(pointer, `keyword "${keyword}" is not supported (${refused})`);
       if (!enforcedKeywords.has(keyword)) {
-        fail(
-          pointer,
-          `unknown keyword ${short(keyword)} (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...)`,
-        );
+        // JSON Schema 2020-12: a keyword it does not know is an annotation (the caller warns, naming it).
+        if (!unknownKeywords.has(keyword)) unknownKeywords.set(keyword, pointer);
+        continue;
       }
       const push = (sub: unknown, subPointer: string) => schemaStack.push({ schema: sub, pointer: subPointer });
       const problem = valueProblem(keyword, value);
@@ -247,7 +246,7 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
   }
   refuseCyclesWithoutNesting(audited, sameValueEdges, fail);
   refuseSameValueFanOut(audited, sameValueEdges, fail);
-  return { unknownFormats, dropped };
+  return { unknownFormats, unknownKeywords, dropped };
 }
 
 /**
@@ -313,6 +312,8 @@ function valueProblem(keyword: string, value: unknown): string | undefined {
 export interface SchemaAudit {
   /** Formats no validator here checks (validated by type only), each with where it is first used. */
   unknownFormats: ReadonlyMap<string, string>;
+  /** Keywords JSON Schema 2020-12 does not know (annotations, asserting nothing), each with where it is first used. */
+  unknownKeywords: ReadonlyMap<string, string>;
   /** Keywords whose values are not valid JSON Schema: served without them (the caller removes them and warns). */
   dropped: readonly { pointer: string; keyword: string; problem: string }[];
 }
@@ -449,4 +450,34 @@ function short(value: unknown): string {
     text = String(value);
   }
   return text.length > 80 ? `${text.slice(0, 80)}...` : text;
+}
+
+/**
+ * The keyword `unknown` is likely a misspelling of (one the validator enforces, at most two edits
+ * away, or the same but for case), or undefined.
+ *
+ * @example likelyMeant('maxLenght') // 'maxLength'
+ */
+export function likelyMeant(unknown: string): string | undefined {
+  if (unknown.length < 4) return undefined;
+  let best: { keyword: string; distance: number } | undefined;
+  for (const keyword of enforcedKeywords) {
+    const distance = keyword.toLowerCase() === unknown.toLowerCase() ? 0 : editDistance(keyword, unknown, 2);
+    if (distance <= 2 && (best === undefined || distance < best.distance)) best = { keyword, distance };
+  }
+  return best?.keyword;
+}
+
+/** Levenshtein distance (a transposition counts two), or `limit + 1` once it is over `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    if (Math.min(...current) > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length]!;
 }

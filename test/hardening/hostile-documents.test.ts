@@ -131,13 +131,13 @@ describe("$refs stay in the document's folder unless --allow-refs-outside (row 1
 
 describe('patterns are linear, all of them (row 10)', () => {
   const patternSpec = entry(
-    `  /x/{id}: {get: {parameters: [{name: id, in: path, required: true, schema: {type: string, pattern: '^(?=a)(a+)+$'}}], responses: {'200': {description: ok, content: {application/json: {schema: {type: string}}}}}}}`,
+    `  /x/{id}: {get: {parameters: [{name: id, in: path, required: true, schema: {type: string, pattern: '^(a+)+(?<=a)$'}}], responses: {'200': {description: ok, content: {application/json: {schema: {type: string}}}}}}}`,
   );
 
   it('refuses at start, in one line naming the pattern and where it is, a pattern RE2 cannot run', async () => {
     expectRefusal(
-      await runMockCli(['--spec', await write('lookahead.yaml', patternSpec)], budgetMs),
-      /^petstore-mock: Failed to compile spec: pattern "\^\(\?=a\)\(a\+\)\+\$" cannot be matched in time linear in the value \(RE2 cannot run it: .*\); .*--unsafe-patterns.* at #\/paths\/~1x~1\{id\}\/get\/parameters\/0\/schema\/pattern$/,
+      await runMockCli(['--spec', await write('lookbehind.yaml', patternSpec)], budgetMs),
+      /^petstore-mock: Failed to compile spec: pattern "\^\(a\+\)\+\(\?<=a\)\$" cannot be matched in time linear in the value \(RE2 cannot run it: .*\); .*--unsafe-patterns.* at #\/paths\/~1x~1\{id\}\/get\/parameters\/0\/schema\/pattern$/,
     );
     const keyed = entry(
       `  /y: {get: {responses: {'200': {description: ok, content: {application/json: {schema: {type: object, patternProperties: {'^(\\w)\\1$': {type: string}}}}}}}}}`,
@@ -148,8 +148,37 @@ describe('patterns are linear, all of them (row 10)', () => {
     );
   });
 
+  it('serves lookaheads at the start as the conjunction they mean, linear in the value (Sonarr: ^(?!api/).*)', async () => {
+    const lookaheads = entry(
+      `  /z: {get: {parameters: [{name: path, in: query, required: true, schema: {type: string, pattern: '^(?!api/).*'}}, {name: code, in: query, schema: {type: string, pattern: '^(?=.*[A-Z])(?=.*\\d)(a|A|1)+$'}}], responses: {'200': {description: ok, content: {application/json: {schema: {type: string}}}}}}}`,
+    );
+    const run = await runMockCli(['--spec', await write('lookaheads.yaml', lookaheads)], budgetMs);
+    expect(run.outcome, JSON.stringify(run).slice(0, 2_000)).toBe('listening');
+    if (run.outcome !== 'listening') return;
+    try {
+      const status = async (query: string) =>
+        (
+          await fetch(`${run.origin}/v1/z?${query}`, {
+            headers: { authorization: 'Bearer demo-enterprise' },
+            signal: AbortSignal.timeout(10_000),
+          })
+        ).status;
+      expect(await status('path=movies')).toBe(200);
+      expect(await status('path=api%2Fmovies')).toBe(400);
+      expect(await status('path=ap&code=aA1')).toBe(200);
+      expect(await status('path=ap&code=aa1')).toBe(400);
+      // A backtracking engine takes 2^40 steps on this value; the conjunction is linear.
+      expect(await status(`path=ap&code=${'a'.repeat(40)}A1!`)).toBe(400);
+    } finally {
+      await run.stop();
+    }
+  });
+
   it('with --unsafe-patterns, answers a value that spends the budget 400, and keeps serving', async () => {
-    const run = await runMockCli(['--spec', await write('lookahead.yaml', patternSpec), '--unsafe-patterns'], budgetMs);
+    const run = await runMockCli(
+      ['--spec', await write('lookbehind.yaml', patternSpec), '--unsafe-patterns'],
+      budgetMs,
+    );
     expect(run.outcome, JSON.stringify(run).slice(0, 2_000)).toBe('listening');
     if (run.outcome !== 'listening') return;
     try {
@@ -165,7 +194,7 @@ describe('patterns are linear, all of them (row 10)', () => {
       expect(spent.status).toBe(400);
       expect(spent.json).toEqual({
         code: 'invalid_parameter',
-        message: 'Invalid path parameter id: the pattern ^(?=a)(a+)+$ spent its budget of 50 ms on one value',
+        message: 'Invalid path parameter id: the pattern ^(a+)+(?<=a)$ spent its budget of 50 ms on one value',
         status: 400,
       });
       expect((await get('aaa')).status).toBe(200);

@@ -292,9 +292,9 @@ describe('JSON Schema 2020-12 keywords (issue 14 item 5)', () => {
 
   it.each([
     [
-      'a misspelled keyword',
-      { type: 'string', maxLenght: 3 },
-      'petstore-mock: Failed to compile spec: unknown keyword "maxLenght" (neither JSON Schema 2020-12 nor an OpenAPI annotation; name extensions x-...) at #/paths/~1x/get/responses/200/content/application~1json/schema',
+      'a keyword that changes how references resolve',
+      { type: 'string', $dynamicRef: '#node' },
+      'petstore-mock: Failed to compile spec: keyword "$dynamicRef" is not supported (dynamic references are not supported; use $ref) at #/paths/~1x/get/responses/200/content/application~1json/schema',
     ],
     // A reference to a file is read relative to the spec; one that is not there is refused naming it.
     [

@@ -10,8 +10,8 @@ interface Endpoint {
   /** Position of the template in the spec: of two templates matching one path, the first wins. */
   order: number;
   byMethod: Map<string, CompiledOperation>;
-  /** Operations written with a `#fragment` on the same path and method, in document order (rare). */
-  alternatives: Map<string, CompiledOperation[]>;
+  /** Operations written with a `#fragment` on the same path and method, in document order (rare: made with the first). */
+  alternatives: Map<string, CompiledOperation[]> | undefined;
   allow: string[];
   parameterNames: string[];
 }
@@ -56,7 +56,7 @@ export function createRouter(
       endpoint = {
         order,
         byMethod: new Map(),
-        alternatives: new Map(),
+        alternatives: undefined,
         allow: [],
         parameterNames: operation.parameterNames,
       };
@@ -66,11 +66,13 @@ export function createRouter(
     }
     const first = endpoint.byMethod.get(operation.method);
     if (first === undefined) endpoint.byMethod.set(operation.method, operation);
-    else
+    else {
+      endpoint.alternatives ??= new Map();
       endpoint.alternatives.set(operation.method, [
         ...(endpoint.alternatives.get(operation.method) ?? [first]),
         operation,
       ]);
+    }
   });
   for (const endpoint of endpointsByTemplate.values()) endpoint.allow = [...endpoint.byMethod.keys()].sort();
 
@@ -124,7 +126,7 @@ function withoutTrailingSlashes(template: string): string {
 const notFound: RouteMatch = Object.freeze({ kind: 'not-found' });
 
 function answer(endpoint: Endpoint, method: string, captures: string[], query: string): RouteMatch {
-  const alternatives = endpoint.alternatives.get(method);
+  const alternatives = endpoint.alternatives?.get(method);
   const operation = alternatives === undefined ? endpoint.byMethod.get(method) : alternativeFor(alternatives, query);
   if (operation === undefined) return { kind: 'method-not-allowed', allow: endpoint.allow };
   const pathParams: Record<string, string> = {};

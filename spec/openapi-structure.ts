@@ -1,0 +1,111 @@
+/**
+ * Where a node of an OpenAPI document stands, read from OpenAPI's structure (2.0, 3.0 and 3.1 alike),
+ * not guessed from key names: what each key of a kind of node holds. The bundler of multi-file
+ * documents (bundle-refs.ts) reads it to know where a schema from another file is and where a
+ * `$ref` is data.
+ */
+export type Kind =
+  | 'document'
+  | 'pathItem'
+  | 'operation'
+  | 'parameter'
+  | 'header'
+  | 'requestBody'
+  | 'response'
+  | 'mediaType'
+  | 'encoding'
+  | 'callback'
+  | 'components'
+  | 'schema'
+  | 'other';
+
+/** Per kind: what each key holds, as [kind, shape]: one value, a map of names, or a list. */
+export type Shape = 'one' | 'map' | 'list';
+export const structure: Partial<Record<Kind, Record<string, [Kind, Shape]>>> = {
+  document: {
+    paths: ['pathItem', 'map'],
+    webhooks: ['pathItem', 'map'],
+    components: ['components', 'one'],
+    definitions: ['schema', 'map'],
+    parameters: ['parameter', 'map'],
+    responses: ['response', 'map'],
+  },
+  components: {
+    schemas: ['schema', 'map'],
+    responses: ['response', 'map'],
+    parameters: ['parameter', 'map'],
+    requestBodies: ['requestBody', 'map'],
+    headers: ['header', 'map'],
+    pathItems: ['pathItem', 'map'],
+    callbacks: ['callback', 'map'],
+    securitySchemes: ['other', 'map'],
+    examples: ['other', 'map'],
+    links: ['other', 'map'],
+  },
+  pathItem: {
+    get: ['operation', 'one'],
+    put: ['operation', 'one'],
+    post: ['operation', 'one'],
+    delete: ['operation', 'one'],
+    options: ['operation', 'one'],
+    head: ['operation', 'one'],
+    patch: ['operation', 'one'],
+    trace: ['operation', 'one'],
+    parameters: ['parameter', 'list'],
+  },
+  operation: {
+    parameters: ['parameter', 'list'],
+    requestBody: ['requestBody', 'one'],
+    responses: ['response', 'map'],
+    callbacks: ['callback', 'map'],
+  },
+  callback: {},
+  parameter: { schema: ['schema', 'one'], content: ['mediaType', 'map'], examples: ['other', 'map'] },
+  header: { schema: ['schema', 'one'], content: ['mediaType', 'map'], examples: ['other', 'map'] },
+  requestBody: { content: ['mediaType', 'map'] },
+  response: {
+    headers: ['header', 'map'],
+    content: ['mediaType', 'map'],
+    links: ['other', 'map'],
+    schema: ['schema', 'one'],
+  },
+  mediaType: { schema: ['schema', 'one'], examples: ['other', 'map'], encoding: ['encoding', 'map'] },
+  encoding: { headers: ['header', 'map'] },
+};
+const schemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const schemaOnes = new Set([
+  'items',
+  'additionalItems',
+  'contains',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+]);
+const schemaLists = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
+
+/** What a key of a node of `kind` holds; undefined for data and for what the kit does not read. */
+export function childOf(kind: Kind, key: string, value: unknown): [Kind, Shape] | undefined {
+  if (
+    key.startsWith('x-') ||
+    key === 'example' ||
+    key === 'enum' ||
+    key === 'const' ||
+    key === 'default' ||
+    key === 'value'
+  )
+    return undefined;
+  if (kind === 'callback') return ['pathItem', 'one'];
+  if (kind === 'schema') {
+    if (schemaMaps.has(key)) return ['schema', 'map'];
+    if (schemaOnes.has(key)) return ['schema', Array.isArray(value) ? 'list' : 'one'];
+    if (schemaLists.has(key)) return ['schema', 'list'];
+    return undefined;
+  }
+  if (kind === 'other') return key === 'examples' ? undefined : ['other', 'one'];
+  return structure[kind]?.[key] ?? ['other', 'one'];
+}
