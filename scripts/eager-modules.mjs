@@ -18,8 +18,12 @@ const eagerTails = {
     "\nimport { array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum as enumOf } from 'zod';\nloaded = { array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum: enumOf };\n",
 };
 
-/** @example await build({ entryPoints: ['src/cli/mock-cli.ts'], bundle: true, plugins: [eagerModulesPlugin()] }); */
-export function eagerModulesPlugin() {
+/**
+ * `lazy` names modules left to load on first use (from the user's node_modules, or their fallback).
+ *
+ * @example await build({ entryPoints: ['src/cli/mock-cli.ts'], bundle: true, plugins: [eagerModulesPlugin()] });
+ */
+export function eagerModulesPlugin({ lazy = [] } = {}) {
   return {
     name: 'eager-modules',
     setup(build) {
@@ -30,6 +34,7 @@ export function eagerModulesPlugin() {
         },
         async (args) => {
           const name = args.path.slice(args.path.search(/[^\\/]+$/));
+          if (lazy.includes(name)) return undefined;
           return { contents: (await readFile(args.path, 'utf8')) + eagerTails[name], loader: 'ts' };
         },
       );

@@ -8,7 +8,8 @@ import { readYamlDocument } from './yaml-module.js';
 // 3 MB document: 2.9 s against 0.2 s). Read as `yaml` reads it (YAML 1.2's core schema, a key twice in
 // a mapping refused, objects keyed "200" built small), so the two readers give the same values
 // (spec/document-yaml.test.ts compares them). Node only, where a document is read from a file; the
-// bins bundle js-yaml (scripts/eager-modules.mjs); elsewhere, without js-yaml installed, `yaml` reads.
+// mock's bin bundles js-yaml (scripts/eager-modules.mjs, scripts/build.mjs); elsewhere (the kit too), without js-yaml
+// installed, `yaml` reads.
 
 /** What the two major versions of js-yaml (3 and 4) share of their API, and how each makes a schema. */
 interface JsYaml {
