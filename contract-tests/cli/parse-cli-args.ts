@@ -1,6 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type ContractOptions, defaults } from '../runner/contract-options.js';
 import { profiles } from '../lib/run-profile.js';
+import { type ContractOptions, defaults } from '../runner/contract-options.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
 
 export type ReporterName = 'human' | 'junit' | 'json' | 'markdown';

@@ -76,8 +76,8 @@ describe('the creation bound', () => {
     ).toBe(
       'petstore-contract: this run may create up to 200 categories on http://h/v1, named contract-test-ab-* (the interface has no delete; --create-budget 200, its checks would use 258: --create-budget 258 affords them all); --read-only creates none',
     );
-    expect(creationLine({ bound: 0, wanted: 0, baseUrl: 'http://h/v1', namePrefix: 'p', createBudget: 60, readOnly: true })).toBe(
-      'petstore-contract: read-only run: no request that could create data is sent',
-    );
+    expect(
+      creationLine({ bound: 0, wanted: 0, baseUrl: 'http://h/v1', namePrefix: 'p', createBudget: 60, readOnly: true }),
+    ).toBe('petstore-contract: read-only run: no request that could create data is sent');
   });
 });

@@ -40,7 +40,10 @@ export async function creationShares(
   target: ContractTarget,
 ): Promise<Map<string, CreationShare>> {
   const checks = areas.flatMap((area) => area.checks);
-  const ordered = [...checks.filter((check) => check.bulkCreates !== true), ...checks.filter((check) => check.bulkCreates === true)];
+  const ordered = [
+    ...checks.filter((check) => check.bulkCreates !== true),
+    ...checks.filter((check) => check.bulkCreates === true),
+  ];
   const shares = new Map<string, CreationShare>();
   let left = target.readOnly ? 0 : target.createBudget;
   for (const check of ordered) {
