@@ -154,6 +154,16 @@ export class RunJudge {
     this.#sequences.failed(ticket.sequence);
   }
 
+  /**
+   * Keys whose last answer is a 429 that came after they kept sending (a row of at least two): a
+   * ban, or a refusal, whose end the run did not see (rate.ban-temporary cannot say it ends).
+   */
+  unendedRefusals(): { refusedInRow: number; last: Exchange }[] {
+    return this.#sequences
+      .unendedRefusals()
+      .map((refusal) => ({ refusedInRow: refusal.refusedInRow, last: refusal.last.exchange }));
+  }
+
   /** What a rule found over the run so far (empty when it judged nothing). */
   recordOf(id: string): RuleRecord {
     return this.#records.get(id) ?? { judged: [], comparisons: 0, violations: [], notes: [] };
