@@ -241,7 +241,7 @@ export const ruleMatrix: readonly RuleRow[] = [
     cells: {
       arithmetic: reason('the rule holds no number'),
       time: reason("a key's validity does not change during a run"),
-      concurrency: checks('auth.invalid-key'),
+      concurrency: checks('auth.invalid-key', 'auth.anonymous-burst'),
       statuses: checks('auth.missing-key', 'auth.invalid-key', 'auth.empty-token'),
       'round-trip': checks('data.refused-not-stored'),
       'raw-input': checks('auth.key-plus-one', 'auth.key-minus-one', 'auth.key-case-changed'),

@@ -134,7 +134,7 @@ export function banWatchChecks(check: Define): void {
           }),
         )
         .catch((error: unknown) => {
-          if (error instanceof OverBudget) throw new OverBudget(`${seen}; ${error.message}`);
+          if (error instanceof OverBudget) throw new OverBudget(`${seen}; ${error.message.replace(/^[^:]*: /, '')}`);
           throw error;
         });
       run.state.shared.set(isLimited(after) ? latest429Key : latestServedKey, after);

@@ -17,6 +17,7 @@ import {
   rateLimitKeyRecord,
   retryAtOf,
 } from '../lib/rate-limit-key.js';
+import { anonymousBurstCheck } from './10-anonymous-burst.js';
 import { banWatchChecks } from './10-ban-watch.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
@@ -157,6 +158,8 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
 
   // Keeping on sending after the 429 above: a POST over the limit, then whether a ban starts, is announced and ends.
   banWatchChecks(check);
+  // Requests without a key at once, as the address's budget allows (--thorough).
+  anonymousBurstCheck(check);
 
   check(
     {
