@@ -32,13 +32,16 @@ export default defineArea('listCategories lists all (§4)', 'sequential', (check
     async (run) => {
       const before = await list(run.send.bind(run), run.bearer());
       const listedBefore = Array.isArray(before.json) ? before.json.length : 0;
-      // The categories the server holds are at least those listed and those this run created (a server that lists
-      // only a first page shows fewer): only what is still missing to cross the largest page size is created.
-      const held = Math.max(listedBefore, run.state.categoryIds.size);
+      // The categories the server holds are at least those listed and those it answered 201 to this run (a server
+      // that lists only a first page shows fewer): only what is still missing to cross the largest page size is created.
+      const createdByRun = run.state.exchanges.filter(
+        (exchange) => exchange.operationId === createCategory.operationId && exchange.response?.status === 201,
+      ).length;
+      const held = Math.max(listedBefore, createdByRun);
       const wanted = Math.max(1, targetCountOf(run.target.thorough) - held);
       if (wanted > run.creationsLeft())
         throw new OverBudget(
-          `crossing page size ${Math.max(...pageSizesOf(run.target.thorough))} needs ${wanted} more categories (${listedBefore} listed, ${run.state.categoryIds.size} created by this run); the run's creation budget leaves this check ${run.creationsLeft()} (--create-budget ${run.target.createBudget}): a higher --create-budget would check it`,
+          `crossing page size ${Math.max(...pageSizesOf(run.target.thorough))} needs ${wanted} more categories (${listedBefore} listed, ${createdByRun} created by this run); the run's creation budget leaves this check ${run.creationsLeft()} (--create-budget ${run.target.createBudget}): a higher --create-budget would check it`,
         );
       const sent: { id: number; name: string; description: string; exchange: Exchange }[] = [];
       const bodies = Array.from({ length: wanted }, (_, index) => ({
