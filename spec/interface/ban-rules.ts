@@ -86,8 +86,10 @@ function judgeBanStart(
   const clock = serverClock(served.response.headers, served.receivedAtMs);
   const promisedAt = served.receivedAtMs + (promised.resetSeconds * 1000 - clock.nowMs);
   const slackMs = clock.source === 'Date header' ? dateSlackMs : 60_000;
-  // A 429 after the announced window ended belongs to a later window: not this rule's to judge.
-  if (limited.receivedAtMs > promisedAt + slackMs) return;
+  // A 429 after the announced window ended belongs to a later window: not this rule's to judge. A Reset already
+  // past on the answer that announced it announces no window: the 429 is judged against it.
+  const announcedAhead = promisedAt >= served.receivedAtMs - slackMs;
+  if (announcedAhead && limited.receivedAtMs > promisedAt + slackMs) return;
   const late = retryAt > promisedAt + slackMs;
   findings.verdicts.push({
     id: 'rate.first-429-no-ban',
