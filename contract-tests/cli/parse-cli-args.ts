@@ -1,5 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { repeatedOption } from '../../spec/repeated-options.js';
+import { profiles } from '../lib/run-profile.js';
 import { reportFormatNames, reportFormats } from '../report/report-formats.js';
 import { type ContractOptions, defaults } from '../runner/contract-options.js';
 import { ContractRunError } from '../runner/contract-run-error.js';
@@ -71,8 +72,10 @@ Behaviour:
                           the report is still written (default ${defaults.deadlineSeconds})
   --max-body-bytes N      Read at most N bytes of a response body, discard the rest; the check
                           says so (default ${defaults.maxBodyBytes})
-  --create-budget N       Most categories the "list shows all" check may create to cross common
-                          page sizes (default ${defaults.createBudget})
+  --create-budget N       Most categories the whole run may create (there is no delete): each check
+                          its share, "list shows all" what is left to cross page sizes; what it
+                          cannot afford is INCONCLUSIVE (default ${defaults.createBudget}, with
+                          --thorough ${profiles.thorough.createBudget})
   --fail-on-skip          A SKIP fails the run (exit 1): proof, not silence
 
 Report (one run writes every report asked for, from the same results):

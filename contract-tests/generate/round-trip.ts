@@ -1,3 +1,4 @@
+import { listingProblem } from '../../spec/interface/resource-sequences.js';
 import type { CheckRun } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import type { Identity } from '../lib/exchange.js';
@@ -81,24 +82,6 @@ function listProblem(
       listed: evidenceOf(listing, `${items.length} items; id ${value.id} ${problem}`, { field: 'id' }),
     },
   ];
-}
-
-/**
- * What is wrong with how a list shows one created category (`found`: the list's items with its
- * id), or undefined: it must be there once, with the name and description its 201 returned.
- *
- * @example listingProblem([], { name: 'dog', description: undefined }) // 'is missing'
- */
-export function listingProblem(
-  found: readonly { name?: unknown; description?: unknown }[],
-  stored: { name: unknown; description: unknown },
-): string | undefined {
-  if (found.length === 0) return 'is missing';
-  if (found.length > 1) return `is listed ${found.length} times`;
-  const [item] = found;
-  return item!.name !== stored.name || item!.description !== stored.description
-    ? `is listed as ${JSON.stringify({ name: item!.name, description: item!.description })}`
-    : undefined;
 }
 
 /**

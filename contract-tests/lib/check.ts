@@ -26,6 +26,12 @@ export interface CheckDefinition {
    * @example maxCreates: (target) => target.propertyRuns
    */
   maxCreates?: (target: ContractTarget) => number | Promise<number>;
+  /**
+   * The check's creations are the run's bulk (list.all: enough categories to cross page sizes): it
+   * draws on what --create-budget has left once every other check has its share, and is
+   * INCONCLUSIVE, naming --create-budget, when that is less than it needs.
+   */
+  bulkCreates?: boolean;
 }
 
 /** One check as data: what it is, and the function that runs it. */
@@ -56,6 +62,8 @@ export interface CheckRun {
   bearer(key?: string): string;
   /** A name for created data: `contract-test-<runId>-<label>`, recognisable because the interface has no delete. */
   categoryName(label: string): string;
+  /** How many requests that could create data this check may still send (its share of --create-budget). */
+  creationsLeft(): number;
   /** Ends the check as INFO: the interface leaves this open, here is what the server does. */
   info(message: string, evidence?: Evidence[]): void;
   /** Ends the check as WARN (it still counts as conforming). */

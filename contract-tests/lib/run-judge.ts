@@ -2,6 +2,7 @@ import { bearerToken } from '../../spec/interface/bearer.js';
 import { judgeResponse } from '../../spec/interface/catalogue.js';
 import { isCorsPreflight, KeySequences, type SequenceTicket } from '../../spec/interface/key-sequences.js';
 import type { ObservedExchange, RuleViolation } from '../../spec/interface/observed.js';
+import { ResourceSequences, type ResourceTicket } from '../../spec/interface/resource-sequences.js';
 import type { SpecModel } from '../../spec/interface/spec-model.js';
 import type { Exchange } from './exchange.js';
 
@@ -11,11 +12,15 @@ export interface JudgedViolation extends RuleViolation {
   /** The key's answer before `exchange`, when the rule judged the pair. */
   before?: Exchange | undefined;
   which?: 'before' | 'after';
+  /** What `before` is to the report, when not the key's answer before (the 201 of a category a list shows wrongly). */
+  beforeLabel?: string;
 }
 
 /** What one rule of the catalogue found over the run: the exchanges it judged, what was wrong, what was left open. */
 export interface RuleRecord {
   judged: Exchange[];
+  /** Comparisons made, for a rule that compares an answer with many earlier ones (data.round-trip). */
+  comparisons: number;
   violations: JudgedViolation[];
   notes: string[];
 }
@@ -27,6 +32,8 @@ type SequencedExchange = ObservedExchange & { exchange: Exchange };
 export interface JudgeTicket {
   sequence: SequenceTicket<SequencedExchange>;
   judged: boolean;
+  /** Where the request stood among the run's creations (data.round-trip). */
+  resources: ResourceTicket;
 }
 
 /**
@@ -49,6 +56,7 @@ export class RunJudge {
   /** The run's keys, longest first: a request that carries one in another spelling or place touches its budget. */
   readonly #keys: readonly string[];
   readonly #sequences = new KeySequences<SequencedExchange>();
+  readonly #resources = new ResourceSequences<SequencedExchange>();
   readonly #records = new Map<string, RuleRecord>();
 
   /**
@@ -69,6 +77,16 @@ export class RunJudge {
    * send it upstream twice (a retry on a closed keep-alive connection), which the kit cannot see.
    */
   sent(method: string, headers: Readonly<Record<string, string>>, url = '', throughPrism = false): JudgeTicket {
+    const { sequence, judged } = this.#sequenceTicket(method, headers, url, throughPrism);
+    return { sequence, judged, resources: this.#resources.sent() };
+  }
+
+  #sequenceTicket(
+    method: string,
+    headers: Readonly<Record<string, string>>,
+    url: string,
+    throughPrism: boolean,
+  ): Omit<JudgeTicket, 'resources'> {
     const authorization = headers.authorization;
     const token = authorization === undefined ? null : bearerToken(authorization);
     if (this.#spec === undefined || isCorsPreflight(method, headers))
@@ -100,6 +118,21 @@ export class RunJudge {
       this.#record(verdict.id, exchange, verdict.violations);
       for (const note of verdict.notes) this.#note(verdict.id, note);
     }
+    // The resource's rules: a key's view of the data (Prism answering in the server's place never gets here).
+    const byKey = exchange.identity !== 'anonymous' && response.truncatedAtBytes === undefined;
+    for (const verdict of this.#resources.answered(ticket.resources, observed, byKey).verdicts) {
+      this.#record(
+        verdict.id,
+        exchange,
+        verdict.violations.map((violation) => ({
+          ...violation,
+          before: violation.created.exchange,
+          which: 'after' as const,
+          beforeLabel: `the 201 that created it`,
+        })),
+      );
+      this.#recordFor(verdict.id).comparisons += verdict.comparisons;
+    }
     // An answer the kit did not read whole is INCONCLUSIVE for the check that sent it: no pair is judged on it either.
     if (response.truncatedAtBytes !== undefined || !ticket.judged) {
       this.failed(ticket);
@@ -121,9 +154,19 @@ export class RunJudge {
     this.#sequences.failed(ticket.sequence);
   }
 
+  /**
+   * Keys whose last answer is a 429 that came after they kept sending (a row of at least two): a
+   * ban, or a refusal, whose end the run did not see (rate.ban-temporary cannot say it ends).
+   */
+  unendedRefusals(): { refusedInRow: number; last: Exchange }[] {
+    return this.#sequences
+      .unendedRefusals()
+      .map((refusal) => ({ refusedInRow: refusal.refusedInRow, last: refusal.last.exchange }));
+  }
+
   /** What a rule found over the run so far (empty when it judged nothing). */
   recordOf(id: string): RuleRecord {
-    return this.#records.get(id) ?? { judged: [], violations: [], notes: [] };
+    return this.#records.get(id) ?? { judged: [], comparisons: 0, violations: [], notes: [] };
   }
 
   #record(id: string, exchange: Exchange, violations: readonly (RuleViolation & { before?: Exchange | undefined })[]) {
@@ -139,7 +182,7 @@ export class RunJudge {
   #recordFor(id: string): RuleRecord {
     let record = this.#records.get(id);
     if (record === undefined) {
-      record = { judged: [], violations: [], notes: [] };
+      record = { judged: [], comparisons: 0, violations: [], notes: [] };
       this.#records.set(id, record);
     }
     return record;

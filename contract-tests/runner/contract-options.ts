@@ -145,7 +145,7 @@ export const defaults = {
   propertyRuns: profiles.default.propertyRuns,
   deadlineSeconds: profiles.default.deadlineSeconds,
   maxBodyBytes: 1_048_576,
-  createBudget: 60,
+  createBudget: profiles.default.createBudget,
   invalidCases: 6,
 } as const;
 
@@ -204,7 +204,7 @@ export function resolveContractOptions(options: ContractOptions): ResolvedContra
     extraHeaders: parseHeaders(options.headers ?? []),
     deadlineSeconds: numberIn(options.deadlineSeconds ?? profile.deadlineSeconds, '--deadline', 1, 86_400),
     maxBodyBytes: integerIn(options.maxBodyBytes ?? defaults.maxBodyBytes, '--max-body-bytes', 1_024, 1_073_741_824),
-    createBudget: integerIn(options.createBudget ?? defaults.createBudget, '--create-budget', 0, 10_000),
+    createBudget: integerIn(options.createBudget ?? profile.createBudget, '--create-budget', 0, 10_000),
     failOnSkip: options.failOnSkip ?? false,
     allowDestructive: options.allowDestructive ?? false,
     invalidCases: integerIn(options.invalidCases ?? defaults.invalidCases, '--invalid-cases', 0, 1_000),

@@ -1,11 +1,11 @@
 import type { SpecModel } from '../../spec/interface/spec-model.js';
 import { type CheckArea, type CheckMeta, type CheckRun, type CheckSpec, SkipCheck } from '../lib/check.js';
-import { CheckFailure, InconclusiveError } from '../lib/check-errors.js';
+import { CheckFailure, InconclusiveError, OverBudget } from '../lib/check-errors.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import type { ContractHttpClient } from '../lib/http-client.js';
 import type { RunState } from '../lib/run-state.js';
 import type { CheckResult } from '../report/report-model.js';
-import { checkCreationBound, createsData } from './creation-bound.js';
+import { type CreationShare, checkCreationBound, createsData } from './creation-bound.js';
 
 /** What the scheduler needs besides the checks. */
 export interface RunChecksContext {
@@ -21,6 +21,8 @@ export interface RunChecksContext {
   onResult?: (result: CheckResult) => void;
   /** Run start, for each result's start/end offsets. */
   startedAtMs: number;
+  /** Each check's share of --create-budget (creation-bound.ts); without it, what each declares. */
+  creationShares?: ReadonlyMap<string, CreationShare>;
 }
 
 /**
@@ -92,8 +94,9 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
     return finish('SKIP');
   }
   const stability = check.operationId === undefined ? undefined : spec.operations.get(check.operationId)?.stability;
-  // The run printed a bound on what it may create, summed from what each check declares: hold each to it.
-  const mayCreate = await checkCreationBound(check, target);
+  // The run printed a bound on what it may create, summed from each check's share of --create-budget: hold each to it.
+  const declared = await checkCreationBound(check, target);
+  const mayCreate = context.creationShares?.get(check.id)?.share ?? declared;
   let created = 0;
   const run: CheckRun = {
     target,
@@ -101,6 +104,10 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
     state,
     send: async (request) => {
       if (createsData(request)) {
+        if (created >= mayCreate && mayCreate < declared)
+          throw new OverBudget(
+            `${request.method} ${request.path} could create a category, and this check's share of the run's creation budget is spent (${mayCreate} of the ${declared} it would use; --create-budget ${target.createBudget}): a higher --create-budget would check the rest`,
+          );
         if (created >= mayCreate) {
           throw new InconclusiveError(
             `not sent: ${request.method} ${request.path} could create data, and this check declared at most ${mayCreate} such requests${target.readOnly ? ' (read-only run)' : ''} (maxCreates): the bound printed at the start of the run must hold`,
@@ -115,6 +122,7 @@ async function runOne(area: CheckArea, check: CheckSpec, context: RunChecksConte
     },
     bearer: (key = target.apiKey) => `Bearer ${key}`,
     categoryName: (label) => `${target.namePrefix}-${label}`,
+    creationsLeft: () => Math.max(0, mayCreate - created),
     info: (message, evidence = []) => Object.assign(meta, { outcome: 'info', message, evidence }),
     warn: (message, evidence = []) => Object.assign(meta, { outcome: 'warn', message, evidence }),
     note: (message) => {

@@ -20,7 +20,7 @@ import { requestTimeline } from '../report/request-timeline.js';
 import { callOf, listCategories } from '../suite/operations.js';
 import { type ContractOptions, resolveContractOptions } from './contract-options.js';
 import { ContractRunError } from './contract-run-error.js';
-import { creationBound, creationLine } from './creation-bound.js';
+import { creationBound, creationLine, creationShares, creationWanted } from './creation-bound.js';
 import { kitVersion } from './kit-version.js';
 import { assertRateLimitKeyAccepted, limitedKeyNotice, preflight } from './preflight.js';
 import { type RunningPrism, startPrism } from './prism-process.js';
@@ -193,11 +193,14 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       // Without an answer, the checks that need it say so.
     }
     const { spec, areas } = layers;
-    const mayCreate = await creationBound(areas, target);
+    // --create-budget bounds what the Petstore's checks create; the generic layer's checks create what they declare.
+    const shares = await creationShares(areas, layers.petstoreRules ? target : { ...target, createBudget: Infinity });
+    const mayCreate = creationBound(shares);
     log(
       layers.petstoreRules
         ? creationLine({
             bound: mayCreate,
+            wanted: creationWanted(shares),
             baseUrl: settings.baseUrl,
             namePrefix: target.namePrefix,
             createBudget: settings.createBudget,
@@ -214,6 +217,7 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       signal: deadline.signal,
       checkDeadlineMs: target.maxWaitMs + 20 * timeoutMs,
       startedAtMs: started,
+      creationShares: shares,
       ...(options.onResult
         ? { onResult: (result: CheckResult) => options.onResult?.(redactDeep(result, redact)) }
         : {}),

@@ -1,18 +1,19 @@
 import { claimId, expectCreated } from '../lib/category-checks.js';
 import { defineArea } from '../lib/check.js';
-import { CheckFailure } from '../lib/check-errors.js';
+import { CheckFailure, OverBudget } from '../lib/check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
-/** Common page sizes of list endpoints; the list must hold more than the largest one checked. */
+/** Common page sizes of list endpoints; the list must hold more than the largest one checked (100: --thorough). */
 export const pageSizesCrossed = [10, 20, 25, 50];
-const targetCount = Math.max(...pageSizesCrossed) + 1;
+const pageSizesOf = (thorough: boolean) => (thorough ? [...pageSizesCrossed, 100] : pageSizesCrossed);
+const targetCountOf = (thorough: boolean) => Math.max(...pageSizesOf(thorough)) + 1;
 
 /**
  * Interface section 4, listCategories: "all available categories" means all. The check creates
- * enough categories for the list to hold more than the common page sizes (10, 20, 25, 50),
- * within --create-budget (default 60, printed in the report), then checks that every category
+ * enough categories for the list to hold more than the common page sizes (10, 20, 25, 50; and 100
+ * with --thorough), from what --create-budget has left after the other checks (bulkCreates), then checks that every category
  * the run created is listed, with the name and description it was created with. Runs after the
  * other creating checks, alone.
  */
@@ -25,13 +26,23 @@ export default defineArea('listCategories lists all (§4)', 'sequential', (check
       operation: listCategories.label,
       operationId: listCategories.operationId,
       writes: true,
-      maxCreates: (target) => target.createBudget,
+      maxCreates: (target) => targetCountOf(target.thorough),
+      bulkCreates: true,
     },
     async (run) => {
       const before = await list(run.send.bind(run), run.bearer());
       const listedBefore = Array.isArray(before.json) ? before.json.length : 0;
-      const wanted = Math.min(run.target.createBudget, Math.max(1, targetCount - listedBefore));
-      if (wanted < 1) return run.skip('--create-budget 0: the check may create nothing');
+      // The categories the server holds are at least those listed and those it answered 201 to this run (a server
+      // that lists only a first page shows fewer): only what is still missing to cross the largest page size is created.
+      const createdByRun = run.state.exchanges.filter(
+        (exchange) => exchange.operationId === createCategory.operationId && exchange.response?.status === 201,
+      ).length;
+      const held = Math.max(listedBefore, createdByRun);
+      const wanted = Math.max(1, targetCountOf(run.target.thorough) - held);
+      if (wanted > run.creationsLeft())
+        throw new OverBudget(
+          `crossing page size ${Math.max(...pageSizesOf(run.target.thorough))} needs ${wanted} more categories (${listedBefore} listed, ${createdByRun} created by this run); the run's creation budget leaves this check ${run.creationsLeft()} (--create-budget ${run.target.createBudget}): a higher --create-budget would check it`,
+        );
       const sent: { id: number; name: string; description: string; exchange: Exchange }[] = [];
       const bodies = Array.from({ length: wanted }, (_, index) => ({
         name: run.categoryName(`all-${index + 1}`),

@@ -12,13 +12,7 @@ import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
-import {
-  affordKeyRequests,
-  isLimited,
-  rateLimitKeyList,
-  rateLimitKeyRecord,
-  retryAtOf,
-} from '../lib/rate-limit-key.js';
+import { affordKeyRequests, isLimited, rateLimitKeyList, rateLimitKeyRecord } from '../lib/rate-limit-key.js';
 import { allOperations, callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -392,43 +386,8 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
     },
   );
 
-  check(
-    {
-      id: 'rate.first-429-no-ban',
-      rule: '§8.3',
-      title:
-        'the first 429 sends the key away no longer than the window it was promised: Retry-After ends by the X-RateLimit-Reset of the answers before it (a ban is only for keys that keep sending)',
-      operation: listCategories.label,
-      operationId: listCategories.operationId,
-    },
-    async (run) => {
-      const limited = limitedExchange(run);
-      const before = run.state.shared.get(lastAllowedKey);
-      if (before?.response === undefined || isLimited(before))
-        return run.skip('no answer of the key was served before its 429 in this run');
-      const promised = reading(before).resetSeconds;
-      const retryAt = retryAtOf(limited);
-      if (promised === undefined || retryAt === undefined)
-        return run.skip(
-          'needs an X-RateLimit-Reset before the 429 and a valid Retry-After on it (judged by the checks above)',
-        );
-      run.judged(1);
-      // The answer before the 429 and the 429 itself are judged on their own Date headers; 2 s for rounding.
-      const beforeClock = serverClock(responseOf(before).headers, before.receivedAtMs);
-      const promisedAt = before.receivedAtMs + (promised * 1000 - beforeClock.nowMs);
-      const slackMs = beforeClock.source === 'Date header' ? 2_000 : 60_000;
-      if (retryAt > promisedAt + slackMs) {
-        throw new CheckFailure(
-          `the key's first 429 says to retry in ${Math.round((retryAt - limited.receivedAtMs) / 1000)} s, ${Math.round((retryAt - promisedAt) / 1000)} s after the window it was promised ends (X-RateLimit-Reset ${promised} on the answer just before): the key was sent away for longer than its window, though it had not kept sending after a 429`,
-          [
-            evidenceOf(before, `X-RateLimit-Reset ${promised}`, { header: 'X-RateLimit-Reset' }),
-            evidenceOf(limited, `Retry-After ${responseOf(limited).headers['retry-after']}`, { header: 'Retry-After' }),
-          ],
-        );
-      }
-      run.note(`Retry-After ends by the promised reset (${promised})`);
-    },
-  );
+  // Whether the first 429 sends the key away for longer than its window (a ban too early) is the catalogue's
+  // rate.first-429-no-ban (spec/interface/ban-rules.ts), judged on every 429 of the run.
 
   check(
     {

@@ -17,11 +17,13 @@ import {
   rateLimitKeyRecord,
   retryAtOf,
 } from '../lib/rate-limit-key.js';
+import { anonymousBurstCheck } from './10-anonymous-burst.js';
+import { banWatchChecks } from './10-ban-watch.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
  * Interface section 8 in time: what the rate-limit key sees after waiting what it was told to wait,
- * when a window rolls over, when it keeps sending after a 429 (rule 3), and over a whole day.
+ * when a window rolls over, when it keeps sending after a 429 (rule 3, 10-ban-watch.ts), and over a whole day.
  * These checks wait on purpose; each runs only when its waits fit --window-wait (and --deadline)
  * and its requests fit --max-requests, and is otherwise INCONCLUSIVE for its own cell (SKIP,
  * never PASS). They run in this order, each from where the one before left the key.
@@ -34,10 +36,6 @@ const dayLimitedKey = 'rate-limit-day-429';
 const latest429Key = 'rate-limit-latest-429';
 /** The latest answer the key was served. */
 const latestServedKey = 'rate-limit-latest-served';
-/** Requests the ban probe sends after a 429 without waiting. */
-const keepSending = 8;
-/** The least --window-wait with which the kit provokes a possible ban (it must be able to wait it out). */
-const banWaitNeededMs = 3_600_000;
 /** Slack for whole-second rounding of Date, Reset and Retry-After. */
 const slackMs = 2_000;
 
@@ -158,65 +156,10 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
     },
   );
 
-  check(
-    {
-      id: 'rate.ban-temporary',
-      rule: '§8.3',
-      title:
-        'a key that keeps sending after a 429 may be banned; every 429 says when to come back (Retry-After), and after waiting that long the key is served again',
-      operation: listCategories.label,
-      operationId: listCategories.operationId,
-    },
-    async (run) => {
-      if (run.target.rateLimitKey === undefined) return run.skip('needs --rate-limit-key');
-      // A ban's length is known only once it is given: the kit provokes one only when it could wait a long one out.
-      if (run.target.windowWaitMs < banWaitNeededMs) {
-        throw new OverBudget(
-          `keeping on sending after a 429 may get the key banned for a while; the kit does it only when --window-wait is at least ${banWaitNeededMs / 1000} s, so that it can wait the ban out (--window-wait is ${run.target.windowWaitMs / 1000} s)`,
-        );
-      }
-      const first =
-        run.state.shared.get(latest429Key) ??
-        run.skip('no recent 429 of the rate-limit key (see rate.limit-before-validation)');
-      if (!isLimited(first)) return run.skip('no recent 429 of the rate-limit key (see rate.limit-before-validation)');
-      const windowEnd = retryAtOf(first) ?? run.skip('the 429 gave no usable Retry-After');
-      affordKeyRequests(run, keepSending + 1, 'keeping on sending after a 429');
-      const record = rateLimitKeyRecord(run.state);
-      let last = first;
-      for (let index = 0; index < keepSending; index += 1) {
-        const next = await run.send(rateLimitKeyList(run, { keepSendingAfter429: true }));
-        if (!isLimited(next)) return run.skip('a new window began while the key kept sending');
-        record.keptSending.add(next.seq);
-        last = next;
-      }
-      const retryAt =
-        retryAtOf(last) ??
-        run.skip('a 429 of the key kept sending gave no usable Retry-After (judged by every.429-retry-after)');
-      const banned = retryAt > windowEnd + slackMs;
-      const after = await waitAndSend(
-        run,
-        retryAt,
-        `the Retry-After of the ${keepSending}th 429 in a row${banned ? ' (a ban)' : ''}`,
-      );
-      if (isLimited(after)) {
-        throw new CheckFailure(
-          `after ${keepSending + 1} requests refused in a row, the last 429 said to retry in ${Math.round((retryAt - last.receivedAtMs) / 1000)} s; the key waited that long and was refused again: a ban must be temporary, and its 429 must say when it ends`,
-          [
-            evidenceOf(last, `Retry-After ${responseOf(last).headers['retry-after']}`, { header: 'Retry-After' }),
-            evidenceOf(
-              after,
-              `429 again after waiting (Retry-After ${responseOf(after).headers['retry-after'] ?? 'missing'})`,
-            ),
-          ],
-        );
-      }
-      run.info(
-        banned
-          ? `banned after ${keepSending + 1} requests refused in a row: Retry-After ${responseOf(last).headers['retry-after']}; served again after waiting it`
-          : `not banned after ${keepSending + 1} requests refused in a row (the interface says keys "may" be banned); served again at the window's end`,
-      );
-    },
-  );
+  // Keeping on sending after the 429 above: a POST over the limit, then whether a ban starts, is announced and ends.
+  banWatchChecks(check);
+  // Requests without a key at once, as the address's budget allows (--thorough).
+  anonymousBurstCheck(check);
 
   check(
     {

@@ -1,4 +1,4 @@
-import { listingProblem } from '../generate/round-trip.js';
+import { resourceRules } from '../../spec/interface/resource-sequences.js';
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
@@ -7,27 +7,23 @@ import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
  * Interface section 4: what was sent, what the 201 returned and what every later list shows are
- * one category. The creating checks compare what they sent with the 201; this one takes every 201
- * the main key received in the run and every list either key (the main key, --rate-limit-key)
- * received after it (one more list is fetched now, after all creation), and requires the category
- * in each: same id, same name,
- * same description (or none), listed once. A server that loses, alters, duplicates or caches
- * away a created category fails here, whichever check created it.
+ * one category. The creating checks compare what they sent with the 201; the catalogue's resource
+ * rule `data.round-trip` (spec/interface/resource-sequences.ts) was fed every exchange of the run
+ * as it came (contract-tests/lib/run-judge.ts), whatever check sent it: every 201 of either key,
+ * and every later list of either key, the category in each once, with the same id, name and
+ * description. Here one more list is fetched, after all creation, and the rule's record reported.
+ * A server that loses, alters, duplicates or caches away a created category fails here, whichever
+ * check created it and whichever check listed it.
  */
-interface Created {
-  exchange: Exchange;
-  id: number;
-  name: unknown;
-  description: unknown;
-}
+const [roundTrip] = resourceRules;
+const maxEvidence = 3;
 
 export default defineArea('Data round trip (§4)', 'sequential', (check) => {
   check(
     {
-      id: 'data.round-trip',
-      rule: '§4 listCategories',
-      title:
-        'every category the run created (201) is in every later list of either key, unchanged and once: same id, name and description',
+      id: roundTrip.id,
+      rule: roundTrip.rule,
+      title: roundTrip.title,
       operation: listCategories.label,
       operationId: listCategories.operationId,
     },
@@ -38,56 +34,25 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
         200,
         'a valid key',
       );
-      const created: Created[] = run.state.exchanges.flatMap((exchange) => {
-        const response = exchange.response;
-        if (
-          exchange.identity !== 'main' ||
-          exchange.operationId !== 'createCategory' ||
-          response?.status !== 201 ||
-          !response.hasJson
-        )
-          return [];
-        const body = response.json as { id?: unknown; name?: unknown; description?: unknown } | null;
-        return body !== null && typeof body === 'object' && typeof body.id === 'number'
-          ? [{ exchange, id: body.id, name: body.name, description: body.description }]
-          : [];
-      });
-      // Every key's lists: a category created by the main key is one of "all available categories" for the other key too.
-      const lists = run.state.exchanges.filter(
-        (exchange) =>
-          exchange.identity !== 'anonymous' &&
-          exchange.operationId === 'listCategories' &&
-          exchange.response?.status === 200 &&
-          Array.isArray(exchange.response.json) &&
-          exchange.response.truncatedAtBytes === undefined,
-      );
-      if (created.length === 0) return run.skip('no category was created by the main key in this run');
-      let comparisons = 0;
-      for (const list of lists) {
-        const items = list.response!.json as { id?: unknown; name?: unknown; description?: unknown }[];
-        const byId = new Map<unknown, typeof items>();
-        for (const item of items)
-          if (item !== null && typeof item === 'object') byId.set(item.id, [...(byId.get(item.id) ?? []), item]);
-        for (const category of created) {
-          if (category.exchange.nextSeqAtAnswer === undefined || list.seq < category.exchange.nextSeqAtAnswer) continue;
-          comparisons += 1;
-          const found = byId.get(category.id) ?? [];
-          const problem = listingProblem(found, category);
-          if (problem !== undefined) {
-            throw new CheckFailure(
-              `category ${category.id}, created as ${JSON.stringify({ name: category.name, description: category.description })}, ${problem} in a list ${list.identity === 'main' ? 'the main key' : 'the other key (--rate-limit-key)'} fetched after its 201 (${items.length} items)`,
-              [
-                evidenceOf(category.exchange, `201 with id ${category.id}`),
-                evidenceOf(list, `${items.length} items; id ${category.id} ${problem}`, { field: 'id' }),
-              ],
-            );
-          }
-        }
+      const record = run.state.judge.recordOf(roundTrip.id);
+      if (record.comparisons === 0)
+        return run.skip('no category was created by a key, or no list of a key was fetched after one, in this run');
+      run.judged(record.judged.length);
+      run.cases(record.comparisons);
+      if (record.violations.length > 0) {
+        const [first] = record.violations;
+        throw new CheckFailure(
+          `${record.violations.length} of ${record.comparisons} comparisons: ${first!.detail}, fetched by ${whose(first!.exchange)}`,
+          record.violations
+            .slice(0, maxEvidence)
+            .flatMap((violation) => [
+              evidenceOf(violation.before!, violation.beforeLabel ?? 'the 201'),
+              evidenceOf(violation.exchange, violation.detail, { field: 'id' }),
+            ]),
+        );
       }
-      run.judged(lists.length);
-      run.cases(comparisons);
       run.note(
-        `${created.length} created categories checked in ${lists.length} later lists (${comparisons} comparisons)`,
+        `every created category checked in ${record.judged.length} later lists (${record.comparisons} comparisons)`,
       );
     },
   );
@@ -109,7 +74,8 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
         const writing =
           (exchange.request.method === 'POST' && exchange.operationId === 'createCategory') ||
           exchange.operationId === 'methodNotAllowed';
-        if (!writing || status < 400 || status >= 500 || status === 429) return [];
+        // A 429 included: a POST refused for the limit (rate.post-over-limit) must not be stored either.
+        if (!writing || status < 400 || status >= 500) return [];
         const name = sentName(exchange.request.body);
         return name === undefined || !name.startsWith(run.target.namePrefix) ? [] : [{ exchange, name }];
       });
@@ -163,4 +129,9 @@ function sentName(body: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Which key fetched a list, for the report. */
+function whose(list: Exchange): string {
+  return list.identity === 'main' ? 'the main key' : 'the other key (--rate-limit-key)';
 }

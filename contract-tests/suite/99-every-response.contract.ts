@@ -16,9 +16,10 @@ import {
   schema,
 } from '../../spec/interface/response-rules.js';
 import { type SequenceRuleId, sequenceRules } from '../../spec/interface/sequence-rules.js';
-import { type CheckRun, defineArea, isSoft } from '../lib/check.js';
+import { type CheckRun, defineArea, isSoft, OverBudget } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Evidence, type Exchange, evidenceOf, truncate } from '../lib/exchange.js';
+import { retryAtOf } from '../lib/rate-limit-key.js';
 import type { JudgedViolation } from '../lib/run-judge.js';
 
 /**
@@ -43,10 +44,19 @@ const nothingToJudge: Record<SequenceRuleId, string> = {
   'rate.retry-after-matches-reset':
     'no 429 after a served answer of its key carried a readable Retry-After and X-RateLimit-Reset',
   'rate.retry-after-future': 'no 429 of a key was judged',
+  'rate.first-429-no-ban':
+    "no 429 came within the window announced by its key's served answer before it, with no other request around it that could have been refused first",
+  'rate.ban-announced':
+    'no key kept sending after a 429 (the default run never does; --thorough watches what keeping on sending gets)',
+  'rate.ban-temporary':
+    "no key sent a request once its last 429's Retry-After had passed (a default run does not wait)",
 };
 
 /** The sequence rules that judge 429s only: with none in the run, that is the reason they judged nothing. */
 const judgesA429: ReadonlySet<SequenceRuleId> = new Set([
+  'rate.first-429-no-ban',
+  'rate.ban-announced',
+  'rate.ban-temporary',
   'rate.429-only-when-exhausted',
   'rate.retry-after-matches-reset',
   'rate.retry-after-future',
@@ -108,6 +118,7 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
   for (const rule of sequenceRules)
     check({ id: rule.id, rule: rule.rule, title: rule.title }, async (run) => {
       const record = run.state.judge.recordOf(rule.id);
+      if (rule.id === 'rate.ban-temporary' && record.violations.length === 0) unendedBan(run);
       if (record.judged.length === 0)
         return run.skip(
           judgesA429.has(rule.id) && !answered(run).some((exchange) => exchange.response?.status === 429)
@@ -158,6 +169,21 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
     },
   );
 });
+
+/**
+ * A key that kept sending after a 429 and whose last answer is still a 429: the end of that ban (or
+ * refusal) was not seen, so rate.ban-temporary is INCONCLUSIVE, naming the wait that would see it,
+ * whatever it judged on other waits.
+ */
+function unendedBan(run: CheckRun): void {
+  const [unended] = run.state.judge.unendedRefusals();
+  if (unended === undefined) return;
+  const retryAt = retryAtOf(unended.last);
+  const seconds = retryAt === undefined ? undefined : Math.ceil((retryAt - unended.last.receivedAtMs) / 1000);
+  throw new OverBudget(
+    `after ${unended.refusedInRow} requests refused in a row, the key's last 429 said to come back in ${seconds ?? 'an unreadable number of'} s, past what this run may wait: whether the ban ends then is not seen (--window-wait ${Math.max(3_600, (seconds ?? 0) + 120)} and a --deadline as long would check it)`,
+  );
+}
 
 /** Exchanges that got a response from the server itself (not from Prism in its place). */
 function answered(run: CheckRun): Exchange[] {

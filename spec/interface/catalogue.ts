@@ -1,4 +1,5 @@
 import type { ObservedExchange, RuleViolation } from './observed.js';
+import { resourceRules } from './resource-sequences.js';
 import { type ResponseRule, type ResponseRuleContext, responseRules } from './response-rules.js';
 import { type SequenceRule, sequenceRules } from './sequence-rules.js';
 
@@ -6,13 +7,15 @@ import { type SequenceRule, sequenceRules } from './sequence-rules.js';
  * The rule catalogue of the interface: every rule with one id, shared by the kit and the judging
  * proxy, whose reports name the same ids. Response rules judge one exchange
  * (response-rules.ts); sequence rules judge the exchanges of a key in order (sequence-rules.ts,
- * fed through key-sequences.ts). Both are pure functions of what the server sent.
+ * fed through key-sequences.ts), and the exchanges of a resource (resource-sequences.ts: the round
+ * trip of every created category in every later list). All are pure functions of what the server sent.
  */
 export type CatalogueRule = Pick<ResponseRule, 'id' | 'rule' | 'title' | 'what'> & { kind: 'response' | 'sequence' };
 
 export const ruleCatalogue: readonly CatalogueRule[] = [
   ...responseRules.map(({ id, rule, title, what }) => ({ id, rule, title, what, kind: 'response' as const })),
   ...(sequenceRules as readonly SequenceRule[]).map((entry) => ({ ...entry, kind: 'sequence' as const })),
+  ...(resourceRules as readonly SequenceRule[]).map((entry) => ({ ...entry, kind: 'sequence' as const })),
 ];
 
 /** What one response rule found on one exchange it applies to. */

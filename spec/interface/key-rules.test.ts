@@ -194,7 +194,9 @@ describe('the sequence rules of a key', () => {
       'rate.429-only-when-exhausted',
     ]);
     expect(failed(inTurn(keyAnswer(200, 0), keyAnswer(429, 0, { retryAfter: '60' })))).toEqual([]);
+    // Past the window the served answer announced: also a ban that came too early (ban-rules.ts).
     expect(failed(inTurn(keyAnswer(200, 0), keyAnswer(429, 0, { retryAfter: '900' })))).toEqual([
+      'rate.first-429-no-ban',
       'rate.retry-after-matches-reset',
     ]);
   });

@@ -49,9 +49,12 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
     // Nothing else of the key left between the previous answer and this request, and none was in flight.
     const sequential =
       ticket.previous !== undefined && ticket.inFlightOfKeyAtSend === 0 && state.sent === ticket.sentOfKeyBefore + 1;
+    // Requests of the key around this one: in flight when it left, and sent after it before its answer.
+    const othersAround = ticket.inFlightOfKeyAtSend + (state.sent - ticket.sentOfKeyBefore - 1);
+    const history = { refusedInRow: state.refusedInRow, servedOnce: state.servedOnce, othersAround };
     let findings: SequenceFindings;
     try {
-      findings = judgeInSequence({ before: ticket.previous, after: answer, sequential });
+      findings = judgeInSequence({ before: ticket.previous, after: answer, sequential, history });
     } catch (error) {
       // The parsers of spec/interface/ do not throw on any header value; this is the last guard of the request path.
       findings = {
@@ -65,6 +68,10 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
       };
     }
     state.lastAnswer = { ...answer, response: { ...answer.response, bodyText: '', json: undefined } };
+    const answered = answer.response.status;
+    if (answered === 429) state.refusedInRow += 1;
+    else if (answered !== 401 && answered !== 403) state.refusedInRow = 0;
+    if (answered >= 200 && answered < 300) state.servedOnce = true;
     return findings;
   }
 
@@ -74,6 +81,15 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
     if (state === undefined) return;
     state.inFlight = Math.max(0, state.inFlight - 1);
     state.lastAnswer = undefined;
+  }
+
+  /** Keys whose last answer is a 429 that ended a row of at least `minInRow` refusals: their end is not seen. */
+  unendedRefusals(minInRow = 2): UnendedRefusal<T>[] {
+    return [...this.#keys.entries()].flatMap(([key, state]) =>
+      state.lastAnswer?.response.status === 429 && state.refusedInRow >= minInRow
+        ? [{ key, refusedInRow: state.refusedInRow, last: state.lastAnswer }]
+        : [],
+    );
   }
 
   get keysFollowed(): number {
@@ -91,7 +107,7 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
         this.#keysNotFollowed += 1;
         return undefined;
       }
-      state = { sent: 0, inFlight: 0, lastAnswer: undefined };
+      state = { sent: 0, inFlight: 0, lastAnswer: undefined, refusedInRow: 0, servedOnce: false };
       this.#keys.set(key, state);
     }
     return state;
@@ -122,4 +138,14 @@ interface KeyState<T extends ObservedExchange> {
   sent: number;
   inFlight: number;
   lastAnswer: T | undefined;
+  /** 429s received in a row (a served answer ends the row). */
+  refusedInRow: number;
+  servedOnce: boolean;
+}
+
+/** A key whose last answer is a 429 after it kept sending: a ban (or refusal) whose end the sequence has not seen. */
+export interface UnendedRefusal<T extends ObservedExchange> {
+  key: string;
+  refusedInRow: number;
+  last: T;
 }

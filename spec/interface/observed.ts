@@ -19,6 +19,8 @@ export interface ObservedExchange {
   /** The operation the request was aimed at (the kit's target, the proxy's route); '' when none. */
   operationId: string;
   request: { method: string };
+  /** When the request left, on the observer's clock (a request sent after a 429's Retry-After is judged by it). */
+  sentAtMs?: number | undefined;
   /** When the answer arrived, on the observer's clock (judged against the answer's own Date when it has one). */
   receivedAtMs: number;
   response: ObservedResponse;

@@ -1,3 +1,4 @@
+import { judgeBans, type KeyHistory } from './ban-rules.js';
 import {
   limitedWithBudgetLeft,
   remainingStepProblem,
@@ -67,6 +68,28 @@ export const sequenceRules = [
     title: 'a Retry-After given as an HTTP-date is not in the past',
     what: '429s whose Retry-After date is in the past',
   },
+  // A ban's start, announcement and end (ban-rules.ts).
+  {
+    id: 'rate.first-429-no-ban',
+    rule: '§8.3',
+    title:
+      'the first 429 sends the key away no longer than the window it was promised: Retry-After ends by the X-RateLimit-Reset of the answers before it (a ban is only for keys that keep sending)',
+    what: 'first 429s that sent the key away past the window it was promised',
+  },
+  {
+    id: 'rate.ban-announced',
+    rule: '§8.3',
+    title:
+      'a key that keeps sending after a 429 is refused with 429 and Retry-After (a ban, if one starts, is announced so), never told its valid key is invalid (401) or forbidden (403)',
+    what: 'requests sent after a 429, before its Retry-After, answered with another refusal than 429',
+  },
+  {
+    id: 'rate.ban-temporary',
+    rule: '§8.3',
+    title:
+      'a key that keeps sending after a 429 may be banned; every 429 says when to come back (Retry-After), and after waiting that long the key is served again',
+    what: 'requests sent once the Retry-After of the 429 before them had passed, refused again with 429',
+  },
 ] as const satisfies readonly SequenceRule[];
 
 export type SequenceRuleId = (typeof sequenceRules)[number]['id'];
@@ -88,6 +111,8 @@ export interface AnswerInSequence {
   before: ObservedExchange | undefined;
   after: ObservedExchange;
   sequential: boolean;
+  /** The key's history besides `before` (key-sequences.ts); without it, the ban rules judge as if nothing else was around. */
+  history?: KeyHistory;
 }
 
 const status = (exchange: ObservedExchange) => exchange.response.status;
@@ -104,6 +129,10 @@ const budget = (exchange: ObservedExchange) => readBudget(exchange.response.head
 export function judgeInSequence(pair: AnswerInSequence): SequenceFindings {
   const findings: SequenceFindings = { verdicts: [], notes: [] };
   const { before, after, sequential } = pair;
+  const history = pair.history ?? { refusedInRow: 0, servedOnce: false, othersAround: sequential ? 0 : Infinity };
+  const bans = judgeBans(before, after, sequential, history);
+  findings.verdicts.push(...bans.verdicts);
+  findings.notes.push(...bans.notes);
   if (status(after) === 429) {
     const past = retryAfterInThePast(after);
     findings.verdicts.push({

@@ -12,6 +12,7 @@ import { isCorsPreflight, KeySequences, type SequenceTicket } from '../../spec/i
 import type { ObservedResponse, RuleViolation } from '../../spec/interface/observed.js';
 import { planOfMinuteLimit } from '../../spec/interface/plans.js';
 import { readBudget } from '../../spec/interface/rate-limit-headers.js';
+import { ResourceSequences, type ResourceTicket } from '../../spec/interface/resource-sequences.js';
 import type { SpecModel } from '../../spec/interface/spec-model.js';
 import type { MockResponse } from '../core/types.js';
 import { clientVerdicts } from '../lab/client-judge.js';
@@ -68,6 +69,8 @@ export interface PendingExchange {
   body: string | null;
   /** Where the request stood in its key's sequence when it left: decides whether the pair rules apply. */
   sequence: SequenceTicket<JudgedAnswer>;
+  /** Where the request stood among the categories created before it left (data.round-trip). */
+  resources: ResourceTicket;
   /** Cleared when the answer is judged; only the key is held, never the bearer token. */
   key: string | null;
   /** Every credential the request carried (header, query, cookie), held and cleared with `key`. */
@@ -107,6 +110,8 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
   const information = new Set<string>();
   const maxInformation = 20;
   const sequences = new KeySequences<JudgedAnswer>(maxKeys);
+  // The round trip of every created category in every later list of a key (data.round-trip).
+  const resources = new ResourceSequences<JudgedAnswer>(maxKeys);
   const lab: LabSessionState = createLabSessionState({ maxClients: maxKeys });
   const labClientsLastAt = new Map<string, number>();
   const exported: string[] = [];
@@ -140,6 +145,8 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         ),
         pending,
       );
+    for (const verdict of resources.answered(pending.resources, answer, pending.key !== null).verdicts)
+      record(verdict.id, answer, verdict.violations, pending);
   };
 
   const observeClientSide = (pending: PendingExchange, answer: JudgedAnswer) => {
@@ -237,6 +244,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         body: null,
         // A preflight is no request of the key's: it stays out of the key's sequence.
         sequence: sequences.sent(preflight ? null : client),
+        resources: resources.sent(),
         key,
         secrets: secretsOfRequest(request.headers, request.url, places),
       };
@@ -251,6 +259,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
         label: `${pending.method} ${pathOf(pending.url)} (${pending.client})`,
         operationId: pending.operationId ?? '',
         request: { method: pending.method },
+        sentAtMs: pending.sentAtMs,
         receivedAtMs: now(),
         response,
       };
