@@ -80,7 +80,8 @@ function templateOf(media: CompiledMedia, data: DataGenerator): unknown {
   if (!example.done) return example.value;
   if (media.schema === undefined) return {};
   try {
-    return data.generate(media.schema, { allOptionals: true });
+    // The document's values first (a `code` example), the same template every run.
+    return data.generate(media.schema, { allOptionals: true, key: `error ${media.type}` });
   } catch {
     return {};
   }

@@ -72,6 +72,8 @@ export function answerOperation(record: RequestRecord): void {
       basePath: record.served.basePath,
       data: runtime.data,
       headers: record.headers,
+      // The request's target: the same request answers the same generated data (`--dynamic`: afresh).
+      drawKey: runtime.config.dynamic ? undefined : record.request.url,
     };
     const result = stateful ? stateful.respond(context) : generatedResponse(context, record.request.headers.accept);
     if (hit!.created && hit!.created.dropped > 0 && !runtime.warned.drops) {

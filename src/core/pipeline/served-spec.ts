@@ -152,7 +152,7 @@ function anonymousLimitsOf(spec: CompiledSpec, config: MockConfig, keyedLimits: 
 }
 
 /** The Petstore's own document names the interface it is the machine-readable form of. */
-function isPetstoreInterface(spec: CompiledSpec): boolean {
+export function isPetstoreInterface(spec: CompiledSpec): boolean {
   const info = spec.document.info as { 'x-interface-document'?: unknown } | undefined;
   return info?.['x-interface-document'] === 'petstore-service-interface.md';
 }
