@@ -57,9 +57,13 @@ function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
   if (media === undefined) return undefined;
   if (media.kind !== 'json') return media.kind === 'text' || media.kind === 'xml' ? media : undefined;
   const properties = propertiesOf(media.schema);
+  // The API's own shape: all three of its fields and no other. A document's `{message}` (Docker's) or
+  // `{code, message}` is the document's, answered with only the fields it declares.
   const ownShape =
     properties.length === 0 ||
-    (properties.every((name) => ownFields.has(name)) && (media.validator?.isValid(ownErrorSample) ?? true));
+    (properties.length === ownFields.size &&
+      properties.every((name) => ownFields.has(name)) &&
+      (media.validator?.isValid(ownErrorSample) ?? true));
   if (ownShape) return media.essence === 'application/json' || media.essence === '*/*' ? undefined : media;
   // A shape with no field to carry a reason (a `default` response that is a success, a `User`) would answer `{}`.
   if (!properties.some((name) => roles[name.toLowerCase()] !== undefined)) return undefined;
@@ -126,6 +130,9 @@ const roles: Record<string, Role> = {
   detail: 'message',
   details: 'message',
   error_description: 'message',
+  errordescription: 'message',
+  errormsg: 'message',
+  error_msg: 'message',
   errormessage: 'message',
   error_message: 'message',
   msg: 'message',
