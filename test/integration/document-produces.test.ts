@@ -63,6 +63,12 @@ paths:
       parameters: [{name: id, in: path, required: true, type: string}]
       responses:
         200: {description: no error, schema: {type: object, properties: {Id: {type: string, example: aa86eacfb3}}}}
+  /containers/{id}:
+    get:
+      operationId: ContainerByName
+      parameters: [{name: id, in: path, required: true, type: string}]
+      responses:
+        200: {description: one, schema: {type: string}, examples: {text/plain: templated}}
   /containers/mine:
     get:
       operationId: MyContainers
@@ -123,9 +129,11 @@ describe("a Swagger 2.0 operation's own produces and consumes", () => {
 });
 
 describe('paths as the document writes them', () => {
-  it('routes a literal segment before a templated one, whatever the order they are written in', async () => {
+  it('routes a literal segment before a templated one, whatever the order they are written in, and / to no template', async () => {
     const mine = await send('GET', '/containers/mine', { accept: 'text/plain' });
     expect([...head(mine), mine.body]).toEqual([200, 'text/plain', 'literal']);
+    expect((await send('GET', '/containers/c1', { accept: 'text/plain' })).body).toBe('templated');
+    expect((await app.handle({ method: 'GET', url: '/v1.56/', headers: {}, body: null })).status).toBe(404);
     expect(JSON.parse((await send('GET', '/containers/c1/json')).body as string)).toEqual({ Id: 'aa86eacfb3' });
   });
 });
