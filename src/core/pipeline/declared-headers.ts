@@ -51,12 +51,13 @@ export function addDeclaredHeaders(
     const lower = header.name.toLowerCase();
     if (present.has(lower) || framingHeaders.has(lower) || (rateLimitHeader.test(lower) && !header.required)) continue;
     const text =
-      (lower === 'location' ? locationOf(sources) : undefined) ?? headerText(valueOf(header, sources), header.required);
+      (lower === 'location' ? locationOf(sources) : undefined) ??
+      headerText(headerValue(header, sources), header.required);
     if (text !== undefined) headers[header.name] = text;
   }
 }
 
-function valueOf(header: CompiledHeader, { data, drawKey }: HeaderSources): unknown {
+function headerValue(header: CompiledHeader, { data, drawKey }: HeaderSources): unknown {
   if (header.examples.length > 0) return header.examples[0];
   if (header.schema === undefined) return undefined;
   return data.generate(header.schema, drawKey === undefined ? {} : { key: `${drawKey} ${header.name.toLowerCase()}` });
