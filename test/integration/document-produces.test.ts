@@ -189,3 +189,53 @@ definitions:
     await gotify.close();
   });
 });
+
+describe('problem details for every error the mock makes, where the document writes its errors so', () => {
+  const problem = `{application/problem+json: {schema: {type: object, required: [title, status], properties: {type: {type: string}, title: {type: string}, status: {type: integer}, detail: {type: string}}}}}`;
+  const app = createMockApp({
+    spec: parseSpecText(`openapi: 3.1.0
+info: {title: Problems, version: '1'}
+paths:
+  /declared:
+    get:
+      parameters: [{name: limit, in: query, required: true, schema: {type: integer}}]
+      responses: {'200': {description: ok}, '400': {description: bad, content: ${problem}}}
+  /silent:
+    get:
+      parameters: [{name: limit, in: query, required: true, schema: {type: integer}}]
+      responses: {'200': {description: ok}}
+`),
+    config: { seedCategories: 0 },
+  });
+  afterAll(() => app.close());
+  const answer = async (method: string, url: string) => {
+    const response = await app.handle({ method, url, headers: {}, body: null });
+    return [response.status, response.headers['Content-Type'], JSON.parse(response.body as string)];
+  };
+
+  it('answers an operation that declares no error in the shape the document declares for that status elsewhere', async () => {
+    expect(await answer('GET', '/silent')).toEqual([
+      400,
+      'application/problem+json',
+      {
+        type: 'about:blank',
+        title: 'A path or query parameter is invalid',
+        status: 400,
+        detail: 'Missing required query parameter limit',
+      },
+    ]);
+  });
+
+  it('answers a status the document declares nowhere (405, 404) as its problem details, with that status', async () => {
+    expect(await answer('DELETE', '/declared')).toEqual([
+      405,
+      'application/problem+json',
+      expect.objectContaining({ status: 405, detail: expect.stringContaining('DELETE is not allowed') }),
+    ]);
+    expect(await answer('GET', '/nowhere')).toEqual([
+      404,
+      'application/problem+json',
+      expect.objectContaining({ status: 404, detail: 'No resource at /nowhere' }),
+    ]);
+  });
+});
