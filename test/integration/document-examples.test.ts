@@ -101,7 +101,7 @@ describe('the document’s examples first', () => {
   });
 
   it('says an example that breaks its schema once, after the start, naming where it is', async () => {
-    await vi.waitFor(() => expect(warnings.some((line) => line.includes('weight'))).toBe(true));
+    await vi.waitFor(() => expect(warnings.some((line) => line.includes('weight'))).toBe(true), { timeout: 15_000 });
     const weight = warnings.filter((line) => line.includes('/components/schemas/Pet/properties/weight'));
     expect(weight).toEqual([expect.stringMatching(/example.*breaks its schema \(must be >= 1\): not served/)]);
   });
