@@ -63,11 +63,7 @@ type Variant = 'some' | 'all' | 'minimal';
 type Draw = (ready: GeneratorSchema, variant: Variant, attempt: number) => unknown;
 
 export function createDataGenerator(seed: number): DataGenerator {
-  const standalone = new WeakMap<object, Map<boolean, JsonSchema>>();
-  /** Schemas being prepared now (`pinned` and pointer), so a recursive reference is not prepared inside itself. */
-  const preparing = new Set<string>();
-  /** Per document and way of drawing (values given pinned or not): pointer -> the schema there, prepared. */
-  const documents = new WeakMap<object, Map<string, JsonSchema>[]>();
+  const prepared = createPreparedSchemas();
   let current: { resolved: ResolvedDocument; pinned: boolean } | undefined;
   let started: ReturnType<typeof startGenerators> | undefined;
   let pendingReplays: ((data: DataGenerator) => void)[] = [];
@@ -76,64 +72,10 @@ export function createDataGenerator(seed: number): DataGenerator {
   const refResolver = (ref: string): GeneratorSchema => {
     if (current === undefined || !ref.startsWith('#'))
       throw new Error(`Failed to generate data: unresolvable $ref ${ref.slice(0, 200)}`);
-    return schemaAt(current.resolved, ref.slice(1), current.pinned) as GeneratorSchema;
+    return prepared.at(current.resolved, ref.slice(1), current.pinned) as GeneratorSchema;
   };
-  const schemaAt = (resolved: ResolvedDocument, pointer: string, pinned: boolean): JsonSchema => {
-    let prepared = documents.get(resolved);
-    if (prepared === undefined) {
-      prepared = [new Map(), new Map()];
-      documents.set(resolved, prepared);
-    }
-    const byPointer = prepared[pinned ? 1 : 0]!;
-    let schema = byPointer.get(pointer);
-    if (schema === undefined) {
-      const check: GivenValueCheck = (value, path) =>
-        isValidAt(
-          () =>
-            validatorAt(
-              resolved,
-              pointer + path.map((segment) => `/${pointerSegment(segment)}`).join(''),
-              'a given value',
-            ),
-          value,
-        );
-      const raw = (nodeAt(resolved.source, pointer) ?? {}) as JsonSchema;
-      // A list of referenced items reads the items' prepared schema (a recursive one is not read while it is made).
-      const key = `${pinned}${pointer}`;
-      preparing.add(key);
-      try {
-        const preparedRef = (ref: string) =>
-          ref.startsWith('#') && !preparing.has(`${pinned}${ref.slice(1)}`)
-            ? schemaAt(resolved, ref.slice(1), pinned)
-            : undefined;
-        schema = stripAnnotations(prepareGiven(raw, check, pinned, preparedRef), { keepFaker: true });
-      } finally {
-        preparing.delete(key);
-      }
-      byPointer.set(pointer, schema);
-    }
-    return schema;
-  };
-  const standaloneSchema = (schema: JsonSchema, pinned: boolean): JsonSchema => {
-    if (typeof schema !== 'object') return schema;
-    let prepared = standalone.get(schema);
-    if (prepared === undefined) standalone.set(schema, (prepared = new Map()));
-    let ready = prepared.get(pinned);
-    if (ready === undefined) {
-      const check: GivenValueCheck = (value, path) =>
-        isValidAt(
-          () =>
-            standaloneValidator(
-              nodeAt(schema, path.map((segment) => `/${pointerSegment(segment)}`).join('')) as JsonSchema,
-              'a given value',
-            ),
-          value,
-        );
-      ready = stripAnnotations(prepareGiven(schema, check, pinned), { keepFaker: true });
-      prepared.set(pinned, ready);
-    }
-    return ready;
-  };
+  const schemaAt = prepared.at;
+  const standaloneSchema = prepared.standalone;
 
   const start = () => {
     started = startGenerators(seed, refResolver);
@@ -175,7 +117,7 @@ export function createDataGenerator(seed: number): DataGenerator {
           variant,
           draw,
           validator,
-          () => branchValue(origin.resolved, origin.pointer, variant, draw, validator),
+          () => branchValue(origin.resolved, origin.pointer, { at: schemaAt, variant, draw, validator }),
         );
       } finally {
         current = undefined;
@@ -188,28 +130,87 @@ export function createDataGenerator(seed: number): DataGenerator {
     },
   };
 
-  const branchValue = (
-    resolved: ResolvedDocument,
-    pointer: string,
-    variant: Variant,
-    draw: Draw,
-    validator: { isValid(value: unknown): boolean },
-  ): unknown => {
-    const raw = nodeAt(resolved.source, pointer) as Record<string, unknown> | undefined;
-    for (const keyword of ['oneOf', 'anyOf'] as const) {
-      const branches = raw?.[keyword];
-      if (!Array.isArray(branches)) continue;
-      for (let index = 0; index < branches.length; index += 1) {
-        for (let attempt = 0; attempt < 3; attempt += 1) {
-          const branch = schemaAt(resolved, `${pointer}/${keyword}/${index}`, false) as GeneratorSchema;
-          const candidate = draw(branch, variant, 100 + index * 3 + attempt);
-          if (validator.isValid(candidate)) return candidate;
-        }
+  return dataGenerator;
+}
+
+/**
+ * The schemas json-schema-faker is given, prepared once each (`prepareGiven`, then annotations
+ * stripped): by document, pointer and way of drawing (the document's values pinned or not), and for
+ * schemas that stand alone.
+ */
+function createPreparedSchemas() {
+  const standalone = new WeakMap<object, Map<boolean, JsonSchema>>();
+  /** Schemas being prepared now (`pinned` and pointer), so a recursive reference is not prepared inside itself. */
+  const preparing = new Set<string>();
+  const documents = new WeakMap<object, Map<string, JsonSchema>[]>();
+  const pathOf = (path: readonly string[]) => path.map((segment) => `/${pointerSegment(segment)}`).join('');
+  const at = (resolved: ResolvedDocument, pointer: string, pinned: boolean): JsonSchema => {
+    let byWay = documents.get(resolved);
+    if (byWay === undefined) documents.set(resolved, (byWay = [new Map(), new Map()]));
+    const byPointer = byWay[pinned ? 1 : 0]!;
+    let schema = byPointer.get(pointer);
+    if (schema !== undefined) return schema;
+    const check: GivenValueCheck = (value, path) =>
+      isValidAt(() => validatorAt(resolved, pointer + pathOf(path), 'a given value'), value);
+    const raw = (nodeAt(resolved.source, pointer) ?? {}) as JsonSchema;
+    // A list of referenced items reads the items' prepared schema (a recursive one is not read while it is made).
+    const key = `${pinned}${pointer}`;
+    preparing.add(key);
+    try {
+      const preparedRef = (ref: string) =>
+        ref.startsWith('#') && !preparing.has(`${pinned}${ref.slice(1)}`)
+          ? at(resolved, ref.slice(1), pinned)
+          : undefined;
+      schema = stripAnnotations(prepareGiven(raw, check, pinned, preparedRef), { keepFaker: true });
+    } finally {
+      preparing.delete(key);
+    }
+    byPointer.set(pointer, schema);
+    return schema;
+  };
+  const standaloneAt = (schema: JsonSchema, pinned: boolean): JsonSchema => {
+    if (typeof schema !== 'object') return schema;
+    let byWay = standalone.get(schema);
+    if (byWay === undefined) standalone.set(schema, (byWay = new Map()));
+    let ready = byWay.get(pinned);
+    if (ready === undefined) {
+      const check: GivenValueCheck = (value, path) =>
+        isValidAt(() => standaloneValidator(nodeAt(schema, pathOf(path)) as JsonSchema, 'a given value'), value);
+      ready = stripAnnotations(prepareGiven(schema, check, pinned), { keepFaker: true });
+      byWay.set(pinned, ready);
+    }
+    return ready;
+  };
+  return { at, standalone: standaloneAt };
+}
+
+/**
+ * A tagged union's value (a oneOf/anyOf whose branches differ by a const or enum): each branch drawn
+ * alone, a few times, until one the whole schema accepts.
+ */
+function branchValue(
+  resolved: ResolvedDocument,
+  pointer: string,
+  how: {
+    at: (resolved: ResolvedDocument, pointer: string, pinned: boolean) => JsonSchema;
+    variant: Variant;
+    draw: Draw;
+    validator: { isValid(value: unknown): boolean };
+  },
+): unknown {
+  const raw = nodeAt(resolved.source, pointer) as Record<string, unknown> | undefined;
+  for (const keyword of ['oneOf', 'anyOf'] as const) {
+    const branches = raw?.[keyword];
+    if (!Array.isArray(branches)) continue;
+    for (let index = 0; index < branches.length; index += 1) {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const branch = how.at(resolved, `${pointer}/${keyword}/${index}`, false) as GeneratorSchema;
+        const candidate = how.draw(branch, how.variant, 100 + index * 3 + attempt);
+        if (how.validator.isValid(candidate)) return candidate;
       }
     }
-    return undefined;
-  };
-  return dataGenerator;
+  }
+  return undefined;
 }
 
 /**
