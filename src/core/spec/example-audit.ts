@@ -60,7 +60,7 @@ function later(step: () => void): ReturnType<typeof setTimeout> {
  * between operations, where a caller may pause): each response's media examples, and its schema's
  * nodes through references, each node once.
  */
-export function* brokenExamples(spec: CompiledSpec): Generator<string | undefined> {
+function* brokenExamples(spec: CompiledSpec): Generator<string | undefined> {
   const visited = new Set<string>();
   for (const operation of spec.operations) {
     yield undefined;
