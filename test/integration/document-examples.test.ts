@@ -35,6 +35,12 @@ paths:
       parameters: [{name: ownerId, in: path, required: true, schema: {type: string}}]
       responses:
         '200': {description: an owner, content: {application/json: {schema: {$ref: '#/components/schemas/Owner'}}}}
+  /jobs/{jobId}:
+    get:
+      parameters: [{name: jobId, in: path, required: true, schema: {type: string}}]
+      responses:
+        '200': {description: done, content: {application/json: {schema: {type: object}, example: {}}}}
+        '202': {description: running, content: {application/json: {schema: {$ref: '#/components/schemas/Owner'}}}}
   /media-example:
     get:
       responses:
@@ -120,6 +126,11 @@ describe('stable data', () => {
       expect(owner.id).not.toBe('');
       expect(owner.ownerId).not.toBe('');
     }
+  });
+
+  it('answers a status forced with Prefer: code= the same way for the same request', async () => {
+    const [first, second] = await Promise.all([1, 2].map(() => get('/jobs/9', { prefer: 'code=202' })));
+    expect([first!.status, second!.body]).toEqual([202, first!.body]);
   });
 
   it('draws afresh with Prefer: dynamic=true', async () => {
