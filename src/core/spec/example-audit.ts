@@ -80,12 +80,14 @@ function* brokenExamples(spec: CompiledSpec): Generator<string | undefined> {
 }
 
 /** Every node below `pointer` (references followed once): its examples and default checked where they are written. */
-function* auditNodes(resolved: ResolvedDocument, pointer: string, visited: Set<string>): Generator<string> {
+function* auditNodes(resolved: ResolvedDocument, pointer: string, visited: Set<string>): Generator<string | undefined> {
   const stack = [pointer];
   while (stack.length > 0) {
     const at = stack.pop()!;
     if (visited.has(at) || visited.size > 200_000) continue;
     visited.add(at);
+    // A pause point per node: one operation's schema may hold thousands, each a validator to compile.
+    yield undefined;
     const node = nodeAt(resolved.source, at) as JsonSchema | undefined;
     if (node === null || typeof node !== 'object' || Array.isArray(node)) continue;
     for (const { value, where } of givenValues(node, 'default')) {
