@@ -136,6 +136,8 @@ export interface HeaderDefinition {
   name: string;
   required: boolean;
   schema: JsonSchema | undefined;
+  /** The header's own `example` and `examples` values, in that order. */
+  examples: unknown[];
 }
 
 export interface CompileOptions {
@@ -246,12 +248,22 @@ const validatorsByCompilation = new WeakMap<object, ReturnType<typeof createDocu
 export function validatorOf(schema: JsonSchema, what: string): SchemaValidator {
   const origin = originOf(schema);
   if (origin === undefined) return standaloneValidator(schema, what);
-  let validators = validatorsByCompilation.get(origin.resolved);
+  return validatorAt(origin.resolved, origin.pointer, what);
+}
+
+/**
+ * The validator of the schema at a JSON pointer of a compiled document (a property's schema, say),
+ * sharing the document's validators with `validatorOf`.
+ *
+ * @example validatorAt(spec.definition.resolved, '/components/schemas/Category/properties/name', 'name').isValid('dog'); // true
+ */
+export function validatorAt(resolved: ResolvedDocument, pointer: string, what: string): SchemaValidator {
+  let validators = validatorsByCompilation.get(resolved);
   if (validators === undefined) {
-    validators = createDocumentValidators(origin.resolved.source);
-    validatorsByCompilation.set(origin.resolved, validators);
+    validators = createDocumentValidators(resolved.source);
+    validatorsByCompilation.set(resolved, validators);
   }
-  return validators.at(origin.pointer, what);
+  return validators.at(pointer, what);
 }
 
 /** Compiling reads OpenAPI 3.1; 3.0 and Swagger 2.0 are read as 3.1 when loaded (Node), not here. */
@@ -430,6 +442,7 @@ function defineResponse(
       name,
       required: header?.required === true,
       schema: header?.schema,
+      examples: header === null || typeof header !== 'object' ? [] : parameterExamples(header as OpenApiParameter),
     })),
     mediaTypes: Object.keys(response.content ?? {}),
     media: defineMedia(response.content, where, validatorFor),

@@ -77,4 +77,36 @@ describe('createDataGenerator', () => {
       }
     }
   });
+
+  it('draws a keyed value from the seed and the key alone, the document’s values in it', () => {
+    const definition = compileSpecDefinition({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: {},
+      components: {
+        schemas: {
+          Owner: {
+            type: 'object',
+            required: ['id', 'name', 'nickname'],
+            properties: {
+              id: { type: 'string' },
+              name: { type: 'string', examples: ['Ada'] },
+              nickname: { type: 'string', maxLength: 12 },
+            },
+          },
+        },
+      },
+    });
+    const owner = definition.componentSchemas.Owner!;
+    const one = createDataGenerator(5);
+    const first = one.generate(owner, { key: '/owners/a' }) as Record<string, unknown>;
+    one.generate(schema);
+    one.generate(owner, { key: '/owners/b' });
+    expect(one.generate(owner, { key: '/owners/a' })).toEqual(first);
+    expect(createDataGenerator(5).generate(owner, { key: '/owners/a' })).toEqual(first);
+    expect(createDataGenerator(6).generate(owner, { key: '/owners/a' })).not.toEqual(first);
+    expect(first.name).toBe('Ada');
+    expect(first.id).not.toBe('');
+    expect((one.generate(owner) as Record<string, unknown>).name).not.toBe('Ada');
+  });
 });

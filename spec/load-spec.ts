@@ -7,6 +7,7 @@ import { type BundleOptions, bundleExternalRefs } from './bundle-refs.js';
 import { readYamlDocumentText } from './document-yaml.js';
 import { normaliseOpenApi } from './normalise-openapi.js';
 import type { OpenApiDocument } from './openapi-types.js';
+import { applyOwnProduces, ownProducesOf } from './swagger-produces.js';
 
 /** Path of the spec shipped with the kit. */
 export const defaultSpecPath = fileURLToPath(new URL('./petstore.openapi.yaml', import.meta.url));
@@ -79,7 +80,9 @@ export function upgradeDocument(document: Record<string, unknown>, source = 'spe
       throw new Error(
         `Failed to load spec ${source}: expected "swagger: 2.0", found ${JSON.stringify(current.swagger)?.slice(0, 40)}`,
       );
+    const ownProduces = ownProducesOf(current);
     current = upgradeFromTwoToThree(current as never) as unknown as Record<string, unknown>;
+    applyOwnProduces(current, ownProduces);
   }
   const openapi = current.openapi;
   if (typeof openapi !== 'string' || !/^3\.[01]\.\d+/.test(openapi)) {

@@ -21,6 +21,7 @@ import { readYamlFileText } from '../server/config-file.js';
 import { createConsoleLogger } from '../server/console-logger.js';
 import { readConfigFile, startMockServer } from '../server/start-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
+import { credentialsLine } from './credentials-banner.js';
 import { readPrismHabits } from './prism-habits.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
@@ -51,6 +52,8 @@ Options:
   -p, --port N             Port to listen on (default 4010, or $PORT; 0 picks a free port)
   -h, --host HOST          Address to bind (default 127.0.0.1)
       --seed N             Seed of the fake data; same seed, same data (default 1)
+  -d, --dynamic            Draw generated data afresh for every answer (default: the same request answers
+                           the same bytes, the document's examples first; Prefer: dynamic=true for one)
       --config FILE        YAML config: plans, keys, ban policy, limits (docs/configuration.md)
       --store URL          Keep the state in Redis (redis://HOST:PORT/DB) so several replicas share it;
                            needs npm install redis (default: in memory, one process)
@@ -118,6 +121,7 @@ const options = {
   host: { type: 'string', short: 'h' },
   spec: { type: 'string' },
   seed: { type: 'string' },
+  dynamic: { type: 'boolean', short: 'd' },
   config: { type: 'string' },
   store: { type: 'string' },
   'memory-budget': { type: 'string' },
@@ -286,6 +290,7 @@ async function main(given: string[]): Promise<number> {
       ...prism.config,
       ...(values['control-token'] ? { controlToken: values['control-token'] } : {}),
       ...(values['allow-remote-control'] ? { allowRemoteControl: true } : {}),
+      ...(values.dynamic ? { dynamic: true } : {}),
       ...(values['allowed-hosts']
         ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], fileConfig?.allowedHosts) }
         : {}),
@@ -356,7 +361,7 @@ async function main(given: string[]): Promise<number> {
   };
 
   logger.info(`Petstore mock (${mock.app.spec.title} ${mock.app.spec.version}) listening on ${mock.baseUrl}`);
-  logger.info('API keys (send Authorization: Bearer <key>):');
+  logger.info(credentialsLine(mock.app.spec));
   for (const entry of mock.app.startupKeys) {
     logger.info(
       `  ${entry.display.padEnd(18)} ${entry.plan.padEnd(11)} ${entry.limits.perMinute}/min, ${entry.limits.perDay}/day`,

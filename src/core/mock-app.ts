@@ -19,8 +19,9 @@ import { anonymousHead } from './pipeline/off-the-api.js';
 import { petstoreOperations } from './pipeline/operations.js';
 import { needsBody, respond } from './pipeline/pipeline.js';
 import type { PipelineRuntime, RequestObserver } from './pipeline/request-record.js';
-import { serveSpec } from './pipeline/served-spec.js';
+import { isPetstoreInterface, serveSpec } from './pipeline/served-spec.js';
 import { type CompiledSpec, compileSpec, isCompiledSpec } from './spec/compiled-spec.js';
+import { warnOfBrokenExamples } from './spec/example-audit.js';
 import { seedCategories } from './spec/seeding.js';
 import { FaultSessions } from './state/fault-sessions.js';
 import type { ProcessMemory } from './state/memory-account.js';
@@ -254,6 +255,12 @@ function applyStartup(runtime: PipelineRuntime, startup: Promise<unknown> | null
   return ready;
 }
 
+/** The examples of a foreign document that break their schemas, said after the start (the kit's own are held valid by its tests). */
+function exampleWarnings(runtime: PipelineRuntime): () => void {
+  const { spec } = runtime.served;
+  return isPetstoreInterface(spec) ? () => {} : warnOfBrokenExamples(spec, (line) => runtime.logger.warn(line));
+}
+
 /** The app the assembler hands out: the runtime's request path, its controls, and the spec swapped whole on reload. */
 function mockAppOf(
   runtime: PipelineRuntime,
@@ -262,6 +269,7 @@ function mockAppOf(
   startedAtMs: number,
 ): MockApp {
   const { config, store, baseClock, auth } = runtime;
+  let stopExampleWarnings = exampleWarnings(runtime);
   return {
     get spec() {
       return runtime.served.spec;
@@ -283,11 +291,16 @@ function mockAppOf(
       const spec = isCompiledSpec(next) ? next : compileSpec(next);
       runtime.served = serveSpec(spec, config, startedAtMs, runtime.data);
       for (const warning of spec.definition.warnings) runtime.logger.warn(warning);
+      stopExampleWarnings();
+      stopExampleWarnings = exampleWarnings(runtime);
     },
     needsBody: (request) => needsBody(runtime, request),
     anonymousHead: (clientAddress) => anonymousHead(runtime, defaultSessionName, clientAddress, baseClock.now()),
     ready,
-    close: () => store.close(),
+    close: () => {
+      stopExampleWarnings();
+      return store.close();
+    },
     handle(request) {
       try {
         return Promise.resolve(respond(runtime, request));

@@ -140,6 +140,12 @@ export const mockConfigSchema = onFirstUse((z) => {
      * on any other document, whose keyless requests are answered (or 401) as it states.
      */
     limitAnonymous: z.boolean().optional(),
+    /**
+     * Draw generated data afresh for every answer (Prism's `--dynamic`), the document's property
+     * examples not used. Absent or false: the same request answers the same bytes, built from the
+     * document's examples first (`Prefer: dynamic=true` draws afresh for one request).
+     */
+    dynamic: z.boolean().optional(),
     /** Keys accepted in addition to the demo keys. */
     keys: z.array(keySchema()).default(decodedDefaults.keys),
     /** Accept demo-free, demo-pro, demo-business and demo-enterprise. */

@@ -18,7 +18,11 @@ import { xmlText } from '../wire/xml-text.js';
  * const shape = errorShapeOf(operation, data); // the operation declares application/problem+json for 404
  * shape('not_found', 'No resource at /v1/x', 404); // MediaBody('application/problem+json', '{"type":"about:blank","title":"No such resource","status":404,"detail":"No resource at /v1/x"}')
  */
-export function errorShapeOf(operations: readonly CompiledOperation[], data: DataGenerator): ErrorShape {
+export function errorShapeOf(
+  operations: readonly CompiledOperation[],
+  data: DataGenerator,
+  fallback?: ErrorShape,
+): ErrorShape {
   const declares = (status: number) =>
     operations
       .map((operation) => responseFor(operation, status))
@@ -26,19 +30,43 @@ export function errorShapeOf(operations: readonly CompiledOperation[], data: Dat
   // Decided at the first error, not when the mock is made: telling the API's own Error shape from
   // another validates a sample, and the first answer of a test file should not wait for the validator.
   let declaresAny: boolean | undefined;
-  const templates = new Map<number, { media: CompiledMedia; template: unknown } | null>();
-  return (code, message, status) => {
+  const templates = new Map<number, { media: CompiledMedia; template: unknown; strict: boolean } | null>();
+  const own: ErrorShape = (code, message, status) => {
     declaresAny ??= [400, 401, 403, 404, 405, 406, 413, 415, 429].some((status) => declares(status) !== undefined);
     if (!declaresAny) return undefined;
     let entry = templates.get(status);
     if (entry === undefined) {
       const response = declares(status);
-      const media = response === undefined ? undefined : mediaOf(response);
-      entry = media === undefined ? null : { media, template: templateOf(media, data) };
+      // A status the document declares nowhere (a 405) in the problem details it writes elsewhere, if any.
+      const problem =
+        fallback === undefined && !declaresStatus(operations, status) ? problemResponse(operations) : undefined;
+      const media = response !== undefined ? mediaOf(response) : problem !== undefined ? mediaOf(problem) : undefined;
+      entry = media === undefined ? null : { media, template: templateOf(media, data), strict: response === undefined };
       templates.set(status, entry);
     }
-    return entry === null ? undefined : shaped(entry.media, entry.template, { code, message, status });
+    return entry === null ? undefined : shaped(entry, { code, message, status });
   };
+  // An operation's errors: its own declared shape, else the one the document declares for that status elsewhere.
+  if (fallback === undefined) return own;
+  return (code, message, status) =>
+    own(code, message, status) ?? (declaresStatus(operations, status) ? undefined : fallback(code, message, status));
+}
+
+/** Whether an operation declares a response for the status (its own, `4XX` or `default`), in any shape (the kit's own too). */
+function declaresStatus(operations: readonly CompiledOperation[], status: number): boolean {
+  return operations.some((operation) => responseFor(operation, status) !== undefined);
+}
+
+/** The first error response of the document in RFC 9457 problem details (`application/problem+json`). */
+function problemResponse(operations: readonly CompiledOperation[]): CompiledResponse | undefined {
+  for (const operation of operations)
+    for (const response of [...operation.responses.values(), ...operation.rangeResponses.values()])
+      if (
+        (response.status === undefined || response.status >= 400) &&
+        response.mediaEssences.includes('application/problem+json')
+      )
+        return response;
+  return undefined;
 }
 
 function responseFor(operation: CompiledOperation, status: number): CompiledResponse | undefined {
@@ -57,9 +85,13 @@ function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
   if (media === undefined) return undefined;
   if (media.kind !== 'json') return media.kind === 'text' || media.kind === 'xml' ? media : undefined;
   const properties = propertiesOf(media.schema);
+  // The API's own shape: all three of its fields and no other. A document's `{message}` (Docker's) or
+  // `{code, message}` is the document's, answered with only the fields it declares.
   const ownShape =
     properties.length === 0 ||
-    (properties.every((name) => ownFields.has(name)) && (media.validator?.isValid(ownErrorSample) ?? true));
+    (properties.length === ownFields.size &&
+      properties.every((name) => ownFields.has(name)) &&
+      (media.validator?.isValid(ownErrorSample) ?? true));
   if (ownShape) return media.essence === 'application/json' || media.essence === '*/*' ? undefined : media;
   // A shape with no field to carry a reason (a `default` response that is a success, a `User`) would answer `{}`.
   if (!properties.some((name) => roles[name.toLowerCase()] !== undefined)) return undefined;
@@ -80,7 +112,8 @@ function templateOf(media: CompiledMedia, data: DataGenerator): unknown {
   if (!example.done) return example.value;
   if (media.schema === undefined) return {};
   try {
-    return data.generate(media.schema, { allOptionals: true });
+    // The document's values first (a `code` example), the same template every run.
+    return data.generate(media.schema, { allOptionals: true, key: `error ${media.type}` });
   } catch {
     return {};
   }
@@ -94,7 +127,10 @@ interface Reason {
   problem?: boolean;
 }
 
-function shaped(media: CompiledMedia, template: unknown, reason: Reason): MediaBody | undefined {
+function shaped(
+  { media, template, strict }: { media: CompiledMedia; template: unknown; strict: boolean },
+  reason: Reason,
+): MediaBody | undefined {
   const type = media.essence.includes('*') ? 'application/json' : media.type;
   if (media.kind === 'text') return new MediaBody(type, reason.message);
   if (media.kind === 'xml')
@@ -105,8 +141,13 @@ function shaped(media: CompiledMedia, template: unknown, reason: Reason): MediaB
   const filled = fill(template, media.schema, { ...reason, problem }, 0);
   const validator = media.validator;
   // The document's shape when the reason fits it; else its own example or sample, still valid.
+  // A shape borrowed from another status (`strict`) only when the reason fits it.
   const body =
-    validator === undefined || validator.isValid(filled) ? filled : validator.isValid(template) ? template : undefined;
+    validator === undefined || validator.isValid(filled)
+      ? filled
+      : !strict && validator.isValid(template)
+        ? template
+        : undefined;
   return body === undefined ? undefined : new MediaBody(type, JSON.stringify(body));
 }
 
@@ -125,6 +166,9 @@ const roles: Record<string, Role> = {
   detail: 'message',
   details: 'message',
   error_description: 'message',
+  errordescription: 'message',
+  errormsg: 'message',
+  error_msg: 'message',
   errormessage: 'message',
   error_message: 'message',
   msg: 'message',

@@ -18,7 +18,8 @@ const forcedErrorCodes: Partial<Record<number, ErrorCode>> = {
 /** A response forced by `Prefer`; its body is made only when it is served (fake data draws from the seeded generator). */
 export interface ForcedResponse {
   status: number;
-  body(): unknown;
+  /** `key`: the request's draw key, so a forced status without an example answers the same data for the same request. */
+  body(key?: string): unknown;
 }
 
 /**
@@ -63,5 +64,13 @@ export function forcedResponse(
   // The operation's own success status with no example asked for: serve it for real.
   if (status === operation.successStatus && !preferences.dynamic) return undefined;
   const example = response.examples.values().next();
-  return { status, body: () => (example.done ? (schema === undefined ? null : data.generate(schema)) : example.value) };
+  return {
+    status,
+    body: (key) =>
+      example.done
+        ? schema === undefined
+          ? null
+          : data.generate(schema, key === undefined ? {} : { key })
+        : example.value,
+  };
 }

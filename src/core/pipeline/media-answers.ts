@@ -36,14 +36,15 @@ export function responseMedia(response: CompiledResponse, accept: string | undef
 
 /**
  * The media type's first example that its schema accepts, or data made from its schema (null
- * without either). A JSON example that breaks its own schema (documents have them) is not served:
- * the answer must be what the document declares.
+ * without either): the key's draw, the schema's own examples in it (`DataGenerator`), or a fresh
+ * draw without a key. A JSON example that breaks its own schema (documents have them) is not
+ * served: the answer must be what the document declares (the mock warns at start, `example-audit.ts`).
  */
-export function sampleOf(media: CompiledMedia, data: DataGenerator): unknown {
+export function sampleOf(media: CompiledMedia, data: DataGenerator, key?: string): unknown {
   const validator = media.kind === 'json' ? media.validator : undefined;
   for (const example of media.examples.values())
     if (validator === undefined || validator.isValid(example)) return example;
-  if (media.schema !== undefined) return data.generate(media.schema);
+  if (media.schema !== undefined) return data.generate(media.schema, key === undefined ? {} : { key });
   const first = media.examples.values().next();
   return first.done ? null : first.value;
 }

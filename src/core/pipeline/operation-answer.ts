@@ -52,7 +52,7 @@ export function answerOperation(record: RequestRecord): void {
       if (forced.status === 429) Object.assign(record.headers, spentHeaders(record));
       // A 401 names how to authenticate (RFC 9110 11.6.1), forced or not.
       if (forced.status === 401) record.headers['WWW-Authenticate'] = match.operation.security.challenge || 'Bearer';
-      const body = forced.body();
+      const body = forced.body(drawKeyOf(record));
       record.response = runtime.shaper.finish(
         forced.status,
         answerBody(record, forced.status, body),
@@ -72,6 +72,7 @@ export function answerOperation(record: RequestRecord): void {
       basePath: record.served.basePath,
       data: runtime.data,
       headers: record.headers,
+      drawKey: drawKeyOf(record),
     };
     const result = stateful ? stateful.respond(context) : generatedResponse(context, record.request.headers.accept);
     if (hit!.created && hit!.created.dropped > 0 && !runtime.warned.drops) {
@@ -84,6 +85,11 @@ export function answerOperation(record: RequestRecord): void {
   } catch (error) {
     answerError(record, error);
   }
+}
+
+/** What an answer's generated data is drawn for: the request's target, so the same request answers the same data (`--dynamic`: afresh). */
+function drawKeyOf(record: RequestRecord): string | undefined {
+  return record.runtime.config.dynamic ? undefined : record.request.url;
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { DataGenerator } from '../../../spec/data-generator.js';
 import { responseByStatus } from '../../../spec/interface/response-lookup.js';
-import type { JsonSchema } from '../../../spec/openapi-types.js';
 import type { NewCategory } from '../../../spec/schemas.js';
 import { HttpError } from '../errors.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { HitInput, HitResult } from '../state/state-store.js';
 import { integerText } from '../wire/number-text.js';
 import { RawJson } from '../wire/response-shaping.js';
+import { addDeclaredHeaders } from './declared-headers.js';
 import { mediaBody, responseMedia, sampleOf } from './media-answers.js';
 
 export interface OperationResult {
@@ -25,6 +25,11 @@ export interface OperationContext {
   data: DataGenerator;
   /** The answer's headers so far (rate limits): `respond` adds its own here (a separate object would be copied in on every request). */
   headers: Record<string, string>;
+  /**
+   * What generated data is drawn for (the request's target): the same key, the same data, the document's
+   * examples in it. Undefined: drawn afresh (`--dynamic`).
+   */
+  drawKey?: string | undefined;
 }
 
 /**
@@ -69,10 +74,19 @@ export const petstoreOperations: Readonly<Record<string, StatefulOperation>> = {
 
 /**
  * Any other operation: its success response in the media type `Accept` prefers, from its first
- * example or data generated from its schema; no body when it declares none.
+ * example or data drawn from its schema (the document's values first), with the headers it declares;
+ * no body when it declares none.
  */
 export function generatedResponse(
-  { operation, data, headers }: Pick<OperationContext, 'operation' | 'data'> & { headers?: Record<string, string> },
+  {
+    operation,
+    data,
+    headers,
+    drawKey,
+    basePath,
+    pathParams,
+  }: Pick<OperationContext, 'operation' | 'data' | 'drawKey'> &
+    Partial<Pick<OperationContext, 'headers' | 'basePath' | 'pathParams'>>,
   accept?: string,
 ): OperationResult {
   const status = operation.successStatus ?? answerableStatus(operation);
@@ -80,10 +94,11 @@ export function generatedResponse(
     key === String(status) ? operation.responses.get(status) : operation.rangeResponses.get(key),
   );
   if (!response) return { status, body: undefined };
-  if (headers !== undefined) for (const header of response.requiredHeaders) addRequiredHeader(headers, header, data);
   const media = responseMedia(response, accept);
-  if (media === undefined) return { status, body: undefined };
-  return { status, body: mediaBody(media, sampleOf(media, data)) };
+  const value = media === undefined ? undefined : sampleOf(media, data, drawKey);
+  if (headers !== undefined)
+    addDeclaredHeaders(headers, response.headers, { data, drawKey, status, value, operation, basePath, pathParams });
+  return { status, body: media === undefined ? undefined : mediaBody(media, value) };
 }
 
 /**
@@ -102,29 +117,6 @@ function answerableStatus(operation: CompiledOperation): number {
     'bad_request',
     `${operation.method.toUpperCase()} ${operation.pathTemplate.slice(0, 200)} answers ${informational} (switching protocols) only, which the mock does not do`,
   );
-}
-
-/**
- * A header the response marks required, unless the answer has it already (the rate-limit headers):
- * its schema's example or generated value, as printable text.
- */
-function addRequiredHeader(
-  headers: Record<string, string>,
-  header: { name: string; schema: JsonSchema | undefined },
-  data: DataGenerator,
-): void {
-  const lower = header.name.toLowerCase();
-  if (
-    lower === 'content-type' ||
-    lower === 'content-length' ||
-    Object.keys(headers).some((name) => name.toLowerCase() === lower)
-  )
-    return;
-  const schema = header.schema;
-  const examples = typeof schema === 'object' && Array.isArray(schema.examples) ? (schema.examples as unknown[]) : [];
-  const value = examples.length > 0 ? examples[0] : schema === undefined ? 'placeholder' : data.generate(schema);
-  const text = typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? '');
-  headers[header.name] = /^[\x20-\x7e]*$/.test(text) && text !== '' ? text : 'placeholder';
 }
 
 /**

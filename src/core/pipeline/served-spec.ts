@@ -82,13 +82,14 @@ export function serveSpec(
     if (sunset !== undefined) sunsetMs.set(operation.operationId, Date.parse(sunset));
   }
   const operationsById = new Map(spec.operations.map((operation) => [operation.operationId, operation]));
+  const routelessErrorShape = spec.operations.length === 0 ? undefined : errorShapeOf(spec.operations, data);
   const shapesMade = new Map<string, ErrorShape>();
   const errorShapes = {
     get(operationId: string): ErrorShape | undefined {
       let shape = shapesMade.get(operationId);
       const operation = operationsById.get(operationId);
       if (shape === undefined && operation !== undefined) {
-        shape = errorShapeOf([operation], data);
+        shape = errorShapeOf([operation], data, routelessErrorShape);
         shapesMade.set(operationId, shape);
       }
       return shape;
@@ -106,7 +107,7 @@ export function serveSpec(
     keyedLimits,
     anonymousLimits: anonymousLimitsOf(spec, config, keyedLimits),
     errorShapes,
-    routelessErrorShape: spec.operations.length === 0 ? undefined : errorShapeOf(spec.operations, data),
+    routelessErrorShape,
     credentialPlaces: credentialPlacesOf(spec.document),
   };
 }
@@ -152,7 +153,7 @@ function anonymousLimitsOf(spec: CompiledSpec, config: MockConfig, keyedLimits: 
 }
 
 /** The Petstore's own document names the interface it is the machine-readable form of. */
-function isPetstoreInterface(spec: CompiledSpec): boolean {
+export function isPetstoreInterface(spec: CompiledSpec): boolean {
   const info = spec.document.info as { 'x-interface-document'?: unknown } | undefined;
   return info?.['x-interface-document'] === 'petstore-service-interface.md';
 }

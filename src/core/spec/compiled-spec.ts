@@ -27,6 +27,11 @@ export interface CompiledOperation {
   deprecated: boolean;
   deprecation: { deprecatedAt?: string; sunset?: string } | undefined;
   stability: 'experimental' | 'beta' | undefined;
+  /**
+   * The path parameter of the document's path one templated segment below this one (`petId` of
+   * `/pets/{petId}` for `/pets`): where a resource this operation creates is found (its `Location`).
+   */
+  memberParameter?: string | undefined;
 }
 
 export interface CompiledParameter {
@@ -70,8 +75,16 @@ export interface CompiledResponse {
   /** Named examples; an unnamed `example` is stored as `default`. */
   examples: Map<string, unknown>;
   headerNames: string[];
-  /** Headers the response marks `required`, with their schemas: the mock sends each one. */
-  requiredHeaders: { name: string; schema: JsonSchema | undefined }[];
+  /** The headers the response declares, with their schemas and examples: the mock sends each one. */
+  headers: CompiledHeader[];
+}
+
+export interface CompiledHeader {
+  name: string;
+  required: boolean;
+  schema: JsonSchema | undefined;
+  /** The header's own `example`/`examples`, in that order. */
+  examples: unknown[];
 }
 
 export interface CompiledSpec {
@@ -108,7 +121,9 @@ export function compileSpec(raw: OpenApiDocument, options: { basePath?: string }
     title: definition.title,
     version: definition.version,
     basePath: definition.basePath,
-    operations: definition.operations.map((operation) => compileOperation(operation, definition.document)),
+    operations: withMemberParameters(
+      definition.operations.map((operation) => compileOperation(operation, definition.document)),
+    ),
     document: definition.document,
     componentSchemas: definition.componentSchemas,
     definition,
@@ -163,10 +178,26 @@ function compileOperation(operation: OperationDefinition, document: OpenApiDocum
     deprecated: operation.deprecated,
     deprecation: compileDeprecation(operation),
     stability: operation.stability,
+    // Set once every operation is compiled (withMemberParameters); written here so every operation has one shape.
+    memberParameter: undefined,
   };
 }
 
 const noRangeResponses: ReadonlyMap<string, CompiledResponse> = new Map();
+
+/** Each operation's `memberParameter`: the parameter of a path `<its path>/{name}` the document declares. */
+function withMemberParameters(operations: CompiledOperation[]): CompiledOperation[] {
+  const members = new Map<string, string>();
+  for (const { pathTemplate } of operations) {
+    const match = /^(.*)\/\{([^}/]+)\}$/.exec(pathTemplate.split('#')[0]!);
+    if (match && !members.has(match[1]!)) members.set(match[1]!, match[2]!);
+  }
+  for (const operation of operations) {
+    const member = members.get(operation.pathTemplate.split('#')[0]!.replace(/\/$/, ''));
+    if (member !== undefined) operation.memberParameter = member;
+  }
+  return operations;
+}
 
 function compileResponse(response: ResponseDefinition): CompiledResponse {
   const media = response.media.map(compileMedia);
@@ -178,7 +209,7 @@ function compileResponse(response: ResponseDefinition): CompiledResponse {
     schema: response.schema,
     examples: response.examples,
     headerNames: response.headers.map((header) => header.name),
-    requiredHeaders: response.headers.filter((header) => header.required).map(({ name, schema }) => ({ name, schema })),
+    headers: response.headers,
   };
 }
 

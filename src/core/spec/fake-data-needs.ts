@@ -3,7 +3,7 @@ import type { CompiledMedia } from './media.js';
 
 /**
  * Whether answering the spec's operations may draw fake data (so a page should load faker before
- * its first answer): a response body with a schema and no example the schema accepts, or a required
+ * its first answer): a response body with a schema and no example the schema accepts, or a declared
  * header of a success response with a schema and no example, other than the rate-limit headers the
  * mock writes itself. `Prefer: code=/example=/dynamic=` requests may draw too; the caller checks
  * those per request. The examples' validators are compiled here.
@@ -15,7 +15,8 @@ export function specDrawsFakeData(spec: CompiledSpec): boolean {
     for (const response of [...operation.responses.values(), ...operation.rangeResponses.values()])
       if (response.media.some(drawsFor)) return true;
     const success = operation.responses.get(operation.successStatus ?? 200);
-    if (success?.requiredHeaders.some(({ name, schema }) => drawnHeader(name, schema))) return true;
+    if (success?.headers.some(({ name, schema, examples }) => examples.length === 0 && drawnHeader(name, schema)))
+      return true;
   }
   return false;
 }
