@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-import { constants, fstatSync } from 'node:fs';
-import { access, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { fstatSync } from 'node:fs';
+import { reportFilesProblem, writeReportFile } from '../../spec/report-file.js';
 import { colourEnabled, sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { checkLine, details, renderSummaryLine } from '../report/human-report.js';
 import { renderReport } from '../report/report-formats.js';
@@ -37,13 +36,17 @@ async function main(): Promise<number> {
     process.stdout.write(`petstore-contract ${kitVersion}\n`);
     return 0;
   }
-  // A report that cannot be written is found out now, not after the run.
-  for (const target of command.reports) {
-    const problem = target.path === undefined ? undefined : await outputProblem(target.path);
-    if (problem !== undefined) {
-      process.stderr.write(`petstore-contract: Failed to use ${sanitiseForTerminal(target.option)}: ${problem}\n`);
-      return 2;
-    }
+  // A report that cannot be written, or would overwrite what the run reads, is found out now, not after the run.
+  const reportFiles = command.reports.flatMap((target) =>
+    target.path === undefined ? [] : [{ path: target.path, option: target.option }],
+  );
+  const readFiles = [command.options.specPath, process.argv[1], import.meta.filename].filter(
+    (file): file is string => file !== undefined,
+  );
+  const problem = await reportFilesProblem(reportFiles, readFiles);
+  if (problem !== undefined) {
+    process.stderr.write(`petstore-contract: ${sanitiseForTerminal(problem)}\n`);
+    return 2;
   }
 
   const abort = new AbortController();
@@ -105,7 +108,7 @@ async function writeReports(report: ContractReport, targets: readonly ReportTarg
       continue;
     }
     try {
-      await writeFile(
+      await writeReportFile(
         target.path,
         await renderReport(report, target.format, { colour: false, listChecks: true, cwd: process.cwd() }),
       );
@@ -137,20 +140,6 @@ function liveLinesReachReportReader(): boolean {
     return process.stderr.isTTY === true || err.isFIFO() || err.isSocket();
   } catch {
     return false;
-  }
-}
-
-/** Why the report could not be written to `path`, or undefined when it can. */
-async function outputProblem(path: string): Promise<string | undefined> {
-  const target = resolve(path);
-  const existing = await stat(target).catch(() => undefined);
-  if (existing?.isDirectory()) return 'it is a directory';
-  try {
-    await access(existing === undefined ? dirname(target) : target, constants.W_OK);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? `the directory ${dirname(target)} does not exist` : `not writable (${code ?? 'EACCES'})`;
   }
 }
 
