@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
 import { repeatedOption } from '../../spec/repeated-options.js';
+import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { describeScenarioPresets, mergeScenarios, parseScenario, type Scenario } from '../core/config/scenario-file.js';
@@ -23,8 +23,13 @@ import { allowedHostsOption } from './allowed-hosts-option.js';
 import { readPrismHabits } from './prism-habits.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
+import {
+  reportTargetsProblem,
+  type ServerReportFormat,
+  type ServerReportTarget,
+  serverReportTargets,
+} from './report-option.js';
 import { scenarioBanner } from './scenario-banner.js';
-import { type ServerReportFormat, type ServerReportTarget, serverReportTargets } from './report-option.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock: a stateful mock of the Petstore API (auth, validation, rate limits, bans).
@@ -252,12 +257,15 @@ async function main(given: string[]): Promise<number> {
       if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
         throw new Error(`--fail-on must be server, client or any, got "${failOn}"`);
       const { runProxy } = await import('./proxy-command.js');
+      const proxyReports = reportsAsked(values.report, ['json', 'junit', 'markdown']);
+      const proxyReportProblem = await reportTargetsProblem(proxyReports, [specPath, values.config, process.argv[1]]);
+      if (proxyReportProblem !== undefined) throw new Error(proxyReportProblem);
       return await runProxy({
         upstream,
         port,
         host: values.host ?? '127.0.0.1',
         specPath,
-        reports: reportsAsked(values.report, ['json', 'junit', 'markdown']),
+        reports: proxyReports,
         failOn: failOn as FailOn | undefined,
         // The controls answer the names the mock's would: the config's and --allowed-hosts.
         ...(values['allowed-hosts'] || fileConfig?.allowedHosts
@@ -300,6 +308,14 @@ async function main(given: string[]): Promise<number> {
       };
     }
     labReports = reportsAsked(values.report, ['json', 'junit']);
+    // A report over the document, the config or a scenario would destroy it at shutdown: refused now.
+    const labReportProblem = await reportTargetsProblem(labReports, [
+      specPath,
+      values.config,
+      ...(values.scenario ?? []),
+      process.argv[1],
+    ]);
+    if (labReportProblem !== undefined) throw new Error(labReportProblem);
     mock = await startMockServer({
       port,
       host: values.host ?? '127.0.0.1',
@@ -392,7 +408,7 @@ async function finishLab(
   if (reports.length === 0 && required.length === 0) return 0;
   const report = await app.controls.report();
   for (const target of reports) {
-    await writeFile(
+    await writeReportFile(
       target.path,
       target.format === 'junit'
         ? labReportJunit(report, { requiredSituations: required })

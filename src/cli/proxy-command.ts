@@ -1,7 +1,7 @@
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { repeatedOption } from '../../spec/repeated-options.js';
+import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import type { AllowedHosts } from '../core/controls/control-access.js';
 import type { Logger } from '../core/types.js';
@@ -9,7 +9,7 @@ import { createConsoleLogger } from '../server/console-logger.js';
 import { proxyReportJunit, proxyReportMarkdown } from '../server/proxy-report.js';
 import { type RunningProxyServer, startProxyServer } from '../server/proxy-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
-import { type ServerReportTarget, serverReportTargets } from './report-option.js';
+import { reportTargetsProblem, type ServerReportTarget, serverReportTargets } from './report-option.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock proxy: forward real traffic to a server and judge both sides against the interface.
@@ -96,6 +96,8 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     return usage(`--fail-on must be server, client or any, got "${failOn}"`);
   const reports = serverReportTargets(values.report, ['json', 'junit', 'markdown']);
   if (typeof reports === 'string') return usage(reports);
+  const reportProblem = await reportTargetsProblem(reports, [values.spec, process.argv[1]]);
+  if (reportProblem !== undefined) return usage(reportProblem);
   const port = integerOption(values.port ?? defaultPort(command, '4010'), '--port', 0, 65_535);
   const maxBody = integerOption(values['max-body-bytes'] ?? '1048576', '--max-body-bytes', 1, 64 * 1024 * 1024);
   const timeout = integerOption(values['upstream-timeout'] ?? '30', '--upstream-timeout', 1, 3_600);
@@ -178,7 +180,7 @@ async function finish(
 ): Promise<number> {
   const report = proxy.report();
   for (const target of reports) {
-    await writeFile(
+    await writeReportFile(
       target.path,
       target.format === 'junit'
         ? proxyReportJunit(report)
