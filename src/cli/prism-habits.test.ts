@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readPrismHabits } from './prism-habits.js';
 
@@ -61,5 +62,33 @@ describe('readPrismHabits', () => {
     expect(readPrismHabits(['proxy', 'http://x', '--errors'])).toMatchObject({
       argv: ['proxy', 'http://x', '--errors'],
     });
+  });
+
+  it('never reads past the first --, whatever comes before and after it (property)', () => {
+    const token = fc.constantFrom(
+      'mock',
+      '--errors',
+      '--no-errors',
+      '--no-cors',
+      '--cors=maybe',
+      '-v',
+      'debug',
+      '--verboseLevel',
+      '-m',
+      '--ignoreExamples',
+      'api.yaml',
+      '--port=0',
+      '--',
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 6 }), fc.array(token, { maxLength: 6 }), (before, after) => {
+        const head = before.filter((item) => item !== '--');
+        const habits = readPrismHabits([...head, '--', ...after]);
+        // A refusal or a translation is about the options before it; the wrapped command's words are its own.
+        if ('error' in habits) return;
+        expect(habits.argv.slice(habits.argv.indexOf('--'))).toEqual(['--', ...after]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
