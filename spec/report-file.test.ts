@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { link, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, link, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,5 +83,18 @@ describe('report files', () => {
     expect(await readFile(join(dir, 'old.json'), 'utf8')).toBe('{"new":2}\n');
     expect((await stat(join(dir, 'old.json'))).mode & 0o777).toBe(mode);
     expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    // A writable file in a folder that takes no new file is still written (in place).
+    await mkdir(join(dir, 'locked'));
+    await writeFile(join(dir, 'locked', 'given.json'), 'old');
+    await chmod(join(dir, 'locked'), 0o555);
+    try {
+      if (process.getuid?.() !== 0) {
+        expect(await reportFilesProblem([file('locked/given.json')], [])).toBeUndefined();
+        await writeReportFile(join(dir, 'locked', 'given.json'), 'new');
+        expect(await readFile(join(dir, 'locked', 'given.json'), 'utf8')).toBe('new');
+      }
+    } finally {
+      await chmod(join(dir, 'locked'), 0o755);
+    }
   });
 });

@@ -114,6 +114,17 @@ export async function writeReportFile(path: string, text: string): Promise<void>
   const temporary = join(dirname(resolve(target)), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await writeFile(temporary, text, { flag: 'wx', mode: existing === undefined ? 0o666 : existing.mode & 0o777 });
+  } catch (error) {
+    await rm(temporary, { force: true });
+    // A file that may be written in a folder that takes no new file (a report prepared by an admin): written in place.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (existing !== undefined && (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')) {
+      await writeFile(target, text);
+      return;
+    }
+    throw error;
+  }
+  try {
     if (existing !== undefined) await chmod(temporary, existing.mode & 0o777);
     await rename(temporary, target);
   } catch (error) {
