@@ -4,9 +4,9 @@
 // test/contract-kit/github-action.test.ts runs it as the runner would. Decision 044 says why.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** Formats the kit writes, and each one's file name in the report folder. */
 export const reportFiles = {
@@ -134,21 +134,32 @@ async function setOutputs(file, outputs) {
 
 /**
  * The report folder, absolute: inside the workspace and not the workspace itself (the action
- * replaces its contract.* files, which must never be the repository's own); one line otherwise.
+ * replaces its contract.* files, which must never be the repository's own), also once links are
+ * followed (a checked-out symlink must not lead the removal elsewhere); one line otherwise.
  */
 export function reportFolder(workspace, reportDir) {
   const folder = resolve(workspace, reportDir);
-  const fromWorkspace = relative(resolve(workspace), folder);
-  if (
-    fromWorkspace === '' ||
-    fromWorkspace === '..' ||
-    fromWorkspace.startsWith(`..${sep}`) ||
-    isAbsolute(fromWorkspace)
-  )
+  const root = realpathSync(resolve(workspace));
+  if (!isBelow(resolve(workspace), folder) || !isBelow(root, realOfNearest(folder)))
     throw new Error(
       `input report-dir must be a folder inside the workspace (its contract.* files are replaced), got "${reportDir}"`,
     );
   return folder;
+}
+
+function isBelow(parent, child) {
+  const path = relative(parent, child);
+  return path !== '' && path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
+/** The real path of a folder, or of its nearest existing ancestor with the rest appended. */
+function realOfNearest(folder) {
+  try {
+    return realpathSync(folder);
+  } catch {
+    const parent = dirname(folder);
+    return parent === folder ? folder : join(realOfNearest(parent), basename(folder));
+  }
 }
 
 /** Runs the kit with its output on the job's log; forwards the runner's SIGINT/SIGTERM (a cancelled job). */

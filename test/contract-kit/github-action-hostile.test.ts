@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
@@ -99,6 +99,11 @@ describe('the GitHub Action, attacked', () => {
       expect(() => reportFolder(workspace, dir), dir).toThrow(/report-dir must be a folder inside the workspace/);
     expect(reportFolder(workspace, 'reports/contract')).toBe(join(workspace, 'reports/contract'));
     expect(reportFolder(workspace, join(workspace, 'reports'))).toBe(join(workspace, 'reports'));
+    // A folder of the checkout that is a link out of it (a pull request can add one).
+    await mkdir(join(work, 'outside'), { recursive: true });
+    await symlink(join(work, 'outside'), join(workspace, 'linked-out'));
+    for (const dir of ['linked-out', 'linked-out/reports'])
+      expect(() => reportFolder(workspace, dir), dir).toThrow(/report-dir must be a folder inside the workspace/);
     // The repository's own contract.json at the workspace root, and a neighbour's beside the workspace.
     await writeFile(join(workspace, 'contract.json'), '{"mine":true}');
     await writeFile(join(work, 'contract.md'), '# not the action’s');
