@@ -198,13 +198,18 @@ export async function runAction(env = process.env) {
   let reportDir;
   try {
     reportDir = reportFolder(workspace, inputs.reportDir);
+    await mkdir(reportDir, { recursive: true });
+    // A report left by an earlier run in the folder would pass for this run's (a summary of another verdict).
+    await Promise.all(Object.values(reportFiles).map((name) => rm(join(reportDir, name), { force: true })));
   } catch (error) {
-    process.stderr.write(`::error title=petstore-contract::${workflowData(error.message)}\n`);
+    // A bad folder, or one the action cannot make or clear (a file in its place, a folder named contract.md): one line.
+    const problem =
+      error.code === undefined
+        ? error.message
+        : `input report-dir ${inputs.reportDir}: ${error.code} ${error.path ?? ''}`;
+    process.stderr.write(`::error title=petstore-contract::${workflowData(problem.trim())}\n`);
     return 2;
   }
-  await mkdir(reportDir, { recursive: true });
-  // A report left by an earlier run in the folder would pass for this run's (a summary of another verdict).
-  await Promise.all(Object.values(reportFiles).map((name) => rm(join(reportDir, name), { force: true })));
   const kitEnv = {
     ...env,
     PETSTORE_BASE_URL: inputs.baseUrl,

@@ -120,6 +120,24 @@ describe('the GitHub Action, attacked', () => {
     expect(existsSync(join(work, 'contract.md'))).toBe(true);
   });
 
+  it('answers a report folder it cannot make or clear (a file in its place, a folder named contract.md) in one line, no stack trace', async () => {
+    await writeFile(join(workspace, 'a-file'), 'x');
+    await mkdir(join(workspace, 'planted/contract.md'), { recursive: true });
+    for (const [dir, code] of [
+      ['a-file/reports', 'ENOTDIR'],
+      ['planted', 'EISDIR'],
+    ]) {
+      const result = await runCompositeAction(
+        root,
+        { 'base-url': 'http://127.0.0.1:9/v1', 'api-key': 'k-12345678', 'report-dir': dir! },
+        { workspace },
+      );
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(new RegExp(`^::error title=petstore-contract::input report-dir ${dir}: .*${code}`));
+    }
+  });
+
   it('passes a document named like an option as the value of --spec, in one argument', () => {
     const inputs = readInputs({ INPUT_BASE_URL: 'http://h/v1', INPUT_API_KEY: 'k', INPUT_SPEC: '--help' });
     const args = kitArguments(inputs, '/w/reports');
