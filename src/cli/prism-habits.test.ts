@@ -64,6 +64,21 @@ describe('readPrismHabits', () => {
     });
   });
 
+  it('refuses a Prism option given twice, by any spelling, never keeping the last', () => {
+    expect(readPrismHabits(['--cors', '--no-cors'])).toEqual({
+      error: '--cors is given twice (as --cors and --no-cors): it holds one value, give it once',
+    });
+    expect(readPrismHabits(['-v', 'debug', '--verboseLevel=info'])).toEqual({
+      error: '--verboseLevel is given twice (as -v and --verboseLevel=info): it holds one value, give it once',
+    });
+    expect(readPrismHabits(['--errors', '--errors'])).toEqual({
+      error: '--errors is given twice: it holds one value, give it once',
+    });
+    expect(readPrismHabits(['-m', '--multiprocess'])).toMatchObject({ error: expect.stringContaining('given twice') });
+    // After --, the wrapped command's own.
+    expect(readPrismHabits(['--cors', '--', 'x', '--no-cors'])).toMatchObject({ argv: ['--', 'x', '--no-cors'] });
+  });
+
   it('never reads past the first --, whatever comes before and after it (property)', () => {
     const token = fc.constantFrom(
       'mock',
