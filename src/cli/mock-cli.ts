@@ -4,7 +4,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
-import { repeatedOption } from '../../spec/repeated-options.js';
+import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
 import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
@@ -163,7 +163,7 @@ async function main(given: string[]): Promise<number> {
     command = commandAfterTerminator(parsed, argv);
     positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   } catch (error) {
-    const message = (error as Error).message;
+    const message = parseArgsMessage((error as Error).message, options);
     // -h is --host, as in Prism; someone typing -h alone most likely wanted the help.
     const hint = /'-h, --host <value>' argument missing/.test(message)
       ? ' (-h is --host, as in Prism; --help shows the options)'

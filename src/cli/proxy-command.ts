@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { repeatedOption } from '../../spec/repeated-options.js';
+import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
 import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import type { AllowedHosts } from '../core/controls/control-access.js';
@@ -81,7 +81,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     command = commandAfterTerminator(parsed, argv);
     positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   } catch (error) {
-    return usage((error as Error).message);
+    return usage(parseArgsMessage((error as Error).message, options));
   }
   if (values.help) {
     process.stdout.write(help);

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { readBoundedText } from '../../spec/bounded-file.js';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { repeatedOption } from '../../spec/repeated-options.js';
+import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
 import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../spec/terminal-text.js';
 import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
@@ -93,7 +93,10 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
     ({ values, positionals } = parsed);
     repeated = repeatedOption(parsed.tokens, options);
   } catch (error) {
-    return fail((error as Error).message, '\nRun petstore-mock replay --help for the options.');
+    return fail(
+      parseArgsMessage((error as Error).message, options),
+      '\nRun petstore-mock replay --help for the options.',
+    );
   }
   if (repeated !== undefined) return fail(repeated);
   if (values.help) {
