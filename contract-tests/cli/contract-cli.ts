@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { fstatSync } from 'node:fs';
+import { maskCredentialPatterns } from '../../spec/credential-masking.js';
 import { reportFilesProblem, writeReportFile } from '../../spec/report-file.js';
 import { colourEnabled, sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { checkLine, details, renderSummaryLine } from '../report/human-report.js';
@@ -18,13 +19,18 @@ import type { ReportTarget } from './report-targets.js';
  * (inconclusive). Errors are one line, never a stack trace; whatever reaches the terminal has its
  * control characters escaped.
  */
+/** An error line's text: what it quotes of the command line (a base URL's `?api_key=`) masked, controls escaped. */
+function errorText(message: string): string {
+  return sanitiseForTerminal(maskCredentialPatterns(message));
+}
+
 async function main(): Promise<number> {
   let command;
   try {
     command = parseCliArgs(process.argv.slice(2), process.env);
   } catch (error) {
     process.stderr.write(
-      `petstore-contract: ${sanitiseForTerminal((error as Error).message)} (petstore-contract --help lists the options)\n`,
+      `petstore-contract: ${errorText((error as Error).message)} (petstore-contract --help lists the options)\n`,
     );
     return 2;
   }
@@ -82,7 +88,7 @@ async function main(): Promise<number> {
     const message =
       error instanceof ContractRunError ? error.message : `Failed to run: ${(error as Error).message ?? String(error)}`;
     process.stderr.write(
-      `petstore-contract: ${sanitiseForTerminal(message)}${error instanceof ContractRunError && error.kind === 'usage' ? ' (petstore-contract --help lists the options)' : ''}\n`,
+      `petstore-contract: ${errorText(message)}${error instanceof ContractRunError && error.kind === 'usage' ? ' (petstore-contract --help lists the options)' : ''}\n`,
     );
     return 2;
   } finally {
@@ -159,8 +165,6 @@ function exitWhenFlushed(code: number): void {
 }
 
 main().then(exitWhenFlushed, (error: unknown) => {
-  process.stderr.write(
-    `petstore-contract: Failed to run: ${sanitiseForTerminal((error as Error).message ?? String(error))}\n`,
-  );
+  process.stderr.write(`petstore-contract: Failed to run: ${errorText((error as Error).message ?? String(error))}\n`);
   exitWhenFlushed(2);
 });

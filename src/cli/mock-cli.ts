@@ -2,6 +2,7 @@
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { maskCredentialPatterns } from '../../spec/credential-masking.js';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
 import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
@@ -523,7 +524,8 @@ function parseByteSize(text: string, flag: string): number | string {
 
 /** One line of the CLI's own on stderr (and a hint line); whatever it quotes, a path or a spec's title, is escaped. */
 function printError(message: string, hint = ''): void {
-  process.stderr.write(`petstore-mock: ${sanitiseForTerminal(message)}${hint}\n`);
+  // What a line quotes of the command line (a URL's `?token=`) is masked: a CI log is read by many.
+  process.stderr.write(`petstore-mock: ${sanitiseForTerminal(maskCredentialPatterns(message))}${hint}\n`);
 }
 
 main(process.argv.slice(2)).then(

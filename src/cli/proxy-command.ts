@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { maskCredentialPatterns } from '../../spec/credential-masking.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
 import { writeReportFile } from '../../spec/report-file.js';
@@ -215,5 +216,6 @@ function usage(message: string): number {
 }
 
 function printError(message: string, hint = ''): void {
-  process.stderr.write(`petstore-mock proxy: ${sanitiseForTerminal(message)}${hint}\n`);
+  // What a line quotes of the command line (a URL's `?token=`) is masked: a CI log is read by many.
+  process.stderr.write(`petstore-mock proxy: ${sanitiseForTerminal(maskCredentialPatterns(message))}${hint}\n`);
 }
