@@ -4,9 +4,9 @@
 // test/contract-kit/github-action.test.ts runs it as the runner would. Decision 044 says why.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** Formats the kit writes, and each one's file name in the report folder. */
 export const reportFiles = {
@@ -71,7 +71,8 @@ export function kitArguments(inputs, reportDir) {
     ...inputs.formats.map((format) => `--report=${format}=${join(reportDir, reportFiles[format])}`),
     ...(inputs.profile === 'thorough' ? ['--thorough'] : []),
     ...(inputs.readOnly ? ['--read-only'] : []),
-    ...(inputs.spec === undefined ? [] : ['--spec', inputs.spec]),
+    // One argument: a document named `--help` or `-x` stays the option's value.
+    ...(inputs.spec === undefined ? [] : [`--spec=${inputs.spec}`]),
   ];
 }
 
@@ -86,14 +87,79 @@ export function kitCommand(workspace, actionPath) {
   return ['npx', '--yes', '--package', `petstore-kit@${version}`, 'petstore-contract'];
 }
 
-/** Appends `name=value` lines to $GITHUB_OUTPUT, each in the multi-line form (a path may hold anything). */
+/**
+ * A workflow command's data (`::add-mask::DATA`, `::error::DATA`) escaped as the runner reads it
+ * (actions/toolkit's escapeData): a `%`, CR or LF of an input or a message can neither change what
+ * is masked nor start a command of its own on the next line.
+ *
+ * @example workflowData('a%0Ab\n::warning::x') // 'a%250Ab%0A::warning::x'
+ */
+export function workflowData(text) {
+  return String(text).replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+}
+
+/**
+ * The `::add-mask::` lines for a secret: the whole of it, and each line of one that has several
+ * (the runner masks a log line by the values it knows, and a log line never holds a line feed).
+ */
+export function maskCommands(secret) {
+  const lines = secret.split(/\r?\n|\r/).filter((line) => line.trim() !== '' && line !== secret);
+  return [secret, ...lines].map((value) => `::add-mask::${workflowData(value)}\n`).join('');
+}
+
+const randomDelimiter = () => `petstore_${randomBytes(8).toString('hex')}`;
+
+/**
+ * The text appended to $GITHUB_OUTPUT: each `name<<DELIMITER` value in the multi-line form (a path
+ * may hold anything), with a delimiter the value does not hold (drawn again if it does, as
+ * actions/toolkit refuses one), so no value can end its own entry and set another output.
+ *
+ * @example outputFileText({ verdict: 'CONFORMS' }) // 'verdict<<petstore_…\nCONFORMS\npetstore_…\n'
+ */
+export function outputFileText(outputs, newDelimiter = randomDelimiter) {
+  return Object.entries(outputs)
+    .map(([name, value]) => {
+      let delimiter = newDelimiter();
+      while (String(value).includes(delimiter) || name.includes(delimiter)) delimiter = newDelimiter();
+      return `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+    })
+    .join('');
+}
+
+/** Appends the outputs to $GITHUB_OUTPUT. */
 async function setOutputs(file, outputs) {
   if (!file) return;
-  const lines = Object.entries(outputs).map(([name, value]) => {
-    const delimiter = `petstore_${randomBytes(8).toString('hex')}`;
-    return `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
-  });
-  await appendFile(file, lines.join(''));
+  await appendFile(file, outputFileText(outputs));
+}
+
+/**
+ * The report folder, absolute: inside the workspace and not the workspace itself (the action
+ * replaces its contract.* files, which must never be the repository's own), also once links are
+ * followed (a checked-out symlink must not lead the removal elsewhere); one line otherwise.
+ */
+export function reportFolder(workspace, reportDir) {
+  const folder = resolve(workspace, reportDir);
+  const root = realpathSync(resolve(workspace));
+  if (!isBelow(resolve(workspace), folder) || !isBelow(root, realOfNearest(folder)))
+    throw new Error(
+      `input report-dir must be a folder inside the workspace (its contract.* files are replaced), got "${reportDir}"`,
+    );
+  return folder;
+}
+
+function isBelow(parent, child) {
+  const path = relative(parent, child);
+  return path !== '' && path !== '..' && !path.startsWith(`..${sep}`) && !isAbsolute(path);
+}
+
+/** The real path of a folder, or of its nearest existing ancestor with the rest appended. */
+function realOfNearest(folder) {
+  try {
+    return realpathSync(folder);
+  } catch {
+    const parent = dirname(folder);
+    return parent === folder ? folder : join(realOfNearest(parent), basename(folder));
+  }
 }
 
 /** Runs the kit with its output on the job's log; forwards the runner's SIGINT/SIGTERM (a cancelled job). */
@@ -124,16 +190,26 @@ export async function runAction(env = process.env) {
   try {
     inputs = readInputs(env);
   } catch (error) {
-    process.stderr.write(`::error title=petstore-contract::${error.message}\n`);
+    process.stderr.write(`::error title=petstore-contract::${workflowData(error.message)}\n`);
     return 2;
   }
-  for (const secret of [inputs.apiKey, inputs.rateLimitKey])
-    if (secret) process.stdout.write(`::add-mask::${secret}\n`);
+  for (const secret of [inputs.apiKey, inputs.rateLimitKey]) if (secret) process.stdout.write(maskCommands(secret));
   const workspace = env.GITHUB_WORKSPACE || process.cwd();
-  const reportDir = resolve(workspace, inputs.reportDir);
-  await mkdir(reportDir, { recursive: true });
-  // A report left by an earlier run in the folder would pass for this run's (a summary of another verdict).
-  await Promise.all(Object.values(reportFiles).map((name) => rm(join(reportDir, name), { force: true })));
+  let reportDir;
+  try {
+    reportDir = reportFolder(workspace, inputs.reportDir);
+    await mkdir(reportDir, { recursive: true });
+    // A report left by an earlier run in the folder would pass for this run's (a summary of another verdict).
+    await Promise.all(Object.values(reportFiles).map((name) => rm(join(reportDir, name), { force: true })));
+  } catch (error) {
+    // A bad folder, or one the action cannot make or clear (a file in its place, a folder named contract.md): one line.
+    const problem =
+      error.code === undefined
+        ? error.message
+        : `input report-dir ${inputs.reportDir}: ${error.code} ${error.path ?? ''}`;
+    process.stderr.write(`::error title=petstore-contract::${workflowData(problem.trim())}\n`);
+    return 2;
+  }
   const kitEnv = {
     ...env,
     PETSTORE_BASE_URL: inputs.baseUrl,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   commonCredentialPlaces,
@@ -34,6 +35,45 @@ describe('createRedactor', () => {
         for (let at = 0; at + 8 <= key.length; at += 1)
           expect(shown, `excerpt at ${start}, ${length} long`).not.toContain(key.slice(at, at + 8).toLowerCase());
       }
+  });
+
+  it('masks a key inside a longer base64, base64url, hex or percent-encoded text, at any offset (property)', () => {
+    // The oracle decodes what is left, each stretch of encoded characters at each alignment, and looks for the key.
+    const decodings = (text: string): string[] => {
+      const out: string[] = [];
+      for (const stretch of text.match(/[A-Za-z0-9+/_-]{4,}/g) ?? [])
+        for (let shift = 0; shift < 4; shift += 1)
+          out.push(
+            Buffer.from(stretch.slice(shift).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1'),
+          );
+      for (const stretch of text.match(/(?:%?[0-9a-fA-F]{2})+/g) ?? [])
+        for (const shift of [0, 1])
+          out.push(Buffer.from(stretch.replace(/%/g, '').slice(shift), 'hex').toString('latin1'));
+      return out;
+    };
+    const alphabet = fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~');
+    const encodings = {
+      base64: (bytes: Buffer) => bytes.toString('base64'),
+      base64url: (bytes: Buffer) => bytes.toString('base64url'),
+      hex: (bytes: Buffer) => bytes.toString('hex'),
+      percent: (bytes: Buffer) => bytes.toString('hex').replace(/../g, '%$&'),
+    };
+    fc.assert(
+      fc.property(
+        fc.string({ unit: alphabet, minLength: 12, maxLength: 40 }),
+        fc.string({ maxLength: 6 }),
+        fc.string({ maxLength: 6 }),
+        fc.constantFrom(...(Object.keys(encodings) as (keyof typeof encodings)[])),
+        (key, before, after, encoding) => {
+          const shown = createRedactor([key])(
+            `echo ${encodings[encoding](Buffer.from(`${before}${key}${after}`))} end`,
+          );
+          for (const decoded of decodings(shown))
+            for (let at = 0; at + 8 <= key.length; at += 1) expect(decoded).not.toContain(key.slice(at, at + 8));
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 
   it('leaves runs shorter than 8 and text around a key as they are', () => {

@@ -234,33 +234,34 @@ function safeDecode(text: string): string {
 }
 
 /**
- * Replaces every given secret wherever it appears in a text: whole, in any case, URL-encoded or
- * base64, and any run of `maskedRunLength` or more of its characters (an excerpt cut through a key
- * shows none of it). Each run becomes the secret's mask. A secret shorter than 4 is not looked for.
+ * Replaces every given secret wherever it appears in a text: whole, in any case, URL-encoded, hex,
+ * or base64(url) at any offset of a longer encoded text (a JSON body or a JWT holding it), and any
+ * run of `maskedRunLength` or more of its characters (an excerpt cut through a key shows none of
+ * it; for an encoded form, a run standing for as many). Each run becomes the secret's mask. A secret shorter than 4 is not looked for.
  * `label` masks whole secrets only: for the names the writer itself gives things (an object's keys,
  * a header's name), never cut by an excerpt, which a human-readable secret may share 8 characters with.
  *
  * @example createRedactor(['demo-enterprise'])('echo: DEMO-ENTERPRISE, …o-enterpr') // 'echo: demo…(15), …demo…(15)'
  */
 export function createRedactor(secrets: readonly string[]): Redactor {
-  const forms: { text: string; mask: string }[] = [];
+  const forms: { text: string; mask: string; minRun: number }[] = [];
   const seen = new Set<string>();
   for (const secret of secrets) {
     if (secret.length < 4) continue;
     const mask = maskSecret(secret);
-    for (const form of [secret, encodeURIComponent(secret), base64Of(secret)]) {
+    for (const { text: form, minRun } of encodedForms(secret)) {
       const lower = asciiLower(form);
       if (seen.has(lower)) continue;
       seen.add(lower);
-      forms.push({ text: lower, mask });
+      forms.push({ text: lower, mask, minRun });
     }
   }
   if (forms.length === 0) return Object.assign((text: string) => text, { label: (text: string) => text });
   // Every 4 characters of every long form, by where they stand: a run of 8 or more in a text
   // always holds a whole 4-character block starting at a multiple of 4, so blocks are enough to find it.
   const blocks = new Map<string, { form: number; at: number }[]>();
-  forms.forEach(({ text }, form) => {
-    if (text.length < maskedRunLength) return;
+  forms.forEach(({ text, minRun }, form) => {
+    if (text.length < minRun) return;
     for (let at = 0; at + 4 <= text.length; at += 1) {
       const block = text.slice(at, at + 4);
       const list = blocks.get(block);
@@ -272,8 +273,8 @@ export function createRedactor(secrets: readonly string[]): Redactor {
     if (text.length < 4) return text;
     const lower = asciiLower(text);
     const runs: Run[] = [];
-    for (const { text: form, mask } of forms)
-      if (form.length < maskedRunLength)
+    for (const { text: form, mask, minRun } of forms)
+      if (form.length < minRun)
         for (let at = lower.indexOf(form); at !== -1; at = lower.indexOf(form, at + 1))
           runs.push({ start: at, end: at + form.length, mask });
     for (let start = 0; start + 4 <= lower.length; start += 4) {
@@ -282,7 +283,7 @@ export function createRedactor(secrets: readonly string[]): Redactor {
         for (const { form, at } of found) {
           const run = runAround(lower, forms[form]!.text, start, at);
           const length = run.end - run.start;
-          if (length >= (wholeOnly ? forms[form]!.text.length : maskedRunLength))
+          if (length >= (wholeOnly ? forms[form]!.text.length : forms[form]!.minRun))
             runs.push({ ...run, mask: forms[form]!.mask });
         }
     }
@@ -359,8 +360,36 @@ function asciiLower(text: string): string {
   return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
 
-function base64Of(text: string): string {
+/**
+ * The texts a key may be echoed as, each with the shortest run of it that is masked (one that
+ * stands for `maskedRunLength` of the key's characters): the key itself, URL-encoded, every byte
+ * percent-encoded, hex, and base64 and base64url at each of the three offsets a key can stand at
+ * inside a longer encoded text (a JSON document or a JWT holding it), without the characters that
+ * also encode its neighbours. An encoded form shorter than its run is not looked for (too common).
+ */
+function encodedForms(secret: string): { text: string; minRun: number }[] {
+  const bytes = new TextEncoder().encode(secret);
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  const base64Run = Math.ceil((maskedRunLength * 8) / 6);
+  const shifted = [1, 2].map((offset) => {
+    const text = base64Of(new Uint8Array([...new Uint8Array(offset), ...bytes]));
+    // Without the characters that hold a bit of the bytes before the key, and the last one when it holds bits after it.
+    const end = ((offset + bytes.length) * 8) % 6 === 0 ? text.length : text.length - 1;
+    return { text: text.slice(Math.ceil((offset * 8) / 6), end), minRun: base64Run };
+  });
+  const base64 = [{ text: base64Of(bytes), minRun: maskedRunLength }, ...shifted];
+  return [
+    { text: secret, minRun: maskedRunLength },
+    { text: encodeURIComponent(secret), minRun: maskedRunLength },
+    ...base64,
+    ...base64.map((form) => ({ ...form, text: form.text.replace(/\+/g, '-').replace(/\//g, '_') })),
+    { text: hex, minRun: maskedRunLength * 2 },
+    { text: hex.replace(/../g, '%$&'), minRun: maskedRunLength * 3 },
+  ].filter((form, index) => index < 3 || form.text.length >= form.minRun);
+}
+
+function base64Of(bytes: Uint8Array): string {
   let binary = '';
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/=+$/, '');
 }

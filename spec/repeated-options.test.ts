@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { repeatedOption } from './repeated-options.js';
+import { parseArgsMessage, repeatedOption } from './repeated-options.js';
 
 const options = {
   port: { type: 'string', short: 'p' },
@@ -36,5 +36,23 @@ describe('repeatedOption', () => {
 
   it('reads nothing after the -- terminator (the wrapped command has options of its own)', () => {
     expect(check(['--port', '1', '--', 'node', '--port', '2'])).toBeUndefined();
+  });
+});
+
+describe('parseArgsMessage', () => {
+  const message = (args: string[]) => {
+    try {
+      parseArgs({ args, options, strict: true, allowPositionals: true });
+      return undefined;
+    } catch (error) {
+      return parseArgsMessage((error as Error).message, options);
+    }
+  };
+
+  it('names an unknown option in one line, without advice that would make it a wrapped command', () => {
+    expect(message(['--nope'])).toBe('unknown option --nope');
+    expect(message(['--no-quiet'])).toBe('unknown option --no-quiet (no option takes a --no- form: leave --quiet out)');
+    expect(message(['--no-port'])).toBe('unknown option --no-port');
+    expect(message(['--port'])).toMatch(/argument missing/);
   });
 });

@@ -49,3 +49,20 @@ export function repeatedOption(
   }
   return undefined;
 }
+
+/**
+ * node:util's parseArgs message for an unknown option, in one line that says what to do: its advice
+ * (put it after `--`) would make it a wrapped command's argument, and a `--no-NAME` is named as the
+ * negation these commands do not take (leave NAME out). Other messages pass as they are.
+ *
+ * @example parseArgsMessage("Unknown option '--no-quiet'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- \"--no-quiet\"", { quiet: { type: 'boolean' } }) // 'unknown option --no-quiet (no option takes a --no- form: leave --quiet out)'
+ */
+export function parseArgsMessage(message: string, options: Readonly<Record<string, OptionConfig>>): string {
+  const unknown = /^Unknown option '([^']*)'/.exec(message);
+  if (unknown === null) return message;
+  const name = unknown[1]!;
+  const negated = /^--no-(.+)$/.exec(name)?.[1];
+  return negated !== undefined && options[negated]?.type === 'boolean'
+    ? `unknown option ${name} (no option takes a --no- form: leave --${negated} out)`
+    : `unknown option ${name}`;
+}

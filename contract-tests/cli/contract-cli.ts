@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { constants, fstatSync } from 'node:fs';
-import { access, stat, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { fstatSync } from 'node:fs';
+import { maskCredentialPatterns } from '../../spec/credential-masking.js';
+import { reportFilesProblem, writeReportFile } from '../../spec/report-file.js';
 import { colourEnabled, sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { checkLine, details, renderSummaryLine } from '../report/human-report.js';
 import { renderReport } from '../report/report-formats.js';
@@ -19,13 +19,18 @@ import type { ReportTarget } from './report-targets.js';
  * (inconclusive). Errors are one line, never a stack trace; whatever reaches the terminal has its
  * control characters escaped.
  */
+/** An error line's text: what it quotes of the command line (a base URL's `?api_key=`) masked, controls escaped. */
+function errorText(message: string): string {
+  return sanitiseForTerminal(maskCredentialPatterns(message));
+}
+
 async function main(): Promise<number> {
   let command;
   try {
     command = parseCliArgs(process.argv.slice(2), process.env);
   } catch (error) {
     process.stderr.write(
-      `petstore-contract: ${sanitiseForTerminal((error as Error).message)} (petstore-contract --help lists the options)\n`,
+      `petstore-contract: ${errorText((error as Error).message)} (petstore-contract --help lists the options)\n`,
     );
     return 2;
   }
@@ -37,13 +42,17 @@ async function main(): Promise<number> {
     process.stdout.write(`petstore-contract ${kitVersion}\n`);
     return 0;
   }
-  // A report that cannot be written is found out now, not after the run.
-  for (const target of command.reports) {
-    const problem = target.path === undefined ? undefined : await outputProblem(target.path);
-    if (problem !== undefined) {
-      process.stderr.write(`petstore-contract: Failed to use ${sanitiseForTerminal(target.option)}: ${problem}\n`);
-      return 2;
-    }
+  // A report that cannot be written, or would overwrite what the run reads, is found out now, not after the run.
+  const reportFiles = command.reports.flatMap((target) =>
+    target.path === undefined ? [] : [{ path: target.path, option: target.option }],
+  );
+  const readFiles = [command.options.specPath, process.argv[1], import.meta.filename].filter(
+    (file): file is string => file !== undefined,
+  );
+  const problem = await reportFilesProblem(reportFiles, readFiles);
+  if (problem !== undefined) {
+    process.stderr.write(`petstore-contract: ${sanitiseForTerminal(problem)}\n`);
+    return 2;
   }
 
   const abort = new AbortController();
@@ -79,7 +88,7 @@ async function main(): Promise<number> {
     const message =
       error instanceof ContractRunError ? error.message : `Failed to run: ${(error as Error).message ?? String(error)}`;
     process.stderr.write(
-      `petstore-contract: ${sanitiseForTerminal(message)}${error instanceof ContractRunError && error.kind === 'usage' ? ' (petstore-contract --help lists the options)' : ''}\n`,
+      `petstore-contract: ${errorText(message)}${error instanceof ContractRunError && error.kind === 'usage' ? ' (petstore-contract --help lists the options)' : ''}\n`,
     );
     return 2;
   } finally {
@@ -105,7 +114,7 @@ async function writeReports(report: ContractReport, targets: readonly ReportTarg
       continue;
     }
     try {
-      await writeFile(
+      await writeReportFile(
         target.path,
         await renderReport(report, target.format, { colour: false, listChecks: true, cwd: process.cwd() }),
       );
@@ -140,20 +149,6 @@ function liveLinesReachReportReader(): boolean {
   }
 }
 
-/** Why the report could not be written to `path`, or undefined when it can. */
-async function outputProblem(path: string): Promise<string | undefined> {
-  const target = resolve(path);
-  const existing = await stat(target).catch(() => undefined);
-  if (existing?.isDirectory()) return 'it is a directory';
-  try {
-    await access(existing === undefined ? dirname(target) : target, constants.W_OK);
-    return undefined;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? `the directory ${dirname(target)} does not exist` : `not writable (${code ?? 'EACCES'})`;
-  }
-}
-
 /**
  * Exits once stdout and stderr have taken everything written: undici's timer wheel would keep an
  * idle process alive for another half second, which is a third of a stopped run's time.
@@ -170,8 +165,6 @@ function exitWhenFlushed(code: number): void {
 }
 
 main().then(exitWhenFlushed, (error: unknown) => {
-  process.stderr.write(
-    `petstore-contract: Failed to run: ${sanitiseForTerminal((error as Error).message ?? String(error))}\n`,
-  );
+  process.stderr.write(`petstore-contract: Failed to run: ${errorText((error as Error).message ?? String(error))}\n`);
   exitWhenFlushed(2);
 });

@@ -212,6 +212,11 @@ describe('reports: --report FORMAT=FILE, and --reporter/--output as the short fo
       { format: 'json', path: 'contract.json' },
     ]);
     expect(reports(['--output', 'r.txt'])).toEqual([{ format: 'human', path: 'r.txt' }]);
+    // `--output -` is stdout, as `FORMAT=-` is: never a file named "-", and never two reports on stdout.
+    expect(reports(['--reporter', 'json', '--output', '-'])).toEqual([{ format: 'json', path: undefined }]);
+    expect(usage(['--report', 'markdown=-', '--output', '-'])).toBe(
+      'Failed to use --report: markdown and human would both go to stdout; write all but one to a file',
+    );
   });
 
   it('refuses what cannot be written as asked, in one line', () => {

@@ -84,7 +84,7 @@ Report (one run writes every report asked for, from the same results):
                           --report sarif=contract.sarif --report markdown=-. FORMAT is one of:
 ${reportFormatNames.map((name) => `                            ${name.padEnd(9)} ${reportFormats[name].purpose}`).join('\n')}
   --reporter NAME         The short form of one report: NAME to stdout, or to --output FILE
-  --output FILE           Write the --reporter report (default human) to FILE
+  --output FILE           Write the --reporter report (default human) to FILE (- is stdout)
                           With every report in a file, stdout gets the verdict line and where each went.
   --help                  Show this help
   -v, --version           Print "petstore-contract <version>"

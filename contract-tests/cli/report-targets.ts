@@ -30,7 +30,8 @@ export function reportTargets(values: {
     if (values.output === '') throw usage('--output: the file name is empty');
     targets.push({
       format,
-      path: values.output,
+      // `--output -` is stdout, as `--report FORMAT=-` is (never a file named "-").
+      path: values.output === '-' ? undefined : values.output,
       option: values.output === undefined ? `--reporter ${format}` : `--output ${values.output}`,
     });
   }

@@ -1,5 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ruleCatalogue } from '../../spec/interface/catalogue.js';
 import { defaultSpecPath } from '../../spec/load-spec.js';
@@ -131,9 +132,47 @@ describe('SARIF report', () => {
     // GET /pets/{petId}'s 401 response in the shipped YAML.
     const yamlLines = (await readFile(shippedSpecFile, 'utf8')).split('\n');
     expect(yamlLines[location.region.startLine - 1]).toMatch(/^\s+'?401'?:/);
-    // Outside the working directory: a file URL.
+    // Outside the working directory: the kit's repository at its version, no path of this machine.
     const outside = JSON.parse(await renderSarifFile(report, '/nonexistent-dir'));
-    expect(outside.runs[0].artifacts[0].location.uri).toMatch(/^file:\/\/\/.*petstore\.openapi\.yaml$/);
+    expect(outside.runs[0].artifacts[0].location).toEqual({
+      uri: 'spec/petstore.openapi.yaml',
+      uriBaseId: 'PETSTOREKIT',
+    });
+    expect(outside.runs[0].originalUriBaseIds.PETSTOREKIT.uri).toBe(
+      'https://github.com/petstore-kit/petstore-kit/blob/v0.1.0/',
+    );
+    expect(JSON.stringify(outside)).not.toContain(join(import.meta.dirname, '../..'));
+  });
+
+  it('locates a --spec path with spaces, #, %, unicode or .. as a valid URI reference, and never writes a path outside the working directory', async (context) => {
+    const validator = sarifValidator();
+    if (typeof validator === 'string') return context.skip(validator);
+    const cwd = await mkdtemp(join(tmpdir(), 'sarif-cwd-'));
+    const outside = await mkdtemp(join(tmpdir(), 'sarif-secret-home-'));
+    try {
+      await mkdir(join(cwd, 'my specs'));
+      const cases: [string, string, string][] = [
+        ['my specs/a #1 100%.yaml', 'my%20specs/a%20%231%20100%25.yaml', '%SRCROOT%'],
+        ['my specs/ünï ✓?.yaml', 'my%20specs/%C3%BCn%C3%AF%20%E2%9C%93%3F.yaml', '%SRCROOT%'],
+        ['./my specs/../x.yaml', 'x.yaml', '%SRCROOT%'],
+        [join(outside, 'api.yaml'), 'api.yaml', 'SPECDIR'],
+        [`../${basename(outside)}/api.yaml`, 'api.yaml', 'SPECDIR'],
+      ];
+      for (const [path, uri, uriBaseId] of cases) {
+        await writeFile(resolve(cwd, path), documentText).catch(() => undefined);
+        const report = sampleReport(failures, { spec: { path, title: 'T', version: '1' } });
+        const log = JSON.parse(await renderSarifFile(report, cwd));
+        expect(validator(log), path).toEqual([]);
+        expect(log.runs[0].artifacts[0].location, path).toEqual({
+          uri: encodeURI(decodeURI(uri)) === uri ? uri : uri,
+          uriBaseId,
+        });
+        expect(log.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri).toBe(uri);
+        expect(JSON.stringify(log), path).not.toContain(outside);
+      }
+    } finally {
+      await Promise.all([rm(cwd, { recursive: true, force: true }), rm(outside, { recursive: true, force: true })]);
+    }
   });
 
   it('is valid against the SARIF 2.1.0 schema', async (context) => {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type CatalogueRule, ruleCatalogue } from '../../spec/interface/catalogue.js';
 import { defaultSpecPath } from '../../spec/load-spec.js';
@@ -28,10 +28,20 @@ export const shippedSpecFile = fileURLToPath(new URL('../../spec/petstore.openap
 
 /** The document a SARIF report points into: its address and, when it could be read, its lines. */
 export interface SarifDocument {
-  /** Relative to the working directory (with `uriBaseId: '%SRCROOT%'`), or a file:// URL outside it. */
+  /**
+   * A relative URI reference, each path segment percent-encoded: below the working directory
+   * (`uriBaseId: '%SRCROOT%'`), or, for a document outside it, below a base the log does not spell
+   * out (no absolute path of the machine leaves it): the kit's repository at its version tag for
+   * its own interface (`PETSTOREKIT`), the document's folder otherwise (`SPECDIR`).
+   */
   uri: string;
-  uriBaseId: '%SRCROOT%' | undefined;
+  uriBaseId: '%SRCROOT%' | 'PETSTOREKIT' | 'SPECDIR' | undefined;
   lines: DocumentLines | undefined;
+}
+
+/** A relative file path as a URI reference: `my specs/a#1.yaml` is `my%20specs/a%231.yaml`. */
+function uriReference(path: string): string {
+  return path.split(sep).map(encodeURIComponent).join('/');
 }
 
 /**
@@ -40,17 +50,42 @@ export interface SarifDocument {
  * @example await writeFile('contract.sarif', await renderSarifFile(report, process.cwd()));
  */
 export async function renderSarifFile(report: ContractReport, cwd: string): Promise<string> {
-  const file = resolve(cwd, report.spec.path === defaultSpecPath ? shippedSpecFile : report.spec.path);
+  const own = report.spec.path === defaultSpecPath;
+  const file = resolve(cwd, own ? shippedSpecFile : report.spec.path);
   const fromCwd = relative(cwd, file);
-  const inside = fromCwd !== '' && !fromCwd.startsWith('..') && !isAbsolute(fromCwd);
+  const inside = fromCwd !== '' && fromCwd !== '..' && !fromCwd.startsWith(`..${sep}`) && !isAbsolute(fromCwd);
   const text = await readFile(file, 'utf8').catch(() => undefined);
   const document: SarifDocument = {
-    uri: inside ? fromCwd.split('\\').join('/') : pathToFileURL(file).href,
-    uriBaseId: inside ? '%SRCROOT%' : undefined,
+    ...(inside
+      ? { uri: uriReference(fromCwd), uriBaseId: '%SRCROOT%' as const }
+      : own
+        ? { uri: 'spec/petstore.openapi.yaml', uriBaseId: 'PETSTOREKIT' as const }
+        : { uri: uriReference(basename(file)), uriBaseId: 'SPECDIR' as const }),
     lines: text === undefined ? undefined : documentLines(text, await loadYamlModule()),
   };
   const markdown = await readFile(interfaceDocumentFile, 'utf8').catch(() => undefined);
   return renderSarifReport(report, document, { cwd, interfaceMarkdown: markdown });
+}
+
+/** The bases a log's relative URIs stand on: the working directory, and the one a document outside it uses. */
+function uriBases(report: ContractReport, document: SarifDocument, cwd: string): Record<string, unknown> {
+  const bases: Record<string, unknown> = {
+    '%SRCROOT%': { uri: `${pathToFileURL(cwd).href.replace(/\/?$/, '/')}` },
+  };
+  if (document.uriBaseId === 'PETSTOREKIT')
+    bases.PETSTOREKIT = {
+      uri: `${kitRepository}/blob/v${encodeURIComponent(report.tool.version)}/`,
+      description: {
+        text: "petstore-kit's repository at the kit's version (the kit ran from outside the working directory)",
+      },
+    };
+  if (document.uriBaseId === 'SPECDIR')
+    bases.SPECDIR = {
+      description: {
+        text: "The folder of the run's OpenAPI document, outside the working directory (not written here)",
+      },
+    };
+  return bases;
 }
 
 /**
@@ -87,7 +122,7 @@ export function renderSarifReport(
           },
         },
         automationDetails: { id: `petstore-contract/${report.runId}` },
-        originalUriBaseIds: { '%SRCROOT%': { uri: `${pathToFileURL(options.cwd).href.replace(/\/?$/, '/')}` } },
+        originalUriBaseIds: uriBases(report, document, options.cwd),
         artifacts: [{ location: artifact, roles: ['analysisTarget'] }],
         invocations: [invocation(report)],
         columnKind: 'utf16CodeUnits',

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { type FSWatcher, readFileSync, watch } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { maskCredentialPatterns } from '../../spec/credential-masking.js';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
-import { repeatedOption } from '../../spec/repeated-options.js';
+import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
+import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { describeFaults, parseLatency } from '../core/config/fault-config.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
@@ -25,7 +26,12 @@ import { credentialsLine } from './credentials-banner.js';
 import { readPrismHabits } from './prism-habits.js';
 import type { FailOn } from './proxy-command.js';
 import { runReplayCommand } from './replay-command.js';
-import { type ServerReportFormat, type ServerReportTarget, serverReportTargets } from './report-option.js';
+import {
+  reportTargetsProblem,
+  type ServerReportFormat,
+  type ServerReportTarget,
+  serverReportTargets,
+} from './report-option.js';
 import { scenarioBanner } from './scenario-banner.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
@@ -166,7 +172,7 @@ async function main(given: string[]): Promise<number> {
     command = commandAfterTerminator(parsed, argv);
     positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   } catch (error) {
-    const message = (error as Error).message;
+    const message = parseArgsMessage((error as Error).message, options);
     // -h is --host, as in Prism; someone typing -h alone most likely wanted the help.
     const hint = /'-h, --host <value>' argument missing/.test(message)
       ? ' (-h is --host, as in Prism; --help shows the options)'
@@ -268,6 +274,9 @@ async function main(given: string[]): Promise<number> {
       if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
         throw new Error(`--fail-on must be server, client or any, got "${failOn}"`);
       const { runProxy, faultsWithLatency } = await import('./proxy-command.js');
+      const proxyReports = reportsAsked(values.report, ['json', 'junit', 'markdown']);
+      const proxyReportProblem = await reportTargetsProblem(proxyReports, [specPath, values.config, process.argv[1]]);
+      if (proxyReportProblem !== undefined) throw new Error(proxyReportProblem);
       return await runProxy({
         faults: faultsWithLatency(fileConfig?.faults, values.latency),
         seed,
@@ -275,7 +284,7 @@ async function main(given: string[]): Promise<number> {
         port,
         host: values.host ?? '127.0.0.1',
         specPath,
-        reports: reportsAsked(values.report, ['json', 'junit', 'markdown']),
+        reports: proxyReports,
         failOn: failOn as FailOn | undefined,
         // The controls answer the names the mock's would: the config's and --allowed-hosts.
         ...(values['allowed-hosts'] || fileConfig?.allowedHosts
@@ -321,6 +330,14 @@ async function main(given: string[]): Promise<number> {
       };
     }
     labReports = reportsAsked(values.report, ['json', 'junit']);
+    // A report over the document, the config or a scenario would destroy it at shutdown: refused now.
+    const labReportProblem = await reportTargetsProblem(labReports, [
+      specPath,
+      values.config,
+      ...(values.scenario ?? []),
+      process.argv[1],
+    ]);
+    if (labReportProblem !== undefined) throw new Error(labReportProblem);
     mock = await startMockServer({
       port,
       host: values.host ?? '127.0.0.1',
@@ -415,7 +432,7 @@ async function finishLab(
   if (reports.length === 0 && required.length === 0) return 0;
   const report = await app.controls.report();
   for (const target of reports) {
-    await writeFile(
+    await writeReportFile(
       target.path,
       target.format === 'junit'
         ? labReportJunit(report, { requiredSituations: required })
@@ -530,7 +547,8 @@ function parseByteSize(text: string, flag: string): number | string {
 
 /** One line of the CLI's own on stderr (and a hint line); whatever it quotes, a path or a spec's title, is escaped. */
 function printError(message: string, hint = ''): void {
-  process.stderr.write(`petstore-mock: ${sanitiseForTerminal(message)}${hint}\n`);
+  // What a line quotes of the command line (a URL's `?token=`) is masked: a CI log is read by many.
+  process.stderr.write(`petstore-mock: ${sanitiseForTerminal(maskCredentialPatterns(message))}${hint}\n`);
 }
 
 main(process.argv.slice(2)).then(

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readPrismHabits } from './prism-habits.js';
 
@@ -61,5 +62,48 @@ describe('readPrismHabits', () => {
     expect(readPrismHabits(['proxy', 'http://x', '--errors'])).toMatchObject({
       argv: ['proxy', 'http://x', '--errors'],
     });
+  });
+
+  it('refuses a Prism option given twice, by any spelling, never keeping the last', () => {
+    expect(readPrismHabits(['--cors', '--no-cors'])).toEqual({
+      error: '--cors is given twice (as --cors and --no-cors): it holds one value, give it once',
+    });
+    expect(readPrismHabits(['-v', 'debug', '--verboseLevel=info'])).toEqual({
+      error: '--verboseLevel is given twice (as -v and --verboseLevel=info): it holds one value, give it once',
+    });
+    expect(readPrismHabits(['--errors', '--errors'])).toEqual({
+      error: '--errors is given twice: it holds one value, give it once',
+    });
+    expect(readPrismHabits(['-m', '--multiprocess'])).toMatchObject({ error: expect.stringContaining('given twice') });
+    // After --, the wrapped command's own.
+    expect(readPrismHabits(['--cors', '--', 'x', '--no-cors'])).toMatchObject({ argv: ['--', 'x', '--no-cors'] });
+  });
+
+  it('never reads past the first --, whatever comes before and after it (property)', () => {
+    const token = fc.constantFrom(
+      'mock',
+      '--errors',
+      '--no-errors',
+      '--no-cors',
+      '--cors=maybe',
+      '-v',
+      'debug',
+      '--verboseLevel',
+      '-m',
+      '--ignoreExamples',
+      'api.yaml',
+      '--port=0',
+      '--',
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 6 }), fc.array(token, { maxLength: 6 }), (before, after) => {
+        const head = before.filter((item) => item !== '--');
+        const habits = readPrismHabits([...head, '--', ...after]);
+        // A refusal or a translation is about the options before it; the wrapped command's words are its own.
+        if ('error' in habits) return;
+        expect(habits.argv.slice(habits.argv.indexOf('--'))).toEqual(['--', ...after]);
+      }),
+      { numRuns: 500 },
+    );
   });
 });

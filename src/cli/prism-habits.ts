@@ -71,10 +71,30 @@ export function readPrismHabits(argv: readonly string[]): PrismHabits | { error:
   const notes: string[] = [];
   const config: PrismHabits['config'] = {};
   const end = argv.indexOf('--') === -1 ? argv.length : argv.indexOf('--');
+  // Each Prism option holds one value: a second spelling (`--cors --no-cors`, `-v debug -v info`) is refused, never the last kept.
+  const seen = new Map<string, string>();
   for (let index = argv[0] === 'mock' ? 1 : 0; index < end; index += 1) {
     const token = argv[index]!;
     const option = longOption(token);
     const name = option?.name;
+    const habit =
+      token === '-v' && Object.hasOwn(verboseLevels, argv[index + 1] ?? '') && index + 1 < end
+        ? 'verboseLevel'
+        : token === '-m'
+          ? 'multiprocess'
+          : option !== undefined &&
+              name !== undefined &&
+              ['verboseLevel', 'errors', 'cors', 'multiprocess'].includes(name)
+            ? name
+            : undefined;
+    if (habit !== undefined) {
+      const first = seen.get(habit);
+      if (first !== undefined)
+        return {
+          error: `--${habit} is given twice${first === token ? '' : ` (as ${first} and ${token})`}: it holds one value, give it once`,
+        };
+      seen.set(habit, token);
+    }
     if (token === '-v' && Object.hasOwn(verboseLevels, argv[index + 1] ?? '') && index + 1 < end) {
       index += 1;
       const level = verboseLevelOption(argv[index]!, notes, out);

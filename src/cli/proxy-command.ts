@@ -1,7 +1,8 @@
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { maskCredentialPatterns } from '../../spec/credential-masking.js';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { repeatedOption } from '../../spec/repeated-options.js';
+import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
+import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { type FaultSettings, faultSettingsSchema } from '../core/config/fault-config.js';
 import type { AllowedHosts } from '../core/controls/control-access.js';
@@ -10,7 +11,7 @@ import { createConsoleLogger } from '../server/console-logger.js';
 import { proxyReportJunit, proxyReportMarkdown } from '../server/proxy-report.js';
 import { type RunningProxyServer, startProxyServer } from '../server/proxy-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
-import { type ServerReportTarget, serverReportTargets } from './report-option.js';
+import { reportTargetsProblem, type ServerReportTarget, serverReportTargets } from './report-option.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 const help = `petstore-mock proxy: forward real traffic to a server and judge both sides against the interface.
@@ -85,7 +86,7 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     command = commandAfterTerminator(parsed, argv);
     positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   } catch (error) {
-    return usage((error as Error).message);
+    return usage(parseArgsMessage((error as Error).message, options));
   }
   if (values.help) {
     process.stdout.write(help);
@@ -100,6 +101,8 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
     return usage(`--fail-on must be server, client or any, got "${failOn}"`);
   const reports = serverReportTargets(values.report, ['json', 'junit', 'markdown']);
   if (typeof reports === 'string') return usage(reports);
+  const reportProblem = await reportTargetsProblem(reports, [values.spec, process.argv[1]]);
+  if (reportProblem !== undefined) return usage(reportProblem);
   const port = integerOption(values.port ?? defaultPort(command, '4010'), '--port', 0, 65_535);
   const maxBody = integerOption(values['max-body-bytes'] ?? '1048576', '--max-body-bytes', 1, 64 * 1024 * 1024);
   const timeout = integerOption(values['upstream-timeout'] ?? '30', '--upstream-timeout', 1, 3_600);
@@ -207,7 +210,7 @@ async function finish(
 ): Promise<number> {
   const report = proxy.report();
   for (const target of reports) {
-    await writeFile(
+    await writeReportFile(
       target.path,
       target.format === 'junit'
         ? proxyReportJunit(report)
@@ -242,5 +245,6 @@ function usage(message: string): number {
 }
 
 function printError(message: string, hint = ''): void {
-  process.stderr.write(`petstore-mock proxy: ${sanitiseForTerminal(message)}${hint}\n`);
+  // What a line quotes of the command line (a URL's `?token=`) is masked: a CI log is read by many.
+  process.stderr.write(`petstore-mock proxy: ${sanitiseForTerminal(maskCredentialPatterns(message))}${hint}\n`);
 }

@@ -2,11 +2,11 @@
  * `petstore-mock replay FILE` (Node only: it reads and writes files). The CLI wires it with one line:
  * `if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));`
  */
-import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { readBoundedText } from '../../spec/bounded-file.js';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { repeatedOption } from '../../spec/repeated-options.js';
+import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
+import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../spec/terminal-text.js';
 import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
 import { createMockApp } from '../core/mock-app.js';
@@ -24,7 +24,7 @@ import {
 } from '../lab/replay-input.js';
 import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
 import { readConfigFile } from '../server/config-file.js';
-import { serverReportTargets } from './report-option.js';
+import { reportTargetsProblem, serverReportTargets } from './report-option.js';
 
 export interface ReplayCommandIo {
   stdout(text: string): void;
@@ -41,7 +41,7 @@ const nodeIo: ReplayCommandIo = {
       maxBytes: maxReplayFileBytes,
       expected: 'a HAR file or a JSON-lines export of the API requests',
     }),
-  writeFile: (path, text) => writeFile(path, text),
+  writeFile: (path, text) => writeReportFile(path, text),
 };
 
 export const replayHelp = `petstore-mock replay FILE [options]: replay recorded traffic against a fresh in-memory mock.
@@ -93,7 +93,10 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
     ({ values, positionals } = parsed);
     repeated = repeatedOption(parsed.tokens, options);
   } catch (error) {
-    return fail((error as Error).message, '\nRun petstore-mock replay --help for the options.');
+    return fail(
+      parseArgsMessage((error as Error).message, options),
+      '\nRun petstore-mock replay --help for the options.',
+    );
   }
   if (repeated !== undefined) return fail(repeated);
   if (values.help) {
@@ -108,6 +111,9 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
   }
   const reports = serverReportTargets(values.report, ['json', 'junit']);
   if (typeof reports === 'string') return fail(reports);
+  // The recording and the config are read: a report over one would destroy it.
+  const reportProblem = await reportTargetsProblem(reports, [positionals[0], values.config]);
+  if (reportProblem !== undefined) return fail(reportProblem);
   if (values.timeline !== undefined && !/\.svg$/i.test(values.timeline)) {
     return fail(`--timeline ${values.timeline}: the file name must end in .svg`);
   }

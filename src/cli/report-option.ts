@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { reportFilesProblem } from '../../spec/report-file.js';
 
 /**
  * `--report` of petstore-mock, its proxy and its replay, read as petstore-contract reads its own:
@@ -47,4 +48,21 @@ function formatByEnding(path: string, formats: readonly ServerReportFormat[]): S
   if (lower.endsWith('.xml')) return 'junit';
   if (lower.endsWith('.md') && formats.includes('markdown')) return 'markdown';
   return 'json';
+}
+
+/**
+ * Why the reports cannot be written where asked (a directory, a pipe nobody reads, one file by two
+ * spellings, a file the command reads: its document, config, recording), in one line; checked at
+ * start, so a run is never lost to a report it could not write at its end.
+ *
+ * @example await reportTargetsProblem([{ format: 'json', path: 'incident.har' }], ['incident.har']) // 'Failed to use --report json=incident.har: it is a file the run reads (incident.har); ...'
+ */
+export function reportTargetsProblem(
+  targets: readonly ServerReportTarget[],
+  readFiles: readonly (string | undefined)[],
+): Promise<string | undefined> {
+  return reportFilesProblem(
+    targets.map((target) => ({ path: target.path, option: `--report ${target.format}=${target.path}` })),
+    readFiles.filter((file): file is string => file !== undefined && file !== ''),
+  );
 }

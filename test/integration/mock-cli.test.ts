@@ -102,7 +102,7 @@ describe('petstore-mock command line', () => {
   });
 
   it.each([
-    [['--colour', 'red'], /Unknown option '--colour'/],
+    [['--colour', 'red'], /petstore-mock: unknown option --colour\n/],
     [['--port', 'eighty'], /--port must be an integer from 0 to 65535, got "eighty"/],
     [['--spec', 'nope.yaml'], /Failed to load spec nope\.yaml: no such file/],
   ])('refuses %j with exit 2 and one clear line, no stack trace', async (args, message) => {
