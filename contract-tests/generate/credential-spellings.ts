@@ -30,6 +30,15 @@ export interface CredentialSpelling {
   why: string;
 }
 
+/** A character of the token grammar (RFC 6750 b64token) other than `character`. */
+function otherCharacter(character: string | undefined): string {
+  return character === 'x' ? 'y' : 'x';
+}
+
+function base64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
 const bearer =
   (scheme: string, separator = ' ') =>
   (key: string) => [`${scheme}${separator}${key}`];
@@ -52,6 +61,20 @@ export const credentialSpellings: readonly CredentialSpelling[] = [
       lines: bearer(scheme),
       expect: 'refuse',
       why: 'interface §5.1: the scheme is Bearer',
+    }),
+  ),
+  ...(
+    [
+      ['scheme: Basic, the key as user name', (key: string) => `Basic ${base64(`${key}:`)}`],
+      ['scheme: Basic, the key as password', (key: string) => `Basic ${base64(`api:${key}`)}`],
+    ] as const
+  ).map(
+    ([label, header]): CredentialSpelling => ({
+      label,
+      part: 'scheme',
+      lines: (key) => [header(key)],
+      expect: 'refuse',
+      why: 'interface §5.1: the scheme is Bearer, the key its token; Basic credentials are another scheme',
     }),
   ),
   {
@@ -87,6 +110,12 @@ export const credentialSpellings: readonly CredentialSpelling[] = [
       ['token: the key with a prefix', (key: string) => `x${key}`],
       ['token: the key cut by three characters', (key: string) => key.slice(0, Math.max(1, key.length - 3))],
       ['token: the key with "=" padding', (key: string) => `${key}=`],
+      // Same length, one character changed: what a compare of a prefix (or of a fixed number of characters) lets through.
+      [
+        'token: the key with its last character changed',
+        (key: string) => `${key.slice(0, -1)}${otherCharacter(key.at(-1))}`,
+      ],
+      ['token: the key with its first character changed', (key: string) => `${otherCharacter(key[0])}${key.slice(1)}`],
       ['token: the key in quotes', (key: string) => `"${key}"`],
       ['token: the key as an auth-param (token=<key>)', (key: string) => `token=${key}`],
     ] as const

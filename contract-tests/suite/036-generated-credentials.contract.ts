@@ -16,9 +16,15 @@ import { allOperations, callOf, createCategory, type SuiteOperation } from './op
  * grammar and the interface's example part ways, either, named as INFO.
  */
 const parts: { part: CredentialSpelling['part']; title: string }[] = [
-  { part: 'scheme', title: 'auth-scheme in any letter case accepted; other schemes -> 401 + Error' },
+  {
+    part: 'scheme',
+    title: 'auth-scheme in any letter case accepted; other schemes (Basic with the key included) -> 401 + Error',
+  },
   { part: 'separator', title: 'one space accepted, none refused; several spaces or a tab: information' },
-  { part: 'token', title: 'the key with a prefix, cut, padded, quoted or as an auth-param -> 401 + Error' },
+  {
+    part: 'token',
+    title: 'the key with a prefix, cut, padded, one character changed, quoted or as an auth-param -> 401 + Error',
+  },
   { part: 'field', title: 'two Authorization lines: which one the server reads (information), never a 5xx' },
 ];
 
