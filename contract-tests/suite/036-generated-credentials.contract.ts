@@ -64,7 +64,10 @@ export default defineArea('Generated credentials (§5, RFC 9110 §11, RFC 6750 �
         operation: '(every operation)',
         writes: true,
         // At most one POST per spelling, whatever the profile.
-        maxCreates: () => credentialSpellings.filter((spelling) => spelling.part === part).length,
+        maxCreates: (target) =>
+          credentialSpellings.filter(
+            (spelling) => spelling.part === part && (target.thorough || spelling.thoroughOnly !== true),
+          ).length,
       },
       async (run) => {
         const choices = new OpenChoices();
