@@ -26,8 +26,22 @@ export interface CredentialSpelling {
   /** One Authorization field line per entry; none sends no Authorization. */
   lines: (key: string) => string[];
   expect: 'accept' | 'refuse' | 'open';
+  /**
+   * Sent by --thorough only: a rarer variant of a spelling the default run sends. Refused spellings draw on the
+   * budget of the client's address, which the default run does not wait for (60 a minute on our mock).
+   */
+  thoroughOnly?: boolean;
   /** Why, in the words of the RFC: shown on a failure and in the INFO line. */
   why: string;
+}
+
+/** A character of the token grammar (RFC 6750 b64token) other than `character`. */
+function otherCharacter(character: string | undefined): string {
+  return character === 'x' ? 'y' : 'x';
+}
+
+function base64(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64');
 }
 
 const bearer =
@@ -52,6 +66,21 @@ export const credentialSpellings: readonly CredentialSpelling[] = [
       lines: bearer(scheme),
       expect: 'refuse',
       why: 'interface §5.1: the scheme is Bearer',
+    }),
+  ),
+  ...(
+    [
+      ['scheme: Basic, the key as user name', (key: string) => `Basic ${base64(`${key}:`)}`, false],
+      ['scheme: Basic, the key as password', (key: string) => `Basic ${base64(`api:${key}`)}`, true],
+    ] as const
+  ).map(
+    ([label, header, thoroughOnly]): CredentialSpelling => ({
+      label,
+      part: 'scheme',
+      lines: (key) => [header(key)],
+      expect: 'refuse',
+      why: 'interface §5.1: the scheme is Bearer, the key its token; Basic credentials are another scheme',
+      thoroughOnly,
     }),
   ),
   {
@@ -87,6 +116,11 @@ export const credentialSpellings: readonly CredentialSpelling[] = [
       ['token: the key with a prefix', (key: string) => `x${key}`],
       ['token: the key cut by three characters', (key: string) => key.slice(0, Math.max(1, key.length - 3))],
       ['token: the key with "=" padding', (key: string) => `${key}=`],
+      // Same length, one character changed: what a compare of a prefix (or of a fixed number of characters) lets through.
+      [
+        'token: the key with its last character changed',
+        (key: string) => `${key.slice(0, -1)}${otherCharacter(key.at(-1))}`,
+      ],
       ['token: the key in quotes', (key: string) => `"${key}"`],
       ['token: the key as an auth-param (token=<key>)', (key: string) => `token=${key}`],
     ] as const
@@ -99,6 +133,14 @@ export const credentialSpellings: readonly CredentialSpelling[] = [
       why: 'RFC 6750 §2.1: the token is compared as sent; this is not the key',
     }),
   ),
+  {
+    label: 'token: the key with its first character changed',
+    part: 'token',
+    lines: (key) => [`Bearer ${otherCharacter(key[0])}${key.slice(1)}`],
+    expect: 'refuse',
+    why: 'RFC 6750 §2.1: the token is compared as sent; this is not the key',
+    thoroughOnly: true,
+  },
   {
     label: 'field: two Authorization lines, the key then another',
     part: 'field',

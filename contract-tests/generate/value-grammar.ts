@@ -96,6 +96,7 @@ export const valueClasses: readonly ValueClass[] = [
       'nil',
       'undefined',
       'true',
+      'false',
       'NaN',
     ],
     place: 'whole',
@@ -138,6 +139,52 @@ export function generateValues(prefix: string, seed: number, perClass: number): 
       value: place(valueClass.place, variant, prefix),
     }));
   });
+}
+
+/**
+ * Every variant of the classes whose variant must be the whole value (keywords, numbers), two to a category (the
+ * name one, the description the next): the whole small space in every run, in half as many creations.
+ *
+ * @example wholeValuePairs()[0] // { classId: 'keywords', name: '__proto__', description: 'constructor' }
+ */
+export function wholeValuePairs(): { classId: string; name: string; description: string }[] {
+  return valueClasses
+    .filter((valueClass) => valueClass.place === 'whole')
+    .flatMap((valueClass) =>
+      valueClass.variants.flatMap((variant, index, variants) =>
+        index % 2 === 0
+          ? [{ classId: valueClass.id, name: variant, description: variants[index + 1] ?? variants[0]! }]
+          : [],
+      ),
+    );
+}
+
+/**
+ * The text of a description that holds every variant of a class placed inside a value (`suffix`), after
+ * `prefix`: the name carries the run's pick, the description the whole class, so a default run sees them all.
+ *
+ * @example classSweep('contract-test-ab12-v-html', 'html') // 'contract-test-ab12-v-html <script>… &amp; <b>bold</b> …'
+ */
+export function classSweep(prefix: string, classId: string): string | undefined {
+  const valueClass = valueClasses.find((candidate) => candidate.id === classId);
+  if (valueClass === undefined || valueClass.place !== 'suffix') return undefined;
+  return `${prefix} ${valueClass.variants.join(' ')}`;
+}
+
+/**
+ * Pairs of names a server may wrongly take for one (interface section 4, createCategory rule 2: each creation
+ * answers a new, unique id): the same name twice, and names that differ only in letter case, in an accent or in
+ * a trailing space (a collation, a find-or-create, a unique index on a folded column).
+ *
+ * @example sameNamePairs('p')[1] // { label: 'letter case', first: 'p-Dog', second: 'p-dog' }
+ */
+export function sameNamePairs(prefix: string): { label: string; first: string; second: string }[] {
+  return [
+    { label: 'the same name', first: `${prefix}-same`, second: `${prefix}-same` },
+    { label: 'letter case', first: `${prefix}-Dog`, second: `${prefix}-dog` },
+    { label: 'an accent', first: `${prefix}-café`, second: `${prefix}-cafe` },
+    { label: 'a trailing space', first: `${prefix}-cat`, second: `${prefix}-cat ` },
+  ];
 }
 
 function place(where: ValueClass['place'], variant: string, prefix: string): string {

@@ -153,10 +153,26 @@ function kindOf(answer: ProbeAnswer): AnswerKind {
   return 'api';
 }
 
+/**
+ * An HTML page: labelled HTML, or a document that starts like one. A JSON body labelled text/html is the API
+ * with a wrong label (Express's res.send of a string), not a page: the run goes on and every.json-content-type
+ * names what is wrong, instead of the run refusing the base URL.
+ */
 function isHtml(answer: ProbeAnswer): boolean {
   const type = (answer.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type === 'text/html' || type === 'application/xhtml+xml') return true;
+  if (type === 'text/html' || type === 'application/xhtml+xml') return !parsesAsJson(answer.body);
   return /^\s*(<!doctype html|<html[\s>])/i.test(answer.body.replace(/^\ufeff/, ''));
+}
+
+/** Whether a probe's body (at most its first 4 KiB) is a JSON array or object. */
+function parsesAsJson(body: string): boolean {
+  if (!/^\s*[[{]/.test(body)) return false;
+  try {
+    JSON.parse(body);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function probeOnce(agent: Agent, options: PreflightOptions, url: string): Promise<ProbeAnswer> {

@@ -1,11 +1,12 @@
 import { OpenChoices, reportOpenChoices } from '../generate/open-choices.js';
 import { type CreatedValue, expectListedByEveryKey, listOrder } from '../generate/round-trip.js';
-import { generateValues, valueClasses } from '../generate/value-grammar.js';
+import { classSweep, generateValues, sameNamePairs, valueClasses, wholeValuePairs } from '../generate/value-grammar.js';
 import { claimId, expectCreatedOrOpen, recordId } from '../lib/category-checks.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
+import { expectErrorBody } from '../lib/expect-response.js';
 import { callOf, createCategory } from './operations.js';
 
 /**
@@ -51,7 +52,12 @@ export default defineArea('Generated values (§4, issue 39)', 'concurrent', (che
       // One after the other: the list's order is then the order of creation (judged by values.list-order).
       for (const value of valuesOf(run)) {
         const label = `${value.classId}: ${JSON.stringify(value.variant)}`;
-        const sent = { name: value.value, description: `${run.categoryName(`v-${value.classId}`)} ${value.variant}` };
+        // The description holds the whole class (when its variants may stand inside a value): all of it every run.
+        const prefix = run.categoryName(`v-${value.classId}`);
+        const sent = {
+          name: value.value,
+          description: classSweep(prefix, value.classId) ?? `${prefix} ${value.variant}`,
+        };
         const exchange = await create(run, sent);
         try {
           const stored = expectCreatedOrOpen(run, exchange, sent, choices);
@@ -77,6 +83,93 @@ export default defineArea('Generated values (§4, issue 39)', 'concurrent', (che
       await expectListedByEveryKey(run, created);
       run.note(`seed ${run.target.seed}: ${created.length} values created and listed unchanged`);
       reportOpenChoices(run, choices, 'generated values');
+    },
+  );
+
+  check(
+    {
+      id: 'values.whole-values',
+      rule: '§4 createCategory.2',
+      title:
+        'every keyword and numeric-looking string as a whole name and description (null, true, false, constructor, 007, 1e3, ...) -> 201 echoing it as a string, then listed unchanged',
+      ...operation,
+      maxCreates: () => wholeValuePairs().length,
+    },
+    async (run) => {
+      const choices = new OpenChoices();
+      const created: CreatedValue[] = [];
+      const failures: { detail: string; exchange: Exchange }[] = [];
+      for (const pair of wholeValuePairs()) {
+        const label = `${pair.classId}: ${JSON.stringify(pair.name)} and ${JSON.stringify(pair.description)}`;
+        const sent = { name: pair.name, description: pair.description };
+        const exchange = await create(run, sent);
+        try {
+          const stored = expectCreatedOrOpen(run, exchange, sent, choices);
+          if (stored === undefined) continue;
+          recordId(run.state.categoryIds, stored.id, `values.whole-values ${label}`);
+          const body = exchange.response?.json as { description?: unknown };
+          created.push({ label, exchange, id: stored.id, name: stored.name, description: body.description });
+        } catch (error) {
+          if (!(error instanceof CheckFailure)) throw error;
+          failures.push({ detail: `${label}: ${error.message}`, exchange });
+        }
+      }
+      run.cases(created.length + failures.length);
+      if (failures.length > 0) {
+        throw new CheckFailure(
+          `${failures.length} whole values answered against the interface: ${failures
+            .slice(0, 4)
+            .map((failure) => failure.detail)
+            .join('; ')}`,
+          failures.slice(0, 6).map((failure) => evidenceOf(failure.exchange, failure.detail)),
+        );
+      }
+      await expectListedByEveryKey(run, created);
+      reportOpenChoices(run, choices, 'whole values');
+    },
+  );
+
+  check(
+    {
+      id: 'values.same-name-again',
+      rule: '§4 createCategory.2',
+      title:
+        'a name created again, or again in another letter case, accent or with a trailing space -> 201 with a new id each time (or 400: information), both listed',
+      ...operation,
+      maxCreates: () => 2 * sameNamePairs('').length,
+    },
+    async (run) => {
+      const choices = new OpenChoices();
+      const created: CreatedValue[] = [];
+      const refused: string[] = [];
+      const pairs = sameNamePairs(run.categoryName('again'));
+      for (const [round, field] of [
+        [0, 'first'],
+        [1, 'second'],
+      ] as const) {
+        for (const pair of pairs) {
+          const sent = { name: pair[field] };
+          const exchange = await create(run, sent);
+          const label = `${pair.label} (${round === 0 ? 'first' : 'again'}): ${JSON.stringify(sent.name)}`;
+          if (round === 1 && exchange.response?.status === 400) {
+            // Whether a name the store holds (or one equal to it up to case or accents) is an invalid value is not shown.
+            expectErrorBody(run.spec, exchange);
+            refused.push(pair.label);
+            continue;
+          }
+          const stored = expectCreatedOrOpen(run, exchange, sent, choices);
+          if (stored === undefined) continue;
+          claimId(run.state.categoryIds, stored.id, `values.same-name-again ${label}`, exchange);
+          created.push({ label, exchange, id: stored.id, name: stored.name, description: undefined });
+        }
+      }
+      run.cases(2 * pairs.length);
+      await expectListedByEveryKey(run, created);
+      if (refused.length > 0)
+        run.info(
+          `the server refuses (400) a name it already holds, for: ${refused.join(', ')} (the interface does not say)`,
+        );
+      reportOpenChoices(run, choices, 'names created again');
     },
   );
 

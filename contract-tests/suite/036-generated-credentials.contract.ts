@@ -16,17 +16,25 @@ import { allOperations, callOf, createCategory, type SuiteOperation } from './op
  * grammar and the interface's example part ways, either, named as INFO.
  */
 const parts: { part: CredentialSpelling['part']; title: string }[] = [
-  { part: 'scheme', title: 'auth-scheme in any letter case accepted; other schemes -> 401 + Error' },
+  {
+    part: 'scheme',
+    title: 'auth-scheme in any letter case accepted; other schemes (Basic with the key included) -> 401 + Error',
+  },
   { part: 'separator', title: 'one space accepted, none refused; several spaces or a tab: information' },
-  { part: 'token', title: 'the key with a prefix, cut, padded, quoted or as an auth-param -> 401 + Error' },
+  {
+    part: 'token',
+    title: 'the key with a prefix, cut, padded, one character changed, quoted or as an auth-param -> 401 + Error',
+  },
   { part: 'field', title: 'two Authorization lines: which one the server reads (information), never a 5xx' },
 ];
 
-function spellingsOf(part: CredentialSpelling['part'], key: string): CredentialSpelling[] {
+function spellingsOf(part: CredentialSpelling['part'], key: string, thorough: boolean): CredentialSpelling[] {
   // A variant that comes out as the canonical spelling (a key without letters has no swapped case) proves nothing.
   return credentialSpellings.filter(
     (spelling) =>
-      spelling.part === part && (spelling.expect !== 'refuse' || spelling.lines(key).join() !== `Bearer ${key}`),
+      spelling.part === part &&
+      (thorough || spelling.thoroughOnly !== true) &&
+      (spelling.expect !== 'refuse' || spelling.lines(key).join() !== `Bearer ${key}`),
   );
 }
 
@@ -56,14 +64,17 @@ export default defineArea('Generated credentials (§5, RFC 9110 §11, RFC 6750 �
         operation: '(every operation)',
         writes: true,
         // At most one POST per spelling, whatever the profile.
-        maxCreates: () => credentialSpellings.filter((spelling) => spelling.part === part).length,
+        maxCreates: (target) =>
+          credentialSpellings.filter(
+            (spelling) => spelling.part === part && (target.thorough || spelling.thoroughOnly !== true),
+          ).length,
       },
       async (run) => {
         const choices = new OpenChoices();
         const failures: Evidence[] = [];
         const unsent: string[] = [];
         const canonical = new Map<SuiteOperation, number>();
-        const spellings = spellingsOf(part, run.target.apiKey);
+        const spellings = spellingsOf(part, run.target.apiKey, run.target.thorough);
         const picks = pickOperations(spellings.length, allOperations, run.target);
         for (const [index, spelling] of spellings.entries()) {
           for (const operation of picks[index]!) {

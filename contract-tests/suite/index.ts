@@ -16,6 +16,7 @@ import generatedValues from './035-generated-values.contract.js';
 import generatedCredentials from './036-generated-credentials.contract.js';
 import generatedMethods from './037-generated-methods.contract.js';
 import generatedFields from './038-generated-fields.contract.js';
+import conditionalRequests from './039-conditional-requests.contract.js';
 import contentNegotiation from './045-content-negotiation.contract.js';
 import listAll from './065-list-all.contract.js';
 import mainKeyExhausted from './097-main-key-exhausted.contract.js';
@@ -36,6 +37,7 @@ export const suiteAreas: readonly CheckArea[] = [
   generatedCredentials,
   generatedMethods,
   generatedFields,
+  conditionalRequests,
   contentNegotiation,
   errorPaths,
   listAll,

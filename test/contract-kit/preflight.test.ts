@@ -325,6 +325,14 @@ describe('the preflight never stops a server the suite can judge', () => {
     expect(result).toMatchObject({ status: 200, remaining: '59' });
   });
 
+  it('JSON labelled text/html (Express res.send of a string) is the API with a wrong label: every.json-content-type judges it', async () => {
+    const { result, requests } = await passes((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-ratelimit-remaining': '59' }).end('[]'),
+    );
+    expect(requests).toBe(1);
+    expect(result).toMatchObject({ status: 200, remaining: '59' });
+  });
+
   it('429 to everything (the rate-limit checks judge it), even with a Retry-After far beyond --max-wait', async () => {
     const { result } = await passes((_request, response) =>
       json(response, 429, { code: 'rate_limited', message: 'slow down', status: 429 }, { 'retry-after': '999999' }),

@@ -3,12 +3,12 @@
  * prints a line per bug and a caught / not caught table by taxonomy class, and compares the result with
  * test/contract-kit/expectations/bug-corpus.json (exit 1 when it differs, naming the bugs).
  *
- * Options: --profile default|thorough (repeatable; default: every profile), --only <id,id>, --update (rewrite the
- * pinned verdicts of the profiles run, to review in the diff).
+ * Options: --profile default|thorough (repeatable; default: every profile), --batch first|second (default: both),
+ * --only <id,id>, --update (rewrite the pinned verdicts of the profiles run, to review in the diff).
  */
 import { parseArgs } from 'node:util';
 import { type BugServer, taxonomyClasses } from './bug-server.js';
-import { bugCorpus } from './corpus.js';
+import { bugCorpus, corpusBatches } from './corpus.js';
 import {
   type BugVerdict,
   type CorpusExpectations,
@@ -25,6 +25,7 @@ const { values } = parseArgs({
   options: {
     profile: { type: 'string', multiple: true },
     only: { type: 'string' },
+    batch: { type: 'string' },
     update: { type: 'boolean', default: false },
   },
 });
@@ -37,8 +38,15 @@ function chosenProfiles(): ProfileName[] {
   return names as ProfileName[];
 }
 
+function batchBugs(): readonly BugServer[] {
+  if (values.batch === undefined) return bugCorpus;
+  if (!(values.batch in corpusBatches))
+    throw new Error(`Failed to read --batch ${values.batch}: one of ${Object.keys(corpusBatches).join(', ')}`);
+  return corpusBatches[values.batch as keyof typeof corpusBatches];
+}
+
 function chosenBugs(): readonly BugServer[] {
-  if (values.only === undefined) return bugCorpus;
+  if (values.only === undefined) return batchBugs();
   const ids = values.only.split(',');
   const unknown = ids.filter((id) => !bugCorpus.some((bug) => bug.id === id));
   if (unknown.length > 0) throw new Error(`Failed to find bug server ${unknown.join(', ')}`);
@@ -63,7 +71,11 @@ async function measure(bugs: readonly BugServer[], profile: ProfileName): Promis
     process.stdout.write(line(bug, verdict, Math.round(performance.now() - bugStarted)));
   }
   const seconds = Math.round((performance.now() - started) / 100) / 10;
-  process.stdout.write(`\n${catchTable(bugs, verdicts)}\n\n${bugs.length} bug servers in ${seconds} s\n`);
+  for (const [batch, inBatch] of Object.entries(corpusBatches)) {
+    const measured = inBatch.filter((bug) => verdicts.has(bug.id));
+    if (measured.length > 0) process.stdout.write(`\n### Batch ${batch}\n\n${catchTable(measured, verdicts)}\n`);
+  }
+  process.stdout.write(`\n${bugs.length} bug servers in ${seconds} s\n`);
   return verdicts;
 }
 

@@ -50,6 +50,12 @@ const expectationsPath = fileURLToPath(new URL('../expectations/bug-corpus.json'
 const startsAt = Date.parse('2026-03-02T10:00:20.500Z');
 
 /**
+ * The seed of every corpus run: the generators cover each small space whole, and the seed only picks within a
+ * class, but which checks a bug fails (pinned below) may follow the pick; one seed keeps the pins reproducible.
+ */
+const corpusSeed = 39;
+
+/**
  * Runs the kit, in-process, against one bug server on a fresh virtual clock, with the kit's defaults and the
  * profile's options; stops the server.
  *
@@ -68,6 +74,7 @@ export async function runKitOnBug(bug: BugServer, profile: ProfileName): Promise
         // A bug server that desynchronises a connection must not stall the run for the default 10 s per request.
         timeoutSeconds: 2,
         runId: 'bug-corpus',
+        seed: corpusSeed,
         log: () => {},
         ...kitProfiles[profile],
       }),

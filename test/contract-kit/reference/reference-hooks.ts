@@ -30,6 +30,8 @@ export interface ReferenceHooks {
 export interface LimiterTweaks {
   /** Whether a window already holding `count` served requests is full. Default `count >= limit`. */
   full?(count: number, limit: number, window: 'minute' | 'day'): boolean;
+  /** The number of the minute `now` falls in (its window ends at the next multiple of a minute). Default the UTC minute. */
+  minuteOf?(now: number): number;
   /** The number of the day `now` falls in (its window ends at the next multiple of a day). Default the UTC day. */
   dayOf?(now: number): number;
   /** When a ban recorded to end at `bannedUntilMs` (0: never banned) ends. Default that moment. */

@@ -51,7 +51,8 @@ export class ReferenceRateLimiter {
 
   take(client: string, plan: Plan): RateDecision {
     const now = this.#clock.now();
-    const minute = Math.floor(now / minuteMs);
+    // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
+    const minute = this.#tweaks.minuteOf?.(now) ?? Math.floor(now / minuteMs);
     // Stryker disable next-line OptionalChaining,LogicalOperator: a hook point of the bug corpus; no tweaks in the reference
     const day = this.#tweaks.dayOf?.(now) ?? Math.floor(now / dayMs);
     const usage = this.#usage.get(client) ?? { minute, minuteCount: 0, day, dayCount: 0, strikes: 0, bannedUntilMs: 0 };
