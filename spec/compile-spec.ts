@@ -100,7 +100,7 @@ export interface MediaDefinition {
   readonly validator: SchemaValidator | undefined;
 }
 
-export interface RequestBodyDefinition {
+interface RequestBodyDefinition {
   required: boolean;
   /** Every media type, in document order. */
   media: MediaDefinition[];
@@ -132,7 +132,7 @@ export interface ResponseDefinition {
   notShown: boolean;
 }
 
-export interface HeaderDefinition {
+interface HeaderDefinition {
   name: string;
   required: boolean;
   schema: JsonSchema | undefined;
@@ -454,7 +454,7 @@ function defineResponse(
 }
 
 /** JSON media types of a content map (`application/json`, `application/problem+json`, ...), in order. */
-export function jsonMedia(content: Record<string, OpenApiMediaType> | undefined): [string, OpenApiMediaType][] {
+function jsonMedia(content: Record<string, OpenApiMediaType> | undefined): [string, OpenApiMediaType][] {
   return Object.entries(content ?? {}).filter(([type]) =>
     /^application\/([\w.+-]+\+)?json$/i.test(type.split(';')[0]!.trim()),
   );

@@ -85,7 +85,7 @@ export function maskSecret(secret: string): string {
  *
  * @example maskAuthorization('Bearer demo-enterprise') // 'Bearer demo…(15)'
  */
-export function maskAuthorization(value: string): string {
+function maskAuthorization(value: string): string {
   const space = value.indexOf(' ');
   if (space === -1) return maskSecret(value);
   return `${value.slice(0, space)} ${maskSecret(value.slice(space + 1).trim())}`;

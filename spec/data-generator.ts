@@ -41,7 +41,7 @@ export interface DataGenerator {
   replay(draws: (data: DataGenerator) => void): void;
 }
 
-export interface GenerateOptions {
+interface GenerateOptions {
   /** Every optional field (else about half of them, the same half for the same draw). */
   allOptionals?: boolean;
   /** The draw is this key's (the resource asked for): the same data for the same key, the document's values in it. */

@@ -8,7 +8,7 @@ import { PatternBudgetSpent, type PatternEngine, usePatternEngine } from './patt
  * Most milliseconds one match of a pattern RE2 cannot run may take with `--unsafe-patterns`. V8 has
  * no step counter for its RegExp; its interrupt (node:vm's timeout) stops a match between steps.
  */
-export const unsafePatternBudgetMs = 50;
+const unsafePatternBudgetMs = 50;
 
 /**
  * Schema patterns compiled by RE2 (re2js, pure JavaScript): matching takes time linear in the value,

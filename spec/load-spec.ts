@@ -73,7 +73,7 @@ function parseDocument(text: string, source: string): Record<string, unknown> {
  *
  * @example upgradeDocument({ swagger: '2.0', info, paths }, 'api.yaml').openapi; // '3.1.1'
  */
-export function upgradeDocument(document: Record<string, unknown>, source = 'spec'): OpenApiDocument {
+function upgradeDocument(document: Record<string, unknown>, source = 'spec'): OpenApiDocument {
   let current = document;
   if (current.swagger !== undefined) {
     if (current.swagger !== '2.0')

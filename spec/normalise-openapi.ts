@@ -135,7 +135,7 @@ type SchemaNode = Record<string, unknown>;
  * Calls `visit` once for every schema object of a document (outermost first), found by structure.
  * Explicit stacks, shared objects visited once: safe on any nesting and on YAML aliases.
  */
-export function forEachSchema(document: unknown, visit: (schema: SchemaNode) => void): void {
+function forEachSchema(document: unknown, visit: (schema: SchemaNode) => void): void {
   const seen = new Set<object>();
   const documentStack: { node: unknown; isNameMap: boolean }[] = [{ node: document, isNameMap: false }];
   const schemaStack: unknown[] = [];

@@ -42,7 +42,7 @@ export interface ResolveOptions {
 }
 
 /** Generous for any real API (the Petstore spec has about 600 nodes; large public APIs ~200,000). */
-export const defaultMaxSpecNodes = 2_000_000;
+const defaultMaxSpecNodes = 2_000_000;
 /** Nesting deeper than this is no real API; it would only exhaust the stack. */
 const maxNesting = 1_000;
 

@@ -60,7 +60,7 @@ export const enforcedKeywords = new Set([
  * Keywords that describe or illustrate data and assert nothing: JSON Schema's meta-data and
  * content vocabularies (annotations only in 2020-12) and OpenAPI's own schema fields.
  */
-export const annotationKeywords = new Set([
+const annotationKeywords = new Set([
   'title',
   'description',
   'default',

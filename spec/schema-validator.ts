@@ -11,7 +11,7 @@ import { validatorModules } from './validator-modules.js';
 export const knownFormats: ReadonlySet<string> = new Set(formatNames);
 
 /** One problem a validator found: where in the value (`['tags', 0]`) and what, in one short phrase. */
-export interface SchemaIssue {
+interface SchemaIssue {
   path: (string | number)[];
   message: string;
   /** The JSON Schema keyword that failed (`type`, `required`, `pattern`, ...). */
@@ -19,7 +19,7 @@ export interface SchemaIssue {
 }
 
 /** One problem `safeParse` reports, in zod's issue shape (the keyword that failed in `params`). */
-export interface SchemaValidationIssue {
+interface SchemaValidationIssue {
   code: 'custom';
   path: (string | number)[];
   message: string;
@@ -181,7 +181,7 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
  *
  * @example describeAjvErrors(validate.errors) // [{ path: ['name'], message: 'expected string, received number', keyword: 'type' }]
  */
-export function describeAjvErrors(errors: readonly ErrorObject[]): SchemaIssue[] {
+function describeAjvErrors(errors: readonly ErrorObject[]): SchemaIssue[] {
   const issues: SchemaIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {

@@ -24,7 +24,7 @@ export interface CompiledSecurity {
   challenge: string;
 }
 
-export const noSecurity: CompiledSecurity = Object.freeze({
+const noSecurity: CompiledSecurity = Object.freeze({
   alternatives: [],
   anonymousAllowed: true,
   bearerOnly: false,

@@ -36,7 +36,7 @@ export function provideZodModule(module: ZodModule): void {
 }
 
 /** zod now: provided already, or in Node loaded synchronously; in a page without `provideZodModule`, an error. */
-export function zodModule(): ZodModule {
+function zodModule(): ZodModule {
   if (loaded !== undefined) return loaded;
   const require = nodeRequire();
   if (require === undefined)

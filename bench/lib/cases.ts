@@ -17,10 +17,10 @@ export interface BenchCase {
 }
 
 /** Enterprise plan: 1,000,000/min, so the limiter counts every request but never refuses one. */
-export const enterpriseKey = 'demo-enterprise';
+const enterpriseKey = 'demo-enterprise';
 /** A key with a budget of one request, spent before the 429 case is measured. */
 export const exhaustedKey = 'bench-exhausted';
-export const postBody = '{"name":"bench","description":"x"}';
+const postBody = '{"name":"bench","description":"x"}';
 
 /**
  * The mock's config for the bench (passed with `--config`).

@@ -36,7 +36,7 @@ export interface LoadOptions {
 const require = createRequire(import.meta.url);
 
 /** Path of autocannon's CLI script, run with this Node (no shell, no npx). */
-export function autocannonCli(): string {
+function autocannonCli(): string {
   return require.resolve('autocannon/autocannon.js');
 }
 

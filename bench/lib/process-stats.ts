@@ -10,7 +10,7 @@ export interface RssSample {
 }
 
 /** Reads one field (`VmRSS`, `VmHWM`) of /proc/<pid>/status in bytes; 0 when the process is gone. */
-export function readProcStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+function readProcStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   try {
     const text = readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
@@ -21,7 +21,7 @@ export function readProcStatus(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 }
 
 /** The pid and every descendant (Prism's `--multiprocess` forks its server, for example). */
-export function processTree(pid: number): number[] {
+function processTree(pid: number): number[] {
   const pids = [pid];
   for (let index = 0; index < pids.length; index += 1) {
     const current = pids[index]!;

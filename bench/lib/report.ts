@@ -75,7 +75,7 @@ export function summarizeSlices(row: Measurement, expectedStatus: number): void 
 }
 
 /** The spread of the paired ratios a median was taken from. */
-export interface Spread {
+interface Spread {
   lowest: number;
   highest: number;
   pairs: number;
@@ -107,7 +107,7 @@ export interface TargetCheck {
 const mib = 1024 * 1024;
 
 /** The share of responses that had the expected status. */
-export function expectedShare(load: LoadResult, expectedStatus: number): number {
+function expectedShare(load: LoadResult, expectedStatus: number): number {
   const total = Object.values(load.statusCounts).reduce((sum, count) => sum + count, 0) + load.errors + load.timeouts;
   return total === 0 ? 0 : (load.statusCounts[String(expectedStatus)] ?? 0) / total;
 }

@@ -23,7 +23,7 @@ export interface LengthFinding {
  * --thorough. No further: the interface has no delete, so every accepted value stays in every
  * client's list for good, and a list past --max-body-bytes could not be judged any more.
  */
-export function ladder(thorough: boolean): number[] {
+function ladder(thorough: boolean): number[] {
   const top = thorough ? 65_536 : 4_096;
   const lengths: number[] = [];
   for (let length = 16; length <= top; length *= 4) lengths.push(length);

@@ -4,13 +4,13 @@
  * operations of the interface, and which could change data the run did not create (sent only
  * with --allow-destructive: a shared staging server keeps its data).
  */
-export const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-export type Method = (typeof methods)[number];
+const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+type Method = (typeof methods)[number];
 
 /** Ids for `/pets/{petId}`: ordinary, zero, negative, past int64, not a number (the type is not shown). */
 export const petIds = ['1', '0', '-1', '9223372036854775808', 'abc'] as const;
 
-export interface MatrixPath {
+interface MatrixPath {
   /** As the report shows it: `/pets/{petId}`. */
   template: string;
   /** The concrete path sent. */
@@ -25,7 +25,7 @@ export interface MatrixPath {
   holdsData: boolean;
 }
 
-export const matrixPaths: readonly MatrixPath[] = [
+const matrixPaths: readonly MatrixPath[] = [
   {
     template: '/categories',
     path: '/categories',

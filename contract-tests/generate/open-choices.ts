@@ -46,17 +46,6 @@ export function judgeEcho(sent: string, got: unknown): EchoVerdict {
   return explained === undefined ? { kind: 'altered' } : { kind: 'open', choice: explained.choice };
 }
 
-/**
- * Is `stored` what the server would store for `sent` under the same open choice it showed on the
- * 201? A list must hold the value the 201 returned; this only widens "same" to "same up to the
- * server's own open transformation" where the kit compares a list with the request instead.
- *
- * @example sameUpToOpenChoice('  dog ', 'dog') // true
- */
-export function sameUpToOpenChoice(sent: string, stored: unknown): boolean {
-  return judgeEcho(sent, stored).kind !== 'altered';
-}
-
 /** What the run learned of the server's length limits (generate/length-probe.ts), by field. */
 export type LengthLimits = ReadonlyMap<string, { acceptedBytes: number; refusedBytes: number | undefined }>;
 

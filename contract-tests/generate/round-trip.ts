@@ -16,7 +16,7 @@ export interface CreatedValue {
 }
 
 /** The main key's view: the generators list with it at once; the other key's lists are judged at the end (data.round-trip). */
-export function mainKeyView(run: CheckRun): { identity: Identity; authorization: string; who: string }[] {
+function mainKeyView(run: CheckRun): { identity: Identity; authorization: string; who: string }[] {
   return [{ identity: 'main', authorization: run.bearer(), who: 'the main key' }];
 }
 

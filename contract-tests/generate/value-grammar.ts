@@ -192,18 +192,3 @@ function place(where: ValueClass['place'], variant: string, prefix: string): str
   if (where === 'around') return `${variant}${prefix}${variant}`;
   return `${prefix}-${variant}`;
 }
-
-/**
- * Plain ASCII names of growing lengths, from 1 up to `maxLength` (each about four times the
- * last), for finding the longest name a server accepts. Each starts with `prefix`.
- *
- * @example lengthLadder('contract-test-ab12-len', 4096).map((name) => name.length) // [40, 64, 256, 1024, 4096]
- */
-export function lengthLadder(prefix: string, maxLength: number): string[] {
-  const lengths: number[] = [];
-  for (let length = 64; length <= maxLength; length *= 4) lengths.push(length);
-  const names = [prefix, ...lengths.filter((length) => length > prefix.length + 1)];
-  return names.map((entry) =>
-    typeof entry === 'string' ? entry : `${prefix}-${'x'.repeat(entry - prefix.length - 1)}`,
-  );
-}

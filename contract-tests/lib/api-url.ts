@@ -44,6 +44,6 @@ export function normaliseBaseUrl(text: string): string {
  *
  * @example withoutUserinfo('https://me:s3cret@api.example.com/v1') // 'https://***@api.example.com/v1'
  */
-export function withoutUserinfo(text: string): string {
+function withoutUserinfo(text: string): string {
   return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
 }

@@ -41,7 +41,7 @@ export class SkipCheck extends Error {
 }
 
 /** How every over-budget message starts, so reports can show those cells as INCONCLUSIVE. */
-export const overBudgetPrefix = 'INCONCLUSIVE for this cell (over budget)';
+const overBudgetPrefix = 'INCONCLUSIVE for this cell (over budget)';
 
 /**
  * A check needs more waiting or more requests than the run's budgets allow (--window-wait,

@@ -40,7 +40,7 @@ const sampleOfType: Record<JsonType, unknown> = {
 };
 
 /** Length of the "very long string" case: long enough to catch small fixed buffers, small enough for any body limit. */
-export const longStringLength = 1_000;
+const longStringLength = 1_000;
 
 /**
  * Derives the finite, named list of cases the coverage phase sends for one JSON request body

@@ -88,7 +88,7 @@ const maxBodyInEvidence = 160;
  *
  * @example describeRequest(exchange) // 'GET http://127.0.0.1:4010/v1/categories [Authorization: Basic demo…(15)]'
  */
-export function describeRequest(exchange: Exchange): string {
+function describeRequest(exchange: Exchange): string {
   const { method, url, headers, body } = exchange.request;
   const auth = headers.authorization === undefined ? 'no Authorization' : `Authorization: ${headers.authorization}`;
   const offered = Object.entries(headers)

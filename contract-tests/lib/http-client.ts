@@ -394,7 +394,7 @@ function retryAtMs(response: ExchangeResponse, receivedAtMs: number): number | u
  * Reads a response body up to `maxBytes` and discards the rest (the connection is dropped), so a
  * 100 MB or endless chunked body never fills the kit's memory. `truncatedAtBytes` says it was cut.
  */
-export async function readBounded(
+async function readBounded(
   body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
   maxBytes: number,
 ): Promise<{ text: string; truncatedAtBytes: number | undefined }> {

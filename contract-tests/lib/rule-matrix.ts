@@ -57,7 +57,7 @@ export const dimensions = [
 export type Dimension = (typeof dimensions)[number]['id'];
 
 /** A cell: the checks that judge it, or why there is nothing to judge. */
-export type MatrixEntry = { checks: readonly string[] } | { reason: string };
+type MatrixEntry = { checks: readonly string[] } | { reason: string };
 
 export interface RuleRow {
   /** Where the rule stands in the interface document. */

@@ -38,7 +38,7 @@ export interface DimensionMatrix {
   rows: { rule: string; says: string; cells: Record<Dimension, DimensionCell> }[];
 }
 
-export const everyResponseColumn = '(every response)';
+const everyResponseColumn = '(every response)';
 const severity: Record<CheckStatus, number> = { FAIL: 4, SKIP: 3, WARN: 2, INFO: 1, PASS: 0 };
 
 /**

@@ -1,3 +1,4 @@
+import { checkName } from '../lib/check.js';
 import type { Evidence } from '../lib/exchange.js';
 import { type FailureGroup, groupFailures } from './failure-groups.js';
 import { renderMatrixText } from './human-report.js';
@@ -81,7 +82,7 @@ interface Cause {
 }
 
 function testCase(result: CheckResult, ruleUrl: string | undefined, cause: Cause | undefined): string[] {
-  const name = `${result.rule} ${result.title}${result.operation === undefined ? '' : ` [${result.operation}]`}`;
+  const name = checkName(result);
   const open = `    <testcase classname="petstore-contract.${escapeXml(result.area)}" name="${escapeXml(name)}" time="${(result.durationMs / 1000).toFixed(3)}">`;
   const inconclusive = result.inconclusive ? '<property name="inconclusive" value="true"/>' : '';
   const cases = result.cases === undefined ? '' : `<property name="cases" value="${result.cases}"/>`;

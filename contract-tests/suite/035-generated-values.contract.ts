@@ -19,7 +19,7 @@ import { callOf, createCategory } from './operations.js';
 const operation = { operation: createCategory.label, operationId: createCategory.operationId, writes: true };
 
 /** Variants per class: one in a default run, all of them with --thorough. */
-export function variantsPerClass(target: Pick<ContractTarget, 'thorough'>): number {
+function variantsPerClass(target: Pick<ContractTarget, 'thorough'>): number {
   return target.thorough ? Number.MAX_SAFE_INTEGER : 1;
 }
 

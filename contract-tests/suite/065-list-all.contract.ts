@@ -6,7 +6,7 @@ import { expectStatus } from '../lib/expect-response.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /** Common page sizes of list endpoints; the list must hold more than the largest one checked (100: --thorough). */
-export const pageSizesCrossed = [10, 20, 25, 50];
+const pageSizesCrossed = [10, 20, 25, 50];
 const pageSizesOf = (thorough: boolean) => (thorough ? [...pageSizesCrossed, 100] : pageSizesCrossed);
 const targetCountOf = (thorough: boolean) => Math.max(...pageSizesOf(thorough)) + 1;
 

@@ -9,7 +9,7 @@ import { isoTime, parseRetryAfter, readBudget, serverClock } from './rate-limit-
  * What it leaves open (whether a ban comes at all, after how many refusals, for how long, what
  * X-RateLimit-Reset and -Remaining say meanwhile) is a note naming the server's choice.
  */
-export type BanRuleId = 'rate.first-429-no-ban' | 'rate.ban-announced' | 'rate.ban-temporary';
+type BanRuleId = 'rate.first-429-no-ban' | 'rate.ban-announced' | 'rate.ban-temporary';
 
 /** Where one answer stands in its key's history, besides the answer before it. */
 export interface KeyHistory {

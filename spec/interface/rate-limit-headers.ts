@@ -3,7 +3,7 @@
  * values and clock readings, so every rule is unit-tested without a server.
  */
 
-export const rateHeaderNames = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
+const rateHeaderNames = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
 
 /** One thing wrong with one header of one response. */
 export interface HeaderProblem {
@@ -186,7 +186,7 @@ export function parseRetryAfter(
 }
 
 /** 'x-ratelimit-limit' -> 'X-RateLimit-Limit' */
-export function displayName(name: string): string {
+function displayName(name: string): string {
   return name
     .split('-')
     .map((part) => (part === 'ratelimit' ? 'RateLimit' : part.charAt(0).toUpperCase() + part.slice(1)))

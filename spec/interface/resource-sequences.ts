@@ -19,7 +19,7 @@ export const resourceRules = [
   },
 ] as const satisfies readonly SequenceRule[];
 
-export type ResourceRuleId = (typeof resourceRules)[number]['id'];
+type ResourceRuleId = (typeof resourceRules)[number]['id'];
 
 /** A created category: what its 201 returned, and the exchange that shows it. */
 export interface CreatedCategory<T extends ObservedExchange> {
@@ -30,7 +30,7 @@ export interface CreatedCategory<T extends ObservedExchange> {
 }
 
 /** One list that did not show a created category as its 201 returned it. */
-export interface RoundTripViolation<T extends ObservedExchange> extends RuleViolation {
+interface RoundTripViolation<T extends ObservedExchange> extends RuleViolation {
   /** The 201 of the category the list shows wrongly. */
   created: T;
 }

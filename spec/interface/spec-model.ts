@@ -20,7 +20,7 @@ export interface SpecOperation {
   responses: Map<string, SpecResponse>;
 }
 
-export interface SpecResponse {
+interface SpecResponse {
   statusKey: string;
   /** Validator of the `application/json` body, when the spec gives a schema. */
   validator: SchemaValidator | undefined;
@@ -112,7 +112,7 @@ export function validateBody(operation: SpecOperation, status: number, json: unk
 }
 
 /** The declared response for a status: exact, then a range ('4XX'), then 'default'. */
-export function responseFor(operation: SpecOperation, status: number): SpecResponse | undefined {
+function responseFor(operation: SpecOperation, status: number): SpecResponse | undefined {
   return responseByStatus(status, (key) => operation.responses.get(key) ?? operation.responses.get(key.toLowerCase()));
 }
 

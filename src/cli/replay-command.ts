@@ -44,7 +44,7 @@ const nodeIo: ReplayCommandIo = {
   writeFile: (path, text) => writeReportFile(path, text),
 };
 
-export const replayHelp = `petstore-mock replay FILE [options]: replay recorded traffic against a fresh in-memory mock.
+const replayHelp = `petstore-mock replay FILE [options]: replay recorded traffic against a fresh in-memory mock.
 
 FILE is a HAR 1.2 recording (real keys: map them to plans) or the mock's own request log exported
 with GET /__mock/requests?format=jsonl (clients under pseudonyms with their plans: no mapping needed).

@@ -9,7 +9,7 @@ import type { Logger } from '../core/types.js';
  */
 
 /** The variable the command reads the server's API base address from (the kit's own `--base-url` variable). */
-export const baseUrlVariable = 'PETSTORE_BASE_URL';
+const baseUrlVariable = 'PETSTORE_BASE_URL';
 
 /** A server run as this module ends it. */
 export interface ServedRun {

@@ -97,7 +97,7 @@ const earliestAsRecordedMs = dayMs;
 const movedToMs = Date.UTC(2000, 0, 1);
 
 /** 0, or the whole days that move a recording starting at `firstAtMs` to 2000-01-01 (see `ReplayResult.timeShiftMs`). */
-export function replayTimeShift(firstAtMs: number): number {
+function replayTimeShift(firstAtMs: number): number {
   return firstAtMs >= earliestAsRecordedMs ? 0 : Math.ceil((movedToMs - firstAtMs) / dayMs) * dayMs;
 }
 

@@ -59,7 +59,7 @@ interface PendingRequest {
   idempotencyKey: string | null;
 }
 
-export interface WaitSample {
+interface WaitSample {
   request: string;
   failedAt: string;
   failure: string;
@@ -67,7 +67,7 @@ export interface WaitSample {
   waitSeconds: number;
 }
 
-export interface ResendSample {
+interface ResendSample {
   request: string;
   failedAt: string;
   failure: string;
@@ -81,9 +81,9 @@ const idempotentMethods = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS', 'T
 /** Faults after which the client cannot know what the server did: no answer reached it. */
 const unknownOutcomeFaults = new Set(['reset', 'close', 'timeout']);
 /** More attempts than this of one request, in a row while it fails, is a client that does not give up. */
-export const maxAttempts = 10;
+const maxAttempts = 10;
 /** A request sent again later than this after its failure is a new one (the client had given up). */
-export const sameRequestWindowMs = 10 * 60_000;
+const sameRequestWindowMs = 10 * 60_000;
 const maxPending = 20;
 const maxSamples = 5;
 

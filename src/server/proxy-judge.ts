@@ -49,7 +49,7 @@ export interface ProxyJudgeOptions {
 }
 
 /** One request as it left for the upstream; the judge's handle until its answer arrives. */
-export interface PendingExchange {
+interface PendingExchange {
   seq: number;
   sentAtMs: number;
   method: string;

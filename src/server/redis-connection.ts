@@ -51,7 +51,7 @@ function localMicros(): number {
  * minus the local time the answer arrived is a lower bound of the real difference (the answer took
  * some time to come), so a deadline built from it is never later in Redis than meant here.
  */
-export class RedisClock {
+class RedisClock {
   #offsetMicros = 0;
   #syncedAtMs = Number.NEGATIVE_INFINITY;
   #syncing: Promise<void> | null = null;

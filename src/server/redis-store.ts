@@ -56,13 +56,7 @@ import {
 } from './redis-connection.js';
 import { lateReply, type Script, scripts } from './redis-scripts.js';
 
-export {
-  loadRedisModule,
-  type RedisCommander,
-  type RedisStoreOptions,
-  resolveRedisOptions,
-  StoreConfigError,
-} from './redis-connection.js';
+export { loadRedisModule, type RedisStoreOptions, StoreConfigError } from './redis-connection.js';
 export { redisStoreScripts } from './redis-scripts.js';
 
 /**

@@ -38,8 +38,6 @@ export const dashboardPageHeaders: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-export { dashboardPageHtml };
-
 /**
  * The answer to `GET /__mock/ui`, transport-free like the rest of the core: the page needs no token
  * (a navigation cannot send one, and the page holds no data), but the route keeps the controls'

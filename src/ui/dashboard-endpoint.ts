@@ -8,7 +8,7 @@ import type { DashboardSnapshot } from './dashboard-types.js';
 // the same caching rules the mock applies. Browser-safe (no Node types), so MSW can use it too.
 
 /** The most `recent` entries one snapshot carries, and the default. */
-export const maxRecentLimit = 10_000;
+const maxRecentLimit = 10_000;
 
 /**
  * Decodes `?limit=` (absent: 10,000). A bad value is the mock's usual 400 `validation_failed`.

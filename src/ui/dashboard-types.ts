@@ -2,18 +2,10 @@
  * The data shapes the dashboard page consumes: the lab's own (`src/lab/lab-types.ts` owns them),
  * under the names the page uses. Type-only, so nothing of the lab enters the page's bundle.
  */
-import type {
-  ClientRequestCounts,
-  DashboardClient,
-  DashboardSnapshot,
-  LabClockState,
-  SituationName,
-} from '../lab/lab-types.js';
+import type { DashboardClient, DashboardSnapshot, SituationName } from '../lab/lab-types.js';
 
 export type { CoverageReport, DashboardClient, DashboardSnapshot, Verdict } from '../lab/lab-types.js';
-export type RequestCounts = ClientRequestCounts;
 export type Situation = SituationName;
-export type ClockState = LabClockState;
 export type DashboardWindow = DashboardClient['windows'][number];
 export type RecentRequest = DashboardSnapshot['recent'][number];
 

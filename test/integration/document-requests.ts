@@ -3,7 +3,7 @@ import type { CompiledOperation } from '../../src/core/spec/compiled-spec.js';
 import type { MockRequest } from '../../src/core/types.js';
 
 /** A key every corpus test sends where a scheme asks for one (a demo key of the mock). */
-export const corpusKey = 'demo-enterprise';
+const corpusKey = 'demo-enterprise';
 
 /**
  * A request an operation should accept: path, query and header parameters made from their

@@ -22,7 +22,7 @@ export function storeOptions(overrides: Partial<StateStoreOptions> = {}): StateS
   };
 }
 
-export function digestOf(key: string): string {
+function digestOf(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 

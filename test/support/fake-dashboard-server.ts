@@ -35,7 +35,7 @@ export interface FakeKey {
   limits: { perMinute: number; perDay: number };
 }
 
-export const fakeDemoKeys: FakeKey[] = [
+const fakeDemoKeys: FakeKey[] = [
   { key: 'demo-free', shown: 'demo-free', plan: 'free', demo: true, limits: { perMinute: 60, perDay: 1000 } },
   { key: 'demo-pro', shown: 'demo-pro', plan: 'pro', demo: true, limits: { perMinute: 300, perDay: 10_000 } },
   {

@@ -13,7 +13,7 @@ import { parse } from 'yaml';
  * workflow the docs show stays within what is tested.
  */
 
-export interface StepRecord {
+interface StepRecord {
   name: string;
   /** The step's exit code; undefined when skipped by its `if:`. */
   code: number | undefined;
@@ -40,7 +40,7 @@ export type UsesHandler = (
 ) => Promise<{ code: number; outputs: Record<string, string>; summary?: string; stdout?: string; stderr?: string }>;
 
 /** The job's state the expressions read. */
-export interface JobContext {
+interface JobContext {
   workspace: string;
   env: Record<string, string>;
   secrets: Record<string, string>;
@@ -250,7 +250,7 @@ export function parseCommandFile(text: string): Record<string, string> {
 }
 
 /** Replaces each `${{ expression }}` in `text`. */
-export function evaluateText(text: string, context: JobContext): string {
+function evaluateText(text: string, context: JobContext): string {
   return text.replace(/\$\{\{\s*(.+?)\s*\}\}/g, (_, expression: string) => String(evaluate(expression, context)));
 }
 

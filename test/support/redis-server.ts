@@ -55,7 +55,7 @@ wait "$server"
 `;
 
 /** Where `redis-server` is, or why it cannot be used. */
-export function findRedisServer(): { available: true; version: string } | { available: false; reason: string } {
+function findRedisServer(): { available: true; version: string } | { available: false; reason: string } {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8', timeout: 5_000 });
   if (probe.error || probe.status !== 0) {
     return { available: false, reason: 'redis-server is not installed (apt-get install redis-server)' };

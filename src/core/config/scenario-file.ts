@@ -181,8 +181,6 @@ export type ScenarioOperation =
   | { op: 'setWindows'; client: ScenarioClient; windows: ExactWindows }
   | CategoryOperation;
 
-export type { ExactWindows } from './scenario-windows.js';
-
 export interface ScenarioPlan {
   description: string | null;
   operations: ScenarioOperation[];

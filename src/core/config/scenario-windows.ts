@@ -67,7 +67,7 @@ export function exactWindows(windows: z.output<ReturnType<typeof clientWindowsSc
   };
 }
 
-export interface ListedCategory {
+interface ListedCategory {
   id: number;
   name: string;
   description?: string;

@@ -34,7 +34,7 @@ export interface CompiledOperation {
   memberParameter?: string | undefined;
 }
 
-export interface CompiledParameter {
+interface CompiledParameter {
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;

@@ -174,7 +174,7 @@ export function assertClientWindows(windows: ClientWindows): void {
 }
 
 /** Throws a RangeError when a category list to restore does not have consecutive ascending ids from 1 up. */
-export function assertCategoryList(categories: readonly Category[]): void {
+function assertCategoryList(categories: readonly Category[]): void {
   categories.forEach((category, index) => {
     const first = categories[0]!.id;
     if (
@@ -205,7 +205,7 @@ export function sortClients<T extends { client: StoreClient }>(clients: T[]): T[
 }
 
 /** The clients of a starting state that still stand somewhere at `atMs` (the others start fresh either way). */
-export function liveAt<T extends { windows: ClientWindows }>(clients: readonly T[], atMs: number): T[] {
+function liveAt<T extends { windows: ClientWindows }>(clients: readonly T[], atMs: number): T[] {
   return clients.filter((entry) => !windowsOver(entry.windows, atMs));
 }
 

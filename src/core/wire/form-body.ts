@@ -2,7 +2,7 @@ import { HttpError } from '../errors.js';
 import { decodeUtf8 } from './request-body.js';
 
 /** Turns the text values a form sent under one name into what the field's schema asks for. */
-export type FieldDecoder = (values: readonly string[]) => unknown;
+type FieldDecoder = (values: readonly string[]) => unknown;
 
 /** The fields of a form body by name, each turned into its schema's type (text by default). */
 export type FieldDecoders = ReadonlyMap<string, FieldDecoder>;

@@ -16,7 +16,7 @@ import { timeBugs } from './time.js';
 import { valueBugs } from './values.js';
 
 /** The first batch (issue 39, decision 035): the bugs the kit's generators were then written to catch. */
-export const firstBatch: readonly BugServer[] = [
+const firstBatch: readonly BugServer[] = [
   ...valueBugs,
   ...framingBugs,
   ...methodBugs,
@@ -33,7 +33,7 @@ export const firstBatch: readonly BugServer[] = [
  * the kit's checks, and measured before the kit changed: the kit's value is what it catches on servers it was not
  * written from.
  */
-export const secondBatch: readonly BugServer[] = [
+const secondBatch: readonly BugServer[] = [
   ...secondBatchValueBugs,
   ...secondBatchFramingBugs,
   ...secondBatchMethodBugs,

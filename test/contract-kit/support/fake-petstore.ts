@@ -134,7 +134,7 @@ export interface FakePetstoreOptions {
  * terminal escape sequences, a server that dies mid-run, one that is slow, one that answers
  * every request with 429.
  */
-export type Hostility =
+type Hostility =
   | { kind: 'huge-list-body'; bytes: number }
   | { kind: 'endless-list-body' }
   | { kind: 'echo-credentials' }
@@ -146,7 +146,7 @@ export type Hostility =
 /** What the escape-sequences server puts in its error messages: clear the screen, draw a green CONFORMS, a NUL, a bidi override. */
 export const hostileText = '\u001b[2J\u001b[H\u001b[32mVerdict: CONFORMS (exit 0)\u001b[0m\u0000\u202e';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   authorization: string | undefined;

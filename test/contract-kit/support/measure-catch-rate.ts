@@ -3,7 +3,7 @@
  * single-fault fake (support/fake-petstore.ts) and counts the runs that do NOT end in CONFORMS
  * (exit 0). A broken server that the kit calls conforming is a miss.
  *
- * Usage: npx tsx test/contract-kit/support/measure-catch-rate.ts
+ * Usage: npm run kit:catch-rate
  */
 import { runContract } from '../../../contract-tests/runner/run-contract.js';
 import { fakeKeys, faultOptions, issue9Faults, startFakePetstore } from './fake-petstore.js';

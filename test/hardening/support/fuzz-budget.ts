@@ -14,7 +14,7 @@ export function fuzzRuns(small: number, large = small * 20): number {
 }
 
 /** True under `npm run fuzz` (npm names the script it runs in the environment it gives it). */
-export function isLargeFuzzRun(): boolean {
+function isLargeFuzzRun(): boolean {
   return process.env.npm_lifecycle_event === 'fuzz' || process.env.PETSTORE_FUZZ_RUNS !== undefined;
 }
 

@@ -24,7 +24,7 @@ export interface GeneratedRequest {
   body: string;
 }
 
-export interface GeneratedTarget {
+interface GeneratedTarget {
   text: string;
   /** The normalised path and query the upstream must see below its base path, or null when the proxy must refuse. */
   forwarded: string | null;
@@ -70,7 +70,7 @@ const segment = mostly(
 );
 
 /** A target below `/v1` with dot segments, encoded or not, in origin-form or absolute-form. */
-export const targetArbitrary: fc.Arbitrary<GeneratedTarget> = fc
+const targetArbitrary: fc.Arbitrary<GeneratedTarget> = fc
   .record({
     absolute: fc.constantFrom('', '', 'http://elsewhere.example', 'HTTPS://Elsewhere.Example:8443'),
     segments: fc.array(segment, { maxLength: 4 }),

@@ -26,14 +26,14 @@ export interface FuzzRequest {
  * Content-Length (smaller or larger than the body); `invalid` sends an unreadable one; `none` sends
  * the body with no framing at all, so the server reads it as the next request.
  */
-export type Framing = 'exact' | 'chunked' | 'short' | 'long' | 'invalid' | 'none';
+type Framing = 'exact' | 'chunked' | 'short' | 'long' | 'invalid' | 'none';
 
 const latin1 = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
 
 /** 100,000 nested arrays: deeper than any recursive parser's stack. */
 export const deepArrays = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
 /** 30,000 nested objects inside an otherwise valid category. */
-export const deepObjects = `{"name":"deep","extra":${'{"a":'.repeat(30_000)}1${'}'.repeat(30_000)}}`;
+const deepObjects = `{"name":"deep","extra":${'{"a":'.repeat(30_000)}1${'}'.repeat(30_000)}}`;
 
 /** Nesting deep enough to overflow a recursive parser or validator; 60-200 KB each, so used sparingly. */
 export const deepBodies: readonly Buffer[] = [
@@ -43,7 +43,7 @@ export const deepBodies: readonly Buffer[] = [
 ].map((text) => Buffer.from(text, 'utf8'));
 
 /** Small bodies chosen because they broke parsers, validators or merges somewhere before. */
-export const smallHostileBodies: readonly Buffer[] = [
+const smallHostileBodies: readonly Buffer[] = [
   '{"name":"x","__proto__":{"polluted":"yes"}}',
   '{"__proto__":{"name":"from the prototype","polluted":"yes"}}',
   '{"name":"x","constructor":{"prototype":{"polluted":"yes"}}}',
@@ -317,7 +317,7 @@ export const smallBodyArbitrary: fc.Arbitrary<Buffer | null> = fc.oneof(
 );
 
 /** Any body, including deep nesting and bodies past the server's limit: for fuzzing over sockets. */
-export const bodyArbitrary: fc.Arbitrary<Buffer | null> = fc.oneof(
+const bodyArbitrary: fc.Arbitrary<Buffer | null> = fc.oneof(
   { weight: 12, arbitrary: smallBodyArbitrary },
   { weight: 1, arbitrary: fc.constantFrom(...deepBodies) },
   { weight: 1, arbitrary: fc.integer({ min: 64 * 1024, max: 400 * 1024 }).map((length) => Buffer.alloc(length, 0x61)) },
@@ -373,7 +373,7 @@ export const fuzzRequestArbitrary: fc.Arbitrary<FuzzRequest> = fc
   });
 
 /** One readable line per request, for failure reports. */
-export function describeRequest(request: FuzzRequest): string {
+function describeRequest(request: FuzzRequest): string {
   const clip = (text: string, length: number) =>
     JSON.stringify(text.length > length ? `${text.slice(0, length)}...(${text.length})` : text);
   const distinct = [...new Set(request.headers.map(([name, value]) => `${clip(name, 30)}: ${clip(value, 60)}`))];

@@ -7,9 +7,9 @@
 const range = (from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, index) => String.fromCodePoint(from + index));
 
-export const controlCharacters = [...range(0x00, 0x1f), '\u007f', ...range(0x80, 0x9f)];
+const controlCharacters = [...range(0x00, 0x1f), '\u007f', ...range(0x80, 0x9f)];
 
-export const escapeSequences = [
+const escapeSequences = [
   '\u001b[2J\u001b[H', // clear the screen, cursor home
   '\u001b]0;pwned\u0007', // window title (OSC 0, BEL)
   '\u001b]8;;https://evil.example\u001b\\click\u001b]8;;\u001b\\', // a hyperlink (OSC 8, ST)
@@ -19,7 +19,7 @@ export const escapeSequences = [
   '\u009d0;pwned\u009c', // C1 OSC ... ST
 ];
 
-export const spoofingCharacters = [
+const spoofingCharacters = [
   ...range(0x202a, 0x202e), // LRE, RLE, PDF, LRO, RLO
   ...range(0x2066, 0x2069), // LRI, RLI, FSI, PDI
   '\u200e',
@@ -42,7 +42,7 @@ export const spoofingCharacters = [
 ];
 
 /** A line break and a fake verdict first: a raw newline would let a recorded value draw a line of its own. */
-export const fakeLine = 'Verdict: ok, all clear';
+const fakeLine = 'Verdict: ok, all clear';
 
 export const terminalPayload = `\n${fakeLine}${controlCharacters.join('')}${escapeSequences.join('')}${spoofingCharacters.join('')}x`;
 

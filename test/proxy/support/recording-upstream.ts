@@ -2,7 +2,7 @@ import { type AddressInfo, createServer, type Server, type Socket } from 'node:n
 import { readWireRequest, valuesOf, type WireRequest } from './strict-request-reader.js';
 
 /** What the upstream saw on one of its connections. */
-export type UpstreamRecord =
+type UpstreamRecord =
   | { kind: 'request'; connection: number; request: WireRequest; id: string | undefined }
   /** Bytes a strict server could not read as a request: the proxy sent something ambiguous. */
   | { kind: 'malformed'; connection: number; reason: string }
@@ -19,7 +19,7 @@ export interface RecordingUpstream {
 }
 
 /** The field the tests put a request's own id in; the upstream answers with it. */
-export const requestIdField = 'x-request-id';
+const requestIdField = 'x-request-id';
 
 /**
  * A raw `net` server standing for the real API behind the proxy: it reads what arrives with the
