@@ -78,9 +78,35 @@ export function headingAnchors(markdown: string): Set<string> {
   return anchors;
 }
 
-/** Every link target of the prose (`[text](target)`, images included), code excluded. */
+/** How a Markdown page names a link target: inline (images too), as a reference definition, in HTML. */
+const linkForms = [
+  /!?\[[^\]]*\]\(<?([^)\s>]+)>?(?:\s+"[^"]*")?\)/g,
+  /^ {0,3}\[[^\]]+\]:[ \t]*<?([^\s>]+)>?/gm,
+  /<(?:a|img|source)\s[^>]*?\b(?:href|src)="([^"]+)"/gi,
+];
+
+/** Every link target of the prose (`[text](target)`, `[label]: target`, `<a href>`, `<img src>`), code excluded. */
 export function linkTargets(markdown: string): string[] {
-  const targets: string[] = [];
-  for (const match of prose(markdown).matchAll(/!?\[[^\]]*\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) targets.push(match[1]!);
-  return targets;
+  const text = prose(markdown);
+  return linkForms.flatMap((form) => [...text.matchAll(form)].map((match) => match[1]!));
+}
+
+/**
+ * The repository file or folder a link names when it points into the project's repository on GitHub
+ * (`REPOSITORY/blob/main/PATH` or `REPOSITORY/tree/main/PATH`, REPOSITORY as package.json's
+ * `repository.url` says), or undefined. Shipped pages link so to what the package leaves out.
+ *
+ * @example repositoryPath('https://github.com/o/r/blob/main/docs/a.md#x', 'git+https://github.com/o/r.git') // 'docs/a.md#x'
+ */
+export function repositoryPath(target: string, repositoryUrl: string): string | undefined {
+  for (const kind of ['blob', 'tree']) {
+    const prefix = `${repositoryWeb(repositoryUrl)}/${kind}/main/`;
+    if (target.startsWith(prefix)) return target.slice(prefix.length);
+  }
+  return undefined;
+}
+
+/** The repository's web address from package.json's `repository.url` (`git+https://github.com/o/r.git` -> `https://github.com/o/r`). */
+export function repositoryWeb(repositoryUrl: string): string {
+  return repositoryUrl.replace(/^git\+/, '').replace(/\.git$/, '');
 }
