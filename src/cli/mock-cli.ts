@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-import { type FSWatcher, readFileSync, watch } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { type FSWatcher, readFileSync } from 'node:fs';
 import { maskCredentialPatterns } from '../../spec/credential-masking.js';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
-import { defaultSpecPath, type LoadSpecOptions, readSpecFile } from '../../spec/load-spec.js';
+import { defaultSpecPath } from '../../spec/load-spec.js';
 import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { describeFaults } from '../core/config/fault-config.js';
@@ -32,6 +31,7 @@ import {
   serverReportTargets,
 } from './report-option.js';
 import { scenarioBanner } from './scenario-banner.js';
+import { describeStoreUrl, watchSpec } from './watch-spec.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
 /** The package's version, read from its package.json (the same relative path from src/cli and dist/bin). */
@@ -363,50 +363,6 @@ async function readScenarioFiles(
     scenarios.push(scenario);
   }
   return scenarios;
-}
-
-/** A store URL without its password, for the banner. */
-function describeStoreUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'redis';
-  }
-}
-
-/**
- * --watch: reloads the spec into the running app when its file changes. The folder is watched,
- * not the file, because editors save by writing a new file and renaming it over the old one (a
- * watch on the old file would go quiet). Changes are debounced: one save is often several events.
- * A spec that fails to load or compile leaves the previous one serving, with one line saying why.
- */
-function watchSpec(path: string, app: MockApp, logger: Logger, reading: LoadSpecOptions): FSWatcher {
-  const file = resolve(path);
-  const name = basename(file);
-  let timer: NodeJS.Timeout | undefined;
-  let reloading = Promise.resolve();
-  const reload = async () => {
-    try {
-      app.replaceSpec(await readSpecFile(file, reading));
-      logger.info(
-        `Reloaded ${path}: ${app.spec.title} ${app.spec.version}, ${app.spec.operations.length} operations under ${app.basePath}; state kept`,
-      );
-    } catch (error) {
-      logger.error(`${(error as Error).message.split('\n')[0]}; still serving the previous spec`);
-    }
-  };
-  const watcher = watch(dirname(file), (_event, changed) => {
-    if (changed !== null && changed !== name) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      reloading = reloading.then(reload);
-    }, 100);
-  });
-  watcher.on('error', (error) => logger.error(`Failed to watch ${path}: ${error.message}; --watch is off`));
-  logger.info(`Watching ${path} for changes`);
-  return watcher;
 }
 
 const helpHint = '\nRun petstore-mock --help for the options.';
