@@ -50,7 +50,7 @@ export type OptionValues<Table extends OptionTable> = {
 export type GivenValues = Record<string, string | boolean | string[] | undefined>;
 
 /** The table as parseArgs' `options`. */
-export function parserOptions(
+function parserOptions(
   table: OptionTable,
 ): Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> {
   return Object.fromEntries(
