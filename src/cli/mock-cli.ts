@@ -64,6 +64,10 @@ interface StartedMock {
   labReports: ServerReportTarget[];
 }
 
+/**
+ * The mock's run in named steps: read the command line (Prism's habits, the table's options), read the
+ * config file, start the mock (or the proxy it asks for), print the banner, and wait for the end.
+ */
 async function main(given: string[]): Promise<number> {
   const prism = readPrismHabits(given);
   if ('error' in prism) return usageError(prism.error);
