@@ -1,7 +1,5 @@
-import { parseArgs } from 'node:util';
 import { maskCredentialPatterns } from '../../spec/credential-masking.js';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
 import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal } from '../../spec/terminal-text.js';
 import { type FaultSettings, faultSettingsSchema } from '../core/config/fault-config.js';
@@ -11,10 +9,92 @@ import { createConsoleLogger } from '../server/console-logger.js';
 import { proxyReportJunit, proxyReportMarkdown } from '../server/proxy-report.js';
 import { type RunningProxyServer, startProxyServer } from '../server/proxy-server.js';
 import { allowedHostsOption } from './allowed-hosts-option.js';
+import {
+  choiceOption,
+  helpLines,
+  integerOption,
+  type OptionRow,
+  parseCommandLine,
+  readOptionValues,
+} from './option-table.js';
 import { reportTargetsProblem, type ServerReportTarget, serverReportTargets } from './report-option.js';
 import { awaitEndOfRun, commandAfterTerminator, commandProblem, defaultPort, howItStops } from './wrapped-command.js';
 
-const help = `petstore-mock proxy: forward real traffic to a server and judge both sides against the interface.
+/** `petstore-mock proxy`'s options, each declared once (decision 048). */
+export const proxyOptions = {
+  port: {
+    type: 'string',
+    short: 'p',
+    value: 'N',
+    default: '4010',
+    parse: integerOption(0, 65_535),
+    help: ['Port to listen on (default 4010, or a free one with -- COMMAND; 0 picks a free port)'],
+  },
+  host: {
+    type: 'string',
+    short: 'h',
+    value: 'HOST',
+    default: '127.0.0.1',
+    help: ['Address to bind (default 127.0.0.1; another one is said in one line)'],
+  },
+  spec: { type: 'string', value: 'FILE', help: ["The document to judge against (default the kit's Petstore spec)"] },
+  report: {
+    type: 'string',
+    multiple: true,
+    value: 'FORMAT=FILE',
+    help: [
+      'On shutdown, write the report as json, junit or markdown (repeatable; a bare',
+      'FILE by its ending: .xml JUnit XML, .md Markdown, else JSON)',
+    ],
+  },
+  'fail-on': {
+    type: 'string',
+    value: 'SIDE',
+    parse: choiceOption(['server', 'client', 'any']),
+    help: ['Exit 1 at shutdown when SIDE broke a rule: server, client or any'],
+  },
+  'max-body-bytes': {
+    type: 'string',
+    value: 'N',
+    default: '1048576',
+    parse: integerOption(1, 64 * 1024 * 1024),
+    help: [
+      'Bytes of an answer kept for judging (default 1048576); longer ones are forwarded',
+      'whole and reported as too large to judge',
+    ],
+  },
+  'upstream-timeout': {
+    type: 'string',
+    value: 'S',
+    default: '30',
+    parse: integerOption(1, 3_600),
+    help: ['Seconds the upstream has to answer (default 30); then 502'],
+  },
+  'allowed-hosts': {
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    help: [
+      'Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any);',
+      'by default only loopback names and the bound address (DNS rebinding is 403)',
+    ],
+  },
+  latency: {
+    type: 'string',
+    value: 'RANGE',
+    // Read into fault settings at once: a latency that does not read is refused before the proxy starts.
+    parse: (latency: string) => faultsWithLatency(undefined, latency),
+    help: [
+      'Every answer reaches the client this much later: 200ms, 1.5s or 50-300ms (faults',
+      'per operation and key: "faults:" in the config; docs/proxy.md)',
+    ],
+  },
+  verbose: { type: 'boolean', help: ['Log every forwarded request (keys never shown)'] },
+  quiet: { type: 'boolean', help: ['Print nothing but errors'] },
+  help: { type: 'boolean', help: ['Show this help'] },
+} as const satisfies Record<string, OptionRow>;
+
+export const proxyHelp = `petstore-mock proxy: forward real traffic to a server and judge both sides against the interface.
 
 Usage: petstore-mock proxy UPSTREAM [options]
        petstore-mock proxy UPSTREAM [options] -- COMMAND [ARGS]   run COMMAND (a test run) through the proxy,
@@ -25,43 +105,13 @@ Usage: petstore-mock proxy UPSTREAM [options]
   UPSTREAM                 The server's API base URL, version prefix included (https://staging.example.com/v1)
 
 Options:
-  -p, --port N             Port to listen on (default 4010, or a free one with -- COMMAND; 0 picks a free port)
-  -h, --host HOST          Address to bind (default 127.0.0.1; another one is said in one line)
-      --spec FILE          The document to judge against (default the kit's Petstore spec)
-      --report FORMAT=FILE On shutdown, write the report as json, junit or markdown (repeatable; a bare
-                           FILE by its ending: .xml JUnit XML, .md Markdown, else JSON)
-      --fail-on SIDE       Exit 1 at shutdown when SIDE broke a rule: server, client or any
-      --max-body-bytes N   Bytes of an answer kept for judging (default 1048576); longer ones are forwarded
-                           whole and reported as too large to judge
-      --upstream-timeout S Seconds the upstream has to answer (default 30); then 502
-      --allowed-hosts NAME Also serve /__mock/* under Host NAME (repeatable; .NAME adds subdomains; all: any);
-                           by default only loopback names and the bound address (DNS rebinding is 403)
-      --latency RANGE      Every answer reaches the client this much later: 200ms, 1.5s or 50-300ms (faults
-                           per operation and key: "faults:" in the config; docs/proxy.md)
-      --verbose            Log every forwarded request (keys never shown)
-      --quiet              Print nothing but errors
-      --help               Show this help
+${helpLines(proxyOptions, 'options', 27)}
 
 Served beside the forwarded API (under /v1 as the mock): GET /__mock/report (?format=junit|markdown),
 GET /__mock/requests?format=jsonl (the traffic for petstore-mock replay, keys as pseudonyms),
 GET /__mock/ui (the dashboard), GET /__mock/health. Nothing is added, dropped or retried; an upstream
 that cannot be reached is a 502 {code, message, status}.
 `;
-
-const options = {
-  port: { type: 'string', short: 'p' },
-  host: { type: 'string', short: 'h' },
-  spec: { type: 'string' },
-  report: { type: 'string', multiple: true },
-  'fail-on': { type: 'string' },
-  'max-body-bytes': { type: 'string' },
-  'upstream-timeout': { type: 'string' },
-  'allowed-hosts': { type: 'string', multiple: true },
-  latency: { type: 'string' },
-  verbose: { type: 'boolean' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean' },
-} as const;
 
 export type FailOn = 'server' | 'client' | 'any';
 
@@ -72,59 +122,43 @@ export type FailOn = 'server' | 'client' | 'any';
  * @example await runProxyCommand(['https://staging.example.com/v1', '--report', 'proxy.xml', '--fail-on', 'any'])
  */
 export async function runProxyCommand(argv: string[]): Promise<number> {
-  let values;
-  let positionals: string[];
-  let command: string[] | undefined;
-  try {
-    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
-    const repeated = repeatedOption(parsed.tokens, options);
-    if (repeated !== undefined) {
-      printError(repeated);
-      return 2;
-    }
-    ({ values } = parsed);
-    command = commandAfterTerminator(parsed, argv);
-    positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
-  } catch (error) {
-    return usage(parseArgsMessage((error as Error).message, options));
+  const parsed = parseCommandLine(argv, proxyOptions);
+  if (parsed.error !== undefined) {
+    if (parsed.usage) return usage(parsed.error);
+    printError(parsed.error);
+    return 2;
   }
-  if (values.help) {
-    process.stdout.write(help);
+  if (parsed.values.help) {
+    process.stdout.write(proxyHelp);
     return 0;
   }
+  const command = commandAfterTerminator(parsed, argv);
+  const positionals = parsed.positionals.slice(0, parsed.positionals.length - (command?.length ?? 0));
   if (positionals.length !== 1)
     return usage('expected one upstream base URL, e.g. petstore-mock proxy https://staging.example.com/v1');
   const unusableCommand = commandProblem(command);
   if (unusableCommand !== undefined) return usage(unusableCommand);
-  const failOn = values['fail-on'];
-  if (failOn !== undefined && !['server', 'client', 'any'].includes(failOn))
-    return usage(`--fail-on must be server, client or any, got "${failOn}"`);
+  const read = readOptionValues(proxyOptions, parsed.values, {
+    defaults: command === undefined ? {} : { port: defaultPort(command, '4010') },
+  });
+  if (read.error !== undefined) return usage(read.error);
+  const { values } = read;
   const reports = serverReportTargets(values.report, ['json', 'junit', 'markdown']);
   if (typeof reports === 'string') return usage(reports);
   const reportProblem = await reportTargetsProblem(reports, [values.spec, process.argv[1]]);
   if (reportProblem !== undefined) return usage(reportProblem);
-  const port = integerOption(values.port ?? defaultPort(command, '4010'), '--port', 0, 65_535);
-  const maxBody = integerOption(values['max-body-bytes'] ?? '1048576', '--max-body-bytes', 1, 64 * 1024 * 1024);
-  const timeout = integerOption(values['upstream-timeout'] ?? '30', '--upstream-timeout', 1, 3_600);
-  for (const value of [port, maxBody, timeout]) if (typeof value === 'string') return usage(value);
-  let faults: FaultSettings | undefined;
-  try {
-    faults = faultsWithLatency(undefined, values.latency);
-  } catch (error) {
-    return usage((error as Error).message);
-  }
   const logger = createConsoleLogger({ verbose: values.verbose, quiet: values.quiet });
   return runProxy({
     upstream: positionals[0]!,
-    port: port as number,
-    host: values.host ?? '127.0.0.1',
+    port: values.port,
+    host: values.host,
     specPath: values.spec,
-    maxJudgedBodyBytes: maxBody as number,
-    upstreamTimeoutMs: (timeout as number) * 1000,
+    maxJudgedBodyBytes: values['max-body-bytes'],
+    upstreamTimeoutMs: values['upstream-timeout'] * 1000,
     reports,
-    failOn: failOn as FailOn | undefined,
+    failOn: values['fail-on'],
     ...(values['allowed-hosts'] ? { allowedHosts: allowedHostsOption(values['allowed-hosts'], undefined) } : {}),
-    ...(faults !== undefined ? { faults } : {}),
+    ...(values.latency !== undefined ? { faults: values.latency } : {}),
     command,
     logger,
   });
@@ -231,12 +265,6 @@ async function finish(
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
-
-function integerOption(text: string, flag: string, min: number, max: number): number | string {
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max)
-    return `${flag} must be an integer from ${min} to ${max}, got "${text}"`;
-  return Number(text);
 }
 
 function usage(message: string): number {

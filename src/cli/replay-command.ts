@@ -2,10 +2,8 @@
  * `petstore-mock replay FILE` (Node only: it reads and writes files). The CLI wires it with one line:
  * `if (argv[0] === 'replay') return runReplayCommand(argv.slice(1));`
  */
-import { parseArgs } from 'node:util';
 import { readBoundedText } from '../../spec/bounded-file.js';
 import { readSpecFile } from '../../spec/load-spec.js';
-import { parseArgsMessage, repeatedOption } from '../../spec/repeated-options.js';
 import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../spec/terminal-text.js';
 import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
@@ -24,6 +22,7 @@ import {
 } from '../lab/replay-input.js';
 import { formatDuration, renderTimelineSvg } from '../lab/timeline-svg.js';
 import { readConfigFile } from '../server/config-file.js';
+import { helpLines, type OptionRow, type OptionValues, parseCommandLine, readOptionValues } from './option-table.js';
 import { reportTargetsProblem, serverReportTargets } from './report-option.js';
 
 export interface ReplayCommandIo {
@@ -44,34 +43,62 @@ const nodeIo: ReplayCommandIo = {
   writeFile: (path, text) => writeReportFile(path, text),
 };
 
-const replayHelp = `petstore-mock replay FILE [options]: replay recorded traffic against a fresh in-memory mock.
+/** `petstore-mock replay`'s options, each declared once (decision 048). */
+export const replayOptions = {
+  key: {
+    type: 'string',
+    multiple: true,
+    value: 'KEY=PLAN',
+    help: [
+      'The plan of a recorded key (HAR) or pseudonym (export); PLAN is a plan name',
+      'or perMinute/perDay, e.g. --key sk_live_abc=pro --key client-5e3f0c2a9b1d=10/100',
+      '(repeatable)',
+    ],
+  },
+  'default-plan': {
+    type: 'string',
+    value: 'PLAN',
+    help: ['The plan of every HAR key not given with --key (demo keys keep theirs)'],
+  },
+  config: {
+    type: 'string',
+    value: 'FILE',
+    help: ["The mock's config (plans, anonymous budget, ban policy), as for the server"],
+  },
+  report: {
+    type: 'string',
+    multiple: true,
+    value: 'FORMAT=FILE',
+    help: [
+      'Write the lab report as json or junit (repeatable; a bare FILE is JUnit XML',
+      'when it ends in .xml, else JSON)',
+    ],
+  },
+  timeline: {
+    type: 'string',
+    value: 'FILE.svg',
+    parse: (path: string) => {
+      if (!/\.svg$/i.test(path)) throw new Error(`--timeline ${path}: the file name must end in .svg`);
+      return path;
+    },
+    help: ['Draw the requests per client over time (status, limits, bans) as SVG'],
+  },
+  help: { type: 'boolean', help: ['Show this help'] },
+} as const satisfies Record<string, OptionRow>;
+
+export const replayHelp = `petstore-mock replay FILE [options]: replay recorded traffic against a fresh in-memory mock.
 
 FILE is a HAR 1.2 recording (real keys: map them to plans) or the mock's own request log exported
 with GET /__mock/requests?format=jsonl (clients under pseudonyms with their plans: no mapping needed).
 The virtual clock follows the recorded times, as fast as the machine allows; same input, same output.
 
 Options:
-      --key KEY=PLAN        The plan of a recorded key (HAR) or pseudonym (export); PLAN is a plan name
-                            or perMinute/perDay, e.g. --key sk_live_abc=pro --key client-5e3f0c2a9b1d=10/100
-                            (repeatable)
-      --default-plan PLAN   The plan of every HAR key not given with --key (demo keys keep theirs)
-      --config FILE         The mock's config (plans, anonymous budget, ban policy), as for the server
-      --report FORMAT=FILE  Write the lab report as json or junit (repeatable; a bare FILE is JUnit XML
-                            when it ends in .xml, else JSON)
-      --timeline FILE.svg   Draw the requests per client over time (status, limits, bans) as SVG
-      --help                Show this help
+${helpLines(replayOptions, 'options', 28)}
 
 Exit status: 0 when replayed, 2 when the command line or the recording is not usable.
 `;
 
-const options = {
-  key: { type: 'string', multiple: true },
-  'default-plan': { type: 'string' },
-  config: { type: 'string' },
-  report: { type: 'string', multiple: true },
-  timeline: { type: 'string' },
-  help: { type: 'boolean' },
-} as const;
+const helpHint = '\nRun petstore-mock replay --help for the options.';
 
 /**
  * Runs the replay command; resolves to the exit status.
@@ -85,66 +112,29 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
     io.stderr(`petstore-mock replay: ${sanitiseForTerminal(message)}${hint}\n`);
     return 2;
   };
-  let values;
-  let positionals: string[];
-  let repeated: string | undefined;
-  try {
-    const parsed = parseArgs({ args: argv, options, strict: true, allowPositionals: true, tokens: true });
-    ({ values, positionals } = parsed);
-    repeated = repeatedOption(parsed.tokens, options);
-  } catch (error) {
-    return fail(
-      parseArgsMessage((error as Error).message, options),
-      '\nRun petstore-mock replay --help for the options.',
-    );
-  }
-  if (repeated !== undefined) return fail(repeated);
-  if (values.help) {
+  const parsed = parseCommandLine(argv, replayOptions);
+  if (parsed.error !== undefined) return fail(parsed.error, parsed.usage ? helpHint : '');
+  if (parsed.values.help) {
     print(replayHelp);
     return 0;
   }
-  if (positionals.length !== 1) {
+  if (parsed.positionals.length !== 1) {
     return fail(
-      `expected one recording (a HAR file or a JSON-lines export), got ${positionals.length}`,
-      '\nRun petstore-mock replay --help for the options.',
+      `expected one recording (a HAR file or a JSON-lines export), got ${parsed.positionals.length}`,
+      helpHint,
     );
   }
+  const read = readOptionValues(replayOptions, parsed.values);
+  if (read.error !== undefined) return fail(read.error);
+  const { values } = read;
+  const recordingPath = parsed.positionals[0]!;
   const reports = serverReportTargets(values.report, ['json', 'junit']);
   if (typeof reports === 'string') return fail(reports);
   // The recording and the config are read: a report over one would destroy it.
-  const reportProblem = await reportTargetsProblem(reports, [positionals[0], values.config]);
+  const reportProblem = await reportTargetsProblem(reports, [recordingPath, values.config]);
   if (reportProblem !== undefined) return fail(reportProblem);
-  if (values.timeline !== undefined && !/\.svg$/i.test(values.timeline)) {
-    return fail(`--timeline ${values.timeline}: the file name must end in .svg`);
-  }
   try {
-    const config: MockConfig = values.config ? await readConfigFile(values.config) : parseMockConfig({});
-    const keyPlans = new Map<string, string>();
-    for (const mapping of values.key ?? []) {
-      const [key, plan] = parseKeyMapping(mapping);
-      keyPlans.set(key, plan);
-    }
-    let text: string;
-    try {
-      text = await io.readFile(positionals[0]!);
-    } catch (error) {
-      throw new ReplayInputError(
-        `Failed to read ${positionals[0]}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
-      );
-    }
-    const demo = config.demoKeys ? Object.fromEntries(demoKeys.map((entry) => [entry.key, entry.plan!])) : {};
-    const recording = parseRecording(text, {
-      plans: config.plans,
-      keyPlans,
-      ...(values['default-plan'] !== undefined ? { defaultPlan: values['default-plan'] } : {}),
-      demoKeys: demo,
-    });
-    const spec = await readSpecFile();
-    const replanned = new Set([...keyPlans.keys()].flatMap((key) => [key, displayKey(key, demo)]));
-    const result = await replayAgainstMockApp(recording.requests, config, spec, positionals[0]!, {
-      recording,
-      replannedClients: replanned,
-    });
+    const result = await replayRecording(recordingPath, values, io);
     print(formatReplaySummary(result));
     for (const target of reports) {
       const body =
@@ -160,6 +150,38 @@ export async function runReplayCommand(argv: string[], io: ReplayCommandIo = nod
   } catch (error) {
     return fail((error as Error).message);
   }
+}
+
+/** Reads the config, the key mappings and the recording, and replays it; a problem is thrown in one line. */
+async function replayRecording(
+  path: string,
+  values: OptionValues<typeof replayOptions>,
+  io: ReplayCommandIo,
+): Promise<ReplayResult> {
+  const config: MockConfig = values.config ? await readConfigFile(values.config) : parseMockConfig({});
+  const keyPlans = new Map<string, string>();
+  for (const mapping of values.key ?? []) {
+    const [key, plan] = parseKeyMapping(mapping);
+    keyPlans.set(key, plan);
+  }
+  let text: string;
+  try {
+    text = await io.readFile(path);
+  } catch (error) {
+    throw new ReplayInputError(
+      `Failed to read ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+    );
+  }
+  const demo = config.demoKeys ? Object.fromEntries(demoKeys.map((entry) => [entry.key, entry.plan!])) : {};
+  const recording = parseRecording(text, {
+    plans: config.plans,
+    keyPlans,
+    ...(values['default-plan'] !== undefined ? { defaultPlan: values['default-plan'] } : {}),
+    demoKeys: demo,
+  });
+  const spec = await readSpecFile();
+  const replanned = new Set([...keyPlans.keys()].flatMap((key) => [key, displayKey(key, demo)]));
+  return replayAgainstMockApp(recording.requests, config, spec, path, { recording, replannedClients: replanned });
 }
 
 /** Replays against a fresh `createMockApp` of `spec` with `config` (the command's engine, also for tests and the bench). */
