@@ -1,21 +1,21 @@
 // esbuild plugin for self-contained Node bundles (the bins, the contract runner): the modules the
 // library loads on first use (the YAML readers, faker and json-schema-faker, ajv and ajv-formats, re2js, zod;
 // spec/yaml-module.ts, spec/document-yaml.ts, spec/fake-data-modules.ts, spec/validator-modules.ts, spec/linear-patterns.ts,
-// spec/zod-module.ts) are bundled and ready at start instead, since such a bundle has no
+// spec/zod-module.ts) are bundled and handed to each file's `lazy` (spec/lazy-module.ts) at start instead, since such a bundle has no
 // node_modules to load them from later. The library's own entry points (dist/mocks/*) stay lazy.
 import { readFile } from 'node:fs/promises';
 
 const eagerTails = {
-  'yaml-module.ts': "\nimport * as bundledYaml from 'yaml';\nloaded = bundledYaml;\n",
+  'yaml-module.ts': "\nimport * as bundledYaml from 'yaml';\nlazy.provide(bundledYaml);\n",
   'fake-data-modules.ts':
-    "\nimport { faker as bundledFaker } from '@faker-js/faker/locale/en';\nimport * as bundledSchemaFaker from 'json-schema-faker';\nloaded = fromModules({ faker: bundledFaker }, bundledSchemaFaker);\n",
+    "\nimport { faker as bundledFaker } from '@faker-js/faker/locale/en';\nimport * as bundledSchemaFaker from 'json-schema-faker';\nlazy.provide(fromModules({ faker: bundledFaker }, bundledSchemaFaker));\n",
   'validator-modules.ts':
-    "\nimport * as bundledAjv from 'ajv/dist/2020.js';\nimport bundledFormats from 'ajv-formats';\nloaded = fromModules(bundledAjv, bundledFormats);\n",
-  'linear-patterns.ts': "\nimport { RE2JS as bundledRE2JS } from 're2js';\nloaded = bundledRE2JS;\n",
-  'document-yaml.ts': "\nimport * as bundledJsYaml from 'js-yaml';\nloaded = bundledJsYaml;\n",
+    "\nimport * as bundledAjv from 'ajv/dist/2020.js';\nimport bundledFormats from 'ajv-formats';\nlazy.provide(fromModules(bundledAjv, bundledFormats));\n",
+  'linear-patterns.ts': "\nimport { RE2JS as bundledRE2JS } from 're2js';\nlazy.provide(bundledRE2JS);\n",
+  'document-yaml.ts': "\nimport * as bundledJsYaml from 'js-yaml';\nlazy.provide(bundledJsYaml);\n",
   // By name, as spec/zod-for-pages.ts hands them to a page: the whole namespace would keep every locale.
   'zod-module.ts':
-    "\nimport { array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum as enumOf } from 'zod';\nloaded = { array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum: enumOf };\n",
+    "\nimport { array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum as enumOf } from 'zod';\nlazy.provide({ array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum: enumOf });\n",
 };
 
 /**

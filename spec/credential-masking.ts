@@ -1,3 +1,5 @@
+import { targetQuery } from './url-parts.js';
+
 /**
  * The one masking step every output of the mock, the judging proxy and the kit goes through
  * (reports in every format, the dashboard, the export, `--report` files, log lines): credentials are
@@ -186,9 +188,9 @@ export function secretsOfRequest(
       else if (looksLikeCredentialHeader(lower, places)) secrets.push(value.trim());
     }
   }
-  const question = url.indexOf('?');
-  if (question !== -1)
-    for (const pair of url.slice(question + 1).split(/[&;]/)) {
+  const query = targetQuery(url);
+  if (query !== '')
+    for (const pair of query.split(/[&;]/)) {
       const equals = pair.indexOf('=');
       if (equals > 0 && places.query.has(safeDecode(pair.slice(0, equals)).toLowerCase()))
         secrets.push(safeDecode(pair.slice(equals + 1)));

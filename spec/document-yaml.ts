@@ -1,5 +1,5 @@
 import { compactRecord } from './compact-record.js';
-import { nodeRequire } from './node-require.js';
+import { lazyModule } from './lazy-module.js';
 import { readYamlDocument } from './yaml-module.js';
 
 // An OpenAPI document in YAML (and each YAML file its $refs bring in), read by js-yaml, which builds the
@@ -24,7 +24,16 @@ const aliasToken = /(?:^|[\s[{,:])\*[^\s,[\]{}]/m;
 /** As many nodes as a document may have (ref-resolver.ts's bound): aliases may not expand a text beyond it. */
 const maxExpandedNodes = 2_000_000;
 
-let loaded: JsYaml | null | undefined;
+/** js-yaml where it is installed (it is optional); absent, `yaml` reads. */
+const lazy = lazyModule<JsYaml>({
+  what: 'js-yaml',
+  notLoaded: 'js-yaml is read in Node only',
+  require: (require) => {
+    const module = require('js-yaml') as JsYaml;
+    if (typeof module?.load !== 'function') throw new Error('js-yaml has no load()');
+    return module;
+  },
+});
 let schema: unknown;
 
 /**
@@ -56,14 +65,7 @@ export function readsYamlWithJsYaml(): boolean {
 }
 
 function jsYamlModule(): JsYaml | undefined {
-  if (loaded !== undefined) return loaded ?? undefined;
-  try {
-    const module = nodeRequire()?.('js-yaml') as JsYaml | undefined;
-    loaded = module !== undefined && typeof module.load === 'function' ? module : null;
-  } catch {
-    loaded = null;
-  }
-  return loaded ?? undefined;
+  return lazy.tryNow();
 }
 
 /**

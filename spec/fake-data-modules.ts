@@ -1,6 +1,7 @@
 import type { Faker, LocaleDefinition } from '@faker-js/faker';
 import type { createGeneratorSync } from 'json-schema-faker';
-import { nodeRequire, requireEsModule } from './node-require.js';
+import { lazyModule } from './lazy-module.js';
+import { requireEsModule } from './node-require.js';
 import { loadValidatorModules } from './validator-modules.js';
 
 // faker (400 kB of English words) and json-schema-faker are the largest things the mock could load,
@@ -21,8 +22,21 @@ export interface FakeDataModules {
   createGeneratorSync: typeof createGeneratorSync;
 }
 
-let loaded: FakeDataModules | undefined;
-let loading: Promise<FakeDataModules> | undefined;
+const lazy = lazyModule<FakeDataModules>({
+  what: 'the fake-data libraries (faker, json-schema-faker)',
+  notLoaded: 'Failed to generate fake data: faker is not loaded yet in this page (await loadFakeDataModules() first)',
+  require: (require) =>
+    fromModules(
+      require('@faker-js/faker/locale/en') as { faker: Faker },
+      // json-schema-faker exports an `import` condition only.
+      requireEsModule(require, 'json-schema-faker') as { createGeneratorSync: typeof createGeneratorSync },
+    ),
+  // The generator checks its draws against the schema: the validator is loaded with it.
+  import: () =>
+    Promise.all([import('@faker-js/faker/locale/en'), import('json-schema-faker'), loadValidatorModules()]).then(
+      ([english, schemaFaker]) => fromModules(english, schemaFaker),
+    ),
+});
 
 function fromModules(english: { faker: Faker }, schemaFaker: { createGeneratorSync: typeof createGeneratorSync }) {
   // The English entry point exports an instance over [en, base] only (the package's main entry
@@ -42,32 +56,12 @@ function fromModules(english: { faker: Faker }, schemaFaker: { createGeneratorSy
  * @example await loadFakeDataModules(); createDataGenerator(42).generate({ type: 'string' });
  */
 export function loadFakeDataModules(): Promise<FakeDataModules> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  // The generator checks its draws against the schema: the validator is loaded with it.
-  loading ??= Promise.all([
-    import('@faker-js/faker/locale/en'),
-    import('json-schema-faker'),
-    loadValidatorModules(),
-  ]).then(
-    ([english, schemaFaker]) => {
-      loaded ??= fromModules(english, schemaFaker);
-      return loaded;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      throw new Error(`Failed to load the fake-data libraries (faker, json-schema-faker): ${(error as Error).message}`);
-    },
-  );
-  return loading;
+  return lazy.load();
 }
 
 /** True when a draw needs no wait: the libraries are loaded, or this is Node (they load synchronously). */
 export function fakeDataModulesAvailable(): boolean {
-  return loaded !== undefined || nodeProcess()?.getBuiltinModule !== undefined;
-}
-
-function nodeProcess(): { getBuiltinModule?: (name: string) => unknown } | undefined {
-  return (globalThis as { process?: { getBuiltinModule?: (name: string) => unknown } }).process;
+  return lazy.available();
 }
 
 /**
@@ -75,17 +69,5 @@ function nodeProcess(): { getBuiltinModule?: (name: string) => unknown } | undef
  * preceding `loadFakeDataModules()` this throws (the MSW adapter loads them before it is reached).
  */
 export function fakeDataModules(): FakeDataModules {
-  if (loaded !== undefined) return loaded;
-  // Reached only in Node: a page has no `process.getBuiltinModule`, and no bundler sees a `require` here.
-  const require = nodeRequire();
-  if (require === undefined)
-    throw new Error(
-      'Failed to generate fake data: faker is not loaded yet in this page (await loadFakeDataModules() first)',
-    );
-  loaded = fromModules(
-    require('@faker-js/faker/locale/en') as { faker: Faker },
-    // json-schema-faker exports an `import` condition only.
-    requireEsModule(require, 'json-schema-faker') as { createGeneratorSync: typeof createGeneratorSync },
-  );
-  return loaded;
+  return lazy.now();
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from './openapi-types.js';
+import { keywordsShaped } from './schema-walk.js';
 
 // The values a document gives for its schemas (examples, defaults, an enum's first member, a const)
 // served before anything is generated, and the id rule for what is generated. Used by the data
@@ -34,12 +35,27 @@ export function givenValues(node: JsonSchema, upTo: 'examples' | 'default' | 'co
   return out;
 }
 
+/**
+ * The keywords whose subschemas generated data is made of (not `not`, `if`: pinning inside would change
+ * their meaning); how each holds them is the one table's (schema-walk.ts).
+ */
+const givenKeywords = [
+  'properties',
+  'patternProperties',
+  'items',
+  'additionalProperties',
+  'contains',
+  'prefixItems',
+  'allOf',
+  'anyOf',
+  'oneOf',
+];
 /** Keywords whose value is a map of subschemas that generated data is made of. */
-export const givenMapKeywords = new Set(['properties', 'patternProperties']);
-/** Keywords whose value is one such subschema (`not`, `if`: pinning inside would change their meaning). */
-export const givenSchemaKeywords = new Set(['items', 'additionalProperties', 'contains']);
+export const givenMapKeywords = keywordsShaped('map', givenKeywords);
+/** Keywords whose value is one such subschema. */
+export const givenSchemaKeywords = keywordsShaped('one', givenKeywords);
 /** Keywords whose value is a list of such subschemas. */
-export const givenListKeywords = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
+export const givenListKeywords = keywordsShaped('list', givenKeywords);
 
 /** Nesting a walk follows (a document's schemas, references not followed): deeper is no real schema. */
 const maxNesting = 64;

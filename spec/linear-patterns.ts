@@ -1,7 +1,7 @@
 import { createContext, Script } from 'node:vm';
 import type { RE2JS as RE2JSClass } from 're2js';
+import { lazyModule } from './lazy-module.js';
 import { leadingLookaheads } from './lookahead-conjunction.js';
-import { nodeRequire } from './node-require.js';
 import { PatternBudgetSpent, type PatternEngine, usePatternEngine } from './pattern-engine.js';
 
 /**
@@ -107,15 +107,15 @@ function budgetedPattern(pattern: string, flags: string): { test(text: string): 
   };
 }
 
-let loaded: typeof RE2JSClass | undefined;
-
 /** re2js, required at the first pattern compiled (this module is Node's only: load-spec.ts reads files). */
+const lazy = lazyModule<typeof RE2JSClass>({
+  what: 're2js',
+  notLoaded: 'the linear pattern engine runs in Node only',
+  require: (require) => (require('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS,
+});
+
 function re2(): typeof RE2JSClass {
-  if (loaded !== undefined) return loaded;
-  const require = nodeRequire();
-  if (require === undefined) throw new Error('the linear pattern engine runs in Node only');
-  loaded = (require('re2js') as { RE2JS: typeof RE2JSClass }).RE2JS;
-  return loaded;
+  return lazy.now();
 }
 
 usePatternEngine(linearPatternEngine);

@@ -1,5 +1,6 @@
 import type { OpenApiDocument } from './openapi-types.js';
 import { SpecError } from './ref-resolver.js';
+import { forEachSchema, forEachSubschema } from './schema-walk.js';
 
 /**
  * OpenAPI 3.0 read as 3.1: the one reading of what 3.0 schemas mean, applied in place to a parsed
@@ -67,109 +68,12 @@ function recursiveRefsAsRefs(document: OpenApiDocument): void {
         node.$ref = target;
         delete node.$recursiveRef;
       }
-      for (const [keyword, value] of Object.entries(node)) {
-        if (value === null || typeof value !== 'object') continue;
-        if (subschemaMaps.has(keyword)) stack.push(...Object.values(value));
-        else if (subschemas.has(keyword)) stack.push(...(Array.isArray(value) ? value : [value]));
-        else if (subschemaLists.has(keyword) && Array.isArray(value)) stack.push(...value);
-      }
+      forEachSubschema(node, (subschema) => stack.push(subschema));
     }
   }
-}
-
-/** OpenAPI's names of maps whose keys are names (a property named `schema` is not a schema). */
-const nameMaps = new Set([
-  'paths',
-  'webhooks',
-  'responses',
-  'parameters',
-  'requestBodies',
-  'headers',
-  'securitySchemes',
-  'links',
-  'callbacks',
-  'pathItems',
-  'content',
-  'encoding',
-  'variables',
-  'examples',
-  'schemas',
-  'properties',
-  'patternProperties',
-  'definitions',
-  '$defs',
-  'dependentSchemas',
-  'mapping',
-]);
-const subschemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const subschemas = new Set([
-  'items',
-  'additionalItems',
-  'contains',
-  'additionalProperties',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-]);
-const subschemaLists = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-
-function isData(key: string, value: unknown): boolean {
-  return (
-    key.startsWith('x-') ||
-    key === 'example' ||
-    key === 'default' ||
-    key === 'enum' ||
-    key === 'const' ||
-    key === 'value' ||
-    (key === 'examples' && Array.isArray(value))
-  );
 }
 
 type SchemaNode = Record<string, unknown>;
-
-/**
- * Calls `visit` once for every schema object of a document (outermost first), found by structure.
- * Explicit stacks, shared objects visited once: safe on any nesting and on YAML aliases.
- */
-function forEachSchema(document: unknown, visit: (schema: SchemaNode) => void): void {
-  const seen = new Set<object>();
-  const documentStack: { node: unknown; isNameMap: boolean }[] = [{ node: document, isNameMap: false }];
-  const schemaStack: unknown[] = [];
-  while (documentStack.length > 0) {
-    const { node, isNameMap } = documentStack.pop()!;
-    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
-    seen.add(node);
-    for (const [key, value] of Object.entries(node)) {
-      if (!isNameMap && isData(key, value)) continue;
-      if (!isNameMap && key === 'schema') schemaStack.push(value);
-      else if (
-        !isNameMap &&
-        (key === 'schemas' || key === 'definitions') &&
-        value !== null &&
-        typeof value === 'object'
-      )
-        schemaStack.push(...Object.values(value));
-      else documentStack.push({ node: value, isNameMap: !isNameMap && nameMaps.has(key) });
-    }
-  }
-  const seenSchemas = new Set<object>();
-  while (schemaStack.length > 0) {
-    const schema = schemaStack.pop();
-    if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || seenSchemas.has(schema)) continue;
-    seenSchemas.add(schema);
-    visit(schema as SchemaNode);
-    for (const [keyword, value] of Object.entries(schema)) {
-      if (value === null || typeof value !== 'object') continue;
-      if (subschemaMaps.has(keyword)) schemaStack.push(...Object.values(value));
-      else if (subschemas.has(keyword)) schemaStack.push(...(Array.isArray(value) ? value : [value]));
-      else if (subschemaLists.has(keyword) && Array.isArray(value)) schemaStack.push(...value);
-    }
-  }
-}
 
 function normaliseSchema(schema: SchemaNode): void {
   for (const side of ['Minimum', 'Maximum'] as const) {

@@ -1,3 +1,5 @@
+import { subschemaKeywords } from './schema-walk.js';
+
 /**
  * Where a node of an OpenAPI document stands, read from OpenAPI's structure (2.0, 3.0 and 3.1 alike),
  * not guessed from key names: what each key of a kind of node holds. The bundler of multi-file
@@ -72,22 +74,6 @@ export const structure: Partial<Record<Kind, Record<string, [Kind, Shape]>>> = {
   mediaType: { schema: ['schema', 'one'], examples: ['other', 'map'], encoding: ['encoding', 'map'] },
   encoding: { headers: ['header', 'map'] },
 };
-const schemaMaps = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const schemaOnes = new Set([
-  'items',
-  'additionalItems',
-  'contains',
-  'additionalProperties',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-]);
-const schemaLists = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-
 /** What a key of a node of `kind` holds; undefined for data and for what the kit does not read. */
 export function childOf(kind: Kind, key: string, value: unknown): [Kind, Shape] | undefined {
   if (
@@ -101,10 +87,10 @@ export function childOf(kind: Kind, key: string, value: unknown): [Kind, Shape] 
     return undefined;
   if (kind === 'callback') return ['pathItem', 'one'];
   if (kind === 'schema') {
-    if (schemaMaps.has(key)) return ['schema', 'map'];
-    if (schemaOnes.has(key)) return ['schema', Array.isArray(value) ? 'list' : 'one'];
-    if (schemaLists.has(key)) return ['schema', 'list'];
-    return undefined;
+    const shape = subschemaKeywords.get(key);
+    if (shape === undefined) return undefined;
+    // A list where one schema belongs (draft 4's `items: [...]`) is read as a list.
+    return ['schema', shape === 'one' && Array.isArray(value) ? 'list' : shape];
   }
   if (kind === 'other') return key === 'examples' ? undefined : ['other', 'one'];
   return structure[kind]?.[key] ?? ['other', 'one'];

@@ -1,5 +1,6 @@
 import { recordShell } from './compact-record.js';
 import type { OpenApiDocument } from './openapi-types.js';
+import { documentNameMaps, isDataKey } from './schema-walk.js';
 
 /**
  * An OpenAPI document with its local `$ref`s resolved by sharing: every reference to the same
@@ -45,40 +46,6 @@ export interface ResolveOptions {
 const defaultMaxSpecNodes = 2_000_000;
 /** Nesting deeper than this is no real API; it would only exhaust the stack. */
 const maxNesting = 1_000;
-
-/**
- * Keys whose values are named entries (field names, status codes, media types, component names),
- * not keywords: below them, `example` or `default` is a name like any other.
- */
-const nameMapKeys = new Set([
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'schemas',
-  'responses',
-  'parameters',
-  'requestBodies',
-  'headers',
-  'securitySchemes',
-  'links',
-  'callbacks',
-  'pathItems',
-  'content',
-  'encoding',
-  'variables',
-  'paths',
-  'webhooks',
-  'mapping',
-  'examples',
-]);
-/** Keys whose values are data (examples, enumerations, extensions): a `$ref` inside them is data too. */
-const dataKeys = new Set(['example', 'enum', 'const', 'default', 'value']);
-
-function isDataKey(key: string, value: unknown): boolean {
-  return dataKeys.has(key) || key.startsWith('x-') || (key === 'examples' && Array.isArray(value));
-}
 
 /** Thrown for documents the kit cannot serve; the message is one line, ready for a user. */
 export class SpecError extends Error {
@@ -154,7 +121,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
       const resolved =
         !isNameMap && isDataKey(key, value)
           ? value
-          : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && nameMapKeys.has(key), depth + 1);
+          : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && documentNameMaps.has(key), depth + 1);
       same &&= resolved === value;
       setOwn(out, key, resolved);
       if (isSchemas || (!isNameMap && key === 'schema')) register(resolved, `${pointer}/${escapePointer(key)}`);
@@ -220,7 +187,7 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
         key,
         isDataKey(key, value)
           ? value
-          : visit(value, `${pointer}/${escapePointer(key)}`, nameMapKeys.has(key), depth + 1),
+          : visit(value, `${pointer}/${escapePointer(key)}`, documentNameMaps.has(key), depth + 1),
       );
     }
     return merged;

@@ -2,6 +2,14 @@ import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
 import { slowPatternRefusal } from './pattern-engine.js';
 import { localPointer, nodeAt, SpecError } from './ref-resolver.js';
 import { refuseSameValueFanOut } from './schema-fan-out.js';
+import {
+  escapePointerSegment,
+  forEachDocumentSchema,
+  keywordsShaped,
+  schemaMapKeywords,
+  subschemaKeywords,
+  subschemasOf,
+} from './schema-walk.js';
 
 /**
  * Which JSON Schema keywords the kit enforces, which it reads as annotations, and which it refuses.
@@ -109,20 +117,7 @@ const countKeywords = new Set([
   'minProperties',
 ]);
 const boundKeywords = new Set(['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum']);
-const schemaMapKeywords = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
-const schemaKeywords = new Set([
-  'items',
-  'contains',
-  'additionalProperties',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-  'unevaluatedItems',
-  'unevaluatedProperties',
-]);
-const schemaListKeywords = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
+const schemaListKeywords = keywordsShaped('list');
 
 /**
  * Checks every schema of the document (components, parameters, headers, bodies, and whatever a
@@ -137,7 +132,6 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
   const unknownFormats = new Map<string, string>();
   const unknownKeywords = new Map<string, string>();
   const dropped: { pointer: string; keyword: string; problem: string }[] = [];
-  const seen = new Set<object>();
   const dialect = source.jsonSchemaDialect;
   if (dialect !== undefined && (typeof dialect !== 'string' || !acceptedDialects.has(dialect))) {
     throw new SpecError(
@@ -149,33 +143,8 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
   };
 
   // Explicit stacks, not recursion: a hostile document may nest thousands of levels.
-  const documentStack: { node: unknown; pointer: string; isNameMap: boolean }[] = [
-    { node: source, pointer: '', isNameMap: false },
-  ];
   const schemaStack: { schema: unknown; pointer: string }[] = [];
-  while (documentStack.length > 0) {
-    const { node, pointer, isNameMap } = documentStack.pop()!;
-    if (node === null || typeof node !== 'object' || seen.has(node)) continue;
-    seen.add(node);
-    for (const [key, value] of Object.entries(node)) {
-      const at = `${pointer}/${escapePointerSegment(key)}`;
-      if (
-        !isNameMap &&
-        (key.startsWith('x-') ||
-          key === 'example' ||
-          key === 'value' ||
-          key === 'enum' ||
-          key === 'default' ||
-          (key === 'examples' && Array.isArray(value)))
-      )
-        continue;
-      if (!isNameMap && key === 'schema') schemaStack.push({ schema: value, pointer: at });
-      else if (pointer === '/components' && key === 'schemas' && value !== null && typeof value === 'object') {
-        for (const [name, schema] of Object.entries(value))
-          schemaStack.push({ schema, pointer: `${at}/${escapePointerSegment(name)}` });
-      } else documentStack.push({ node: value, pointer: at, isNameMap: !isNameMap && nameMaps.has(key) });
-    }
-  }
+  forEachDocumentSchema(source, (schema, pointer) => schemaStack.push({ schema, pointer }));
 
   // Schemas applied to the same value as their parent (allOf, $ref, ...): a cycle of those would
   // make validation recurse forever without ever reading deeper into the value.
@@ -192,15 +161,10 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
     sameValueEdges.set(schema as object, edges);
     for (const [keyword, value] of Object.entries(schema as Record<string, unknown>)) {
       const at = `${pointer}/${escapePointerSegment(keyword)}`;
-      if (sameValueKeywords.has(keyword)) {
-        for (const sub of Array.isArray(value)
-          ? value
-          : keyword === 'dependentSchemas' && isRecord(value)
-            ? Object.values(value)
-            : [value]) {
+      if (sameValueKeywords.has(keyword))
+        subschemasOf(keyword, value, (sub) => {
           if (sub !== null && typeof sub === 'object') edges.push(sub);
-        }
-      }
+        });
       if (keyword.startsWith('x-') || annotationKeywords.has(keyword)) continue;
       const refused = refusedKeywords[keyword];
       if (refused !== undefined) fail(pointer, `keyword "${keyword}" is not supported (${refused})`);
@@ -234,14 +198,10 @@ export function auditSchemas(source: OpenApiDocument, knownFormats: ReadonlySet<
         if (target === undefined) fail(pointer, `$ref ${short(value)} points to nothing`);
         if (target !== null && typeof target === 'object') edges.push(target);
         push(target, targetPointer);
-      } else if (schemaMapKeywords.has(keyword)) {
-        for (const [name, sub] of Object.entries(value as Record<string, unknown>))
-          push(sub, `${at}/${escapePointerSegment(name)}`);
-      } else if (schemaKeywords.has(keyword)) {
-        push(value, at);
-      } else if (schemaListKeywords.has(keyword)) {
-        for (const [index, sub] of (value as unknown[]).entries()) push(sub, `${at}/${index}`);
-      }
+      } else
+        subschemasOf(keyword, value, (sub, entry) =>
+          push(sub, entry === undefined ? at : `${at}/${escapePointerSegment(entry)}`),
+        );
     }
   }
   refuseCyclesWithoutNesting(audited, sameValueEdges, fail);
@@ -355,26 +315,6 @@ function refuseCyclesWithoutNesting(
 
 const sameValueKeywords = new Set(['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas']);
 
-const nameMaps = new Set([
-  'properties',
-  'patternProperties',
-  'schemas',
-  'responses',
-  'parameters',
-  'requestBodies',
-  'headers',
-  'securitySchemes',
-  'links',
-  'callbacks',
-  'pathItems',
-  'content',
-  'encoding',
-  'variables',
-  'paths',
-  'webhooks',
-  'examples',
-]);
-
 function patternProblem(pattern: string): string | undefined {
   try {
     // The validator compiles patterns as ECMA-262 regular expressions in Unicode mode.
@@ -414,9 +354,11 @@ export function stripAnnotations(schema: JsonSchema, options: { keepFaker?: bool
       }
       if (key === 'x-faker' && options.keepFaker) out.faker = value;
       if (annotationKeywords.has(key) || key.startsWith('x-')) continue;
-      if (schemaMapKeywords.has(key)) define(out, key, copy(value, 'map'));
-      else if (schemaKeywords.has(key)) define(out, key, copy(value, 'schema'));
-      else if (schemaListKeywords.has(key)) define(out, key, copy(value, 'list'));
+      const shape = subschemaKeywords.get(key);
+      // A list where one schema belongs (draft 4's `items: [...]`) is read as a list, as every walk reads it.
+      if (shape === 'map') define(out, key, copy(value, 'map'));
+      else if (shape === 'list' || (shape === 'one' && Array.isArray(value))) define(out, key, copy(value, 'list'));
+      else if (shape === 'one') define(out, key, copy(value, 'schema'));
       else define(out, key, value);
     }
     return out;
@@ -432,10 +374,6 @@ function define(target: Record<string, unknown>, key: string, value: unknown): v
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function escapePointerSegment(segment: string): string {
-  return segment.includes('~') || segment.includes('/') ? segment.replaceAll('~', '~0').replaceAll('/', '~1') : segment;
 }
 
 function describe(value: unknown): string {

@@ -1,5 +1,5 @@
 import type { Ajv2020 as Ajv2020Class } from 'ajv/dist/2020.js';
-import { nodeRequire } from './node-require.js';
+import { lazyModule } from './lazy-module.js';
 
 // ajv and ajv-formats (about ninety CommonJS files, a third of a Node test file's start) are loaded
 // when the first schema is compiled, not with the mock: answering from the spec's examples needs no
@@ -17,8 +17,19 @@ type FormatsPlugin = ValidatorModules['addFormats'];
 /** ajv-formats is CommonJS: the plugin arrives as the module, or wrapped once or twice in `default`, by loader. */
 type FormatsExport = FormatsPlugin | { default: FormatsPlugin | { default: FormatsPlugin } };
 
-let loaded: ValidatorModules | undefined;
-let loading: Promise<ValidatorModules> | undefined;
+const lazy = lazyModule<ValidatorModules>({
+  what: 'the schema validator (ajv, ajv-formats)',
+  notLoaded: 'the schema validator is not loaded yet in this page (await loadValidatorModules() first)',
+  require: (require) =>
+    fromModules(
+      require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class },
+      require('ajv-formats') as FormatsExport,
+    ),
+  import: () =>
+    Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]).then(([ajv, formats]) =>
+      fromModules(ajv, formats as FormatsExport),
+    ),
+});
 
 function fromModules(ajv: { Ajv2020: typeof Ajv2020Class }, formats: FormatsExport): ValidatorModules {
   let plugin: FormatsExport = formats;
@@ -33,34 +44,15 @@ function fromModules(ajv: { Ajv2020: typeof Ajv2020Class }, formats: FormatsExpo
  * @example await loadValidatorModules(); validatorOf(schema, 'Pet').safeParse(pet);
  */
 export function loadValidatorModules(): Promise<ValidatorModules> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  loading ??= Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]).then(
-    ([ajv, formats]) => {
-      loaded ??= fromModules(ajv, formats as FormatsExport);
-      return loaded;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      throw new Error(`Failed to load the schema validator (ajv, ajv-formats): ${(error as Error).message}`);
-    },
-  );
-  return loading;
+  return lazy.load();
 }
 
 /** True when a schema can be compiled now without waiting (loaded, or in Node). */
 export function validatorModulesAvailable(): boolean {
-  return loaded !== undefined || nodeRequire() !== undefined;
+  return lazy.available();
 }
 
 /** ajv now: loaded already, or in Node loaded synchronously; in a page before `loadValidatorModules()`, an error. */
 export function validatorModules(): ValidatorModules {
-  if (loaded !== undefined) return loaded;
-  const require = nodeRequire();
-  if (require === undefined)
-    throw new Error('the schema validator is not loaded yet in this page (await loadValidatorModules() first)');
-  loaded = fromModules(
-    require('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020Class },
-    require('ajv-formats') as FormatsExport,
-  );
-  return loaded;
+  return lazy.now();
 }

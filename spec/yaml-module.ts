@@ -1,6 +1,6 @@
 import type * as Yaml from 'yaml';
 import { compactRecord } from './compact-record.js';
-import { nodeRequire } from './node-require.js';
+import { lazyModule } from './lazy-module.js';
 
 // The YAML reader (95 kB) is loaded on first use, not with the mock: most mocks read no YAML text,
 // and a JSON text is read without it. In Node it is loaded synchronously when first needed; in a
@@ -8,8 +8,12 @@ import { nodeRequire } from './node-require.js';
 
 export type YamlModule = typeof Yaml;
 
-let loaded: YamlModule | undefined;
-let loading: Promise<YamlModule> | undefined;
+const lazy = lazyModule<YamlModule>({
+  what: 'the YAML reader',
+  notLoaded: 'the YAML reader is not loaded yet in this page (give JSON, or await loadYamlModule() first)',
+  require: (require) => require('yaml') as YamlModule,
+  import: () => import('yaml'),
+});
 
 /**
  * Loads `yaml` (once; later calls share the load).
@@ -17,33 +21,17 @@ let loading: Promise<YamlModule> | undefined;
  * @example await loadYamlModule(); readYamlText('presets: [banned-key]');
  */
 export function loadYamlModule(): Promise<YamlModule> {
-  if (loaded !== undefined) return Promise.resolve(loaded);
-  loading ??= import('yaml').then(
-    (module) => {
-      loaded ??= module;
-      return loaded;
-    },
-    (error: unknown) => {
-      loading = undefined;
-      throw new Error(`Failed to load the YAML reader: ${(error as Error).message}`);
-    },
-  );
-  return loading;
+  return lazy.load();
 }
 
 /** True when a YAML text can be read now without waiting (loaded, or in Node). */
 export function yamlModuleAvailable(): boolean {
-  return loaded !== undefined || nodeRequire() !== undefined;
+  return lazy.available();
 }
 
 /** `yaml` now: loaded already, or in Node loaded synchronously; in a page before `loadYamlModule()`, an error. */
 export function yamlModule(): YamlModule {
-  if (loaded !== undefined) return loaded;
-  const require = nodeRequire();
-  if (require === undefined)
-    throw new Error('the YAML reader is not loaded yet in this page (give JSON, or await loadYamlModule() first)');
-  loaded = require('yaml') as YamlModule;
-  return loaded;
+  return lazy.now();
 }
 
 /**

@@ -1,5 +1,6 @@
 import type * as Zod from 'zod';
-import { nodeRequire, requireEsModule } from './node-require.js';
+import { lazyModule } from './lazy-module.js';
+import { requireEsModule } from './node-require.js';
 
 // zod (about 100 ES module files, 100 ms of a Node test file's start) is loaded when a schema is
 // first used, not with the mock: a mock set up with the default config, answering from the spec,
@@ -28,24 +29,22 @@ export type ZodModule = Pick<
   | 'url'
 >;
 
-let loaded: ZodModule | undefined;
+const lazy = lazyModule<ZodModule>({
+  what: 'zod',
+  notLoaded:
+    'zod is not loaded in this page: import the handlers from petstore-kit/mocks/browser (or petstore-kit/mocks, which a bundler resolves for a page to the entry that loads it)',
+  // Its ES module, so a test file that imports zod itself shares it.
+  require: (require) => requireEsModule(require, 'zod') as ZodModule,
+});
 
 /** Gives the library the zod a page has imported (spec/zod-for-pages.ts, as the page's entries load). */
 export function provideZodModule(module: ZodModule): void {
-  loaded ??= module;
+  lazy.provide(module);
 }
 
 /** zod now: provided already, or in Node loaded synchronously; in a page without `provideZodModule`, an error. */
 function zodModule(): ZodModule {
-  if (loaded !== undefined) return loaded;
-  const require = nodeRequire();
-  if (require === undefined)
-    throw new Error(
-      'zod is not loaded in this page: import the handlers from petstore-kit/mocks/browser (or petstore-kit/mocks, which a bundler resolves for a page to the entry that loads it)',
-    );
-  // Its ES module, so a test file that imports zod itself shares it.
-  loaded = requireEsModule(require, 'zod') as ZodModule;
-  return loaded;
+  return lazy.now();
 }
 
 /**

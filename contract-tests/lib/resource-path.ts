@@ -1,3 +1,5 @@
+import { targetPath } from '../../spec/url-parts.js';
+
 /**
  * How the generic layer addresses a resource: each path value as one segment, and never a URL that
  * a parser (the kit's HTTP client, a proxy, the server) would read as another path. A server that
@@ -31,7 +33,7 @@ export function pathSegment(text: string): string {
  * @example parsedPath('/pets/a%2Fb') // undefined
  */
 export function parsedPath(path: string): string | undefined {
-  const raw = path.split('?')[0]!;
+  const raw = targetPath(path);
   const parsed = new URL(raw, 'http://kit.invalid').pathname;
   const decoded = (text: string) => text.split('/').map(decodedSegment).join('/');
   return decoded(parsed) === decoded(raw) ? undefined : parsed;

@@ -32,6 +32,8 @@ export const errorCatalogue = {
   request_timeout: { status: 408, title: 'The request took too long to arrive' },
   expectation_failed: { status: 417, title: 'Only Expect: 100-continue is supported' },
   headers_too_large: { status: 431, title: 'Request headers too large' },
+  // Answered by the proxy (`petstore-mock proxy`) when its upstream gives no answer (src/server/proxy-server.ts).
+  bad_gateway: { status: 502, title: 'The upstream gave no answer' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -41,6 +43,16 @@ export interface ErrorBody {
   code: string;
   message: string;
   status: number;
+}
+
+/**
+ * The Error body of a catalogued code as JSON text, for the edges that write bytes themselves (the
+ * server's protocol guards, the proxy): the status is the catalogue's.
+ *
+ * @example errorBodyText('bad_gateway', 'Failed to get an answer from the upstream: ECONNREFUSED') // '{"code":"bad_gateway",...,"status":502}'
+ */
+export function errorBodyText(code: ErrorCode, message: string = errorCatalogue[code].title): string {
+  return JSON.stringify({ code, message, status: errorCatalogue[code].status } satisfies ErrorBody);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { maskQueryCredentials } from '../../spec/credential-masking.js';
+import { targetPath } from '../../spec/url-parts.js';
 import type { Clock, MockRequest, MockResponse } from '../core/types.js';
 import { buildLabReport, clockStateAt, createLabSessionState, observeLab } from './lab-report.js';
 import type { LabBanPolicy, LabLimits, LabReport, TimelineInput } from './lab-types.js';
@@ -196,8 +197,7 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
     const statusKey = String(status);
     byStatus[statusKey] = (byStatus[statusKey] ?? 0) + 1;
 
-    const questionMark = request.url.indexOf('?');
-    const path = questionMark === -1 ? request.url : request.url.slice(0, questionMark);
+    const path = targetPath(request.url);
     const operation = options.operationOf?.(request.method, path) ?? null;
     // A key the mock refused (unknown, or a status before auth) is still shown as the recorded client.
     const limits = request.limits ?? anonymousLimits;

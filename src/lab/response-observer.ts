@@ -1,3 +1,4 @@
+import { targetPath } from '../../spec/url-parts.js';
 import type { RateDecision } from '../core/state/rate-limiter.js';
 import type { HitResult } from '../core/state/state-store.js';
 import type { MockRequest, MockResponse } from '../core/types.js';
@@ -28,7 +29,7 @@ export function observeExchange(
     previousAtMs?: number;
   },
 ): LabObservation {
-  const path = pathOnly(request.url);
+  const path = targetPath(request.url);
   const status = response.status;
   const headers = response.headers;
   let outcome: LabObservation['outcome'] = 'allowed';
@@ -119,11 +120,6 @@ function codeOf(body: string | null): string | null {
   if (body === null) return null;
   const match = /"code":"([^"]{1,64})"/.exec(body);
   return match ? match[1]! : null;
-}
-
-function pathOnly(url: string): string {
-  const questionMark = url.indexOf('?');
-  return questionMark === -1 ? url : url.slice(0, questionMark);
 }
 
 /**

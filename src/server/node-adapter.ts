@@ -2,6 +2,7 @@
 import { Buffer } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { errorBodyText } from '../core/errors.js';
 import type { MockApp } from '../core/mock-app.js';
 import type { Logger, MockRequest, MockResponse } from '../core/types.js';
 import { silentLogger } from '../core/types.js';
@@ -185,11 +186,7 @@ export function createNodeListeners(
           {
             status: 500,
             headers: {},
-            body: JSON.stringify({
-              code: 'internal_error',
-              message: 'The mock failed to handle this request; see its log',
-              status: 500,
-            }),
+            body: errorBodyText('internal_error', 'The mock failed to handle this request; see its log'),
           },
           unread,
         );

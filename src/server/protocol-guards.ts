@@ -1,7 +1,7 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type ErrorCode, errorCatalogue } from '../core/errors.js';
+import { type ErrorCode, errorBodyText, errorCatalogue } from '../core/errors.js';
 import type { MockApp } from '../core/mock-app.js';
 import { lingerThenClose } from './lingering-close.js';
 import type { NodeListeners } from './node-adapter.js';
@@ -45,7 +45,7 @@ export function installProtocolGuards(
     });
   });
   server.on('checkExpectation', (request, response) => {
-    const body = errorBody('expectation_failed', 'Only Expect: 100-continue is supported');
+    const body = errorBodyText('expectation_failed', 'Only Expect: 100-continue is supported');
     void headersOf(request.socket.remoteAddress).then((headers) => {
       if (response.destroyed) return;
       response.writeHead(417, {
@@ -63,10 +63,6 @@ export function installProtocolGuards(
   });
 }
 
-function errorBody(code: ErrorCode, message: string): string {
-  return JSON.stringify({ code, message, status: errorCatalogue[code].status });
-}
-
 function remoteAddress(socket: Duplex): string | undefined {
   return (socket as Duplex & { remoteAddress?: string }).remoteAddress;
 }
@@ -77,7 +73,7 @@ function remoteAddress(socket: Duplex): string | undefined {
  */
 function answerRaw(socket: Duplex, code: ErrorCode, message: string, rateLimitHeaders: Record<string, string>): void {
   const status = errorCatalogue[code].status;
-  const body = errorBody(code, message);
+  const body = errorBodyText(code, message);
   const extra = Object.entries(rateLimitHeaders)
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');

@@ -14,6 +14,7 @@ import { planOfMinuteLimit } from '../../spec/interface/plans.js';
 import { readBudget } from '../../spec/interface/rate-limit-headers.js';
 import { ResourceSequences, type ResourceTicket } from '../../spec/interface/resource-sequences.js';
 import type { SpecModel } from '../../spec/interface/spec-model.js';
+import { targetPath } from '../../spec/url-parts.js';
 import type { MockResponse } from '../core/types.js';
 import { clientVerdicts } from '../lab/client-judge.js';
 import { buildLabReport, createLabSessionState, type LabSessionState, observeLab } from '../lab/lab-report.js';
@@ -256,7 +257,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       const answer: JudgedAnswer = {
         seq: pending.seq,
         client: pending.client,
-        label: `${pending.method} ${pathOf(pending.url)} (${pending.client})`,
+        label: `${pending.method} ${targetPath(pending.url)} (${pending.client})`,
         operationId: pending.operationId ?? '',
         request: { method: pending.method },
         sentAtMs: pending.sentAtMs,
@@ -337,11 +338,6 @@ function forget(pending: PendingExchange): void {
 function headerText(value: string | string[] | undefined): string | null {
   if (value === undefined) return null;
   return Array.isArray(value) ? value.join(', ') : value;
-}
-
-function pathOf(url: string): string {
-  const question = url.indexOf('?');
-  return question === -1 ? url : url.slice(0, question);
 }
 
 function errorCodeOf(response: ObservedResponse): string | null {

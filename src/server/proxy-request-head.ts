@@ -1,3 +1,4 @@
+import { targetPath } from '../../spec/url-parts.js';
 import { normaliseTarget } from './request-target.js';
 
 /**
@@ -62,7 +63,7 @@ export function readRequestHead(head: ParsedHead, basePath: string): RequestHead
   const { path, query } = target;
   if (path === basePath || path.startsWith(`${basePath}/`))
     return { kind: 'api', apiPath: path.slice(basePath.length), query, framing: framingOf(fields) };
-  const sentPath = (head.url ?? '').split('?')[0]!;
+  const sentPath = targetPath(head.url ?? '');
   if (sentPath !== path || !head.url?.startsWith('/'))
     return refused(`the request target ${sentPath.slice(0, 200)} leaves ${basePath} once normalised`);
   return { kind: 'local', path, query };

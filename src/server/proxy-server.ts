@@ -20,6 +20,7 @@ import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { FaultSettings } from '../core/config/fault-config.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { type AllowedHosts, type ControlAccessPolicy, controlAccessRefusal } from '../core/controls/control-access.js';
+import { type ErrorCode, errorBodyText, errorCatalogue } from '../core/errors.js';
 import { compileSpec } from '../core/spec/compiled-spec.js';
 import { createRouter } from '../core/spec/router.js';
 import { type Logger, silentLogger } from '../core/types.js';
@@ -193,7 +194,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         return;
       }
       logger.warn(`proxy: ${request.method} ${basePath}${apiPath}: upstream ${reason}`);
-      sendError(response, 502, 'bad_gateway', `Failed to get an answer from the upstream ${upstreamLabel}: ${reason}`);
+      sendError(response, 'bad_gateway', `Failed to get an answer from the upstream ${upstreamLabel}: ${reason}`);
     };
     headersTimer = setTimeout(() => {
       fail(`no answer within ${timeoutMs} ms`);
@@ -242,7 +243,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     connections.refuse(request.socket);
     logger.warn(`proxy: refused a request: ${message}`);
     response.setHeader('Connection', 'close');
-    sendError(response, status, status === 400 ? 'bad_request' : 'payload_too_large', `Refused: ${message}`);
+    sendError(response, status === 400 ? 'bad_request' : 'payload_too_large', `Refused: ${message}`);
   };
 
   const server = createServer({ requireHostHeader: false, keepAliveTimeout: 5_000 }, (request, response) => {
@@ -256,20 +257,19 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
         // A bug, never a client's doing: the Error shape, logged, and the process keeps serving.
         logger.error(`proxy: failed to forward ${request.method} ${basePath}${head.apiPath}: ${error.message}`);
         if (response.headersSent) response.destroy();
-        else sendError(response, 500, 'internal_error', 'Failed to forward the request: an error inside the proxy');
+        else sendError(response, 'internal_error', 'Failed to forward the request: an error inside the proxy');
       });
     const { path, query } = head;
     request.resume();
     if (path.startsWith('/__mock/')) {
       const refusal = controlAccessRefusal(controlHeadOf(request), controlPolicy, { token: false });
-      if (refusal !== undefined) return sendError(response, 403, 'control_forbidden', refusal);
+      if (refusal !== undefined) return sendError(response, 'control_forbidden', refusal);
       const exportLines = () => maskedOutput(judge.exportLines(), credentialPlaces);
       answerControl(path, new URLSearchParams(query.slice(1)), response, { exportLines, report });
       return;
     }
     sendError(
       response,
-      404,
       'not_found',
       `Not found: the proxy serves the API under ${basePath} and its controls under /__mock`,
     );
@@ -280,11 +280,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
     connections.afterAnswers(socket, () => {
       if (socket.writableEnded) return; // node is already closing it, after what it wrote
       if (!socket.writable) return void socket.destroy();
-      const body = JSON.stringify({
-        code: 'bad_request',
-        message: `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`,
-        status: 400,
-      });
+      const body = errorBodyText(
+        'bad_request',
+        `Failed to read the HTTP request: ${error.code ?? 'malformed request'}`,
+      );
       socket.end(
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
@@ -338,18 +337,17 @@ function answerControl(
     if (format === 'json') send(200, 'application/json', `${JSON.stringify(proxy.report(), null, 2)}\n`);
     else if (format === 'junit') send(200, 'application/xml; charset=utf-8', proxyReportJunit(proxy.report()));
     else if (format === 'markdown') send(200, 'text/markdown; charset=utf-8', proxyReportMarkdown(proxy.report()));
-    else
-      sendError(response, 400, 'validation_failed', 'Invalid query parameter format: expected json, junit or markdown');
+    else sendError(response, 'validation_failed', 'Invalid query parameter format: expected json, junit or markdown');
   } else if (path === '/__mock/requests') {
     const lines = proxy.exportLines();
     if (query.get('format') !== 'jsonl')
-      sendError(response, 400, 'validation_failed', 'Invalid query parameter format: the proxy exports jsonl');
+      sendError(response, 'validation_failed', 'Invalid query parameter format: the proxy exports jsonl');
     else send(200, 'application/x-ndjson', lines.length === 0 ? '' : `${lines.join('\n')}\n`);
   } else if (path === '/__mock/ui') {
     const page = proxyPanelResponse(proxy.report());
     send(page.status, page.headers['Content-Type']!, page.body, page.headers);
   } else {
-    sendError(response, 404, 'not_found', `Not found: ${path} (the proxy's controls: report, requests, health, ui)`);
+    sendError(response, 'not_found', `Not found: ${path} (the proxy's controls: report, requests, health, ui)`);
   }
 }
 
@@ -373,9 +371,12 @@ function maskedOutput<T>(value: T, places: CredentialPlaces): T {
   return redactDeep(value, (text) => maskCredentialPatterns(text, places));
 }
 
-function sendError(response: ServerResponse, status: number, code: string, message: string): void {
-  const body = JSON.stringify({ code, message, status });
-  response.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+function sendError(response: ServerResponse, code: ErrorCode, message: string): void {
+  const body = errorBodyText(code, message);
+  response.writeHead(errorCatalogue[code].status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+  });
   response.end(body);
 }
 

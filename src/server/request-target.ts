@@ -1,3 +1,5 @@
+import { targetPath } from '../../spec/url-parts.js';
+
 /**
  * The request target as the proxy forwards it (RFC 9112 section 3.2): origin-form, or
  * absolute-form reduced to its path and query (the proxy routes to one upstream, so the
@@ -33,9 +35,9 @@ export function normaliseTarget(target: string): NormalisedTarget {
     if (originForm === '' || originForm.startsWith('?')) originForm = `/${originForm}`;
   }
   if (originForm.includes('#')) return { refused: 'the request target carries a fragment (#)' };
-  const question = originForm.indexOf('?');
-  const rawPath = question === -1 ? originForm : originForm.slice(0, question);
-  const query = question === -1 ? '' : originForm.slice(question);
+  const rawPath = targetPath(originForm);
+  // The query with its `?`, as the target carries it.
+  const query = originForm.slice(rawPath.length);
   if (brokenPercent.test(rawPath)) return { refused: 'the request path has a % not followed by two hex digits' };
   if (encodedSeparator.test(rawPath) || doubleEncodedDot.test(rawPath))
     return { refused: 'the request path holds an encoded slash or backslash, a backslash, or a double-encoded dot' };

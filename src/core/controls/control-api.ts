@@ -1,9 +1,9 @@
+import { targetQuery } from '../../../spec/url-parts.js';
 import { parseRecentLimit } from '../../ui/dashboard-endpoint.js';
 import { HttpError } from '../errors.js';
 import type { MockRequest } from '../types.js';
 import { assertControlAccess } from './control-access.js';
 import { decodeControlBody } from './control-bodies.js';
-
 import { controlRoutes } from './control-routes.js';
 import type { ControlAnswer, ControlCall, ControlRuntime, MockControls } from './control-types.js';
 
@@ -72,8 +72,7 @@ export async function handleControlRequest(
     }
     throw new HttpError('not_found', `No control at ${path.slice(0, 200)}; controls: ${routeList.join(', ')}`);
   }
-  const questionMark = request.url.indexOf('?');
-  const query = new URLSearchParams(questionMark === -1 ? '' : request.url.slice(questionMark + 1));
+  const query = new URLSearchParams(targetQuery(request.url));
   const input =
     'input' in route
       ? route.method === 'GET'

@@ -1,6 +1,7 @@
 import { maskSecret } from '../../../spec/credential-masking.js';
 import { readAuthorization } from '../../../spec/interface/bearer.js';
 import type { CompiledSecurity, SchemeCheck } from '../../../spec/security-schemes.js';
+import { targetQuery } from '../../../spec/url-parts.js';
 import { demoKeys, type Limits, type MockConfig, planLimits } from '../config/mock-config.js';
 import { cookieValue } from '../spec/parameter-values.js';
 import { type ApiKeyEntry, KeyRegistry } from '../state/key-registry.js';
@@ -217,6 +218,6 @@ function credentialOf(
 }
 
 function queryValue(url: string, name: string): string | undefined {
-  const questionMark = url.indexOf('?');
-  return questionMark === -1 ? undefined : (new URLSearchParams(url.slice(questionMark + 1)).get(name) ?? undefined);
+  const query = targetQuery(url);
+  return query === '' ? undefined : (new URLSearchParams(query).get(name) ?? undefined);
 }

@@ -1,3 +1,4 @@
+import { targetQuery } from '../../../spec/url-parts.js';
 import { errorCatalogue, HttpError } from '../errors.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
 import type { RateDecision } from '../state/rate-limiter.js';
@@ -87,7 +88,7 @@ const noPreferences: Preferences = Object.freeze({});
 function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
   const { runtime, request } = record;
   const apiPath = apiPathOf(record);
-  record.match = apiPath === null ? null : record.served.route(request.method, apiPath, queryOf(request.url));
+  record.match = apiPath === null ? null : record.served.route(request.method, apiPath, targetQuery(request.url));
   const operation = record.match?.kind === 'operation' ? record.match.operation : undefined;
   record.operation = operation;
   record.credentials = credentialsOf(runtime, operation, request);
@@ -107,7 +108,7 @@ function checkBeforeStore(record: RequestRecord): Promise<void> | undefined {
     if (operation.parameters.length > 0)
       validateParameters(operation, {
         pathParams: record.match!.kind === 'operation' ? record.match!.pathParams : {},
-        query: new URLSearchParams(queryOf(request.url)),
+        query: new URLSearchParams(targetQuery(request.url)),
         headers: request.headers,
       });
     const body = validatedBody(request, operation);
@@ -304,11 +305,6 @@ function apiPathOf(record: RequestRecord): string | null {
   return insideApi ? path.slice(served.basePath.length) || '/' : null;
 }
 
-function queryOf(url: string): string {
-  const questionMark = url.indexOf('?');
-  return questionMark === -1 ? '' : url.slice(questionMark + 1);
-}
-
 /**
  * Whether the answer to a request depends on its body, judged from its head alone and counting
  * nothing (`MockApp.needsBody`): the same head reading, routing and authentication decision as
@@ -319,7 +315,7 @@ export async function needsBody(runtime: PipelineRuntime, request: MockRequest):
   if (record.isControl) return !request.bodyTooLarge && runtime.controlAccessAllowed(request);
   const apiPath = apiPathOf(record);
   if (apiPath === null || request.bodyTooLarge) return false;
-  const match = record.served.route(request.method, apiPath, queryOf(request.url));
+  const match = record.served.route(request.method, apiPath, targetQuery(request.url));
   if (match.kind !== 'operation') return false;
   if (
     match.operation.requestBody !== undefined &&

@@ -1,4 +1,5 @@
 import type { DataGenerator } from '../../../spec/data-generator.js';
+import { targetPath } from '../../../spec/url-parts.js';
 import type { FaultKind } from '../config/fault-config.js';
 import type { MockConfig } from '../config/mock-config.js';
 import type { CompiledOperation } from '../spec/compiled-spec.js';
@@ -147,8 +148,7 @@ export class RequestRecord {
 
 /** The path of a request target, query and trailing slashes removed, escaped unreserved characters decoded. */
 function pathOf(url: string): string {
-  const questionMark = url.indexOf('?');
-  const rawPath = questionMark === -1 ? url : url.slice(0, questionMark);
+  const rawPath = targetPath(url);
   let end = rawPath.length;
   while (end > 1 && rawPath.charCodeAt(end - 1) === 47) end -= 1;
   const path = rawPath.slice(0, end);
