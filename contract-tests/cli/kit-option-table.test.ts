@@ -98,14 +98,12 @@ describe('the option table is the single source of petstore-contract options', (
       const resolved = resolveContractOptions({ baseUrl: 'http://h/v1', apiKey: 'k', thorough });
       for (const row of kitOptions) {
         const value = numberDefault(row, thorough);
-        if (value === undefined || row.key === undefined) continue;
-        expect(resolved[row.key as keyof typeof resolved], row.name).toBe(value);
+        const key = row.key;
+        if (value === undefined || key === undefined) continue;
+        expect(resolved[key as keyof typeof resolved], row.name).toBe(value);
         expect(row.range, row.name).toBeDefined();
         const [min, max] = row.range!;
-        expect(
-          () => resolveContractOptions({ baseUrl: 'http://h/v1', apiKey: 'k', [row.key]: max + 1 }),
-          row.name,
-        ).toThrow(
+        expect(() => resolveContractOptions({ baseUrl: 'http://h/v1', apiKey: 'k', [key]: max + 1 }), row.name).toThrow(
           `Failed to use --${row.name}: ${max + 1} is not ${row.type === 'integer' ? 'an integer' : 'a number of seconds'} from ${min} to ${max}`,
         );
       }

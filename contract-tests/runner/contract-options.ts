@@ -1,9 +1,11 @@
 import { maskSecret } from '../../spec/credential-masking.js';
 import { defaultSpecPath } from '../../spec/load-spec.js';
 import { normaliseBaseUrl } from '../lib/api-url.js';
+import type { ContractTarget } from '../lib/contract-target.js';
 import { checkOwnedHeaders } from '../lib/http-client.js';
 import { type KitClock, systemClock } from '../lib/kit-clock.js';
 import { profileDefaults, profiles, runSeed } from '../lib/run-profile.js';
+import type { ContractReport } from '../report/report-model.js';
 import type { ContractOptions } from './contract-options-api.js';
 import { ContractRunError } from './contract-run-error.js';
 import type { KitOption } from './kit-option.js';
@@ -141,6 +143,61 @@ function resolvedNumbers(options: ContractOptions, thorough: boolean): NumberSet
     resolved[row.key] = (row.type === 'seconds' ? numberIn : integerIn)(value, `--${row.name}`, row.range);
   }
   return resolved as unknown as NumberSettings;
+}
+
+/** What only the run knows, which the target adds to the options: its id, where requests go, when it must end. */
+type RunFacts = 'runId' | 'baseUrl' | 'namePrefix' | 'initialBudget' | 'deadlineAtMs';
+
+/**
+ * The resolved options every check reads as `run.target`, times in milliseconds: each option the
+ * target has, as resolved; the runner adds the run's own facts (its id, Prism's URL, the deadline).
+ *
+ * @example const target: ContractTarget = { ...targetOptions(settings), runId, baseUrl, namePrefix, initialBudget, deadlineAtMs };
+ */
+export function targetOptions(settings: ResolvedContractOptions): Omit<ContractTarget, RunFacts> {
+  // What the target holds in other units, or not at all (the run's own settings, the generic layer's document).
+  const { baseUrl, timeoutSeconds, maxWaitSeconds, windowWaitSeconds, deadlineSeconds, ...options } = settings;
+  const { failOnSkip, allowRefsOutside, unsafePatterns, operations, ...read } = options;
+  return {
+    ...read,
+    directBaseUrl: baseUrl,
+    timeoutMs: Math.round(timeoutSeconds * 1000),
+    maxWaitMs: Math.round(maxWaitSeconds * 1000),
+    windowWaitMs: Math.round(windowWaitSeconds * 1000),
+  };
+}
+
+/**
+ * The resolved options a report states (`settings`), keys and credential-like header values
+ * masked; the runner adds the run's name prefix.
+ *
+ * @example reportedOptions(settings, maskSecret, (name, value) => value).apiKey // 'demo…'
+ */
+export function reportedOptions(
+  settings: ResolvedContractOptions,
+  maskKey: (key: string) => string,
+  maskHeader: (name: string, value: string) => string,
+): Omit<ContractReport['settings'], 'namePrefix'> {
+  // What a report does not state: where it went and what it read are its target and spec; the clock is no setting.
+  const {
+    baseUrl,
+    specPath,
+    viaPrism,
+    clock,
+    exhaustMainKey,
+    unsafePatterns,
+    allowRefsOutside,
+    operations,
+    ...stated
+  } = settings;
+  return {
+    ...stated,
+    apiKey: maskKey(settings.apiKey),
+    rateLimitKey: settings.rateLimitKey === undefined ? undefined : maskKey(settings.rateLimitKey),
+    extraHeaders: Object.fromEntries(
+      Object.entries(settings.extraHeaders).map(([name, value]) => [name, maskHeader(name, value)]),
+    ),
+  };
 }
 
 /**
