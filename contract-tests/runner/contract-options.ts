@@ -3,7 +3,7 @@ import { defaultSpecPath } from '../../spec/load-spec.js';
 import { normaliseBaseUrl } from '../lib/api-url.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { checkOwnedHeaders } from '../lib/http-client.js';
-import { type KitClock, systemClock } from '../lib/kit-clock.js';
+import { systemClock } from '../lib/kit-clock.js';
 import { profileDefaults, profiles, runSeed } from '../lib/run-profile.js';
 import type { ContractReport } from '../report/report-model.js';
 import type { ContractOptions } from './contract-options-api.js';
@@ -13,64 +13,29 @@ import { kitOption, kitOptions, missingMessage, numberDefault } from './kit-opti
 
 export type { ContractOptions } from './contract-options-api.js';
 
-/** Options with every default applied, validated. */
-export interface ResolvedContractOptions {
-  baseUrl: string;
-  apiKey: string;
+/** What a caller gives that the run calls or reads itself, and -H's lines (resolved into `extraHeaders`). */
+type Unresolved = 'rateLimitKey' | 'operations' | 'headers' | 'runId' | 'log' | 'onResult' | 'onWait' | 'signal';
+
+/**
+ * Options with every default applied, validated: each option of `ContractOptions`, present (a new
+ * one is here without another line), the rate-limit key and the operations only when given.
+ */
+export type ResolvedContractOptions = Required<Omit<ContractOptions, Unresolved>> & {
   rateLimitKey: string | undefined;
-  readOnly: boolean;
-  maxRequests: number;
-  maxWaitSeconds: number;
-  windowWaitSeconds: number;
-  clock: KitClock;
-  timeoutSeconds: number;
-  concurrency: number;
-  strict: boolean;
-  viaPrism: boolean;
-  seed: number;
-  thorough: boolean;
-  exhaustMainKey: boolean;
-  propertyRuns: number;
-  specPath: string;
-  allowRefsOutside: readonly string[];
-  unsafePatterns: boolean;
-  extraHeaders: Record<string, string>;
-  deadlineSeconds: number;
-  maxBodyBytes: number;
-  createBudget: number;
-  failOnSkip: boolean;
-  allowDestructive: boolean;
-  invalidCases: number;
   operations: readonly string[] | undefined;
-}
+  extraHeaders: Record<string, string>;
+};
+
+/** The keys of the options whose value is of type `T`. */
+type KeysOf<T> = {
+  [K in keyof ResolvedContractOptions]: ResolvedContractOptions[K] extends T ? K : never;
+}[keyof ResolvedContractOptions];
 
 /** The options that hold a number, resolved: each from its row's default and range. */
-type NumberSettings = Pick<
-  ResolvedContractOptions,
-  | 'maxRequests'
-  | 'maxWaitSeconds'
-  | 'windowWaitSeconds'
-  | 'timeoutSeconds'
-  | 'concurrency'
-  | 'seed'
-  | 'deadlineSeconds'
-  | 'maxBodyBytes'
-  | 'createBudget'
-  | 'invalidCases'
->;
+type NumberSettings = Pick<ResolvedContractOptions, KeysOf<number>>;
 
 /** The options that are a flag, resolved: each false unless given. */
-type FlagSettings = Pick<
-  ResolvedContractOptions,
-  | 'readOnly'
-  | 'strict'
-  | 'viaPrism'
-  | 'thorough'
-  | 'exhaustMainKey'
-  | 'unsafePatterns'
-  | 'failOnSkip'
-  | 'allowDestructive'
->;
+type FlagSettings = Pick<ResolvedContractOptions, KeysOf<boolean>>;
 
 /** Each number's default in a default run (the rows of kit-option-table.ts), and the profile's property runs. */
 export const defaults = {
@@ -79,7 +44,7 @@ export const defaults = {
       const value = row.key === undefined ? undefined : numberDefault(row, false);
       return value === undefined ? [] : [[row.key, value]];
     }),
-  ) as Readonly<Omit<NumberSettings, 'seed'>>),
+  ) as Readonly<Omit<NumberSettings, 'seed' | 'propertyRuns'>>),
   propertyRuns: profiles.default.propertyRuns,
 };
 
