@@ -132,9 +132,13 @@ export function targetOptions(settings: ResolvedContractOptions): Omit<ContractT
   };
 }
 
+/** Flags a report does not state: Prism's use is its target, the rest change how, not what, the run judged. */
+const unstatedFlags = new Set(['viaPrism', 'exhaustMainKey', 'unsafePatterns']);
+
 /**
- * The resolved options a report states (`settings`), keys and credential-like header values
- * masked; the runner adds the run's name prefix.
+ * The resolved options a report states (`settings`): every number and flag as resolved, the keys
+ * and credential-like header values masked; the runner adds the run's name prefix. No text is
+ * stated unless named here, so a new option that holds a secret never reaches a report by itself.
  *
  * @example reportedOptions(settings, maskSecret, (name, value) => value).apiKey // 'demo…'
  */
@@ -143,20 +147,11 @@ export function reportedOptions(
   maskKey: (key: string) => string,
   maskHeader: (name: string, value: string) => string,
 ): Omit<ContractReport['settings'], 'namePrefix'> {
-  // What a report does not state: where it went and what it read are its target and spec; the clock is no setting.
-  const {
-    baseUrl,
-    specPath,
-    viaPrism,
-    clock,
-    exhaustMainKey,
-    unsafePatterns,
-    allowRefsOutside,
-    operations,
-    ...stated
-  } = settings;
+  const stated = Object.entries(settings).filter(
+    ([name, value]) => (typeof value === 'number' || typeof value === 'boolean') && !unstatedFlags.has(name),
+  );
   return {
-    ...stated,
+    ...(Object.fromEntries(stated) as Omit<ContractReport['settings'], 'namePrefix' | 'apiKey' | 'rateLimitKey'>),
     apiKey: maskKey(settings.apiKey),
     rateLimitKey: settings.rateLimitKey === undefined ? undefined : maskKey(settings.rateLimitKey),
     extraHeaders: Object.fromEntries(
