@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveContractOptions } from './contract-options.js';
+import { reportedOptions, resolveContractOptions, targetOptions } from './contract-options.js';
 
 describe('resolveContractOptions', () => {
   it('applies the defaults', () => {
@@ -49,5 +49,92 @@ describe('resolveContractOptions', () => {
     expect(() => resolveContractOptions({ ...base, timeoutSeconds: 0 })).toThrow('--timeout');
     expect(() => resolveContractOptions({ ...base, maxRequests: 1.5 })).toThrow('--max-requests');
     expect(() => resolveContractOptions({ ...base, baseUrl: 'nope' })).toThrow('Failed to use base URL "nope"');
+  });
+});
+
+describe('the target and the report settings, derived from the resolved options', () => {
+  const settings = resolveContractOptions({
+    baseUrl: 'http://h/v1',
+    apiKey: 'key-12345',
+    rateLimitKey: 'limited-6789',
+    headers: ['X-Tenant: acme', 'X-Session: s1'],
+    timeoutSeconds: 2.5,
+    seed: 3,
+  });
+
+  it('hands every check the options it reads, times in milliseconds', () => {
+    const target = targetOptions(settings);
+    expect(Object.keys(target).sort()).toEqual(
+      [
+        'allowDestructive',
+        'apiKey',
+        'clock',
+        'concurrency',
+        'createBudget',
+        'directBaseUrl',
+        'exhaustMainKey',
+        'extraHeaders',
+        'invalidCases',
+        'maxBodyBytes',
+        'maxRequests',
+        'maxWaitMs',
+        'propertyRuns',
+        'rateLimitKey',
+        'readOnly',
+        'seed',
+        'specPath',
+        'strict',
+        'thorough',
+        'timeoutMs',
+        'viaPrism',
+        'windowWaitMs',
+      ].sort(),
+    );
+    expect(target).toMatchObject({
+      directBaseUrl: 'http://h/v1',
+      timeoutMs: 2500,
+      maxWaitMs: 120_000,
+      windowWaitMs: 0,
+    });
+  });
+
+  it('states the run settings in the report with keys and credential-like headers masked', () => {
+    const reported = reportedOptions(
+      settings,
+      (key) => `${key.slice(0, 2)}…`,
+      (name, value) => (name === 'x-session' ? '***' : value),
+    );
+    expect(reported).toMatchObject({
+      apiKey: 'ke…',
+      rateLimitKey: 'li…',
+      extraHeaders: { 'x-tenant': 'acme', 'x-session': '***' },
+      timeoutSeconds: 2.5,
+      seed: 3,
+      maxBodyBytes: 1_048_576,
+    });
+    expect(JSON.stringify(reported)).not.toMatch(/key-12345|limited-6789|s1/);
+    expect(Object.keys(reported).sort()).toEqual(
+      [
+        'allowDestructive',
+        'apiKey',
+        'concurrency',
+        'createBudget',
+        'deadlineSeconds',
+        'extraHeaders',
+        'failOnSkip',
+        'invalidCases',
+        'maxBodyBytes',
+        'maxRequests',
+        'maxWaitSeconds',
+        'propertyRuns',
+        'rateLimitKey',
+        'readOnly',
+        'seed',
+        'strict',
+        'thorough',
+        'timeoutSeconds',
+        'windowWaitSeconds',
+      ].sort(),
+    );
   });
 });

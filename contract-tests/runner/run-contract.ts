@@ -18,7 +18,7 @@ import { waitLine } from '../report/progress-text.js';
 import { type CheckResult, type ContractReport, summarise, type Verdict } from '../report/report-model.js';
 import { requestTimeline } from '../report/request-timeline.js';
 import { callOf, listCategories } from '../suite/operations.js';
-import { type ContractOptions, resolveContractOptions } from './contract-options.js';
+import { type ContractOptions, reportedOptions, resolveContractOptions, targetOptions } from './contract-options.js';
 import { ContractRunError } from './contract-run-error.js';
 import { creationBound, creationLine, creationShares, creationWanted } from './creation-bound.js';
 import { kitVersion } from './kit-version.js';
@@ -129,34 +129,13 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
     }
     const clock = settings.clock;
     const target: ContractTarget = {
+      ...targetOptions(settings),
       runId,
       baseUrl: prism?.url ?? settings.baseUrl,
-      directBaseUrl: settings.baseUrl,
-      viaPrism: settings.viaPrism,
-      apiKey: settings.apiKey,
-      rateLimitKey: settings.rateLimitKey,
-      thorough: settings.thorough,
-      exhaustMainKey: settings.exhaustMainKey,
-      readOnly: settings.readOnly,
-      strict: settings.strict,
-      timeoutMs,
-      concurrency: settings.concurrency,
-      maxRequests: settings.maxRequests,
-      maxWaitMs: Math.round(settings.maxWaitSeconds * 1000),
-      windowWaitMs: Math.round(settings.windowWaitSeconds * 1000),
       deadlineAtMs: started + deadlineMs,
-      clock,
-      seed: settings.seed,
-      propertyRuns: settings.propertyRuns,
       namePrefix: `contract-test-${runId}`,
-      specPath: settings.specPath,
       // The probe's own timestamp is real time; the budget is judged on the kit's clock.
       initialBudget: { remaining: probe.remaining, reset: probe.reset, receivedAtMs: clock.now() },
-      extraHeaders: settings.extraHeaders,
-      maxBodyBytes: settings.maxBodyBytes,
-      createBudget: settings.createBudget,
-      allowDestructive: settings.allowDestructive,
-      invalidCases: settings.invalidCases,
     };
     // The interface's rule catalogue judges every exchange of a run on the Petstore interface.
     const state = createRunState(
@@ -250,31 +229,8 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       startedAt: new Date(started).toISOString(),
       durationMs: Date.now() - started,
       settings: {
-        apiKey: masked(settings.apiKey),
-        rateLimitKey: settings.rateLimitKey === undefined ? undefined : masked(settings.rateLimitKey),
-        readOnly: settings.readOnly,
-        strict: settings.strict,
-        seed: settings.seed,
-        propertyRuns: settings.propertyRuns,
-        concurrency: settings.concurrency,
-        timeoutSeconds: settings.timeoutSeconds,
-        maxRequests: settings.maxRequests,
-        maxWaitSeconds: settings.maxWaitSeconds,
-        thorough: settings.thorough,
-        windowWaitSeconds: settings.windowWaitSeconds,
+        ...reportedOptions(settings, masked, (name, value) => maskHeaderValue(name, value, layers.credentialPlaces)),
         namePrefix: `contract-test-${runId}`,
-        deadlineSeconds: settings.deadlineSeconds,
-        maxBodyBytes: settings.maxBodyBytes,
-        createBudget: settings.createBudget,
-        failOnSkip: settings.failOnSkip,
-        allowDestructive: settings.allowDestructive,
-        invalidCases: settings.invalidCases,
-        extraHeaders: Object.fromEntries(
-          Object.entries(settings.extraHeaders).map(([name, value]) => [
-            name,
-            maskHeaderValue(name, value, layers.credentialPlaces),
-          ]),
-        ),
       },
       requestsByKey: {
         [keyNames.main]: state.requestsByIdentity.main + 1,
