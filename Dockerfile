@@ -1,6 +1,6 @@
 # petstore-kit as an OCI image: the mock (the default command, on 0.0.0.0:4010) and the contract kit, for CI
-# jobs (`image:`) and service containers (`services:`). The bins are self-contained bundles, so Node is all the
-# image needs beside them: build them first, then the image (docs/mock.md#container-image):
+# jobs (`image:`) and service containers (`services:`). The bins are bundles (the kit's with its chunks in
+# dist/contract/), so Node is all the image needs beside them: build them first, then the image (docs/mock.md#container-image):
 #   npm ci && npm run build && docker build -t petstore-kit .
 # The base is a build argument: any image with `node` (>= 20.19) on PATH and a POSIX sh.
 ARG BASE_IMAGE=node:22-bookworm-slim
@@ -9,6 +9,8 @@ FROM ${BASE_IMAGE}
 COPY package.json LICENSE /opt/petstore-kit/
 COPY spec/petstore.openapi.yaml /opt/petstore-kit/spec/
 COPY dist/bin/petstore-mock.js dist/bin/petstore-contract.js dist/bin/petstore.openapi.json dist/bin/petstore.openapi.yaml /opt/petstore-kit/dist/bin/
+# The kit's bin shares its code with petstore-kit/contract: its chunks and the default spec beside them.
+COPY dist/contract/*.js dist/contract/petstore.openapi.json /opt/petstore-kit/dist/contract/
 # /spec: where a mounted document is served from; /work: the writable folder for reports (--report, --output).
 RUN ln -s /opt/petstore-kit/dist/bin/petstore-mock.js /usr/local/bin/petstore-mock \
  && ln -s /opt/petstore-kit/dist/bin/petstore-contract.js /usr/local/bin/petstore-contract \
