@@ -27,6 +27,7 @@ Options:
   --only TEXT          Only the documents whose name contains TEXT
   --invalid-cases N    Invalid requests per operation (default 3)
   --every-nth N        Only every Nth operation of each document (default 1: all of them)
+  --evidence           Under each failed check, the requests and answers it saw
   --help               Show this help
 `;
 
@@ -37,6 +38,7 @@ const options = optionsOrExit(
       only: { type: 'string' },
       'invalid-cases': { type: 'string' },
       'every-nth': { type: 'string' },
+      evidence: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
     if (values.help) return 'help';
@@ -44,6 +46,7 @@ const options = optionsOrExit(
       only: values.only,
       invalidCases: integerOption(values['invalid-cases'], '--invalid-cases', 3, 0, 50),
       everyNth: integerOption(values['every-nth'], '--every-nth', 1, 1, 1000),
+      evidence: values.evidence === true,
     };
   },
 );
@@ -113,7 +116,11 @@ for (const spec of documents) {
   const figures = await runDocument(name, spec.file);
   process.stdout.write(`${figures.line}\n`);
   if (!figures.ok) bad += 1;
-  for (const result of figures.failed) failures.push(`${spec.name} ${result.id}: ${result.message ?? ''}`);
+  for (const result of figures.failed) {
+    failures.push(`${spec.name} ${result.id}: ${result.message ?? ''}`);
+    if (options.evidence)
+      failures.push(...result.evidence.map((item) => `    ${JSON.stringify(item).slice(0, 1_500)}`));
+  }
 }
 process.stdout.write(
   `\n${bad === 0 ? 'ALL PASS' : `${bad} NOT PASSING`}: ${documents.length - bad} of ${documents.length} documents (* over 1 MB or a tree of files)\n`,
