@@ -233,7 +233,6 @@ function fill(template: unknown, schema: JsonSchema | undefined, reason: Reason,
     else if (value !== undefined) {
       // A value the document fixes (PayPal's enum of messages, Slack's of error codes): its own, else the nearest.
       if (!allows(properties[name], current)) out[name] = nearestAllowed(properties[name], reason);
-      continue;
     }
     // Sample data in an optional field the reason does not fill (`instance`, `timestamp`) would only mislead.
     else if (!required.has(name) && !(type === 'object' && current !== undefined)) delete out[name];
