@@ -133,6 +133,9 @@ export function createDataGenerator(seed: number): DataGenerator {
   return dataGenerator;
 }
 
+/** Longest string drawn where a schema's maxLength allows more (its minLength wins), in answers and in the kit's requests. */
+const generatedStringBound = 1_000;
+
 /**
  * The schemas json-schema-faker is given, prepared once each (`prepareGiven`, then annotations
  * stripped): by document, pointer and way of drawing (the document's values pinned or not), and for
@@ -161,7 +164,10 @@ function createPreparedSchemas() {
         ref.startsWith('#') && !preparing.has(`${pinned}${ref.slice(1)}`)
           ? at(resolved, ref.slice(1), pinned)
           : undefined;
-      schema = stripAnnotations(prepareGiven(raw, check, pinned, preparedRef), { keepFaker: true });
+      schema = stripAnnotations(prepareGiven(raw, check, pinned, preparedRef), {
+        keepFaker: true,
+        maxStringLength: generatedStringBound,
+      });
     } finally {
       preparing.delete(key);
     }
@@ -176,7 +182,10 @@ function createPreparedSchemas() {
     if (ready === undefined) {
       const check: GivenValueCheck = (value, path) =>
         isValidAt(() => standaloneValidator(nodeAt(schema, pathOf(path)) as JsonSchema, 'a given value'), value);
-      ready = stripAnnotations(prepareGiven(schema, check, pinned), { keepFaker: true });
+      ready = stripAnnotations(prepareGiven(schema, check, pinned), {
+        keepFaker: true,
+        maxStringLength: generatedStringBound,
+      });
       byWay.set(pinned, ready);
     }
     return ready;

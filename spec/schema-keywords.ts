@@ -333,7 +333,10 @@ function patternProblem(pattern: string): string | undefined {
  *
  * @example stripAnnotations({ type: 'string', description: 'a name', 'x-faker': 'animal.type' }); // { type: 'string' }
  */
-export function stripAnnotations(schema: JsonSchema, options: { keepFaker?: boolean } = {}): JsonSchema {
+export function stripAnnotations(
+  schema: JsonSchema,
+  options: { keepFaker?: boolean; maxStringLength?: number } = {},
+): JsonSchema {
   const copies = new Map<object, unknown>();
   const copy = (node: unknown, mode: 'schema' | 'map' | 'list'): unknown => {
     if (node === null || typeof node !== 'object') return node;
@@ -361,6 +364,11 @@ export function stripAnnotations(schema: JsonSchema, options: { keepFaker?: bool
       else if (shape === 'one') define(out, key, copy(value, 'schema'));
       else define(out, key, value);
     }
+    // For generators: a string the schema lets run to 70 MB (OpenAI's inline skill data) drawn at that
+    // length is slow to make and larger than a server takes; the schema's minLength still holds.
+    const { maxStringLength } = options;
+    if (maxStringLength !== undefined && mode === 'schema' && typeof out.maxLength === 'number')
+      out.maxLength = Math.min(out.maxLength, Math.max(maxStringLength, Number(out.minLength ?? 0)));
     return out;
   };
   return copy(schema, 'schema') as JsonSchema;

@@ -242,7 +242,8 @@ export class GenericRequestBuilder {
     }
     if (cookies.length > 0) headers.cookie = cookies.join('; ');
     const search = new URLSearchParams(query).toString();
-    request.path = `${path}${search === '' ? '' : `?${search}`}`;
+    // A path key that carries a query of its own (OpenAI's `/responses/{id}?beta=true`) is continued with `&`.
+    request.path = `${path}${search === '' ? '' : `${path.includes('?') ? '&' : '?'}${search}`}`;
     const body = change.body === undefined ? this.body() : change.body;
     if (body?.rawBody !== undefined) request.rawBody = body.rawBody;
     if (body?.contentType !== undefined) request.contentType = body.contentType;

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { DataGenerator } from '../../../spec/data-generator.js';
 import { responseByStatus } from '../../../spec/interface/response-lookup.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
@@ -41,7 +42,10 @@ export function errorShapeOf(
       const problem =
         fallback === undefined && !declaresStatus(operations, status) ? problemResponse(operations) : undefined;
       const media = response !== undefined ? mediaOf(response) : problem !== undefined ? mediaOf(problem) : undefined;
-      entry = media === undefined ? null : { media, template: templateOf(media, data), strict: response === undefined };
+      entry =
+        media === undefined
+          ? null
+          : { media, template: templateOf(media, data, status), strict: response === undefined };
       templates.set(status, entry);
     }
     return entry === null ? undefined : shaped(entry, { code, message, status });
@@ -84,7 +88,7 @@ function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
   const media = response.media.find((entry) => entry.kind === 'json') ?? response.media[0];
   if (media === undefined) return undefined;
   if (media.kind !== 'json') return media.kind === 'text' || media.kind === 'xml' ? media : undefined;
-  const properties = propertiesOf(media.schema);
+  const properties = [...new Set([...propertiesOf(media.schema), ...exampleFields(media)])];
   // The API's own shape: all three of its fields and no other. A document's `{message}` (Docker's) or
   // `{code, message}` is the document's, answered with only the fields it declares.
   const ownShape =
@@ -99,24 +103,51 @@ function mediaOf(response: CompiledResponse): CompiledMedia | undefined {
   return media;
 }
 
+/** The fields of the shape: its properties, its `allOf`'s, and its `oneOf`/`anyOf` alternatives' (PayPal's `error_default`). */
 function propertiesOf(schema: JsonSchema | undefined): string[] {
   if (schema === undefined || typeof schema !== 'object') return [];
   const names = new Set(Object.keys((schema.properties as object | undefined) ?? {}));
-  for (const part of [...((schema.allOf as JsonSchema[] | undefined) ?? [])])
+  for (const part of alternativesOf(schema, 'allOf', 'oneOf', 'anyOf'))
     for (const name of propertiesOf(part)) names.add(name);
   return [...names];
 }
 
-function templateOf(media: CompiledMedia, data: DataGenerator): unknown {
+function alternativesOf(schema: JsonSchema | undefined, ...keywords: string[]): JsonSchema[] {
+  if (schema === undefined || typeof schema !== 'object') return [];
+  return keywords.flatMap((keyword) => (Array.isArray(schema[keyword]) ? (schema[keyword] as JsonSchema[]) : []));
+}
+
+/** Fields of the first example: Slack's `default` declares only `ok` and shows `{ok: false, error: 'invalid_auth'}`. */
+function exampleFields(media: CompiledMedia): string[] {
+  const example = media.examples.values().next();
+  const value = example.done ? undefined : example.value;
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+}
+
+function templateOf(media: CompiledMedia, data: DataGenerator, status: number): unknown {
   const example = media.examples.values().next();
   if (!example.done) return example.value;
   if (media.schema === undefined) return {};
   try {
-    // The document's values first (a `code` example), the same template every run.
-    return data.generate(media.schema, { allOptionals: true, key: `error ${media.type}` });
+    // The document's values first (a `code` example), the same template every run; of alternatives
+    // (one error schema per status), the one that names the status.
+    return data.generate(alternativeFor(media.schema, status), {
+      allOptionals: true,
+      key: `error ${media.type} ${status}`,
+    });
   } catch {
     return {};
   }
+}
+
+/** Of `oneOf`/`anyOf` alternatives, the first whose text names the status (`Unauthorized`, `401`); else the schema. */
+function alternativeFor(schema: JsonSchema, status: number): JsonSchema {
+  const phrase = STATUS_CODES[status]?.toLowerCase();
+  const names = (part: JsonSchema) => {
+    const text = JSON.stringify(part).toLowerCase();
+    return (phrase !== undefined && text.includes(phrase)) || new RegExp(`\\b${status}\\b`).test(text);
+  };
+  return alternativesOf(schema, 'oneOf', 'anyOf').find(names) ?? schema;
 }
 
 interface Reason {
@@ -138,7 +169,8 @@ function shaped(
   const properties = propertiesOf(media.schema);
   const problem =
     media.essence.endsWith('problem+json') || (properties.includes('title') && properties.includes('detail'));
-  const filled = fill(template, media.schema, { ...reason, problem }, 0);
+  const schema = media.schema === undefined ? undefined : alternativeFor(media.schema, reason.status);
+  const filled = fill(template, schema, { ...reason, problem }, 0);
   const validator = media.validator;
   // The document's shape when the reason fits it; else its own example or sample, still valid.
   // A shape borrowed from another status (`strict`) only when the reason fits it.
@@ -197,11 +229,41 @@ function fill(template: unknown, schema: JsonSchema | undefined, reason: Reason,
     if (type === 'object' && depth < 2 && current !== undefined)
       out[name] = fill(current, properties[name], reason, depth + 1);
     const value = role === undefined ? undefined : valueFor(role, type, reason, hasMessage);
-    if (value !== undefined) out[name] = value;
+    if (value !== undefined && allows(properties[name], value)) out[name] = value;
+    else if (value !== undefined) {
+      // A value the document fixes (PayPal's enum of messages, Slack's of error codes): its own, else the nearest.
+      if (!allows(properties[name], current)) out[name] = nearestAllowed(properties[name], reason);
+    }
     // Sample data in an optional field the reason does not fill (`instance`, `timestamp`) would only mislead.
     else if (!required.has(name) && !(type === 'object' && current !== undefined)) delete out[name];
   }
   return out;
+}
+
+/** Of a field's `enum`, the value sharing most words with the reason (Slack's `invalid_auth` for a 401). */
+function nearestAllowed(schema: JsonSchema | undefined, reason: Reason): unknown {
+  if (typeof schema !== 'object') return undefined;
+  if ('const' in schema) return schema.const;
+  const values = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : [];
+  const words = `${reason.code} ${reason.message} ${STATUS_CODES[reason.status] ?? ''}`
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 3);
+  // `auth` shares with `authorization`, `invalid` with `invalid`; short words (`not`, `no`) with nothing.
+  const shared = (value: unknown) =>
+    String(value)
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word.length > 3 && words.some((other) => other.startsWith(word) || word.startsWith(other)))
+      .length;
+  return values.reduce<unknown>((best, value) => (shared(value) > shared(best) ? value : best), values[0]);
+}
+
+/** Whether a field's `enum` or `const`, if any, admits the value. */
+function allows(schema: JsonSchema | undefined, value: unknown): boolean {
+  if (typeof schema !== 'object') return true;
+  if ('const' in schema) return schema.const === value;
+  return !Array.isArray(schema.enum) || schema.enum.includes(value);
 }
 
 function valueFor(role: Role, type: string | undefined, reason: Reason, hasMessage: boolean): unknown {
