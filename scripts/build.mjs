@@ -42,6 +42,18 @@ const defaultSpecAsJson = {
 // The kit reads documents with `yaml`: js-yaml (a devDependency) is bundled only into the mock, whose start
 // under the documented heap it is for (decision 040); bundled twice more it would cost the install budget 84 KB.
 const kitLazyModules = ['document-yaml.ts'];
+// vitest and prism are tools the contract runner starts, not code it can inline. redis (node-redis) is an
+// optional peer: imported only with --store, from the user's own node_modules, never bundled.
+const notBundled = [
+  'vitest',
+  'vitest/*',
+  '@stoplight/prism-cli',
+  'fsevents',
+  'lightningcss',
+  'esbuild',
+  'redis',
+  '@redis/*',
+];
 const bins = { 'petstore-mock': 'src/cli/mock-cli.ts' };
 const contractCli = 'contract-tests/cli/contract-cli.ts';
 for (const [name, entry] of Object.entries(bins)) {
@@ -49,18 +61,7 @@ for (const [name, entry] of Object.entries(bins)) {
     ...common,
     entryPoints: [entry],
     outfile: `dist/bin/${name}.js`,
-    // vitest and prism are tools the contract runner starts, not code it can inline. redis (node-redis)
-    // is an optional peer: imported only with --store, from the user's own node_modules, never bundled.
-    external: [
-      'vitest',
-      'vitest/*',
-      '@stoplight/prism-cli',
-      'fsevents',
-      'lightningcss',
-      'esbuild',
-      'redis',
-      '@redis/*',
-    ],
+    external: notBundled,
     // Start-up time is a product feature (first response <= 300 ms): less code to parse, and the
     // default spec read as JSON instead of YAML.
     minify: true,
@@ -120,18 +121,7 @@ if (contractEntry) {
     splitting: true,
     chunkNames: 'contract/[name]-[hash]',
     minify: true,
-    external: [
-      'vitest',
-      'vitest/*',
-      '@stoplight/prism-cli',
-      'fsevents',
-      'lightningcss',
-      'esbuild',
-      'msw',
-      'msw/*',
-      'redis',
-      '@redis/*',
-    ],
+    external: [...notBundled, 'msw', 'msw/*'],
     plugins: [defaultSpecAsJson, eagerModulesPlugin({ lazy: kitLazyModules })],
     // The bin's own hashbang line stays first (esbuild keeps an entry's); the shim in every file.
     banner: { js: requireShim },
