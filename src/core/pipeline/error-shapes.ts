@@ -1,5 +1,5 @@
-import { STATUS_CODES } from 'node:http';
 import type { DataGenerator } from '../../../spec/data-generator.js';
+import { reasonPhrasesOf } from '../../../spec/interface/reason-phrases.js';
 import { responseByStatus } from '../../../spec/interface/response-lookup.js';
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import { type ErrorCode, errorCatalogue } from '../errors.js';
@@ -142,10 +142,10 @@ function templateOf(media: CompiledMedia, data: DataGenerator, status: number): 
 
 /** Of `oneOf`/`anyOf` alternatives, the first whose text names the status (`Unauthorized`, `401`); else the schema. */
 function alternativeFor(schema: JsonSchema, status: number): JsonSchema {
-  const phrase = STATUS_CODES[status]?.toLowerCase();
+  const phrases = reasonPhrasesOf(status).map((phrase) => phrase.toLowerCase());
   const names = (part: JsonSchema) => {
     const text = JSON.stringify(part).toLowerCase();
-    return (phrase !== undefined && text.includes(phrase)) || new RegExp(`\\b${status}\\b`).test(text);
+    return phrases.some((phrase) => text.includes(phrase)) || new RegExp(`\\b${status}\\b`).test(text);
   };
   return alternativesOf(schema, 'oneOf', 'anyOf').find(names) ?? schema;
 }
@@ -245,7 +245,7 @@ function nearestAllowed(schema: JsonSchema | undefined, reason: Reason): unknown
   if (typeof schema !== 'object') return undefined;
   if ('const' in schema) return schema.const;
   const values = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : [];
-  const words = `${reason.code} ${reason.message} ${STATUS_CODES[reason.status] ?? ''}`
+  const words = `${reason.code} ${reason.message} ${reasonPhrasesOf(reason.status).join(' ')}`
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word.length > 3);
