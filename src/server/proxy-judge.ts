@@ -118,6 +118,13 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
   const exported: string[] = [];
   let exportStart = 0;
   let exportLinesDropped = 0;
+  // A client sends the same key request after request: its redactor (some dozen encoded forms of it) is made once.
+  let lastRedactor: { secrets: string; redact: (text: string) => string } | undefined;
+  const redactorOf = (secrets: readonly string[]) => {
+    const joined = JSON.stringify(secrets);
+    if (lastRedactor?.secrets !== joined) lastRedactor = { secrets: joined, redact: createRedactor(secrets) };
+    return lastRedactor.redact;
+  };
   let seq = 0;
   const counts = { forwarded: 0, answered: 0, upstreamFailures: 0, abandonedByClient: 0, tooLargeToJudge: 0 };
 
@@ -203,7 +210,7 @@ export function createProxyJudge(options: ProxyJudgeOptions): ProxyJudge {
       body:
         pending.body === null || pending.secrets.length === 0
           ? pending.body
-          : createRedactor(pending.secrets)(pending.body),
+          : redactorOf(pending.secrets)(pending.body),
     });
     if (exported.length - exportStart >= maxExportLines) {
       exported[exportStart] = '';
