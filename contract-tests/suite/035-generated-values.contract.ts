@@ -93,13 +93,19 @@ export default defineArea('Generated values (§4, issue 39)', 'concurrent', (che
       title:
         'every keyword and numeric-looking string as a whole name and description (null, true, false, constructor, 007, 1e3, ...) -> 201 echoing it as a string, then listed unchanged',
       ...operation,
-      maxCreates: () => wholeValuePairs().length,
+      // Each value once as the whole name and once as the whole description, the other field carrying the
+      // run's prefix, so that whatever the kit leaves on a shared server is found by its prefix.
+      maxCreates: () => wholeValuePairs().length * 2,
     },
     async (run) => {
       const choices = new OpenChoices();
       const created: CreatedValue[] = [];
       const failures: { detail: string; exchange: Exchange }[] = [];
-      for (const pair of wholeValuePairs()) {
+      const sends = wholeValuePairs().flatMap((pair, index) => [
+        { classId: pair.classId, name: pair.name, description: run.categoryName(`whole-${index}-name`) },
+        { classId: pair.classId, name: run.categoryName(`whole-${index}-description`), description: pair.description },
+      ]);
+      for (const pair of sends) {
         const label = `${pair.classId}: ${JSON.stringify(pair.name)} and ${JSON.stringify(pair.description)}`;
         const sent = { name: pair.name, description: pair.description };
         const exchange = await create(run, sent);
