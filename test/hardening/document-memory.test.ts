@@ -10,6 +10,14 @@ import { runMockCli } from './support/spec-cli.js';
 // of the source, a Map of #fragment alternatives per path, two closures per parameter), and YAML took
 // about 2 GB to read (the yaml library's syntax tree). Now both start in that heap and serve.
 
+/**
+ * The heap docs/security.md states: 512 MB, except YAML on Node 22 and later, whose V8 holds js-yaml's
+ * values larger (measured on Node 24.22: 512 MB starts but the first request runs out; 600 MB serves).
+ */
+function heapMegabytes(format: 'json' | 'yaml'): number {
+  return format === 'yaml' && Number(process.versions.node.split('.')[0]) >= 22 ? 640 : 512;
+}
+
 /** One operation a line: `GET /r{i}/{id}` with its path parameter and a 200. */
 function oneLineOperations(count: number, format: 'json' | 'yaml'): string {
   const lines: string[] = [];
@@ -25,14 +33,14 @@ function oneLineOperations(count: number, format: 'json' | 'yaml'): string {
 }
 
 it.each(['json', 'yaml'] as const)(
-  'starts on 100,000 one-line operations (%s) in a 512 MB heap, and serves the last one',
+  'starts on 100,000 one-line operations (%s) in the documented heap, and serves the last one',
   { timeout: 300_000 },
   async (format) => {
     const folder = await mkdtemp(join(tmpdir(), 'petstore-many-'));
     const file = join(folder, `many.${format}`);
     await writeFile(file, oneLineOperations(100_000, format));
     const run = await runMockCli(['--spec', file], 280_000, {
-      nodeArgs: ['--max-old-space-size=512'],
+      nodeArgs: [`--max-old-space-size=${heapMegabytes(format)}`],
       cleanup: () => rm(folder, { recursive: true, force: true }),
     });
     expect(run.outcome, JSON.stringify(run).slice(0, 1_000)).toBe('listening');
