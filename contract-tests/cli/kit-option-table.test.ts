@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { profiles } from '../lib/run-profile.js';
 import { resolveContractOptions } from '../runner/contract-options.js';
 import type { KitOption } from '../runner/kit-option.js';
 import { kitOptions, numberDefault } from '../runner/kit-option-table.js';
@@ -108,6 +109,8 @@ describe('the option table is the single source of petstore-contract options', (
         );
       }
     }
-    expect(helpText).toContain('(default 250, with\n                          --thorough 440)');
+    expect(helpText).toContain(
+      `(default ${profiles.default.createBudget}, with\n                          --thorough ${profiles.thorough.createBudget})`,
+    );
   });
 });
