@@ -179,6 +179,13 @@ describe('the sequence rules of a key', () => {
     ]);
   });
 
+  it('take a budget that came back with Reset one second later as a new one-second window, never a failure', () => {
+    // Windows as short as the headers' resolution: the next window's Reset is the old one plus one.
+    expect(failed(inTurn(keyAnswer(200, 0), keyAnswer(200, 14, { reset: reset + 1, atMs: nowMs + 1_000 })))).toEqual(
+      [],
+    );
+  });
+
   it('fail a Reset that moves earlier within a window', () => {
     expect(failed(inTurn(keyAnswer(200, 10), keyAnswer(200, 9, { reset: reset - 20 })))).toEqual(['rate.reset-steady']);
   });

@@ -88,12 +88,16 @@ describe('rate-limit headers', () => {
     expect(readBudget({ 'x-ratelimit-reset': '60' }, now).resetSeconds).toBeUndefined();
   });
 
-  it('tells a new window from the headers alone: Reset moved on by more than a second, or the Limit changed', () => {
+  it('tells a new window from the headers alone: Reset moved on by more than a second (by one when the budget came back), or the Limit changed', () => {
     const at = (remaining: number, reset: number, limit = 60) => ({ limit, remaining, resetSeconds: reset });
     expect(newWindowBetween(at(3, 1000), at(2, 1000))).toBe(false);
     // Rounding of whole seconds and sliding windows move Reset a little: the same window.
     expect(newWindowBetween(at(3, 1000), at(2, 1001))).toBe(false);
     expect(newWindowBetween(at(1, 1000), at(59, 1060))).toBe(true);
+    // The budget came back with a Reset one second later: a one-second window rolled over, not rounding.
+    expect(newWindowBetween(at(1, 1000), at(14, 1001))).toBe(true);
+    // The budget came back with Reset unmoved: no new window announced (reset-moves-at-rollover fails it).
+    expect(newWindowBetween(at(1, 1000), at(14, 1000))).toBe(false);
     expect(newWindowBetween(at(40, 1000, 60), at(30, 86_400, 1000))).toBe(true);
     // A Reset that moved earlier is no new window (the reset-steady check fails it).
     expect(newWindowBetween(at(3, 1000), at(2, 980))).toBe(false);

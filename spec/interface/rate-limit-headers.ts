@@ -220,19 +220,18 @@ export function readBudget(headers: Readonly<Record<string, string>>, receivedAt
 
 /**
  * Did a new window start between two responses of one key (sent one after the other)? Yes when
- * X-RateLimit-Reset moved later by more than a second (the rounding of whole seconds) or the
- * Limit changed (the headers now report the other window, the minute or the day). This is read
- * from the headers, never from the clock: a request sent in the last second before a Reset is
- * still in its window if the server says so.
+ * X-RateLimit-Reset moved later by more than a second (the rounding of whole seconds), when it moved
+ * later at all while the budget came back (Remaining rose: a window as short as the headers' one-second
+ * resolution rolls over by exactly one second), or when the Limit changed (the headers now report the
+ * other window, the minute or the day). This is read from the headers, never from the clock: a request
+ * sent in the last second before a Reset is still in its window if the server says so.
  *
  * @example newWindowBetween({ limit: 60, remaining: 3, resetSeconds: 1000 }, { limit: 60, remaining: 59, resetSeconds: 1060 }) // true
  */
 export function newWindowBetween(before: BudgetReading, after: BudgetReading): boolean {
   // A header that cannot be read says nothing of windows.
   if (before.limit !== undefined && after.limit !== undefined && before.limit !== after.limit) return true;
-  return (
-    before.resetSeconds !== undefined &&
-    after.resetSeconds !== undefined &&
-    after.resetSeconds > before.resetSeconds + 1
-  );
+  if (before.resetSeconds === undefined || after.resetSeconds === undefined) return false;
+  const renewed = before.remaining !== undefined && after.remaining !== undefined && after.remaining > before.remaining;
+  return after.resetSeconds > before.resetSeconds + (renewed ? 0 : 1);
 }

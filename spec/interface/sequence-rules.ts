@@ -194,7 +194,8 @@ function judgeWindowSteps(before: ObservedExchange, after: ObservedExchange, fin
 function judgeRenewal(before: ObservedExchange, after: ObservedExchange, findings: SequenceFindings): void {
   const promised = budget(before);
   const reported = budget(after);
-  const moved = reported.resetSeconds! > promised.resetSeconds! + 1;
+  // Any later Reset: a one-second window rolls over by exactly one second (newWindowBetween).
+  const moved = reported.resetSeconds! > promised.resetSeconds!;
   const clock = serverClock(after.response.headers, after.receivedAtMs);
   const slackMs = clock.source === 'Date header' ? 2_000 : 60_000;
   if (clock.nowMs < promised.resetSeconds! * 1000 - slackMs)
