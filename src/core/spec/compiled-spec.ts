@@ -215,7 +215,7 @@ function compileResponse(response: ResponseDefinition): CompiledResponse {
 
 function compileMedia(media: MediaDefinition): CompiledMedia {
   const kind = mediaKind(media.essence);
-  const fields = kind === 'form' || kind === 'multipart' ? formFields(media.schema) : new Map();
+  const fields = kind === 'form' || kind === 'multipart' ? formFields(media.schema, media.encoding) : new Map();
   const compiled: CompiledMedia = {
     type: media.type,
     essence: media.essence,
