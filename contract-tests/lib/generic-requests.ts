@@ -385,7 +385,7 @@ function bodyOf(
   }
   if (media.essence === 'application/x-www-form-urlencoded') {
     return {
-      rawBody: new URLSearchParams(fields(value)).toString(),
+      rawBody: new URLSearchParams(fields(value, media.schema)).toString(),
       contentType: 'application/x-www-form-urlencoded',
       value,
       media,
@@ -393,7 +393,7 @@ function bodyOf(
   }
   if (media.essence === 'multipart/form-data') {
     const boundary = 'contract-test-boundary';
-    const parts = fields(value).map(
+    const parts = fields(value, media.schema).map(
       ([name, text]) =>
         `--${boundary}\r\nContent-Disposition: form-data; name="${name.replace(/"/g, '%22')}"\r\n\r\n${text}\r\n`,
     );
@@ -419,12 +419,19 @@ function mediaValueOf(media: MediaDefinition, data: DataGenerator): unknown {
   return media.schema === undefined ? undefined : data.generate(media.schema);
 }
 
-function fields(value: unknown): [string, string][] {
+/**
+ * A form's fields as text. A form has no null: a null field is left out (an optional field absent
+ * is what every server reads as "none"), or sent empty where the schema requires it; never the
+ * text `null`, which a correct server of an integer field refuses.
+ */
+function fields(value: unknown, schema: JsonSchema | undefined): [string, string][] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-  return Object.entries(value as Record<string, unknown>).flatMap(([name, field]) =>
-    (Array.isArray(field) ? field : [field]).map((item): [string, string] => [
+  const required = typeof schema === 'object' && Array.isArray(schema.required) ? schema.required : [];
+  return Object.entries(value as Record<string, unknown>).flatMap(([name, field]): [string, string][] => {
+    if (field === null) return required.includes(name) ? [[name, '']] : [];
+    return (Array.isArray(field) ? field : [field]).map((item): [string, string] => [
       name,
       typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item),
-    ]),
-  );
+    ]);
+  });
 }

@@ -134,7 +134,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
 
   /** The request as the judge follows it: its operation, key and first 8 KiB of body, sent now. */
   const judgeSent = (request: IncomingMessage, { apiPath, query }: ApiRequestHead, body: Buffer) => {
-    const routed = route(request.method ?? 'GET', apiPath);
+    const routed = route(request.method ?? 'GET', apiPath, query.replace(/^\?/, ''));
     const pending = judge.sent({
       method: request.method ?? 'GET',
       url: `${basePath}${apiPath}${query}`,
@@ -158,7 +158,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
       refuse(request, response, 413, `the request body is over ${maxRequestBody} bytes, the proxy's limit`);
       return;
     }
-    const routed = route(request.method ?? 'GET', apiPath);
+    const routed = route(request.method ?? 'GET', apiPath, query.replace(/^\?/, ''));
     const plan = faults?.plan(
       request,
       routed.kind === 'operation'

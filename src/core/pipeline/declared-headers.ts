@@ -1,5 +1,6 @@
 import type { DataGenerator } from '../../../spec/data-generator.js';
 import type { CompiledHeader, CompiledOperation } from '../spec/compiled-spec.js';
+import { routedPath } from '../spec/path-key.js';
 
 // The headers a response declares, sent with the answer the document describes: each from its own
 // example, else its schema's (the document's values first, then a draw of the request's key), and a
@@ -87,8 +88,7 @@ function locationOf({ operation, value, basePath, pathParams, status }: HeaderSo
   if (member === undefined || status < 200 || status >= 300) return undefined;
   const id = idIn(value, member) ?? idIn((value as { data?: unknown } | null)?.data, member);
   if (id === undefined) return undefined;
-  const path = operation.pathTemplate
-    .split('#')[0]!
+  const path = routedPath(operation.pathTemplate)
     .replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(pathParams?.[name] ?? name))
     .replace(/\/$/, '');
   return `${basePath ?? ''}${path}/${encodeURIComponent(id)}`;

@@ -6,6 +6,7 @@ import { type CompiledSecurity, compileSecurity } from '../../../spec/security-s
 import { isoDatePattern } from '../config/decoding.js';
 import { type CompiledMedia, formFields, mediaKind } from './media.js';
 import { type ParameterReader, parameterReader } from './parameter-values.js';
+import { routedPath } from './path-key.js';
 
 /** What the mock knows about one operation, read from the spec once at startup. */
 export interface CompiledOperation {
@@ -189,11 +190,11 @@ const noRangeResponses: ReadonlyMap<string, CompiledResponse> = new Map();
 function withMemberParameters(operations: CompiledOperation[]): CompiledOperation[] {
   const members = new Map<string, string>();
   for (const { pathTemplate } of operations) {
-    const match = /^(.*)\/\{([^}/]+)\}$/.exec(pathTemplate.split('#')[0]!);
+    const match = /^(.*)\/\{([^}/]+)\}$/.exec(routedPath(pathTemplate));
     if (match && !members.has(match[1]!)) members.set(match[1]!, match[2]!);
   }
   for (const operation of operations) {
-    const member = members.get(operation.pathTemplate.split('#')[0]!.replace(/\/$/, ''));
+    const member = members.get(routedPath(operation.pathTemplate).replace(/\/$/, ''));
     if (member !== undefined) operation.memberParameter = member;
   }
   return operations;
@@ -215,7 +216,7 @@ function compileResponse(response: ResponseDefinition): CompiledResponse {
 
 function compileMedia(media: MediaDefinition): CompiledMedia {
   const kind = mediaKind(media.essence);
-  const fields = kind === 'form' || kind === 'multipart' ? formFields(media.schema) : new Map();
+  const fields = kind === 'form' || kind === 'multipart' ? formFields(media.schema, media.encoding) : new Map();
   const compiled: CompiledMedia = {
     type: media.type,
     essence: media.essence,

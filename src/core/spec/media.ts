@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import type { SchemaValidator } from '../../../spec/schema-validator.js';
+import { itemSchema, propertySchemas, scalar, valueTypes } from './text-typing.js';
 
 /** How the mock reads or writes a body of a media type. */
 export type MediaKind = 'json' | 'form' | 'multipart' | 'text' | 'xml' | 'binary';
@@ -22,60 +23,52 @@ export interface CompiledMedia {
 
 const noFields: ReadonlyMap<string, (values: readonly string[]) => unknown> = new Map();
 
+/** A field's declared part type (`encoding.<name>.contentType`, a list allowed) is JSON. */
+const jsonPart = (contentType: unknown): boolean =>
+  typeof contentType === 'string' &&
+  contentType
+    .split(',')
+    .some((type) => /^application\/([\w.+-]+\+)?json$/.test(type.split(';')[0]!.trim().toLowerCase()));
+
 /**
  * How the fields of a form (or multipart) body become values of the schema's types: a field's
- * text is a number, a boolean, JSON (an object part) or an array of its repeated values when the
- * property's schema says so, and stays text when it does not parse as that.
+ * text is a number, a boolean, null, JSON (an object part) or an array of its repeated values when
+ * the property's whole schema says so (its type, nullable, const or enum, through allOf, anyOf,
+ * oneOf and references: src/core/spec/text-typing.ts), and stays text when it does not parse as
+ * that or when the schema gives no type; a part the `encoding` declares JSON is read as JSON then.
  *
  * @example formFields({ properties: { age: { type: 'integer' } } }).get('age')!(['3']) // 3
  */
 export function formFields(
   schema: JsonSchema | undefined,
+  encoding?: Readonly<Record<string, { contentType?: unknown } | undefined>>,
 ): ReadonlyMap<string, (values: readonly string[]) => unknown> {
-  if (schema === undefined || typeof schema !== 'object') return noFields;
+  const properties = propertySchemas(schema);
+  if (properties.size === 0) return noFields;
   const fields = new Map<string, (values: readonly string[]) => unknown>();
-  const parts = [schema, ...(Array.isArray(schema.allOf) ? (schema.allOf as JsonSchema[]) : [])];
-  for (const part of parts) {
-    if (typeof part !== 'object' || part.properties === null || typeof part.properties !== 'object') continue;
-    for (const [name, property] of Object.entries(part.properties)) {
-      const types = typesOf(property);
-      if (types.includes('array')) {
-        const itemTypes = typesOf(typeof property === 'object' ? property.items : undefined);
-        fields.set(name, (values) =>
-          values
-            .flatMap((value) =>
-              values.length === 1 && value.includes(',') && !itemTypes.includes('string') ? value.split(',') : [value],
-            )
-            .map((value) => scalar(value, itemTypes)),
-        );
-      } else fields.set(name, (values) => scalar(values[0]!, types));
-    }
+  for (const [name, property] of properties) {
+    const part =
+      encoding !== null && typeof encoding === 'object' && Object.hasOwn(encoding, name) ? encoding[name] : undefined;
+    fields.set(name, fieldDecoder(property, jsonPart(typeof part === 'object' ? part?.contentType : undefined)));
   }
   return fields;
 }
 
-export function typesOf(schema: JsonSchema | undefined): string[] {
-  const type = typeof schema === 'object' ? schema.type : undefined;
-  return Array.isArray(type) ? type : typeof type === 'string' ? [type] : [];
-}
+const jsonTypes: readonly string[] = ['object'];
 
-/**
- * A value sent as text (a form field, a parameter) as the type its schema asks for: a number, a
- * boolean, null, JSON for an object; text when it does not parse as that (validation then says why).
- */
-export function scalar(text: string, types: readonly string[]): unknown {
-  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(text))
-    return Number(text);
-  if (types.includes('boolean') && (text === 'true' || text === 'false')) return text === 'true';
-  if (types.includes('null') && text === '') return null;
-  if (types.includes('object') || (types.includes('array') && text.startsWith('['))) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return text;
-    }
+function fieldDecoder(property: JsonSchema, declaredJson: boolean): (values: readonly string[]) => unknown {
+  const types = valueTypes(property);
+  if (!types.includes('array')) {
+    const read = types.length === 0 && declaredJson ? jsonTypes : types;
+    return (values) => scalar(values[0]!, read);
   }
-  return text;
+  const itemTypes = valueTypes(itemSchema(property));
+  return (values) =>
+    values
+      .flatMap((value) =>
+        values.length === 1 && value.includes(',') && !itemTypes.includes('string') ? value.split(',') : [value],
+      )
+      .map((value) => scalar(value, itemTypes));
 }
 
 /**

@@ -104,3 +104,71 @@ describe('createRouter', () => {
     );
   });
 });
+
+describe('path keys with a query of their own (OpenAI: /responses?beta=true)', () => {
+  const keyed = (method: string, key: string): CompiledOperation =>
+    ({ ...operation(method, key), parameters: [] }) as unknown as CompiledOperation;
+  const route = createRouter([
+    keyed('POST', '/responses'),
+    keyed('POST', '/responses?beta=true'),
+    keyed('GET', '/responses/{id}'),
+    keyed('GET', '/responses/{id}?beta=true'),
+    keyed('POST', '/responses/compact?beta=true'),
+    keyed('POST', '/responses/{id}'),
+    keyed('GET', '/only?preview'),
+    keyed('GET', '/search?kind=a+b'),
+    keyed('GET', '/search?kind=a+b&deep=1'),
+  ]);
+  const chosen = (method: string, path: string, query?: string) => {
+    const match = route(method, path, query);
+    return match.kind === 'operation' ? [match.operation.operationId, match.pathParams] : match;
+  };
+
+  it('routes a request that carries the key query to the key, and one without it to the plain twin', () => {
+    expect(chosen('POST', '/responses', 'beta=true')).toEqual(['POST /responses?beta=true', {}]);
+    expect(chosen('POST', '/responses', 'stream=1&beta=true')).toEqual(['POST /responses?beta=true', {}]);
+    expect(chosen('POST', '/responses')).toEqual(['POST /responses', {}]);
+    expect(chosen('POST', '/responses', 'beta=false')).toEqual(['POST /responses', {}]);
+    expect(chosen('GET', '/responses/r1', 'beta=true')).toEqual(['GET /responses/{id}?beta=true', { id: 'r1' }]);
+    expect(chosen('GET', '/responses/r1')).toEqual(['GET /responses/{id}', { id: 'r1' }]);
+  });
+
+  it('routes a key with no plain twin only when its query holds, else what the path alone matches', () => {
+    expect(chosen('POST', '/responses/compact', 'beta=true')).toEqual(['POST /responses/compact?beta=true', {}]);
+    // Without beta=true, /responses/compact is a response id.
+    expect(chosen('POST', '/responses/compact')).toEqual(['POST /responses/{id}', { id: 'compact' }]);
+    expect(chosen('GET', '/only', 'preview=')).toEqual(['GET /only?preview', {}]);
+    expect(chosen('GET', '/only', 'preview=yes')).toEqual(['GET /only?preview', {}]);
+    expect(chosen('GET', '/only')).toEqual({ kind: 'not-found' });
+    expect(chosen('DELETE', '/only', 'preview')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+  });
+
+  it('reads the key query as a query is read, and prefers the key that asks most of it', () => {
+    expect(chosen('GET', '/search', 'kind=a%20b')).toEqual(['GET /search?kind=a+b', {}]);
+    expect(chosen('GET', '/search', 'deep=1&kind=a+b')).toEqual(['GET /search?kind=a+b&deep=1', {}]);
+    expect(chosen('GET', '/search', 'kind=a')).toEqual({ kind: 'not-found' });
+  });
+
+  it('routes to the key exactly when the request carries every pair of its query, whatever else it carries', () => {
+    const name = fc.stringMatching(/^[a-z]{1,6}$/);
+    const pairs = fc.uniqueArray(fc.tuple(name, name), { minLength: 1, maxLength: 4, selector: ([key]) => key });
+    fc.assert(
+      fc.property(pairs, fc.array(fc.tuple(name, name), { maxLength: 3 }), fc.nat(), (condition, others, drop) => {
+        const key = condition.map(([key, value]) => `${key}=${value}`).join('&');
+        const route = createRouter([keyed('GET', '/x'), keyed('GET', `/x?${key}`)]);
+        const extra = others.filter(([other]) => !condition.some(([key]) => key === other));
+        const full = new URLSearchParams([...extra, ...condition]).toString();
+        const lacking = new URLSearchParams([
+          ...extra,
+          ...condition.filter((_, index) => index !== drop % condition.length),
+        ]);
+        const idOf = (query: string) => {
+          const match = route('GET', '/x', query);
+          return match.kind === 'operation' ? match.operation.operationId : match.kind;
+        };
+        expect(idOf(full)).toBe(`GET /x?${key}`);
+        expect(idOf(lacking.toString())).toBe('GET /x');
+      }),
+    );
+  });
+});

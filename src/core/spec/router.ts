@@ -1,4 +1,5 @@
 import type { CompiledOperation } from './compiled-spec.js';
+import { conditionHolds, type QueryCondition, queryConditionOf, routedPath } from './path-key.js';
 
 export type RouteMatch =
   | { kind: 'operation'; operation: CompiledOperation; pathParams: Readonly<Record<string, string>> }
@@ -10,10 +11,20 @@ interface Endpoint {
   /** Position of the template in the spec: of two templates matching one path, the first wins. */
   order: number;
   byMethod: Map<string, CompiledOperation>;
-  /** Operations written with a `#fragment` on the same path and method, in document order (rare: made with the first). */
-  alternatives: Map<string, CompiledOperation[]> | undefined;
+  /**
+   * Per method, when one URL carries several operations (keys with a `#fragment` or a `?query` of
+   * their own) or one needs a query: each with its key's query condition, in document order (rare:
+   * made with the first).
+   */
+  alternatives: Map<string, Alternative[]> | undefined;
   allow: string[];
   parameterNames: string[];
+}
+
+/** An operation of a URL other operations share, and the query its path key asks for. */
+interface Alternative {
+  operation: CompiledOperation;
+  condition: QueryCondition;
 }
 
 /** One segment position of the templated paths. */
@@ -50,7 +61,8 @@ export function createRouter(
 
   operations.forEach((operation, order) => {
     // Requests are routed without trailing slashes: so are the templates (`/items/`, as Django and FastAPI write them).
-    const template = withoutTrailingSlashes(withoutFragment(operation.pathTemplate));
+    const template = withoutTrailingSlashes(routedPath(operation.pathTemplate));
+    const condition = queryConditionOf(operation.pathTemplate);
     let endpoint = endpointsByTemplate.get(template);
     if (endpoint === undefined) {
       endpoint = {
@@ -66,54 +78,61 @@ export function createRouter(
     }
     const first = endpoint.byMethod.get(operation.method);
     if (first === undefined) endpoint.byMethod.set(operation.method, operation);
-    else {
+    const listed = endpoint.alternatives?.get(operation.method);
+    if (listed !== undefined) listed.push({ operation, condition });
+    else if (first !== undefined || condition.length > 0) {
       endpoint.alternatives ??= new Map();
-      endpoint.alternatives.set(operation.method, [
-        ...(endpoint.alternatives.get(operation.method) ?? [first]),
-        operation,
-      ]);
+      const before = first === undefined ? [] : [{ operation: first, condition: queryConditionOf(first.pathTemplate) }];
+      endpoint.alternatives.set(operation.method, [...before, { operation, condition }]);
     }
   });
   for (const endpoint of endpointsByTemplate.values()) endpoint.allow = [...endpoint.byMethod.keys()].sort();
 
   return (method, path, query = '') => {
     const literal = literalPaths.get(path);
-    if (literal !== undefined) return answer(literal, method, [], query);
+    // A literal path answers for itself, unless its operation for the method needs a query the request lacks.
+    if (literal !== undefined && (!literal.byMethod.has(method) || operationFor(literal, method, query) !== undefined))
+      return answer(literal, method, [], query);
     const matches = findTemplates(root, path.split('/'));
+    // The most specific template that has the method (`/media/{id}/watch_data` before `/media/{id}/{status}`),
+    // and whose key's query the request meets (`/x/{id}?beta=true` beside `/x/{name}`).
+    const found = matches.find((match) => operationFor(match.endpoint, method, query) !== undefined);
+    if (found !== undefined) return answer(found.endpoint, method, found.captures, query);
+    if (literal !== undefined) return answer(literal, method, [], query);
     if (matches.length === 0) return notFound;
-    // The most specific template that has the method (`/media/{id}/watch_data` before `/media/{id}/{status}`).
-    const found = matches.find((match) => match.endpoint.byMethod.has(method)) ?? matches[0]!;
-    return answer(found.endpoint, method, found.captures, query);
+    const fallback = matches.find((match) => match.endpoint.byMethod.has(method)) ?? matches[0]!;
+    return answer(fallback.endpoint, method, fallback.captures, query);
   };
 }
 
 /**
- * A path key's `#fragment` (Box's `/shared_items#folders`) names an alternative operation on the
- * same URL: a client never sends the fragment, so the key is routed without it, as wiretap and
- * swagger-ui do (docs/decisions/037); of several on one path and method, the query chooses (`alternativeFor`).
+ * Of the operations one URL carries under several keys, the one the query names: of those whose
+ * key's query the request meets (`/responses?beta=true` needs `beta=true`; a plain key always
+ * holds), the one whose key asks most of the query; then the most required query parameters all
+ * present (Box's `GET /files/{id}?fields=shared_link` is its `#get_shared_link`); then the first
+ * written. Undefined when the request meets none (a key with a query and no plain twin).
  */
-function withoutFragment(template: string): string {
-  const hash = template.indexOf('#');
-  return hash === -1 ? template : template.slice(0, hash);
-}
-
-/**
- * Of the operations one URL carries under several `#fragment` keys, the one the query names: the
- * most required query parameters all present (Box's `GET /files/{id}?fields=shared_link` is its
- * `#get_shared_link`), then the first written.
- */
-function alternativeFor(alternatives: CompiledOperation[], query: string): CompiledOperation {
+function alternativeFor(alternatives: readonly Alternative[], query: string): CompiledOperation | undefined {
   const present = new URLSearchParams(query);
-  let chosen = alternatives[0]!;
-  let chosenCount = -1;
-  for (const operation of alternatives) {
+  let chosen: CompiledOperation | undefined;
+  let chosenRank = [-1, -1];
+  for (const { operation, condition } of alternatives) {
+    if (!conditionHolds(condition, present)) continue;
     const required = operation.parameters.filter((parameter) => parameter.in === 'query' && parameter.required);
-    if (required.length > chosenCount && required.every((parameter) => present.has(parameter.name))) {
+    const named = required.every((parameter) => present.has(parameter.name)) ? required.length : -1;
+    const rank = [condition.length, named];
+    if (rank[0]! > chosenRank[0]! || (rank[0] === chosenRank[0] && rank[1]! > chosenRank[1]!)) {
       chosen = operation;
-      chosenCount = required.length;
+      chosenRank = rank;
     }
   }
   return chosen;
+}
+
+/** The operation of an endpoint for a method and a query; undefined when it has none the query meets. */
+function operationFor(endpoint: Endpoint, method: string, query: string): CompiledOperation | undefined {
+  const alternatives = endpoint.alternatives?.get(method);
+  return alternatives === undefined ? endpoint.byMethod.get(method) : alternativeFor(alternatives, query);
 }
 
 function withoutTrailingSlashes(template: string): string {
@@ -126,9 +145,10 @@ function withoutTrailingSlashes(template: string): string {
 const notFound: RouteMatch = Object.freeze({ kind: 'not-found' });
 
 function answer(endpoint: Endpoint, method: string, captures: string[], query: string): RouteMatch {
-  const alternatives = endpoint.alternatives?.get(method);
-  const operation = alternatives === undefined ? endpoint.byMethod.get(method) : alternativeFor(alternatives, query);
-  if (operation === undefined) return { kind: 'method-not-allowed', allow: endpoint.allow };
+  const operation = operationFor(endpoint, method, query);
+  if (operation === undefined)
+    // The method is there, under a key whose query the request does not carry: that URL has no operation.
+    return endpoint.byMethod.has(method) ? notFound : { kind: 'method-not-allowed', allow: endpoint.allow };
   const pathParams: Record<string, string> = {};
   endpoint.parameterNames.forEach((name, index) => {
     pathParams[name] = safeDecode(captures[index] ?? '');
