@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toJSONSchema } from 'zod';
+import { toJSONSchema, type ZodType } from 'zod';
 import { createTestApp, request } from '../../test/support/core-test-app.js';
 import { parseMockConfig } from '../core/config/mock-config.js';
 import { exportLineSchema, readExportLine, readStateLine, stateLineSchema } from './export-line-schema.js';
@@ -69,7 +69,7 @@ describe('the export lines schema', () => {
   });
 
   it('is published as JSON Schema, equal to what zod emits (`npx vitest run -u` rewrites the files)', async () => {
-    const emit = (schema: Parameters<typeof toJSONSchema>[0]) =>
+    const emit = (schema: ZodType) =>
       `${JSON.stringify(toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }), null, 2)}\n`;
     await expect(emit(exportLineSchema())).toMatchFileSnapshot('../../schemas/export-line.v1.schema.json');
     await expect(emit(stateLineSchema())).toMatchFileSnapshot('../../schemas/export-state-line.v1.schema.json');
