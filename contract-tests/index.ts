@@ -24,6 +24,7 @@ export {
   exitCodes,
   type Verdict,
 } from './report/report-model.js';
+export { type JsonReport, parseJsonReport } from './report/report-schema.js';
 export { renderSarifFile } from './report/sarif-report.js';
 export type { ContractOptions } from './runner/contract-options.js';
 export { ContractRunError } from './runner/contract-run-error.js';

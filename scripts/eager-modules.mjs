@@ -15,7 +15,7 @@ const eagerTails = {
   'document-yaml.ts': "\nimport * as bundledJsYaml from 'js-yaml';\nlazy.provide(bundledJsYaml);\n",
   // By name, as spec/zod-for-pages.ts hands them to a page: the whole namespace would keep every locale.
   'zod-module.ts':
-    "\nimport { array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum as enumOf } from 'zod';\nlazy.provide({ array, boolean, int, literal, looseObject, number, record, strictObject, string, union, unknown, url, enum: enumOf });\n",
+    "\nimport { array, boolean, int, literal, looseObject, number, object, record, strictObject, string, union, unknown, url, enum as enumOf } from 'zod';\nlazy.provide({ array, boolean, int, literal, looseObject, number, object, record, strictObject, string, union, unknown, url, enum: enumOf });\n",
 };
 
 /**

@@ -21,6 +21,7 @@ export type ZodModule = Pick<
   | 'literal'
   | 'looseObject'
   | 'number'
+  | 'object'
   | 'record'
   | 'strictObject'
   | 'string'

@@ -5,6 +5,7 @@ import {
   responseBodyExcerpt,
   truncate,
 } from '../../spec/interface/observed.js';
+import type { Evidence as ReportEvidence } from '../report/report-schema.js';
 
 export { truncate };
 
@@ -71,15 +72,7 @@ export interface PrismViolation {
 }
 
 /** What a report shows of one failure: the request, the status, the offending header or field. */
-export interface Evidence {
-  request: string;
-  /** The exchange's `seq`, when the evidence is one request: the report rebuilds it as a curl. */
-  seq?: number;
-  status?: number;
-  header?: string;
-  field?: string;
-  detail: string;
-}
+export type Evidence = ReportEvidence;
 
 const maxBodyInEvidence = 160;
 

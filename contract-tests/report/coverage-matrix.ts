@@ -1,42 +1,10 @@
 import { isOverBudget } from '../lib/check-errors.js';
 import { type Dimension, dimensions, matchesReference, ruleMatrix } from '../lib/rule-matrix.js';
 import type { CheckResult, CheckStatus } from './report-model.js';
+import type { CoverageMatrix, DimensionCell, DimensionMatrix, MatrixCell } from './report-schema.js';
 
-/** One cell: the checks of one rule on one operation, summed up. */
-export interface MatrixCell {
-  /** The worst status of the cell's checks: FAIL > SKIP > WARN > INFO > PASS. */
-  status: CheckStatus;
-  counts: Partial<Record<CheckStatus, number>>;
-  /** Deterministic cases sent by the cell's checks. */
-  cases: number;
-  /** Why the cell's first SKIP was skipped. */
-  skipReason?: string;
-}
-
-/** Rule x operation: what the run proved, and where it proved nothing. */
-export interface CoverageMatrix {
-  /** Column names: operations as `METHOD /path`, then `(every response)` for checks over all exchanges. */
-  operations: string[];
-  rows: { rule: string; cells: Record<string, MatrixCell> }[];
-  /** Rule x dimension (lib/rule-matrix.ts): each cell as this run judged it. */
-  dimensions: DimensionMatrix;
-}
-
-/**
- * One cell of the rule x dimension matrix after a run: the worst status of its checks;
- * `INCONCLUSIVE` when a check of the cell could not afford its waits or requests (over budget);
- * `n/a` with the reason when no check can judge the cell.
- */
-export interface DimensionCell {
-  status: CheckStatus | 'INCONCLUSIVE' | 'n/a' | 'not run';
-  checks: string[];
-  reason?: string;
-}
-
-export interface DimensionMatrix {
-  columns: { id: Dimension; title: string }[];
-  rows: { rule: string; says: string; cells: Record<Dimension, DimensionCell> }[];
-}
+// The matrices' types are the JSON report's (report-schema.ts), which carries them as `coverage`.
+export type { CoverageMatrix, DimensionCell, DimensionMatrix, MatrixCell };
 
 const everyResponseColumn = '(every response)';
 const severity: Record<CheckStatus, number> = { FAIL: 4, SKIP: 3, WARN: 2, INFO: 1, PASS: 0 };

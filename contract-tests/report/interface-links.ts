@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { InterfaceLinks } from './report-schema.js';
 
 /**
  * Every rule id the kit reports (`§5.3`, `§4 createCategory.1`, `§8`) points at the section of the
@@ -17,19 +18,8 @@ export const kitRepository = 'https://github.com/petstore-kit/petstore-kit';
 /** The shipped copy, next to the code: two levels up from contract-tests/report/ and from dist/bin/ alike. */
 export const interfaceDocumentFile = fileURLToPath(new URL(`../../${interfaceDocumentPath}`, import.meta.url));
 
-/** The document as a report links to it, and the section of each rule id the report names. */
-export interface InterfaceLinks {
-  /** Path inside the package: `docs/petstore-service-interface.md`. */
-  document: string;
-  /** For a terminal: the shipped file, relative to the working directory when under it (`node_modules/petstore-kit/docs/...`), else a file:// URL. */
-  local: string;
-  /** For a web page (a CI job summary): the document at the tag of the kit's version. */
-  web: string;
-  /** Rule id -> the heading of its section and the heading's anchor (`#8-limits`). */
-  sections: Record<string, { heading: string; anchor: string }>;
-  /** Rule ids of other documents the kit checks against (`RFC 9110 §9.3.2`) -> their address. */
-  external?: Record<string, string>;
-}
+/** The document as a report links to it, and the section of each rule id the report names (its schema: report-schema.ts). */
+export type { InterfaceLinks };
 
 /** A heading of the document with its GitHub anchor. */
 export interface DocumentHeading {

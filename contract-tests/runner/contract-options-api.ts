@@ -64,7 +64,7 @@ export interface ContractOptions {
   /** Where progress messages go (waits, Prism). Default: stderr. */
   log?: (message: string) => void;
   /** Called with each check's result as it finishes (live output); secrets already masked. */
-  onResult?: (result: import('../report/report-model.js').CheckResult) => void;
+  onResult?: (result: import('../report/report-schema.js').CheckResult) => void;
   /** Called as each wait for a rate-limit window starts (what for, until when). Default: one line through `log`. */
   onWait?: (notice: import('../lib/rate-budget.js').WaitNotice) => void;
   /**
@@ -99,3 +99,15 @@ export interface ContractOptions {
   /** Aborting cancels the run and stops Prism. */
   signal?: AbortSignal;
 }
+
+/** Options a report does not state: Prism's use is its target, the rest change how, not what, the run judged. */
+export const unstatedOptions = ['viaPrism', 'exhaustMainKey', 'unsafePatterns'] as const;
+
+type NumberOrFlagOption = {
+  [K in keyof ContractOptions]-?: Required<ContractOptions>[K] extends number | boolean ? K : never;
+}[keyof ContractOptions];
+
+/** The options a report states (`settings`), as resolved: every number and flag but the unstated ones. */
+export type StatedOptions = {
+  [K in Exclude<NumberOrFlagOption, (typeof unstatedOptions)[number]>]-?: Required<ContractOptions>[K];
+};

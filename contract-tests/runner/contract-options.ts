@@ -6,7 +6,7 @@ import { checkOwnedHeaders } from '../lib/http-client.js';
 import { systemClock } from '../lib/kit-clock.js';
 import { profileDefaults, profiles, runSeed } from '../lib/run-profile.js';
 import type { ContractReport } from '../report/report-model.js';
-import type { ContractOptions } from './contract-options-api.js';
+import { type ContractOptions, unstatedOptions } from './contract-options-api.js';
 import { ContractRunError } from './contract-run-error.js';
 import type { KitOption } from './kit-option.js';
 import { kitOption, kitOptions, missingMessage, numberDefault } from './kit-option-table.js';
@@ -132,8 +132,7 @@ export function targetOptions(settings: ResolvedContractOptions): Omit<ContractT
   };
 }
 
-/** Flags a report does not state: Prism's use is its target, the rest change how, not what, the run judged. */
-const unstatedFlags = new Set(['viaPrism', 'exhaustMainKey', 'unsafePatterns']);
+const unstatedFlags = new Set<string>(unstatedOptions);
 
 /**
  * The resolved options a report states (`settings`): every number and flag as resolved, the keys

@@ -5,6 +5,23 @@
  * Browser-safe: plain data only, no Node types.
  */
 import type { RequestLogEntry } from '../core/state/request-log.js';
+import type { ClientRequestCounts, CoverageReport, LabClockState, Verdict } from './dashboard-schema.js';
+
+// The shapes the dashboard and `GET /__mock/report` send are their schema's (dashboard-schema.ts).
+export type {
+  ClientRequestCounts,
+  CoverageReport,
+  DashboardClient,
+  DashboardSnapshot,
+  LabClockState,
+  OperationCoverage,
+  SituationCoverage,
+  Verdict,
+} from './dashboard-schema.js';
+export { situationNames } from './dashboard-schema.js';
+export type SituationName = keyof CoverageReport['situations'];
+export type VerdictRule = Verdict['rule'];
+export type VerdictOutcome = Verdict['outcome'];
 
 /** A client's budget: requests per minute and per day. */
 export interface LabLimits {
@@ -20,36 +37,6 @@ export interface LabBanPolicy {
   durationMs: number;
 }
 
-export type VerdictRule =
-  | 'retry-after-honoured'
-  | 'backoff-growing'
-  | 'no-hammering'
-  | 'deprecated-operation'
-  // The client's resilience to failed answers (resilience-judge.ts).
-  | 'retries-idempotent'
-  | 'no-blind-resend'
-  | 'bounded-attempts';
-export type VerdictOutcome = 'pass' | 'fail' | 'not-exercised' | 'info';
-
-export interface Verdict {
-  rule: VerdictRule;
-  outcome: VerdictOutcome;
-  evidence: {
-    /** One human line. */
-    summary: string;
-    /** Rule-specific; all times are ISO strings of the virtual clock, waits in seconds. */
-    [key: string]: unknown;
-  };
-}
-
-export interface ClientRequestCounts {
-  total: number;
-  /** By HTTP status, as a string ("200", "429", ...). */
-  byStatus: Record<string, number>;
-  /** Requests answered 429, forced ones included. */
-  refused429: number;
-}
-
 export interface ClientReport {
   /** The masked key (demo keys in full), a replay pseudonym, or "anonymous <address>". */
   client: string;
@@ -61,36 +48,6 @@ export interface ClientReport {
   verdicts: Verdict[];
 }
 
-export const situationNames = ['401', '400', '429', 'ban', 'deprecated-call', 'window-reset'] as const;
-export type SituationName = (typeof situationNames)[number];
-
-export interface SituationCoverage {
-  met: boolean;
-  count: number;
-  /** ISO time (virtual clock) the situation was first met, or null. */
-  firstAt: string | null;
-}
-
-export interface OperationCoverage {
-  operationId: string;
-  method: string;
-  path: string;
-  /** Ascending by status. */
-  statuses: { status: number; organic: number; forced: number }[];
-}
-
-export interface CoverageReport {
-  /** Sorted by operationId. */
-  operations: OperationCoverage[];
-  situations: Record<SituationName, SituationCoverage>;
-}
-
-export interface LabClockState {
-  now: string;
-  epochSeconds: number;
-  offsetSeconds: number;
-}
-
 /** `GET /__mock/report` (per session). */
 export interface LabReport {
   session: string;
@@ -99,50 +56,6 @@ export interface LabReport {
   clock: LabClockState;
   clients: ClientReport[];
   coverage: CoverageReport;
-}
-
-/** `GET /__mock/dashboard` (per session): see issue 13. */
-export interface DashboardSnapshot {
-  session: string;
-  sessions: { name: string; lastSeen: string | null }[];
-  clock: LabClockState;
-  clients: DashboardClient[];
-  /** Newest last, at most `?limit` (default 10,000). */
-  recent: {
-    timeMs: number;
-    client: string;
-    method: string;
-    path: string;
-    status: number;
-    code: string | null;
-    /** The fault the request met and its latency (decision 042), when any. */
-    fault?: string;
-    delayMs?: number;
-  }[];
-  coverage: CoverageReport;
-  tokenRequired: boolean;
-  /** The timeline of `recent`, rendered by `renderTimelineSvg`. */
-  timelineSvg: string;
-}
-
-export interface DashboardClient {
-  client: string;
-  kind: 'key' | 'anonymous';
-  plan: string;
-  /** A public demo key, shown by name. */
-  demo: boolean;
-  /** Configured keys not yet used appear with `used: false`. */
-  used: boolean;
-  windows: {
-    name: 'minute' | 'day';
-    limit: number;
-    used: number;
-    resetsAt: string | null;
-    resetsInSeconds: number | null;
-  }[];
-  ban: { until: string; secondsLeft: number } | null;
-  requests: ClientRequestCounts;
-  verdicts: Verdict[];
 }
 
 /** What `renderTimelineSvg` draws (the drawing lives in spec/, shared with the contract kit's HTML report). */

@@ -3,6 +3,7 @@ import { dashboardResponse, parseRecentLimit } from './dashboard-endpoint.js';
 import type { DashboardSnapshot } from './dashboard-types.js';
 
 const snapshot = {
+  version: 1,
   session: 'default',
   sessions: [],
   clock: { now: '2026-01-15T09:00:00.000Z', epochSeconds: 1, offsetSeconds: 0 },

@@ -72,6 +72,7 @@ it('finds the control folder from the page path, with or without a trailing slas
 });
 
 const valid: DashboardSnapshot = {
+  version: 1,
   session: 'default',
   sessions: [{ name: 'default', lastSeen: null }],
   clock: { now: '2026-01-15T09:00:00.000Z', epochSeconds: 1_768_467_600, offsetSeconds: 0 },

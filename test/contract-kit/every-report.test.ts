@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJsonReport } from '../../contract-tests/report/report-schema.js';
 import { sarifValidator } from '../support/sarif-schema.js';
 import { type FakePetstore, fakeKeys, startFakePetstore } from './support/fake-petstore.js';
 import { runCli } from './support/run-cli.js';
@@ -47,6 +48,8 @@ describe('one run, every report', () => {
 
   it('every file is of the same run: one run id, one set of failures', async () => {
     const json = JSON.parse(await readFile(file('report.json'), 'utf8'));
+    // The report's own schema reads it whole: every field the run wrote is one it declares.
+    expect(parseJsonReport(await readFile(file('report.json'), 'utf8'))).toEqual(json);
     expect(json.verdict).toBe('DOES NOT CONFORM');
     expect(json.summary.FAIL).toBeGreaterThan(1);
     expect(await readFile(file('report.txt'), 'utf8')).toContain(json.runId);

@@ -536,6 +536,7 @@ export class FakeDashboardServer {
     });
     const recent = limit === 0 ? [] : session.recent.slice(-limit);
     return {
+      version: 1,
       session: session.name,
       sessions: this.sessionList(),
       clock: this.clock(session),

@@ -220,7 +220,7 @@ export function validateScenario(value: unknown, source = 'scenario'): Scenario 
 }
 
 /** Like the config's messages, but an unknown field is named with its path: `keys.0.spentt: unknown field`. */
-function describeScenarioIssues(issues: readonly z.core.$ZodIssue[]): string {
+export function describeScenarioIssues(issues: readonly z.core.$ZodIssue[]): string {
   const unknown: string[] = [];
   const others: z.core.$ZodIssue[] = [];
   for (const issue of issues) {

@@ -1,5 +1,6 @@
 import { maskSecret } from '../../../spec/credential-masking.js';
 import { keyDigestHex } from '../../../spec/interface/key-id.js';
+import { dashboardVersion } from '../../lab/dashboard-version.js';
 import { clientReport } from '../../lab/lab-report.js';
 import type {
   DashboardClient,
@@ -81,6 +82,7 @@ export async function buildDashboardSnapshot(
   const shown = recent.length > limit ? recent.slice(recent.length - limit) : recent;
 
   return {
+    version: dashboardVersion,
     session,
     sessions: sessions.map(({ name, lastSeenMs }) => ({
       name,
