@@ -1,3 +1,4 @@
+import { compareWait, keepSample, waitPair } from './judge-evidence.js';
 import { isoOf, type LabObservation, type Verdict } from './lab-types.js';
 
 /**
@@ -85,7 +86,6 @@ const maxAttempts = 10;
 /** A request sent again later than this after its failure is a new one (the client had given up). */
 const sameRequestWindowMs = 10 * 60_000;
 const maxPending = 20;
-const maxSamples = 5;
 
 export function createResilienceState(): ResilienceState {
   return {
@@ -173,18 +173,17 @@ function judgeAttempt(state: ResilienceState, pending: PendingRequest, observati
   const failedAt = isoOf(pending.atMs);
   if (pending.idempotent) {
     state.retries += 1;
-    if (pending.previousWaitMs === null) return;
+    const comparison = compareWait(pending.previousWaitMs, waitMs);
+    if (comparison === 'first') return;
     state.comparedWaits += 1;
-    if (waitMs > pending.previousWaitMs) return;
+    if (comparison === 'grew') return;
     state.shrinkingWaits += 1;
-    if (state.waitSamples.length < maxSamples)
-      state.waitSamples.push({
-        request: pending.request,
-        failedAt,
-        failure: pending.failure,
-        previousWaitSeconds: seconds(pending.previousWaitMs),
-        waitSeconds: seconds(waitMs),
-      });
+    keepSample(state.waitSamples, () => ({
+      request: pending.request,
+      failedAt,
+      failure: pending.failure,
+      ...waitPair(pending.previousWaitMs!, waitMs),
+    }));
     return;
   }
   // A resend after an answered 5xx: the server said what happened; only an unknown outcome is judged.
@@ -195,14 +194,13 @@ function judgeAttempt(state: ResilienceState, pending: PendingRequest, observati
     return;
   }
   state.blindResends += 1;
-  if (state.resendSamples.length < maxSamples)
-    state.resendSamples.push({
-      request: pending.request,
-      failedAt,
-      failure: pending.failure,
-      resentAt: isoOf(observation.atMs),
-      problem: key === null ? 'no Idempotency-Key' : 'another Idempotency-Key than the first attempt’s',
-    });
+  keepSample(state.resendSamples, () => ({
+    request: pending.request,
+    failedAt,
+    failure: pending.failure,
+    resentAt: isoOf(observation.atMs),
+    problem: key === null ? 'no Idempotency-Key' : 'another Idempotency-Key than the first attempt’s',
+  }));
 }
 
 /** The three verdicts, in a fixed order. */
@@ -331,9 +329,4 @@ function attemptsVerdict(state: ResilienceState): Verdict {
       ...common,
     },
   };
-}
-
-/** Milliseconds as seconds with at most 3 decimals. */
-function seconds(ms: number): number {
-  return Math.round(ms) / 1000;
 }
