@@ -1,7 +1,9 @@
+import type { Verdict } from './lab-types.js';
+
 /**
  * What the client judge (after 429s) and the resilience judge (after failures) both keep: evidence
- * samples of a bounded number, waits in seconds, and the one meaning of "the wait grew" their
- * growing-waits rules share (`backoff-growing`, `retries-idempotent`).
+ * samples of a bounded number, waits in seconds, the one meaning of "the wait grew" their
+ * growing-waits rules share (`backoff-growing`, `retries-idempotent`), and the shape of a verdict.
  */
 
 /** Evidence samples kept per rule (the first ones: they show where the behaviour began). */
@@ -30,4 +32,14 @@ export function compareWait(previousWaitMs: number | null, waitMs: number): 'fir
 /** The two waits of a pair, as a sample shows them. */
 export function waitPair(previousWaitMs: number, waitMs: number): { previousWaitSeconds: number; waitSeconds: number } {
   return { previousWaitSeconds: seconds(previousWaitMs), waitSeconds: seconds(waitMs) };
+}
+
+/** A verdict whose evidence is its one-line summary, then the rule's figures and samples, in the order reports show them. */
+export function verdict(
+  rule: Verdict['rule'],
+  outcome: Verdict['outcome'],
+  summary: string,
+  figures: Record<string, unknown>,
+): Verdict {
+  return { rule, outcome, evidence: { summary, ...figures } };
 }

@@ -33,15 +33,6 @@ const RECENT_LIMIT = 10_000;
 
 type LiveState = 'starting' | 'live' | 'paused' | 'hidden' | 'error' | 'needs-token';
 
-const liveStateText: Record<LiveState, string> = {
-  starting: 'Starting…',
-  live: '● Live',
-  paused: '❚❚ Paused',
-  hidden: '❚❚ Paused (tab hidden)',
-  error: '⚠ Reconnecting',
-  'needs-token': '⚠ Needs the control token',
-};
-
 class DashboardPage {
   private snapshot: DashboardSnapshot | null = null;
   private etag: string | null = null;
@@ -316,8 +307,16 @@ class DashboardPage {
               : this.snapshot === null
                 ? 'starting'
                 : 'live');
+    const text: Record<LiveState, string> = {
+      starting: 'Starting…',
+      live: '● Live',
+      paused: '❚❚ Paused',
+      hidden: '❚❚ Paused (tab hidden)',
+      error: '⚠ Reconnecting',
+      'needs-token': '⚠ Needs the control token',
+    };
     this.el.liveState.dataset.state = state;
-    this.el.liveState.textContent = liveStateText[state];
+    this.el.liveState.textContent = text[state];
   }
 
   /**
