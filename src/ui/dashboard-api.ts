@@ -29,7 +29,7 @@ export function controlBase(pathname: string): string {
   return trimmed.endsWith('/') ? trimmed : trimmed.slice(0, trimmed.lastIndexOf('/') + 1);
 }
 
-export function requestHeaders(context: DashboardApiContext, extra: Record<string, string> = {}): Headers {
+function requestHeaders(context: DashboardApiContext, extra: Record<string, string> = {}): Headers {
   const headers = new Headers(extra);
   const session = context.session();
   if (session !== null) headers.set('X-Mock-Session', session);
@@ -39,7 +39,7 @@ export function requestHeaders(context: DashboardApiContext, extra: Record<strin
 }
 
 /** Turns a non-2xx answer into one line, from the mock's `{code,message,status}` when present. */
-export async function callError(response: Response): Promise<DashboardCallError> {
+async function callError(response: Response): Promise<DashboardCallError> {
   let body: Partial<ApiError> | undefined;
   try {
     const text = await response.text();
