@@ -15,8 +15,7 @@ export function clientVerdicts(state: ClientJudgeState, banPolicy: LabBanPolicy)
 }
 
 function retryAfterVerdict(state: ClientJudgeState): Verdict {
-  const rule = 'retry-after-honoured';
-  const common = {
+  const figures = {
     toleranceSeconds: retryAfterToleranceMs / 1000,
     judged: state.retryChecks,
     early: state.retryViolations,
@@ -25,31 +24,30 @@ function retryAfterVerdict(state: ClientJudgeState): Verdict {
   if (state.retryViolations > 0) {
     const first = state.retrySamples[0]!;
     return verdict(
-      rule,
+      'retry-after-honoured',
       'fail',
       `${state.retryViolations} of ${state.retryChecks} requests after a 429 came early; first: ${first.waitSeconds} s after a 429 at ${first.refusedAt} that said Retry-After: ${first.retryAfterSeconds}`,
-      { ...common, samples: state.retrySamples },
+      { ...figures, samples: state.retrySamples },
     );
   }
   if (state.retryChecks > 0) {
     const last = state.lastHonoured;
     return verdict(
-      rule,
+      'retry-after-honoured',
       'pass',
       `waited as told after all ${state.retryChecks} 429s${last ? `; last: ${last.waitSeconds} s after Retry-After: ${last.retryAfterSeconds}` : ''}`,
-      { ...common, samples: last ? [last] : [] },
+      { ...figures, samples: last ? [last] : [] },
     );
   }
   const summary =
     state.organicRefusals > 0
       ? 'got a 429 but sent nothing after it'
       : `never refused by the rate limiter${state.forced429 > 0 ? ` (${state.forced429} 429s forced with Prefer are not judged)` : ''}`;
-  return verdict(rule, 'not-exercised', summary, { ...common, samples: [] });
+  return verdict('retry-after-honoured', 'not-exercised', summary, { ...figures, samples: [] });
 }
 
 function backoffVerdict(state: ClientJudgeState): Verdict {
-  const rule = 'backoff-growing';
-  const common = {
+  const figures = {
     comparedWaits: state.backoffPairs,
     shrinkingOrEqual: state.backoffViolations,
     longestRunWaitsSeconds: state.longestStreakWaitsSeconds,
@@ -57,30 +55,29 @@ function backoffVerdict(state: ClientJudgeState): Verdict {
   if (state.backoffViolations > 0) {
     const first = state.backoffSamples[0]!;
     return verdict(
-      rule,
+      'backoff-growing',
       'fail',
       `${state.backoffViolations} of ${state.backoffPairs} waits after consecutive 429s did not grow; first: ${first.previousWaitSeconds} s then ${first.waitSeconds} s (429 at ${first.refusedAt})`,
-      { ...common, samples: state.backoffSamples },
+      { ...figures, samples: state.backoffSamples },
     );
   }
   if (state.backoffPairs > 0)
     return verdict(
-      rule,
+      'backoff-growing',
       'pass',
       `every wait grew across consecutive 429s (${state.backoffPairs} compared; longest run: ${state.longestStreakWaitsSeconds.join(' s, ')} s)`,
-      { ...common, samples: [] },
+      { ...figures, samples: [] },
     );
   return verdict(
-    rule,
+    'backoff-growing',
     'not-exercised',
     'never waited twice across consecutive 429s (needs a second 429 in a row and a request after it)',
-    { ...common, samples: [] },
+    { ...figures, samples: [] },
   );
 }
 
 function hammeringVerdict(state: ClientJudgeState, ban: LabBanPolicy): Verdict {
-  const rule = 'no-hammering';
-  const common = {
+  const figures = {
     tolerated: ban.threshold,
     banEnabled: ban.enabled,
     maxRequestsInARowWhileLimited: state.maxConsecutiveRefusals,
@@ -90,38 +87,37 @@ function hammeringVerdict(state: ClientJudgeState, ban: LabBanPolicy): Verdict {
   };
   if (state.bans > 0)
     return verdict(
-      rule,
+      'no-hammering',
       'fail',
       `banned ${state.bans} time${state.bans === 1 ? '' : 's'}, first at ${isoOf(state.firstBanAtMs!)}; up to ${state.maxConsecutiveRefusals} requests in a row while limited (the ban policy tolerates ${ban.threshold})`,
-      common,
+      figures,
     );
   if (state.maxConsecutiveRefusals > ban.threshold)
     return verdict(
-      rule,
+      'no-hammering',
       'fail',
       `${state.maxConsecutiveRefusals} requests in a row while limited, up to ${isoOf(state.maxConsecutiveAtMs)} (the ban policy tolerates ${ban.threshold}${ban.enabled ? '' : '; bans are off, so it was not banned'})`,
-      common,
+      figures,
     );
   if (state.organicRefusals > 0)
     return verdict(
-      rule,
+      'no-hammering',
       'pass',
       `never banned; at most ${state.maxConsecutiveRefusals} requests in a row while limited (tolerated: ${ban.threshold})`,
-      common,
+      figures,
     );
-  return verdict(rule, 'not-exercised', 'never refused by the rate limiter', common);
+  return verdict('no-hammering', 'not-exercised', 'never refused by the rate limiter', figures);
 }
 
 function deprecatedVerdict(state: ClientJudgeState): Verdict {
-  const rule = 'deprecated-operation';
   if (state.deprecatedCalls === 0)
-    return verdict(rule, 'not-exercised', 'never called a deprecated operation', {
+    return verdict('deprecated-operation', 'not-exercised', 'never called a deprecated operation', {
       calls: 0,
       sunset: null,
       operations: [],
     });
   return verdict(
-    rule,
+    'deprecated-operation',
     'info',
     `called ${state.deprecatedOperations.join(', ')} ${state.deprecatedCalls} time${state.deprecatedCalls === 1 ? '' : 's'}${state.deprecatedSunset ? `; sunset ${state.deprecatedSunset}` : ''}`,
     {
