@@ -50,44 +50,86 @@ export function persistMockState(
   app: Pick<MockApp, 'store' | 'baseClock' | 'ready'>,
   options: PersistenceOptions,
 ): MockPersistence {
-  const session = options.session ?? defaultSessionName;
-  const key = options.key ?? `petstore-kit:state:${session}`;
-  const debounceMs = options.debounceMs ?? 200;
-  const maxChars = options.maxChars ?? 1_000_000;
-  const warnings = new Set<string>();
-  // One warning per kind of failure, never a crash: persistence is a convenience, the mock keeps answering.
-  const warnOnce = (kind: string, message: string) => {
-    if (warnings.has(kind)) return;
-    warnings.add(kind);
-    (options.warn ?? ((text: string) => console.warn(text)))(`petstore-kit: ${message}`);
+  const persistence = new SessionPersistence(app, options);
+  // After the startup scenario: the saved state is newer than it.
+  const restored = app.ready.then(
+    () => persistence.restore(),
+    () => undefined,
+  );
+  return {
+    restored,
+    changed: () => persistence.schedule(),
+    flush: () => persistence.flush(),
+    clear: () => persistence.clear(),
   };
-  let timer: ReturnType<typeof setTimeout> | undefined;
+}
 
-  const save = async () => {
-    timer = undefined;
+/**
+ * One session's state in Web Storage: where it goes, the save that waits for a quiet moment, and the
+ * kinds of failure already warned of. One warning per kind, never a crash: persistence is a
+ * convenience, the mock keeps answering.
+ */
+class SessionPersistence {
+  private readonly session: string;
+  private readonly key: string;
+  private readonly debounceMs: number;
+  private readonly maxChars: number;
+  /** The debounced save, if one is waiting. */
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private readonly warned = new Set<string>();
+
+  constructor(
+    private readonly app: Pick<MockApp, 'store' | 'baseClock'>,
+    private readonly options: PersistenceOptions,
+  ) {
+    this.session = options.session ?? defaultSessionName;
+    this.key = options.key ?? `petstore-kit:state:${this.session}`;
+    this.debounceMs = options.debounceMs ?? 200;
+    this.maxChars = options.maxChars ?? 1_000_000;
+  }
+
+  /** A save once the requests stop for `debounceMs`. */
+  schedule(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.save(), this.debounceMs);
+  }
+
+  async flush(): Promise<void> {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.save();
+  }
+
+  clear(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.options.storage.removeItem(this.key);
+  }
+
+  private async save(): Promise<void> {
+    this.timer = undefined;
     try {
-      const state = await app.store.snapshot(session, app.baseClock.now());
+      const state = await this.app.store.snapshot(this.session, this.app.baseClock.now());
       const text = JSON.stringify({ v: version, state });
-      if (text.length > maxChars) {
-        warnOnce(
+      if (text.length > this.maxChars) {
+        this.warnOnce(
           'size',
-          `the mock's state (${text.length} characters) is larger than persist's bound (${maxChars}): not saved`,
+          `the mock's state (${text.length} characters) is larger than persist's bound (${this.maxChars}): not saved`,
         );
         return;
       }
-      options.storage.setItem(key, text);
+      this.options.storage.setItem(this.key, text);
     } catch (error) {
       // QuotaExceededError, a storage the browser refuses (private mode), a store that failed.
-      warnOnce('save', `failed to save the mock's state: ${(error as Error).message}`);
+      this.warnOnce('save', `failed to save the mock's state: ${(error as Error).message}`);
     }
-  };
+  }
 
-  const restore = async () => {
+  async restore(): Promise<void> {
     let text: string | null;
     try {
-      text = options.storage.getItem(key);
+      text = this.options.storage.getItem(this.key);
     } catch (error) {
-      warnOnce('read', `failed to read the mock's saved state: ${(error as Error).message}`);
+      this.warnOnce('read', `failed to read the mock's saved state: ${(error as Error).message}`);
       return;
     }
     if (text === null) return;
@@ -95,38 +137,25 @@ export function persistMockState(
       const saved = JSON.parse(text) as { v?: unknown; state?: StoreScenario };
       if (saved?.v !== version || typeof saved.state !== 'object' || saved.state === null)
         throw new Error('not a state this version saved');
-      const base = app.baseClock.now();
+      const base = this.app.baseClock.now();
       const clock = saved.state.clock;
       // The saved offset, at least: a startup scenario that moved the clock further keeps its clock.
       const atLeast =
         clock?.kind === 'advance'
           ? { clock: { kind: 'atLeast' as const, atMs: base + clock.ms } }
           : { clock: undefined };
-      await app.store.applyScenario(session, { ...saved.state, ...atLeast }, base);
+      await this.app.store.applyScenario(this.session, { ...saved.state, ...atLeast }, base);
     } catch (error) {
-      options.storage.removeItem(key);
-      warnOnce('restore', `dropped the mock's saved state: ${(error as Error).message}`);
+      this.options.storage.removeItem(this.key);
+      this.warnOnce('restore', `dropped the mock's saved state: ${(error as Error).message}`);
     }
-  };
+  }
 
-  // After the startup scenario: the saved state is newer than it.
-  const restored = app.ready.then(restore, () => undefined);
-  return {
-    restored,
-    changed() {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = setTimeout(() => void save(), debounceMs);
-    },
-    async flush() {
-      if (timer !== undefined) clearTimeout(timer);
-      await save();
-    },
-    clear() {
-      if (timer !== undefined) clearTimeout(timer);
-      timer = undefined;
-      options.storage.removeItem(key);
-    },
-  };
+  private warnOnce(kind: string, message: string): void {
+    if (this.warned.has(kind)) return;
+    this.warned.add(kind);
+    (this.options.warn ?? ((text: string) => console.warn(text)))(`petstore-kit: ${message}`);
+  }
 }
 
 /** The Web Storage a `persist` option names, or null when the page has none (a worker, a locked-down browser). */

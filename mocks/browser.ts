@@ -1,13 +1,6 @@
-import type { HttpHandler } from 'msw';
 import { setupWorker } from 'msw/browser';
 import { type PersistOption, persistMockState, storageOf } from './browser-persistence.js';
-import {
-  createPetstoreHandlers,
-  type MockApp,
-  type MockControls,
-  type PetstoreHandlers,
-  type PetstoreHandlersOptions,
-} from './handlers-browser.js';
+import { createPetstoreHandlers, type PetstoreHandlers, type PetstoreHandlersOptions } from './handlers-browser.js';
 
 // No fs here: the spec comes in as data (`petstore-kit/mocks/spec`, bundled at build time, or any
 // parsed document). Keep every import of this file browser-safe.
@@ -26,18 +19,10 @@ export interface PetstoreWorkerOptions extends PetstoreHandlersOptions {
   persist?: PersistOption;
 }
 
-export interface PetstoreWorker {
+/** What `setupPetstoreWorker` returns: the handlers' parts (`createPetstoreHandlers`) and MSW's worker over them. */
+export interface PetstoreWorker extends PetstoreHandlers {
   /** MSW's worker, not started yet: `await worker.start()` (MSW's own convention). */
   worker: ReturnType<typeof setupWorker>;
-  controls: MockControls;
-  app: MockApp;
-  handlers: HttpHandler[];
-  /** The rate-limit lab's report (client verdicts and coverage) of the session. */
-  report: PetstoreHandlers['report'];
-  /** Throws when a client broke a rule or a listed situation was never served (see `createPetstoreHandlers`). */
-  expectWellBehaved: PetstoreHandlers['expectWellBehaved'];
-  /** Resolves once the `scenario` option (if any) is applied; requests wait for it on their own. */
-  ready: PetstoreHandlers['ready'];
 }
 
 /**

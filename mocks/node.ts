@@ -1,14 +1,7 @@
-import type { HttpHandler } from 'msw';
 import { setupServer } from 'msw/node';
 import { readBoundedTextSync } from '../spec/bounded-file.js';
 import { defaultSpecPath, maxSpecFileBytes, parseSpecText } from '../spec/load-spec.js';
-import {
-  createPetstoreHandlers,
-  type MockApp,
-  type MockControls,
-  type PetstoreHandlers,
-  type PetstoreHandlersOptions,
-} from './handlers.js';
+import { createPetstoreHandlers, type PetstoreHandlers, type PetstoreHandlersOptions } from './handlers.js';
 
 export * from './handlers.js';
 
@@ -19,18 +12,10 @@ export interface PetstoreServerOptions extends Omit<PetstoreHandlersOptions, 'sp
   specPath?: string;
 }
 
-export interface PetstoreServer {
+/** What `setupPetstoreServer` returns: the handlers' parts (`createPetstoreHandlers`) and MSW's server over them. */
+export interface PetstoreServer extends PetstoreHandlers {
   /** MSW's server, not listening yet: call `server.listen()` (MSW's own convention). */
   server: ReturnType<typeof setupServer>;
-  controls: MockControls;
-  app: MockApp;
-  handlers: HttpHandler[];
-  /** The rate-limit lab's report (client verdicts and coverage) of the session. */
-  report: PetstoreHandlers['report'];
-  /** Throws when a client broke a rule or a listed situation was never served (see `createPetstoreHandlers`). */
-  expectWellBehaved: PetstoreHandlers['expectWellBehaved'];
-  /** Resolves once the `scenario` option (if any) is applied; requests wait for it on their own. */
-  ready: PetstoreHandlers['ready'];
 }
 
 /**

@@ -140,7 +140,7 @@ for (let run = 1; run <= runs; run += 1) {
   const t0 = performance.now();
   const requests = parseReplayInput(text, { plans });
   const t1 = performance.now();
-  const result = await replayAgainstMockApp(requests, config, spec, 'bench');
+  const result = await replayAgainstMockApp(requests, config, spec, { title: 'bench' });
   const t2 = performance.now();
   const report = JSON.stringify(result.report);
   const junit = labReportJunit(result.report);

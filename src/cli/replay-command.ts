@@ -181,7 +181,19 @@ async function replayRecording(
   });
   const spec = await readSpecFile();
   const replanned = new Set([...keyPlans.keys()].flatMap((key) => [key, displayKey(key, demo)]));
-  return replayAgainstMockApp(recording.requests, config, spec, path, { recording, replannedClients: replanned });
+  return replayAgainstMockApp(recording.requests, config, spec, {
+    title: path,
+    recording,
+    replannedClients: replanned,
+  });
+}
+
+/** What a replay knows besides its requests, config and spec. */
+interface ReplayContext {
+  /** What was replayed (a file name): the timeline's title is "Replay of TITLE". */
+  title?: string;
+  recording?: Pick<Recording, 'format' | 'start'>;
+  replannedClients?: ReadonlySet<string>;
 }
 
 /** Replays against a fresh `createMockApp` of `spec` with `config` (the command's engine, also for tests and the bench). */
@@ -189,8 +201,7 @@ export async function replayAgainstMockApp(
   requests: Parameters<typeof replay>[0],
   config: MockConfig,
   spec: Parameters<typeof createMockApp>[0]['spec'],
-  title?: string,
-  context: { recording?: Pick<Recording, 'format' | 'start'>; replannedClients?: ReadonlySet<string> } = {},
+  context: ReplayContext = {},
 ): Promise<ReplayResult> {
   let route: ReturnType<typeof createRouter> | undefined;
   let basePath = '';
@@ -221,7 +232,7 @@ export async function replayAgainstMockApp(
       durationMs: config.ban.durationSeconds * 1000,
     },
     anonymousLimits: config.anonymous,
-    ...(title !== undefined ? { title: `Replay of ${title}` } : {}),
+    ...(context.title !== undefined ? { title: `Replay of ${context.title}` } : {}),
     ...(context.recording !== undefined ? { recording: context.recording } : {}),
     ...(context.replannedClients !== undefined ? { replannedClients: context.replannedClients } : {}),
   });

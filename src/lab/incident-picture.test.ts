@@ -96,7 +96,10 @@ describe('the timeline of an incident that starts from a scenario', () => {
       body: null,
     });
     const recording = parseRecording(exported.body as string, { plans: config.plans });
-    const result = await replayAgainstMockApp(recording.requests, config, specDocument, 'incident', { recording });
+    const result = await replayAgainstMockApp(recording.requests, config, specDocument, {
+      title: 'incident',
+      recording,
+    });
     expect(result.timeline.clients[0]!.spentBefore).toMatchObject({ count: 59 });
     const svg = renderTimelineSvg(result.timeline);
     expect(markTops(svg, rateLimited).every((y) => y < budgetY(svg))).toBe(true);

@@ -1,3 +1,4 @@
+import { compareWait, keepSample, verdict, waitPair } from './judge-evidence.js';
 import { isoOf, type LabObservation, type Verdict } from './lab-types.js';
 
 /**
@@ -85,7 +86,6 @@ const maxAttempts = 10;
 /** A request sent again later than this after its failure is a new one (the client had given up). */
 const sameRequestWindowMs = 10 * 60_000;
 const maxPending = 20;
-const maxSamples = 5;
 
 export function createResilienceState(): ResilienceState {
   return {
@@ -173,18 +173,17 @@ function judgeAttempt(state: ResilienceState, pending: PendingRequest, observati
   const failedAt = isoOf(pending.atMs);
   if (pending.idempotent) {
     state.retries += 1;
-    if (pending.previousWaitMs === null) return;
+    const comparison = compareWait(pending.previousWaitMs, waitMs);
+    if (comparison === 'first') return;
     state.comparedWaits += 1;
-    if (waitMs > pending.previousWaitMs) return;
+    if (comparison === 'grew') return;
     state.shrinkingWaits += 1;
-    if (state.waitSamples.length < maxSamples)
-      state.waitSamples.push({
-        request: pending.request,
-        failedAt,
-        failure: pending.failure,
-        previousWaitSeconds: seconds(pending.previousWaitMs),
-        waitSeconds: seconds(waitMs),
-      });
+    keepSample(state.waitSamples, () => ({
+      request: pending.request,
+      failedAt,
+      failure: pending.failure,
+      ...waitPair(pending.previousWaitMs!, waitMs),
+    }));
     return;
   }
   // A resend after an answered 5xx: the server said what happened; only an unknown outcome is judged.
@@ -195,14 +194,13 @@ function judgeAttempt(state: ResilienceState, pending: PendingRequest, observati
     return;
   }
   state.blindResends += 1;
-  if (state.resendSamples.length < maxSamples)
-    state.resendSamples.push({
-      request: pending.request,
-      failedAt,
-      failure: pending.failure,
-      resentAt: isoOf(observation.atMs),
-      problem: key === null ? 'no Idempotency-Key' : 'another Idempotency-Key than the first attempt’s',
-    });
+  keepSample(state.resendSamples, () => ({
+    request: pending.request,
+    failedAt,
+    failure: pending.failure,
+    resentAt: isoOf(observation.atMs),
+    problem: key === null ? 'no Idempotency-Key' : 'another Idempotency-Key than the first attempt’s',
+  }));
 }
 
 /** The three verdicts, in a fixed order. */
@@ -211,129 +209,92 @@ export function resilienceVerdicts(state: ResilienceState): Verdict[] {
 }
 
 function retriesVerdict(state: ResilienceState): Verdict {
+  const rule = 'retries-idempotent';
   const common = {
     failures: state.idempotentFailures,
     retries: state.retries,
     comparedWaits: state.comparedWaits,
     shrinkingOrEqual: state.shrinkingWaits,
   };
-  const rule = 'retries-idempotent' as const;
   if (state.idempotentFailures === 0)
-    return {
-      rule,
-      outcome: 'not-exercised',
-      evidence: { summary: 'no idempotent request met a 5xx, a reset or a timeout', ...common, samples: [] },
-    };
-  if (state.shrinkingWaits > 0) {
-    const first = state.waitSamples[0]!;
-    return {
-      rule,
-      outcome: 'fail',
-      evidence: {
-        summary: `${state.shrinkingWaits} of ${state.comparedWaits} waits between attempts of a failing request did not grow; first: ${first.request} waited ${first.previousWaitSeconds} s then ${first.waitSeconds} s (${first.failure} at ${first.failedAt})`,
-        ...common,
-        samples: state.waitSamples,
-      },
-    };
-  }
-  if (state.retries > 0)
-    return {
-      rule,
-      outcome: 'pass',
-      evidence: {
-        summary: `sent ${state.retries} attempt${state.retries === 1 ? '' : 's'} again after ${state.idempotentFailures} failure${state.idempotentFailures === 1 ? '' : 's'} of idempotent requests${state.comparedWaits > 0 ? `, every wait longer than the one before (${state.comparedWaits} compared)` : ''}`,
-        ...common,
-        samples: [],
-      },
-    };
-  return {
-    rule,
-    outcome: 'info',
-    evidence: {
-      summary: `${state.idempotentFailures} idempotent request${state.idempotentFailures === 1 ? '' : 's'} failed and none was sent again: the client shows the failure rather than retrying`,
+    return verdict(rule, 'not-exercised', 'no idempotent request met a 5xx, a reset or a timeout', {
       ...common,
       samples: [],
-    },
-  };
+    });
+  if (state.shrinkingWaits > 0) {
+    const first = state.waitSamples[0]!;
+    return verdict(
+      rule,
+      'fail',
+      `${state.shrinkingWaits} of ${state.comparedWaits} waits between attempts of a failing request did not grow; first: ${first.request} waited ${first.previousWaitSeconds} s then ${first.waitSeconds} s (${first.failure} at ${first.failedAt})`,
+      { ...common, samples: state.waitSamples },
+    );
+  }
+  if (state.retries > 0)
+    return verdict(
+      rule,
+      'pass',
+      `sent ${state.retries} attempt${state.retries === 1 ? '' : 's'} again after ${state.idempotentFailures} failure${state.idempotentFailures === 1 ? '' : 's'} of idempotent requests${state.comparedWaits > 0 ? `, every wait longer than the one before (${state.comparedWaits} compared)` : ''}`,
+      { ...common, samples: [] },
+    );
+  return verdict(
+    rule,
+    'info',
+    `${state.idempotentFailures} idempotent request${state.idempotentFailures === 1 ? '' : 's'} failed and none was sent again: the client shows the failure rather than retrying`,
+    { ...common, samples: [] },
+  );
 }
 
 function resendVerdict(state: ResilienceState): Verdict {
+  const rule = 'no-blind-resend';
   const common = {
     unknownOutcomes: state.unknownOutcomes,
     resentWithKey: state.keyedResends,
     resentBlindly: state.blindResends,
   };
-  const rule = 'no-blind-resend' as const;
   if (state.unknownOutcomes === 0)
-    return {
+    return verdict(
       rule,
-      outcome: 'not-exercised',
-      evidence: {
-        summary: 'no non-idempotent request (POST, PATCH) met a reset, a closed connection or a timeout',
-        ...common,
-        samples: [],
-      },
-    };
+      'not-exercised',
+      'no non-idempotent request (POST, PATCH) met a reset, a closed connection or a timeout',
+      { ...common, samples: [] },
+    );
   if (state.blindResends > 0) {
     const first = state.resendSamples[0]!;
-    return {
+    return verdict(
       rule,
-      outcome: 'fail',
-      evidence: {
-        summary: `${state.blindResends} resend${state.blindResends === 1 ? '' : 's'} of a request whose outcome was unknown, without the Idempotency-Key of its first attempt (the server may act twice); first: ${first.request} after a ${first.failure} at ${first.failedAt}, resent at ${first.resentAt} with ${first.problem}`,
-        ...common,
-        samples: state.resendSamples,
-      },
-    };
+      'fail',
+      `${state.blindResends} resend${state.blindResends === 1 ? '' : 's'} of a request whose outcome was unknown, without the Idempotency-Key of its first attempt (the server may act twice); first: ${first.request} after a ${first.failure} at ${first.failedAt}, resent at ${first.resentAt} with ${first.problem}`,
+      { ...common, samples: state.resendSamples },
+    );
   }
-  return {
-    rule,
-    outcome: 'pass',
-    evidence: {
-      summary:
-        state.keyedResends > 0
-          ? `resent ${state.keyedResends} time${state.keyedResends === 1 ? '' : 's'} after an unknown outcome, each with the Idempotency-Key of the first attempt`
-          : `never resent the ${state.unknownOutcomes} non-idempotent request${state.unknownOutcomes === 1 ? '' : 's'} whose outcome was unknown`,
-      ...common,
-      samples: [],
-    },
-  };
+  const summary =
+    state.keyedResends > 0
+      ? `resent ${state.keyedResends} time${state.keyedResends === 1 ? '' : 's'} after an unknown outcome, each with the Idempotency-Key of the first attempt`
+      : `never resent the ${state.unknownOutcomes} non-idempotent request${state.unknownOutcomes === 1 ? '' : 's'} whose outcome was unknown`;
+  return verdict(rule, 'pass', summary, { ...common, samples: [] });
 }
 
 function attemptsVerdict(state: ResilienceState): Verdict {
+  const rule = 'bounded-attempts';
   const common = {
     tolerated: maxAttempts,
     longestRun: state.longestRun,
     request: state.longestRunRequest,
     at: state.longestRun > 0 ? isoOf(state.longestRunAtMs) : null,
   };
-  const rule = 'bounded-attempts' as const;
-  if (state.failures === 0)
-    return {
-      rule,
-      outcome: 'not-exercised',
-      evidence: { summary: 'no request met a 5xx, a reset or a timeout', ...common },
-    };
+  if (state.failures === 0) return verdict(rule, 'not-exercised', 'no request met a 5xx, a reset or a timeout', common);
   if (state.longestRun > maxAttempts)
-    return {
+    return verdict(
       rule,
-      outcome: 'fail',
-      evidence: {
-        summary: `sent ${state.longestRunRequest} ${state.longestRun} times in a row while it failed, up to ${isoOf(state.longestRunAtMs)} (tolerated: ${maxAttempts} attempts)`,
-        ...common,
-      },
-    };
-  return {
+      'fail',
+      `sent ${state.longestRunRequest} ${state.longestRun} times in a row while it failed, up to ${isoOf(state.longestRunAtMs)} (tolerated: ${maxAttempts} attempts)`,
+      common,
+    );
+  return verdict(
     rule,
-    outcome: 'pass',
-    evidence: {
-      summary: `at most ${state.longestRun} attempt${state.longestRun === 1 ? '' : 's'} of one failing request (tolerated: ${maxAttempts})`,
-      ...common,
-    },
-  };
-}
-
-/** Milliseconds as seconds with at most 3 decimals. */
-function seconds(ms: number): number {
-  return Math.round(ms) / 1000;
+    'pass',
+    `at most ${state.longestRun} attempt${state.longestRun === 1 ? '' : 's'} of one failing request (tolerated: ${maxAttempts})`,
+    common,
+  );
 }

@@ -1,5 +1,6 @@
 import { evidenceLines, formatDuration, formatInstant } from './dashboard-format.js';
 import type { DashboardClient, DashboardWindow, Verdict } from './dashboard-types.js';
+import { KeyedViews } from './keyed-views.js';
 
 const verdictText: Record<Verdict['outcome'], string> = {
   pass: '✓ pass',
@@ -67,7 +68,11 @@ export class ClientCard {
   private readonly title = element('h3', 'client-name');
   private readonly badges = element('p', 'client-badges');
   private readonly gauges = element('div', 'gauges');
-  private readonly gaugeByName = new Map<string, WindowGauge>();
+  private readonly gaugeByName = new KeyedViews(() => {
+    const gauge = new WindowGauge();
+    this.gauges.append(gauge.root);
+    return gauge;
+  });
   private readonly ban = element('p', 'ban');
   private readonly counts = element('p', 'counts');
   private readonly verdicts = element('ul', 'verdicts');
@@ -86,23 +91,8 @@ export class ClientCard {
     if (!client.used) badges.push('not used yet');
     this.badges.textContent = badges.join(' · ');
 
-    const seen = new Set<string>();
-    for (const window of client.windows) {
-      seen.add(window.name);
-      let gauge = this.gaugeByName.get(window.name);
-      if (gauge === undefined) {
-        gauge = new WindowGauge();
-        this.gaugeByName.set(window.name, gauge);
-        this.gauges.append(gauge.root);
-      }
-      gauge.update(window);
-    }
-    for (const [name, gauge] of this.gaugeByName) {
-      if (!seen.has(name)) {
-        gauge.root.remove();
-        this.gaugeByName.delete(name);
-      }
-    }
+    for (const window of client.windows) this.gaugeByName.view(window.name).update(window);
+    this.gaugeByName.removeUnseen();
 
     if (client.ban === null) {
       this.ban.textContent = 'Not banned';

@@ -1,6 +1,7 @@
 import { ClientCard } from './client-card.js';
 import { byId, type DashboardPanel } from './dashboard-panel.js';
 import type { DashboardSnapshot } from './dashboard-types.js';
+import { KeyedViews } from './keyed-views.js';
 
 /**
  * The clients as cards: those that sent requests, in the mock's order, and the configured keys nobody
@@ -8,7 +9,7 @@ import type { DashboardSnapshot } from './dashboard-types.js';
  * the clients that matter. Cards are built once and updated in place, so focus survives a poll.
  */
 export class ClientList implements DashboardPanel {
-  private readonly cards = new Map<string, ClientCard>();
+  private readonly cards = new KeyedViews(() => new ClientCard());
   private readonly el = {
     used: byId('clients'),
     unused: byId('unused-clients'),
@@ -26,25 +27,14 @@ export class ClientList implements DashboardPanel {
   }
 
   update(snapshot: DashboardSnapshot): void {
-    const seen = new Set<string>();
     const used: HTMLElement[] = [];
     const unused: HTMLElement[] = [];
     for (const client of snapshot.clients) {
-      seen.add(client.client);
-      let card = this.cards.get(client.client);
-      if (card === undefined) {
-        card = new ClientCard();
-        this.cards.set(client.client, card);
-      }
+      const card = this.cards.view(client.client);
       card.update(client);
       (client.used ? used : unused).push(card.root);
     }
-    for (const [name, card] of this.cards) {
-      if (!seen.has(name)) {
-        card.root.remove();
-        this.cards.delete(name);
-      }
-    }
+    this.cards.removeUnseen();
     placeChildren(this.el.used, used);
     placeChildren(this.el.unused, unused);
     this.showToggle(unused.length);

@@ -29,7 +29,7 @@ export function controlBase(pathname: string): string {
   return trimmed.endsWith('/') ? trimmed : trimmed.slice(0, trimmed.lastIndexOf('/') + 1);
 }
 
-export function requestHeaders(context: DashboardApiContext, extra: Record<string, string> = {}): Headers {
+function requestHeaders(context: DashboardApiContext, extra: Record<string, string> = {}): Headers {
   const headers = new Headers(extra);
   const session = context.session();
   if (session !== null) headers.set('X-Mock-Session', session);
@@ -39,7 +39,7 @@ export function requestHeaders(context: DashboardApiContext, extra: Record<strin
 }
 
 /** Turns a non-2xx answer into one line, from the mock's `{code,message,status}` when present. */
-export async function callError(response: Response): Promise<DashboardCallError> {
+async function callError(response: Response): Promise<DashboardCallError> {
   let body: Partial<ApiError> | undefined;
   try {
     const text = await response.text();
@@ -98,4 +98,33 @@ export async function postControl(context: DashboardApiContext, name: string, bo
  */
 export async function getControlBlob(context: DashboardApiContext, path: string): Promise<Blob> {
   return (await callControl(context, path)).blob();
+}
+
+/**
+ * GETs the dashboard (`limit` recent requests), with `If-None-Match` when the page holds an answer
+ * (`etag`): a 304 means it is unchanged. A network failure or another non-2xx is a DashboardCallError.
+ */
+export async function getDashboard(
+  context: DashboardApiContext,
+  limit: number,
+  etag: string | null,
+): Promise<Response> {
+  const headers = requestHeaders(context);
+  if (etag !== null) headers.set('If-None-Match', etag);
+  let response: Response;
+  try {
+    response = await fetch(`${context.base}dashboard?limit=${limit}`, {
+      headers,
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
+  } catch (error) {
+    throw new DashboardCallError(
+      `Cannot reach the mock (${error instanceof Error ? error.message : String(error)})`,
+      0,
+      null,
+    );
+  }
+  if (response.status !== 304 && !response.ok) throw await callError(response);
+  return response;
 }

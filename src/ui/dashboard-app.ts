@@ -1,27 +1,28 @@
 import { ClientList } from './client-list.js';
+import { CoveragePanel } from './coverage-panel.js';
 import {
-  callError,
   controlBase,
   type DashboardApiContext,
   DashboardCallError,
+  getDashboard,
   postControl,
-  requestHeaders,
 } from './dashboard-api.js';
 import {
   asSnapshot,
   backoffMs,
   formatDuration,
   formatInstant,
-  formatLogTime,
   formatOffset,
   parseAdvanceSeconds,
-  statusClass,
+  snapshotNews,
 } from './dashboard-format.js';
 import { byId, type DashboardPanel, type PanelContext } from './dashboard-panel.js';
-import type { DashboardSnapshot, RecentRequest, Situation } from './dashboard-types.js';
+import type { DashboardSnapshot } from './dashboard-types.js';
 import { DownloadsPanel } from './downloads-panel.js';
+import { RequestLogPanel } from './request-log-panel.js';
+import { SessionPicker } from './session-picker.js';
+import { DEFAULT_SESSION_STORAGE, readStorage, SESSION_STORAGE, TOKEN_STORAGE, writeStorage } from './tab-storage.js';
 import { TimelinePanel } from './timeline-panel.js';
-import { VirtualTable } from './virtual-table.js';
 
 // The dashboard page: polls GET /__mock/dashboard (ETag + If-None-Match keeps an unchanged answer to a
 // 304 with no body), renders it with plain DOM calls (text only: nothing from the mock is ever parsed
@@ -29,36 +30,6 @@ import { VirtualTable } from './virtual-table.js';
 
 const POLL_MS = 1000;
 const RECENT_LIMIT = 10_000;
-const ROW_HEIGHT = 24;
-const TOKEN_STORAGE = 'petstore-mock.control-token';
-const SESSION_STORAGE = 'petstore-mock.session';
-const DEFAULT_SESSION_STORAGE = 'petstore-mock.default-session';
-
-function readStorage(key: string): string | null {
-  try {
-    return sessionStorage.getItem(key);
-  } catch {
-    return null;
-  }
-}
-
-function writeStorage(key: string, value: string | null): void {
-  try {
-    if (value === null) sessionStorage.removeItem(key);
-    else sessionStorage.setItem(key, value);
-  } catch {
-    // Storage disabled: the value lives as long as the page, which is still "the tab only".
-  }
-}
-
-const situationLabels: Record<Situation, string> = {
-  '401': '401 missing or unknown key',
-  '400': '400 invalid request',
-  '429': '429 rate limited',
-  ban: 'a ban',
-  'deprecated-call': 'a deprecated call',
-  'window-reset': 'a window reset',
-};
 
 type LiveState = 'starting' | 'live' | 'paused' | 'hidden' | 'error' | 'needs-token';
 
@@ -78,18 +49,14 @@ class DashboardPage {
   private resetArmed = false;
   private actionError = false;
   private pendingNote: string | null = null;
-  private readonly log: VirtualTable<RecentRequest>;
-  private filteredKey = '';
-  private coverageKey = '';
   private readonly api: DashboardApiContext = {
     base: controlBase(location.pathname),
     session: () => this.session,
     token: () => this.token,
   };
 
+  private readonly sessions = new SessionPicker((chosen) => this.chooseSession(chosen));
   private readonly el = {
-    picker: byId<HTMLSelectElement>('session-picker'),
-    sessionName: byId('session-name'),
     liveState: byId('live-state'),
     pause: byId<HTMLButtonElement>('pause-button'),
     error: byId('error-line'),
@@ -106,11 +73,6 @@ class DashboardPage {
     customError: byId('custom-error'),
     reset: byId<HTMLButtonElement>('reset-button'),
     resetCancel: byId<HTMLButtonElement>('reset-cancel'),
-    logCount: byId('log-count'),
-    logFilter: byId<HTMLInputElement>('log-filter'),
-    logViewport: byId('log-viewport'),
-    situations: byId('situations'),
-    operations: byId('operations'),
   };
 
   /** The page's parts that only show the snapshot (and may call the mock); a new panel is one more line here. */
@@ -126,19 +88,13 @@ class DashboardPage {
       },
       fail: (error) => this.fail(error),
     };
-    this.panels = [new ClientList(), new TimelinePanel(), new DownloadsPanel(context)];
-    this.log = new VirtualTable<RecentRequest>({
-      viewport: this.el.logViewport,
-      rowHeight: ROW_HEIGHT,
-      cells: (entry) => [
-        { text: formatLogTime(entry.timeMs) },
-        { text: entry.client, className: 'cell-client' },
-        { text: entry.method },
-        { text: entry.path, className: 'cell-path' },
-        { text: String(entry.status), className: `status status-${statusClass(entry.status)}` },
-        { text: codeAndFault(entry) },
-      ],
-    });
+    this.panels = [
+      new ClientList(),
+      new TimelinePanel(),
+      new DownloadsPanel(context),
+      new RequestLogPanel(),
+      new CoveragePanel(),
+    ];
     this.wire();
   }
 
@@ -161,14 +117,6 @@ class DashboardPage {
       if (document.hidden) this.stopTimer();
       else if (!this.userPaused) void this.poll();
       this.showLiveState();
-    });
-    this.el.picker.addEventListener('change', () => {
-      const chosen = this.el.picker.value;
-      this.session = chosen === this.defaultSession ? null : chosen;
-      writeStorage(SESSION_STORAGE, this.session);
-      this.etag = null;
-      this.announce(`Showing session ${chosen}`);
-      void this.poll();
     });
     this.el.tokenForm.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -219,7 +167,6 @@ class DashboardPage {
       );
     });
     this.el.resetCancel.addEventListener('click', () => this.armReset(false));
-    this.el.logFilter.addEventListener('input', () => this.renderLog(true));
   }
 
   private armReset(armed: boolean): void {
@@ -306,27 +253,11 @@ class DashboardPage {
   private async pollOnce(): Promise<void> {
     this.stopTimer();
     try {
-      const headers = requestHeaders(this.api);
-      if (this.etag !== null) headers.set('If-None-Match', this.etag);
-      let response: Response;
-      try {
-        response = await fetch(`${this.api.base}dashboard?limit=${RECENT_LIMIT}`, {
-          headers,
-          cache: 'no-store',
-          credentials: 'same-origin',
-        });
-      } catch (error) {
-        throw new DashboardCallError(
-          `Cannot reach the mock (${error instanceof Error ? error.message : String(error)})`,
-          0,
-          null,
-        );
-      }
+      const response = await getDashboard(this.api, RECENT_LIMIT, this.etag);
       if (response.status === 304) {
         this.succeeded();
         return;
       }
-      if (!response.ok) throw await callError(response);
       const started = performance.now();
       let decoded: unknown;
       try {
@@ -415,17 +346,7 @@ class DashboardPage {
 
   /** Puts the changes that matter (a ban, a first 429, a reset) into the aria-live line. */
   private announceChanges(before: DashboardSnapshot, after: DashboardSnapshot): void {
-    const was = new Map(before.clients.map((client) => [client.client, client]));
-    const news: string[] = [];
-    for (const client of after.clients) {
-      const old = was.get(client.client);
-      if (client.ban !== null && (old === undefined || old.ban === null))
-        news.push(`${client.client} is banned for ${formatDuration(client.ban.secondsLeft)}`);
-      else if (client.ban === null && old !== undefined && old.ban !== null)
-        news.push(`${client.client} is no longer banned`);
-      else if (client.requests.refused429 > 0 && (old === undefined || old.requests.refused429 === 0))
-        news.push(`${client.client} was refused with 429`);
-    }
+    const news = snapshotNews(before, after);
     if (news.length === 0) return;
     if (this.pendingNote !== null) news.unshift(this.pendingNote);
     this.pendingNote = null;
@@ -434,7 +355,7 @@ class DashboardPage {
 
   private render(): void {
     const snapshot = this.snapshot;
-    this.renderSessions(snapshot);
+    this.sessions.render(snapshot, snapshot?.session ?? this.session ?? '…', this.defaultSession);
     if (snapshot === null) return;
     this.el.clockNow.textContent = formatInstant(snapshot.clock.now);
     this.el.clockOffset.textContent = formatOffset(snapshot.clock.offsetSeconds);
@@ -447,107 +368,15 @@ class DashboardPage {
       this.el.tokenForm.hidden = true;
     }
     for (const panel of this.panels) panel.update(snapshot);
-    this.renderLog(false);
-    this.renderCoverage(snapshot);
   }
 
-  private renderSessions(snapshot: DashboardSnapshot | null): void {
-    const current = snapshot?.session ?? this.session ?? '…';
-    this.el.sessionName.textContent = current;
-    const names = snapshot?.sessions.map((session) => session.name) ?? [];
-    if (snapshot !== null && !names.includes(snapshot.session)) names.unshift(snapshot.session);
-    const several = names.length > 1;
-    this.el.picker.hidden = !several;
-    this.el.sessionName.hidden = several;
-    if (!several) return;
-    const key = JSON.stringify(snapshot?.sessions);
-    if (this.el.picker.dataset.key !== key) {
-      this.el.picker.dataset.key = key;
-      const lastSeen = new Map(snapshot?.sessions.map((session) => [session.name, session.lastSeen]));
-      this.el.picker.replaceChildren(
-        ...names.map((name) => {
-          const option = document.createElement('option');
-          option.value = name;
-          const seen = lastSeen.get(name);
-          option.textContent = `${name}${name === this.defaultSession ? ' (default)' : ''}${seen ? ` · last seen ${formatInstant(seen)}` : ''}`;
-          return option;
-        }),
-      );
-    }
-    this.el.picker.value = current;
-  }
-
-  private renderLog(filterChanged: boolean): void {
-    const recent = this.snapshot?.recent ?? [];
-    const filter = this.el.logFilter.value.trim().toLowerCase();
-    const first = recent[0];
-    const last = recent[recent.length - 1];
-    const recentKey = `${recent.length}:${first?.timeMs}:${last?.timeMs}:${last?.client}`;
-    const filteredKey = `${recentKey}|${filter}`;
-    if (!filterChanged && filteredKey === this.filteredKey) return;
-    this.filteredKey = filteredKey;
-    const rows =
-      filter === ''
-        ? recent
-        : recent.filter((entry) =>
-            `${entry.client} ${entry.method} ${entry.path} ${entry.status} ${codeAndFault(entry)}`
-              .toLowerCase()
-              .includes(filter),
-          );
-    this.el.logCount.textContent = filter === '' ? `(${recent.length})` : `(${rows.length} of ${recent.length})`;
-    this.log.setRows(rows);
-    this.el.logViewport.dataset.rendered = String(this.log.renderedRowCount);
-    this.el.logViewport.dataset.total = String(rows.length);
-  }
-
-  private renderCoverage(snapshot: DashboardSnapshot): void {
-    const key = JSON.stringify(snapshot.coverage);
-    if (key === this.coverageKey) return;
-    this.coverageKey = key;
-    const { situations, operations } = snapshot.coverage;
-    this.el.situations.replaceChildren(
-      ...(Object.keys(situationLabels) as Situation[]).map((name) => {
-        const entry = situations[name] ?? { met: false, count: 0, firstAt: null };
-        const item = document.createElement('li');
-        item.dataset.situation = name;
-        item.dataset.met = String(entry.met);
-        item.textContent = `${entry.met ? '✓ met' : '✗ not met'} · ${situationLabels[name]}${entry.met ? ` · ${entry.count}×${entry.firstAt === null ? '' : `, first at ${formatInstant(entry.firstAt)}`}` : ''}`;
-        return item;
-      }),
-    );
-    this.el.operations.replaceChildren(
-      ...operations.map((operation) => {
-        const row = document.createElement('tr');
-        const id = document.createElement('th');
-        id.scope = 'row';
-        id.textContent = operation.operationId;
-        const route = document.createElement('td');
-        route.textContent = `${operation.method.toUpperCase()} ${operation.path}`;
-        const statuses = document.createElement('td');
-        if (operation.statuses.length === 0) {
-          statuses.textContent = 'not called';
-          statuses.className = 'muted';
-        }
-        for (const status of operation.statuses) {
-          const chip = document.createElement('span');
-          chip.className = `chip status-${statusClass(status.status)}`;
-          chip.textContent = `${status.status}: ${status.organic} / ${status.forced}`;
-          chip.title = `${status.organic} organic, ${status.forced} forced by Prefer`;
-          statuses.append(chip);
-        }
-        row.append(id, route, statuses);
-        return row;
-      }),
-    );
+  private chooseSession(chosen: string): void {
+    this.session = chosen === this.defaultSession ? null : chosen;
+    writeStorage(SESSION_STORAGE, this.session);
+    this.etag = null;
+    this.announce(`Showing session ${chosen}`);
+    void this.poll();
   }
 }
 
 new DashboardPage().start();
-
-/** The log's last column: the Error code, the fault the request met and its latency (decision 042). */
-function codeAndFault(entry: RecentRequest): string {
-  const parts = entry.code === null ? [] : [entry.code];
-  if (entry.fault !== undefined) parts.push(`fault ${entry.fault}`);
-  if (entry.delayMs !== undefined) parts.push(`+${entry.delayMs} ms`);
-  return parts.join(' · ');
-}

@@ -174,3 +174,19 @@ export function downloadFileName(session: string, suffix: string): string {
     .slice(0, 60);
   return `petstore-mock-${safe === '' ? 'session' : safe}-${suffix}`;
 }
+
+/** The changes between two snapshots of one session worth saying aloud: a ban, a ban lifted, a first 429. */
+export function snapshotNews(before: DashboardSnapshot, after: DashboardSnapshot): string[] {
+  const was = new Map(before.clients.map((client) => [client.client, client]));
+  const news: string[] = [];
+  for (const client of after.clients) {
+    const old = was.get(client.client);
+    if (client.ban !== null && (old === undefined || old.ban === null))
+      news.push(`${client.client} is banned for ${formatDuration(client.ban.secondsLeft)}`);
+    else if (client.ban === null && old !== undefined && old.ban !== null)
+      news.push(`${client.client} is no longer banned`);
+    else if (client.requests.refused429 > 0 && (old === undefined || old.requests.refused429 === 0))
+      news.push(`${client.client} was refused with 429`);
+  }
+  return news;
+}

@@ -95,7 +95,7 @@ async function openMock(open: OpenStore) {
 
 async function replayText(text: string) {
   const recording = parseRecording(text, { plans: parsedConfig.plans });
-  return replayAgainstMockApp(recording.requests, parsedConfig, specDocument, 'incident.jsonl', { recording });
+  return replayAgainstMockApp(recording.requests, parsedConfig, specDocument, { title: 'incident.jsonl', recording });
 }
 
 for (const target of stores) {

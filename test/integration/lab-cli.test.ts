@@ -105,7 +105,7 @@ describe('export of the log and its replay', () => {
 
     const parsedConfig = parseMockConfig(config);
     const recording = parseRecording(text, { plans: parsedConfig.plans });
-    const result = await replayAgainstMockApp(recording.requests, parsedConfig, specDocument, undefined, { recording });
+    const result = await replayAgainstMockApp(recording.requests, parsedConfig, specDocument, { recording });
     expect(result.recorded.differences).toEqual([]);
     expect(result.recorded.same).toBe(lines.length);
   });
