@@ -6,6 +6,7 @@ import { readBoundedText } from '../../spec/bounded-file.js';
 import { readSpecFile } from '../../spec/load-spec.js';
 import { writeReportFile } from '../../spec/report-file.js';
 import { sanitiseForTerminal, sanitiseLinesForTerminal } from '../../spec/terminal-text.js';
+import { targetPath, targetQuery } from '../../spec/url-parts.js';
 import { demoKeys, type MockConfig, parseMockConfig } from '../core/config/mock-config.js';
 import { createMockApp } from '../core/mock-app.js';
 import { createRouter } from '../core/spec/router.js';
@@ -219,9 +220,10 @@ export async function replayAgainstMockApp(
         applyScenario: (scenario) => app.controls.applyScenario(scenario),
       };
     },
-    operationOf(method, path) {
+    operationOf(method, target) {
+      const path = targetPath(target);
       if (!route || (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))) return null;
-      const match = route(method, path.slice(basePath.length) || '/');
+      const match = route(method, path.slice(basePath.length) || '/', targetQuery(target));
       return match.kind === 'operation'
         ? { operationId: match.operation.operationId, pathTemplate: match.operation.pathTemplate }
         : null;

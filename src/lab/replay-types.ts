@@ -18,8 +18,8 @@ export interface ReplayOptions {
   /** A fresh mock whose base clock is `clock` (the recorded time). */
   createApp(clock: Clock): ReplayTarget | Promise<ReplayTarget>;
   banPolicy: LabBanPolicy;
-  /** The operation a request lands on (for coverage), or null; the mock's router. */
-  operationOf?(method: string, path: string): { operationId: string; pathTemplate: string } | null;
+  /** The operation a request target (path and query: a key's `?query` is a condition) lands on (for coverage), or null; the mock's router. */
+  operationOf?(method: string, target: string): { operationId: string; pathTemplate: string } | null;
   /** The session name in the report. Default "replay". */
   session?: string;
   /** Timeline title. */

@@ -1,4 +1,3 @@
-import { targetPath } from '../../spec/url-parts.js';
 import type { Clock, MockRequest, MockResponse } from '../core/types.js';
 import { buildLabReport, clockStateAt, createLabSessionState, observeLab } from './lab-report.js';
 import type { LabLimits } from './lab-types.js';
@@ -119,7 +118,7 @@ class ReplayRun {
 
   /** What the lab and the lanes make of one answer. */
   private observe(request: ReplayRequest, mockRequest: MockRequest, response: MockResponse): void {
-    const operation = this.options.operationOf?.(request.method, targetPath(request.url)) ?? null;
+    const operation = this.options.operationOf?.(request.method, request.url) ?? null;
     // A key the mock refused (unknown, or a status before auth) is still shown as the recorded client.
     const limits = request.limits ?? this.anonymousLimits;
     const previousAtMs = this.lanes.previousAtMs(request.client);

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSpecText, readSpecFile } from '../../spec/load-spec.js';
+import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { compileSpec } from '../../src/core/spec/compiled-spec.js';
 import { routedPath } from '../../src/core/spec/path-key.js';
 import { createRouter } from '../../src/core/spec/router.js';
@@ -104,4 +106,40 @@ describe.skipIf(withQueryKeys.length === 0)('the real documents with query path 
       }
     },
   );
+});
+
+describe('a replay counts a request under the key its query meets', () => {
+  it('covers `/items?beta=true` and `/preview?channel=early` as their own operations', async () => {
+    const request = (url: string, atMs: number) => ({
+      atMs,
+      method: 'GET',
+      url,
+      headers: {},
+      body: null,
+      client: 'anonymous 127.0.0.1',
+      kind: 'anonymous' as const,
+      plan: 'anonymous',
+      limits: null,
+      key: null,
+      clientAddress: '127.0.0.1',
+      recordedStatus: 200,
+    });
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    const result = await replayAgainstMockApp(
+      [request('/items?beta=true', start), request('/preview?channel=early', start + 1), request('/items', start + 2)],
+      parseMockConfig({}),
+      parseSpecText(document),
+    );
+    const covered = result.report.coverage.operations.map(({ path, statuses }) => [
+      path,
+      statuses.map((s) => s.status),
+    ]);
+    expect(covered).toEqual(
+      expect.arrayContaining([
+        ['/items?beta=true', [200]],
+        ['/preview?channel=early', [200]],
+        ['/items', [200]],
+      ]),
+    );
+  });
 });
