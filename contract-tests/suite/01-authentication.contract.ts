@@ -109,12 +109,8 @@ const credentialProbes: readonly Probe[] = [
     rule: '§5.1',
     title: 'key in X-API-Key / Api-Key / X-Auth-Token without Authorization -> 401 + Error',
     authorization: () => undefined,
-    headers: (apiKey) => ({
-      'x-api-key': apiKey,
-      'api-key': apiKey,
-      'x-auth-token': apiKey,
-      'x-access-token': apiKey,
-    }),
+    headers: (apiKey) =>
+      Object.fromEntries(['x-api-key', 'api-key', 'x-auth-token', 'x-access-token'].map((name) => [name, apiKey])),
   },
 ];
 
