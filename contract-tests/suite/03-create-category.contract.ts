@@ -6,7 +6,9 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
 import { assertProperty } from '../lib/property-check.js';
-import { callOf, createCategory, listCategories } from './operations.js';
+import type { RegisterCheck } from '../lib/register-check.js';
+import { sendOperation } from './main-key-requests.js';
+import { createCategory, listCategories } from './operations.js';
 
 /**
  * Interface section 4, createCategory rule 2: a valid NewCategory is answered 201 with the created
@@ -21,45 +23,48 @@ function propertyBodies(propertyRuns: number): number {
 }
 
 function create(run: CheckRun, body: { name: string; description?: string }): Promise<Exchange> {
-  return run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body });
+  return sendOperation(run, createCategory, { json: body });
 }
 
 export default defineArea('createCategory (§4)', 'concurrent', (check) => {
-  check(
+  checkSingleCreations(check);
+  checkUniqueIds(check);
+  checkCreatedIsListed(check);
+  checkGeneratedBodies(check);
+});
+
+/** One creation with a description and one without: 201 echoing what was sent. */
+function checkSingleCreations(check: RegisterCheck): void {
+  const creations = [
     {
       id: 'create.ok',
-      rule: '§4 createCategory.2',
       title: '201 + Category echoing name and description, integer id',
-      ...operation,
-      maxCreates: () => 1,
-    },
-    async (run) => {
-      const sent = {
+      body: (run: CheckRun) => ({
         name: run.categoryName('full'),
         description: `Created by petstore-contract run ${run.target.runId}`,
-      };
-      const exchange = await create(run, sent);
-      const created = expectCreated(run.spec, exchange, sent);
-      recordId(run.state.categoryIds, created.id, 'create.ok');
+      }),
     },
-  );
-
-  check(
     {
       id: 'create.name-only',
-      rule: '§4 createCategory.2',
       title: 'name only (description is optional) -> 201 + Category',
-      ...operation,
-      maxCreates: () => 1,
+      body: (run: CheckRun) => ({ name: run.categoryName('name-only') }),
     },
-    async (run) => {
-      const sent = { name: run.categoryName('name-only') };
-      const exchange = await create(run, sent);
-      const created = expectCreated(run.spec, exchange, sent);
-      recordId(run.state.categoryIds, created.id, 'create.name-only');
-    },
-  );
+  ];
+  for (const creation of creations) {
+    check(
+      { id: creation.id, rule: '§4 createCategory.2', title: creation.title, ...operation, maxCreates: () => 1 },
+      async (run) => {
+        const sent = creation.body(run);
+        const exchange = await create(run, sent);
+        const created = expectCreated(run.spec, exchange, sent);
+        recordId(run.state.categoryIds, created.id, creation.id);
+      },
+    );
+  }
+}
 
+/** Ids unique across creations sent one after the other and at once. */
+function checkUniqueIds(check: RegisterCheck): void {
   check(
     {
       id: 'create.unique-ids-sequential',
@@ -95,7 +100,10 @@ export default defineArea('createCategory (§4)', 'concurrent', (check) => {
       });
     },
   );
+}
 
+/** A created category is in the list, under the name it was created with. */
+function checkCreatedIsListed(check: RegisterCheck): void {
   check(
     {
       id: 'create.listed',
@@ -109,7 +117,7 @@ export default defineArea('createCategory (§4)', 'concurrent', (check) => {
       const creation = await create(run, sent);
       const created = expectCreated(run.spec, creation, sent, { echo: false });
       recordId(run.state.categoryIds, created.id, 'create.listed');
-      const listing = await run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
+      const listing = await sendOperation(run, listCategories);
       const response = expectStatus(listing, 200, 'a valid key');
       const items = Array.isArray(response.json) ? (response.json as { id?: unknown; name?: unknown }[]) : [];
       const found = items.find((item) => item !== null && typeof item === 'object' && item.id === created.id);
@@ -132,7 +140,10 @@ export default defineArea('createCategory (§4)', 'concurrent', (check) => {
       }
     },
   );
+}
 
+/** Generated valid bodies (fast-check, seeded) are created and echoed, or changed only as an open choice. */
+function checkGeneratedBodies(check: RegisterCheck): void {
   check(
     {
       id: 'create.property',
@@ -167,4 +178,4 @@ export default defineArea('createCategory (§4)', 'concurrent', (check) => {
       reportOpenChoices(run, choices, 'generated names and descriptions');
     },
   );
-});
+}

@@ -7,7 +7,9 @@ import { CheckFailure } from '../lib/check-errors.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectErrorBody } from '../lib/expect-response.js';
-import { callOf, createCategory } from './operations.js';
+import type { RegisterCheck } from '../lib/register-check.js';
+import { sendOperation } from './main-key-requests.js';
+import { createCategory } from './operations.js';
 
 /**
  * Generated values (issue 39): every class of the value grammar (generate/value-grammar.ts) is
@@ -31,10 +33,67 @@ function valuesOf(run: CheckRun) {
 }
 
 function create(run: CheckRun, body: Record<string, unknown>): Promise<Exchange> {
-  return run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body });
+  return sendOperation(run, createCategory, { json: body });
+}
+
+/** One value to create, and how the report names it. */
+interface ValueToCreate {
+  label: string;
+  sent: { name: string; description: string };
+}
+
+/**
+ * Creates each value, one after the other (the list's order is then the order of creation, judged by
+ * values.list-order), judges each 201, then finds every created value unchanged in the lists of every
+ * key. Answers against the interface fail the check together and open choices are reported, both named
+ * by `what`; `origin` names the check in the run's record of ids.
+ */
+async function createEachAndFindListed(
+  run: CheckRun,
+  values: readonly ValueToCreate[],
+  names: { origin: string; what: string; note?: (created: number) => string },
+): Promise<void> {
+  const choices = new OpenChoices();
+  const created: CreatedValue[] = [];
+  const failures: { detail: string; exchange: Exchange }[] = [];
+  for (const { label, sent } of values) {
+    const exchange = await create(run, sent);
+    try {
+      const stored = expectCreatedOrOpen(run, exchange, sent, choices);
+      if (stored === undefined) continue;
+      recordId(run.state.categoryIds, stored.id, `${names.origin} ${label}`);
+      const body = exchange.response?.json as { description?: unknown };
+      created.push({ label, exchange, id: stored.id, name: stored.name, description: body.description });
+    } catch (error) {
+      if (!(error instanceof CheckFailure)) throw error;
+      failures.push({ detail: `${label}: ${error.message}`, exchange });
+    }
+  }
+  run.cases(created.length + failures.length);
+  if (failures.length > 0) {
+    throw new CheckFailure(
+      `${failures.length} ${names.what} answered against the interface: ${failures
+        .slice(0, 4)
+        .map((failure) => failure.detail)
+        .join('; ')}`,
+      failures.slice(0, 6).map((failure) => evidenceOf(failure.exchange, failure.detail)),
+    );
+  }
+  await expectListedByEveryKey(run, created);
+  if (names.note !== undefined) run.note(names.note(created.length));
+  reportOpenChoices(run, choices, names.what);
 }
 
 export default defineArea('Generated values (§4, issue 39)', 'concurrent', (check) => {
+  checkValueGrammar(check);
+  checkWholeValues(check);
+  checkSameNameAgain(check);
+  checkParallelBurst(check);
+  checkListOrder(check);
+});
+
+/** Every class of the value grammar, the seed's pick as the name and the whole class in the description. */
+function checkValueGrammar(check: RegisterCheck): void {
   check(
     {
       id: 'values.grammar',
@@ -46,46 +105,25 @@ export default defineArea('Generated values (§4, issue 39)', 'concurrent', (che
         valueClasses.reduce((total, entry) => total + Math.min(entry.variants.length, variantsPerClass(target)), 0),
     },
     async (run) => {
-      const choices = new OpenChoices();
-      const created: CreatedValue[] = [];
-      const failures: { detail: string; exchange: Exchange }[] = [];
-      // One after the other: the list's order is then the order of creation (judged by values.list-order).
-      for (const value of valuesOf(run)) {
-        const label = `${value.classId}: ${JSON.stringify(value.variant)}`;
+      const values = valuesOf(run).map((value) => {
         // The description holds the whole class (when its variants may stand inside a value): all of it every run.
         const prefix = run.categoryName(`v-${value.classId}`);
-        const sent = {
-          name: value.value,
-          description: classSweep(prefix, value.classId) ?? `${prefix} ${value.variant}`,
+        return {
+          label: `${value.classId}: ${JSON.stringify(value.variant)}`,
+          sent: { name: value.value, description: classSweep(prefix, value.classId) ?? `${prefix} ${value.variant}` },
         };
-        const exchange = await create(run, sent);
-        try {
-          const stored = expectCreatedOrOpen(run, exchange, sent, choices);
-          if (stored === undefined) continue;
-          recordId(run.state.categoryIds, stored.id, `values.grammar ${label}`);
-          const body = exchange.response?.json as { description?: unknown };
-          created.push({ label, exchange, id: stored.id, name: stored.name, description: body.description });
-        } catch (error) {
-          if (!(error instanceof CheckFailure)) throw error;
-          failures.push({ detail: `${label}: ${error.message}`, exchange });
-        }
-      }
-      run.cases(created.length + failures.length);
-      if (failures.length > 0) {
-        throw new CheckFailure(
-          `${failures.length} generated values answered against the interface: ${failures
-            .slice(0, 4)
-            .map((failure) => failure.detail)
-            .join('; ')}`,
-          failures.slice(0, 6).map((failure) => evidenceOf(failure.exchange, failure.detail)),
-        );
-      }
-      await expectListedByEveryKey(run, created);
-      run.note(`seed ${run.target.seed}: ${created.length} values created and listed unchanged`);
-      reportOpenChoices(run, choices, 'generated values');
+      });
+      await createEachAndFindListed(run, values, {
+        origin: 'values.grammar',
+        what: 'generated values',
+        note: (created) => `seed ${run.target.seed}: ${created} values created and listed unchanged`,
+      });
     },
   );
+}
 
+/** Keywords and numeric-looking strings as a whole name and as a whole description. */
+function checkWholeValues(check: RegisterCheck): void {
   check(
     {
       id: 'values.whole-values',
@@ -98,43 +136,29 @@ export default defineArea('Generated values (§4, issue 39)', 'concurrent', (che
       maxCreates: () => wholeValuePairs().length * 2,
     },
     async (run) => {
-      const choices = new OpenChoices();
-      const created: CreatedValue[] = [];
-      const failures: { detail: string; exchange: Exchange }[] = [];
-      const sends = wholeValuePairs().flatMap((pair, index) => [
-        { classId: pair.classId, name: pair.name, description: run.categoryName(`whole-${index}-name`) },
-        { classId: pair.classId, name: run.categoryName(`whole-${index}-description`), description: pair.description },
-      ]);
-      for (const pair of sends) {
-        const label = `${pair.classId}: ${JSON.stringify(pair.name)} and ${JSON.stringify(pair.description)}`;
-        const sent = { name: pair.name, description: pair.description };
-        const exchange = await create(run, sent);
-        try {
-          const stored = expectCreatedOrOpen(run, exchange, sent, choices);
-          if (stored === undefined) continue;
-          recordId(run.state.categoryIds, stored.id, `values.whole-values ${label}`);
-          const body = exchange.response?.json as { description?: unknown };
-          created.push({ label, exchange, id: stored.id, name: stored.name, description: body.description });
-        } catch (error) {
-          if (!(error instanceof CheckFailure)) throw error;
-          failures.push({ detail: `${label}: ${error.message}`, exchange });
-        }
-      }
-      run.cases(created.length + failures.length);
-      if (failures.length > 0) {
-        throw new CheckFailure(
-          `${failures.length} whole values answered against the interface: ${failures
-            .slice(0, 4)
-            .map((failure) => failure.detail)
-            .join('; ')}`,
-          failures.slice(0, 6).map((failure) => evidenceOf(failure.exchange, failure.detail)),
-        );
-      }
-      await expectListedByEveryKey(run, created);
-      reportOpenChoices(run, choices, 'whole values');
+      const values = wholeValuePairs()
+        .flatMap((pair, index) => [
+          { classId: pair.classId, name: pair.name, description: run.categoryName(`whole-${index}-name`) },
+          {
+            classId: pair.classId,
+            name: run.categoryName(`whole-${index}-description`),
+            description: pair.description,
+          },
+        ])
+        .map(({ classId, name, description }) => ({
+          label: `${classId}: ${JSON.stringify(name)} and ${JSON.stringify(description)}`,
+          sent: { name, description },
+        }));
+      await createEachAndFindListed(run, values, {
+        origin: 'values.whole-values',
+        what: 'whole values',
+      });
     },
   );
+}
 
+/** A name created twice, or again up to case, accent or a trailing space: a new id each time. */
+function checkSameNameAgain(check: RegisterCheck): void {
   check(
     {
       id: 'values.same-name-again',
@@ -178,7 +202,10 @@ export default defineArea('Generated values (§4, issue 39)', 'concurrent', (che
       reportOpenChoices(run, choices, 'names created again');
     },
   );
+}
 
+/** Generated values created at once: each its own id, each listed once. */
+function checkParallelBurst(check: RegisterCheck): void {
   check(
     {
       id: 'values.parallel-burst',
@@ -210,7 +237,10 @@ export default defineArea('Generated values (§4, issue 39)', 'concurrent', (che
       reportOpenChoices(run, choices, 'values sent at once');
     },
   );
+}
 
+/** The order of the list: not shown by the interface, so information. */
+function checkListOrder(check: RegisterCheck): void {
   check(
     {
       id: 'values.list-order',
@@ -236,4 +266,4 @@ export default defineArea('Generated values (§4, issue 39)', 'concurrent', (che
       run.info(`the interface does not say in which order categories are listed; this server lists them ${order}`);
     },
   );
-});
+}

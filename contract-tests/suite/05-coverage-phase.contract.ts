@@ -3,8 +3,9 @@ import { recordId } from '../lib/category-checks.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type BodyCase, type CaseFamily, deriveBodyCases } from '../lib/coverage-cases.js';
-import { bodyExcerpt, type Evidence, type Exchange, evidenceOf } from '../lib/exchange.js';
+import { bodyExcerpt, type Evidence, type Exchange, type ExchangeResponse, evidenceOf } from '../lib/exchange.js';
 import { type BodyOperation, bodyOperations } from '../lib/request-bodies.js';
+import { type RequestWithoutKey, sendWithMainKey } from './main-key-requests.js';
 import { createCategory } from './operations.js';
 
 /**
@@ -118,68 +119,55 @@ interface CaseOutcome {
   choice?: { field: string; choice: string };
 }
 
+/** A case's answer, with what judging it needs. */
+interface CaseAnswer {
+  run: CheckRun;
+  operation: BodyOperation;
+  entry: BodyCase;
+  exchange: Exchange;
+  response: ExchangeResponse;
+}
+
 async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase): Promise<CaseOutcome> {
-  const exchange = await run.send({
+  const exchange = await sendWithMainKey(run, caseRequest(operation, entry));
+  const response = exchange.response;
+  if (response === undefined)
+    return { label: entry.label, exchange, problem: `no response: ${exchange.transportError ?? 'unknown'}` };
+  return judgeCase({ run, operation, entry, exchange, response });
+}
+
+/** The request of one case: its body as bytes on the wire, its Content-Type, straight to the server. */
+function caseRequest(operation: BodyOperation, entry: BodyCase): RequestWithoutKey {
+  return {
     operationId: operation.operationId,
     method: operation.method,
     path: operation.path,
-    authorization: run.bearer(),
-    identity: 'main',
-    ...(entry.body.kind === 'json'
-      ? { rawBody: JSON.stringify(entry.body.value) }
-      : entry.body.kind === 'raw'
-        ? { rawBody: entry.body.text }
-        : entry.body.kind === 'bytes'
-          ? { rawBody: entry.body.bytes }
-          : {}),
+    ...wireBody(entry.body),
     ...(entry.contentType === undefined ? {} : { contentType: entry.contentType }),
     // Prism's proxy refuses some of these itself; the server must see them.
     bypassPrism: true,
     ...(entry.family === 'media-types' && entry.expect !== 'accept' ? { offInterface: true } : {}),
-  });
+  };
+}
+
+function wireBody(body: BodyCase['body']): { rawBody?: string | Uint8Array } {
+  switch (body.kind) {
+    case 'json':
+      return { rawBody: JSON.stringify(body.value) };
+    case 'raw':
+      return { rawBody: body.text };
+    case 'bytes':
+      return { rawBody: body.bytes };
+    case 'none':
+      return {};
+  }
+}
+
+/** A case's outcome by what its family expects: created, refused with 400 + Error, or either (open). */
+function judgeCase(answer: CaseAnswer): CaseOutcome {
+  const { run, entry, exchange, response } = answer;
   const label = entry.label;
-  const response = exchange.response;
-  if (response === undefined)
-    return { label, exchange, problem: `no response: ${exchange.transportError ?? 'unknown'}` };
   const status = response.status;
-  const isError = () => {
-    if (!response.hasJson) return `the ${status} body is not JSON: ${bodyExcerpt(exchange, 60)}`;
-    const result = run.spec.errorValidator.safeParse(response.json);
-    if (!result.success) return `the ${status} body is not an Error {code, message, status}`;
-    const bodyStatus = (response.json as { status?: unknown }).status;
-    return bodyStatus === status
-      ? undefined
-      : `Error.status ${String(bodyStatus)} differs from the HTTP status ${status}`;
-  };
-  let echoChoice: { field: string; choice: string } | undefined;
-  const created = () => {
-    const declared = [...(run.spec.operations.get(operation.operationId)?.responses.keys() ?? [])].filter((key) =>
-      key.startsWith('2'),
-    );
-    if (!(status >= 200 && status < 300) || (declared.length > 0 && !declared.includes(String(status))))
-      return `a valid body, expected ${declared.join(' or ') || '2xx'}, got ${status}: ${bodyExcerpt(exchange, 80)}`;
-    const body = response.json as Record<string, unknown> | undefined;
-    if (body === null || typeof body !== 'object') return `the ${status} body is not a JSON object`;
-    for (const [name, value] of Object.entries(entry.echo ?? {})) {
-      if (typeof value !== 'string') continue;
-      const verdict = judgeEcho(value, body[name]);
-      if (verdict.kind === 'altered')
-        return `${name} not echoed: sent ${JSON.stringify(value).slice(0, 60)}, got ${JSON.stringify(body[name])?.slice(0, 60)}`;
-      if (verdict.kind === 'open') echoChoice = { field: name, choice: verdict.choice };
-    }
-    if (entry.echoOneOf !== undefined && !entry.echoOneOf.values.includes(body[entry.echoOneOf.property])) {
-      return `${entry.echoOneOf.property} sent twice (${entry.echoOneOf.values.map((value) => JSON.stringify(value).slice(0, 40)).join(' and ')}), created with neither: ${JSON.stringify(body[entry.echoOneOf.property])?.slice(0, 60)}`;
-    }
-    if (typeof body.id === 'number') recordId(run.state.categoryIds, body.id, `coverage ${label}`);
-    return undefined;
-  };
-  /** The outcome of an accepted body: its problem, or the open choice its echo showed. */
-  const echoed = (problem: string | undefined): CaseOutcome => ({
-    label,
-    exchange,
-    ...optional(problem),
-    ...(problem === undefined && echoChoice !== undefined ? { choice: echoChoice } : {}),
-  });
   // A value past the length limit the run found explains a 400 in any family; a blank one only where the case
   // varies a value alone (a refused BOM or media type is its own open question: a note).
   const refusal =
@@ -188,40 +176,108 @@ async function sendCase(run: CheckRun, operation: BodyOperation, entry: BodyCase
   switch (entry.expect) {
     case 'accept':
       // A valid body refused for a choice the interface leaves open (a length limit): INFO, not FAIL.
-      if (openRefused !== undefined) return { label, exchange, ...optional(isError()), choice: openRefused };
-      return echoed(created());
+      if (openRefused !== undefined) return { label, exchange, ...optional(errorProblem(answer)), choice: openRefused };
+      return echoed(answer, creationVerdict(answer));
     case 'open':
       if (status >= 400 && status < 500)
         return {
           label,
           exchange,
-          ...optional(isError()),
+          ...optional(errorProblem(answer)),
           ...(openRefused === undefined
             ? { note: `${label}: refused with ${status} (the interface leaves it open: information)` }
             : { choice: openRefused }),
         };
       return {
-        ...echoed(created()),
+        ...echoed(answer, creationVerdict(answer)),
         ...(entry.echoOneOf === undefined
           ? {}
           : {
               note: `${label}: created with ${entry.echoOneOf.property} ${JSON.stringify((response.json as Record<string, unknown> | undefined)?.[entry.echoOneOf.property])?.slice(0, 40)}`,
             }),
       };
-    case 'reject': {
-      if (status >= 200 && status < 300)
-        return { label, exchange, problem: `an invalid body was accepted with ${status}` };
-      const mediaType = entry.family === 'media-types';
-      if (mediaType ? !(status >= 400 && status < 500) : status !== 400)
-        return {
-          label,
-          exchange,
-          problem: `expected ${mediaType ? 'a 4xx' : '400'}, got ${status}: ${bodyExcerpt(exchange, 60)}`,
-        };
-      const problem = isError();
-      return { label, exchange, ...optional(problem), ...(mediaType ? { note: `${label}: ${status}` } : {}) };
-    }
+    case 'reject':
+      return judgeRejected(answer);
   }
+}
+
+/** An invalid body: 400 + Error (any 4xx + Error for a media type). */
+function judgeRejected(answer: CaseAnswer): CaseOutcome {
+  const { entry, exchange, response } = answer;
+  const label = entry.label;
+  const status = response.status;
+  if (status >= 200 && status < 300) return { label, exchange, problem: `an invalid body was accepted with ${status}` };
+  const mediaType = entry.family === 'media-types';
+  if (mediaType ? !(status >= 400 && status < 500) : status !== 400)
+    return {
+      label,
+      exchange,
+      problem: `expected ${mediaType ? 'a 4xx' : '400'}, got ${status}: ${bodyExcerpt(exchange, 60)}`,
+    };
+  const problem = errorProblem(answer);
+  return { label, exchange, ...optional(problem), ...(mediaType ? { note: `${label}: ${status}` } : {}) };
+}
+
+/** What is wrong with an error answer: not JSON, not an Error, or an Error whose status is not the HTTP status. */
+function errorProblem({ run, exchange, response }: CaseAnswer): string | undefined {
+  const status = response.status;
+  if (!response.hasJson) return `the ${status} body is not JSON: ${bodyExcerpt(exchange, 60)}`;
+  const result = run.spec.errorValidator.safeParse(response.json);
+  if (!result.success) return `the ${status} body is not an Error {code, message, status}`;
+  const bodyStatus = (response.json as { status?: unknown }).status;
+  return bodyStatus === status
+    ? undefined
+    : `Error.status ${String(bodyStatus)} differs from the HTTP status ${status}`;
+}
+
+/** What a created answer came to: its problem, or the open choice its echo showed (a value trimmed, normalised). */
+interface CreationVerdict {
+  problem?: string;
+  choice?: { field: string; choice: string };
+}
+
+/**
+ * A valid body: a 2xx the operation declares, a JSON object echoing what was sent (or changed only as an open
+ * choice); its id is recorded for the run.
+ */
+function creationVerdict({ run, operation, entry, exchange, response }: CaseAnswer): CreationVerdict {
+  const status = response.status;
+  const declared = [...(run.spec.operations.get(operation.operationId)?.responses.keys() ?? [])].filter((key) =>
+    key.startsWith('2'),
+  );
+  if (!(status >= 200 && status < 300) || (declared.length > 0 && !declared.includes(String(status))))
+    return {
+      problem: `a valid body, expected ${declared.join(' or ') || '2xx'}, got ${status}: ${bodyExcerpt(exchange, 80)}`,
+    };
+  const body = response.json as Record<string, unknown> | undefined;
+  if (body === null || typeof body !== 'object') return { problem: `the ${status} body is not a JSON object` };
+  let choice: CreationVerdict['choice'];
+  for (const [name, value] of Object.entries(entry.echo ?? {})) {
+    if (typeof value !== 'string') continue;
+    const verdict = judgeEcho(value, body[name]);
+    if (verdict.kind === 'altered')
+      return {
+        problem: `${name} not echoed: sent ${JSON.stringify(value).slice(0, 60)}, got ${JSON.stringify(body[name])?.slice(0, 60)}`,
+      };
+    if (verdict.kind === 'open') choice = { field: name, choice: verdict.choice };
+  }
+  if (entry.echoOneOf !== undefined && !entry.echoOneOf.values.includes(body[entry.echoOneOf.property])) {
+    return {
+      problem: `${entry.echoOneOf.property} sent twice (${entry.echoOneOf.values.map((value) => JSON.stringify(value).slice(0, 40)).join(' and ')}), created with neither: ${JSON.stringify(body[entry.echoOneOf.property])?.slice(0, 60)}`,
+    };
+  }
+  if (typeof body.id === 'number') recordId(run.state.categoryIds, body.id, `coverage ${entry.label}`);
+  return choice === undefined ? {} : { choice };
+}
+
+/** The outcome of an accepted body: its problem, or the open choice its echo showed. */
+function echoed({ entry, exchange }: CaseAnswer, verdict: CreationVerdict): CaseOutcome {
+  return {
+    label: entry.label,
+    exchange,
+    ...optional(verdict.problem),
+    ...(verdict.problem === undefined && verdict.choice !== undefined ? { choice: verdict.choice } : {}),
+  };
 }
 
 function optional(problem: string | undefined): { problem?: string } {

@@ -2,7 +2,9 @@ import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectErrorBody, responseOf } from '../lib/expect-response.js';
-import { callOf, createCategory, getPetById, listCategories, listStoreOrders } from './operations.js';
+import type { RegisterCheck } from '../lib/register-check.js';
+import { sendOperation, sendWithMainKey } from './main-key-requests.js';
+import { createCategory, getPetById, listCategories, listStoreOrders } from './operations.js';
 
 /**
  * The answers a server gives to requests its operations never receive on their own: an unknown
@@ -14,6 +16,16 @@ import { callOf, createCategory, getPetById, listCategories, listStoreOrders } f
  * server picks (404, 405, 413 are the convention) is information; a 2xx or 5xx is not.
  */
 export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 'concurrent', (check) => {
+  checkUnknownPaths(check);
+  checkDisallowedMethods(check);
+  checkBodyTooLarge(check);
+  checkHeadAndOptions(check);
+  checkOperationsExist(check);
+  checkUndefinedQuery(check);
+});
+
+/** A path under the base URL that is no operation, and near misses of real ones -> 4xx + Error. */
+function checkUnknownPaths(check: RegisterCheck): void {
   check(
     {
       id: 'errors.unknown-path',
@@ -22,12 +34,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       operation: 'GET (unknown path)',
     },
     async (run) => {
-      const exchange = await run.send({
+      const exchange = await sendWithMainKey(run, {
         operationId: 'unknownPath',
         method: 'GET',
         path: `/${run.target.namePrefix}-no-such-resource`,
-        authorization: run.bearer(),
-        identity: 'main',
       });
       judgeError(run, exchange, 404);
       run.note(`answered ${responseOf(exchange).status}`);
@@ -56,14 +66,7 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       ];
       const exchanges = await Promise.all(
         paths.map((path) =>
-          run.send({
-            operationId: 'unknownPath',
-            method: 'GET',
-            path,
-            authorization: run.bearer(),
-            identity: 'main',
-            bypassPrism: true,
-          }),
+          sendWithMainKey(run, { operationId: 'unknownPath', method: 'GET', path, bypassPrism: true }),
         ),
       );
       run.cases(paths.length);
@@ -71,7 +74,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       run.note(`answered ${exchanges.map((exchange) => responseOf(exchange).status).join(', ')}`);
     },
   );
+}
 
+/** A method /categories does not declare (PATCH), without and with a body -> 4xx + Error. */
+function checkDisallowedMethods(check: RegisterCheck): void {
   // A body-less PATCH: a method /categories does not declare, that cannot change anything even on a broken server.
   check(
     {
@@ -82,12 +88,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       operation: 'PATCH /categories',
     },
     async (run) => {
-      const exchange = await run.send({
+      const exchange = await sendWithMainKey(run, {
         operationId: 'methodNotAllowed',
         method: 'PATCH',
         path: '/categories',
-        authorization: run.bearer(),
-        identity: 'main',
       });
       judgeError(run, exchange, 405);
       const response = responseOf(exchange);
@@ -109,12 +113,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       maxCreates: () => 1,
     },
     async (run) => {
-      const exchange = await run.send({
+      const exchange = await sendWithMainKey(run, {
         operationId: 'methodNotAllowed',
         method: 'PATCH',
         path: '/categories',
-        authorization: run.bearer(),
-        identity: 'main',
         json: { name: run.categoryName('patch') },
         bypassPrism: true,
       });
@@ -122,7 +124,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       run.note(`answered ${responseOf(exchange).status}`);
     },
   );
+}
 
+/** A 2 MiB body -> 4xx + Error with the rate-limit headers, never a dropped connection. */
+function checkBodyTooLarge(check: RegisterCheck): void {
   check(
     {
       id: 'errors.body-too-large',
@@ -135,10 +140,7 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       maxCreates: () => 1,
     },
     async (run) => {
-      const exchange = await run.send({
-        ...callOf(createCategory),
-        authorization: run.bearer(),
-        identity: 'main',
+      const exchange = await sendOperation(run, createCategory, {
         rawBody: `{"description": "${'x'.repeat(2 * 1024 * 1024)}`,
         offInterface: true,
         bypassPrism: true,
@@ -147,7 +149,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       run.note(`answered ${responseOf(exchange).status}`);
     },
   );
+}
 
+/** HEAD and OPTIONS on /categories, which HTTP frameworks often answer by themselves: never a body on HEAD, never 5xx. */
+function checkHeadAndOptions(check: RegisterCheck): void {
   check(
     {
       id: 'http.head',
@@ -156,12 +161,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       operation: 'HEAD /categories',
     },
     async (run) => {
-      const exchange = await run.send({
+      const exchange = await sendWithMainKey(run, {
         operationId: 'headCategories',
         method: 'HEAD',
         path: '/categories',
-        authorization: run.bearer(),
-        identity: 'main',
         bypassPrism: true,
       });
       const response = responseOf(exchange);
@@ -188,12 +191,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       operation: 'OPTIONS /categories',
     },
     async (run) => {
-      const exchange = await run.send({
+      const exchange = await sendWithMainKey(run, {
         operationId: 'optionsCategories',
         method: 'OPTIONS',
         path: '/categories',
-        authorization: run.bearer(),
-        identity: 'main',
         bypassPrism: true,
       });
       const response = responseOf(exchange);
@@ -203,7 +204,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       );
     },
   );
+}
 
+/** getPetById and listStoreOrders are operations of the interface: not answered as if the path were unknown. */
+function checkOperationsExist(check: RegisterCheck): void {
   for (const operation of [getPetById, listStoreOrders]) {
     check(
       {
@@ -214,7 +218,7 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
         operationId: operation.operationId,
       },
       async (run) => {
-        const exchange = await run.send({ ...callOf(operation), authorization: run.bearer(), identity: 'main' });
+        const exchange = await sendOperation(run, operation);
         const status = responseOf(exchange).status;
         if (status === 405 || (status === 404 && operation === listStoreOrders)) {
           throw new CheckFailure(`${operation.label} is an operation of the interface, yet it was answered ${status}`, [
@@ -225,7 +229,10 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       },
     );
   }
+}
 
+/** Paging parameters listCategories does not define: what the server does with them is information. */
+function checkUndefinedQuery(check: RegisterCheck): void {
   check(
     {
       id: 'list.query-string',
@@ -237,12 +244,9 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
     },
     async (run) => {
       const [plain, paged] = await Promise.all([
-        run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' }),
-        run.send({
-          ...callOf(listCategories),
+        sendOperation(run, listCategories),
+        sendOperation(run, listCategories, {
           path: '/categories?limit=1&page=2&per_page=1&offset=1',
-          authorization: run.bearer(),
-          identity: 'main',
           bypassPrism: true,
         }),
       ]);
@@ -264,7 +268,7 @@ export default defineArea('Error paths and HTTP statuses (§7, §8, RFC 9110)', 
       run.info(`parameters the interface does not define are ignored: ${count(paged)} categories either way`);
     },
   );
-});
+}
 
 /** Any 4xx with an Error whose status repeats the HTTP status; a 2xx, 3xx or 5xx fails. */
 function judgeError(run: CheckRun, exchange: Exchange, conventional: number): void {

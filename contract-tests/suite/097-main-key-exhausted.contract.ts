@@ -3,7 +3,8 @@ import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure, OverBudget } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
-import { callOf, listCategories } from './operations.js';
+import { sendOperation } from './main-key-requests.js';
+import { listCategories } from './operations.js';
 
 /**
  * The main key's own minute, spent to its 429 (--thorough --exhaust-main-key): the rate-limit key
@@ -18,7 +19,7 @@ function remainingOf(exchange: Exchange | undefined): number | undefined {
 }
 
 function spend(run: CheckRun): Promise<Exchange> {
-  return run.send({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main', spendToLimit: true });
+  return sendOperation(run, listCategories, { spendToLimit: true });
 }
 
 export default defineArea('Main key exhausted (§8.1, §8.2, --exhaust-main-key)', 'sequential', (check) => {
@@ -70,10 +71,7 @@ export default defineArea('Main key exhausted (§8.1, §8.2, --exhaust-main-key)
             header: 'Retry-After',
           }),
         ]);
-      const again = await run.send({
-        ...callOf(listCategories),
-        authorization: run.bearer(),
-        identity: 'main',
+      const again = await sendOperation(run, listCategories, {
         notBefore: { atMs: over.receivedAtMs + retry.delayMs + 1_000, why: "waiting out the main key's 429" },
       });
       expectStatus(again, 200, 'the main key after waiting for its Retry-After');
