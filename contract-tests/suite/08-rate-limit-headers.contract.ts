@@ -4,6 +4,7 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
+import type { DefineCheck } from './define-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -19,7 +20,20 @@ const attempts = 3;
 /** The POSTs of one measurement of rate.every-request-counts (one 201, one 400); each attempt sends them again. */
 const postsPerMeasurement = 2;
 
+/** One request of rate.every-request-counts, and how the report names it. */
+interface BudgetStep {
+  what: string;
+  request: ApiRequest;
+}
+
 export default defineArea('Rate limits (§8)', 'sequential', (check) => {
+  remainingDecreasesCheck(check);
+  everyRequestCountsCheck(check);
+  parallelDistinctCheck(check);
+});
+
+/** Three GETs one after the other: each answer reports less Remaining than the one before. */
+function remainingDecreasesCheck(check: DefineCheck): void {
   check(
     {
       id: 'rate.remaining-decreases',
@@ -51,7 +65,10 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
       );
     },
   );
+}
 
+/** One request of every method and outcome, one after the other: each one spends the budget. */
+function everyRequestCountsCheck(check: DefineCheck): void {
   check(
     {
       id: 'rate.every-request-counts',
@@ -62,58 +79,7 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
       maxCreates: () => postsPerMeasurement * attempts,
     },
     async (run) => {
-      const steps: { what: string; request: ApiRequest }[] = [
-        {
-          what: 'GET /categories (200)',
-          request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
-        },
-        ...(run.target.readOnly
-          ? []
-          : [
-              {
-                what: 'POST /categories with a valid body (201)',
-                request: {
-                  ...callOf(createCategory),
-                  authorization: run.bearer(),
-                  identity: 'main' as const,
-                  json: { name: run.categoryName('budget-count') },
-                },
-              },
-              {
-                what: 'POST /categories without name (400)',
-                request: {
-                  ...callOf(createCategory),
-                  authorization: run.bearer(),
-                  identity: 'main' as const,
-                  json: { description: 'no name' },
-                },
-              },
-            ]),
-        {
-          what: 'GET of an unknown path (404)',
-          request: {
-            operationId: 'unknownPath',
-            method: 'GET',
-            path: `/${run.target.namePrefix}-no-such-resource`,
-            authorization: run.bearer(),
-            identity: 'main',
-          },
-        },
-        {
-          what: 'PATCH /categories without a body (405)',
-          request: {
-            operationId: 'methodNotAllowed',
-            method: 'PATCH',
-            path: '/categories',
-            authorization: run.bearer(),
-            identity: 'main',
-          },
-        },
-        {
-          what: 'GET /categories (200)',
-          request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
-        },
-      ];
+      const steps = budgetSteps(run);
       // Every step must be judged, so a sequence that a new window interrupts anywhere is sent again.
       const measured = await inOneWindow(
         run,
@@ -150,7 +116,10 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
       );
     },
   );
+}
 
+/** Requests of one key in parallel: no two answers of one window report the same Remaining. */
+function parallelDistinctCheck(check: DefineCheck): void {
   check(
     {
       id: 'rate.parallel-distinct',
@@ -200,7 +169,63 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
       );
     },
   );
-});
+}
+
+/** What rate.every-request-counts sends, in order: every method and outcome of one key (no POST when read-only). */
+function budgetSteps(run: CheckRun): BudgetStep[] {
+  return [
+    {
+      what: 'GET /categories (200)',
+      request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
+    },
+    ...(run.target.readOnly
+      ? []
+      : [
+          {
+            what: 'POST /categories with a valid body (201)',
+            request: {
+              ...callOf(createCategory),
+              authorization: run.bearer(),
+              identity: 'main' as const,
+              json: { name: run.categoryName('budget-count') },
+            },
+          },
+          {
+            what: 'POST /categories without name (400)',
+            request: {
+              ...callOf(createCategory),
+              authorization: run.bearer(),
+              identity: 'main' as const,
+              json: { description: 'no name' },
+            },
+          },
+        ]),
+    {
+      what: 'GET of an unknown path (404)',
+      request: {
+        operationId: 'unknownPath',
+        method: 'GET',
+        path: `/${run.target.namePrefix}-no-such-resource`,
+        authorization: run.bearer(),
+        identity: 'main',
+      },
+    },
+    {
+      what: 'PATCH /categories without a body (405)',
+      request: {
+        operationId: 'methodNotAllowed',
+        method: 'PATCH',
+        path: '/categories',
+        authorization: run.bearer(),
+        identity: 'main',
+      },
+    },
+    {
+      what: 'GET /categories (200)',
+      request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
+    },
+  ];
+}
 
 /** Sends the requests one at a time, in order. */
 async function sequence(run: CheckRun, requests: ApiRequest[]): Promise<Exchange[]> {
