@@ -45,24 +45,20 @@ function remainingDecreasesCheck(check: DefineCheck): void {
     async (run) => {
       const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
       const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list()]), 'some');
-      for (const [before, after] of measured.pairs) {
-        const previous = budgetOf(run, before);
-        const next = budgetOf(run, after);
-        if (next.remaining! >= previous.remaining!) {
-          throw new CheckFailure(
-            `X-RateLimit-Remaining went from ${previous.remaining} to ${next.remaining} between two sequential requests in one window`,
-            [
-              evidenceOf(before, `X-RateLimit-Remaining ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
-              evidenceOf(after, `X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`, {
-                header: 'X-RateLimit-Remaining',
-              }),
-            ],
-          );
-        }
+      const uncounted = firstUncounted(run, measured);
+      if (uncounted !== undefined) {
+        const { before, after, previous, next } = uncounted;
+        throw new CheckFailure(
+          `X-RateLimit-Remaining went from ${previous} to ${next} between two sequential requests in one window`,
+          [
+            evidenceOf(before, `X-RateLimit-Remaining ${previous}`, { header: 'X-RateLimit-Remaining' }),
+            evidenceOf(after, `X-RateLimit-Remaining ${next}, expected less than ${previous}`, {
+              header: 'X-RateLimit-Remaining',
+            }),
+          ],
+        );
       }
-      run.note(
-        `Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`,
-      );
+      run.note(courseOf(run, measured));
     },
   );
 }
@@ -91,29 +87,23 @@ function everyRequestCountsCheck(check: DefineCheck): void {
         'all',
       );
       run.cases(steps.length);
-      for (const [before, after] of measured.pairs) {
+      const uncounted = firstUncounted(run, measured);
+      if (uncounted !== undefined) {
+        const { before, after, previous, next } = uncounted;
         const index = measured.exchanges.indexOf(after);
-        const previous = budgetOf(run, before);
-        const next = budgetOf(run, after);
-        if (next.remaining! >= previous.remaining!) {
-          throw new CheckFailure(
-            `a request was not counted: X-RateLimit-Remaining was ${previous.remaining} after ${steps[index - 1]!.what} and still ${next.remaining} after ${steps[index]!.what} (requests sent one at a time, one window)`,
-            [
-              evidenceOf(before, `${steps[index - 1]!.what}: X-RateLimit-Remaining ${previous.remaining}`, {
-                header: 'X-RateLimit-Remaining',
-              }),
-              evidenceOf(
-                after,
-                `next request: X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`,
-                { header: 'X-RateLimit-Remaining' },
-              ),
-            ],
-          );
-        }
+        throw new CheckFailure(
+          `a request was not counted: X-RateLimit-Remaining was ${previous} after ${steps[index - 1]!.what} and still ${next} after ${steps[index]!.what} (requests sent one at a time, one window)`,
+          [
+            evidenceOf(before, `${steps[index - 1]!.what}: X-RateLimit-Remaining ${previous}`, {
+              header: 'X-RateLimit-Remaining',
+            }),
+            evidenceOf(after, `next request: X-RateLimit-Remaining ${next}, expected less than ${previous}`, {
+              header: 'X-RateLimit-Remaining',
+            }),
+          ],
+        );
       }
-      run.note(
-        `Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`,
-      );
+      run.note(courseOf(run, measured));
     },
   );
 }
@@ -227,6 +217,13 @@ function budgetSteps(run: CheckRun): BudgetStep[] {
   ];
 }
 
+/** Answers sent one at a time, the consecutive pairs of them that lie in one window, and the attempt that took them. */
+interface Measurement {
+  exchanges: Exchange[];
+  pairs: [Exchange, Exchange][];
+  attempt: number;
+}
+
 /** Sends the requests one at a time, in order. */
 async function sequence(run: CheckRun, requests: ApiRequest[]): Promise<Exchange[]> {
   const exchanges: Exchange[] = [];
@@ -242,7 +239,7 @@ async function inOneWindow(
   run: CheckRun,
   take: () => Promise<Exchange[]>,
   needed: 'all' | 'some',
-): Promise<{ exchanges: Exchange[]; pairs: [Exchange, Exchange][]; attempt: number }> {
+): Promise<Measurement> {
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     const exchanges = await take();
     const pairs: [Exchange, Exchange][] = [];
@@ -272,6 +269,27 @@ function budgetOf(run: CheckRun, exchange: Exchange): BudgetReading {
       'X-RateLimit-Remaining is missing or not an integer, so its course cannot be followed (see the §8 header checks)',
     );
   return budget;
+}
+
+/**
+ * The first pair of a measurement (in order) whose later answer reports no less Remaining than the
+ * one before: a request the budget did not count. Skips the check when Remaining cannot be read.
+ */
+function firstUncounted(
+  run: CheckRun,
+  measured: Measurement,
+): { before: Exchange; after: Exchange; previous: number; next: number } | undefined {
+  for (const [before, after] of measured.pairs) {
+    const previous = budgetOf(run, before).remaining!;
+    const next = budgetOf(run, after).remaining!;
+    if (next >= previous) return { before, after, previous, next };
+  }
+  return undefined;
+}
+
+/** The note of a measurement: Remaining answer by answer, and how often a new window made it start again. */
+function courseOf(run: CheckRun, measured: Measurement): string {
+  return `Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`;
 }
 
 function retaken(attempt: number): string {
