@@ -84,7 +84,7 @@ export default defineArea('Generated credentials (§5, RFC 9110 §11, RFC 6750 �
             }
             const expected = await canonicalStatus(run, operation, canonical);
             const exchange = await send(run, operation, spelling, `${part}-${index}`);
-            const problem = judge(run, spelling, exchange, expected, choices);
+            const problem = judge(run, { spelling, exchange, expected }, choices);
             if (problem !== undefined) failures.push(evidenceOf(exchange, `${spelling.label}: ${problem}`));
           }
         }
@@ -118,12 +118,17 @@ async function canonicalStatus(
   return known.get(operation);
 }
 
+/** The answer to one spelling, and what `Bearer <key>` got on the same operation. */
+interface SpellingAnswer {
+  spelling: CredentialSpelling;
+  exchange: Exchange;
+  expected: number | undefined;
+}
+
 /** The problem with the answer to one spelling, or undefined; open outcomes go into `choices`. */
 function judge(
   run: CheckRun,
-  spelling: CredentialSpelling,
-  exchange: Exchange,
-  expected: number | undefined,
+  { spelling, exchange, expected }: SpellingAnswer,
   choices: OpenChoices,
 ): string | undefined {
   const status = exchange.response?.status;

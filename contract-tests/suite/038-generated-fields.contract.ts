@@ -22,14 +22,15 @@ function post(run: CheckRun, body: Record<string, unknown>): Promise<Exchange> {
   return run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body });
 }
 
+/** The answer to a body the server may refuse or take: what the report calls it, and how a 2xx is judged. */
+interface OpenAnswer {
+  exchange: Exchange;
+  what: string;
+  created: () => void;
+}
+
 /** A 2xx is judged by `created`; a 400 + Error is the server's open choice, recorded. */
-function createdOrRefused(
-  run: CheckRun,
-  exchange: Exchange,
-  choices: OpenChoices,
-  what: string,
-  created: () => void,
-): void {
+function createdOrRefused(run: CheckRun, choices: OpenChoices, { exchange, what, created }: OpenAnswer): void {
   if (exchange.response?.status === 400) {
     expectErrorBody(run.spec, exchange);
     choices.add(what, 'refused with 400');
@@ -55,11 +56,15 @@ export default defineArea('Generated fields (§2, §4)', 'sequential', (check) =
       const taken = [...run.state.categoryIds.keys()][0] ?? 1;
       const withId = { name: run.categoryName('with-id'), id: taken };
       const first = await post(run, withId);
-      createdOrRefused(run, first, choices, 'an id in the body', () => {
-        const created = expectCreated(run.spec, first, withId);
-        if (created.id === taken)
-          failures.push(evidenceOf(first, `the id sent (${taken}, already taken) became the category's id`));
-        else claimId(run.state.categoryIds, created.id, 'values.extra-fields', first);
+      createdOrRefused(run, choices, {
+        exchange: first,
+        what: 'an id in the body',
+        created: () => {
+          const created = expectCreated(run.spec, first, withId);
+          if (created.id === taken)
+            failures.push(evidenceOf(first, `the id sent (${taken}, already taken) became the category's id`));
+          else claimId(run.state.categoryIds, created.id, 'values.extra-fields', first);
+        },
       });
       const name = run.categoryName('extra');
       // Parsed, so that "__proto__" is a property of its own (a literal would set the prototype instead).
@@ -67,13 +72,17 @@ export default defineArea('Generated fields (§2, §4)', 'sequential', (check) =
         `{"name":${JSON.stringify(name)},"contractTestExtra":true,"constructor":"x","__proto__":{"contractTestPolluted":true}}`,
       ) as Record<string, unknown>;
       const second = await post(run, extra);
-      createdOrRefused(run, second, choices, 'unknown properties', () => {
-        expectCreated(run.spec, second, { name });
+      createdOrRefused(run, choices, {
+        exchange: second,
+        what: 'unknown properties',
+        created: () => expectCreated(run.spec, second, { name }),
       });
       const doubled = { name: run.categoryName('doubled'), Name: 'contract-test-other-spelling' };
       const third = await post(run, doubled);
-      createdOrRefused(run, third, choices, 'name next to Name', () => {
-        expectCreated(run.spec, third, { name: doubled.name });
+      createdOrRefused(run, choices, {
+        exchange: third,
+        what: 'name next to Name',
+        created: () => expectCreated(run.spec, third, { name: doubled.name }),
       });
       run.cases(3);
       if (failures.length > 0)

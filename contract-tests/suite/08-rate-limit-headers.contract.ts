@@ -4,6 +4,7 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
+import type { DefineCheck } from './define-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -19,7 +20,20 @@ const attempts = 3;
 /** The POSTs of one measurement of rate.every-request-counts (one 201, one 400); each attempt sends them again. */
 const postsPerMeasurement = 2;
 
+/** One request of rate.every-request-counts, and how the report names it. */
+interface BudgetStep {
+  what: string;
+  request: ApiRequest;
+}
+
 export default defineArea('Rate limits (§8)', 'sequential', (check) => {
+  remainingDecreasesCheck(check);
+  everyRequestCountsCheck(check);
+  parallelDistinctCheck(check);
+});
+
+/** Three GETs one after the other: each answer reports less Remaining than the one before. */
+function remainingDecreasesCheck(check: DefineCheck): void {
   check(
     {
       id: 'rate.remaining-decreases',
@@ -31,27 +45,26 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
     async (run) => {
       const list = (): ApiRequest => ({ ...callOf(listCategories), authorization: run.bearer(), identity: 'main' });
       const measured = await inOneWindow(run, () => sequence(run, [list(), list(), list()]), 'some');
-      for (const [before, after] of measured.pairs) {
-        const previous = budgetOf(run, before);
-        const next = budgetOf(run, after);
-        if (next.remaining! >= previous.remaining!) {
-          throw new CheckFailure(
-            `X-RateLimit-Remaining went from ${previous.remaining} to ${next.remaining} between two sequential requests in one window`,
-            [
-              evidenceOf(before, `X-RateLimit-Remaining ${previous.remaining}`, { header: 'X-RateLimit-Remaining' }),
-              evidenceOf(after, `X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`, {
-                header: 'X-RateLimit-Remaining',
-              }),
-            ],
-          );
-        }
+      const uncounted = firstUncounted(run, measured);
+      if (uncounted !== undefined) {
+        const { before, after, previous, next } = uncounted;
+        throw new CheckFailure(
+          `X-RateLimit-Remaining went from ${previous} to ${next} between two sequential requests in one window`,
+          [
+            evidenceOf(before, `X-RateLimit-Remaining ${previous}`, { header: 'X-RateLimit-Remaining' }),
+            evidenceOf(after, `X-RateLimit-Remaining ${next}, expected less than ${previous}`, {
+              header: 'X-RateLimit-Remaining',
+            }),
+          ],
+        );
       }
-      run.note(
-        `Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`,
-      );
+      run.note(courseOf(run, measured));
     },
   );
+}
 
+/** One request of every method and outcome, one after the other: each one spends the budget. */
+function everyRequestCountsCheck(check: DefineCheck): void {
   check(
     {
       id: 'rate.every-request-counts',
@@ -62,58 +75,7 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
       maxCreates: () => postsPerMeasurement * attempts,
     },
     async (run) => {
-      const steps: { what: string; request: ApiRequest }[] = [
-        {
-          what: 'GET /categories (200)',
-          request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
-        },
-        ...(run.target.readOnly
-          ? []
-          : [
-              {
-                what: 'POST /categories with a valid body (201)',
-                request: {
-                  ...callOf(createCategory),
-                  authorization: run.bearer(),
-                  identity: 'main' as const,
-                  json: { name: run.categoryName('budget-count') },
-                },
-              },
-              {
-                what: 'POST /categories without name (400)',
-                request: {
-                  ...callOf(createCategory),
-                  authorization: run.bearer(),
-                  identity: 'main' as const,
-                  json: { description: 'no name' },
-                },
-              },
-            ]),
-        {
-          what: 'GET of an unknown path (404)',
-          request: {
-            operationId: 'unknownPath',
-            method: 'GET',
-            path: `/${run.target.namePrefix}-no-such-resource`,
-            authorization: run.bearer(),
-            identity: 'main',
-          },
-        },
-        {
-          what: 'PATCH /categories without a body (405)',
-          request: {
-            operationId: 'methodNotAllowed',
-            method: 'PATCH',
-            path: '/categories',
-            authorization: run.bearer(),
-            identity: 'main',
-          },
-        },
-        {
-          what: 'GET /categories (200)',
-          request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
-        },
-      ];
+      const steps = budgetSteps(run);
       // Every step must be judged, so a sequence that a new window interrupts anywhere is sent again.
       const measured = await inOneWindow(
         run,
@@ -125,32 +87,29 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
         'all',
       );
       run.cases(steps.length);
-      for (const [before, after] of measured.pairs) {
+      const uncounted = firstUncounted(run, measured);
+      if (uncounted !== undefined) {
+        const { before, after, previous, next } = uncounted;
         const index = measured.exchanges.indexOf(after);
-        const previous = budgetOf(run, before);
-        const next = budgetOf(run, after);
-        if (next.remaining! >= previous.remaining!) {
-          throw new CheckFailure(
-            `a request was not counted: X-RateLimit-Remaining was ${previous.remaining} after ${steps[index - 1]!.what} and still ${next.remaining} after ${steps[index]!.what} (requests sent one at a time, one window)`,
-            [
-              evidenceOf(before, `${steps[index - 1]!.what}: X-RateLimit-Remaining ${previous.remaining}`, {
-                header: 'X-RateLimit-Remaining',
-              }),
-              evidenceOf(
-                after,
-                `next request: X-RateLimit-Remaining ${next.remaining}, expected less than ${previous.remaining}`,
-                { header: 'X-RateLimit-Remaining' },
-              ),
-            ],
-          );
-        }
+        throw new CheckFailure(
+          `a request was not counted: X-RateLimit-Remaining was ${previous} after ${steps[index - 1]!.what} and still ${next} after ${steps[index]!.what} (requests sent one at a time, one window)`,
+          [
+            evidenceOf(before, `${steps[index - 1]!.what}: X-RateLimit-Remaining ${previous}`, {
+              header: 'X-RateLimit-Remaining',
+            }),
+            evidenceOf(after, `next request: X-RateLimit-Remaining ${next}, expected less than ${previous}`, {
+              header: 'X-RateLimit-Remaining',
+            }),
+          ],
+        );
       }
-      run.note(
-        `Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`,
-      );
+      run.note(courseOf(run, measured));
     },
   );
+}
 
+/** Requests of one key in parallel: no two answers of one window report the same Remaining. */
+function parallelDistinctCheck(check: DefineCheck): void {
   check(
     {
       id: 'rate.parallel-distinct',
@@ -200,7 +159,70 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
       );
     },
   );
-});
+}
+
+/** What rate.every-request-counts sends, in order: every method and outcome of one key (no POST when read-only). */
+function budgetSteps(run: CheckRun): BudgetStep[] {
+  return [
+    {
+      what: 'GET /categories (200)',
+      request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
+    },
+    ...(run.target.readOnly
+      ? []
+      : [
+          {
+            what: 'POST /categories with a valid body (201)',
+            request: {
+              ...callOf(createCategory),
+              authorization: run.bearer(),
+              identity: 'main' as const,
+              json: { name: run.categoryName('budget-count') },
+            },
+          },
+          {
+            what: 'POST /categories without name (400)',
+            request: {
+              ...callOf(createCategory),
+              authorization: run.bearer(),
+              identity: 'main' as const,
+              json: { description: 'no name' },
+            },
+          },
+        ]),
+    {
+      what: 'GET of an unknown path (404)',
+      request: {
+        operationId: 'unknownPath',
+        method: 'GET',
+        path: `/${run.target.namePrefix}-no-such-resource`,
+        authorization: run.bearer(),
+        identity: 'main',
+      },
+    },
+    {
+      what: 'PATCH /categories without a body (405)',
+      request: {
+        operationId: 'methodNotAllowed',
+        method: 'PATCH',
+        path: '/categories',
+        authorization: run.bearer(),
+        identity: 'main',
+      },
+    },
+    {
+      what: 'GET /categories (200)',
+      request: { ...callOf(listCategories), authorization: run.bearer(), identity: 'main' },
+    },
+  ];
+}
+
+/** Answers sent one at a time, the consecutive pairs of them that lie in one window, and the attempt that took them. */
+interface Measurement {
+  exchanges: Exchange[];
+  pairs: [Exchange, Exchange][];
+  attempt: number;
+}
 
 /** Sends the requests one at a time, in order. */
 async function sequence(run: CheckRun, requests: ApiRequest[]): Promise<Exchange[]> {
@@ -217,7 +239,7 @@ async function inOneWindow(
   run: CheckRun,
   take: () => Promise<Exchange[]>,
   needed: 'all' | 'some',
-): Promise<{ exchanges: Exchange[]; pairs: [Exchange, Exchange][]; attempt: number }> {
+): Promise<Measurement> {
   for (let attempt = 1; attempt <= attempts; attempt += 1) {
     const exchanges = await take();
     const pairs: [Exchange, Exchange][] = [];
@@ -247,6 +269,27 @@ function budgetOf(run: CheckRun, exchange: Exchange): BudgetReading {
       'X-RateLimit-Remaining is missing or not an integer, so its course cannot be followed (see the §8 header checks)',
     );
   return budget;
+}
+
+/**
+ * The first pair of a measurement (in order) whose later answer reports no less Remaining than the
+ * one before: a request the budget did not count. Skips the check when Remaining cannot be read.
+ */
+function firstUncounted(
+  run: CheckRun,
+  measured: Measurement,
+): { before: Exchange; after: Exchange; previous: number; next: number } | undefined {
+  for (const [before, after] of measured.pairs) {
+    const previous = budgetOf(run, before).remaining!;
+    const next = budgetOf(run, after).remaining!;
+    if (next >= previous) return { before, after, previous, next };
+  }
+  return undefined;
+}
+
+/** The note of a measurement: Remaining answer by answer, and how often a new window made it start again. */
+function courseOf(run: CheckRun, measured: Measurement): string {
+  return `Remaining ${measured.exchanges.map((exchange) => budgetOf(run, exchange).remaining).join(' -> ')}${retaken(measured.attempt)}`;
 }
 
 function retaken(attempt: number): string {

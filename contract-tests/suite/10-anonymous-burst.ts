@@ -1,8 +1,11 @@
-import type { CheckDefinition, CheckRun } from '../lib/check.js';
 import { CheckFailure, OverBudget } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
+import type { DefineCheck } from './define-check.js';
 import { callOf, listCategories } from './operations.js';
+
+/** Requests in the burst: a third of our mock's address budget (60 a minute), sent at once (bounded by --concurrency). */
+const burstSize = 20;
 
 /**
  * A burst of requests without a key (--thorough): interface section 5 says a missing key gets 401
@@ -13,12 +16,7 @@ import { callOf, listCategories } from './operations.js';
  * the catalogue's response rules (Error shape, rate-limit headers). A default run does not send
  * one: the authentication checks spend most of that budget, and a default run does not wait.
  */
-type Define = (definition: CheckDefinition, body: (run: CheckRun) => Promise<void>) => void;
-
-/** Requests in the burst: a third of our mock's address budget (60 a minute), sent at once (bounded by --concurrency). */
-const burstSize = 20;
-
-export function anonymousBurstCheck(check: Define): void {
+export function anonymousBurstCheck(check: DefineCheck): void {
   check(
     {
       id: 'auth.anonymous-burst',

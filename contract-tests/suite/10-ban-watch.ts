@@ -1,4 +1,4 @@
-import type { CheckDefinition, CheckRun } from '../lib/check.js';
+import type { CheckRun } from '../lib/check.js';
 import { CheckFailure, OverBudget } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
@@ -9,7 +9,31 @@ import {
   rateLimitKeyRecord,
   retryAtOf,
 } from '../lib/rate-limit-key.js';
+import type { DefineCheck } from './define-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
+import { keyAnswers, rememberLatest, slackMs } from './rate-limit-key-answers.js';
+
+/** GETs sent after a 429 without waiting: past our mock's default threshold (10) and the reference's (5). */
+const keepSending = 12;
+/** Without --thorough, the least --window-wait with which the kit provokes a possible ban (it must be able to wait it out). */
+const banWaitNeededMs = 3_600_000;
+
+/** Ends the check INCONCLUSIVE for its cell when the profile does not keep sending after a 429. */
+function mayKeepSending(run: CheckRun): void {
+  if (run.target.thorough || run.target.windowWaitMs >= banWaitNeededMs) return;
+  throw new OverBudget(
+    `keeping on sending after a 429 may get the key banned for a while, so a default run never does it; --thorough (or --window-wait ${banWaitNeededMs / 1000}) watches whether a ban starts, how it is announced and when it ends`,
+  );
+}
+
+/** The key's latest answer when it is a 429 not yet waited out: the start of the row. */
+function latest429(run: CheckRun): Exchange {
+  const latest = run.state.shared.get(keyAnswers.latest429);
+  const served = run.state.shared.get(keyAnswers.latestServed);
+  if (latest === undefined || !isLimited(latest) || (served !== undefined && served.seq > latest.seq))
+    return run.skip('no recent 429 of the rate-limit key to keep sending after (see rate.limit-before-validation)');
+  return latest;
+}
 
 /**
  * What keeping on sending after a 429 gets (interface section 8, rules 1 and 3), watched by
@@ -22,36 +46,13 @@ import { callOf, createCategory, listCategories } from './operations.js';
  * (announcement), rate.ban-temporary (end). A ban longer than the run may wait leaves its end
  * INCONCLUSIVE, naming --window-wait, never PASS. A default run never keeps sending after a 429.
  */
-type Define = (definition: CheckDefinition, body: (run: CheckRun) => Promise<void>) => void;
-
-/** The key's latest 429, whichever check provoked it (shared with 10-rate-limit-time.contract.ts). */
-const latest429Key = 'rate-limit-latest-429';
-const latestServedKey = 'rate-limit-latest-served';
-/** GETs sent after a 429 without waiting: past our mock's default threshold (10) and the reference's (5). */
-const keepSending = 12;
-/** Without --thorough, the least --window-wait with which the kit provokes a possible ban (it must be able to wait it out). */
-const banWaitNeededMs = 3_600_000;
-/** Slack for whole-second rounding of Date, Reset and Retry-After. */
-const slackMs = 2_000;
-
-/** Ends the check INCONCLUSIVE for its cell when the profile does not keep sending after a 429. */
-function mayKeepSending(run: CheckRun): void {
-  if (run.target.thorough || run.target.windowWaitMs >= banWaitNeededMs) return;
-  throw new OverBudget(
-    `keeping on sending after a 429 may get the key banned for a while, so a default run never does it; --thorough (or --window-wait ${banWaitNeededMs / 1000}) watches whether a ban starts, how it is announced and when it ends`,
-  );
+export function banWatchChecks(check: DefineCheck): void {
+  postOverLimitCheck(check);
+  banWatchCheck(check);
 }
 
-/** The key's latest answer when it is a 429 not yet waited out: the start of the row. */
-function latest429(run: CheckRun): Exchange {
-  const latest = run.state.shared.get(latest429Key);
-  const served = run.state.shared.get(latestServedKey);
-  if (latest === undefined || !isLimited(latest) || (served !== undefined && served.seq > latest.seq))
-    return run.skip('no recent 429 of the rate-limit key to keep sending after (see rate.limit-before-validation)');
-  return latest;
-}
-
-export function banWatchChecks(check: Define): void {
+/** A valid POST while the key is refused: 429 like any request (data.refused-not-stored checks it was not stored). */
+function postOverLimitCheck(check: DefineCheck): void {
   check(
     {
       id: 'rate.post-over-limit',
@@ -79,7 +80,7 @@ export function banWatchChecks(check: Define): void {
       });
       const get = await run.send(rateLimitKeyList(run, { keepSendingAfter429: true }));
       for (const exchange of [post, get]) record.keptSending.add(exchange.seq);
-      run.state.shared.set(latest429Key, isLimited(get) ? get : post);
+      run.state.shared.set(keyAnswers.latest429, isLimited(get) ? get : post);
       run.judged(2);
       // Served between two 429s of one window, the POST was not counted against the limit.
       if (
@@ -101,7 +102,10 @@ export function banWatchChecks(check: Define): void {
       run.note('429 for a valid POST over the limit (data.refused-not-stored checks that it was not stored)');
     },
   );
+}
 
+/** GETs after a 429 until a ban shows, then one after the last 429's Retry-After: what the server chose, as INFO. */
+function banWatchCheck(check: DefineCheck): void {
   check(
     {
       id: 'rate.ban-watch',
@@ -137,7 +141,7 @@ export function banWatchChecks(check: Define): void {
           if (error instanceof OverBudget) throw new OverBudget(`${seen}; ${error.message.replace(/^[^:]*: /, '')}`);
           throw error;
         });
-      run.state.shared.set(isLimited(after) ? latest429Key : latestServedKey, after);
+      rememberLatest(run, after);
       // rate.ban-temporary judges the answer; this check names what the server chose.
       run.info(
         `${seen}; after waiting it, ${isLimited(after) ? 'refused again (rate.ban-temporary)' : 'served again'}`,
@@ -155,7 +159,7 @@ async function keepOnSending(run: CheckRun, windowEnd: number): Promise<Exchange
     const next = await run.send(rateLimitKeyList(run, { keepSendingAfter429: true }));
     record.keptSending.add(next.seq);
     row.push(next);
-    run.state.shared.set(isLimited(next) ? latest429Key : latestServedKey, next);
+    rememberLatest(run, next);
     if (!isLimited(next)) break;
     if (banSeenAt === undefined && (retryAtOf(next) ?? 0) > windowEnd + slackMs) banSeenAt = index;
   }

@@ -1,8 +1,9 @@
 import { resourceRules } from '../../spec/interface/resource-sequences.js';
-import { defineArea } from '../lib/check.js';
+import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
+import type { DefineCheck } from './define-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -19,6 +20,12 @@ const [roundTrip] = resourceRules;
 const maxEvidence = 3;
 
 export default defineArea('Data round trip (§4)', 'sequential', (check) => {
+  roundTripCheck(check);
+  refusedNotStoredCheck(check);
+});
+
+/** One list after all creation, and the record of the catalogue's data.round-trip over the whole run. */
+function roundTripCheck(check: DefineCheck): void {
   check(
     {
       id: roundTrip.id,
@@ -56,7 +63,10 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
       );
     },
   );
+}
 
+/** Every named body the run saw refused with a 4xx, looked for in the main key's last whole list. */
+function refusedNotStoredCheck(check: DefineCheck): void {
   check(
     {
       id: 'data.refused-not-stored',
@@ -68,33 +78,14 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
     },
     async (run) => {
       if (run.target.readOnly) return run.skip('read-only run: nothing was sent to be refused');
-      const refused = run.state.exchanges.flatMap((exchange) => {
-        const status = exchange.response?.status ?? 0;
-        // Every key's and no key's: a POST refused for its credentials must not be stored either; nor a PATCH refused as a method.
-        const writing =
-          (exchange.request.method === 'POST' && exchange.operationId === 'createCategory') ||
-          exchange.operationId === 'methodNotAllowed';
-        // A 429 included: a POST refused for the limit (rate.post-over-limit) must not be stored either.
-        if (!writing || status < 400 || status >= 500) return [];
-        const name = sentName(exchange.request.body);
-        return name === undefined || !name.startsWith(run.target.namePrefix) ? [] : [{ exchange, name }];
-      });
+      const refused = refusedNamed(run);
       // A name that some request did create (2xx) proves nothing about the refused ones that carried it too.
       const createdNames = new Set(
         run.state.exchanges
           .filter((exchange) => (exchange.response?.status ?? 0) >= 200 && (exchange.response?.status ?? 0) < 300)
           .map((exchange) => sentName(exchange.request.body)),
       );
-      const last = [...run.state.exchanges]
-        .reverse()
-        .find(
-          (exchange) =>
-            exchange.identity === 'main' &&
-            exchange.operationId === 'listCategories' &&
-            exchange.response?.status === 200 &&
-            Array.isArray(exchange.response.json) &&
-            exchange.response.truncatedAtBytes === undefined,
-        );
+      const last = lastWholeList(run);
       if (refused.length === 0 || last === undefined)
         return run.skip('no refused body with a name, or no list to look in');
       const listed = new Set((last.response!.json as { name?: unknown }[]).map((item) => item?.name));
@@ -118,7 +109,36 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
       run.note(`${refused.length} refused bodies, none stored`);
     },
   );
-});
+}
+
+/** The run's writing requests refused with a 4xx whose body carried a name of this run. */
+function refusedNamed(run: CheckRun): { exchange: Exchange; name: string }[] {
+  return run.state.exchanges.flatMap((exchange) => {
+    const status = exchange.response?.status ?? 0;
+    // Every key's and no key's: a POST refused for its credentials must not be stored either; nor a PATCH refused as a method.
+    const writing =
+      (exchange.request.method === 'POST' && exchange.operationId === 'createCategory') ||
+      exchange.operationId === 'methodNotAllowed';
+    // A 429 included: a POST refused for the limit (rate.post-over-limit) must not be stored either.
+    if (!writing || status < 400 || status >= 500) return [];
+    const name = sentName(exchange.request.body);
+    return name === undefined || !name.startsWith(run.target.namePrefix) ? [] : [{ exchange, name }];
+  });
+}
+
+/** The main key's latest 200 list that was read whole. */
+function lastWholeList(run: CheckRun): Exchange | undefined {
+  return [...run.state.exchanges]
+    .reverse()
+    .find(
+      (exchange) =>
+        exchange.identity === 'main' &&
+        exchange.operationId === 'listCategories' &&
+        exchange.response?.status === 200 &&
+        Array.isArray(exchange.response.json) &&
+        exchange.response.truncatedAtBytes === undefined,
+    );
+}
 
 /** The `name` of a request body as sent, when it is JSON with a string name (bodies are kept whole up to 2,000 characters). */
 function sentName(body: string | undefined): string | undefined {

@@ -21,6 +21,7 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { type Evidence, type Exchange, evidenceOf, truncate } from '../lib/exchange.js';
 import { retryAtOf } from '../lib/rate-limit-key.js';
 import type { JudgedViolation } from '../lib/run-judge.js';
+import type { DefineCheck } from './define-check.js';
 
 /**
  * The rule catalogue (spec/interface/catalogue.ts) over every exchange of the run, reported last:
@@ -63,6 +64,13 @@ const judgesA429: ReadonlySet<SequenceRuleId> = new Set([
 ]);
 
 export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', (check) => {
+  responseRuleChecks(check);
+  sequenceRuleChecks(check);
+  prismCheck(check);
+});
+
+/** A check per response rule, in the catalogue's order, over the answers of the run each applied to. */
+function responseRuleChecks(check: DefineCheck): void {
   /** A check of one response rule over the answers of the run it applied to. */
   const everyResponse = (
     rule: ResponseRule,
@@ -114,7 +122,10 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
     if (record.notes.length > 0) run.note(`information: ${record.notes.slice(0, 3).join('; ')}`);
     return undefined;
   });
+}
 
+/** A check per sequence rule: what it judged over the answers of each key, or why it judged nothing. */
+function sequenceRuleChecks(check: DefineCheck): void {
   for (const rule of sequenceRules)
     check({ id: rule.id, rule: rule.rule, title: rule.title }, async (run) => {
       const record = run.state.judge.recordOf(rule.id);
@@ -132,7 +143,10 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
           { request: `${record.judged.length} answers judged`, detail: 'none broke the rule' },
         ]);
     });
+}
 
+/** What Prism's validating proxy found in the responses it forwarded (--via-prism). */
+function prismCheck(check: DefineCheck): void {
   check(
     {
       id: 'every.prism',
@@ -168,7 +182,7 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
       if (notes.length > 0) run.note([...new Set(notes)].join('; '));
     },
   );
-});
+}
 
 /**
  * A key that kept sending after a 429 and whose last answer is still a 429: the end of that ban (or

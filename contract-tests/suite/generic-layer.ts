@@ -1,9 +1,8 @@
 import type { SpecDefinition } from '../../spec/compile-spec.js';
-import { createDataGenerator, type DataGenerator } from '../../spec/data-generator.js';
 import { describeIssues } from '../../spec/interface/spec-model.js';
 import { type CheckArea, type CheckDefinition, type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
-import { bodyExcerpt, type Evidence, type Exchange, evidenceOf } from '../lib/exchange.js';
+import { bodyExcerpt, type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import {
   type CredentialMode,
@@ -13,8 +12,11 @@ import {
   genericOperations,
   isJsonMedia,
 } from '../lib/generic-requests.js';
-import { createdIdentifier, RefusedRequest } from '../lib/resource-path.js';
+import { RefusedRequest } from '../lib/resource-path.js';
 import { declaredResponse, judgeResponse } from '../lib/response-conformance.js';
+import type { DefineCheck } from './define-check.js';
+import { GenericContext } from './generic-context.js';
+import { InvalidAnswers } from './generic-invalid-answers.js';
 
 /**
  * The generic layer: checks derived from the document alone, for every operation it declares (or
@@ -61,66 +63,65 @@ export function genericAreas(
   return areas;
 }
 
-type Register = (definition: CheckDefinition, body: (run: CheckRun) => Promise<void>) => void;
+/** Registers the generic checks of one operation: credentials (when it needs any), a valid request, invalid ones. */
+function defineOperationChecks(register: DefineCheck, operation: GenericOperation, context: GenericContext): void {
+  const checks = new OperationChecks(register, operation, context);
+  if (operation.requiresCredentials) checks.credentialChecks();
+  checks.validRequestCheck();
+  const hasInputs =
+    operation.definition.parameters.some((parameter) => parameter.in !== 'cookie') ||
+    operation.definition.requestBody !== undefined;
+  if (hasInputs) checks.invalidRequestsCheck();
+}
 
-/** What the checks of one run share: the seeded generator, and what the run created where. */
-class GenericContext {
-  #data: DataGenerator | undefined;
-  /** Path template of a POST -> the path values it was sent with and the body of its 2xx. */
-  readonly created = new Map<string, { pathValues: Record<string, string>; body: Record<string, unknown> }>();
+/** The probes of an operation's security: otherwise valid requests with no or wrong credentials. */
+const credentialProbes: { id: string; title: string; mode: (run: CheckRun) => CredentialMode }[] = [
+  { id: 'no-credentials', title: 'no credentials -> 401', mode: () => ({ kind: 'none' }) },
+  {
+    id: 'wrong-credentials',
+    title: 'wrong credentials -> 401',
+    mode: (run) => ({ kind: 'wrong', key: `contract-test-${run.target.runId}-not-a-key` }),
+  },
+];
 
-  readonly #builders = new Map<string, GenericRequestBuilder>();
+/** The generic checks of one operation, and how they build and send its requests. */
+class OperationChecks {
+  readonly #register: DefineCheck;
+  readonly #operation: GenericOperation;
+  readonly #context: GenericContext;
+  /** What every check of the operation declares. */
+  readonly #base: Pick<CheckDefinition, 'operation' | 'operationId' | 'writes'>;
 
-  builder(operation: GenericOperation, make: () => GenericRequestBuilder): GenericRequestBuilder {
-    let builder = this.#builders.get(operation.id);
-    if (builder === undefined) {
-      builder = make();
-      this.#builders.set(operation.id, builder);
-    }
-    return builder;
-  }
-
-  data(seed: number): DataGenerator {
-    this.#data ??= createDataGenerator(seed);
-    return this.#data;
+  constructor(register: DefineCheck, operation: GenericOperation, context: GenericContext) {
+    this.#register = register;
+    this.#operation = operation;
+    this.#context = context;
+    this.#base = { operation: operation.label, operationId: operation.id, writes: operation.mayCreate };
   }
 
   /**
-   * The path values of a resource the kit created for an operation that changes one: the last
-   * path parameter from the body of a 2xx to a POST on the path before it (`POST /pets` ->
-   * `DELETE /pets/{petId}` with the created `petId` or `id`, at the top or in an envelope such as
-   * `data`), the others from that POST's own path. `missing` says why a creation gave no usable id.
+   * What a check of the operation declares: its id `generic.<name>:<operationId>`, and when the
+   * operation may create, the most it creates.
    */
-  createdResource(operation: GenericOperation): { values: Record<string, string> } | { missing: string } {
-    const match = /^(.*)\/\{([^}/]+)\}[^{}]*$/.exec(operation.definition.pathTemplate);
-    if (match === null) return { missing: 'the path names no resource' };
-    const [, collection, parameter] = match as unknown as [string, string, string];
-    const record = this.created.get(collection);
-    if (record === undefined) return { missing: `no 2xx to a POST on ${collection}` };
-    const found = createdIdentifier(record.body, parameter);
-    const created = `the 2xx to POST ${collection}`;
-    if (found === undefined)
-      return {
-        missing: `${created} names no ${parameter === 'id' ? 'id' : `${parameter} or id`}, at its top or in an envelope`,
-      };
-    // An empty segment would address the collection (`PUT /lists/`), not the resource.
-    if (String(found.value).trim() === '') return { missing: `${created} gives ${found.at} as an empty string` };
-    // The created value must be one the parameter accepts (a float id does not fill an integer parameter).
-    const definition = operation.definition.parameters.find(
-      (candidate) => candidate.in === 'path' && candidate.name === parameter,
-    );
-    if (definition !== undefined && !definition.validator.isValid(found.value))
-      return {
-        missing: `${created} gives ${found.at} ${JSON.stringify(found.value)}, which ${parameter} does not accept`,
-      };
-    return { values: { ...record.pathValues, [parameter]: String(found.value) } };
+  #definition(
+    name: string,
+    rule: string,
+    title: string,
+    maxCreates: NonNullable<CheckDefinition['maxCreates']>,
+  ): CheckDefinition {
+    const operation = this.#operation;
+    return {
+      ...this.#base,
+      id: `generic.${name}:${operation.id}`,
+      rule,
+      title,
+      ...(operation.mayCreate ? { maxCreates } : {}),
+    };
   }
-}
 
-function defineOperationChecks(register: Register, operation: GenericOperation, context: GenericContext): void {
-  // A request a URL parser would take elsewhere (a created resource named `..`) is not sent: INFO saying why.
-  const check: Register = (definition, body) =>
-    register(definition, async (run) => {
+  /** A request a URL parser would take elsewhere (a created resource named `..`) is not sent: INFO saying why. */
+  #check(definition: CheckDefinition, body: (run: CheckRun) => Promise<void>): void {
+    this.#register(definition, async (run) => {
       try {
         await body(run);
       } catch (error) {
@@ -128,33 +129,38 @@ function defineOperationChecks(register: Register, operation: GenericOperation, 
         run.info(error.message);
       }
     });
-  const base = { operation: operation.label, operationId: operation.id, writes: operation.mayCreate };
+  }
+
   /** Where a changing operation may be sent: a resource the kit created, anywhere with the flag, or a SKIP. */
-  const pathValuesFor = (run: CheckRun): Record<string, string> => {
+  #pathValuesFor(run: CheckRun): Record<string, string> {
+    const operation = this.#operation;
     if (!operation.changesExisting) return {};
-    const created = context.createdResource(operation);
+    const created = this.#context.createdResource(operation);
     if ('values' in created) return created.values;
     if (run.target.allowDestructive) return {};
     // Without an id of its own creation, the request would change something else (or the collection).
     return run.skip(
       `${operation.label} changes an existing resource, and this run created none it could address (${created.missing}); --allow-destructive sends it anyway`,
     );
-  };
-  // One builder per operation and run: its parameters and body are made once, for every check of the operation.
-  const builderFor = (run: CheckRun) =>
-    context.builder(
-      operation,
-      () => new GenericRequestBuilder(operation, context.data(run.target.seed), pathValuesFor(run)),
+  }
+
+  /** One builder per operation and run: its parameters and body are made once, for every check of the operation. */
+  #builderFor(run: CheckRun): GenericRequestBuilder {
+    return this.#context.builder(
+      this.#operation,
+      () => new GenericRequestBuilder(this.#operation, this.#context.data(run.target.seed), this.#pathValuesFor(run)),
     );
-  const send = (
+  }
+
+  #send(
     run: CheckRun,
     request: GenericRequest,
     mode: CredentialMode['kind'],
     extra: { offInterface?: boolean; bypassPrism?: boolean } = {},
-  ) =>
-    run.send({
-      operationId: operation.id,
-      method: operation.definition.method,
+  ): Promise<Exchange> {
+    return run.send({
+      operationId: this.#operation.id,
+      method: this.#operation.definition.method,
       path: request.path,
       headers: request.headers,
       ...(request.authorization === undefined ? {} : { authorization: request.authorization }),
@@ -164,29 +170,18 @@ function defineOperationChecks(register: Register, operation: GenericOperation, 
       identity: mode === 'valid' ? 'main' : 'anonymous',
       ...extra,
     });
+  }
 
-  if (operation.requiresCredentials) {
-    const probes: { id: string; title: string; mode: (run: CheckRun) => CredentialMode }[] = [
-      { id: 'no-credentials', title: 'no credentials -> 401', mode: () => ({ kind: 'none' }) },
-      {
-        id: 'wrong-credentials',
-        title: 'wrong credentials -> 401',
-        mode: (run) => ({ kind: 'wrong', key: `contract-test-${run.target.runId}-not-a-key` }),
-      },
-    ];
-    for (const probe of probes) {
-      check(
-        {
-          ...base,
-          id: `generic.${probe.id}:${operation.id}`,
-          rule: 'spec security',
-          title: `${probe.title} (${describeSecurity(operation)})`,
-          ...(operation.mayCreate ? { maxCreates: () => 1 } : {}),
-        },
+  /** No credentials and wrong credentials -> 401 (a challenge in WWW-Authenticate, or a WARN). */
+  credentialChecks(): void {
+    const operation = this.#operation;
+    for (const probe of credentialProbes) {
+      this.#check(
+        this.#definition(probe.id, 'spec security', `${probe.title} (${describeSecurity(operation)})`, () => 1),
         async (run) => {
           const mode = probe.mode(run);
           // Otherwise valid (a valid body included), so that the credentials are the only thing wrong.
-          const exchange = await send(run, builderFor(run).valid(mode), mode.kind);
+          const exchange = await this.#send(run, this.#builderFor(run).valid(mode), mode.kind);
           const response = responseOf(exchange);
           if (response.status !== 401)
             throw new CheckFailure(`expected 401 for ${probe.title.split(' -> ')[0]}, got ${response.status}`, [
@@ -203,132 +198,105 @@ function defineOperationChecks(register: Register, operation: GenericOperation, 
     }
   }
 
-  check(
-    {
-      ...base,
-      id: `generic.valid-request:${operation.id}`,
-      rule: 'spec valid request',
-      title: 'a valid request -> a declared status, media type and schema, required headers',
-      ...(operation.mayCreate ? { maxCreates: () => 1 } : {}),
-    },
-    async (run) => {
-      const builder = builderFor(run);
-      const body = builder.body();
-      if (
-        body.media?.validator !== undefined &&
-        isJsonMedia(body.media.essence) &&
-        !body.media.validator.isValid(body.value)
-      ) {
-        return run.skip(
-          `no valid ${body.media.type} body to send: the document gives no example its schema accepts, and data generated from the schema did not pass it (${describeIssues(
-            body.media.validator.safeParse(body.value).error?.issues ?? [],
-          )
-            .slice(0, 2)
-            .join('; ')})`,
-        );
-      }
-      const exchange = await send(run, builder.valid({ kind: 'valid', key: run.target.apiKey }, body), 'valid');
-      const response = responseOf(exchange);
-      if (response.status === 401 && operation.security.alternatives.length > 0) {
-        throw new CheckFailure(
-          `the credentials given by --api-key were refused with 401 (${describeSecurity(operation)})`,
-          [evidenceOf(exchange, `401: ${bodyExcerpt(exchange, 120)}`)],
-        );
-      }
-      // A 5xx the document declares describes how a failure looks, not a right answer to a valid request.
-      if (response.status >= 500) {
-        const declared = declaredResponse(operation.definition, response.status)?.statusKey === String(response.status);
-        throw new CheckFailure(
-          `a valid request was answered ${response.status}${declared ? ' (the document declares it: that gives a failure its shape, it does not make the failure right)' : ''}`,
-          [evidenceOf(exchange, `${response.status}: ${bodyExcerpt(exchange, 160)}`)],
-        );
-      }
-      judgeAnswer(run, operation, exchange);
-      if (response.status >= 400)
-        run.note(
-          `answered ${response.status}, declared for this operation (a generated value may name nothing on the server)`,
-        );
-      else run.note(`answered ${response.status}`);
-      if (
-        operation.definition.method === 'POST' &&
-        response.status >= 200 &&
-        response.status < 300 &&
-        response.json !== null &&
-        typeof response.json === 'object' &&
-        !Array.isArray(response.json)
-      ) {
-        context.created.set(operation.definition.pathTemplate, {
-          pathValues: builder.pathValues(),
-          body: response.json as Record<string, unknown>,
-        });
-      }
-    },
-  );
+  /** A valid request -> a declared status, media type and schema; a 2xx to a POST is kept for the changing operations. */
+  validRequestCheck(): void {
+    const operation = this.#operation;
+    this.#check(
+      this.#definition(
+        'valid-request',
+        'spec valid request',
+        'a valid request -> a declared status, media type and schema, required headers',
+        () => 1,
+      ),
+      async (run) => {
+        const builder = this.#builderFor(run);
+        const body = builder.body();
+        if (
+          body.media?.validator !== undefined &&
+          isJsonMedia(body.media.essence) &&
+          !body.media.validator.isValid(body.value)
+        ) {
+          return run.skip(
+            `no valid ${body.media.type} body to send: the document gives no example its schema accepts, and data generated from the schema did not pass it (${describeIssues(
+              body.media.validator.safeParse(body.value).error?.issues ?? [],
+            )
+              .slice(0, 2)
+              .join('; ')})`,
+          );
+        }
+        const exchange = await this.#send(run, builder.valid({ kind: 'valid', key: run.target.apiKey }, body), 'valid');
+        judgeValidAnswer(run, operation, exchange);
+        const response = responseOf(exchange);
+        if (
+          operation.definition.method === 'POST' &&
+          response.status >= 200 &&
+          response.status < 300 &&
+          response.json !== null &&
+          typeof response.json === 'object' &&
+          !Array.isArray(response.json)
+        ) {
+          this.#context.created.set(operation.definition.pathTemplate, {
+            pathValues: builder.pathValues(),
+            body: response.json as Record<string, unknown>,
+          });
+        }
+      },
+    );
+  }
 
-  const hasInputs =
-    operation.definition.parameters.some((parameter) => parameter.in !== 'cookie') ||
-    operation.definition.requestBody !== undefined;
-  if (!hasInputs) return;
-  check(
-    {
-      ...base,
-      id: `generic.invalid-requests:${operation.id}`,
-      rule: 'spec invalid request',
-      title:
+  /** Requests the document makes invalid -> a 4xx (declared, or INFO), never 2xx or 5xx. */
+  invalidRequestsCheck(): void {
+    const operation = this.#operation;
+    this.#check(
+      this.#definition(
+        'invalid-requests',
+        'spec invalid request',
         'requests the document makes invalid (parameter absent or of the wrong type, body cases of the coverage phase) -> 4xx, never 2xx or 5xx',
-      ...(operation.mayCreate ? { maxCreates: (target) => target.invalidCases } : {}),
-    },
-    async (run) => {
-      if (run.target.invalidCases === 0) return run.skip('--invalid-cases 0: no invalid request is sent');
-      const cases = builderFor(run).invalid(run.target.apiKey, run.target.invalidCases);
-      if (cases.length === 0)
-        return run.skip(
-          'the document gives nothing to make invalid here (no required or typed parameter, no JSON body with a schema)',
-        );
-      run.cases(cases.length);
-      const failures: Evidence[] = [];
-      const summaries: string[] = [];
-      const open = new Set<string>();
-      const statuses = new Set<number>();
-      for (const entry of cases) {
-        const exchange = await send(run, entry.request, 'valid', { offInterface: true, bypassPrism: true });
-        const response = exchange.response;
-        const problem =
-          response === undefined
-            ? `no response: ${exchange.transportError ?? 'unknown'}`
-            : response.status < 400
-              ? `accepted with ${response.status}`
-              : response.status >= 500
-                ? `answered ${response.status}`
-                : undefined;
-        if (problem !== undefined) {
-          summaries.push(`${entry.label} (${problem})`);
-          failures.push(evidenceOf(exchange, `${entry.label}: ${problem}; body ${bodyExcerpt(exchange, 100)}`));
-          continue;
-        }
-        statuses.add(response!.status);
-        const declared = declaredResponse(operation.definition, response!.status);
-        if (declared === undefined) {
-          open.add(`${response!.status} is not declared (which 4xx answers an invalid request is left open)`);
-          continue;
-        }
-        const verdict = judgeResponse(operation.definition, response!, operation.definition.method !== 'HEAD');
-        for (const item of verdict.problems) {
-          summaries.push(`${entry.label} (${item})`);
-          failures.push(evidenceOf(exchange, `${entry.label}: ${item}`));
-        }
-        for (const item of verdict.open) open.add(item);
-      }
-      if (failures.length > 0)
-        throw new CheckFailure(
-          `${summaries.length} of ${cases.length} invalid requests answered against the document: ${summaries.slice(0, 3).join('; ')}${summaries.length > 3 ? `; and ${summaries.length - 3} more` : ''}`,
-          failures.slice(0, 6),
-        );
-      run.note(
-        `${cases.length} cases answered ${[...statuses].sort().join('/')}${open.size > 0 ? `; information: ${[...open].slice(0, 2).join('; ')}` : ''}`,
-      );
-    },
-  );
+        (target) => target.invalidCases,
+      ),
+      async (run) => {
+        if (run.target.invalidCases === 0) return run.skip('--invalid-cases 0: no invalid request is sent');
+        const cases = this.#builderFor(run).invalid(run.target.apiKey, run.target.invalidCases);
+        if (cases.length === 0)
+          return run.skip(
+            'the document gives nothing to make invalid here (no required or typed parameter, no JSON body with a schema)',
+          );
+        run.cases(cases.length);
+        const answers = new InvalidAnswers(operation);
+        for (const entry of cases)
+          answers.judge(
+            entry.label,
+            await this.#send(run, entry.request, 'valid', { offInterface: true, bypassPrism: true }),
+          );
+        answers.report(run, cases.length);
+      },
+    );
+  }
+}
+
+/** The answer to a valid request: not 401 with the given credentials, never 5xx, then judged by the document. */
+function judgeValidAnswer(run: CheckRun, operation: GenericOperation, exchange: Exchange): void {
+  const response = responseOf(exchange);
+  if (response.status === 401 && operation.security.alternatives.length > 0) {
+    throw new CheckFailure(
+      `the credentials given by --api-key were refused with 401 (${describeSecurity(operation)})`,
+      [evidenceOf(exchange, `401: ${bodyExcerpt(exchange, 120)}`)],
+    );
+  }
+  // A 5xx the document declares describes how a failure looks, not a right answer to a valid request.
+  if (response.status >= 500) {
+    const declared = declaredResponse(operation.definition, response.status)?.statusKey === String(response.status);
+    throw new CheckFailure(
+      `a valid request was answered ${response.status}${declared ? ' (the document declares it: that gives a failure its shape, it does not make the failure right)' : ''}`,
+      [evidenceOf(exchange, `${response.status}: ${bodyExcerpt(exchange, 160)}`)],
+    );
+  }
+  judgeAnswer(run, operation, exchange);
+  if (response.status >= 400)
+    run.note(
+      `answered ${response.status}, declared for this operation (a generated value may name nothing on the server)`,
+    );
+  else run.note(`answered ${response.status}`);
 }
 
 /** Judges an answer by the document; FAIL on what it breaks, INFO on what it leaves open. */
