@@ -2,7 +2,7 @@ import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
-import type { DefineCheck } from './define-check.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { callOf, getPetById, listStoreOrders, type SuiteOperation } from './operations.js';
 
 /**
@@ -16,7 +16,7 @@ export default defineArea('Other operations (§4, §5.2, §9.3)', 'sequential', 
 });
 
 /** The valid key is accepted (not 401), and what the operation answers it (its shape is open: INFO). */
-function validKeyChecks(check: DefineCheck, operation: SuiteOperation): void {
+function validKeyChecks(check: RegisterCheck, operation: SuiteOperation): void {
   check(
     {
       id: `auth.valid-key:${operation.operationId}`,
@@ -60,7 +60,7 @@ function validKeyChecks(check: DefineCheck, operation: SuiteOperation): void {
 }
 
 /** getPetById's deprecation (§9.3): whether it is announced is open; when it is, in a form clients can read. */
-function deprecationCheck(check: DefineCheck): void {
+function deprecationCheck(check: RegisterCheck): void {
   check(
     {
       id: 'other.deprecation:getPetById',

@@ -4,7 +4,7 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
-import type { DefineCheck } from './define-check.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -33,7 +33,7 @@ export default defineArea('Rate limits (§8)', 'sequential', (check) => {
 });
 
 /** Three GETs one after the other: each answer reports less Remaining than the one before. */
-function remainingDecreasesCheck(check: DefineCheck): void {
+function remainingDecreasesCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.remaining-decreases',
@@ -64,7 +64,7 @@ function remainingDecreasesCheck(check: DefineCheck): void {
 }
 
 /** One request of every method and outcome, one after the other: each one spends the budget. */
-function everyRequestCountsCheck(check: DefineCheck): void {
+function everyRequestCountsCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.every-request-counts',
@@ -109,7 +109,7 @@ function everyRequestCountsCheck(check: DefineCheck): void {
 }
 
 /** Requests of one key in parallel: no two answers of one window report the same Remaining. */
-function parallelDistinctCheck(check: DefineCheck): void {
+function parallelDistinctCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.parallel-distinct',

@@ -4,7 +4,7 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import { affordKeyRequests, isLimited, rateLimitKeyList, rateLimitKeyRecord } from '../lib/rate-limit-key.js';
-import type { DefineCheck } from './define-check.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { listCategories } from './operations.js';
 import { budgetReading, keyAnswers, latestOfKey } from './rate-limit-key-answers.js';
 
@@ -16,7 +16,7 @@ const batchAttempts = 3;
  * time until only a few are left, then one more than are left in parallel: a 429 is due. The 429
  * (and the served answer just before it) is left for the checks of that 429 and for suite 10.
  */
-export function exceedingTheLimitCheck(check: DefineCheck): void {
+export function exceedingTheLimitCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.429',

@@ -3,7 +3,7 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import { affordKeyRequests, isLimited, rateLimitKeyList } from '../lib/rate-limit-key.js';
-import type { DefineCheck } from './define-check.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { allOperations, callOf, createCategory, listCategories } from './operations.js';
 import { budgetReading, keyAnswers, latestOfKey } from './rate-limit-key-answers.js';
 
@@ -11,12 +11,12 @@ import { budgetReading, keyAnswers, latestOfKey } from './rate-limit-key-answers
  * The rate-limit key before suite 09 drives it to its 429: its budget is its own (the main key's
  * requests since the start of the run did not spend it), and every operation accepts it.
  */
-export function keyBudgetChecks(check: DefineCheck): void {
+export function keyBudgetChecks(check: RegisterCheck): void {
   independentBudgetsCheck(check);
   everyOperationCheck(check);
 }
 
-function independentBudgetsCheck(check: DefineCheck): void {
+function independentBudgetsCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.independent-budgets',
@@ -88,7 +88,7 @@ function independentBudgetsCheck(check: DefineCheck): void {
   );
 }
 
-function everyOperationCheck(check: DefineCheck): void {
+function everyOperationCheck(check: RegisterCheck): void {
   check(
     {
       id: 'auth.rate-limit-key:every-operation',

@@ -11,9 +11,9 @@ import { CheckFailure } from '../lib/check-errors.js';
 import { bodyExcerpt, type Exchange, evidenceOf, observedOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import { isLimited, rateLimitKeyRecord } from '../lib/rate-limit-key.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { exceedingTheLimitCheck } from './09-exceeding-the-limit.js';
 import { keyBudgetChecks } from './09-key-budgets.js';
-import type { DefineCheck } from './define-check.js';
 import { listCategories } from './operations.js';
 import { budgetReading, keyAnswers } from './rate-limit-key-answers.js';
 
@@ -34,7 +34,7 @@ export default defineArea('Rate limit exceeded (§8.1, §8.2)', 'sequential', (c
 });
 
 /** The parallel batch that ended rate.429's walk: exactly as many served as were left, and one 429. */
-function parallelExactCheck(check: DefineCheck): void {
+function parallelExactCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.parallel-exact',
@@ -90,7 +90,7 @@ function parallelExactCheck(check: DefineCheck): void {
 }
 
 /** What the 429 of rate.429 carries: Retry-After, the rate-limit headers, and a body (open: INFO). */
-function the429Checks(check: DefineCheck): void {
+function the429Checks(check: RegisterCheck): void {
   check(
     {
       id: 'rate.429-retry-after',

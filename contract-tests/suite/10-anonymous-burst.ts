@@ -1,7 +1,7 @@
 import { CheckFailure, OverBudget } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
-import type { DefineCheck } from './define-check.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { callOf, listCategories } from './operations.js';
 
 /** Requests in the burst: a third of our mock's address budget (60 a minute), sent at once (bounded by --concurrency). */
@@ -16,7 +16,7 @@ const burstSize = 20;
  * the catalogue's response rules (Error shape, rate-limit headers). A default run does not send
  * one: the authentication checks spend most of that budget, and a default run does not wait.
  */
-export function anonymousBurstCheck(check: DefineCheck): void {
+export function anonymousBurstCheck(check: RegisterCheck): void {
   check(
     {
       id: 'auth.anonymous-burst',

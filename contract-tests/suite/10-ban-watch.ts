@@ -9,7 +9,7 @@ import {
   rateLimitKeyRecord,
   retryAtOf,
 } from '../lib/rate-limit-key.js';
-import type { DefineCheck } from './define-check.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 import { keyAnswers, rememberLatest, slackMs } from './rate-limit-key-answers.js';
 
@@ -46,13 +46,13 @@ function latest429(run: CheckRun): Exchange {
  * (announcement), rate.ban-temporary (end). A ban longer than the run may wait leaves its end
  * INCONCLUSIVE, naming --window-wait, never PASS. A default run never keeps sending after a 429.
  */
-export function banWatchChecks(check: DefineCheck): void {
+export function banWatchChecks(check: RegisterCheck): void {
   postOverLimitCheck(check);
   banWatchCheck(check);
 }
 
 /** A valid POST while the key is refused: 429 like any request (data.refused-not-stored checks it was not stored). */
-function postOverLimitCheck(check: DefineCheck): void {
+function postOverLimitCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.post-over-limit',
@@ -105,7 +105,7 @@ function postOverLimitCheck(check: DefineCheck): void {
 }
 
 /** GETs after a 429 until a ban shows, then one after the last 429's Retry-After: what the server chose, as INFO. */
-function banWatchCheck(check: DefineCheck): void {
+function banWatchCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.ban-watch',

@@ -5,7 +5,7 @@ import { CheckFailure, OverBudget } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import { affordKeyRequests, isLimited, rateLimitKeyList, retryAtOf } from '../lib/rate-limit-key.js';
-import type { DefineCheck } from './define-check.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { listCategories } from './operations.js';
 import { budgetReading, keyAnswers, servedKey, slackMs, waitAndSend } from './rate-limit-key-answers.js';
 
@@ -14,7 +14,7 @@ import { budgetReading, keyAnswers, servedKey, slackMs, waitAndSend } from './ra
  * waited out with the key after the minute checks of 10-rate-limit-time.contract.ts. Both wait
  * minute windows (and then a day) on purpose, so they run only when --window-wait allows it.
  */
-export function dayWindowChecks(check: DefineCheck): void {
+export function dayWindowChecks(check: RegisterCheck): void {
   dayWindowCheck(check);
   dayRolloverCheck(check);
 }
@@ -39,7 +39,7 @@ interface SpentDay {
   dayLimited: Exchange;
 }
 
-function dayWindowCheck(check: DefineCheck): void {
+function dayWindowCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.day-window',
@@ -167,7 +167,7 @@ function judgeTheDay(run: CheckRun, { plan }: DayToSpend, { answers, last, dayLi
   );
 }
 
-function dayRolloverCheck(check: DefineCheck): void {
+function dayRolloverCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.day-rollover',

@@ -5,10 +5,10 @@ import { evidenceOf } from '../lib/exchange.js';
 import { responseOf } from '../lib/expect-response.js';
 import type { ApiRequest } from '../lib/http-client.js';
 import { affordKeyRequests, isLimited, rateLimitKeyList, retryAtOf } from '../lib/rate-limit-key.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { anonymousBurstCheck } from './10-anonymous-burst.js';
 import { banWatchChecks } from './10-ban-watch.js';
 import { dayWindowChecks } from './10-day-window.js';
-import type { DefineCheck } from './define-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 import { budgetReading, keyAnswers, servedKey, waitAndSend } from './rate-limit-key-answers.js';
 
@@ -30,7 +30,7 @@ export default defineArea('Rate limits over time (§8.1 to §8.3)', 'sequential'
 });
 
 /** The 429 of rate.429 waited out as its Retry-After said: the key is served again, in a new window that starts full. */
-function afterRetryAfterCheck(check: DefineCheck): void {
+function afterRetryAfterCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.after-retry-after',
@@ -94,7 +94,7 @@ function afterRetryAfterCheck(check: DefineCheck): void {
 }
 
 /** The key exhausted once more, then a request the service would refuse anyway: refused for the limit first. */
-function limitBeforeValidationCheck(check: DefineCheck): void {
+function limitBeforeValidationCheck(check: RegisterCheck): void {
   check(
     {
       id: 'rate.limit-before-validation',

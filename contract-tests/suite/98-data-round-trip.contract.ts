@@ -3,7 +3,7 @@ import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Exchange, evidenceOf } from '../lib/exchange.js';
 import { expectStatus } from '../lib/expect-response.js';
-import type { DefineCheck } from './define-check.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { callOf, createCategory, listCategories } from './operations.js';
 
 /**
@@ -25,7 +25,7 @@ export default defineArea('Data round trip (§4)', 'sequential', (check) => {
 });
 
 /** One list after all creation, and the record of the catalogue's data.round-trip over the whole run. */
-function roundTripCheck(check: DefineCheck): void {
+function roundTripCheck(check: RegisterCheck): void {
   check(
     {
       id: roundTrip.id,
@@ -66,7 +66,7 @@ function roundTripCheck(check: DefineCheck): void {
 }
 
 /** Every named body the run saw refused with a 4xx, looked for in the main key's last whole list. */
-function refusedNotStoredCheck(check: DefineCheck): void {
+function refusedNotStoredCheck(check: RegisterCheck): void {
   check(
     {
       id: 'data.refused-not-stored',

@@ -20,8 +20,8 @@ import { type CheckRun, defineArea, isSoft, OverBudget } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
 import { type Evidence, type Exchange, evidenceOf, truncate } from '../lib/exchange.js';
 import { retryAtOf } from '../lib/rate-limit-key.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import type { JudgedViolation } from '../lib/run-judge.js';
-import type { DefineCheck } from './define-check.js';
 
 /**
  * The rule catalogue (spec/interface/catalogue.ts) over every exchange of the run, reported last:
@@ -70,7 +70,7 @@ export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', 
 });
 
 /** A check per response rule, in the catalogue's order, over the answers of the run each applied to. */
-function responseRuleChecks(check: DefineCheck): void {
+function responseRuleChecks(check: RegisterCheck): void {
   /** A check of one response rule over the answers of the run it applied to. */
   const everyResponse = (
     rule: ResponseRule,
@@ -125,7 +125,7 @@ function responseRuleChecks(check: DefineCheck): void {
 }
 
 /** A check per sequence rule: what it judged over the answers of each key, or why it judged nothing. */
-function sequenceRuleChecks(check: DefineCheck): void {
+function sequenceRuleChecks(check: RegisterCheck): void {
   for (const rule of sequenceRules)
     check({ id: rule.id, rule: rule.rule, title: rule.title }, async (run) => {
       const record = run.state.judge.recordOf(rule.id);
@@ -146,7 +146,7 @@ function sequenceRuleChecks(check: DefineCheck): void {
 }
 
 /** What Prism's validating proxy found in the responses it forwarded (--via-prism). */
-function prismCheck(check: DefineCheck): void {
+function prismCheck(check: RegisterCheck): void {
   check(
     {
       id: 'every.prism',

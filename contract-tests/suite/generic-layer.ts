@@ -12,9 +12,9 @@ import {
   genericOperations,
   isJsonMedia,
 } from '../lib/generic-requests.js';
+import type { RegisterCheck } from '../lib/register-check.js';
 import { RefusedRequest } from '../lib/resource-path.js';
 import { declaredResponse, judgeResponse } from '../lib/response-conformance.js';
-import type { DefineCheck } from './define-check.js';
 import { GenericContext } from './generic-context.js';
 import { InvalidAnswers } from './generic-invalid-answers.js';
 
@@ -64,7 +64,7 @@ export function genericAreas(
 }
 
 /** Registers the generic checks of one operation: credentials (when it needs any), a valid request, invalid ones. */
-function defineOperationChecks(register: DefineCheck, operation: GenericOperation, context: GenericContext): void {
+function defineOperationChecks(register: RegisterCheck, operation: GenericOperation, context: GenericContext): void {
   const checks = new OperationChecks(register, operation, context);
   if (operation.requiresCredentials) checks.credentialChecks();
   checks.validRequestCheck();
@@ -86,13 +86,13 @@ const credentialProbes: { id: string; title: string; mode: (run: CheckRun) => Cr
 
 /** The generic checks of one operation, and how they build and send its requests. */
 class OperationChecks {
-  readonly #register: DefineCheck;
+  readonly #register: RegisterCheck;
   readonly #operation: GenericOperation;
   readonly #context: GenericContext;
   /** What every check of the operation declares. */
   readonly #base: Pick<CheckDefinition, 'operation' | 'operationId' | 'writes'>;
 
-  constructor(register: DefineCheck, operation: GenericOperation, context: GenericContext) {
+  constructor(register: RegisterCheck, operation: GenericOperation, context: GenericContext) {
     this.#register = register;
     this.#operation = operation;
     this.#context = context;
