@@ -149,7 +149,10 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       if (options.onWait) options.onWait(notice);
       else printLog(redact(waitLine(notice)));
     };
-    client = new ContractHttpClient(target, state, log, deadline.signal, { onSend: recorder.onSend, onWait });
+    client = new ContractHttpClient(target, state, log, {
+      signal: deadline.signal,
+      hooks: { onSend: recorder.onSend, onWait },
+    });
     if (settings.rateLimitKey !== undefined && layers.petstoreRules) {
       // The rate-limit key's budget before the main key spends anything: the independent-budget
       // check compares it with what the key reports later.
