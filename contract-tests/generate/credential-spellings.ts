@@ -48,26 +48,23 @@ const bearer =
   (scheme: string, separator = ' ') =>
   (key: string) => [`${scheme}${separator}${key}`];
 
+/** The key after each of `schemes`, all with one expectation and its reason. */
+function schemeSpellings(
+  schemes: readonly string[],
+  expect: CredentialSpelling['expect'],
+  why: string,
+): CredentialSpelling[] {
+  return schemes.map((scheme) => ({ label: `scheme: ${scheme}`, part: 'scheme', lines: bearer(scheme), expect, why }));
+}
+
 /** Every spelling, scheme first, then separator, token and field lines. */
 export const credentialSpellings: readonly CredentialSpelling[] = [
-  ...['Bearer', 'bearer', 'BEARER', 'bEaReR'].map(
-    (scheme): CredentialSpelling => ({
-      label: `scheme: ${scheme}`,
-      part: 'scheme',
-      lines: bearer(scheme),
-      expect: 'accept',
-      why: 'RFC 9110 §11.1: the auth-scheme is case-insensitive',
-    }),
+  ...schemeSpellings(
+    ['Bearer', 'bearer', 'BEARER', 'bEaReR'],
+    'accept',
+    'RFC 9110 §11.1: the auth-scheme is case-insensitive',
   ),
-  ...['Token', 'Bearer-', 'OAuth'].map(
-    (scheme): CredentialSpelling => ({
-      label: `scheme: ${scheme}`,
-      part: 'scheme',
-      lines: bearer(scheme),
-      expect: 'refuse',
-      why: 'interface §5.1: the scheme is Bearer',
-    }),
-  ),
+  ...schemeSpellings(['Token', 'Bearer-', 'OAuth'], 'refuse', 'interface §5.1: the scheme is Bearer'),
   ...(
     [
       ['scheme: Basic, the key as user name', (key: string) => `Basic ${base64(`${key}:`)}`, false],

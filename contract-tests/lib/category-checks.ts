@@ -36,9 +36,9 @@ export function expectCreated(
   }
   const body = response.json as { id: number; name: string; description?: unknown };
   if (options.echo === false) return { id: body.id, name: body.name };
-  expectEchoed(exchange, 'name', sent.name, body.name, options.choices);
+  expectEchoed(exchange, { field: 'name', sent: sent.name, got: body.name }, options.choices);
   if (sent.description !== undefined)
-    expectEchoed(exchange, 'description', sent.description, body.description, options.choices);
+    expectEchoed(exchange, { field: 'description', sent: sent.description, got: body.description }, options.choices);
   return { id: body.id, name: body.name };
 }
 
@@ -66,7 +66,14 @@ export function expectCreatedOrOpen(
  * A string field of a 201 is what was sent, or what an open choice of the server makes of it
  * (trimmed, another Unicode normal form: recorded in `choices` for the check's INFO line).
  */
-function expectEchoed(exchange: Exchange, field: string, sent: string, got: unknown, choices?: OpenChoices): void {
+/** A string field of a created resource: what was sent, and what came back. */
+interface EchoedField {
+  field: string;
+  sent: string;
+  got: unknown;
+}
+
+function expectEchoed(exchange: Exchange, { field, sent, got }: EchoedField, choices?: OpenChoices): void {
   const verdict = judgeEcho(sent, got);
   if (verdict.kind === 'open') choices?.add(field, verdict.choice);
   if (verdict.kind !== 'altered') return;

@@ -106,7 +106,7 @@ export function renderSarifReport(
   };
   const results = report.results
     .filter((result) => result.status === 'FAIL' || result.status === 'WARN')
-    .map((result) => sarifResult(result, report, document, artifact, index.get(familyOf(result.id))!));
+    .map((result) => sarifResult(result, index.get(familyOf(result.id))!, { report, document, artifact }));
   const log = {
     $schema: sarifSchema,
     version: '2.1.0',
@@ -203,14 +203,15 @@ function sectionName(rule: string): string {
   return rule === 'spec' ? 'The OpenAPI document' : rule.startsWith('§') ? `Interface ${rule}` : rule;
 }
 
+/** What every result of a log is placed in: the report, the document its lines are in, and that document as a SARIF artifact. */
+interface ResultPlacing {
+  report: ContractReport;
+  document: SarifDocument;
+  artifact: { uri: string; uriBaseId?: string };
+}
+
 /** One failed check as a SARIF result. */
-function sarifResult(
-  result: CheckResult,
-  report: ContractReport,
-  document: SarifDocument,
-  artifact: { uri: string; uriBaseId?: string },
-  ruleIndex: number,
-) {
+function sarifResult(result: CheckResult, ruleIndex: number, { report, document, artifact }: ResultPlacing) {
   const evidence = result.evidence.length === 0 ? [undefined] : result.evidence;
   const places = evidence.map((entry) => place(result, entry, report, document));
   const location = (where: Place, id?: number) => ({

@@ -12,7 +12,7 @@ import type { CheckResult } from '../report/report-model.js';
  * become a curl. The URL is the server's own, also when the run went through Prism (Prism's port
  * is gone when the report is read).
  *
- * @example const recorder = createRequestRecorder(settings.baseUrl); new ContractHttpClient(target, state, log, signal, { onSend: recorder.onSend });
+ * @example const recorder = createRequestRecorder(settings.baseUrl); new ContractHttpClient(target, state, log, { signal, hooks: { onSend: recorder.onSend } });
  */
 export function createRequestRecorder(directBaseUrl: string): {
   onSend: (

@@ -1,48 +1,38 @@
 import { randomBytes } from 'node:crypto';
 import { access } from 'node:fs/promises';
-import {
-  type CredentialPlaces,
-  createRedactor,
-  looksLikeCredentialHeader,
-  maskHeaderValue,
-  maskSecret,
-  redactDeep,
-} from '../../spec/credential-masking.js';
+import { redactDeep } from '../../spec/credential-masking.js';
 import { allowUnsafePatterns } from '../../spec/linear-patterns.js';
 import type { ContractTarget } from '../lib/contract-target.js';
 import { ContractHttpClient } from '../lib/http-client.js';
 import type { WaitNotice } from '../lib/rate-budget.js';
 import { budgetLine, unaffordedCells } from '../lib/run-profile.js';
-import { createRunState } from '../lib/run-state.js';
-import { waitLine } from '../report/progress-text.js';
-import { type CheckResult, type ContractReport, summarise, type Verdict } from '../report/report-model.js';
-import { requestTimeline } from '../report/request-timeline.js';
+import { createRunState, type RunState } from '../lib/run-state.js';
+import type { CheckResult, ContractReport } from '../report/report-model.js';
 import { callOf, listCategories } from '../suite/operations.js';
-import { type ContractOptions, reportedOptions, resolveContractOptions, targetOptions } from './contract-options.js';
+import {
+  type ContractOptions,
+  type ResolvedContractOptions,
+  resolveContractOptions,
+  targetOptions,
+} from './contract-options.js';
 import { ContractRunError } from './contract-run-error.js';
 import { creationBound, creationLine, creationShares, creationWanted } from './creation-bound.js';
-import { kitVersion } from './kit-version.js';
 import { assertRateLimitKeyAccepted, limitedKeyNotice, preflight } from './preflight.js';
 import { type RunningPrism, startPrism } from './prism-process.js';
 import { reachability } from './reachability.js';
-import {
-  createRequestRecorder,
-  failureGroupsWithCurl,
-  reportInterfaceLinks,
-  secretVariables,
-} from './report-extras.js';
+import { createRequestRecorder } from './report-extras.js';
 import { runChecks } from './run-checks.js';
+import { RunLog } from './run-log.js';
+import { contractReport } from './run-report.js';
 import { genericCreationLine, genericLayerLine, type SpecLayers, specLayers } from './spec-layers.js';
+
+export { timeTolerance } from './run-report.js';
 
 /** The outcome of a run: the report and the exit code it implies (0 conforms, 1 fails, 3 inconclusive). */
 export interface ContractRun {
   report: ContractReport;
   exitCode: 0 | 1 | 3;
 }
-
-/** How the kit judges time against the server's `Date` header (stated in every report). */
-export const timeTolerance =
-  'server Date ± 2 s (Date has 1 s resolution and servers round Reset either way); local clock ± 60 s when the server sends no Date';
 
 /**
  * Runs the contract suite against a server and returns the report. The programmatic face of
@@ -60,73 +50,24 @@ export const timeTolerance =
  */
 export async function runContract(options: ContractOptions): Promise<ContractRun> {
   const settings = resolveContractOptions(options);
-  const secretsOf = (places?: CredentialPlaces) => [
-    settings.apiKey,
-    ...(settings.rateLimitKey === undefined ? [] : [settings.rateLimitKey]),
-    ...Object.entries(settings.extraHeaders)
-      .filter(([name]) => looksLikeCredentialHeader(name, places))
-      .map(([, value]) => value),
-  ];
-  // Once the document is read, a -H header it names `apiKey in: header` is a secret too.
-  let redact = createRedactor(secretsOf());
-  const printLog = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const logLines: string[] = [];
-  const log = (line: string) => {
-    const safe = redact(line);
-    logLines.push(safe);
-    printLog(safe);
-  };
+  const runLog = new RunLog(settings, options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
+  const log = runLog.line;
   const runId = options.runId ?? randomBytes(4).toString('hex');
   const started = Date.now();
-  try {
-    await access(settings.specPath);
-  } catch {
-    throw new ContractRunError('usage', `Failed to load spec ${settings.specPath}: no such file`);
-  }
   const timeoutMs = Math.round(settings.timeoutSeconds * 1000);
   const deadlineMs = Math.round(settings.deadlineSeconds * 1000);
-  // The document decides what runs: the Petstore rule checks, the generic layer, or both (spec-layers.ts).
-  let layers: SpecLayers;
-  try {
-    // Before the document is read: its audit then admits patterns RE2 cannot run, each match under a budget.
-    if (settings.unsafePatterns) allowUnsafePatterns();
-    layers = await specLayers(settings.specPath, settings.operations, { allowRefsOutside: settings.allowRefsOutside });
-  } catch (error) {
-    throw new ContractRunError('usage', (error as Error).message);
-  }
-  redact = createRedactor(secretsOf(layers.credentialPlaces));
-  // A run that cannot mean anything (server unreachable, a key refused, no API at the base URL) stops
-  // here or at the rate-limit key's first answer. On another document, only an unreachable server stops it.
-  const probe = await (layers.petstoreRules
-    ? preflight({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs, extraHeaders: settings.extraHeaders })
-    : reachability({
-        baseUrl: settings.baseUrl,
-        path: layers.probePath,
-        timeoutMs,
-        extraHeaders: settings.extraHeaders,
-      })
-  ).catch((error: unknown) => {
-    throw error instanceof ContractRunError ? new ContractRunError(error.kind, redact(error.message)) : error;
-  });
+  const layers = await readLayers(settings);
+  runLog.learnCredentialPlaces(layers.credentialPlaces);
+  const probe = await probeServer(settings, layers, timeoutMs, runLog.redact);
   if (!layers.petstoreRules) log(genericLayerLine(layers.genericOperations, settings));
   const notice = limitedKeyNotice(probe, settings.maxWaitSeconds);
   if (notice !== undefined) log(notice);
 
   let prism: RunningPrism | undefined;
-  const deadline = new AbortController();
-  const deadlineTimer = setTimeout(
-    () => deadline.abort(`the run deadline was reached (--deadline ${settings.deadlineSeconds} s)`),
-    Math.max(0, deadlineMs - (Date.now() - started)),
-  );
-  const onCancel = () => deadline.abort('the run was cancelled');
-  options.signal?.addEventListener('abort', onCancel, { once: true });
+  const deadline = new RunDeadline(settings.deadlineSeconds, deadlineMs - (Date.now() - started), options.signal);
   let client: ContractHttpClient | undefined;
   try {
-    if (settings.viaPrism) {
-      log(`petstore-contract: starting Prism's validating proxy in front of ${settings.baseUrl}`);
-      prism = await startPrism({ mode: 'proxy', specPath: settings.specPath, upstream: settings.baseUrl });
-      log(`petstore-contract: Prism listens on ${prism.url}`);
-    }
+    if (settings.viaPrism) prism = await startValidatingProxy(settings, log);
     const clock = settings.clock;
     const target: ContractTarget = {
       ...targetOptions(settings),
@@ -138,56 +79,18 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       initialBudget: { remaining: probe.remaining, reset: probe.reset, receivedAtMs: clock.now() },
     };
     // The interface's rule catalogue judges every exchange of a run on the Petstore interface.
-    const state = createRunState(
-      layers.petstoreRules ? layers.spec : undefined,
-      [settings.apiKey, settings.rateLimitKey].filter((key): key is string => key !== undefined),
-    );
+    const keys = [settings.apiKey, settings.rateLimitKey].filter((key): key is string => key !== undefined);
+    const state = createRunState(layers.petstoreRules ? layers.spec : undefined, keys);
     const recorder = createRequestRecorder(settings.baseUrl);
-    const onWait = (notice: WaitNotice) => {
-      // The report keeps the line; the CLI shows it as it likes (a countdown on a terminal).
-      logLines.push(redact(waitLine(notice)));
-      if (options.onWait) options.onWait(notice);
-      else printLog(redact(waitLine(notice)));
-    };
-    client = new ContractHttpClient(target, state, log, deadline.signal, { onSend: recorder.onSend, onWait });
-    if (settings.rateLimitKey !== undefined && layers.petstoreRules) {
-      // The rate-limit key's budget before the main key spends anything: the independent-budget
-      // check compares it with what the key reports later.
-      const first = await client
-        .send('rate.independent-budgets', {
-          ...callOf(listCategories),
-          authorization: `Bearer ${settings.rateLimitKey}`,
-          identity: 'rate-limit',
-        })
-        .catch(() => undefined);
-      if (first !== undefined) {
-        try {
-          assertRateLimitKeyAccepted(first, settings.rateLimitKey);
-        } catch (error) {
-          throw new ContractRunError('refused', redact((error as Error).message));
-        }
-        state.shared.set('rate-limit-start', first);
-        state.mainRequestsAtRateLimitStart = state.requestsByIdentity.main;
-      }
-      // Without an answer, the checks that need it say so.
-    }
+    const onWait = (waiting: WaitNotice) => runLog.waitNotice(waiting, options.onWait);
+    client = new ContractHttpClient(target, state, log, {
+      signal: deadline.signal,
+      hooks: { onSend: recorder.onSend, onWait },
+    });
+    if (settings.rateLimitKey !== undefined && layers.petstoreRules)
+      await sendRateLimitKeyFirst({ client, state, rateLimitKey: settings.rateLimitKey, redact: runLog.redact });
     const { spec, areas } = layers;
-    // --create-budget bounds what the Petstore's checks create; the generic layer's checks create what they declare.
-    const shares = await creationShares(areas, layers.petstoreRules ? target : { ...target, createBudget: Infinity });
-    const mayCreate = creationBound(shares);
-    log(
-      layers.petstoreRules
-        ? creationLine({
-            bound: mayCreate,
-            wanted: creationWanted(shares),
-            baseUrl: settings.baseUrl,
-            namePrefix: target.namePrefix,
-            createBudget: settings.createBudget,
-            readOnly: settings.readOnly,
-          })
-        : genericCreationLine(mayCreate, settings),
-    );
-    log(budgetLine({ ...settings, mayCreate, rateLimitKey: settings.rateLimitKey !== undefined }));
+    const { shares, mayCreate } = await announceCreations({ layers, target, settings, log });
     const results = await runChecks(areas, {
       target,
       spec,
@@ -198,67 +101,161 @@ export async function runContract(options: ContractOptions): Promise<ContractRun
       startedAtMs: started,
       creationShares: shares,
       ...(options.onResult
-        ? { onResult: (result: CheckResult) => options.onResult?.(redactDeep(result, redact)) }
+        ? { onResult: (result: CheckResult) => options.onResult?.(redactDeep(result, runLog.redactor)) }
         : {}),
     });
     // Cancelled (Ctrl-C): the checks not finished are INCONCLUSIVE ("the run was cancelled"), and the report still comes out.
     const unafforded = unaffordedCells(results, settings.thorough);
     if (unafforded.length > 0) log('petstore-contract: cells this run could not afford (INCONCLUSIVE, never PASS):');
     for (const line of unafforded) log(`  ${line}`);
-    const summary = summarise(results);
-    const inconclusive = results.filter((result) => result.inconclusive);
-    const skipped = results.filter((result) => result.status === 'SKIP');
-    const verdict: Verdict =
-      summary.FAIL > 0 || (settings.failOnSkip && skipped.length > 0)
-        ? 'DOES NOT CONFORM'
-        : inconclusive.length > 0
-          ? 'INCONCLUSIVE'
-          : 'CONFORMS';
-    const exitCode = verdict === 'CONFORMS' ? 0 : verdict === 'INCONCLUSIVE' ? 3 : 1;
-    const masked = (key: string) => maskSecret(key);
-    const keyNames = {
-      main: `main key ${masked(settings.apiKey)}`,
-      anonymous: 'no key (auth probes)',
-      'rate-limit': `rate-limit key ${masked(settings.rateLimitKey ?? '')}`,
-    };
-    const report: ContractReport = {
-      tool: { name: 'petstore-contract', version: kitVersion },
+    const report = await contractReport({
+      settings,
       runId,
-      target: { baseUrl: settings.baseUrl, viaPrism: settings.viaPrism, prismUrl: prism?.url },
-      spec: { path: settings.specPath, title: spec.title, version: spec.version },
-      startedAt: new Date(started).toISOString(),
-      durationMs: Date.now() - started,
-      settings: {
-        ...reportedOptions(settings, masked, (name, value) => maskHeaderValue(name, value, layers.credentialPlaces)),
-        namePrefix: `contract-test-${runId}`,
-      },
-      requestsByKey: {
-        [keyNames.main]: state.requestsByIdentity.main + 1,
-        [keyNames.anonymous]: state.requestsByIdentity.anonymous,
-        ...(settings.rateLimitKey === undefined
-          ? {}
-          : { [keyNames['rate-limit']]: state.requestsByIdentity['rate-limit'] }),
-      },
-      requestTimeline: requestTimeline(state.exchanges, keyNames),
-      createdCategories: state.created,
-      mayCreateCategories: mayCreate,
+      started,
+      prismUrl: prism?.url,
+      layers,
+      state,
       results,
-      summary,
-      log: logLines,
-      conforms: verdict === 'CONFORMS',
-      exitCode,
-      verdict,
-      ...(verdict === 'INCONCLUSIVE' ? { stoppedBy: [...state.stoppers] } : {}),
-      timeTolerance,
-      failureGroups: failureGroupsWithCurl(results, recorder.sent, secretVariables(settings)),
-      interface: await reportInterfaceLinks(results, kitVersion),
-    };
+      mayCreate,
+      logLines: runLog.lines,
+      sent: recorder.sent,
+    });
     // Every string of the report, evidence and server bodies included, with the secrets masked.
-    return { report: redactDeep(report, redact), exitCode };
+    return { report: redactDeep(report, runLog.redactor), exitCode: report.exitCode };
   } finally {
-    clearTimeout(deadlineTimer);
-    options.signal?.removeEventListener('abort', onCancel);
+    deadline.stop();
     await client?.close();
     await prism?.stop();
   }
+}
+
+/** The run's deadline (--deadline) and its cancellation (the caller's signal) as one signal that every wait and request obeys. */
+class RunDeadline {
+  readonly #controller = new AbortController();
+  readonly #timer: NodeJS.Timeout;
+  readonly #cancelled: AbortSignal | undefined;
+  readonly #onCancel = () => this.#controller.abort('the run was cancelled');
+
+  constructor(deadlineSeconds: number, leftMs: number, cancelled: AbortSignal | undefined) {
+    this.#timer = setTimeout(
+      () => this.#controller.abort(`the run deadline was reached (--deadline ${deadlineSeconds} s)`),
+      Math.max(0, leftMs),
+    );
+    this.#cancelled = cancelled;
+    cancelled?.addEventListener('abort', this.#onCancel, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#cancelled?.removeEventListener('abort', this.#onCancel);
+  }
+}
+
+/** --via-prism: Prism's validating proxy in front of the server, which the run then sends through. */
+async function startValidatingProxy(
+  settings: ResolvedContractOptions,
+  log: (line: string) => void,
+): Promise<RunningPrism> {
+  log(`petstore-contract: starting Prism's validating proxy in front of ${settings.baseUrl}`);
+  const prism = await startPrism({ mode: 'proxy', specPath: settings.specPath, upstream: settings.baseUrl });
+  log(`petstore-contract: Prism listens on ${prism.url}`);
+  return prism;
+}
+
+/** The document, read: it decides what runs, the Petstore rule checks, the generic layer, or both (spec-layers.ts). */
+async function readLayers(settings: ResolvedContractOptions): Promise<SpecLayers> {
+  try {
+    await access(settings.specPath);
+  } catch {
+    throw new ContractRunError('usage', `Failed to load spec ${settings.specPath}: no such file`);
+  }
+  try {
+    // Before the document is read: its audit then admits patterns RE2 cannot run, each match under a budget.
+    if (settings.unsafePatterns) allowUnsafePatterns();
+    return await specLayers(settings.specPath, settings.operations, { allowRefsOutside: settings.allowRefsOutside });
+  } catch (error) {
+    throw new ContractRunError('usage', (error as Error).message);
+  }
+}
+
+/**
+ * A run that cannot mean anything (server unreachable, a key refused, no API at the base URL) stops
+ * here or at the rate-limit key's first answer. On another document, only an unreachable server stops it.
+ */
+function probeServer(
+  settings: ResolvedContractOptions,
+  layers: SpecLayers,
+  timeoutMs: number,
+  redact: (text: string) => string,
+): ReturnType<typeof preflight> {
+  const { baseUrl, apiKey, extraHeaders } = settings;
+  return (
+    layers.petstoreRules
+      ? preflight({ baseUrl, apiKey, timeoutMs, extraHeaders })
+      : reachability({ baseUrl, path: layers.probePath, timeoutMs, extraHeaders })
+  ).catch((error: unknown) => {
+    throw error instanceof ContractRunError ? new ContractRunError(error.kind, redact(error.message)) : error;
+  });
+}
+
+/**
+ * The rate-limit key's budget before the main key spends anything: the independent-budget check
+ * compares it with what the key reports later. Without an answer, the checks that need it say so.
+ */
+async function sendRateLimitKeyFirst(first: {
+  client: ContractHttpClient;
+  state: RunState;
+  rateLimitKey: string;
+  redact: (text: string) => string;
+}): Promise<void> {
+  const { client, state, rateLimitKey, redact } = first;
+  const answer = await client
+    .send('rate.independent-budgets', {
+      ...callOf(listCategories),
+      authorization: `Bearer ${rateLimitKey}`,
+      identity: 'rate-limit',
+    })
+    .catch(() => undefined);
+  if (answer === undefined) return;
+  try {
+    assertRateLimitKeyAccepted(answer, rateLimitKey);
+  } catch (error) {
+    throw new ContractRunError('refused', redact((error as Error).message));
+  }
+  state.shared.set('rate-limit-start', answer);
+  state.mainRequestsAtRateLimitStart = state.requestsByIdentity.main;
+}
+
+/** Each check's share of what the run may create, and the bound the run prints before it sends anything. */
+async function announceCreations(run: {
+  layers: SpecLayers;
+  target: ContractTarget;
+  settings: ResolvedContractOptions;
+  log: (line: string) => void;
+}): Promise<{ shares: Awaited<ReturnType<typeof creationShares>>; mayCreate: number }> {
+  const { layers, target, settings, log } = run;
+  // --create-budget bounds what the Petstore's checks create; the generic layer's checks create what they declare.
+  const shares = await creationShares(
+    layers.areas,
+    layers.petstoreRules ? target : { ...target, createBudget: Infinity },
+  );
+  const mayCreate = creationBound(shares);
+  log(
+    layers.petstoreRules
+      ? creationLine({
+          bound: mayCreate,
+          wanted: creationWanted(shares),
+          baseUrl: settings.baseUrl,
+          namePrefix: target.namePrefix,
+          createBudget: settings.createBudget,
+          readOnly: settings.readOnly,
+        })
+      : genericCreationLine(mayCreate, settings),
+  );
+  log(budgetLine({ ...settings, mayCreate, rateLimitKey: settings.rateLimitKey !== undefined }));
+  return { shares, mayCreate };
 }

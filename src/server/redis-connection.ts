@@ -196,10 +196,56 @@ interface ConnectionHandle {
   readonly isReady: boolean;
 }
 
+/** What the connection's listeners share: whether it ever connected, and when it last logged a failure. */
+interface ConnectionWatch {
+  connectedOnce: boolean;
+  lastErrorLogAt: number;
+}
+
+/** A connected client (or cluster) and how to send it one command. */
+interface OpenConnection {
+  client: ConnectionHandle;
+  send: (args: string[]) => Promise<unknown>;
+}
+
 export async function connectCommander(settings: RedisSettings): Promise<RedisCommander> {
   const redis = await loadRedisModule(settings.displayUrl);
-  let connectedOnce = false;
-  let lastErrorLogAt = 0;
+  const watch: ConnectionWatch = { connectedOnce: false, lastErrorLogAt: 0 };
+  const { client, send } = openConnection(redis, settings, watch);
+  const clock = new RedisClock(send);
+  logAvailability(client, settings, watch, clock);
+  try {
+    await handshake({ client, send }, settings, clock);
+    watch.connectedOnce = true;
+  } catch (error) {
+    try {
+      client.destroy();
+    } catch {
+      // Never opened: nothing to release.
+    }
+    throw new StoreConfigError(
+      `Failed to connect to the store ${settings.displayUrl}${settings.cluster ? ' (cluster)' : ''}: ${describeError(error)}`,
+    );
+  }
+  return {
+    send,
+    clock,
+    isReplyError: (error) => error instanceof redis.ErrorReply,
+    get isReady() {
+      return client.isReady;
+    },
+    async close() {
+      try {
+        if (client.isOpen) await client.close();
+      } catch {
+        client.destroy();
+      }
+    },
+  };
+}
+
+/** A client (or a cluster) made, not yet connected, that fails fast instead of queueing. */
+function openConnection(redis: RedisModule, settings: RedisSettings, watch: ConnectionWatch): OpenConnection {
   const connection = {
     // Requests made while Redis is away fail at once (503) instead of waiting in a queue.
     disableOfflineQueue: true,
@@ -212,43 +258,51 @@ export async function connectCommander(settings: RedisSettings): Promise<RedisCo
       // Before the first connection, fail (startup says so in one line); after it, reconnect for ever,
       // backing off to 1 s so the mock serves again within a second of Redis coming back.
       reconnectStrategy: (retries: number, cause: Error) =>
-        connectedOnce ? Math.min(50 * 2 ** retries, 1_000) : cause,
+        watch.connectedOnce ? Math.min(50 * 2 ** retries, 1_000) : cause,
     },
   };
   // A cluster is found from one of its nodes. Every script's keys share a hash tag, so a cluster sends
   // each call to the one node that owns the slot of its first key (EVALSHA sha numkeys KEY ...).
-  let client: ConnectionHandle;
-  let send: (args: string[]) => Promise<unknown>;
   if (settings.cluster) {
     const cluster = redis.createCluster({
       rootNodes: [{ url: settings.url }],
       defaults: connection,
       commandOptions: { timeout: 0 },
     });
-    client = cluster;
-    send = (args) => cluster.sendCommand(args[3], false, args);
-  } else {
-    const single = redis.createClient({ url: settings.url, ...connection });
-    client = single;
-    send = (args) => single.sendCommand(args);
+    return { client: cluster, send: (args) => cluster.sendCommand(args[3], false, args) };
   }
+  const single = redis.createClient({ url: settings.url, ...connection });
+  return { client: single, send: (args) => single.sendCommand(args) };
+}
+
+/** Says when Redis goes away (once per 10 s) and when it is back; a Redis back after a restart may run on another clock. */
+function logAvailability(
+  client: ConnectionHandle,
+  settings: RedisSettings,
+  watch: ConnectionWatch,
+  clock: RedisClock,
+): void {
   client.on('error', (error: Error) => {
     // node-redis reports every failed reconnect; one line per 10 s is enough for whoever watches.
-    if (!connectedOnce) return;
+    if (!watch.connectedOnce) return;
     const now = Date.now();
-    if (now - lastErrorLogAt < 10_000) return;
-    lastErrorLogAt = now;
+    if (now - watch.lastErrorLogAt < 10_000) return;
+    watch.lastErrorLogAt = now;
     settings.logger.warn(
       `Redis store ${settings.displayUrl} unavailable: ${error.message || error.name}; answering 503 until it is back`,
     );
   });
-  const clock = new RedisClock(send);
   client.on('ready', () => {
-    if (connectedOnce && lastErrorLogAt !== 0) settings.logger.info(`Redis store ${settings.displayUrl} is back`);
-    lastErrorLogAt = 0;
+    if (watch.connectedOnce && watch.lastErrorLogAt !== 0)
+      settings.logger.info(`Redis store ${settings.displayUrl} is back`);
+    watch.lastErrorLogAt = 0;
     // A restarted (or failed-over) Redis may run on another clock.
-    if (connectedOnce) void clock.sync();
+    if (watch.connectedOnce) void clock.sync();
   });
+}
+
+/** The first connection within the timeout, the Redis version checked, the scripts loaded and the clock read. */
+async function handshake({ client, send }: OpenConnection, settings: RedisSettings, clock: RedisClock): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -267,34 +321,9 @@ export async function connectCommander(settings: RedisSettings): Promise<RedisCo
       await Promise.all(Object.values(scripts).map(({ source }) => send(['SCRIPT', 'LOAD', source])));
     }
     await clock.sync();
-    connectedOnce = true;
-  } catch (error) {
-    try {
-      client.destroy();
-    } catch {
-      // Never opened: nothing to release.
-    }
-    throw new StoreConfigError(
-      `Failed to connect to the store ${settings.displayUrl}${settings.cluster ? ' (cluster)' : ''}: ${describeError(error)}`,
-    );
   } finally {
     clearTimeout(timer);
   }
-  return {
-    send,
-    clock,
-    isReplyError: (error) => error instanceof redis.ErrorReply,
-    get isReady() {
-      return client.isReady;
-    },
-    async close() {
-      try {
-        if (client.isOpen) await client.close();
-      } catch {
-        client.destroy();
-      }
-    },
-  };
 }
 
 export function describeError(error: unknown): string {
