@@ -115,11 +115,11 @@ export const mockOptions = {
   latency: {
     type: 'string',
     value: 'RANGE',
-    parse: (text: string) => {
+    parse: (text: string, flag: string) => {
       try {
         parseLatency(text);
       } catch (error) {
-        throw new Error(`--latency: ${(error as Error).message}`);
+        throw new Error(`${flag}: ${(error as Error).message}`);
       }
       return text;
     },

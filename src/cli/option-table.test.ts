@@ -172,3 +172,13 @@ describe('helpLines', () => {
     );
   });
 });
+
+describe('--latency of the mock and of the proxy', () => {
+  it('names where its text was read (the flag the table passes), not a flag written into its parser', () => {
+    for (const parse of [mockOptions.latency.parse, proxyOptions.latency.parse]) {
+      expect(() => parse('soon', 'PETSTORE_LATENCY')).toThrow(/^PETSTORE_LATENCY: latency "soon" is not a duration/);
+      expect(() => parse('300-50ms', '--latency')).toThrow(/^--latency: latency "300-50ms"/);
+    }
+    expect(mockOptions.latency.parse('20-30ms', '--latency')).toBe('20-30ms');
+  });
+});

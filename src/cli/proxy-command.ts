@@ -83,7 +83,7 @@ export const proxyOptions = {
     type: 'string',
     value: 'RANGE',
     // Read into fault settings at once: a latency that does not read is refused before the proxy starts.
-    parse: (latency: string) => faultsWithLatency(undefined, latency),
+    parse: (latency: string, flag: string) => faultsWithLatency(undefined, latency, flag),
     help: [
       'Every answer reaches the client this much later: 200ms, 1.5s or 50-300ms (faults',
       'per operation and key: "faults:" in the config; docs/proxy.md)',
@@ -166,15 +166,16 @@ export async function runProxyCommand(argv: string[]): Promise<number> {
 
 /**
  * The config's fault settings with `--latency` over them (decision 042); throws one line naming
- * `--latency` when it cannot be read.
+ * `flag` (where the text was read: `--latency`, or an environment variable) when it cannot be read.
  */
 export function faultsWithLatency(
   faults: FaultSettings | undefined,
   latency: string | undefined,
+  flag = '--latency',
 ): FaultSettings | undefined {
   if (latency === undefined) return faults;
   const decoded = faultSettingsSchema().safeParse({ ...faults, latency });
-  if (!decoded.success) throw new Error(`--latency: ${decoded.error.issues[0]?.message ?? 'not a latency'}`);
+  if (!decoded.success) throw new Error(`${flag}: ${decoded.error.issues[0]?.message ?? 'not a latency'}`);
   return decoded.data;
 }
 

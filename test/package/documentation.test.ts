@@ -26,7 +26,9 @@ const pagesToCome = new Set([
 /** The pages written for users: the README, the changelog and every page of docs/ but the contributors' own. */
 async function userPages(): Promise<string[]> {
   const docs = (await readdir(join(root, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`);
-  return ['README.md', 'CHANGELOG.md', ...docs.filter((page) => page !== 'docs/architecture.md')];
+  // architecture.md and where-a-change-goes.md are for contributors (where-a-change-goes.test.ts checks the second).
+  const contributorPages = new Set(['docs/architecture.md', 'docs/where-a-change-goes.md']);
+  return ['README.md', 'CHANGELOG.md', ...docs.filter((page) => !contributorPages.has(page))];
 }
 
 /** Long options (`--name`) a command's `--help` lists. */

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { defaultPlans, mockConfigSchema, parseMockConfig } from './mock-config.js';
+import { defaultPlans, demoKeys, mockConfigSchema, parseMockConfig } from './mock-config.js';
+
+describe('demoKeys', () => {
+  it('has one demo-<plan> key per plan of the interface, each naming a plan the config knows', () => {
+    expect(demoKeys).toEqual([
+      { key: 'demo-free', plan: 'free' },
+      { key: 'demo-pro', plan: 'pro' },
+      { key: 'demo-business', plan: 'business' },
+      { key: 'demo-enterprise', plan: 'enterprise' },
+    ]);
+    for (const { plan } of demoKeys) expect(defaultPlans).toHaveProperty(plan!);
+  });
+});
 
 describe('parseMockConfig', () => {
   it('defaults everything, with the plans of the interface', () => {

@@ -213,12 +213,11 @@ export const defaultPlans: Record<string, Limits> = {
   ...Object.fromEntries(customPlans.map((name) => [name.toLowerCase(), { perMinute: 1_000_000, perDay: 100_000_000 }])),
 };
 
-export const demoKeys: KeyConfig[] = [
-  { key: 'demo-free', plan: 'free' },
-  { key: 'demo-pro', plan: 'pro' },
-  { key: 'demo-business', plan: 'business' },
-  { key: 'demo-enterprise', plan: 'enterprise' },
-];
+/** One demo key per plan, `demo-<plan>`, made from the plan table so a new plan gets its key (custom plans last). */
+export const demoKeys: KeyConfig[] = [...interfacePlans.map((plan) => plan.name), ...customPlans].map((name) => ({
+  key: `demo-${name.toLowerCase()}`,
+  plan: name.toLowerCase(),
+}));
 
 /**
  * Decodes a configuration, or throws one readable error naming every bad field.

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { type RecordedRequest, RequestLog } from './request-log.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { type FaultKind, faultKinds } from '../config/fault-config.js';
+import { type RecordedRequest, RequestLog, type RequestLogEntry } from './request-log.js';
 
 const entry = (status: number): RecordedRequest => ({
   timeMs: 0,
@@ -49,6 +50,13 @@ describe('RequestLog', () => {
     expect(log.entries()[0]!.time).toBe('1970-01-01T00:00:00.000Z');
     log.clear();
     expect(log.entries()).toEqual([]);
+  });
+
+  it("keeps every fault kind of the config's one list (faultKinds), a new kind included", () => {
+    expectTypeOf<RequestLogEntry['fault']>().toEqualTypeOf<FaultKind | undefined>();
+    const log = new RequestLog(faultKinds.length);
+    for (const fault of faultKinds) log.add({ ...entry(200), fault });
+    expect(log.entries().map((item) => item.fault)).toEqual([...faultKinds]);
   });
 
   it('gives back every field as recorded, the newest `capacity` entries oldest first, for any sequence of adds and clears', () => {

@@ -1,3 +1,4 @@
+import type { FaultKind } from '../config/fault-config.js';
 import type { ExactWindows as ClientWindows } from '../config/scenario-windows.js';
 import type { ByteMeter } from './memory-account.js';
 
@@ -24,7 +25,7 @@ export interface RequestLogEntry {
    * The fault the request met (decision 042): with `reset`, `close` and `timeout` the client saw no
    * status at all (`status` is what the mock had decided); absent when none.
    */
-  fault?: 'reset' | 'close' | 'timeout' | 'slow-body' | 'status' | 'malformed' | 'empty';
+  fault?: FaultKind;
   /** The latency the answer waited before it was written, in ms; absent when none. */
   delayMs?: number;
 }
