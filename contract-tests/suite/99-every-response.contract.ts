@@ -1,17 +1,9 @@
 import { minuteLimits } from '../../spec/interface/plans.js';
 import {
-  dateHeader,
-  errorShape,
-  errorStatus,
   isLabelledJson,
   jsonBodyParses,
-  jsonContentType,
-  notDeprecated,
-  type ResponseRule,
-  rateHeadersIntegers,
-  rateHeadersPresent,
-  rateResetSeconds,
   resetWithinWindow,
+  responseRules,
   retryAfterOn429,
   schema,
 } from '../../spec/interface/response-rules.js';
@@ -63,45 +55,20 @@ const judgesA429: ReadonlySet<SequenceRuleId> = new Set([
   'rate.retry-after-future',
 ]);
 
-export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', (check) => {
-  responseRuleChecks(check);
-  sequenceRuleChecks(check);
-  prismCheck(check);
-});
+/** What a check of one response rule judges, of the answers the rule applied to; undefined when it reported already. */
+type Population = (run: CheckRun, population: Exchange[]) => Exchange[] | undefined;
 
-/** A check per response rule, in the catalogue's order, over the answers of the run each applied to. */
-function responseRuleChecks(check: RegisterCheck): void {
-  /** A check of one response rule over the answers of the run it applied to. */
-  const everyResponse = (
-    rule: ResponseRule,
-    before: (run: CheckRun, population: Exchange[]) => Exchange[] | undefined = (_run, population) => population,
-  ) =>
-    check({ id: rule.id, rule: rule.rule, title: rule.title }, async (run) => {
-      const record = run.state.judge.recordOf(rule.id);
-      const population = before(run, record.judged);
-      if (population === undefined) return;
-      judge(run, rule.what, record.violations, population.length);
-    });
-
-  everyResponse(rateHeadersPresent);
-  everyResponse(rateHeadersIntegers);
-  everyResponse(rateResetSeconds);
-  everyResponse(resetWithinWindow, (run, population) =>
+/** The response rules whose population needs a word of its own: why nothing was judged, or what was not. */
+const populations: Readonly<Record<string, Population>> = {
+  [resetWithinWindow.id]: (run, population) =>
     population.length > 0
       ? population
       : run.skip(
           `no answer to a key reported a plan's per-minute limit (${[...minuteLimits].join(' or ')}): nothing to judge`,
         ),
-  );
-  everyResponse(retryAfterOn429, (run, population) =>
+  [retryAfterOn429.id]: (run, population) =>
     population.length > 0 ? population : run.skip('no response of the run was a 429'),
-  );
-  everyResponse(dateHeader);
-  everyResponse(notDeprecated);
-  everyResponse(errorShape);
-  everyResponse(errorStatus);
-  everyResponse(jsonContentType);
-  everyResponse(jsonBodyParses, (run, whole) => {
+  [jsonBodyParses.id]: (run, whole) => {
     const labelled = answered(run).filter((exchange) => isLabelledJson({ ...exchange, response: exchange.response! }));
     if (labelled.length === 0) return run.skip('no response of the run was labelled JSON: nothing to judge');
     // A body cut at --max-body-bytes was never parsed: not judged, and said so.
@@ -115,13 +82,36 @@ function responseRuleChecks(check: RegisterCheck): void {
       return undefined;
     }
     return whole;
-  });
-  everyResponse(schema, (run, whole) => {
+  },
+  [schema.id]: (run, whole) => {
     const record = run.state.judge.recordOf(schema.id);
     judge(run, schema.what, record.violations, whole.length);
     if (record.notes.length > 0) run.note(`information: ${record.notes.slice(0, 3).join('; ')}`);
     return undefined;
-  });
+  },
+};
+
+export default defineArea('Every response (§1, §7, §8, spec)', 'sequential', (check) => {
+  responseRuleChecks(check);
+  sequenceRuleChecks(check);
+  prismCheck(check);
+});
+
+/**
+ * A check per response rule, in the catalogue's order (spec/interface/response-rules.ts), over the answers of
+ * the run each applied to: a new rule there is a check here with nothing to add. Only a rule whose empty or
+ * partial population needs its own words is named in `populations`.
+ */
+function responseRuleChecks(check: RegisterCheck): void {
+  for (const rule of responseRules) {
+    const before: Population = populations[rule.id] ?? ((_run, population) => population);
+    check({ id: rule.id, rule: rule.rule, title: rule.title }, async (run) => {
+      const record = run.state.judge.recordOf(rule.id);
+      const population = before(run, record.judged);
+      if (population === undefined) return;
+      judge(run, rule.what, record.violations, population.length);
+    });
+  }
 }
 
 /** A check per sequence rule: what it judged over the answers of each key, or why it judged nothing. */

@@ -57,7 +57,7 @@ function isDescribedError(observed: ObservedExchange): boolean {
   return hasWholeBody(observed) && observed.response.status >= 400 && observed.response.status !== 429;
 }
 
-export const rateHeadersPresent: ResponseRule = {
+const rateHeadersPresent: ResponseRule = {
   id: 'every.rate-headers-present',
   rule: '§8',
   title: 'X-RateLimit-Limit, -Remaining and -Reset on every response',
@@ -71,7 +71,7 @@ export const rateHeadersPresent: ResponseRule = {
   },
 };
 
-export const rateHeadersIntegers: ResponseRule = {
+const rateHeadersIntegers: ResponseRule = {
   id: 'every.rate-headers-integers',
   rule: '§8',
   title: 'X-RateLimit-* are non-negative integers and Remaining <= Limit',
@@ -86,7 +86,7 @@ export const rateHeadersIntegers: ResponseRule = {
   },
 };
 
-export const rateResetSeconds: ResponseRule = {
+const rateResetSeconds: ResponseRule = {
   id: 'every.rate-reset-seconds',
   rule: '§8',
   title: 'X-RateLimit-Reset is a Unix timestamp in seconds in the near future (not ms, not a delta)',
@@ -141,7 +141,7 @@ export const retryAfterOn429: ResponseRule = {
   },
 };
 
-export const dateHeader: ResponseRule = {
+const dateHeader: ResponseRule = {
   id: 'every.date-header',
   rule: 'RFC 9110 §6.6.1',
   title: 'every 2xx, 3xx and 4xx response carries Date as an HTTP-date (IMF-fixdate)',
@@ -159,7 +159,7 @@ export const dateHeader: ResponseRule = {
   },
 };
 
-export const notDeprecated: ResponseRule = {
+const notDeprecated: ResponseRule = {
   id: 'every.not-deprecated',
   rule: '§9.3',
   title: 'only GET /pets/{petId} is deprecated: no other operation announces Deprecation or Sunset',
@@ -178,7 +178,7 @@ export const notDeprecated: ResponseRule = {
   },
 };
 
-export const errorShape: ResponseRule = {
+const errorShape: ResponseRule = {
   id: 'every.error-shape',
   rule: '§7',
   title: 'every error response (except 429) is a JSON Error {code, message, status}',
@@ -199,7 +199,7 @@ export const errorShape: ResponseRule = {
   },
 };
 
-export const errorStatus: ResponseRule = {
+const errorStatus: ResponseRule = {
   id: 'every.error-status',
   rule: '§7',
   title: 'Error.status repeats the HTTP status',
@@ -216,7 +216,7 @@ export const errorStatus: ResponseRule = {
   },
 };
 
-export const jsonContentType: ResponseRule = {
+const jsonContentType: ResponseRule = {
   id: 'every.json-content-type',
   rule: '§1',
   title: 'described response bodies are application/json',
