@@ -91,6 +91,13 @@ class DocumentBundler {
   readonly #entryHref: string;
   /** Each file read (or being read), by URL without fragment. */
   readonly #files = new Map<string, Promise<Loaded>>();
+  /**
+   * What each reference names, by the file it is written in and its text: references repeat (every
+   * operation of DigitalOcean names `../../shared/responses/unauthorized.yml`). Another file's nodes
+   * never change (see `walk`), so what such a reference found stays true; the entry's change, and are
+   * looked up each time.
+   */
+  readonly #targets = new Map<string, Target>();
   /** Where each schema from another file lives in the document. */
   readonly #homes: SchemaHomes;
   /** What each other reference brought in (walked), by target key: placed once, shared by its references. */
@@ -242,6 +249,9 @@ class DocumentBundler {
 
   /** The target of a reference written in `base` (the entry's local ones are not asked for). */
   async #target(ref: string, base: URL, at: string): Promise<Target> {
+    const memo = `${base.href} ${ref}`;
+    const known = this.#targets.get(memo);
+    if (known !== undefined) return known;
     const url = new URL(ref, base);
     const fragment = url.hash.replace(/^#/, '');
     url.hash = '';
@@ -265,7 +275,9 @@ class DocumentBundler {
         );
       node = (node as Record<string, unknown>)[segment];
     }
-    return { key: `${url.href}#${fragment}`, node, url, fragment };
+    const found = { key: `${url.href}#${fragment}`, node, url, fragment };
+    if (url.href !== this.#entryHref) this.#targets.set(memo, found);
+    return found;
   }
 
   /** The file `url` names (without its fragment), read and parsed once, within the bounds on files and bytes. */

@@ -1,6 +1,13 @@
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
 import { defineOperations, type OperationDefinition } from './operation-definitions.js';
-import { nodeAt, originOf, type ResolvedDocument, resolveDocument, SpecError } from './ref-resolver.js';
+import {
+  nodeAt,
+  originOf,
+  type ResolvedDocument,
+  refuseOversized,
+  resolveDocument,
+  SpecError,
+} from './ref-resolver.js';
 import { auditSchemas, likelyMeant, type SchemaAudit } from './schema-keywords.js';
 import {
   createDocumentValidators,
@@ -78,16 +85,11 @@ export function compileSpecDefinition(input: OpenApiDocument, options: CompileOp
 
 function compileFresh(given: OpenApiDocument, maxNodes: number | undefined): SpecDefinition {
   refuseOtherVersions(given);
-  const resolveOptions = maxNodes === undefined ? {} : { maxNodes };
-  let resolved = resolveDocument(given, resolveOptions);
-  const { unknownFormats, unknownKeywords, dropped } = auditSchemas(given, knownFormats);
+  const { resolved, audit } = resolveAudited(given, maxNodes);
+  const { unknownFormats, unknownKeywords, dropped } = audit;
   const warnings = unknownFormats.size === 0 ? [] : [unknownFormatsWarning(unknownFormats)];
   if (unknownKeywords.size > 0) warnings.push(unknownKeywordsWarning(unknownKeywords));
-  if (dropped.length > 0) {
-    // Served without the keywords whose values are not JSON Schema, on a copy: the given document is the caller's.
-    resolved = resolveDocument(withoutKeywords(given, dropped), resolveOptions);
-    warnings.push(droppedKeywordsWarning(dropped));
-  }
+  if (dropped.length > 0) warnings.push(droppedKeywordsWarning(dropped));
   const { document, source } = resolved;
   const validatorFor = validatorOf;
 
@@ -146,6 +148,44 @@ function refuseOtherVersions(source: OpenApiDocument): void {
   throw new SpecError(
     `Failed to compile spec: expected "openapi: 3.1.x", found ${found}; load OpenAPI 3.0 and Swagger 2.0 documents with readSpecFile or parseSpecText, which read them as 3.1`,
   );
+}
+
+/**
+ * The document resolved and its schemas audited, refused as it always was: the resolver's refusals
+ * first, then the audit's. Keywords the audit drops (values that are not JSON Schema) are served as
+ * annotations: left out of a copy (the given document is the caller's), which is what is resolved and
+ * served. When every dropped value is a scalar, the copy resolves exactly as the document would (a
+ * scalar holds no reference and no node), so the copy alone is resolved; otherwise the document is
+ * resolved first, for its refusals, then the copy. Resolving a large document twice was a tenth of
+ * its start (DigitalOcean's two invalid patterns).
+ */
+function resolveAudited(
+  given: OpenApiDocument,
+  maxNodes: number | undefined,
+): { resolved: ResolvedDocument; audit: SchemaAudit } {
+  // The node budget first, as the resolver checks it: an oversized document is refused before the audit reads it.
+  refuseOversized(given, maxNodes);
+  const options = { ...(maxNodes === undefined ? {} : { maxNodes }), counted: true };
+  let audit: SchemaAudit | undefined;
+  let refusal: unknown;
+  try {
+    audit = auditSchemas(given, knownFormats);
+  } catch (error) {
+    refusal = error;
+  }
+  const dropped = audit?.dropped ?? [];
+  if (audit !== undefined && dropped.length > 0 && dropped.every((entry) => droppedScalar(given, entry)))
+    return { resolved: resolveDocument(withoutKeywords(given, dropped), options), audit };
+  const resolved = resolveDocument(given, options);
+  if (audit === undefined) throw refusal;
+  if (dropped.length === 0) return { resolved, audit };
+  return { resolved: resolveDocument(withoutKeywords(given, dropped), options), audit };
+}
+
+/** Whether a dropped keyword's value is a scalar (a string, number, boolean or null). */
+function droppedScalar(document: OpenApiDocument, { pointer, keyword }: SchemaAudit['dropped'][number]): boolean {
+  const value = (nodeAt(document, pointer) as Record<string, unknown> | undefined)?.[keyword];
+  return value === null || typeof value !== 'object';
 }
 
 function withoutKeywords(document: OpenApiDocument, dropped: SchemaAudit['dropped']): OpenApiDocument {
