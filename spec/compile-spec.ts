@@ -1,3 +1,4 @@
+import { likelyMeant } from './keyword-spelling.js';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
 import { defineOperations, type OperationDefinition } from './operation-definitions.js';
 import {
@@ -8,7 +9,7 @@ import {
   resolveDocument,
   SpecError,
 } from './ref-resolver.js';
-import { auditSchemas, likelyMeant, type SchemaAudit } from './schema-keywords.js';
+import { auditSchemas, type SchemaAudit } from './schema-keywords.js';
 import {
   createDocumentValidators,
   knownFormats,
