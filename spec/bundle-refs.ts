@@ -92,8 +92,8 @@ class DocumentBundler {
   /** Each file read (or being read), by URL without fragment. */
   readonly #files = new Map<string, Promise<Loaded>>();
   /**
-   * What each reference names, by the file it is written in and its text: references repeat (every
-   * operation of DigitalOcean names `../../shared/responses/unauthorized.yml`). Another file's nodes
+   * What each reference names, by where it is written (the file, or for another file the folder) and
+   * its text: references repeat (every operation of DigitalOcean names `../../shared/responses/unauthorized.yml`). Another file's nodes
    * never change (see `walk`), so what such a reference found stays true; the entry's change, and are
    * looked up each time.
    */
@@ -249,7 +249,8 @@ class DocumentBundler {
 
   /** The target of a reference written in `base` (the entry's local ones are not asked for). */
   async #target(ref: string, base: URL, at: string): Promise<Target> {
-    const memo = `${base.href} ${ref}`;
+    // A reference to another file means the same from every file of one folder (`../shared/error.yml`).
+    const memo = `${ref.startsWith('#') || base.protocol !== 'file:' ? base.href : base.href.slice(0, base.href.lastIndexOf('/') + 1)} ${ref}`;
     const known = this.#targets.get(memo);
     if (known !== undefined) return known;
     const url = new URL(ref, base);

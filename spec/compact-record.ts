@@ -37,6 +37,8 @@ export function compactRecord<T extends object>(record: T): T {
  */
 export function copyRecord<T extends object>(record: T): T {
   const keys = Object.keys(record);
+  // A spread defines each key (a "__proto__" key stays a plain key) in one step V8 does natively.
+  if (!keys.some((key) => indexKey.test(key))) return { ...record };
   const copy = recordShell(keys);
   for (const key of keys) {
     const value = (record as Record<string, unknown>)[key];
