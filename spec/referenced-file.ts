@@ -7,7 +7,7 @@ import { readYamlDocumentText } from './document-yaml.js';
 import { SpecError } from './ref-resolver.js';
 
 /** Bounds of one file a reference brings in: as large as a large document. */
-export const maxReferencedFileBytes = 16 * 1024 * 1024;
+const maxReferencedFileBytes = 16 * 1024 * 1024;
 
 /**
  * The folders a document's `$ref`s may read files from: the document's own folder and below, plus
