@@ -143,11 +143,7 @@ class DocumentBundler {
       let out = node;
       for (let index = 0; index < node.length; index += 1) {
         const item = node[index];
-        const walked = await this.#walk(item, {
-          ...place,
-          pointer: `${place.pointer}/${index}`,
-          depth: place.depth + 1,
-        });
+        const walked = await this.#walk(item, below(place, String(index), place.kind, 1));
         if (walked === item) continue;
         if (out === node && !place.inEntry) out = node.slice();
         out[index] = walked;
@@ -162,11 +158,10 @@ class DocumentBundler {
       const child = childOf(place.kind, key, value);
       if (child === undefined || value === null || typeof value !== 'object') continue;
       const [kind, shape] = child;
-      const at = { ...place, kind, pointer: `${place.pointer}/${escapePointer(key)}` };
       const walked =
         shape === 'map' && !Array.isArray(value)
-          ? await this.#walkMap(value as Record<string, unknown>, at)
-          : await this.#walk(value, { ...at, depth: place.depth + 1 });
+          ? await this.#walkMap(value as Record<string, unknown>, below(place, escapePointer(key), kind, 0))
+          : await this.#walk(value, below(place, escapePointer(key), kind, 1));
       if (walked === value) continue;
       if (out === record && !place.inEntry) out = copyRecord(record);
       setOwn(out, key, walked);
@@ -180,15 +175,12 @@ class DocumentBundler {
     const mapBase = this.#mapBases.get(map);
     // A map given by reference is this walk's own copy: changed in place, as the entry's maps are.
     const owned = place.inEntry || mapBase !== undefined;
-    const entries: Place = {
-      ...place,
-      base: mapBase ?? place.base,
-      inEntry: mapBase === undefined ? place.inEntry : mapBase.href === this.#entryHref,
-      depth: place.depth + 2,
-    };
+    const base = mapBase ?? place.base;
+    const inEntry = mapBase === undefined ? place.inEntry : mapBase.href === this.#entryHref;
     let out = map;
     for (const [name, value] of Object.entries(map)) {
-      const walked = await this.#walk(value, { ...entries, pointer: `${place.pointer}/${escapePointer(name)}` });
+      const pointer = `${place.pointer}/${escapePointer(name)}`;
+      const walked = await this.#walk(value, { kind: place.kind, base, pointer, inEntry, depth: place.depth + 2 });
       if (walked === value) continue;
       if (out === map && !owned) out = copyRecord(map);
       setOwn(out, name, walked);
@@ -346,6 +338,12 @@ class DocumentBundler {
     this.#mapBases.set(map, found.url);
     return map;
   }
+}
+
+/** The place of a node below `place`: at `segment`, of `kind`, `levels` deeper (a literal: the walk makes one per node). */
+function below(place: Place, segment: string, kind: Kind, levels: number): Place {
+  const { base, inEntry } = place;
+  return { kind, base, pointer: `${place.pointer}/${segment}`, inEntry, depth: place.depth + levels };
 }
 
 /** `{$ref: ...}` and nothing else where a map of names belongs: a map given by reference (no name is `$ref`). */
