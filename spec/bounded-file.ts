@@ -60,20 +60,10 @@ async function readBounded(path: string, maxBytes: number): Promise<Buffer> {
   try {
     const stats = await handle.stat();
     refuseUnread(stats, maxBytes);
-    // The size read, not the size stat() said: a file may grow while it is read.
-    const chunks: Buffer[] = [];
-    let length = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(chunkSize(length, stats.size, maxBytes));
-      let filled = 0;
-      for (let read = -1; read !== 0 && filled < chunk.length; filled += read)
-        read = (await handle.read(chunk, filled, chunk.length - filled, length + filled)).bytesRead;
-      if (filled > 0) chunks.push(chunk.subarray(0, filled));
-      length += filled;
-      if (length > maxBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
-      if (filled < chunk.length) break;
-    }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+    const reads = boundedReads(stats.size, maxBytes);
+    let step = reads.next();
+    for (; !step.done; step = reads.next((await handle.read(step.value)).bytesRead));
+    return step.value;
   } finally {
     await handle.close();
   }
@@ -84,22 +74,42 @@ function readBoundedSync(path: string, maxBytes: number): Buffer {
   try {
     const stats = fstatSync(descriptor);
     refuseUnread(stats, maxBytes);
-    const chunks: Buffer[] = [];
-    let length = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(chunkSize(length, stats.size, maxBytes));
-      let filled = 0;
-      for (let read = -1; read !== 0 && filled < chunk.length; filled += read)
-        read = readSync(descriptor, chunk, filled, chunk.length - filled, length + filled);
-      if (filled > 0) chunks.push(chunk.subarray(0, filled));
-      length += filled;
-      if (length > maxBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
-      if (filled < chunk.length) break;
-    }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+    const reads = boundedReads(stats.size, maxBytes);
+    let step = reads.next();
+    for (; !step.done; step = reads.next(readSync(descriptor, step.value.buffer, step.value)));
+    return step.value;
   } finally {
     closeSync(descriptor);
   }
+}
+
+/** One read the file's bytes are asked for: into `buffer` from `offset`, `length` bytes at `position` of the file. */
+interface BoundedRead {
+  buffer: Buffer;
+  offset: number;
+  length: number;
+  position: number;
+}
+
+/**
+ * The reads of a bounded file, written once for the asynchronous and the synchronous reader: each
+ * step asks for one read and is given the bytes it read; the file's bytes are returned, or refused
+ * past the bound. The size read counts, not the size stat() said: a file may grow while it is read.
+ */
+function* boundedReads(statSize: number, maxBytes: number): Generator<BoundedRead, Buffer, number> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(chunkSize(length, statSize, maxBytes));
+    let filled = 0;
+    for (let read = -1; read !== 0 && filled < buffer.length; filled += read)
+      read = yield { buffer, offset: filled, length: buffer.length - filled, position: length + filled };
+    if (filled > 0) chunks.push(buffer.subarray(0, filled));
+    length += filled;
+    if (length > maxBytes) throw Object.assign(new Error('too large'), { code: 'ETOOBIG' });
+    if (filled < buffer.length) break;
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
 }
 
 /**

@@ -1,7 +1,8 @@
-import { readYamlDocumentText } from './document-yaml.js';
+import { copyRecord } from './compact-record.js';
 import { childOf, type Kind, structure } from './openapi-structure.js';
 import { escapePointer, SpecError, splitPointer } from './ref-resolver.js';
-import { maxReferencedFileBytes, type RefFolders, readReferencedFile, refFolders } from './referenced-file.js';
+import { displayName, parseReferenced, ReferencedFileReader, readRemoteText, refFolders } from './referenced-file.js';
+import { SchemaHomes } from './schema-homes.js';
 
 /**
  * Multi-file documents made one: every `$ref` to another file (`definitions/error.yaml`,
@@ -39,11 +40,6 @@ const maxReferencedBytes = 64 * 1024 * 1024;
 /** As deep as ref-resolver.ts resolves (and far deeper than any real document): the walk recurses. */
 const maxNesting = 1_000;
 
-interface Loaded {
-  url: URL;
-  root: unknown;
-}
-
 /**
  * Brings every file the document refers to into it (see above); the document is changed in place
  * and returned. A document without external references comes back as it was.
@@ -55,61 +51,200 @@ export async function bundleExternalRefs<T extends object>(
   entry: URL,
   options: BundleOptions = {},
 ): Promise<T> {
-  const files = new Map<string, Promise<Loaded>>();
-  const homes = new Map<string, string>();
-  const placed = new Map<string, unknown>();
-  const inProgress = new Set<string>();
-  // Maps given by a $ref (`components: {schemas: {$ref: schemas/_index.yaml}}`): the file their entries are written in.
-  const mapBases = new WeakMap<object, URL>();
-  // What the walk already brought in (a schema's home may be placed before its map is walked): walked once.
-  const bundled = new WeakSet<object>();
-  const entryHref = entry.href.replace(/#.*$/, '');
-  const done = <V>(value: V): V => {
-    if (value !== null && typeof value === 'object') bundled.add(value);
-    return value;
-  };
-  let bytesRead = 0;
-  const isSwagger2 = (document as Record<string, unknown>).swagger !== undefined;
-  const schemaHome = isSwagger2 ? ['definitions'] : ['components', 'schemas'];
-  // Computed at the first file read: a document without references to files never looks at its folder.
-  let folders: Promise<RefFolders> | undefined;
-  const foldersOfEntry = () => {
-    folders ??= refFolders(entry, options.allowRefsOutside);
-    return folders;
-  };
+  return (await new DocumentBundler(document as Record<string, unknown>, entry, options).bundle()) as T;
+}
 
-  const load = (url: URL, ref: string, at: string): Promise<Loaded> => {
-    const key = url.href.replace(/#.*$/, '');
-    let loaded = files.get(key);
-    if (loaded === undefined) {
-      if (files.size >= maxReferencedFiles)
-        throw new SpecError(
-          `Failed to resolve $ref ${short(ref)} at #${at}: the document references more than ${maxReferencedFiles} files`,
-        );
-      const where = `Failed to resolve $ref ${short(ref)} at #${at}`;
-      const text =
-        url.protocol === 'file:'
-          ? foldersOfEntry().then((allowed) => readReferencedFile(url, allowed, where))
-          : readRemoteText(url, where, options);
-      loaded = text.then((text) => {
-        bytesRead += Buffer.byteLength(text);
-        if (bytesRead > maxReferencedBytes)
-          throw new SpecError(
-            `${where}: the files the document references hold more than ${maxReferencedBytes / (1024 * 1024)} MiB together`,
-          );
-        return { url, root: parseReferenced(text, url, ref, at) };
-      });
-      files.set(key, loaded);
+/** A file a reference brought in, parsed. */
+interface Loaded {
+  url: URL;
+  root: unknown;
+}
+
+/** What a reference names: its file, the node at its fragment, and the key both make (`file:///a/b.yaml#/Pet`). */
+interface Target {
+  key: string;
+  node: unknown;
+  url: URL;
+  fragment: string;
+}
+
+/** Where the walk stands: what OpenAPI says the node is, and where it is written. */
+interface Place {
+  kind: Kind;
+  /** The file the node is written in: its references are relative to it. */
+  base: URL;
+  /** Its JSON pointer in the document (for a schema's home) and in messages. */
+  pointer: string;
+  /**
+   * Written in the entry document itself: changed in place, its local references (`#/...`) left as
+   * they are. A node of another file is never changed: what differs is a copy (see `walk`).
+   */
+  inEntry: boolean;
+  depth: number;
+}
+
+/**
+ * One bundling of one document: the files read, where each schema from another file lives in the
+ * document, and what each other reference brought in, so each is read, walked and placed once.
+ */
+class DocumentBundler {
+  readonly #entryHref: string;
+  /** Each file read (or being read), by URL without fragment. */
+  readonly #files = new Map<string, Promise<Loaded>>();
+  /**
+   * What each reference names, by where it is written (the file, or for another file the folder) and
+   * its text: references repeat (every operation of DigitalOcean names `../../shared/responses/unauthorized.yml`). Another file's nodes
+   * never change (see `walk`), so what such a reference found stays true; the entry's change, and are
+   * looked up each time.
+   */
+  readonly #targets = new Map<string, Target>();
+  /** Where each schema from another file lives in the document. */
+  readonly #homes: SchemaHomes;
+  /** What each other reference brought in (walked), by target key: placed once, shared by its references. */
+  readonly #placed = new Map<string, unknown>();
+  /** Targets being walked: a reference back to one of them is a cycle through files. */
+  readonly #inProgress = new Set<string>();
+  /** Maps given by a $ref (`components: {schemas: {$ref: schemas/_index.yaml}}`): the file their entries are written in. */
+  readonly #mapBases = new WeakMap<object, URL>();
+  /** What the walk already brought in (a schema's home may be placed before its map is walked): walked once. */
+  readonly #bundled = new WeakSet<object>();
+  #bytesRead = 0;
+  /** Made at the first file read: a document without references to files never looks at its folder. */
+  #reader: Promise<ReferencedFileReader> | undefined;
+
+  constructor(
+    readonly document: Record<string, unknown>,
+    readonly entry: URL,
+    readonly options: BundleOptions,
+  ) {
+    this.#entryHref = entry.href.replace(/#.*$/, '');
+    this.#homes = new SchemaHomes(document);
+  }
+
+  async bundle(): Promise<unknown> {
+    await this.#readMapsGivenByRef();
+    this.#homes.adoptReferenceEntries((map) => this.#mapBases.get(map), this.entry);
+    return this.#walk(this.document, { kind: 'document', base: this.entry, pointer: '', inEntry: true, depth: 0 });
+  }
+
+  /**
+   * A node with every reference to another file below it brought in. A node of the entry is changed in
+   * place; a node of another file is left as it was parsed, and what differs is a copy (only the nodes
+   * above a reference are copied), so a file's node is the same whichever reference reads it and
+   * nothing is copied whole.
+   */
+  async #walk(node: unknown, place: Place): Promise<unknown> {
+    if (node === null || typeof node !== 'object' || this.#bundled.has(node)) return node;
+    if (place.depth > maxNesting)
+      throw new SpecError(
+        `Failed to resolve $refs: ${displayName(place.base)} is nested more than ${maxNesting} levels deep (at #${short(place.pointer)})`,
+      );
+    if (Array.isArray(node)) {
+      let out = node;
+      for (let index = 0; index < node.length; index += 1) {
+        const item = node[index];
+        const walked = await this.#walk(item, below(place, String(index), place.kind, 1));
+        if (walked === item) continue;
+        if (out === node && !place.inEntry) out = node.slice();
+        out[index] = walked;
+      }
+      return out;
     }
-    return loaded;
-  };
+    const record = node as Record<string, unknown>;
+    if (typeof record.$ref === 'string' && (!place.inEntry || !record.$ref.startsWith('#')))
+      return this.#reference(record, place);
+    let out = record;
+    for (const [key, value] of Object.entries(record)) {
+      const child = childOf(place.kind, key, value);
+      if (child === undefined || value === null || typeof value !== 'object') continue;
+      const [kind, shape] = child;
+      const walked =
+        shape === 'map' && !Array.isArray(value)
+          ? await this.#walkMap(value as Record<string, unknown>, below(place, escapePointer(key), kind, 0))
+          : await this.#walk(value, below(place, escapePointer(key), kind, 1));
+      if (walked === value) continue;
+      if (out === record && !place.inEntry) out = copyRecord(record);
+      setOwn(out, key, walked);
+    }
+    return out;
+  }
+
+  /** A map of names (schemas, properties, responses...): each entry walked where it is written. */
+  async #walkMap(given: Record<string, unknown>, place: Place): Promise<Record<string, unknown>> {
+    const map = isMapRef(given) ? await this.#mapGivenByRef(given.$ref, place.base, place.pointer) : given;
+    const mapBase = this.#mapBases.get(map);
+    // A map given by reference is this walk's own copy: changed in place, as the entry's maps are.
+    const owned = place.inEntry || mapBase !== undefined;
+    const base = mapBase ?? place.base;
+    const inEntry = mapBase === undefined ? place.inEntry : mapBase.href === this.#entryHref;
+    let out = map;
+    for (const [name, value] of Object.entries(map)) {
+      const pointer = `${place.pointer}/${escapePointer(name)}`;
+      const walked = await this.#walk(value, { kind: place.kind, base, pointer, inEntry, depth: place.depth + 2 });
+      if (walked === value) continue;
+      if (out === map && !owned) out = copyRecord(map);
+      setOwn(out, name, walked);
+    }
+    return out;
+  }
+
+  /** A reference to another file (or, inside another file, to that file): its home, or its content in place. */
+  async #reference(record: Record<string, unknown>, place: Place): Promise<unknown> {
+    const ref = record.$ref as string;
+    const found = await this.#target(ref, place.base, place.pointer);
+    const siblings = Object.entries(record).filter(([key]) => key !== '$ref');
+    if (found.url.href === this.#entryHref) return { ...record, $ref: `#${found.fragment}` };
+    if (place.kind === 'schema') {
+      const home = await this.#schemaHomeOf(found, place.pointer);
+      return home === undefined
+        ? this.#bundledContent(found, 'schema', place.pointer)
+        : { ...Object.fromEntries(siblings), $ref: `#${home}` };
+    }
+    if (this.#inProgress.has(found.key))
+      throw new SpecError(
+        `Failed to resolve $ref ${short(ref)} at #${place.pointer}: it refers back to itself through other files`,
+      );
+    let content = this.#placed.get(found.key);
+    if (content === undefined) {
+      this.#inProgress.add(found.key);
+      content = await this.#bundledContent(found, place.kind, place.pointer);
+      this.#inProgress.delete(found.key);
+      this.#placed.set(found.key, content);
+    }
+    if (siblings.length === 0 || content === null || typeof content !== 'object' || Array.isArray(content))
+      return content;
+    return { ...(content as object), ...Object.fromEntries(siblings) };
+  }
+
+  /**
+   * The home of the schema a reference names (placed there, walked, at the first reference); undefined
+   * when the reference is itself that home (an entry of the schemas' home that is only a reference).
+   */
+  async #schemaHomeOf(found: Target, pointer: string): Promise<string | undefined> {
+    const home = this.#homes.of(found.key);
+    if (home === pointer) return undefined;
+    if (home !== undefined) return home;
+    const added = this.#homes.add(
+      found.key,
+      splitPointer(found.fragment).at(-1) ?? displayName(found.url).replace(/\.[^.]*$/, ''),
+    );
+    added.place(await this.#bundledContent(found, 'schema', added.pointer));
+    return added.pointer;
+  }
+
+  /** The node a reference names, walked where it is written: final, never walked again. */
+  async #bundledContent(found: Target, kind: Kind, pointer: string): Promise<unknown> {
+    const content = await this.#walk(found.node, { kind, base: found.url, pointer, inEntry: false, depth: 0 });
+    if (content !== null && typeof content === 'object') this.#bundled.add(content);
+    return content;
+  }
 
   /** The target of a reference written in `base` (the entry's local ones are not asked for). */
-  const target = async (
-    ref: string,
-    base: URL,
-    at: string,
-  ): Promise<{ key: string; node: unknown; url: URL; fragment: string }> => {
+  async #target(ref: string, base: URL, at: string): Promise<Target> {
+    // A reference to another file means the same from every file of one folder (`../shared/error.yml`).
+    const memo = `${ref.startsWith('#') || base.protocol !== 'file:' ? base.href : base.href.slice(0, base.href.lastIndexOf('/') + 1)} ${ref}`;
+    const known = this.#targets.get(memo);
+    if (known !== undefined) return known;
     const url = new URL(ref, base);
     const fragment = url.hash.replace(/^#/, '');
     url.hash = '';
@@ -118,15 +253,13 @@ export async function bundleExternalRefs<T extends object>(
       throw new SpecError(
         `Failed to resolve $ref ${short(ref)} at #${at}: ${base.href} may not reference a local file (${short(url.href)})`,
       );
-    if (
-      url.protocol !== 'file:' &&
-      !((url.protocol === 'http:' || url.protocol === 'https:') && options.allowRemoteRefs)
-    ) {
+    const remote = url.protocol === 'http:' || url.protocol === 'https:';
+    if (url.protocol !== 'file:' && !(remote && this.options.allowRemoteRefs)) {
       throw new SpecError(
-        `Failed to resolve $ref ${short(ref)} at #${at}: ${url.protocol === 'http:' || url.protocol === 'https:' ? 'references to URLs are not followed unless --allow-remote-refs is given' : `the ${url.protocol} scheme is not supported`}`,
+        `Failed to resolve $ref ${short(ref)} at #${at}: ${remote ? 'references to URLs are not followed unless --allow-remote-refs is given' : `the ${url.protocol} scheme is not supported`}`,
       );
     }
-    const loaded = url.href === entry.href.replace(/#.*$/, '') ? { url, root: document } : await load(url, ref, at);
+    const loaded = url.href === this.#entryHref ? { url, root: this.document } : await this.#load(url, ref, at);
     let node: unknown = loaded.root;
     for (const segment of splitPointer(fragment)) {
       if (node === null || typeof node !== 'object' || !Object.hasOwn(node, segment))
@@ -135,104 +268,50 @@ export async function bundleExternalRefs<T extends object>(
         );
       node = (node as Record<string, unknown>)[segment];
     }
-    return { key: `${url.href}#${fragment}`, node, url, fragment };
-  };
-
-  const homeFor = (name: string): string => {
-    const container = ensure(document, schemaHome);
-    const base = name.replace(/[^A-Za-z0-9._-]/g, '_') || 'Schema';
-    let candidate = base;
-    for (let index = 2; Object.hasOwn(container, candidate); index += 1) candidate = `${base}_${index}`;
-    container[candidate] = {};
-    return candidate;
-  };
-
-  async function walk(
-    node: unknown,
-    kind: Kind,
-    base: URL,
-    pointer: string,
-    inEntry: boolean,
-    depth = 0,
-  ): Promise<unknown> {
-    if (node === null || typeof node !== 'object' || bundled.has(node)) return node;
-    if (depth > maxNesting)
-      throw new SpecError(
-        `Failed to resolve $refs: ${displayName(base)} is nested more than ${maxNesting} levels deep (at #${short(pointer)})`,
-      );
-    if (Array.isArray(node)) {
-      for (let index = 0; index < node.length; index += 1)
-        node[index] = await walk(node[index], kind, base, `${pointer}/${index}`, inEntry, depth + 1);
-      return node;
-    }
-    const record = node as Record<string, unknown>;
-    if (typeof record.$ref === 'string' && (!inEntry || !record.$ref.startsWith('#')))
-      return reference(record, kind, base, pointer);
-    for (const [key, value] of Object.entries(record)) {
-      const child = childOf(kind, key, value);
-      if (child === undefined || value === null || typeof value !== 'object') continue;
-      const [childKind, shape] = child;
-      const at = `${pointer}/${escapePointer(key)}`;
-      if (shape === 'map' && !Array.isArray(value)) {
-        if (isMapRef(value)) record[key] = await mapGivenByRef(value.$ref, base, at);
-        const map = record[key] as Record<string, unknown>;
-        const mapBase = mapBases.get(map);
-        for (const [name, entryValue] of Object.entries(map))
-          map[name] = await walk(
-            entryValue,
-            childKind,
-            mapBase ?? base,
-            `${at}/${escapePointer(name)}`,
-            mapBase === undefined ? inEntry : mapBase.href === entryHref,
-            depth + 2,
-          );
-      } else record[key] = await walk(value, childKind, base, at, inEntry, depth + 1);
-    }
-    return record;
+    const found = { key: `${url.href}#${fragment}`, node, url, fragment };
+    if (url.href !== this.#entryHref) this.#targets.set(memo, found);
+    return found;
   }
 
-  /** A reference to another file (or, inside another file, to that file): its home, or its content in place. */
-  async function reference(record: Record<string, unknown>, kind: Kind, base: URL, pointer: string): Promise<unknown> {
-    const ref = record.$ref as string;
-    const found = await target(ref, base, pointer);
-    const siblings = Object.entries(record).filter(([key]) => key !== '$ref');
-    if (found.url.href === entry.href.replace(/#.*$/, '')) return { ...record, $ref: `#${found.fragment}` };
-    if (kind === 'schema') {
-      let home = homes.get(found.key);
-      // An entry of the schemas' home that is just a reference to a file is that schema's home: its content goes here.
-      if (home === pointer) return done(await walk(copy(found.node, found.url), 'schema', found.url, home, false));
-      if (home === undefined) {
-        const name = homeFor(splitPointer(found.fragment).at(-1) ?? displayName(found.url).replace(/\.[^.]*$/, ''));
-        home = `/${schemaHome.map(escapePointer).join('/')}/${escapePointer(name)}`;
-        homes.set(found.key, home);
-        ensure(document, schemaHome)[name] = done(
-          await walk(copy(found.node, found.url), 'schema', found.url, home, false),
-        );
-      }
-      return { ...Object.fromEntries(siblings), $ref: `#${home}` };
-    }
-    if (inProgress.has(found.key))
+  /** The file `url` names (without its fragment), read and parsed once, within the bounds on files and bytes. */
+  #load(url: URL, ref: string, at: string): Promise<Loaded> {
+    const key = url.href.replace(/#.*$/, '');
+    let loaded = this.#files.get(key);
+    if (loaded !== undefined) return loaded;
+    if (this.#files.size >= maxReferencedFiles)
       throw new SpecError(
-        `Failed to resolve $ref ${short(ref)} at #${pointer}: it refers back to itself through other files`,
+        `Failed to resolve $ref ${short(ref)} at #${at}: the document references more than ${maxReferencedFiles} files`,
       );
-    let content = placed.get(found.key);
-    if (content === undefined) {
-      inProgress.add(found.key);
-      content = done(await walk(copy(found.node, found.url), kind, found.url, pointer, false));
-      inProgress.delete(found.key);
-      placed.set(found.key, content);
-    }
-    if (siblings.length === 0 || content === null || typeof content !== 'object' || Array.isArray(content))
-      return content;
-    return { ...(content as object), ...Object.fromEntries(siblings) };
+    const where = `Failed to resolve $ref ${short(ref)} at #${at}`;
+    const text =
+      url.protocol === 'file:'
+        ? this.#fileReader().then((reader) => reader.read(url, where))
+        : readRemoteText(url, where, this.options.allowRemoteRefs === true);
+    loaded = text.then((text) => {
+      this.#bytesRead += Buffer.byteLength(text);
+      if (this.#bytesRead > maxReferencedBytes)
+        throw new SpecError(
+          `${where}: the files the document references hold more than ${maxReferencedBytes / (1024 * 1024)} MiB together`,
+        );
+      return { url, root: parseReferenced(text, url, where) };
+    });
+    this.#files.set(key, loaded);
+    return loaded;
+  }
+
+  #fileReader(): Promise<ReferencedFileReader> {
+    this.#reader ??= refFolders(this.entry, this.options.allowRefsOutside).then(
+      (folders) => new ReferencedFileReader(folders),
+    );
+    return this.#reader;
   }
 
   /**
    * Maps of the document and of its components given by a reference to another file, read first (the
    * Redocly habit `schemas: {$ref: ./schemas/_index.yaml}`): schemas from other files get homes in them.
    */
-  async function readMapsGivenByRef(): Promise<void> {
-    const root = document as Record<string, unknown>;
+  async #readMapsGivenByRef(): Promise<void> {
+    const root = this.document;
     for (const [holder, kind, at] of [
       [root, 'document', ''],
       [root.components, 'components', '/components'],
@@ -240,50 +319,31 @@ export async function bundleExternalRefs<T extends object>(
       if (!isRecord(holder)) continue;
       for (const [key, [, shape]] of Object.entries(structure[kind] ?? {})) {
         const given = holder[key];
-        if (shape === 'map' && isMapRef(given)) holder[key] = await mapGivenByRef(given.$ref, entry, `${at}/${key}`);
+        if (shape === 'map' && isMapRef(given))
+          holder[key] = await this.#mapGivenByRef(given.$ref, this.entry, `${at}/${key}`);
       }
     }
   }
 
   /** A map (of schemas, properties, responses...) written as a reference to it: a copy, its entries read where they were written. */
-  async function mapGivenByRef(ref: string, base: URL, at: string): Promise<Record<string, unknown>> {
-    const found = await target(ref, base, at);
+  async #mapGivenByRef(ref: string, base: URL, at: string): Promise<Record<string, unknown>> {
+    const found = await this.#target(ref, base, at);
     if (!isRecord(found.node))
       throw new SpecError(
         `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(found.url)} holds no map there`,
       );
-    const map = copy(found.node, found.url) as Record<string, unknown>;
-    mapBases.set(map, found.url);
+    // The entry's own map stays where it is written (its entries are changed in place); another file's
+    // entries are never changed (see `walk`), so its map is copied alone.
+    const map = found.url.href === this.#entryHref ? copyDeep(found.node, found.url) : copyRecord(found.node);
+    this.#mapBases.set(map, found.url);
     return map;
   }
+}
 
-  /** Each entry of the schemas' home that is only a reference to another file is that schema's home. */
-  function homesOfSchemaEntries(): void {
-    const home = (document as Record<string, unknown>)[schemaHome[0]!];
-    const map = schemaHome.length === 1 ? home : isRecord(home) ? home[schemaHome[1]!] : undefined;
-    if (!isRecord(map)) return;
-    const base = mapBases.get(map) ?? entry;
-    for (const [name, value] of Object.entries(map)) {
-      if (!isRecord(value) || typeof value.$ref !== 'string' || Object.keys(value).length !== 1) continue;
-      if (mapBases.get(map) === undefined && value.$ref.startsWith('#')) continue;
-      let url: URL;
-      try {
-        url = new URL(value.$ref, base);
-      } catch {
-        continue; // walk() refuses it, naming where it is
-      }
-      const fragment = url.hash.replace(/^#/, '');
-      url.hash = '';
-      if (url.href === entryHref) continue;
-      const key = `${url.href}#${fragment}`;
-      if (!homes.has(key)) homes.set(key, `/${schemaHome.map(escapePointer).join('/')}/${escapePointer(name)}`);
-    }
-  }
-
-  await readMapsGivenByRef();
-  homesOfSchemaEntries();
-  const result = (await walk(document, 'document', entry, '', true)) as T;
-  return result;
+/** The place of a node below `place`: at `segment`, of `kind`, `levels` deeper (a literal: the walk makes one per node). */
+function below(place: Place, segment: string, kind: Kind, levels: number): Place {
+  const { base, inEntry } = place;
+  return { kind, base, pointer: `${place.pointer}/${segment}`, inEntry, depth: place.depth + levels };
 }
 
 /** `{$ref: ...}` and nothing else where a map of names belongs: a map given by reference (no name is `$ref`). */
@@ -295,9 +355,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** A fresh copy of JSON data (a file's node may be referred to from several places and changed in one). */
-function copy(node: unknown, from: URL): unknown {
-  if (node === null || typeof node !== 'object') return node;
+/** A fresh copy of JSON data. */
+function copyDeep<T>(node: T, from: URL): T {
   try {
     return structuredClone(node);
   } catch (error) {
@@ -306,63 +365,11 @@ function copy(node: unknown, from: URL): unknown {
   }
 }
 
-function ensure(document: object, path: string[]): Record<string, unknown> {
-  let current = document as Record<string, unknown>;
-  for (const segment of path) {
-    if (current[segment] === null || typeof current[segment] !== 'object') current[segment] = {};
-    current = current[segment] as Record<string, unknown>;
-  }
-  return current;
-}
-
-async function readRemoteText(url: URL, where: string, options: BundleOptions): Promise<string> {
-  if (!options.allowRemoteRefs)
-    throw new SpecError(`${where}: references to URLs are not followed unless --allow-remote-refs is given`);
-  let response: Response;
-  try {
-    response = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: 'follow' });
-  } catch (error) {
-    throw new SpecError(`${where}: ${(error as Error).message}`);
-  }
-  if (!response.ok) throw new SpecError(`${where}: ${url.href} answered ${response.status}`);
-  return boundedText(response, `${where}: ${url.href}`);
-}
-
-/** The body of an answer as text, refused past the bound on a referenced file, without reading further. */
-async function boundedText(response: Response, what: string): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  if (declared > maxReferencedFileBytes) throw new SpecError(`${what} is over ${maxReferencedFileBytes} bytes`);
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    received += read.value.byteLength;
-    if (received > maxReferencedFileBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new SpecError(`${what} is over ${maxReferencedFileBytes} bytes`);
-    }
-    chunks.push(read.value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseReferenced(text: string, url: URL, ref: string, at: string): unknown {
-  let root: unknown;
-  try {
-    root = text.trimStart().startsWith('{') ? JSON.parse(text) : readYamlDocumentText(text);
-  } catch (error) {
-    throw new SpecError(
-      `Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} is not valid JSON or YAML (${(error as Error).message.split('\n')[0]!.slice(0, 120)})`,
-    );
-  }
-  if (root === null || typeof root !== 'object')
-    throw new SpecError(`Failed to resolve $ref ${short(ref)} at #${at}: ${displayName(url)} holds no object`);
-  return root;
-}
-
-function displayName(url: URL): string {
-  return url.pathname.split('/').at(-1) ?? url.href;
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // defineProperty keeps a literal "__proto__" key from a hostile document a plain key.
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function short(text: string): string {

@@ -26,15 +26,26 @@ export function recordShell(keys: readonly string[]): Record<string, unknown> {
  * @example compactRecord(parsedResponses) // the same keys and values, about 270 bytes
  */
 export function compactRecord<T extends object>(record: T): T {
+  return Object.keys(record).some((key) => indexKey.test(key)) ? copyRecord(record) : record;
+}
+
+/**
+ * A shallow copy of `record`, small when its keys look like indexes (see above); a literal `__proto__`
+ * key stays a plain key.
+ *
+ * @example copyRecord(parsedResponses) // a new object with the same keys and values
+ */
+export function copyRecord<T extends object>(record: T): T {
   const keys = Object.keys(record);
-  const shell = recordShell(keys);
-  if (!keys.some((key) => indexKey.test(key))) return record;
+  // A spread defines each key (a "__proto__" key stays a plain key) in one step V8 does natively.
+  if (!keys.some((key) => indexKey.test(key))) return { ...record };
+  const copy = recordShell(keys);
   for (const key of keys) {
     const value = (record as Record<string, unknown>)[key];
     // defineProperty keeps a literal "__proto__" key a plain key.
     if (key === '__proto__')
-      Object.defineProperty(shell, key, { value, enumerable: true, writable: true, configurable: true });
-    else shell[key] = value;
+      Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+    else copy[key] = value;
   }
-  return shell as T;
+  return copy as T;
 }

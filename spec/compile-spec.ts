@@ -1,22 +1,28 @@
+import { likelyMeant } from './keyword-spelling.js';
+import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
+import { defineOperations, type OperationDefinition } from './operation-definitions.js';
 import {
-  httpMethods,
-  type JsonSchema,
-  type OpenApiDocument,
-  type OpenApiHeader,
-  type OpenApiMediaType,
-  type OpenApiOperation,
-  type OpenApiParameter,
-  type OpenApiResponse,
-  type SecurityRequirement,
-} from './openapi-types.js';
-import { nodeAt, originOf, type ResolvedDocument, resolveDocument, SpecError } from './ref-resolver.js';
-import { auditSchemas, likelyMeant, type SchemaAudit } from './schema-keywords.js';
+  nodeAt,
+  originOf,
+  type ResolvedDocument,
+  refuseOversized,
+  resolveDocument,
+  SpecError,
+} from './ref-resolver.js';
+import { auditSchemas, type SchemaAudit } from './schema-keywords.js';
 import {
   createDocumentValidators,
   knownFormats,
   type SchemaValidator,
   standaloneValidator,
 } from './schema-validator.js';
+
+export type {
+  MediaDefinition,
+  OperationDefinition,
+  ParameterDefinition,
+  ResponseDefinition,
+} from './operation-definitions.js';
 
 /**
  * The one reading of an OpenAPI 3.1 document that the mock (`src/core/compiled-spec.ts`) and the
@@ -49,105 +55,12 @@ export interface SpecDefinition {
   validatorFor(schema: JsonSchema, what: string): SchemaValidator;
 }
 
-export interface OperationDefinition {
-  operationId: string;
-  /** Upper case: `GET`, `POST`, ... */
-  method: string;
-  pathTemplate: string;
-  /** Path-level and operation-level parameters, the operation's winning on the same name and location. */
-  parameters: ParameterDefinition[];
-  requestBody: RequestBodyDefinition | undefined;
-  /** Declared responses in document order, keyed as written ('200', '4XX', 'default'). */
-  responses: ResponseDefinition[];
-  /** The security requirements that apply (the operation's, else the document's). */
-  security: SecurityRequirement[];
-  deprecated: boolean;
-  /** `x-stability` (interface section 9); any other value is refused. */
-  stability: 'experimental' | 'beta' | undefined;
-  /** The operation's `x-*` extensions, as written. */
-  extensions: Record<string, unknown>;
-  /** The resolved operation object, for what this view does not name. */
-  operation: OpenApiOperation;
-}
-
-export interface ParameterDefinition {
-  name: string;
-  in: 'path' | 'query' | 'header' | 'cookie';
-  required: boolean;
-  schema: JsonSchema | undefined;
-  /** How the value is written in the request (`form`, `simple`, `deepObject`, ...), as declared. */
-  style: string | undefined;
-  explode: boolean | undefined;
-  /** Described by `content` (its text is that media type) rather than by `schema`. */
-  content: boolean;
-  /** The parameter's own `example` and `examples` values (path-level ones included), in that order. */
-  examples: unknown[];
-  /** Validator of the parameter's value (after conversion from text). */
-  readonly validator: SchemaValidator;
-}
-
-/** One media type of a body, as declared. */
-export interface MediaDefinition {
-  /** As written (`application/json`, `image/*`, `text/plain; charset=utf-8`). */
-  type: string;
-  /** Lower case, without parameters: what requests and `Accept` are matched on. */
-  essence: string;
-  schema: JsonSchema | undefined;
-  /** Named examples; an unnamed `example` is stored as `default`. */
-  examples: Map<string, unknown>;
-  /** The media type's `encoding` (multipart and form bodies), as written. */
-  encoding: Record<string, { contentType?: string }> | undefined;
-  readonly validator: SchemaValidator | undefined;
-}
-
-interface RequestBodyDefinition {
-  required: boolean;
-  /** Every media type, in document order. */
-  media: MediaDefinition[];
-  /** Every media type the body declares. */
-  mediaTypes: string[];
-  /** The JSON ones (`application/json`, `application/*+json`), in document order. */
-  jsonMediaTypes: string[];
-  /** Schema of the first JSON media type. */
-  schema: JsonSchema | undefined;
-  readonly validator: SchemaValidator | undefined;
-}
-
-export interface ResponseDefinition {
-  /** As written: '200', '4XX', 'default'. */
-  statusKey: string;
-  /** The status as a number when the key is one. */
-  status: number | undefined;
-  description: string | undefined;
-  headers: HeaderDefinition[];
-  mediaTypes: string[];
-  /** Every media type, in document order. */
-  media: MediaDefinition[];
-  /** Schema of the JSON body (`application/json`, else the first JSON media type). */
-  schema: JsonSchema | undefined;
-  readonly validator: SchemaValidator | undefined;
-  /** Named examples of the JSON body; an unnamed `example` is stored as `default`. */
-  examples: Map<string, unknown>;
-  /** The body schema (or its items) is marked `x-not-shown`: the interface does not show it. */
-  notShown: boolean;
-}
-
-interface HeaderDefinition {
-  name: string;
-  required: boolean;
-  schema: JsonSchema | undefined;
-  /** The header's own `example` and `examples` values, in that order. */
-  examples: unknown[];
-}
-
 export interface CompileOptions {
   /** Serve under this path instead of the one the servers' URLs give. */
   basePath?: string;
   /** Node budget of the document (see `resolveDocument`). */
   maxNodes?: number;
 }
-
-const stabilityLevels = new Set(['experimental', 'beta']);
 
 /**
  * Reads an OpenAPI 3.1 document once: references resolved by sharing (linear in the document,
@@ -173,54 +86,15 @@ export function compileSpecDefinition(input: OpenApiDocument, options: CompileOp
 
 function compileFresh(given: OpenApiDocument, maxNodes: number | undefined): SpecDefinition {
   refuseOtherVersions(given);
-  const resolveOptions = maxNodes === undefined ? {} : { maxNodes };
-  let resolved = resolveDocument(given, resolveOptions);
-  const { unknownFormats, unknownKeywords, dropped } = auditSchemas(given, knownFormats);
+  const { resolved, audit } = resolveAudited(given, maxNodes);
+  const { unknownFormats, unknownKeywords, dropped } = audit;
   const warnings = unknownFormats.size === 0 ? [] : [unknownFormatsWarning(unknownFormats)];
   if (unknownKeywords.size > 0) warnings.push(unknownKeywordsWarning(unknownKeywords));
-  if (dropped.length > 0) {
-    // Served without the keywords whose values are not JSON Schema, on a copy: the given document is the caller's.
-    resolved = resolveDocument(withoutKeywords(given, dropped), resolveOptions);
-    warnings.push(droppedKeywordsWarning(dropped));
-  }
+  if (dropped.length > 0) warnings.push(droppedKeywordsWarning(dropped));
   const { document, source } = resolved;
   const validatorFor = validatorOf;
 
-  const globalSecurity = document.security ?? [];
-  const operations: OperationDefinition[] = [];
-  const seenIds = new Set<string>();
-  for (const [pathTemplate, pathItem] of Object.entries(document.paths ?? {})) {
-    if (pathItem === null || typeof pathItem !== 'object')
-      throw new SpecError(`Failed to compile spec: paths.${pathTemplate.slice(0, 100)} is not an object`);
-    for (const method of httpMethods) {
-      const operation = pathItem[method];
-      if (operation === undefined) continue;
-      if (operation === null || typeof operation !== 'object')
-        throw new SpecError(`Failed to compile spec: ${method} ${pathTemplate.slice(0, 100)} is not an object`);
-      const operationId =
-        typeof operation.operationId === 'string' ? operation.operationId : `${method.toUpperCase()} ${pathTemplate}`;
-      if (seenIds.has(operationId))
-        throw new SpecError(`Failed to compile spec: operationId ${operationId.slice(0, 100)} is used twice`);
-      seenIds.add(operationId);
-      operations.push({
-        operationId,
-        method: method.toUpperCase(),
-        pathTemplate,
-        parameters: mergeParameters(pathItem.parameters, operation.parameters).map((parameter) =>
-          defineParameter(parameter, operationId, validatorFor),
-        ),
-        requestBody: defineRequestBody(operation, operationId, validatorFor),
-        responses: Object.entries(operation.responses ?? {}).map(([statusKey, response]) =>
-          defineResponse(statusKey, response, `${operationId} ${statusKey}`, validatorFor),
-        ),
-        security: operation.security ?? globalSecurity,
-        deprecated: operation.deprecated === true,
-        stability: readStability(operation, operationId),
-        extensions: Object.fromEntries(Object.entries(operation).filter(([key]) => key.startsWith('x-'))),
-        operation,
-      });
-    }
-  }
+  const operations = defineOperations(document, validatorFor);
   return {
     title: String(document.info?.title ?? ''),
     version: String(document.info?.version ?? ''),
@@ -277,6 +151,44 @@ function refuseOtherVersions(source: OpenApiDocument): void {
   );
 }
 
+/**
+ * The document resolved and its schemas audited, refused as it always was: the resolver's refusals
+ * first, then the audit's. Keywords the audit drops (values that are not JSON Schema) are served as
+ * annotations: left out of a copy (the given document is the caller's), which is what is resolved and
+ * served. When every dropped value is a scalar, the copy resolves exactly as the document would (a
+ * scalar holds no reference and no node), so the copy alone is resolved; otherwise the document is
+ * resolved first, for its refusals, then the copy. Resolving a large document twice was a tenth of
+ * its start (DigitalOcean's two invalid patterns).
+ */
+function resolveAudited(
+  given: OpenApiDocument,
+  maxNodes: number | undefined,
+): { resolved: ResolvedDocument; audit: SchemaAudit } {
+  // The node budget first, as the resolver checks it: an oversized document is refused before the audit reads it.
+  refuseOversized(given, maxNodes);
+  const options = { ...(maxNodes === undefined ? {} : { maxNodes }), counted: true };
+  let audit: SchemaAudit | undefined;
+  let refusal: unknown;
+  try {
+    audit = auditSchemas(given, knownFormats);
+  } catch (error) {
+    refusal = error;
+  }
+  const dropped = audit?.dropped ?? [];
+  if (audit !== undefined && dropped.length > 0 && dropped.every((entry) => droppedScalar(given, entry)))
+    return { resolved: resolveDocument(withoutKeywords(given, dropped), options), audit };
+  const resolved = resolveDocument(given, options);
+  if (audit === undefined) throw refusal;
+  if (dropped.length === 0) return { resolved, audit };
+  return { resolved: resolveDocument(withoutKeywords(given, dropped), options), audit };
+}
+
+/** Whether a dropped keyword's value is a scalar (a string, number, boolean or null). */
+function droppedScalar(document: OpenApiDocument, { pointer, keyword }: SchemaAudit['dropped'][number]): boolean {
+  const value = (nodeAt(document, pointer) as Record<string, unknown> | undefined)?.[keyword];
+  return value === null || typeof value !== 'object';
+}
+
 function withoutKeywords(document: OpenApiDocument, dropped: SchemaAudit['dropped']): OpenApiDocument {
   const copy = structuredClone(document);
   for (const { pointer, keyword } of dropped) {
@@ -306,176 +218,6 @@ function unknownFormatsWarning(formats: ReadonlyMap<string, unknown>): string {
   return `Unknown formats, served as annotations (values checked by type only): ${names.slice(0, 20).join(', ')}${more}`;
 }
 
-function readStability(operation: OpenApiOperation, operationId: string): OperationDefinition['stability'] {
-  const value = operation['x-stability'];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !stabilityLevels.has(value)) {
-    throw new SpecError(
-      `Failed to compile spec: ${operationId} has x-stability ${JSON.stringify(value)?.slice(0, 60)}; expected experimental or beta`,
-    );
-  }
-  return value as 'experimental' | 'beta';
-}
-
-function mergeParameters(
-  pathLevel: OpenApiParameter[] | undefined,
-  operationLevel: OpenApiParameter[] | undefined,
-): OpenApiParameter[] {
-  const byKey = new Map<string, OpenApiParameter>();
-  for (const parameter of [
-    ...(Array.isArray(pathLevel) ? pathLevel : []),
-    ...(Array.isArray(operationLevel) ? operationLevel : []),
-  ]) {
-    if (parameter === null || typeof parameter !== 'object') continue;
-    byKey.set(`${parameter.in} ${parameter.name}`, parameter);
-  }
-  return [...byKey.values()];
-}
-
-type ValidatorFor = SpecDefinition['validatorFor'];
-
-function defineParameter(
-  parameter: OpenApiParameter,
-  operationId: string,
-  validatorFor: ValidatorFor,
-): ParameterDefinition {
-  if (typeof parameter.name !== 'string' || !['path', 'query', 'header', 'cookie'].includes(parameter.in)) {
-    throw new SpecError(
-      `Failed to compile spec: ${operationId} has a parameter without a name or with an unknown "in" (path, query, header or cookie)`,
-    );
-  }
-  const schema = parameter.schema ?? jsonSchemaOf(parameter as { content?: Record<string, OpenApiMediaType> });
-  return {
-    name: parameter.name,
-    in: parameter.in,
-    required: parameter.in === 'path' || parameter.required === true,
-    schema,
-    style: typeof parameter.style === 'string' ? parameter.style : undefined,
-    explode: typeof parameter.explode === 'boolean' ? parameter.explode : undefined,
-    content: parameter.schema === undefined && schema !== undefined,
-    examples: parameterExamples(parameter),
-    validator: deferredValidator(schema ?? {}, (checked) =>
-      validatorFor(checked, `parameter ${parameter.name} of ${operationId}`),
-    )!,
-  };
-}
-
-function parameterExamples(parameter: OpenApiParameter): unknown[] {
-  const raw = parameter as { example?: unknown; examples?: unknown };
-  const out: unknown[] = raw.example === undefined ? [] : [raw.example];
-  if (raw.examples !== null && typeof raw.examples === 'object')
-    for (const example of Object.values(raw.examples))
-      if (example !== null && typeof example === 'object' && 'value' in example) out.push(example.value);
-  return out;
-}
-
-function defineRequestBody(
-  operation: OpenApiOperation,
-  operationId: string,
-  validatorFor: ValidatorFor,
-): RequestBodyDefinition | undefined {
-  const body = operation.requestBody;
-  if (body === undefined) return undefined;
-  const media = jsonMedia(body.content);
-  const schema = media[0]?.[1].schema;
-  return {
-    required: body.required === true,
-    media: defineMedia(body.content, `${operationId} request body`, validatorFor),
-    mediaTypes: Object.keys(body.content ?? {}),
-    jsonMediaTypes: media.map(([type]) => type),
-    schema,
-    validator:
-      media.length === 0
-        ? undefined
-        : deferredValidator(schema ?? {}, (checked) => validatorFor(checked, `${operationId} request body`)),
-  };
-}
-
-function defineMedia(
-  content: Record<string, OpenApiMediaType> | undefined,
-  where: string,
-  validatorFor: ValidatorFor,
-): MediaDefinition[] {
-  if (content === null || typeof content !== 'object') return [];
-  return Object.entries(content).map(([type, media]) => {
-    const schema = media?.schema;
-    return {
-      type,
-      essence: type.split(';')[0]!.trim().toLowerCase(),
-      schema,
-      examples: examplesOf(media),
-      encoding: (media as { encoding?: MediaDefinition['encoding'] } | undefined)?.encoding,
-      validator: deferredValidator(schema, (checked) => validatorFor(checked, `${where} ${type}`)),
-    };
-  });
-}
-
-function examplesOf(media: OpenApiMediaType | undefined): Map<string, unknown> {
-  const examples = new Map<string, unknown>();
-  if (media === null || typeof media !== 'object') return noExamples;
-  for (const [name, example] of Object.entries(media.examples ?? {})) {
-    if (example && typeof example === 'object' && 'value' in example) examples.set(name, example.value);
-  }
-  if ('example' in media) examples.set('default', media.example);
-  return examples.size === 0 ? noExamples : examples;
-}
-
-/** The examples of media without any, one map for all (read only): a Map is 230 bytes, a document may hold 100,000. */
-const noExamples = new Map<string, unknown>();
-
-function defineResponse(
-  statusKey: string,
-  response: OpenApiResponse,
-  where: string,
-  validatorFor: ValidatorFor,
-): ResponseDefinition {
-  const media = jsonMedia(response.content);
-  const [, chosen] = media.find(([type]) => type === 'application/json') ?? media[0] ?? [];
-  const schema = chosen?.schema;
-  const examples = examplesOf(chosen);
-  const status = /^[1-5]\d\d$/.test(statusKey) ? Number(statusKey) : undefined;
-  return {
-    statusKey,
-    status,
-    description: response.description,
-    headers: Object.entries(response.headers ?? {}).map(([name, header]: [string, OpenApiHeader]) => ({
-      name,
-      required: header?.required === true,
-      schema: header?.schema,
-      examples: header === null || typeof header !== 'object' ? [] : parameterExamples(header as OpenApiParameter),
-    })),
-    mediaTypes: Object.keys(response.content ?? {}),
-    media: defineMedia(response.content, where, validatorFor),
-    schema,
-    examples,
-    notShown: schema !== undefined && marksNotShown(schema),
-    validator: deferredValidator(schema, (checked) => validatorFor(checked, where)),
-  };
-}
-
-/** JSON media types of a content map (`application/json`, `application/problem+json`, ...), in order. */
-function jsonMedia(content: Record<string, OpenApiMediaType> | undefined): [string, OpenApiMediaType][] {
-  return Object.entries(content ?? {}).filter(([type]) =>
-    /^application\/([\w.+-]+\+)?json$/i.test(type.split(';')[0]!.trim()),
-  );
-}
-
-function jsonSchemaOf(parameter: { content?: Record<string, OpenApiMediaType> }): JsonSchema | undefined {
-  return jsonMedia(parameter.content)[0]?.[1].schema;
-}
-
-/** Does the schema (or its items, however deep) carry `x-not-shown: true`? Safe on recursive schemas. */
-function marksNotShown(schema: JsonSchema): boolean {
-  const seen = new Set<object>();
-  let current: JsonSchema | undefined = schema;
-  while (current !== null && typeof current === 'object' && !seen.has(current)) {
-    seen.add(current);
-    if (current['x-not-shown'] === true) return true;
-    current = current.items;
-  }
-  return false;
-}
-
 function basePathOf(document: OpenApiDocument): string {
   const servers = Array.isArray(document.servers) ? document.servers : [];
   const local =
@@ -489,37 +231,4 @@ function basePathOf(document: OpenApiDocument): string {
   } catch {
     throw new SpecError(`Failed to compile spec: server URL ${local.url.slice(0, 200)} is not a URL`);
   }
-}
-
-/**
- * A validator compiled at its first use, held as a plain value: a getter made every definition a
- * dictionary-mode object (600 bytes more each; 1.8 KB an operation on a document of 100,000).
- */
-class DeferredValidator implements SchemaValidator {
-  #compute: (() => SchemaValidator) | undefined;
-  #validator: SchemaValidator | undefined;
-  constructor(compute: () => SchemaValidator) {
-    this.#compute = compute;
-  }
-  #get(): SchemaValidator {
-    if (this.#validator === undefined) {
-      this.#validator = this.#compute!();
-      this.#compute = undefined;
-    }
-    return this.#validator;
-  }
-  isValid(value: unknown): boolean {
-    return this.#get().isValid(value);
-  }
-  safeParse(value: unknown): ReturnType<SchemaValidator['safeParse']> {
-    return this.#get().safeParse(value);
-  }
-}
-
-/** A validator of `schema` compiled at its first use, or undefined when there is no schema to check. */
-function deferredValidator(
-  schema: JsonSchema | undefined,
-  compute: (schema: JsonSchema) => SchemaValidator,
-): SchemaValidator | undefined {
-  return schema === undefined ? undefined : new DeferredValidator(() => compute(schema));
 }

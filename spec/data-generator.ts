@@ -114,9 +114,7 @@ export function createDataGenerator(seed: number): DataGenerator {
         }
         return checkedDraw(
           schemaAt(origin.resolved, origin.pointer, false) as GeneratorSchema,
-          variant,
-          draw,
-          validator,
+          { variant, draw, validator },
           () => branchValue(origin.resolved, origin.pointer, { at: schemaAt, variant, draw, validator }),
         );
       } finally {
@@ -231,9 +229,7 @@ function branchValue(
  */
 function checkedDraw(
   ready: GeneratorSchema,
-  variant: Variant,
-  draw: Draw,
-  validator: { isValid(value: unknown): boolean },
+  { variant, draw, validator }: { variant: Variant; draw: Draw; validator: { isValid(value: unknown): boolean } },
   branches: () => unknown,
 ): unknown {
   const value = draw(ready, variant, 0);

@@ -38,11 +38,16 @@ function createLinearEngine(unsafePatterns: boolean): PatternEngine {
       return { test: (text: string) => compiled.test(text), toString: () => `re2:/${pattern}/${flags}` };
     return budgetedPattern(pattern, flags);
   };
+  // A document repeats its patterns (each copy of a schema from another file holds them): each is judged
+  // once, and a process that reads document after document keeps a bounded number of verdicts.
+  const refusals = new Map<string, string | undefined>();
+  const refuses = (pattern: string) => {
+    if (refusals.size >= 10_000) refusals.clear();
+    if (!refusals.has(pattern)) refusals.set(pattern, refusalOf(compileLinear(pattern, 'u')));
+    return refusals.get(pattern);
+  };
   // ajv's standalone code names the engine it was given; this one is never written out.
-  return Object.assign(compile, {
-    code: 'new RegExp',
-    ...(unsafePatterns ? {} : { refuses: (pattern: string) => refusalOf(compileLinear(pattern, 'u')) }),
-  });
+  return Object.assign(compile, { code: 'new RegExp', ...(unsafePatterns ? {} : { refuses }) });
 }
 
 function refusalOf(compiled: LinearMatch | string): string | undefined {

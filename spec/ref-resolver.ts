@@ -40,6 +40,8 @@ export function originOf(node: unknown): { pointer: string; resolved: ResolvedDo
 export interface ResolveOptions {
   /** Refuse documents with more nodes than this (after sharing). Default `defaultMaxSpecNodes`. */
   maxNodes?: number;
+  /** The caller has already refused a document over the budget (`refuseOversized`): not counted again. */
+  counted?: boolean;
 }
 
 /** Generous for any real API (the Petstore spec has about 600 nodes; large public APIs ~200,000). */
@@ -50,6 +52,17 @@ const maxNesting = 1_000;
 /** Thrown for documents the kit cannot serve; the message is one line, ready for a user. */
 export class SpecError extends Error {
   override name = 'SpecError';
+}
+
+/**
+ * Refuses a document with more nodes (objects and arrays) than the budget, as `resolveDocument` does
+ * first: counting is cheap (no allocation), so an oversized document is refused in well under a second,
+ * before anything reads it further.
+ *
+ * @example refuseOversized(parsed); // throws 'Failed to compile spec: it is too complex to serve (...)'
+ */
+export function refuseOversized(source: OpenApiDocument, maxNodes = defaultMaxSpecNodes): void {
+  if (countNodes(source, maxNodes) > maxNodes) throw tooComplex(maxNodes);
 }
 
 /**
@@ -64,70 +77,103 @@ export class SpecError extends Error {
  */
 export function resolveDocument(source: OpenApiDocument, options: ResolveOptions = {}): ResolvedDocument {
   const maxNodes = options.maxNodes ?? defaultMaxSpecNodes;
-  // Counting first is cheap (no allocation): an oversized document is refused in well under a second.
-  if (countNodes(source, maxNodes) > maxNodes) throw tooComplex(maxNodes);
-  const resolvedByRaw = new Map<object, unknown>();
-  const filling = new Set<object>();
-  const followingRefs = new Set<object>();
-  const targets = new Map<string, unknown>();
-  // Pointers are kept for what callers hand around (the document, the schemas of parameters, bodies,
-  // responses and components, reference targets), not for every node: that would double the cost.
-  const pointers = new Map<object, string>();
-  const register = (node: unknown, pointer: string) => {
+  if (options.counted !== true) refuseOversized(source, maxNodes);
+  const resolution = new Resolution(source, maxNodes);
+  let document: OpenApiDocument;
+  try {
+    document = resolution.visit(source, '', false, 0) as OpenApiDocument;
+  } catch (error) {
+    if (error instanceof RangeError) throw new SpecError(`Failed to compile spec: it is nested too deeply to serve`);
+    throw error;
+  }
+  resolution.register(document, '');
+  const { pointers } = resolution;
+  const resolved: ResolvedDocument = {
+    document,
+    source,
+    nodeCount: resolution.nodeCount,
+    pointerOf: (node) => (node !== null && typeof node === 'object' ? pointers.get(node) : undefined),
+  };
+  for (const [node, pointer] of pointers) origins.set(node, { pointer, resolved });
+  return resolved;
+}
+
+/** One resolution of one document: what each node resolved to, and where the objects callers hand around come from. */
+class Resolution {
+  /** What each node of the source resolved to (itself where nothing below it is a reference). */
+  readonly #resolvedByRaw = new Map<object, unknown>();
+  /** Resolved objects still being filled: a reference reaching one is a cycle through it. */
+  readonly #filling = new Set<object>();
+  /** References being followed: reaching one again is a cycle of references alone. */
+  readonly #followingRefs = new Set<object>();
+  /** The source's node at each pointer a reference named (looked up once). */
+  readonly #targets = new Map<string, unknown>();
+  /**
+   * Pointers are kept for what callers hand around (the document, the schemas of parameters, bodies,
+   * responses and components, reference targets), not for every node: that would double the cost.
+   */
+  readonly pointers = new Map<object, string>();
+  nodeCount = 0;
+
+  constructor(
+    readonly source: OpenApiDocument,
+    readonly maxNodes: number,
+  ) {}
+
+  register(node: unknown, pointer: string): void {
     // Kept flat: a pointer built segment by segment is a chain of concatenations, several times its length.
-    if (node !== null && typeof node === 'object' && !pointers.has(node)) pointers.set(node, flat(pointer));
-  };
-  let nodeCount = 0;
+    if (node !== null && typeof node === 'object' && !this.pointers.has(node)) this.pointers.set(node, flat(pointer));
+  }
 
-  const count = (amount: number) => {
-    nodeCount += amount;
-    if (nodeCount > maxNodes) throw tooComplex(maxNodes);
-  };
-
-  function visit(raw: unknown, pointer: string, isNameMap: boolean, depth: number): unknown {
+  visit(raw: unknown, pointer: string, isNameMap: boolean, depth: number): unknown {
     if (raw === null || typeof raw !== 'object') return raw;
-    const done = resolvedByRaw.get(raw);
+    const done = this.#resolvedByRaw.get(raw);
     if (done !== undefined) return done;
     if (depth > maxNesting)
       throw new SpecError(
         `Failed to compile spec: it is nested more than ${maxNesting} levels deep (at #${pointer.slice(0, 200)})`,
       );
-    count(1);
-    if (!isNameMap && !Array.isArray(raw) && typeof (raw as Record<string, unknown>).$ref === 'string') {
-      return visitReference(raw as Record<string, unknown>, pointer, depth);
+    this.#count(1);
+    if (Array.isArray(raw)) return this.#visitArray(raw, pointer, depth);
+    if (!isNameMap && typeof (raw as Record<string, unknown>).$ref === 'string')
+      return this.#visitReference(raw as Record<string, unknown>, pointer, depth);
+    return this.#visitRecord(raw as Record<string, unknown>, pointer, isNameMap, depth);
+  }
+
+  #visitArray(raw: unknown[], pointer: string, depth: number): unknown {
+    const out: unknown[] = [];
+    this.#resolvedByRaw.set(raw, out);
+    this.#filling.add(out);
+    let same = true;
+    for (const [index, item] of raw.entries()) {
+      const resolved = this.visit(item, `${pointer}/${index}`, false, depth + 1);
+      same &&= resolved === item;
+      out.push(resolved);
     }
-    if (Array.isArray(raw)) {
-      const out: unknown[] = [];
-      resolvedByRaw.set(raw, out);
-      filling.add(out);
-      let same = true;
-      for (const [index, item] of raw.entries()) {
-        const resolved = visit(item, `${pointer}/${index}`, false, depth + 1);
-        same &&= resolved === item;
-        out.push(resolved);
-      }
-      filling.delete(out);
-      return same ? shared(raw, out) : out;
-    }
+    this.#filling.delete(out);
+    return same ? this.#shared(raw, out) : out;
+  }
+
+  #visitRecord(raw: Record<string, unknown>, pointer: string, isNameMap: boolean, depth: number): unknown {
     // Filled key by key below, so made small up front when its keys look like indexes ("200").
     const out = recordShell(Object.keys(raw));
-    resolvedByRaw.set(raw, out);
-    filling.add(out);
+    this.#resolvedByRaw.set(raw, out);
+    this.#filling.add(out);
     const isSchemas = pointer === '/components/schemas';
     let same = true;
     for (const key in raw) {
       if (!Object.hasOwn(raw, key)) continue;
-      const value = (raw as Record<string, unknown>)[key];
+      const value = raw[key];
       const resolved =
         !isNameMap && isDataKey(key, value)
           ? value
-          : visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && documentNameMaps.has(key), depth + 1);
+          : this.visit(value, `${pointer}/${escapePointer(key)}`, !isNameMap && documentNameMaps.has(key), depth + 1);
       same &&= resolved === value;
       setOwn(out, key, resolved);
-      if (isSchemas || (!isNameMap && key === 'schema')) register(resolved, `${pointer}/${escapePointer(key)}`);
+      if (isSchemas || (!isNameMap && key === 'schema')) this.register(resolved, `${pointer}/${escapePointer(key)}`);
     }
-    filling.delete(out);
-    return same ? shared(raw, out) : out;
+    this.#filling.delete(out);
+    return same ? this.#shared(raw, out) : out;
   }
 
   /**
@@ -135,48 +181,57 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
    * instead of holding a copy (a copy doubled the heap of a large document). Nothing can point at the
    * copy yet: only a reference below the node (there is none) reaches a node while it is being filled.
    */
-  function shared<T extends object>(raw: T, copy: object): T {
-    resolvedByRaw.set(raw, raw);
-    const pointer = pointers.get(copy);
+  #shared<T extends object>(raw: T, copy: object): T {
+    this.#resolvedByRaw.set(raw, raw);
+    const pointer = this.pointers.get(copy);
     if (pointer !== undefined) {
-      pointers.delete(copy);
-      register(raw, pointer);
+      this.pointers.delete(copy);
+      this.register(raw, pointer);
     }
     return raw;
   }
 
-  function visitReference(raw: Record<string, unknown>, pointer: string, depth: number): unknown {
+  #visitReference(raw: Record<string, unknown>, pointer: string, depth: number): unknown {
     const ref = raw.$ref as string;
-    if (followingRefs.has(raw)) {
+    if (this.#followingRefs.has(raw)) {
       throw new SpecError(
         `Failed to resolve $ref ${quoteRef(ref)} at #${pointer.slice(0, 200)}: it refers to itself through references alone, with no schema to serve`,
       );
     }
-    followingRefs.add(raw);
+    this.#followingRefs.add(raw);
     let target: unknown;
     try {
       const targetPointer = localPointer(ref, pointer);
-      target = visit(rawAt(targetPointer, ref, pointer), targetPointer, false, depth + 1);
-      register(target, targetPointer);
+      target = this.visit(this.#rawAt(targetPointer, ref, pointer), targetPointer, false, depth + 1);
+      this.register(target, targetPointer);
     } finally {
-      followingRefs.delete(raw);
+      this.#followingRefs.delete(raw);
     }
-    const siblings = Object.keys(raw).filter((key) => key !== '$ref');
-    if (siblings.length === 0) {
-      resolvedByRaw.set(raw, target);
+    if (Object.keys(raw).length === 1) {
+      this.#resolvedByRaw.set(raw, target);
       return target;
     }
-    // Sibling keywords of a $ref (3.1): kept, and they win over the target's (summary, description).
+    return this.#withSiblings(raw, target, pointer, depth);
+  }
+
+  /** Sibling keywords of a $ref (3.1): kept, and they win over the target's (summary, description). */
+  #withSiblings(
+    raw: Record<string, unknown>,
+    target: unknown,
+    pointer: string,
+    depth: number,
+  ): Record<string, unknown> {
+    const siblings = Object.keys(raw).filter((key) => key !== '$ref');
     const merged: Record<string, unknown> = {};
-    resolvedByRaw.set(raw, merged);
-    register(merged, pointer);
+    this.#resolvedByRaw.set(raw, merged);
+    this.register(merged, pointer);
     if (target !== null && typeof target === 'object' && !Array.isArray(target)) {
-      if (filling.has(target)) {
+      if (this.#filling.has(target)) {
         // The target is still being built (a cycle through this very reference): keep it whole.
         merged.allOf = [target];
       } else {
         const entries = Object.entries(target);
-        count(entries.length);
+        this.#count(entries.length);
         for (const [key, value] of entries) setOwn(merged, key, value);
       }
     }
@@ -187,15 +242,15 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
         key,
         isDataKey(key, value)
           ? value
-          : visit(value, `${pointer}/${escapePointer(key)}`, documentNameMaps.has(key), depth + 1),
+          : this.visit(value, `${pointer}/${escapePointer(key)}`, documentNameMaps.has(key), depth + 1),
       );
     }
     return merged;
   }
 
-  function rawAt(targetPointer: string, ref: string, at: string): unknown {
-    if (targets.has(targetPointer)) return targets.get(targetPointer);
-    let current: unknown = source;
+  #rawAt(targetPointer: string, ref: string, at: string): unknown {
+    if (this.#targets.has(targetPointer)) return this.#targets.get(targetPointer);
+    let current: unknown = this.source;
     for (const segment of splitPointer(targetPointer)) {
       if (current === null || typeof current !== 'object' || !Object.hasOwn(current, segment)) {
         throw new SpecError(
@@ -204,26 +259,14 @@ export function resolveDocument(source: OpenApiDocument, options: ResolveOptions
       }
       current = (current as Record<string, unknown>)[segment];
     }
-    targets.set(targetPointer, current);
+    this.#targets.set(targetPointer, current);
     return current;
   }
 
-  let document: OpenApiDocument;
-  try {
-    document = visit(source, '', false, 0) as OpenApiDocument;
-    register(document, '');
-  } catch (error) {
-    if (error instanceof RangeError) throw new SpecError(`Failed to compile spec: it is nested too deeply to serve`);
-    throw error;
+  #count(amount: number): void {
+    this.nodeCount += amount;
+    if (this.nodeCount > this.maxNodes) throw tooComplex(this.maxNodes);
   }
-  const resolved: ResolvedDocument = {
-    document,
-    source,
-    nodeCount,
-    pointerOf: (node) => (node !== null && typeof node === 'object' ? pointers.get(node) : undefined),
-  };
-  for (const [node, pointer] of pointers) origins.set(node, { pointer, resolved });
-  return resolved;
 }
 
 /** `text` as one flat string: V8 flattens a concatenation when a character is read, and drops its parts. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { likelyMeant } from './keyword-spelling.js';
 import type { JsonSchema, OpenApiDocument } from './openapi-types.js';
-import { auditSchemas, likelyMeant, stripAnnotations } from './schema-keywords.js';
+import { auditSchemas, stripAnnotations } from './schema-keywords.js';
 import { knownFormats } from './schema-validator.js';
 
 const documentWith = (schema: unknown, extra: Partial<OpenApiDocument> = {}): OpenApiDocument => ({

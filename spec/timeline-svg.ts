@@ -6,6 +6,7 @@ import {
   type LaneNames,
   laneGap,
   laneHeight,
+  type MeasuredLane,
   margin,
   measureLane,
   minuteMs,
@@ -42,24 +43,10 @@ const fontFamily = 'system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-s
  */
 export function renderTimelineSvg(input: TimelineInput, options: TimelineOptions = {}): string {
   const width = clamp(Math.round(options.width ?? 1000), 480, 4000);
-  const maxLanes =
-    options.maxLanes !== undefined && Number.isFinite(options.maxLanes)
-      ? Math.max(1, Math.floor(options.maxLanes))
-      : 40;
   const from = Number.isFinite(input.from) ? input.from : 0;
   const to = Number.isFinite(input.to) && input.to > from ? input.to : from + minuteMs;
   const span = to - from;
-
-  // The busiest lanes are drawn (in input order), so thousands of anonymous clients stay a readable picture.
-  const busiest = new Set(
-    input.clients
-      .map((lane, index) => ({ lane, index }))
-      .sort((a, b) => b.lane.requests.length - a.lane.requests.length || a.index - b.index)
-      .slice(0, maxLanes)
-      .map((entry) => entry.lane),
-  );
-  const lanes = input.clients.filter((lane) => busiest.has(lane)).map((lane) => measureLane(lane, from, to, options));
-  const hiddenLanes = input.clients.length - lanes.length;
+  const lanes = visibleLanes(input, from, to, options);
 
   // Columns: client labels | scale labels | plot. The label column is as wide as the longest label, within bounds.
   const labelWidth = Math.min(
@@ -74,23 +61,9 @@ export function renderTimelineSvg(input: TimelineInput, options: TimelineOptions
   const plotWidth = width - left - right;
   const x = (ms: number) => left + ((ms - from) / span) * plotWidth;
 
-  const body: string[] = [];
-  let y = 0;
-  if (input.title !== undefined && input.title !== '') {
-    y += 22;
-    body.push(
-      textElement(input.title, { x: margin, y, size: 15, bold: true, fill: '#111827', maxWidth: width - 2 * margin }),
-    );
-  }
-  y += 20;
-  const requestCount = input.clients.reduce((sum, lane) => sum + lane.requests.length, 0);
-  body.push(
-    textElement(
-      `${isoShort(from)} → ${isoShort(to)} UTC (${formatDuration(span)}), ${formatCount(requestCount)} request${requestCount === 1 ? '' : 's'}${hiddenLanes > 0 ? `; the ${lanes.length} busiest of ${input.clients.length} clients` : ''}`,
-      { x: margin, y, size: fontSizes.small, fill: '#4b5563', maxWidth: width - 2 * margin },
-    ),
-  );
-  y += 12;
+  const heading = drawHeading(input, { from, to, width, shown: lanes.length });
+  const body = heading.elements;
+  let y = heading.bottom;
 
   if (lanes.length === 0) {
     y += 24;
@@ -122,6 +95,47 @@ export function renderTimelineSvg(input: TimelineInput, options: TimelineOptions
     '</svg>',
     '',
   ].join('\n');
+}
+
+/** The busiest lanes (in input order), measured: thousands of anonymous clients stay a readable picture. */
+function visibleLanes(input: TimelineInput, from: number, to: number, options: TimelineOptions): MeasuredLane[] {
+  const maxLanes =
+    options.maxLanes !== undefined && Number.isFinite(options.maxLanes)
+      ? Math.max(1, Math.floor(options.maxLanes))
+      : 40;
+  const busiest = new Set(
+    input.clients
+      .map((lane, index) => ({ lane, index }))
+      .sort((a, b) => b.lane.requests.length - a.lane.requests.length || a.index - b.index)
+      .slice(0, maxLanes)
+      .map((entry) => entry.lane),
+  );
+  return input.clients.filter((lane) => busiest.has(lane)).map((lane) => measureLane(lane, from, to, options));
+}
+
+/** The title (when given) and the line saying what the picture covers; `bottom` is where the lanes start. */
+function drawHeading(
+  input: TimelineInput,
+  { from, to, width, shown }: { from: number; to: number; width: number; shown: number },
+): { elements: string[]; bottom: number } {
+  const elements: string[] = [];
+  let y = 0;
+  if (input.title !== undefined && input.title !== '') {
+    y += 22;
+    elements.push(
+      textElement(input.title, { x: margin, y, size: 15, bold: true, fill: '#111827', maxWidth: width - 2 * margin }),
+    );
+  }
+  y += 20;
+  const requestCount = input.clients.reduce((sum, lane) => sum + lane.requests.length, 0);
+  const hidden = input.clients.length - shown;
+  elements.push(
+    textElement(
+      `${isoShort(from)} → ${isoShort(to)} UTC (${formatDuration(to - from)}), ${formatCount(requestCount)} request${requestCount === 1 ? '' : 's'}${hidden > 0 ? `; the ${shown} busiest of ${input.clients.length} clients` : ''}`,
+      { x: margin, y, size: fontSizes.small, fill: '#4b5563', maxWidth: width - 2 * margin },
+    ),
+  );
+  return { elements, bottom: y + 12 };
 }
 
 function clamp(value: number, min: number, max: number): number {
