@@ -48,9 +48,27 @@ function formDecode(text: string): string {
   return new URLSearchParams(`a=${text}`).get('a') ?? text;
 }
 
-/** Does a request's query meet a key's: each name present, with the value the key gives (if it gives one)? */
-export function conditionHolds(condition: QueryCondition, present: URLSearchParams): boolean {
-  return condition.every(([name, value]) =>
-    value === undefined ? present.has(name) : present.getAll(name).includes(value),
-  );
+/** A request's query read once: each name's values as sets (URLSearchParams' `getAll` scans every pair, each call). */
+export type QueryValues = ReadonlyMap<string, ReadonlySet<string>>;
+
+export function queryValuesOf(query: string): QueryValues {
+  const values = new Map<string, Set<string>>();
+  for (const [name, value] of new URLSearchParams(query)) {
+    const set = values.get(name);
+    if (set === undefined) values.set(name, new Set([value]));
+    else set.add(value);
+  }
+  return values;
+}
+
+/**
+ * Does a request's query meet a key's: each name present, with the value the key gives (if it gives
+ * one)? In time of the key's pairs, whatever the query's length (thousands of keys on one path, each
+ * checked against a query of 8,000 pairs, cost keys x pairs before).
+ */
+export function conditionHolds(condition: QueryCondition, present: QueryValues): boolean {
+  return condition.every(([name, value]) => {
+    const values = present.get(name);
+    return values !== undefined && (value === undefined || values.has(value));
+  });
 }

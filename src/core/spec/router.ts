@@ -1,5 +1,5 @@
 import type { CompiledOperation } from './compiled-spec.js';
-import { conditionHolds, type QueryCondition, queryConditionOf, routedPath } from './path-key.js';
+import { conditionHolds, type QueryCondition, queryConditionOf, queryValuesOf, routedPath } from './path-key.js';
 
 export type RouteMatch =
   | { kind: 'operation'; operation: CompiledOperation; pathParams: Readonly<Record<string, string>> }
@@ -113,7 +113,7 @@ export function createRouter(
  * written. Undefined when the request meets none (a key with a query and no plain twin).
  */
 function alternativeFor(alternatives: readonly Alternative[], query: string): CompiledOperation | undefined {
-  const present = new URLSearchParams(query);
+  const present = queryValuesOf(query);
   let chosen: CompiledOperation | undefined;
   let chosenRank = [-1, -1];
   for (const { operation, condition } of alternatives) {

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { CompiledOperation } from '../../src/core/spec/compiled-spec.js';
+import { createRouter } from '../../src/core/spec/router.js';
+
+// Red team of issue 42's query path keys (`/responses?beta=true`): a hostile document with thousands
+// of keys on one path, or keys with long queries, must not make a request cost keys x query pairs.
+
+const keyed = (method: string, key: string): CompiledOperation =>
+  ({
+    method,
+    pathTemplate: key,
+    operationId: `${method} ${key}`,
+    parameters: [],
+    parameterNames: [...(key.split('?')[0] ?? '').matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!),
+  }) as unknown as CompiledOperation;
+
+function fastestSync(runs: number, work: () => void): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < runs; run += 1) {
+    const started = performance.now();
+    work();
+    best = Math.min(best, performance.now() - started);
+  }
+  return best;
+}
+
+const idOf = (route: ReturnType<typeof createRouter>, path: string, query: string) => {
+  const match = route('GET', path, query);
+  return match.kind === 'operation' ? match.operation.operationId : match.kind;
+};
+
+describe('query path keys under hostile documents and requests', () => {
+  // Linear: a few ms; keys x pairs (2,000 x 8,000, or one key of 4,000 against 12,000) took ~250 ms.
+  const budgetMs = 60;
+
+  it('routes among 2,000 keys of one path with a query of 8,000 pairs in linear time', () => {
+    const route = createRouter([
+      keyed('GET', '/m'),
+      ...Array.from({ length: 2000 }, (_, index) => keyed('GET', `/m?k${index}=1`)),
+    ]);
+    // 16 KiB of request head: about 8,000 pairs, none of them a key's.
+    const query = Array.from({ length: 8000 }, () => 'z').join('&');
+    expect(idOf(route, '/m', query)).toBe('GET /m');
+    expect(idOf(route, '/m', `${query}&k1999=1`)).toBe('GET /m?k1999=1');
+    const elapsed = fastestSync(2, () => route('GET', '/m', query));
+    expect(elapsed, `one route took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
+  });
+
+  it('checks a key of 4,000 pairs against a query of 8,000 in linear time', () => {
+    const condition = Array.from({ length: 4000 }, (_, index) => `c${index}`).join('&');
+    const route = createRouter([keyed('GET', '/m'), keyed('GET', `/m?${condition}`)]);
+    const query = `${Array.from({ length: 8000 }, () => 'z').join('&')}&${condition}`;
+    expect(idOf(route, '/m', query)).toBe(`GET /m?${condition}`);
+    const elapsed = fastestSync(2, () => route('GET', '/m', query));
+    expect(elapsed, `one route took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
+  });
+});
