@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { GenericRequestBuilder, genericOperations } from '../../contract-tests/lib/generic-requests.js';
+import { compileSpecDefinition } from '../../spec/compile-spec.js';
+import { createDataGenerator } from '../../spec/data-generator.js';
+import { parseSpecText } from '../../spec/load-spec.js';
 import type { CompiledOperation } from '../../src/core/spec/compiled-spec.js';
 import { createRouter } from '../../src/core/spec/router.js';
 
@@ -53,5 +57,50 @@ describe('query path keys under hostile documents and requests', () => {
     expect(idOf(route, '/m', query)).toBe(`GET /m?${condition}`);
     const elapsed = fastestSync(2, () => route('GET', '/m', query));
     expect(elapsed, `one route took ${elapsed.toFixed(1)} ms`).toBeLessThan(budgetMs);
+  });
+});
+
+describe('a path key whose query names a parameter (`/search?q={q}`, as some generators write it)', () => {
+  it('routes any value of the named parameter to the key, not only the text {q}', () => {
+    const route = createRouter([keyed('GET', '/search?q={q}'), keyed('GET', '/items/{id}?view={view}&beta=true')]);
+    expect(idOf(route, '/search', 'q=cats')).toBe('GET /search?q={q}');
+    expect(idOf(route, '/search', 'q=')).toBe('GET /search?q={q}');
+    expect(idOf(route, '/search', '')).toBe('not-found');
+    expect(idOf(route, '/items/7', 'view=full&beta=true')).toBe('GET /items/{id}?view={view}&beta=true');
+    expect(idOf(route, '/items/7', 'view=full')).toBe('not-found');
+  });
+
+  it('has the kit fill the parameter in the key rather than send the text {q} beside it', () => {
+    const document = `openapi: 3.1.0
+info: {title: Templated key query, version: '1'}
+paths:
+  /search?q={q}:
+    get:
+      operationId: search
+      parameters: [{name: q, in: query, required: true, schema: {type: integer}, example: 7}]
+      responses: {'200': {description: ok}}
+`;
+    const [operation] = genericOperations(compileSpecDefinition(parseSpecText(document)));
+    const request = new GenericRequestBuilder(operation!, createDataGenerator(1)).valid({ kind: 'none' });
+    expect(request.path).toBe('/search?q=7');
+  });
+});
+
+describe('the kit on a key that names its query parameter', () => {
+  it('never sends a required one absent to that key (the URL would be another operation)', () => {
+    const document = `openapi: 3.1.0
+info: {title: Templated key query, version: '1'}
+paths:
+  /search?q={q}:
+    get:
+      operationId: search
+      parameters: [{name: q, in: query, required: true, schema: {type: integer}, example: 7}]
+      responses: {'200': {description: ok}}
+`;
+    const [operation] = genericOperations(compileSpecDefinition(parseSpecText(document)));
+    const cases = new GenericRequestBuilder(operation!, createDataGenerator(1)).invalid('key', 100);
+    expect(cases.map((entry) => entry.label)).not.toContain('query parameter q: absent (required)');
+    const wrong = cases.find((entry) => entry.label.startsWith('query parameter q:'));
+    expect(wrong?.request.path).toMatch(/^\/search\?q=[^{&]*$/);
   });
 });

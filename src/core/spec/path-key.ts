@@ -24,7 +24,7 @@ export function routedPath(template: string): string {
   return question === -1 ? path : path.slice(0, question);
 }
 
-/** The query a path key writes (`?beta=true&mode`), as names and the values they must have. */
+/** The query a path key writes (`?beta=true&mode`, `?q={q}`), as names and the values they must have (undefined: any). */
 export function queryConditionOf(template: string): QueryCondition {
   const path = template.split('#', 1)[0]!;
   const question = path.indexOf('?');
@@ -35,9 +35,10 @@ export function queryConditionOf(template: string): QueryCondition {
     .filter((pair) => pair !== '')
     .map((pair) => {
       const equals = pair.indexOf('=');
-      return equals === -1
-        ? ([formDecode(pair), undefined] as const)
-        : ([formDecode(pair.slice(0, equals)), formDecode(pair.slice(equals + 1))] as const);
+      if (equals === -1) return [formDecode(pair), undefined] as const;
+      const value = formDecode(pair.slice(equals + 1));
+      // `?q={q}` names a parameter, not a text: any value of it holds.
+      return [formDecode(pair.slice(0, equals)), /^\{[^{}]+\}$/.test(value) ? undefined : value] as const;
     });
 }
 
