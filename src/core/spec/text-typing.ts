@@ -39,9 +39,18 @@ const isPlain = (schema: SchemaObject): boolean =>
 export function valueTypes(schema: JsonSchema | undefined): readonly string[] {
   if (!isSchemaObject(schema)) return noTypes;
   if (isPlain(schema)) return declaredTypes(schema.type) ?? noTypes;
-  const types = typesWithin(schema, new Map(), new Set());
-  return types === undefined ? noTypes : [...types];
+  // Read per request too (a deepObject's or a form's names): each schema is walked once, not once a name.
+  let known = typesOfSchema.get(schema);
+  if (known === undefined) {
+    const types = typesWithin(schema, new Map(), new Set());
+    known = types === undefined ? noTypes : [...types];
+    typesOfSchema.set(schema, known);
+  }
+  return known;
 }
+
+/** The types of each combined schema read so far (schemas are the compiled document's, never changed). */
+const typesOfSchema = new WeakMap<object, readonly string[]>();
 
 const noTypes: readonly string[] = Object.freeze([]);
 
