@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../spec/openapi-types.js';
+import { formFields } from '../../src/core/spec/media.js';
 import { parameterReader } from '../../src/core/spec/parameter-values.js';
 
 // Red team of issue 42's text typing (src/core/spec/text-typing.ts): a parameter, form field or part is
@@ -27,5 +28,23 @@ describe('typing texts by a hostile schema', () => {
     // Once per schema: ~5 ms; once per name (4,000 walks of the enum) took ~20 s.
     const elapsed = fastestSync(2, () => read(sources));
     expect(elapsed, `one read took ${elapsed.toFixed(1)} ms`).toBeLessThan(100);
+  });
+});
+
+describe('an array part the encoding declares JSON', () => {
+  const schema = {
+    type: 'object',
+    properties: { ids: { type: 'array', items: { type: 'integer' } }, tags: { type: 'array', items: { type: 'string' } } },
+  } as JsonSchema;
+  const json = { contentType: 'application/json' };
+  const fields = formFields(schema, { ids: json, tags: json });
+
+  it('is read as the JSON array it is, not split at its commas', () => {
+    expect(fields.get('ids')!(['[1,2]'])).toEqual([1, 2]);
+    expect(fields.get('tags')!(['["a","b"]'])).toEqual(['a', 'b']);
+  });
+
+  it('still reads repeated parts as the items', () => {
+    expect(fields.get('ids')!(['1', '2'])).toEqual([1, 2]);
   });
 });
