@@ -21,13 +21,16 @@ export function isReplayableTime(text: string): boolean {
   return ms >= earliestTimeMs && ms <= latestTimeMs;
 }
 
+/** The longest url a line holds (node:http's head is 16 KiB). */
+const maxUrlLength = 8192;
+
 /** What each field of a request line must be: the refusal's words (`line 3: url: expected a path starting with /`). */
 const requestLineExpects = {
   '(line)': 'a JSON object (one request per line)',
   v: `version ${exportVersion}`,
   time: 'an ISO date-time in the years 0001 to 9999',
   method: 'an HTTP method in capitals',
-  url: 'a path starting with /',
+  url: `a path starting with /, at most ${maxUrlLength} characters`,
   client: 'a pseudonym (client-<12 hex> or anonymous-<12 hex>)',
   kind: '"key" or "anonymous"',
   auth: '"key", "invalid" or "none"',
@@ -73,7 +76,7 @@ export const exportLineSchema = onFirstUse((z) => {
       v: z.literal(exportVersion),
       time,
       method: z.string().regex(/^[A-Z]{1,20}$/),
-      url: z.string().startsWith('/').max(8192),
+      url: z.string().startsWith('/').max(maxUrlLength),
       client: z.string().regex(/^(client|anonymous)-[0-9a-f]{12}$/),
       kind: z.enum(['key', 'anonymous']),
       /** `key`: a valid key; `invalid`: a bearer token the mock did not know (counted as anonymous); `none`. */
