@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../spec/openapi-types.js';
 import { formFields } from '../../src/core/spec/media.js';
 import { parameterReader } from '../../src/core/spec/parameter-values.js';
+import { valueTypes } from '../../src/core/spec/text-typing.js';
 
 // Red team of issue 42's text typing (src/core/spec/text-typing.ts): a parameter, form field or part is
 // typed by its whole schema. A hostile document (a huge enum) and a request repeating a name must not
@@ -21,7 +22,14 @@ describe('typing texts by a hostile schema', () => {
   it('reads a deepObject query of 4,000 names against a property with an enum of 100,000 values in linear time', () => {
     const values = Array.from({ length: 100_000 }, (_, index) => `v${index}`);
     const schema = { type: 'object', properties: { p: { enum: values } } } as JsonSchema;
-    const read = parameterReader({ name: 'o', in: 'query', style: 'deepObject', explode: true, schema, content: false });
+    const read = parameterReader({
+      name: 'o',
+      in: 'query',
+      style: 'deepObject',
+      explode: true,
+      schema,
+      content: false,
+    });
     const query = new URLSearchParams(Array.from({ length: 4000 }, () => ['o[p]', 'v1']));
     const sources = { query, headers: {}, pathParams: {} };
     expect(read(sources)).toEqual({ p: 'v1' });
@@ -34,7 +42,10 @@ describe('typing texts by a hostile schema', () => {
 describe('an array part the encoding declares JSON', () => {
   const schema = {
     type: 'object',
-    properties: { ids: { type: 'array', items: { type: 'integer' } }, tags: { type: 'array', items: { type: 'string' } } },
+    properties: {
+      ids: { type: 'array', items: { type: 'integer' } },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
   } as JsonSchema;
   const json = { contentType: 'application/json' };
   const fields = formFields(schema, { ids: json, tags: json });
@@ -46,5 +57,15 @@ describe('an array part the encoding declares JSON', () => {
 
   it('still reads repeated parts as the items', () => {
     expect(fields.get('ids')!(['1', '2'])).toEqual([1, 2]);
+  });
+});
+
+describe('types through a cycle of combinators', () => {
+  it('reads a schema met twice (once inside its own cycle) the same both times', () => {
+    // Root: oneOf [Z, integer]; Z: allOf [Root]; Top: allOf [Root, Z]. Each of them is an integer.
+    const root: { oneOf: unknown[] } = { oneOf: [] };
+    const z = { allOf: [root] };
+    root.oneOf.push(z, { type: 'integer' });
+    expect(valueTypes({ allOf: [root, z] } as JsonSchema)).toEqual(['integer']);
   });
 });
