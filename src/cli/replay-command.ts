@@ -208,9 +208,9 @@ export async function replayAgainstMockApp(
         applyScenario: (scenario) => app.controls.applyScenario(scenario),
       };
     },
-    operationOf(method, path) {
+    operationOf(method, path, query) {
       if (!route || (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))) return null;
-      const match = route(method, path.slice(basePath.length) || '/');
+      const match = route(method, path.slice(basePath.length) || '/', query);
       return match.kind === 'operation'
         ? { operationId: match.operation.operationId, pathTemplate: match.operation.pathTemplate }
         : null;

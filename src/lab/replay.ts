@@ -1,5 +1,5 @@
 import { maskQueryCredentials } from '../../spec/credential-masking.js';
-import { targetPath } from '../../spec/url-parts.js';
+import { targetPath, targetQuery } from '../../spec/url-parts.js';
 import type { Clock, MockRequest, MockResponse } from '../core/types.js';
 import { buildLabReport, clockStateAt, createLabSessionState, observeLab } from './lab-report.js';
 import type { LabBanPolicy, LabLimits, LabReport, TimelineInput } from './lab-types.js';
@@ -22,8 +22,8 @@ export interface ReplayOptions {
   /** A fresh mock whose base clock is `clock` (the recorded time). */
   createApp(clock: Clock): ReplayTarget | Promise<ReplayTarget>;
   banPolicy: LabBanPolicy;
-  /** The operation a request lands on (for coverage), or null; the mock's router. */
-  operationOf?(method: string, path: string): { operationId: string; pathTemplate: string } | null;
+  /** The operation a request lands on (for coverage), or null; the mock's router, with the query (a path key may carry one: decision 040). */
+  operationOf?(method: string, path: string, query: string): { operationId: string; pathTemplate: string } | null;
   /** The session name in the report. Default "replay". */
   session?: string;
   /** Timeline title. */
@@ -198,7 +198,7 @@ export async function replay(requests: readonly ReplayRequest[], options: Replay
     byStatus[statusKey] = (byStatus[statusKey] ?? 0) + 1;
 
     const path = targetPath(request.url);
-    const operation = options.operationOf?.(request.method, path) ?? null;
+    const operation = options.operationOf?.(request.method, path, targetQuery(request.url)) ?? null;
     // A key the mock refused (unknown, or a status before auth) is still shown as the recorded client.
     const limits = request.limits ?? anonymousLimits;
     const observation = observeExchange(mockRequest, response, {

@@ -3,6 +3,8 @@ import { GenericRequestBuilder, genericOperations } from '../../contract-tests/l
 import { compileSpecDefinition } from '../../spec/compile-spec.js';
 import { createDataGenerator } from '../../spec/data-generator.js';
 import { parseSpecText } from '../../spec/load-spec.js';
+import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import type { CompiledOperation } from '../../src/core/spec/compiled-spec.js';
 import { createRouter } from '../../src/core/spec/router.js';
 
@@ -102,5 +104,45 @@ paths:
     expect(cases.map((entry) => entry.label)).not.toContain('query parameter q: absent (required)');
     const wrong = cases.find((entry) => entry.label.startsWith('query parameter q:'));
     expect(wrong?.request.path).toMatch(/^\/search\?q=[^{&]*$/);
+  });
+});
+
+describe('a replay of requests to query path keys', () => {
+  it('counts each request for the operation the mock answered, its query included', async () => {
+    const document = `openapi: 3.1.0
+info: {title: Replayed query keys, version: '1'}
+paths:
+  /items:
+    get: {operationId: plainItems, responses: {'200': {description: ok}}}
+  /items?beta=true:
+    get: {operationId: betaItems, responses: {'200': {description: ok}}}
+  /preview?channel=early:
+    get: {operationId: preview, responses: {'200': {description: ok}}}
+`;
+    const recorded = (index: number, url: string) => ({
+      atMs: Date.UTC(2026, 0, 1) + index * 1000,
+      method: 'GET',
+      url,
+      headers: {},
+      body: null,
+      client: 'anonymous recorded-client',
+      kind: 'anonymous' as const,
+      plan: 'anonymous',
+      limits: null,
+      key: null,
+      clientAddress: '203.0.113.7',
+    });
+    const requests = [recorded(0, '/items'), recorded(1, '/items?beta=true'), recorded(2, '/preview?channel=early')];
+    const result = await replayAgainstMockApp(
+      requests as unknown as Parameters<typeof replayAgainstMockApp>[0],
+      parseMockConfig({}),
+      parseSpecText(document),
+    );
+    const counted = result.report.coverage.operations.map((entry) => [entry.operationId, entry.statuses]);
+    expect(counted).toEqual([
+      ['betaItems', [{ status: 200, organic: 1, forced: 0 }]],
+      ['plainItems', [{ status: 200, organic: 1, forced: 0 }]],
+      ['preview', [{ status: 200, organic: 1, forced: 0 }]],
+    ]);
   });
 });
