@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import { parseRecording } from '../../src/lab/replay-input.js';
 
 // Red team of issue 43's wire-format schemas (export lines, HAR entries read through zod): a recording
 // whose names are Object.prototype's, or whose fields break a bound, is read as written or refused
 // in one line that says what is wrong.
 
-const options = {};
+const options = { plans: parseMockConfig({}).plans };
 const harOf = (headers: { name: string; value: string }[]) =>
   JSON.stringify({
     log: {
