@@ -146,3 +146,25 @@ paths:
     ]);
   });
 });
+
+describe('a literal path that only a query key names', () => {
+  // OpenAI: `POST /responses/compact?beta=true` beside `GET|DELETE|POST /responses/{id}`.
+  const route = createRouter([
+    keyed('GET', '/responses/{id}'),
+    keyed('DELETE', '/responses/{id}'),
+    keyed('POST', '/responses/compact?beta=true'),
+  ]);
+
+  it('leaves the other methods of the URL to the template that has them', () => {
+    expect(idOf(route, '/responses/compact', '')).toBe('GET /responses/{id}');
+    expect(route('DELETE', '/responses/compact', 'beta=true')).toMatchObject({
+      kind: 'operation',
+      pathParams: { id: 'compact' },
+    });
+    expect(route('POST', '/responses/compact', 'beta=true')).toMatchObject({ kind: 'operation' });
+  });
+
+  it('answers 405 with the methods of both for a method neither has', () => {
+    expect(route('PUT', '/responses/compact', '')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
+  });
+});
