@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../spec/openapi-types.js';
 import { formFields } from '../../src/core/spec/media.js';
 import { parameterReader } from '../../src/core/spec/parameter-values.js';
-import { valueTypes } from '../../src/core/spec/text-typing.js';
+import { propertySchemas, valueTypes } from '../../src/core/spec/text-typing.js';
 
 // Red team of issue 42's text typing (src/core/spec/text-typing.ts): a parameter, form field or part is
 // typed by its whole schema. A hostile document (a huge enum) and a request repeating a name must not
@@ -67,5 +67,19 @@ describe('types through a cycle of combinators', () => {
     const z = { allOf: [root] };
     root.oneOf.push(z, { type: 'integer' });
     expect(valueTypes({ allOf: [root, z] } as JsonSchema)).toEqual(['integer']);
+  });
+});
+
+describe('a property declared by many members', () => {
+  it('is gathered in linear time through 20,000 allOf or anyOf members (within the loader fan-out bound of 100,000)', () => {
+    const members = Array.from({ length: 20_000 }, () => ({ properties: { x: { type: 'string' } } }));
+    for (const keyword of ['allOf', 'anyOf']) {
+      const started = performance.now();
+      const gathered = propertySchemas({ [keyword]: members } as JsonSchema);
+      const elapsed = performance.now() - started;
+      expect([...gathered.keys()]).toEqual(['x']);
+      // Linear: ~20 ms; a copy of the list per member took 2.2 s (15 s at 40,000).
+      expect(elapsed, `${keyword} took ${elapsed.toFixed(0)} ms`).toBeLessThan(500);
+    }
   });
 });

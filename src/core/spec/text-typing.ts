@@ -198,15 +198,20 @@ function gatheredWithin(
   visiting.add(schema);
   // Every schema a name must meet (its own, each allOf member's, each group of branches').
   const conjoined = new Map<string, JsonSchema[]>();
-  const add = (name: string, part: JsonSchema) => conjoined.set(name, [...(conjoined.get(name) ?? []), part]);
+  // Appended in place: a copy per part made a name declared by 40,000 members cost 15 s.
+  const append = (lists: Map<string, JsonSchema[]>, name: string, part: JsonSchema) => {
+    const list = lists.get(name);
+    if (list === undefined) lists.set(name, [part]);
+    else list.push(part);
+  };
+  const add = (name: string, part: JsonSchema) => append(conjoined, name, part);
   for (const [name, part] of pick(schema)) add(name, part);
   for (const member of membersOf(schema, 'allOf'))
     for (const [name, part] of gatheredWithin(member, pick, memo, visiting) ?? []) add(name, part);
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = new Map<string, JsonSchema[]>();
     for (const member of membersOf(schema, keyword))
-      for (const [name, part] of gatheredWithin(member, pick, memo, visiting) ?? [])
-        branches.set(name, [...(branches.get(name) ?? []), part]);
+      for (const [name, part] of gatheredWithin(member, pick, memo, visiting) ?? []) append(branches, name, part);
     for (const [name, parts] of branches) add(name, parts.length === 1 ? parts[0]! : { anyOf: parts });
   }
   visiting.delete(schema);
