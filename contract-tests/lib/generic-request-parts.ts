@@ -125,12 +125,22 @@ function mediaValueOf(media: MediaDefinition, data: DataGenerator): unknown {
  */
 function fields(value: unknown, schema: JsonSchema | undefined): [string, string][] {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return [];
-  const required = typeof schema === 'object' && Array.isArray(schema.required) ? schema.required : [];
+  const required = requiredNames(schema, new Set());
   return Object.entries(value as Record<string, unknown>).flatMap(([name, field]): [string, string][] => {
-    if (field === null) return required.includes(name) ? [[name, '']] : [];
+    if (field === null) return required.has(name) ? [[name, '']] : [];
     return (Array.isArray(field) ? field : [field]).map((item): [string, string] => [
       name,
       typeof item === 'object' && item !== null ? JSON.stringify(item) : String(item),
     ]);
   });
+}
+
+/** The names a schema requires, its `allOf` members' too (a `$ref` is a shared object: each walked once). */
+function requiredNames(schema: unknown, seen: Set<object>, names = new Set<string>()): Set<string> {
+  if (schema === null || typeof schema !== 'object' || seen.has(schema)) return names;
+  seen.add(schema);
+  const { required, allOf } = schema as { required?: unknown; allOf?: unknown };
+  if (Array.isArray(required)) for (const name of required) if (typeof name === 'string') names.add(name);
+  if (Array.isArray(allOf)) for (const member of allOf) requiredNames(member, seen, names);
+  return names;
 }

@@ -77,7 +77,8 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
 export function genericOperations(spec: SpecDefinition): GenericOperation[] {
   return spec.operations.map((definition) => {
     const security = compileSecurity(definition.security, spec.document, definition.operationId);
-    const hasPathParameters = definition.pathTemplate.includes('{');
+    // A key's own query (`/search?q={q}`) names query parameters, not path ones.
+    const hasPathParameters = definition.pathTemplate.split(/[?#]/, 1)[0]!.includes('{');
     return {
       definition,
       id: definition.operationId,
@@ -235,6 +236,12 @@ export class GenericRequestBuilder {
     const cookies: string[] = [];
     for (const parameter of definition.parameters) {
       const replaced = change.replace?.parameter === parameter;
+      // A key that names the parameter in its own query (`/search?q={q}`) is filled there, never sent beside it.
+      if (parameter.in === 'query' && namedByKey(definition.pathTemplate, parameter.name)) {
+        const text = replaced ? change.replace!.text : textOf(this.#sample(parameter));
+        path = path.replace(`${parameter.name}={${parameter.name}}`, `${parameter.name}=${encodeURIComponent(text)}`);
+        continue;
+      }
       if (parameter.in === 'path' || (!parameter.required && !replaced) || change.omit === parameter) continue;
       const text = replaced ? change.replace!.text : textOf(this.#sample(parameter));
       if (parameter.in === 'query') query.push([parameter.name, text]);
@@ -266,7 +273,12 @@ export class GenericRequestBuilder {
     for (const parameter of this.#operation.definition.parameters) {
       if (parameter.in === 'cookie' || (parameter.in === 'header' && ownedHeaders.has(parameter.name.toLowerCase())))
         continue;
-      if (parameter.required && parameter.in !== 'path') {
+      // Without the parameter a key names in its query, the request is for another URL (a 404 there is right).
+      if (
+        parameter.required &&
+        parameter.in !== 'path' &&
+        !namedByKey(this.#operation.definition.pathTemplate, parameter.name)
+      ) {
         cases.push({
           label: `${parameter.in} parameter ${parameter.name}: absent (required)`,
           request: this.#build({ kind: 'valid', key }, { omit: parameter }),
@@ -316,4 +328,9 @@ export class GenericRequestBuilder {
     }
     return [families.required!, families.types!, families['body-shape']!];
   }
+}
+
+/** Does a path key write the parameter in its own query (`/search?q={q}`)? Then it is part of the URL the key names. */
+function namedByKey(pathTemplate: string, name: string): boolean {
+  return pathTemplate.includes(`?${name}={${name}}`) || pathTemplate.includes(`&${name}={${name}}`);
 }

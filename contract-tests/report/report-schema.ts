@@ -227,12 +227,20 @@ export { checkStatusList };
  * that is wrong, or the version when the report is of another.
  */
 export function parseJsonReport(text: string): JsonReport {
-  const value: unknown = JSON.parse(text);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`Failed to read the report: not JSON (${(error as Error).message.slice(0, 100)})`);
+  }
   const version = (value as { reportVersion?: unknown } | null)?.reportVersion;
-  if (version !== reportVersion)
+  if (version !== reportVersion) {
+    // Whatever stands in the version's place is shown cut: the refusal stays one short line.
+    const shown = JSON.stringify(version) ?? 'none';
     throw new Error(
-      `Failed to read the report: reportVersion: expected ${reportVersion}, got ${JSON.stringify(version) ?? 'none'} (a report of another petstore-contract)`,
+      `Failed to read the report: reportVersion: expected ${reportVersion}, got ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown} (a report of another petstore-contract)`,
     );
+  }
   const result = jsonReportSchema().safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

@@ -6,7 +6,7 @@ import { describeScenarioIssues, scenarioSchema } from '../core/config/scenario-
 // The export (`GET /__mock/requests?format=jsonl`), written once: the writers (the controls, the proxy)
 // are typed by these schemas and do not run them (an export of 100,000 lines pays nothing for zod);
 // the replay parses every line with them; `schemas/` holds their JSON Schema for other readers
-// (`npm run schemas` writes it, a test keeps it equal). A change to a line's meaning is a new `v`.
+// (export-line-schema.test.ts keeps it equal: `npx vitest run <it> --update` rewrites it). A change to a line's meaning is a new `v`.
 
 /** The version every line carries as `v`; a reader refuses any other. */
 export const exportVersion = 1;
@@ -21,13 +21,16 @@ export function isReplayableTime(text: string): boolean {
   return ms >= earliestTimeMs && ms <= latestTimeMs;
 }
 
+/** The longest url a line holds (node:http's head is 16 KiB). */
+const maxUrlLength = 8192;
+
 /** What each field of a request line must be: the refusal's words (`line 3: url: expected a path starting with /`). */
 const requestLineExpects = {
   '(line)': 'a JSON object (one request per line)',
   v: `version ${exportVersion}`,
   time: 'an ISO date-time in the years 0001 to 9999',
   method: 'an HTTP method in capitals',
-  url: 'a path starting with /',
+  url: `a path starting with /, at most ${maxUrlLength} characters`,
   client: 'a pseudonym (client-<12 hex> or anonymous-<12 hex>)',
   kind: '"key" or "anonymous"',
   auth: '"key", "invalid" or "none"',
@@ -73,7 +76,8 @@ export const exportLineSchema = onFirstUse((z) => {
       v: z.literal(exportVersion),
       time,
       method: z.string().regex(/^[A-Z]{1,20}$/),
-      url: z.string().startsWith('/').max(8192),
+      // A pattern, not startsWith: zod emits that as a format no validator knows (ajv's strict mode refuses it).
+      url: z.string().regex(/^\//).max(maxUrlLength),
       client: z.string().regex(/^(client|anonymous)-[0-9a-f]{12}$/),
       kind: z.enum(['key', 'anonymous']),
       /** `key`: a valid key; `invalid`: a bearer token the mock did not know (counted as anonymous); `none`. */

@@ -63,7 +63,8 @@ function readHarEntry(raw: unknown, where: string): HarEntry {
 
 /** The client's headers, lower-case names, repeated ones joined; the recording tool's own left out. */
 function harHeaders(entry: HarEntry): Record<string, string> {
-  const headers: Record<string, string> = {};
+  // No prototype: a header named `constructor` or `__proto__` is a header, not Object's member.
+  const headers: Record<string, string> = Object.create(null);
   for (const { name, value } of entry.request.headers ?? []) {
     const lower = name.toLowerCase();
     // HTTP/2 pseudo-headers and hop-by-hop fields are the recording tool's, not the client's.

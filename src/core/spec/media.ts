@@ -55,6 +55,7 @@ export function formFields(
 }
 
 const jsonTypes: readonly string[] = ['object'];
+const arrayTypes: readonly string[] = ['array'];
 
 function fieldDecoder(property: JsonSchema, declaredJson: boolean): (values: readonly string[]) => unknown {
   const types = valueTypes(property);
@@ -64,11 +65,14 @@ function fieldDecoder(property: JsonSchema, declaredJson: boolean): (values: rea
   }
   const itemTypes = valueTypes(itemSchema(property));
   return (values) =>
-    values
-      .flatMap((value) =>
-        values.length === 1 && value.includes(',') && !itemTypes.includes('string') ? value.split(',') : [value],
-      )
-      .map((value) => scalar(value, itemTypes));
+    // A part declared JSON is the array itself (`[1,2]`), not items to split at their commas.
+    declaredJson && values.length === 1 && values[0]!.startsWith('[')
+      ? scalar(values[0]!, arrayTypes)
+      : values
+          .flatMap((value) =>
+            values.length === 1 && value.includes(',') && !itemTypes.includes('string') ? value.split(',') : [value],
+          )
+          .map((value) => scalar(value, itemTypes));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { CompiledOperation } from './compiled-spec.js';
-import { conditionHolds, type QueryCondition, queryConditionOf, routedPath } from './path-key.js';
+import { conditionHolds, type QueryCondition, queryConditionOf, queryValuesOf, routedPath } from './path-key.js';
 
 export type RouteMatch =
   | { kind: 'operation'; operation: CompiledOperation; pathParams: Readonly<Record<string, string>> }
@@ -19,6 +19,8 @@ interface Endpoint {
   alternatives: Map<string, Alternative[]> | undefined;
   allow: string[];
   parameterNames: string[];
+  /** Some key of it has no query: its path names a resource of its own (`/pets/mine`), not only a query key's. */
+  plain: boolean;
 }
 
 /** An operation of a URL other operations share, and the query its path key asks for. */
@@ -71,11 +73,13 @@ export function createRouter(
         alternatives: undefined,
         allow: [],
         parameterNames: operation.parameterNames,
+        plain: false,
       };
       endpointsByTemplate.set(template, endpoint);
       if (!template.includes('{')) literalPaths.set(template, endpoint);
       else insert(root, template, endpoint);
     }
+    if (condition.length === 0) endpoint.plain = true;
     const first = endpoint.byMethod.get(operation.method);
     if (first === undefined) endpoint.byMethod.set(operation.method, operation);
     const listed = endpoint.alternatives?.get(operation.method);
@@ -90,8 +94,12 @@ export function createRouter(
 
   return (method, path, query = '') => {
     const literal = literalPaths.get(path);
-    // A literal path answers for itself, unless its operation for the method needs a query the request lacks.
-    if (literal !== undefined && (!literal.byMethod.has(method) || operationFor(literal, method, query) !== undefined))
+    // A literal path answers for itself, unless its operation for the method needs a query the request lacks,
+    // or only query keys name it (`/responses/compact?beta=true`) and it has no operation for the method.
+    if (
+      literal !== undefined &&
+      (operationFor(literal, method, query) !== undefined || (literal.plain && !literal.byMethod.has(method)))
+    )
       return answer(literal, method, [], query);
     const matches = findTemplates(root, path.split('/'));
     // The most specific template that has the method (`/media/{id}/watch_data` before `/media/{id}/{status}`),
@@ -113,7 +121,7 @@ export function createRouter(
  * written. Undefined when the request meets none (a key with a query and no plain twin).
  */
 function alternativeFor(alternatives: readonly Alternative[], query: string): CompiledOperation | undefined {
-  const present = new URLSearchParams(query);
+  const present = queryValuesOf(query);
   let chosen: CompiledOperation | undefined;
   let chosenRank = [-1, -1];
   for (const { operation, condition } of alternatives) {

@@ -175,6 +175,22 @@ export const replayShapes: readonly ReplayShape[] = [
     make: (bytes) => fill(bytes, (i) => exportLine(i, { client: `client-${i.toString(16).padStart(12, '0')}` })),
   },
   {
+    // The most lines a file holds: the texts that read as null when absent left out (~180,000 in 32 MiB).
+    format: 'json lines',
+    name: 'JSON lines, the shortest valid',
+    make: (bytes) =>
+      fill(bytes, (i) =>
+        exportLine(i, {
+          url: '/',
+          code: undefined,
+          operationId: undefined,
+          prefer: undefined,
+          contentType: undefined,
+          body: undefined,
+        }),
+      ),
+  },
+  {
     format: 'json lines',
     name: 'JSON lines with the longest URLs',
     make: (bytes) => fill(bytes, (i) => exportLine(i, { url: `/v1/categories?q=${'a'.repeat(8_000)}` })),
