@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   type CredentialPlaces,
   credentialPlacesOf,
@@ -111,13 +110,11 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Run
   const handler = new ProxyHandler(setup);
   const server = createServer({ requireHostHeader: false, keepAliveTimeout: 5_000 }, handler.onRequest);
   server.on('clientError', handler.onClientError);
-  await listen(server, options.port ?? 4010, options.host ?? '127.0.0.1');
-  const address = server.address() as AddressInfo;
-  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const { origin, port } = await listen(server, options.port ?? 4010, options.host ?? '127.0.0.1');
   return {
     origin,
     baseUrl: `${origin}${spec.basePath}`,
-    port: address.port,
+    port,
     server,
     judge,
     report,

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, Server as NetServer } from 'node:net';
+import { Server as NetServer } from 'node:net';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
@@ -9,7 +9,7 @@ import type { StateStore } from '../core/state/state-store.js';
 import { type Clock, type Logger, silentLogger } from '../core/types.js';
 import { dashboardPageResponse } from '../ui/dashboard-csp.js';
 import { readConfigFile } from './config-file.js';
-import { listen } from './listen.js';
+import { type ListeningAt, listen } from './listen.js';
 import { createNodeListeners, type NodeListeners } from './node-adapter.js';
 import { installProtocolGuards } from './protocol-guards.js';
 import { connectRedisStore } from './redis-store.js';
@@ -79,18 +79,17 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
   installProtocolGuards(server, app, listeners);
   const port = options.port ?? 4010;
   const host = options.host ?? '127.0.0.1';
+  let bound: ListeningAt;
   try {
-    await listen(server, port, host);
+    bound = await listen(server, port, host);
   } catch (error) {
     await ownedStore?.close().catch(() => {});
     throw error;
   }
-  const address = server.address() as AddressInfo;
-  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   return {
-    origin,
-    baseUrl: `${origin}${app.basePath}`,
-    port: address.port,
+    origin: bound.origin,
+    baseUrl: `${bound.origin}${app.basePath}`,
+    port: bound.port,
     app,
     server,
     close: (graceMs = 10_000, drained?: () => Promise<void>) => {
