@@ -1,3 +1,5 @@
+import { readBaseUrl } from '../../spec/url-parts.js';
+
 /**
  * The one place where the suite turns an API path into a URL. The base URL already holds the
  * version prefix (`/v1`), exactly as the interface's base addresses do, so paths are the spec's
@@ -17,26 +19,22 @@ export function apiUrl(baseUrl: string, path: string): string {
  * @example normaliseBaseUrl('http://127.0.0.1:4010/v1/') // 'http://127.0.0.1:4010/v1'
  */
 export function normaliseBaseUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new Error(
-      `Failed to use base URL ${JSON.stringify(withoutUserinfo(text))}: it is not an absolute URL (example: https://api.example.com/v1)`,
-    );
-  }
+  const read = readBaseUrl(text);
+  if ('url' in read) return `${read.url.origin}${read.path}`;
   // Never print a password given in the URL, whatever else is wrong with it.
-  text = withoutUserinfo(text);
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`Failed to use base URL ${text}: only http and https are supported`);
+  const shown = withoutUserinfo(text);
+  switch (read.problem) {
+    case 'not-absolute':
+      throw new Error(
+        `Failed to use base URL ${JSON.stringify(shown)}: it is not an absolute URL (example: https://api.example.com/v1)`,
+      );
+    case 'not-http':
+      throw new Error(`Failed to use base URL ${shown}: only http and https are supported`);
+    case 'credentials':
+      throw new Error(`Failed to use base URL ${shown}: put credentials in --api-key, not in the URL`);
+    case 'query-or-fragment':
+      throw new Error(`Failed to use base URL ${shown}: it must not carry a query or a fragment`);
   }
-  if (url.search !== '' || url.hash !== '') {
-    throw new Error(`Failed to use base URL ${text}: it must not carry a query or a fragment`);
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new Error(`Failed to use base URL ${text}: put credentials in --api-key, not in the URL`);
-  }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 /**

@@ -81,15 +81,16 @@ export function answerStatusFault(response: ServerResponse, plan: ProxyFaultPlan
 /**
  * Hands the upstream's answer to the client as the plan's fault says, once it has come whole (the
  * judge reads it meanwhile, as for any answer): nothing, after a reset, a close or a hold; or its head
- * with a body dripped, cut or emptied. An answer over `maxBytes` is forwarded as it is.
+ * with a body dripped, cut or emptied. An answer over `maxBytes` is forwarded as it is. `client`: the
+ * request the answer is for, and the client's response.
  */
 export function forwardWithFault(
-  request: IncomingMessage,
   answer: IncomingMessage,
-  response: ServerResponse,
+  client: { request: IncomingMessage; response: ServerResponse },
   plan: ProxyFaultPlan,
   maxBytes: number,
 ): void {
+  const { request, response } = client;
   const fault = plan.fault!;
   if (fault === 'reset' || fault === 'close' || fault === 'timeout') {
     answer.on('end', () => endUnanswered(request.socket, fault, plan.timeoutMs));

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { type AddressInfo, Server as NetServer } from 'node:net';
+import { Server as NetServer } from 'node:net';
 import { readSpecFile } from '../../spec/load-spec.js';
 import type { OpenApiDocument } from '../../spec/openapi-types.js';
 import type { NewCategory } from '../../spec/schemas.js';
@@ -9,8 +9,8 @@ import type { StateStore } from '../core/state/state-store.js';
 import { type Clock, type Logger, silentLogger } from '../core/types.js';
 import { dashboardPageResponse } from '../ui/dashboard-csp.js';
 import { readConfigFile } from './config-file.js';
-import { listen } from './listen.js';
-import { createNodeListeners } from './node-adapter.js';
+import { type ListeningAt, listen } from './listen.js';
+import { createNodeListeners, type NodeListeners } from './node-adapter.js';
 import { installProtocolGuards } from './protocol-guards.js';
 import { connectRedisStore } from './redis-store.js';
 
@@ -71,6 +71,44 @@ export interface RunningMockServer {
  */
 export async function startMockServer(options: MockServerOptions = {}): Promise<RunningMockServer> {
   const logger = options.logger ?? silentLogger;
+  const { app, ownedStore } = await createServedApp(options, logger);
+  let closing = false;
+  // Once closing, the next answer on each connection says Connection: close and nothing after it runs.
+  const listeners = createNodeListeners(app, logger, { isClosing: () => closing });
+  const server = createMockHttpServer(listeners, options);
+  installProtocolGuards(server, app, listeners);
+  const port = options.port ?? 4010;
+  const host = options.host ?? '127.0.0.1';
+  let bound: ListeningAt;
+  try {
+    bound = await listen(server, port, host);
+  } catch (error) {
+    await ownedStore?.close().catch(() => {});
+    throw error;
+  }
+  return {
+    origin: bound.origin,
+    baseUrl: `${bound.origin}${app.basePath}`,
+    port: bound.port,
+    app,
+    server,
+    close: (graceMs = 10_000, drained?: () => Promise<void>) => {
+      closing = true;
+      return closeGracefully(server, { graceMs, drained, ownedStore });
+    },
+  };
+}
+
+/**
+ * The app the server serves, over its store. Replicas share their state through Redis; one process
+ * keeps it in memory. A store this function connected (`ownedStore`) is the server's to close; a
+ * given one is the caller's, and the default memory store stays readable after the close (what was
+ * created can still be inspected).
+ */
+async function createServedApp(
+  options: MockServerOptions,
+  logger: Logger,
+): Promise<{ app: MockApp; ownedStore: StateStore | undefined }> {
   const spec =
     options.spec ??
     (await readSpecFile(options.specPath, {
@@ -79,9 +117,6 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     }));
   const configInput = options.config ?? (options.configPath ? await readConfigFile(options.configPath) : undefined);
   const config = parseMockConfig(configInput);
-  // Replicas share their state through Redis; one process keeps it in memory.
-  // A store this function connected is this function's to close; a given one is the caller's, and the
-  // default memory store stays readable after the close (what was created can still be inspected).
   const ownedStore =
     options.store === undefined && config.store
       ? await connectRedisStore(
@@ -94,7 +129,6 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
           }),
         )
       : undefined;
-  const store = options.store ?? ownedStore;
   // The input, not the decoded config: decoded again, the default config would not be `{}` and would load zod.
   const app = createMockApp({
     spec,
@@ -103,14 +137,16 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     clock: options.clock,
     initialCategories: options.initialCategories,
     logger,
-    store,
+    store: options.store ?? ownedStore,
     dashboardPage: dashboardPageResponse,
   });
+  return { app, ownedStore };
+}
+
+/** node:http's server with the mock's timeouts: slow clients are dropped, a request without Host is served. */
+function createMockHttpServer(listeners: NodeListeners, options: MockServerOptions): Server {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const requestTimeout = options.requestTimeoutMs ?? 30_000;
-  let closing = false;
-  // Once closing, the next answer on each connection says Connection: close and nothing after it runs.
-  const listeners = createNodeListeners(app, logger, { isClosing: () => closing });
   const server = createServer(
     {
       headersTimeout,
@@ -127,47 +163,40 @@ export async function startMockServer(options: MockServerOptions = {}): Promise<
     listeners.onRequest,
   );
   server.on('checkContinue', listeners.onCheckContinue);
-  installProtocolGuards(server, app, listeners);
-  const port = options.port ?? 4010;
-  const host = options.host ?? '127.0.0.1';
-  try {
-    await listen(server, port, host);
-  } catch (error) {
-    await ownedStore?.close().catch(() => {});
-    throw error;
-  }
-  const address = server.address() as AddressInfo;
-  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  return {
-    origin,
-    baseUrl: `${origin}${app.basePath}`,
-    port: address.port,
-    app,
-    server,
-    close: (graceMs = 10_000, drained?: () => Promise<void>) =>
-      new Promise<void>((resolve, reject) => {
-        let failure: unknown;
-        closing = true;
-        const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();
-        const sweep = setInterval(() => server.closeIdleConnections(), 250).unref();
-        // node:http's own close() drops idle keep-alive sockets at once, losing a request a client
-        // may just have sent on one; net's close() only stops accepting, and the sweep does the rest.
-        NetServer.prototype.close.call(server, () => {
-          clearTimeout(force);
-          clearInterval(sweep);
-          // The store last: in-flight requests and `drained` still need it. Only a store this function
-          // connected is closed; the default memory store stays readable (what was created can be inspected).
-          void (drained ?? (async () => {}))()
-            .catch((error: unknown) => {
-              failure = error;
-            })
-            .then(() => ownedStore?.close().catch(() => {}))
-            .then(() =>
-              failure === undefined
-                ? resolve()
-                : reject(failure instanceof Error ? failure : new Error(String(failure))),
-            );
-        });
-      }),
-  };
+  return server;
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish (up to `graceMs`), runs `drained`, then closes
+ * the store this server connected; rejects with what `drained` threw, once the store is closed.
+ */
+function closeGracefully(
+  server: Server,
+  {
+    graceMs,
+    drained,
+    ownedStore,
+  }: { graceMs: number; drained?: (() => Promise<void>) | undefined; ownedStore: StateStore | undefined },
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let failure: unknown;
+    const force = setTimeout(() => server.closeAllConnections(), graceMs).unref();
+    const sweep = setInterval(() => server.closeIdleConnections(), 250).unref();
+    // node:http's own close() drops idle keep-alive sockets at once, losing a request a client
+    // may just have sent on one; net's close() only stops accepting, and the sweep does the rest.
+    NetServer.prototype.close.call(server, () => {
+      clearTimeout(force);
+      clearInterval(sweep);
+      // The store last: in-flight requests and `drained` still need it. Only a store this function
+      // connected is closed; the default memory store stays readable (what was created can be inspected).
+      void (drained ?? (async () => {}))()
+        .catch((error: unknown) => {
+          failure = error;
+        })
+        .then(() => ownedStore?.close().catch(() => {}))
+        .then(() =>
+          failure === undefined ? resolve() : reject(failure instanceof Error ? failure : new Error(String(failure))),
+        );
+    });
+  });
 }
