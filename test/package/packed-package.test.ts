@@ -297,7 +297,12 @@ describe('the packed package', () => {
       .filter((file) => file.startsWith('package/docs/'))
       .map((file) => file.slice('package/'.length))
       .sort();
-    const contributorsOnly = new Set(['docs/architecture.md', 'docs/contributing.md']);
+    // The pages package.json keeps out of the tarball (`!docs/...`): written for contributors.
+    const { files } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { files: string[] };
+    const contributorsOnly = new Set(
+      files.filter((entry) => entry.startsWith('!docs/')).map((entry) => entry.slice(1)),
+    );
+    expect(contributorsOnly).toContain('docs/architecture.md');
     const userPages = (await readdir(join(root, 'docs')))
       .filter((name) => name.endsWith('.md'))
       .map((name) => `docs/${name}`)
