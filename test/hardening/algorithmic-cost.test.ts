@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../src/core/clock.js';
 import { RateLimiter } from '../../src/core/state/rate-limiter.js';
 import { createCoreApp, listRequest } from './support/core-app.js';
+import { fastest, fastestSync } from './support/fastest-run.js';
 
 /**
  * Hostile input must not cost the server more than its size (issue 6: "impossible to knock
@@ -12,27 +13,6 @@ import { createCoreApp, listRequest } from './support/core-app.js';
  * request head), the fastest of two runs is taken, and the bounds sit an order of magnitude
  * away from both the linear and the quadratic cost, or compare two runs on the same machine.
  */
-
-/** The fastest of `runs` timings of `work`, in milliseconds: the one least disturbed by GC or a busy neighbour. */
-async function fastest(runs: number, work: () => Promise<unknown>): Promise<number> {
-  let best = Number.POSITIVE_INFINITY;
-  for (let run = 0; run < runs; run += 1) {
-    const started = performance.now();
-    await work();
-    best = Math.min(best, performance.now() - started);
-  }
-  return best;
-}
-
-function fastestSync(runs: number, work: () => void): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let run = 0; run < runs; run += 1) {
-    const started = performance.now();
-    work();
-    best = Math.min(best, performance.now() - started);
-  }
-  return best;
-}
 
 describe('the cost of hostile input', () => {
   // A linear pass over 15,000 characters takes microseconds; a quadratic one takes ~100 ms and more.

@@ -7,6 +7,7 @@ import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
 import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import type { CompiledOperation } from '../../src/core/spec/compiled-spec.js';
 import { createRouter } from '../../src/core/spec/router.js';
+import { fastestSync } from './support/fastest-run.js';
 
 // Red team of issue 42's query path keys (`/responses?beta=true`): a hostile document with thousands
 // of keys on one path, or keys with long queries, must not make a request cost keys x query pairs.
@@ -19,16 +20,6 @@ const keyed = (method: string, key: string): CompiledOperation =>
     parameters: [],
     parameterNames: [...(key.split('?')[0] ?? '').matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!),
   }) as unknown as CompiledOperation;
-
-function fastestSync(runs: number, work: () => void): number {
-  let best = Number.POSITIVE_INFINITY;
-  for (let run = 0; run < runs; run += 1) {
-    const started = performance.now();
-    work();
-    best = Math.min(best, performance.now() - started);
-  }
-  return best;
-}
 
 const idOf = (route: ReturnType<typeof createRouter>, path: string, query: string) => {
   const match = route('GET', path, query);
