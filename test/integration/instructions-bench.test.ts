@@ -45,7 +45,8 @@ describe.skipIf(!hasValgrind)(
         '--json',
         jsonFile,
       ]);
-      expect(run.status, run.stderr).toBe(0);
+      // A count that failed says why on stdout (`FAILED (...)`), an uncaught error on stderr.
+      expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
       expect(run.stdout).toMatch(
         /GET 401 +mock [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?\), bare [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?\) instructions per request: \d+\.\d\d x/,
       );
@@ -84,9 +85,12 @@ describe.skipIf(!hasValgrind)(
         if (counted.compilingPerRequest > 0.02 * (counted.instructionsPerRequest + counted.compilingPerRequest))
           expect(counted.counts).toBe(3);
       }
-      // Every thread is counted: the garbage collector's helpers run in both servers, and are part of the count, not all of it.
+      // Every thread is counted: the garbage collector's helpers run in the mock, which keeps more per
+      // request, and are part of the count, not all of it. In the bare server they may do nothing in a
+      // window of 200 requests (Node 24: about one instruction a request).
+      expect(row!.mock.helperThreadsPerRequest).toBeGreaterThan(0);
       for (const counted of [row!.mock, row!.bare]) {
-        expect(counted.helperThreadsPerRequest).toBeGreaterThan(0);
+        expect(counted.helperThreadsPerRequest).toBeGreaterThanOrEqual(0);
         expect(counted.helperThreadsPerRequest).toBeLessThan(counted.instructionsPerRequest / 2);
       }
       expect(row!.ratio).toBeCloseTo(row!.mock.instructionsPerRequest / row!.bare.instructionsPerRequest, 6);
