@@ -17,7 +17,7 @@
  * about the same for both servers, is not counted, so the ratio errs high).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -192,6 +192,8 @@ interface Count {
   statusCounts?: Record<string, number>;
   /** How many windows were counted (the last one is reported; the ones before caught V8 compiling). */
   counts?: number;
+  /** Why a first count failed, when this one is the second (`countTargetOnceMore`). */
+  failedFirst?: string;
   error?: string;
 }
 
@@ -295,6 +297,28 @@ async function countTarget(
   }
 }
 
+/**
+ * A count that failed (the server under valgrind died, callgrind_control did not answer, a request
+ * went unanswered) is made once more from a fresh server, in a folder of its own so the first
+ * attempt's dumps are not summed in; the figure says that it was, and why.
+ */
+async function countTargetOnceMore(
+  target: 'mock' | 'bare',
+  caseId: CaseId,
+  options: Options,
+  context: LaunchContext,
+  workDir: string,
+): Promise<Count> {
+  const first = await countTarget(target, caseId, options, context, workDir);
+  if (first.error === undefined) return first;
+  const againDir = join(workDir, `${target}-${caseId}-again`);
+  mkdirSync(againDir);
+  const again = await countTarget(target, caseId, options, context, againDir);
+  return again.error === undefined
+    ? { ...again, failedFirst: first.error }
+    : { ...again, error: `${again.error}; the first count: ${first.error}` };
+}
+
 async function main(): Promise<number> {
   let options: Options | 'help';
   try {
@@ -338,8 +362,8 @@ async function main(): Promise<number> {
     for (const caseId of options.cases) {
       // Both at once: a count does not depend on what else runs, and it halves the wait.
       const [mock, bare] = await Promise.all([
-        countTarget('mock', caseId, options, context, workDir),
-        countTarget('bare', caseId, options, context, workDir),
+        countTargetOnceMore('mock', caseId, options, context, workDir),
+        countTargetOnceMore('bare', caseId, options, context, workDir),
       ]);
       const ratio =
         mock.instructionsPerRequest !== undefined && bare.instructionsPerRequest !== undefined
@@ -349,7 +373,7 @@ async function main(): Promise<number> {
       const figure = (count: Count) =>
         count.instructionsPerRequest === undefined
           ? `FAILED (${count.error})`
-          : `${Math.round(count.instructionsPerRequest).toLocaleString('en-US')} (${Math.round(count.helperThreadsPerRequest ?? 0).toLocaleString('en-US')} on helper threads; +${Math.round(count.compilingPerRequest ?? 0).toLocaleString('en-US')} compiling${(count.counts ?? 1) > 1 ? `; window ${count.counts}, those before caught V8 compiling` : ''})`;
+          : `${Math.round(count.instructionsPerRequest).toLocaleString('en-US')} (${Math.round(count.helperThreadsPerRequest ?? 0).toLocaleString('en-US')} on helper threads; +${Math.round(count.compilingPerRequest ?? 0).toLocaleString('en-US')} compiling${(count.counts ?? 1) > 1 ? `; window ${count.counts}, those before caught V8 compiling` : ''}${count.failedFirst === undefined ? '' : `; counted again, the first count failed: ${count.failedFirst}`})`;
       process.stdout.write(
         `  ${benchCases[caseId].label.padEnd(9)} mock ${figure(mock)}, bare ${figure(bare)} instructions per request${ratio === undefined ? '' : `: ${ratio.toFixed(2)} x`}\n`,
       );

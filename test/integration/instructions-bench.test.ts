@@ -48,7 +48,7 @@ describe.skipIf(!hasValgrind)(
       // A count that failed says why on stdout (`FAILED (...)`), an uncaught error on stderr.
       expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
       expect(run.stdout).toMatch(
-        /GET 401 +mock [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?\), bare [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?\) instructions per request: \d+\.\d\d x/,
+        /GET 401 +mock [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?(; counted again, the first count failed: .*?)?\), bare [\d,]+ \([\d,]+ on helper threads; \+[\d,]+ compiling(; window [23], those before caught V8 compiling)?(; counted again, the first count failed: .*?)?\) instructions per request: \d+\.\d\d x/,
       );
       expect(run.stdout).toMatch(/(MET |MISS) {2}Instructions per request, GET 401/);
       const figures = JSON.parse(readFileSync(jsonFile, 'utf8')) as {
@@ -85,10 +85,9 @@ describe.skipIf(!hasValgrind)(
         if (counted.compilingPerRequest > 0.02 * (counted.instructionsPerRequest + counted.compilingPerRequest))
           expect(counted.counts).toBe(3);
       }
-      // Every thread is counted: the garbage collector's helpers run in the mock, which keeps more per
-      // request, and are part of the count, not all of it. In the bare server they may do nothing in a
-      // window of 200 requests (Node 24: about one instruction a request).
-      expect(row!.mock.helperThreadsPerRequest).toBeGreaterThan(0);
+      // Every thread is counted, the garbage collector's helpers a part of the count, never most of it.
+      // Whether they ran at all in a window of 200 requests depends on whether a collection fell in it
+      // (about one instruction a request when none did, on Node 20 and 24 alike).
       for (const counted of [row!.mock, row!.bare]) {
         expect(counted.helperThreadsPerRequest).toBeGreaterThanOrEqual(0);
         expect(counted.helperThreadsPerRequest).toBeLessThan(counted.instructionsPerRequest / 2);
