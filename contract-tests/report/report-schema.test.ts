@@ -53,6 +53,32 @@ describe('the JSON report schema', () => {
     expect(() => parseJsonReport(JSON.stringify(report))).toThrow(/^Failed to read the report: results\.0\.status: /);
   });
 
+  it('keeps a refusal one short line, whatever the size of a key or a message it quotes', () => {
+    const huge = 'k'.repeat(1_000_000);
+    const report = JSON.parse(writtenReport());
+    const refusal = (value: unknown): string => {
+      try {
+        parseJsonReport(JSON.stringify(value));
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'read';
+    };
+    // A record's key is in the issue's path; a key an enum-keyed record does not know is in zod's message.
+    const inPath = refusal({ ...report, requestsByKey: { [huge]: -1 } });
+    const row = report.coverage.dimensions.rows[0] ?? { rule: 'r', says: 's', cells: {} };
+    const dimensions = { ...report.coverage.dimensions, rows: [{ ...row, cells: { ...row.cells, [huge]: {} } }] };
+    const inMessage = refusal({ ...report, coverage: { ...report.coverage, dimensions } });
+    const escaped = refusal({ ...report, requestsByKey: { '\u001b[2J': -1 } });
+    for (const message of [inPath, inMessage, escaped]) {
+      expect(message).toMatch(/^Failed to read the report: /);
+      expect(message.length).toBeLessThan(300);
+    }
+    expect(inPath).toMatch(/^Failed to read the report: requestsByKey\."k{30}…": /);
+    expect(inMessage).toMatch(/^Failed to read the report: coverage\.dimensions\.rows\.0\.cells: .*… \(\d+ chars\)$/);
+    expect(escaped).toContain('requestsByKey."\\u001b[2J"');
+  });
+
   it('is published as JSON Schema, equal to what zod emits (`npx vitest run -u` rewrites the file)', async () => {
     const emitted = toJSONSchema(jsonReportSchema(), { io: 'input', unrepresentable: 'any' });
     await expect(`${JSON.stringify(emitted, null, 2)}\n`).toMatchFileSnapshot(

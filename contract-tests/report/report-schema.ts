@@ -1,4 +1,6 @@
 import type * as z from 'zod';
+import { truncate } from '../../spec/interface/observed.js';
+import { describeIssuePath } from '../../spec/issue-wording.js';
 import { onFirstUse } from '../../spec/zod-module.js';
 import { type Dimension, dimensions } from '../lib/rule-matrix.js';
 
@@ -231,18 +233,20 @@ export function parseJsonReport(text: string): JsonReport {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new Error(`Failed to read the report: not JSON (${(error as Error).message.slice(0, 100)})`);
+    throw new Error(`Failed to read the report: not JSON (${truncate((error as Error).message, 100)})`);
   }
+  // What stands in the version's place, a key in a path (`requestsByKey`, `settings` are records) or a
+  // message quoting one (an unknown dimension) is shown cut: the refusal stays one short line.
   const version = (value as { reportVersion?: unknown } | null)?.reportVersion;
   if (version !== reportVersion) {
-    // Whatever stands in the version's place is shown cut: the refusal stays one short line.
-    const shown = JSON.stringify(version) ?? 'none';
+    const shown = truncate(JSON.stringify(version) ?? 'none', 40);
     throw new Error(
-      `Failed to read the report: reportVersion: expected ${reportVersion}, got ${shown.length > 40 ? `${shown.slice(0, 40)}…` : shown} (a report of another petstore-contract)`,
+      `Failed to read the report: reportVersion: expected ${reportVersion}, got ${shown} (a report of another petstore-contract)`,
     );
   }
   const result = jsonReportSchema().safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new Error(`Failed to read the report: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  const where = issue.path.length > 0 ? describeIssuePath(issue.path) : '(root)';
+  throw new Error(`Failed to read the report: ${where}: ${truncate(issue.message, 200)}`);
 }

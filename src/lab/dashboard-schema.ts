@@ -3,7 +3,7 @@ import { onFirstUse } from '../../spec/zod-module.js';
 import { dashboardVersion } from './dashboard-version.js';
 
 // The dashboard's data (`GET /__mock/dashboard`) and the lab's verdicts, counts and coverage it carries
-// (`GET /__mock/report` too), written once. The core's snapshot is typed by this schema and does not run
+// (`GET /__mock/report` too: its envelope is lab-report-schema.ts), written once. The core's snapshot is typed by this schema and does not run
 // it (the page polls every second); dashboard-schema.test.ts parses what the mock really answers; the
 // page imports these types only (`import type`: zod stays out of its bundle) and checks the version;
 // schemas/dashboard.v1.schema.json publishes it. A change to a field's meaning is a new `version`.
@@ -21,8 +21,8 @@ const verdictRules = [
   'bounded-attempts',
 ] as const;
 
-/** A client's verdicts, request counts and the lab's coverage: the parts of the lab's report. */
-const labReportParts = onFirstUse((z) => {
+/** A client's verdicts, request counts and the lab's coverage: the parts of the lab's report (lab-report-schema.ts). */
+export const labReportParts = onFirstUse((z) => {
   const verdict = z.object({
     rule: z.enum(verdictRules),
     outcome: z.enum(['pass', 'fail', 'not-exercised', 'info']),

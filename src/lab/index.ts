@@ -54,6 +54,7 @@ export {
   observeLab,
   xmlEscape,
 } from './lab-report.js';
+export { labReportVersion, parseLabReport } from './lab-report-schema.js';
 export * from './lab-types.js';
 export {
   type ReplayClientSummary,

@@ -6,15 +6,8 @@ import {
   missingCoverage,
   observeCoverage,
 } from './coverage.js';
-import {
-  type ClientReport,
-  isoOf,
-  type LabBanPolicy,
-  type LabClockState,
-  type LabObservation,
-  type LabReport,
-  type Verdict,
-} from './lab-types.js';
+import { type ClientReport, type LabReport, labReportVersion } from './lab-report-schema.js';
+import { isoOf, type LabBanPolicy, type LabClockState, type LabObservation, type Verdict } from './lab-types.js';
 
 /**
  * All the lab keeps of one session: a judge state per client and the coverage. Plain data, bounded:
@@ -92,8 +85,8 @@ export function clientReport(state: ClientJudgeState, banPolicy: LabBanPolicy): 
 }
 
 /**
- * The report of `GET /__mock/report`. Clients are ordered by their first request, then by name, so
- * the same traffic gives the same bytes.
+ * The report of `GET /__mock/report` (typed by lab-report-schema.ts, which it does not run). Clients are
+ * ordered by their first request, then by name, so the same traffic gives the same bytes.
  */
 export function buildLabReport(
   state: LabSessionState,
@@ -103,7 +96,8 @@ export function buildLabReport(
   const clients = Object.values(state.clients)
     .sort((a, b) => a.firstAtMs - b.firstAtMs || (a.client < b.client ? -1 : a.client > b.client ? 1 : 0))
     .map((client) => clientReport(client, context.banPolicy));
-  return { session: context.session, generatedAt: clock.now, clock, clients, coverage: coverageReport(state.coverage) };
+  const coverage = coverageReport(state.coverage);
+  return { version: labReportVersion, session: context.session, generatedAt: clock.now, clock, clients, coverage };
 }
 
 /** A clock state at a virtual time with no offset (replays: the recorded time is the clock). */

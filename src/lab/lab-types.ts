@@ -5,9 +5,9 @@
  * Browser-safe: plain data only, no Node types.
  */
 import type { RequestLogEntry } from '../core/state/request-log.js';
-import type { ClientRequestCounts, CoverageReport, LabClockState, Verdict } from './dashboard-schema.js';
+import type { CoverageReport, Verdict } from './dashboard-schema.js';
 
-// The shapes the dashboard and `GET /__mock/report` send are their schema's (dashboard-schema.ts).
+// The shapes the dashboard and `GET /__mock/report` send are their schemas' (dashboard-schema.ts, lab-report-schema.ts).
 export type {
   ClientRequestCounts,
   CoverageReport,
@@ -19,6 +19,7 @@ export type {
   Verdict,
 } from './dashboard-schema.js';
 export { situationNames } from './dashboard-schema.js';
+export type { ClientReport, LabReport } from './lab-report-schema.js';
 export type SituationName = keyof CoverageReport['situations'];
 export type VerdictRule = Verdict['rule'];
 export type VerdictOutcome = Verdict['outcome'];
@@ -35,27 +36,6 @@ export interface LabBanPolicy {
   /** Requests answered 429 in a row that a client may send; the next one bans it. */
   threshold: number;
   durationMs: number;
-}
-
-export interface ClientReport {
-  /** The masked key (demo keys in full), a replay pseudonym, or "anonymous <address>". */
-  client: string;
-  kind: 'key' | 'anonymous';
-  /** 'free' | 'pro' | ... | 'custom' | 'anonymous'. */
-  plan: string;
-  limits: LabLimits;
-  requests: ClientRequestCounts;
-  verdicts: Verdict[];
-}
-
-/** `GET /__mock/report` (per session). */
-export interface LabReport {
-  session: string;
-  /** ISO, virtual clock. */
-  generatedAt: string;
-  clock: LabClockState;
-  clients: ClientReport[];
-  coverage: CoverageReport;
 }
 
 /** What `renderTimelineSvg` draws (the drawing lives in spec/, shared with the contract kit's HTML report). */

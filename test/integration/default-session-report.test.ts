@@ -7,7 +7,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LabReport } from '../../src/lab/lab-types.js';
+import { parseLabReport } from '../../src/lab/lab-report-schema.js';
 import { call, createTestApp } from '../support/core-test-app.js';
 import { startMockProcess } from '../support/mock-process.js';
 
@@ -65,7 +65,7 @@ describe('the default session report', () => {
       await mock.stop();
     }
     expect(mock.child.exitCode).toBe(0);
-    const report = JSON.parse(await readFile(reportPath, 'utf8')) as LabReport;
+    const report = parseLabReport(await readFile(reportPath, 'utf8'));
     expect(report.coverage.situations['401'].met).toBe(true);
     expect(report.clients.length).toBeGreaterThan(0);
   }, 120_000);

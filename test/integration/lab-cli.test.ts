@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
 import { createFixedClock } from '../../src/core/clock.js';
 import { parseMockConfig } from '../../src/core/config/mock-config.js';
-import type { LabReport } from '../../src/lab/lab-types.js';
+import { parseLabReport } from '../../src/lab/lab-report-schema.js';
 import { parseRecording } from '../../src/lab/replay-input.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { specDocument, testEpochMs } from '../support/core-test-app.js';
@@ -148,7 +148,7 @@ describe('export of the log and its replay', () => {
     const svg = await readFile(join(folder, 'timeline-a.svg'), 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
     expect(await readFile(join(folder, 'timeline-b.svg'), 'utf8')).toBe(svg);
-    const report = JSON.parse(await readFile(join(folder, 'report-a.json'), 'utf8')) as LabReport;
+    const report = parseLabReport(await readFile(join(folder, 'report-a.json'), 'utf8'));
     expect(report.coverage.situations.ban.met).toBe(true);
   }, 90_000);
 
@@ -186,7 +186,7 @@ describe('--report FILE and --min-coverage', () => {
     ).toBe(401);
     await mockProcess.stop();
     expect(mockProcess.child.exitCode).toBe(1);
-    const report = JSON.parse(await readFile(reportPath, 'utf8')) as LabReport;
+    const report = parseLabReport(await readFile(reportPath, 'utf8'));
     expect(report.coverage.situations['401'].met).toBe(true);
     expect(report.coverage.situations['429'].met).toBe(false);
     expect(report.clients.map((client) => client.client)).toContain('demo-free');

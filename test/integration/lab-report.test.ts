@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
+import { parseLabReport } from '../../src/lab/lab-report-schema.js';
 import type { LabReport, Verdict } from '../../src/lab/lab-types.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { testEpochMs } from '../support/core-test-app.js';
@@ -45,7 +46,7 @@ async function reportOf(session: string): Promise<LabReport> {
   const response = await send(session, '/__mock/report');
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  return (await response.json()) as LabReport;
+  return parseLabReport(await response.text());
 }
 
 /** The scripted client of src/lab/scripted-clients.test.ts, over HTTP in its own session. */
@@ -107,7 +108,7 @@ describe('GET /__mock/report on the running mock', () => {
     await (await send(session, '/v1/categories', { key: 'demo-pro', headers: { prefer: 'code=429' } })).arrayBuffer();
     await (await send(session, '/v1/store/orders')).arrayBuffer();
     const report = await reportOf(session);
-    expect(Object.keys(report).sort()).toEqual(['clients', 'clock', 'coverage', 'generatedAt', 'session']);
+    expect(Object.keys(report).sort()).toEqual(['clients', 'clock', 'coverage', 'generatedAt', 'session', 'version']);
     expect(report.clock).toEqual({
       now: '2026-01-01T00:00:00.000Z',
       epochSeconds: testEpochMs / 1000,

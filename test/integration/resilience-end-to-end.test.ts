@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFixedClock } from '../../src/core/clock.js';
-import type { LabReport, Verdict } from '../../src/lab/lab-types.js';
+import { parseLabReport } from '../../src/lab/lab-report-schema.js';
+import type { Verdict } from '../../src/lab/lab-types.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { testEpochMs } from '../support/core-test-app.js';
 
@@ -56,7 +57,7 @@ async function advance(session: string, seconds: number): Promise<void> {
 
 async function resilienceOutcomes(session: string): Promise<Record<string, Verdict['outcome']>> {
   const response = await fetch(`${mock.origin}/__mock/report`, { headers: { 'x-mock-session': session } });
-  const report = (await response.json()) as LabReport;
+  const report = parseLabReport(await response.text());
   const client = report.clients.find((candidate) => candidate.client === 'demo-free')!;
   const wanted = new Set(['retries-idempotent', 'no-blind-resend', 'bounded-attempts']);
   return Object.fromEntries(

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseLabReport } from '../../src/lab/lab-report-schema.js';
 import type { LabReport } from '../../src/lab/lab-types.js';
 import { type RunningProxyServer, startProxyServer } from '../../src/server/proxy-server.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
@@ -69,9 +70,12 @@ describe('the judging proxy in front of our mock', () => {
       }
       const outcomes = (report: Pick<LabReport, 'clients'>) =>
         Object.fromEntries(report.clients[0]!.verdicts.map((verdict) => [verdict.rule, verdict.outcome]));
-      const ofMock = (await (await fetch(`${mock.origin}/__mock/report`)).json()) as LabReport;
+      const ofMock = parseLabReport(await (await fetch(`${mock.origin}/__mock/report`)).text());
       const report = proxy.report();
       expect(report.client.clients).toHaveLength(1);
+      // The proxy's `client` is the lab's report with its outcome: the lab report's schema reads it.
+      const { outcome: _outcome, ...labReport } = report.client;
+      expect(parseLabReport(JSON.stringify(labReport))).toEqual(labReport);
       expect(outcomes(report.client)).toEqual(outcomes(ofMock));
       expect(outcomes(report.client)).toEqual(expected);
       expect(

@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { describeIssuePath, quoteShort } from '../../../spec/issue-wording.js';
 import { onFirstUse } from '../../../spec/zod-module.js';
 
 // What the config file and the scenario file share: the rules of a plan name and a date, and one
@@ -37,7 +38,7 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   // A config file may be huge or not a config at all: a few problems, each with a few keys, never
   // more than a short escaped excerpt of what the file holds.
   const shown = issues.slice(0, 5).map((issue) => {
-    const where = issue.path.length > 0 ? issue.path.map(describePathSegment).join('.') : '(root)';
+    const where = issue.path.length > 0 ? describeIssuePath(issue.path) : '(root)';
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.slice(0, 3).map((key) => quoteShort(key));
       const more = issue.keys.length > 3 ? ` and ${issue.keys.length - 3} more` : '';
@@ -51,16 +52,6 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
   });
   if (issues.length > 5) shown.push(`and ${issues.length - 5} more problems`);
   return shown.join('; ');
-}
-
-/** A key of the input in an error path: plain words as they are, anything else short and escaped. */
-function describePathSegment(segment: PropertyKey): string {
-  const text = String(segment);
-  return /^[A-Za-z0-9_-]{1,40}$/.test(text) ? text : quoteShort(text);
-}
-
-function quoteShort(text: string): string {
-  return JSON.stringify(text.length > 30 ? `${text.slice(0, 30)}…` : text);
 }
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
