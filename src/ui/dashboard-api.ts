@@ -1,3 +1,4 @@
+import { truncate } from '../../spec/interface/observed.js';
 import type { ApiError } from './dashboard-types.js';
 
 /**
@@ -50,8 +51,9 @@ async function callError(response: Response): Promise<DashboardCallError> {
   }
   const code = typeof body?.code === 'string' ? body.code : null;
   const message = typeof body?.message === 'string' ? body.message : response.statusText || 'no error body';
+  // Shown on the page's error line: a broken server's megabyte of message is cut there.
   return new DashboardCallError(
-    `The mock answered ${response.status}${code === null ? '' : ` ${code}`}: ${message}`,
+    `The mock answered ${response.status}${code === null ? '' : ` ${truncate(code, 60)}`}: ${truncate(message, 300)}`,
     response.status,
     code,
   );

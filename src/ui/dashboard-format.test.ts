@@ -111,6 +111,16 @@ it('accepts a snapshot of the contract and names the first missing field of anyt
   );
 });
 
+it('shows a version it cannot read cut short, whatever a broken server sends in its place', () => {
+  expect(snapshotProblem({ ...valid, version: 2 })).toBe('version 2: this page reads version 1; reload the page');
+  expect(snapshotProblem({ ...valid, version: undefined })).toBe(
+    'version none: this page reads version 1; reload the page',
+  );
+  const huge = snapshotProblem({ ...valid, version: 'v'.repeat(10_000_000) })!;
+  expect(huge).toMatch(/^version "v{39}… \(10000002 chars\): this page reads version 1; reload the page$/);
+  expect(snapshotProblem({ ...valid, version: { nested: ['x'.repeat(1000)] } })!.length).toBeLessThan(120);
+});
+
 it('writes verdict evidence out as label and text, bounded, the summary left to its own line', () => {
   expect(
     evidenceLines({

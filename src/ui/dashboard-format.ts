@@ -1,3 +1,4 @@
+import { truncate } from '../../spec/interface/observed.js';
 import { dashboardVersion } from '../lab/dashboard-version.js';
 import type { DashboardSnapshot } from './dashboard-types.js';
 
@@ -76,9 +77,10 @@ export function parseAdvanceSeconds(text: string): { ok: true; seconds: number }
 export function snapshotProblem(value: unknown): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'the body is not a JSON object';
   const record = value as Record<string, unknown>;
-  // The page is served by the mock it polls, so another version is a page left open across an upgrade.
+  // The page is served by the mock it polls, so another version is a page left open across an upgrade;
+  // what stands in its place is shown cut (a broken server may send megabytes there).
   if (record.version !== dashboardVersion)
-    return `version ${JSON.stringify(record.version) ?? 'none'}: this page reads version ${dashboardVersion}; reload the page`;
+    return `version ${truncate(JSON.stringify(record.version) ?? 'none', 40)}: this page reads version ${dashboardVersion}; reload the page`;
   if (typeof record.session !== 'string') return 'session is not a string';
   if (!Array.isArray(record.sessions)) return 'sessions is not a list';
   const clock = record.clock as Record<string, unknown> | null | undefined;
