@@ -18,6 +18,7 @@ async function failure(call: () => Promise<unknown>): Promise<DashboardCallError
   try {
     await call();
   } catch (error) {
+    expect(error).toBeInstanceOf(DashboardCallError);
     return error as DashboardCallError;
   }
   throw new Error('the call did not fail');
