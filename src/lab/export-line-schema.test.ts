@@ -68,6 +68,24 @@ describe('the export lines schema', () => {
     expect(readExportLine('text')).toEqual({ problem: '(line): expected a JSON object (one request per line)' });
   });
 
+  it('never quotes what a line holds: a megabyte in any field is refused in a short line', async () => {
+    const [state, request] = (await exportedLines()) as Record<string, unknown>[];
+    const huge = '\u001b'.repeat(1_000_000);
+    const problems = [
+      ...Object.keys(request!).map((field) => readExportLine({ ...request, [field]: huge })),
+      readExportLine({ ...request, limits: { [huge]: 1 } }),
+      readExportLine(huge),
+      ...Object.keys(state!).map((field) => readStateLine({ ...state, [field]: huge })),
+      readStateLine({ ...state, scenario: { keys: [{ key: huge, plan: huge, [huge]: huge }] } }),
+      readStateLine({ ...state, scenario: { [huge]: 1 } }),
+    ].map((reading) => ('problem' in reading ? reading.problem : 'read'));
+    for (const problem of problems) {
+      // A scenario's refusal names up to a few problems, each key quoted short (escaped, so longer).
+      expect(problem.length).toBeLessThan(1000);
+      expect(problem).not.toContain('\u001b');
+    }
+  });
+
   it('is published as JSON Schema, equal to what zod emits (`npx vitest run -u` rewrites the files)', async () => {
     const emit = (schema: ZodType) =>
       `${JSON.stringify(toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }), null, 2)}\n`;
