@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../../../spec/openapi-types.js';
 import type { SchemaValidator } from '../../../spec/schema-validator.js';
-import { itemSchema, propertySchemas, scalar, valueTypes } from './text-typing.js';
+import { itemSchema, propertySchemas, textValue, valueTypes } from './text-typing.js';
 
 /** How the mock reads or writes a body of a media type. */
 export type MediaKind = 'json' | 'form' | 'multipart' | 'text' | 'xml' | 'binary';
@@ -54,25 +54,26 @@ export function formFields(
   return fields;
 }
 
-const jsonTypes: readonly string[] = ['object'];
-const arrayTypes: readonly string[] = ['array'];
+/** A part declared JSON whose schema gives no type: its text read as the JSON it is. */
+const untypedJsonPart: JsonSchema = { type: 'object' };
 
 function fieldDecoder(property: JsonSchema, declaredJson: boolean): (values: readonly string[]) => unknown {
   const types = valueTypes(property);
   if (!types.includes('array')) {
-    const read = types.length === 0 && declaredJson ? jsonTypes : types;
-    return (values) => scalar(values[0]!, read);
+    const read = types.length === 0 && declaredJson ? untypedJsonPart : property;
+    return (values) => textValue(values[0]!, read);
   }
-  const itemTypes = valueTypes(itemSchema(property));
+  const items = itemSchema(property);
+  const itemTypes = valueTypes(items);
   return (values) =>
     // A part declared JSON is the array itself (`[1,2]`), not items to split at their commas.
     declaredJson && values.length === 1 && values[0]!.startsWith('[')
-      ? scalar(values[0]!, arrayTypes)
+      ? textValue(values[0]!, property)
       : values
           .flatMap((value) =>
             values.length === 1 && value.includes(',') && !itemTypes.includes('string') ? value.split(',') : [value],
           )
-          .map((value) => scalar(value, itemTypes));
+          .map((value) => textValue(value, items));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../../spec/openapi-types.js';
-import { itemSchema, propertySchemas, scalar, valueTypes } from './text-typing.js';
+import { itemSchema, propertySchemas, textValue, valueTypes } from './text-typing.js';
 
 /** What of a request a parameter can come from. */
 export interface ParameterSources {
@@ -41,16 +41,16 @@ export function parameterReader(parameter: ParameterSerialization): ParameterRea
 
 /** What a parameter's text is read as: its schema's types and how its style splits it. */
 interface Shape {
-  /** The types of the whole schema (text-typing.ts: nullable, allOf, oneOf, const, enum read too). */
-  types: readonly string[];
+  /** The whole schema (text-typing.ts reads its nullable, allOf, oneOf, const and enum too). */
+  schema: JsonSchema | undefined;
   style: string;
   explode: boolean;
   /** An object's properties (through allOf, anyOf and oneOf); empty for other schemas. */
   properties: ReadonlyMap<string, JsonSchema>;
   array: boolean;
   object: boolean;
-  /** The types of the schema's items. */
-  items: readonly string[];
+  /** The schema of its items (an array's). */
+  items: JsonSchema | undefined;
 }
 
 function shapeOf(parameter: ParameterSerialization): Shape {
@@ -60,38 +60,37 @@ function shapeOf(parameter: ParameterSerialization): Shape {
   const array = types.includes('array') && !content;
   const object = types.includes('object') && !types.includes('array') && !content;
   return {
-    types,
+    schema,
     style,
     explode: parameter.explode ?? style === 'form',
     // Gathered only where they are read: most parameters are scalars, and a large document has many.
     properties: object ? propertySchemas(schema) : noProperties,
     array,
     object,
-    items: array ? valueTypes(itemSchema(schema)) : noItems,
+    items: array ? itemSchema(schema) : undefined,
   };
 }
 
 const noProperties: ReadonlyMap<string, JsonSchema> = new Map();
-const noItems: readonly string[] = Object.freeze([]);
 
 // Functions of the shape, not closures made per parameter: two closures each were 600 bytes a parameter.
-/** Items as the schema's item type. */
+/** Items as their schema reads them. */
 function listOf(shape: Shape, texts: readonly string[]): unknown[] {
-  return texts.map((text) => scalar(text, shape.items));
+  return texts.map((text) => textValue(text, shape.items));
 }
 
-/** `key,value,key,value` as an object of the schema's property types. */
+/** `key,value,key,value` as an object, each value as its property's schema reads it. */
 function pairsOf(shape: Shape, texts: readonly string[]): Record<string, unknown> {
   const value: Record<string, unknown> = {};
   for (let index = 0; index + 1 < texts.length; index += 2)
-    value[texts[index]!] = scalar(texts[index + 1]!, valueTypes(shape.properties.get(texts[index]!)));
+    value[texts[index]!] = textValue(texts[index + 1]!, shape.properties.get(texts[index]!));
   return value;
 }
 
 /** A path, header or cookie parameter: one text, split as its style says. */
 function textReader(parameter: ParameterSerialization, shape: Shape): ParameterReader {
   const { name } = parameter;
-  const { types, style, explode, properties, array, object } = shape;
+  const { schema, style, explode, properties, array, object } = shape;
   const header = name.toLowerCase();
   const textOf: (sources: ParameterSources) => string | undefined =
     parameter.in === 'path'
@@ -108,13 +107,13 @@ function textReader(parameter: ParameterSerialization, shape: Shape): ParameterR
       return explode
         ? Object.fromEntries(text.split(',').map((pair) => keyValue(pair, properties)))
         : pairsOf(shape, text.split(','));
-    return scalar(text, types);
+    return textValue(text, schema);
   };
 }
 
 /** A query parameter: repeated names, delimited values, `name[key]` or the properties as names. */
 function queryReader(name: string, shape: Shape): ParameterReader {
-  const { types, style, explode, properties, array, object } = shape;
+  const { schema, style, explode, properties, array, object } = shape;
   if (array) {
     const delimiter = delimiters[style] ?? ',';
     return ({ query }) => {
@@ -131,7 +130,7 @@ function queryReader(name: string, shape: Shape): ParameterReader {
         if (!key.startsWith(prefix) || !key.endsWith(']')) continue;
         const property = key.slice(prefix.length, -1);
         value ??= {};
-        value[property] = scalar(text, valueTypes(properties.get(property)));
+        value[property] = textValue(text, properties.get(property));
       }
       return value;
     };
@@ -147,14 +146,14 @@ function queryReader(name: string, shape: Shape): ParameterReader {
         const text = query.get(property);
         if (text === null) continue;
         value ??= {};
-        value[property] = scalar(text, valueTypes(properties.get(property)));
+        value[property] = textValue(text, properties.get(property));
       }
       return value;
     };
   }
   return ({ query }) => {
     const text = query.get(name);
-    return text === null ? undefined : scalar(text, types);
+    return text === null ? undefined : textValue(text, schema);
   };
 }
 
@@ -191,5 +190,5 @@ function splitPathList(text: string, style: string, explode: boolean, name: stri
 function keyValue(pair: string, properties: ReadonlyMap<string, JsonSchema>): [string, unknown] {
   const equals = pair.indexOf('=');
   const key = equals === -1 ? pair : pair.slice(0, equals);
-  return [key, scalar(equals === -1 ? '' : pair.slice(equals + 1), valueTypes(properties.get(key)))];
+  return [key, textValue(equals === -1 ? '' : pair.slice(equals + 1), properties.get(key))];
 }
