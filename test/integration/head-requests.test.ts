@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
 import { createFixedClock } from '../../src/core/clock.js';
 import { parseMockConfig } from '../../src/core/config/mock-config.js';
+import type { LabReport } from '../../src/lab/lab-types.js';
 import { parseRecording } from '../../src/lab/replay-input.js';
 import { type RunningMockServer, startMockServer } from '../../src/server/start-server.js';
 import { specDocument } from '../support/core-test-app.js';
@@ -132,6 +133,19 @@ describe('HEAD in the request log, the export and the replay', () => {
         ['HEAD', 'listCategories', 401],
         ['HEAD', 'listCategories', 200],
       ]);
+      // The lab's coverage counts a HEAD for the GET operation that answered it, under GET.
+      const report = (await (await fetch(`${mock.origin}/__mock/report`, { dispatcher })).json()) as LabReport;
+      expect(report.coverage.operations).toEqual([
+        {
+          operationId: 'listCategories',
+          method: 'GET',
+          path: '/categories',
+          statuses: [
+            { status: 200, organic: 2, forced: 0 },
+            { status: 401, organic: 1, forced: 0 },
+          ],
+        },
+      ]);
       const exported = await (await fetch(`${mock.origin}/__mock/requests?format=jsonl`, { dispatcher })).text();
       const config = parseMockConfig({});
       const recording = parseRecording(exported, { plans: config.plans });
@@ -139,6 +153,7 @@ describe('HEAD in the request log, the export and the replay', () => {
       const replayed = await replayAgainstMockApp(recording.requests, config, specDocument, { recording });
       expect(replayed.recorded.differences).toEqual([]);
       expect(replayed.recorded.same).toBe(3);
+      expect(replayed.report.coverage.operations.map((operation) => operation.method)).toEqual(['GET']);
     } finally {
       await mock.close(1_000);
     }
