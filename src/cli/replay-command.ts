@@ -225,7 +225,11 @@ export async function replayAgainstMockApp(
       if (!route || (basePath !== '' && path !== basePath && !path.startsWith(`${basePath}/`))) return null;
       const match = route(method, path.slice(basePath.length) || '/', targetQuery(target));
       return match.kind === 'operation'
-        ? { operationId: match.operation.operationId, pathTemplate: match.operation.pathTemplate }
+        ? {
+            operationId: match.operation.operationId,
+            pathTemplate: match.operation.pathTemplate,
+            method: match.operation.method,
+          }
         : null;
     },
     banPolicy: {

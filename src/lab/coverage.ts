@@ -26,21 +26,29 @@ export function createCoverageState(): CoverageState {
 }
 
 /**
- * Counts one request. `pathTemplate` is the operation's path as the spec writes it
- * (`/pets/{petId}`); the request's own path is used when absent.
+ * The operation that answered a request, as the spec writes it (`GET /pets/{petId}`): a HEAD the
+ * mock answers with a GET operation (RFC 9110 §9.3.2) counts for that GET, under its method.
+ */
+export interface CoveredOperation {
+  readonly method: string;
+  readonly pathTemplate: string;
+}
+
+/**
+ * Counts one request. `answeredBy` is the operation that answered it, or only its path as the spec
+ * writes it (`/pets/{petId}`, with the request's method); the request's own path when absent.
  */
 export function observeCoverage(
   state: CoverageState,
   observation: LabObservation,
-  pathTemplate?: string,
+  answeredBy?: string | CoveredOperation,
 ): CoverageState {
   if (observation.outcome === 'other') return state;
   if (observation.operationId !== null) {
-    state.operations[observation.operationId] ??= {
-      method: observation.method,
-      path: pathTemplate ?? observation.path,
-      statuses: {},
-    };
+    state.operations[observation.operationId] ??=
+      typeof answeredBy === 'object'
+        ? { method: answeredBy.method, path: answeredBy.pathTemplate, statuses: {} }
+        : { method: observation.method, path: answeredBy ?? observation.path, statuses: {} };
     const operation = state.operations[observation.operationId]!;
     // A number key: an element access, no number-to-string conversion (the same "201" key).
     operation.statuses[observation.status] ??= { organic: 0, forced: 0 };

@@ -1,6 +1,7 @@
 import { type ClientJudgeState, clientVerdicts, createClientJudgeState, observeClient } from './client-judge.js';
 import {
   type CoverageState,
+  type CoveredOperation,
   coverageReport,
   createCoverageState,
   missingCoverage,
@@ -38,24 +39,27 @@ export function createLabSessionState(options: { maxClients?: number } = {}): La
   };
 }
 
-/** Folds one request into the session's lab state (in place); `pathTemplate` is the operation's path in the spec. */
+/**
+ * Folds one request into the session's lab state (in place); `operation` is the operation that
+ * answered it, or its path in the spec (`observeCoverage`).
+ */
 export function observeLab(
   state: LabSessionState,
   observation: LabObservation,
-  pathTemplate?: string,
+  operation?: string | CoveredOperation,
 ): LabSessionState {
-  return observeLabOf(state, observation, pathTemplate, state.clients[observation.clientId ?? observation.client]);
+  return observeLabOf(state, observation, operation, state.clients[observation.clientId ?? observation.client]);
 }
 
 /** `observeLab` with the client's state already looked up (undefined for a client not judged yet): the core looks it up once per request. */
 export function observeLabOf(
   state: LabSessionState,
   observation: LabObservation,
-  pathTemplate: string | undefined,
+  operation: string | CoveredOperation | undefined,
   known: ClientJudgeState | undefined,
 ): LabSessionState {
   if (observation.outcome === 'other') return state;
-  observeCoverage(state.coverage, observation, pathTemplate);
+  observeCoverage(state.coverage, observation, operation);
   const id = observation.clientId ?? observation.client;
   let client = known;
   if (!client) {

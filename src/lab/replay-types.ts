@@ -19,7 +19,7 @@ export interface ReplayOptions {
   createApp(clock: Clock): ReplayTarget | Promise<ReplayTarget>;
   banPolicy: LabBanPolicy;
   /** The operation a request target (path and query: a key's `?query` is a condition) lands on (for coverage), or null; the mock's router. */
-  operationOf?(method: string, target: string): { operationId: string; pathTemplate: string } | null;
+  operationOf?(method: string, target: string): { operationId: string; pathTemplate: string; method: string } | null;
   /** The session name in the report. Default "replay". */
   session?: string;
   /** Timeline title. */

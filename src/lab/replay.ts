@@ -132,7 +132,7 @@ class ReplayRun {
       seenBefore: previousAtMs !== undefined,
       ...(previousAtMs !== undefined ? { previousAtMs } : {}),
     });
-    observeLab(this.lab, observation, operation?.pathTemplate);
+    observeLab(this.lab, observation, operation ?? undefined);
     this.lanes.record(request, observation, limits);
   }
 

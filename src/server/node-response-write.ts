@@ -37,7 +37,8 @@ export function dripResponse(response: ServerResponse, result: MockResponse, log
         ? Buffer.alloc(0)
         : Buffer.from(result.bytes.buffer, result.bytes.byteOffset, result.bytes.byteLength);
   try {
-    result.headers['Content-Length'] = `${body.byteLength}`;
+    // A HEAD answer has no content and the Content-Length of the GET's, written by the core (head-answer.ts).
+    result.headers['Content-Length'] ??= `${body.byteLength}`;
     response.writeHead(result.status, result.headers);
   } catch (error) {
     logger.error(`Failed to write a response: ${(error as Error).message}`);

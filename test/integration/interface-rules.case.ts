@@ -333,9 +333,9 @@ const routing: RuleCase[] = [
       expectError(unknown, 404, 'not_found');
       expectError(await send('GET', '', { key: 'demo-pro' }), 404, 'not_found');
       for (const [method, path, allow] of [
-        ['DELETE', '/categories', 'GET, POST'],
-        ['PUT', '/categories', 'GET, POST'],
-        ['PUT', '/pets/3', 'GET'],
+        ['DELETE', '/categories', 'GET, HEAD, POST'],
+        ['PUT', '/categories', 'GET, HEAD, POST'],
+        ['PUT', '/pets/3', 'GET, HEAD'],
       ] as const) {
         const wrong = await send(method, path, { key: 'demo-pro' });
         expectError(wrong, 405, 'method_not_allowed');
@@ -389,6 +389,71 @@ const routing: RuleCase[] = [
       expect(preflight.headers['x-ratelimit-limit']).toBe('60');
       expect(preflight.headers['x-ratelimit-remaining']).toBe('60');
       expect((await send('GET', '/categories')).headers['x-ratelimit-remaining']).toBe('59');
+    },
+  },
+];
+
+/** HEAD is GET without content (RFC 9110 §9.3.2): the same answer, head for head, and counted like it. */
+const head: RuleCase[] = [
+  {
+    name: 'HEAD is the GET answer without content: status, headers, the Content-Length of its body; counted',
+    async run({ send }) {
+      for (const path of ['/categories', '/pets/1', '/store/orders']) {
+        const get = await send('GET', path, { key: 'demo-pro' });
+        const answer = await send('HEAD', path, { key: 'demo-pro' });
+        expect(answer.status, path).toBe(get.status);
+        expect(answer.text, path).toBe('');
+        expect(answer.headers['content-length'], path).toBe(String(new TextEncoder().encode(get.text).byteLength));
+        for (const name of ['content-type', 'x-ratelimit-limit', 'deprecation', 'sunset', 'link'])
+          expect(answer.headers[name], `${path} ${name}`).toBe(get.headers[name]);
+        // Counted against the key as the GET before it was: one request less in the window.
+        expect(Number(answer.headers['x-ratelimit-remaining']), path).toBe(
+          Number(get.headers['x-ratelimit-remaining']) - 1,
+        );
+      }
+    },
+  },
+  {
+    name: 'HEAD without a key is the GET refusal without content: 401, WWW-Authenticate, X-RateLimit-*',
+    async run({ send }) {
+      const get = await send('GET', '/categories');
+      const answer = await send('HEAD', '/categories');
+      expect([get.status, answer.status]).toEqual([401, 401]);
+      expect(answer.text).toBe('');
+      expect(answer.headers['www-authenticate']).toBe(get.headers['www-authenticate']);
+      expect(answer.headers['content-type']).toBe(get.headers['content-type']);
+      expect(answer.headers['content-length']).toBe(String(new TextEncoder().encode(get.text).byteLength));
+      expectRateLimitHeaders(answer);
+      expect((await send('HEAD', '/categories', { key: 'nope' })).status).toBe(401);
+    },
+  },
+  {
+    name: 'HEAD spends the budget: 429 with Retry-After once the window is spent, then the ban',
+    async run({ send }) {
+      const answers = await repeat(5, () => send('HEAD', '/categories', { key: 'tiny-plan-key' }));
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 429, 429]);
+      expect(answers.map((answer) => answer.headers['x-ratelimit-remaining'])).toEqual(['2', '1', '0', '0', '0']);
+      for (const answer of answers.slice(3)) {
+        expect(answer.text).toBe('');
+        expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+      }
+      // Banned by HEADs alone (threshold 2): the GET is refused too, and says why.
+      const get = await send('GET', '/categories', { key: 'tiny-plan-key' });
+      expectError(get, 429, 'key_banned');
+    },
+  },
+  {
+    name: 'HEAD meets a forced answer and a fault as GET would (Prefer), without content',
+    async run({ send }) {
+      const forced = await send('HEAD', '/categories', { key: 'demo-pro', headers: { prefer: 'code=418' } });
+      const get = await send('GET', '/categories', { key: 'demo-pro', headers: { prefer: 'code=418' } });
+      expect([forced.status, forced.text]).toEqual([get.status, '']);
+      expect(forced.headers['content-length']).toBe(String(new TextEncoder().encode(get.text).byteLength));
+      const fault = await send('HEAD', '/categories', {
+        key: 'demo-pro',
+        headers: { prefer: 'fault=status, code=503' },
+      });
+      expect([fault.status, fault.text]).toEqual([503, '']);
     },
   },
 ];
@@ -1107,6 +1172,7 @@ export const ruleCases: RuleCase[] = [
   ...authentication,
   ...categories,
   ...routing,
+  ...head,
   ...rateLimits,
   ...deprecation,
   ...prefer,

@@ -43,6 +43,46 @@ describe('the judging proxy in front of our mock', () => {
     expect(free.verdicts.find((verdict) => verdict.rule === 'no-hammering')?.outcome).toBe('fail');
   });
 
+  it('forwards HEAD as HEAD and judges its answer as the GET operation without content: no rule fails', async () => {
+    mock = await startMockServer({ port: 0 });
+    proxy = await startProxyServer({ upstream: mock.baseUrl, port: 0 });
+    const head = (path: string, key?: string) =>
+      fetch(`${proxy!.baseUrl}${path}`, {
+        method: 'HEAD',
+        headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+      });
+    const get = await fetch(`${proxy.baseUrl}/categories`, { headers: { authorization: 'Bearer demo-pro' } });
+    const length = new TextEncoder().encode(await get.text()).byteLength;
+    const answers = [
+      await head('/categories', 'demo-pro'),
+      await head('/pets/1', 'demo-pro'),
+      await head('/categories'),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401]);
+    expect(answers[0]!.headers.get('content-length')).toBe(String(length));
+    for (const answer of answers) expect(await answer.text()).toBe('');
+    // The upstream was sent HEAD, not GET: its own log says so.
+    const upstreamLog = (await (await fetch(`${mock.origin}/__mock/requests`)).json()) as { method: string }[];
+    expect(upstreamLog.map((entry) => entry.method)).toEqual(['GET', 'HEAD', 'HEAD', 'HEAD']);
+    const report = proxy.report();
+    expect(
+      report.server.rules.filter((rule) => rule.outcome === 'fail').map((rule) => [rule.id, rule.evidence]),
+    ).toEqual([]);
+    const judged = Object.fromEntries(report.server.rules.map((rule) => [rule.id, rule.judged]));
+    // Every answer's head is judged (rate fields, deprecation); only the GET has a body to hold to the schema.
+    expect(judged['every.rate-headers-present']).toBe(4);
+    expect(judged['every.schema']).toBe(1);
+    const exported = proxy.judge.exportLines().map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(exported.filter((line) => line.method !== undefined).map((line) => [line.method, line.operationId])).toEqual(
+      [
+        ['GET', 'listCategories'],
+        ['HEAD', 'listCategories'],
+        ['HEAD', 'getPetById'],
+        ['HEAD', 'listCategories'],
+      ],
+    );
+  });
+
   it.each(scriptedClients)(
     'behind the scripted client that $name: the lab verdicts of the mock itself',
     async ({ policy, expected }) => {

@@ -1,3 +1,4 @@
+import type { CoveredOperation } from '../../lab/coverage.js';
 import { buildLabReport, createLabSessionState, type LabSessionState, observeLabOf } from '../../lab/lab-report.js';
 import type { LabBanPolicy, LabClockState, LabLimits, LabReport } from '../../lab/lab-types.js';
 import { observationFromHit } from '../../lab/response-observer.js';
@@ -36,8 +37,8 @@ export interface LabRequestInput {
   /** Path without the query. */
   path: string;
   operationId: string | null;
-  /** The operation's path in the spec (`/pets/{petId}`), for the coverage. */
-  pathTemplate?: string;
+  /** The operation that answered (its method and path in the spec), for the coverage: a HEAD answered by GET counts for GET. */
+  operation?: CoveredOperation;
   status: number;
   forced: boolean;
   /** undefined when the operation is not deprecated; else its sunset (ISO) or null. */
@@ -64,7 +65,7 @@ export function labRequestOf(
     method: record.request.method.slice(0, 20),
     path: record.path.slice(0, 300),
     operationId,
-    pathTemplate: operation === undefined ? undefined : operation.pathTemplate,
+    operation,
     status: record.response.status,
     forced: record.forcedAnswer,
     deprecatedSunset: operationId === null ? undefined : record.served.sunsets.get(operationId),
@@ -141,7 +142,7 @@ function observeIn(found: SessionLab, input: LabRequestInput, anonymousLimits: L
     delayMs: input.delayMs,
     idempotencyKey: input.idempotencyKey,
   });
-  observeLabOf(lab, observation, input.pathTemplate, known);
+  observeLabOf(lab, observation, input.operation, known);
   if (lab.clientCount !== found.counted) countClients(found);
   // A banned decision reports the ban as its windows: the gauges keep the windows the client last
   // counted against (the ban itself is the judge's banUntilMs).

@@ -2,6 +2,7 @@ import { HttpError } from '../errors.js';
 import { defaultSessionName, invalidSessionMessage } from '../state/sessions.js';
 import type { MockResponse } from '../types.js';
 import { errorCodeOf, type ResponseShaper } from '../wire/response-shaping.js';
+import { withoutContentForHead } from './head-answer.js';
 import { recordAnswer } from './recording.js';
 import type { ControlAnswer, PipelineRuntime, RequestRecord } from './request-record.js';
 
@@ -64,7 +65,8 @@ export function refuseSession(record: RequestRecord): MockResponse | Promise<Moc
     {},
     record.baseTimeMs,
   );
-  return record.isControl ? refusal : withBudgetHeaders(record, refusal);
+  const answer = withoutContentForHead(record.request.method, refusal);
+  return record.isControl ? answer : withBudgetHeaders(record, answer);
 }
 
 /** An error no stage turned into an answer: the API's Error shape (a logged 500 for one that is no HttpError), and logged. */

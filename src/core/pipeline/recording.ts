@@ -1,16 +1,18 @@
 import { createRedactor, maskedRunLength, maskQueryCredentials } from '../../../spec/credential-masking.js';
 import { maxExportBodyBytes, type RecordedRequest, type ReplayFields } from '../state/request-log.js';
 import { defaultSessionName } from '../state/sessions.js';
+import { withoutContentForHead } from './head-answer.js';
 import type { RequestEvent, RequestRecord } from './request-record.js';
 
 const textDecoder = new TextDecoder();
 
 /**
- * The last stage of every answered request (the controls' too): the session echoed, the request log
- * written, and, for an API request, the rate-limit lab and the observers fed. Nothing here changes
- * the answer, and nothing that fails here fails the request.
+ * The last stage of every answered request (the controls' too): a HEAD answer's content dropped,
+ * the session echoed, the request log written, and, for an API request, the rate-limit lab and the
+ * observers fed. Nothing else here changes the answer, and nothing that fails here fails the request.
  */
 export function recordAnswer(record: RequestRecord): undefined {
+  record.response = withoutContentForHead(record.request.method, record.response);
   const { runtime, response } = record;
   if (record.namedSession !== undefined) response.headers['X-Mock-Session'] = record.session;
   const entry: RecordedRequest = {

@@ -41,13 +41,13 @@ describe('createRouter', () => {
 
   it('prefers a literal path to a template, and of two templates the more specific one that has the method', () => {
     expect(matched('GET', '/pets/mine')).toEqual(['GET /pets/mine', {}]);
-    expect(matched('DELETE', '/pets/mine')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+    expect(matched('DELETE', '/pets/mine')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD'] });
     // A literal segment wins over a parameter from the left, as routers read paths.
     expect(matched('GET', '/a/b/c')).toEqual(['GET /a/b/{y}', { y: 'c' }]);
     expect(matched('GET', '/a/z/c')).toEqual(['GET /a/{x}/c', { x: 'z' }]);
     // Same shape, two spellings: the one with the method answers; else the first one's methods are the path's.
     expect(matched('PUT', '/pets/1/toys/2')).toEqual(['PUT /pets/{id}/toys/{toyId}', { id: '1', toyId: '2' }]);
-    expect(matched('PATCH', '/pets/1/toys/2')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+    expect(matched('PATCH', '/pets/1/toys/2')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD'] });
   });
 
   it('finds the template that has the method when a less specific one matches too', () => {
@@ -60,12 +60,27 @@ describe('createRouter', () => {
       kind: 'operation',
       operation: { operationId: 'POST /media/{id}/{status}' },
     });
-    expect(route('DELETE', '/media/7/watch_data')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+    expect(route('DELETE', '/media/7/watch_data')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD'] });
+  });
+
+  it('routes HEAD to the GET operation where the path has GET and no HEAD of its own (RFC 9110 §9.3.2)', () => {
+    expect(matched('HEAD', '/categories')).toEqual(['GET /categories', {}]);
+    expect(matched('HEAD', '/pets/7/toys/9')).toEqual(['GET /pets/{petId}/toys/{toyId}', { petId: '7', toyId: '9' }]);
+    expect(matched('HEAD', '/pets/mine')).toEqual(['GET /pets/mine', {}]);
+    expect(matched('HEAD', '/files/report.xml')).toEqual({ kind: 'not-found' });
+    // A path with no GET has no HEAD either: 405, and its Allow names neither.
+    const postOnly = createRouter([operation('POST', '/uploads'), operation('DELETE', '/uploads/{id}')]);
+    expect(postOnly('HEAD', '/uploads')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
+    expect(postOnly('HEAD', '/uploads/1')).toEqual({ kind: 'method-not-allowed', allow: ['DELETE'] });
+    // A document's own HEAD operation answers HEAD, in place of its GET.
+    const ownHead = createRouter([operation('GET', '/files/{id}'), operation('HEAD', '/files/{id}')]);
+    expect(ownHead('HEAD', '/files/3')).toMatchObject({ operation: { operationId: 'HEAD /files/{id}' } });
+    expect(ownHead('PUT', '/files/3')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD'] });
   });
 
   it('answers 405 with the allowed methods, sorted, and 404 for unknown paths', () => {
-    expect(matched('PATCH', '/categories')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'POST'] });
-    expect(matched('POST', '/pets/7')).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET'] });
+    expect(matched('PATCH', '/categories')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD', 'POST'] });
+    expect(matched('POST', '/pets/7')).toEqual({ kind: 'method-not-allowed', allow: ['DELETE', 'GET', 'HEAD'] });
     expect(matched('GET', '/pets')).toEqual({ kind: 'not-found' });
     expect(matched('GET', '/pets/7/toys')).toEqual({ kind: 'not-found' });
     expect(matched('GET', '/pets//toys/9')).toEqual({ kind: 'not-found' });
@@ -131,6 +146,9 @@ describe('path keys with a query of their own (OpenAI: /responses?beta=true)', (
     expect(chosen('POST', '/responses', 'beta=false')).toEqual(['POST /responses', {}]);
     expect(chosen('GET', '/responses/r1', 'beta=true')).toEqual(['GET /responses/{id}?beta=true', { id: 'r1' }]);
     expect(chosen('GET', '/responses/r1')).toEqual(['GET /responses/{id}', { id: 'r1' }]);
+    // HEAD chooses among GET's keys as GET does.
+    expect(chosen('HEAD', '/responses/r1', 'beta=true')).toEqual(['GET /responses/{id}?beta=true', { id: 'r1' }]);
+    expect(chosen('HEAD', '/responses/r1')).toEqual(['GET /responses/{id}', { id: 'r1' }]);
   });
 
   it('routes a key with no plain twin only when its query holds, else what the path alone matches', () => {
@@ -140,7 +158,7 @@ describe('path keys with a query of their own (OpenAI: /responses?beta=true)', (
     expect(chosen('GET', '/only', 'preview=')).toEqual(['GET /only?preview', {}]);
     expect(chosen('GET', '/only', 'preview=yes')).toEqual(['GET /only?preview', {}]);
     expect(chosen('GET', '/only')).toEqual({ kind: 'not-found' });
-    expect(chosen('DELETE', '/only', 'preview')).toEqual({ kind: 'method-not-allowed', allow: ['GET'] });
+    expect(chosen('DELETE', '/only', 'preview')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'HEAD'] });
   });
 
   it('reads the key query as a query is read, and prefers the key that asks most of it', () => {

@@ -90,7 +90,10 @@ export function createRouter(
       endpoint.alternatives.set(operation.method, [...before, { operation, condition }]);
     }
   });
-  for (const endpoint of endpointsByTemplate.values()) endpoint.allow = [...endpoint.byMethod.keys()].sort();
+  for (const endpoint of endpointsByTemplate.values()) {
+    answerHeadAsGet(endpoint);
+    endpoint.allow = [...endpoint.byMethod.keys()].sort();
+  }
 
   return (method, path, query = '') => {
     const literal = literalPaths.get(path);
@@ -135,6 +138,20 @@ function alternativeFor(alternatives: readonly Alternative[], query: string): Co
     }
   }
   return chosen;
+}
+
+/**
+ * HEAD is GET without content (RFC 9110 §9.3.2: every general-purpose server supports both): an
+ * endpoint with GET and no HEAD of its own answers HEAD with its GET operations, alternatives
+ * included, so HEAD meets GET's auth, limits and validation and `Allow` lists it. The answer's
+ * content is dropped where every answer ends (`withoutContentForHead`, recording.ts).
+ */
+function answerHeadAsGet(endpoint: Endpoint): void {
+  const get = endpoint.byMethod.get('GET');
+  if (get === undefined || endpoint.byMethod.has('HEAD')) return;
+  endpoint.byMethod.set('HEAD', get);
+  const alternatives = endpoint.alternatives?.get('GET');
+  if (alternatives !== undefined) endpoint.alternatives!.set('HEAD', alternatives);
 }
 
 /** The operation of an endpoint for a method and a query; undefined when it has none the query meets. */
