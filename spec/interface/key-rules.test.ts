@@ -169,6 +169,20 @@ describe('the sequence rules of a key', () => {
     expect(sequences.answered(first, keyAnswer(200, 8)).verdicts).toEqual([]);
   });
 
+  it('judge no pair whose earlier answer overlapped another request of the key: the server may have counted them in either order', () => {
+    const sequences = new KeySequences();
+    sequences.answered(sequences.sent('k'), keyAnswer(200, 70));
+    // Two in flight together; the server counts `late` (66) before `early` (65), yet answers `early` first.
+    const early = sequences.sent('k');
+    const late = sequences.sent('k');
+    sequences.answered(early, keyAnswer(200, 65));
+    sequences.answered(late, keyAnswer(200, 66));
+    // The next one, sent alone after both answers: 64 follows the server's last count, not the last answer read.
+    expect(sequences.answered(sequences.sent('k'), keyAnswer(200, 64)).verdicts).toEqual([]);
+    // And the pair after it, both alone, is judged again.
+    expect(failed(sequences.answered(sequences.sent('k'), keyAnswer(200, 62)))).toEqual(['rate.remaining-exact']);
+  });
+
   it('judge no pair across a new window as one window, and ask a renewed budget for a later Reset', () => {
     expect(failed(inTurn(keyAnswer(200, 0), keyAnswer(200, 59, { reset: reset + 60, atMs: nowMs + 61_000 })))).toEqual(
       [],

@@ -31,6 +31,7 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
     const ticket: SequenceTicket<T> = {
       key: state === undefined ? null : key,
       previous: state?.lastAnswer,
+      previousAlone: state?.lastAnswerAlone ?? false,
       sentOfKeyBefore: state?.sent ?? 0,
       inFlightOfKeyAtSend: state?.inFlight ?? 0,
     };
@@ -46,9 +47,12 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
     const state = ticket.key === null ? undefined : this.#keys.get(ticket.key);
     if (state === undefined) return { verdicts: [], notes: [] };
     state.inFlight = Math.max(0, state.inFlight - 1);
-    // Nothing else of the key left between the previous answer and this request, and none was in flight.
-    const sequential =
-      ticket.previous !== undefined && ticket.inFlightOfKeyAtSend === 0 && state.sent === ticket.sentOfKeyBefore + 1;
+    // Alone: none of the key's other requests was in flight when this one left, and none left before its answer.
+    const alone = ticket.inFlightOfKeyAtSend === 0 && state.sent === ticket.sentOfKeyBefore + 1;
+    // A pair of one after the other: both alone. The previous answer must have been alone too: when
+    // two requests overlap, the server may count them in either order whatever order they are
+    // answered in, so the later answer need not carry the later count (seen under load: 66, then 64).
+    const sequential = ticket.previous !== undefined && ticket.previousAlone && alone;
     // Requests of the key around this one: in flight when it left, and sent after it before its answer.
     const othersAround = ticket.inFlightOfKeyAtSend + (state.sent - ticket.sentOfKeyBefore - 1);
     const history = { refusedInRow: state.refusedInRow, servedOnce: state.servedOnce, othersAround };
@@ -68,6 +72,7 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
       };
     }
     state.lastAnswer = { ...answer, response: { ...answer.response, bodyText: '', json: undefined } };
+    state.lastAnswerAlone = alone;
     const answered = answer.response.status;
     if (answered === 429) state.refusedInRow += 1;
     else if (answered !== 401 && answered !== 403) state.refusedInRow = 0;
@@ -107,7 +112,7 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
         this.#keysNotFollowed += 1;
         return undefined;
       }
-      state = { sent: 0, inFlight: 0, lastAnswer: undefined, refusedInRow: 0, servedOnce: false };
+      state = { sent: 0, inFlight: 0, lastAnswer: undefined, lastAnswerAlone: false, refusedInRow: 0, servedOnce: false };
       this.#keys.set(key, state);
     }
     return state;
@@ -130,6 +135,8 @@ export interface SequenceTicket<T extends ObservedExchange = ObservedExchange> {
   readonly key: string | null;
   /** The key's last answer when this request left (the `before` of the pair rules). */
   readonly previous: T | undefined;
+  /** Whether that answer's request was alone in flight, from its send to its answer. */
+  readonly previousAlone: boolean;
   readonly sentOfKeyBefore: number;
   readonly inFlightOfKeyAtSend: number;
 }
@@ -138,6 +145,8 @@ interface KeyState<T extends ObservedExchange> {
   sent: number;
   inFlight: number;
   lastAnswer: T | undefined;
+  /** Whether the request of `lastAnswer` was alone in flight of its key, from its send to its answer. */
+  lastAnswerAlone: boolean;
   /** 429s received in a row (a served answer ends the row). */
   refusedInRow: number;
   servedOnce: boolean;
