@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from './openapi-types.js';
 import { nodeAt, SpecError } from './ref-resolver.js';
-import { forEachDocumentSchema, forEachSubschema } from './schema-walk.js';
+import { forEachDocumentSchema, subschemaKeywords, subschemasOf } from './schema-walk.js';
 
 /**
  * The deepest a schema may nest, in levels: each subschema (`properties/x`, `items`, `allOf/0`, ...) and
@@ -113,9 +113,13 @@ function createDepthMeasure(source: OpenApiDocument, cap: number): (schema: unkn
 /** The schema objects one level below `schema`: its subschemas and the target of its local `$ref`. */
 function schemasBelow(schema: object, targetOf: (ref: string) => unknown): object[] {
   const below: object[] = [];
-  forEachSubschema(schema, (subschema) => {
+  const add = (subschema: unknown) => {
     if (isSchemaObject(subschema)) below.push(subschema);
-  });
+  };
+  // for-in and the table's lookup, not Object.entries: this runs once per schema of a large document at start.
+  for (const keyword in schema) {
+    if (subschemaKeywords.has(keyword)) subschemasOf(keyword, (schema as Record<string, unknown>)[keyword], add);
+  }
   const ref = (schema as Record<string, unknown>).$ref;
   // Only local references are left once a document is read (other files are bundled in); the audit names a broken one.
   if (typeof ref === 'string' && (ref === '#' || ref.startsWith('#/'))) {
