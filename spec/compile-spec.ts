@@ -9,6 +9,7 @@ import {
   resolveDocument,
   SpecError,
 } from './ref-resolver.js';
+import { refuseDeepSchemas } from './schema-depth.js';
 import { auditSchemas, type SchemaAudit } from './schema-keywords.js';
 import {
   createDocumentValidators,
@@ -166,6 +167,8 @@ function resolveAudited(
 ): { resolved: ResolvedDocument; audit: SchemaAudit } {
   // The node budget first, as the resolver checks it: an oversized document is refused before the audit reads it.
   refuseOversized(given, maxNodes);
+  // Then the nesting, before the resolver's own bound: its refusal names the schema a user wrote, not a level deep inside.
+  refuseDeepSchemas(given);
   const options = { ...(maxNodes === undefined ? {} : { maxNodes }), counted: true };
   let audit: SchemaAudit | undefined;
   let refusal: unknown;

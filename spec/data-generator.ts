@@ -5,6 +5,7 @@ import { fakeDataModules } from './fake-data-modules.js';
 import { type GivenValueCheck, pointerSegment, prepareGiven } from './given-values.js';
 import type { JsonSchema } from './openapi-types.js';
 import { nodeAt, originOf, type ResolvedDocument } from './ref-resolver.js';
+import { maxSchemaDepth } from './schema-depth.js';
 import { stripAnnotations } from './schema-keywords.js';
 import { standaloneValidator } from './schema-validator.js';
 
@@ -72,7 +73,13 @@ export function createDataGenerator(seed: number): DataGenerator {
   const refResolver = (ref: string): GeneratorSchema => {
     if (current === undefined || !ref.startsWith('#'))
       throw new Error(`Failed to generate data: unresolvable $ref ${ref.slice(0, 200)}`);
-    return prepared.at(current.resolved, ref.slice(1), current.pinned) as GeneratorSchema;
+    let schema = prepared.at(current.resolved, ref.slice(1), current.pinned);
+    // An alias (a `$ref` whose siblings were annotations) is followed here, not by json-schema-faker, which
+    // counts it against refDepthMax: a chain of 40 described aliases served `[]` for an object. Bounded by
+    // the nesting a document may have; a cycle of references alone was refused at start.
+    for (let hops = 0; isAlias(schema) && hops < maxSchemaDepth; hops += 1)
+      schema = prepared.at(current.resolved, schema.$ref.slice(1), current.pinned);
+    return schema as GeneratorSchema;
   };
   const schemaAt = prepared.at;
   const standaloneSchema = prepared.standalone;
@@ -263,7 +270,7 @@ function startGenerators(seed: number, refResolver: (ref: string) => GeneratorSc
   const options: Record<Variant, GeneratorOptions> = {
     some: common,
     all: { ...common, alwaysFakeOptionals: true },
-    minimal: { ...common, optionalsProbability: 0, maxItems: 0 },
+    minimal: { ...common, optionalsProbability: 0, maxItems: 0, maxDepth: maxSchemaDepth, refDepthMax: maxSchemaDepth },
   };
   return {
     sequence: {
@@ -279,6 +286,13 @@ function startGenerators(seed: number, refResolver: (ref: string) => GeneratorSc
       );
     },
   };
+}
+
+/** A prepared schema that is one local reference and nothing else. */
+function isAlias(schema: JsonSchema): schema is { $ref: string } {
+  if (schema === null || typeof schema !== 'object') return false;
+  const ref = (schema as Record<string, unknown>).$ref;
+  return typeof ref === 'string' && ref.startsWith('#') && Object.keys(schema).length === 1;
 }
 
 /** A seed made of the generator's seed and a key (FNV-1a, 32 bits), positive. */

@@ -82,6 +82,18 @@ describe('validators (ajv, JSON Schema 2020-12)', () => {
     expect(validator.isValid([[[]]])).toBe(true);
   });
 
+  it('say a schema nested past the stack cannot be compiled, once, never a RangeError', () => {
+    // refuseDeepSchemas keeps a document's schemas far from this; a schema that stands alone is not a document's.
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let level = 0; level < 3_000; level += 1) schema = { type: 'array', items: schema };
+    const deep = standaloneValidator(schema, 'deep');
+    const message =
+      'Failed to compile spec: the schema of deep cannot be compiled (it nests too deeply to compile: the stack ran out)';
+    expect(() => deep.safeParse([])).toThrow(message);
+    // Kept: the second use says the same without compiling again.
+    expect(() => deep.isValid([])).toThrow(message);
+  });
+
   it('say a schema cannot be compiled from isValid as from safeParse', () => {
     const broken = standaloneValidator({ $ref: '#/$defs/missing' }, 'broken');
     expect(() => broken.isValid(1)).toThrow(/^Failed to compile spec: the schema of broken cannot be compiled/);

@@ -122,15 +122,17 @@ export function standaloneValidator(schema: JsonSchema, what: string): SchemaVal
 
 function lazyValidator(compile: () => ValidateFunction, what: string): SchemaValidator {
   let validate: ValidateFunction | undefined;
+  let failure: SpecError | undefined;
   const compiled = (): ValidateFunction => {
+    if (failure !== undefined) throw failure;
     if (validate === undefined) {
       try {
         validate = compile();
       } catch (error) {
-        if (error instanceof SpecError) throw error;
-        throw new SpecError(
-          `Failed to compile spec: the schema of ${what} cannot be compiled (${(error as Error).message.split('\n')[0]!.slice(0, 200)})`,
-        );
+        const refusal = compileFailure(error, what);
+        // A stack overflow is kept: it would recur, at a second's cost, on every request (not so a validator not loaded yet).
+        if (error instanceof RangeError) failure = refusal;
+        throw refusal;
       }
     }
     return validate;
@@ -172,6 +174,16 @@ function lazyValidator(compile: () => ValidateFunction, what: string): SchemaVal
       };
     },
   };
+}
+
+/** Why a schema could not be compiled, as one line (a stack overflow said as such: refuseDeepSchemas should have caught it). */
+function compileFailure(error: unknown, what: string): SpecError {
+  if (error instanceof SpecError) return error;
+  const why =
+    error instanceof RangeError
+      ? 'it nests too deeply to compile: the stack ran out'
+      : (error as Error).message.split('\n')[0]!.slice(0, 200);
+  return new SpecError(`Failed to compile spec: the schema of ${what} cannot be compiled (${why})`);
 }
 
 /**

@@ -155,14 +155,17 @@ function describeBodyIssues(
   issues: readonly { path: PropertyKey[]; message: string; code: string }[],
   value: unknown,
 ): string {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  const isObject = value !== null && typeof value === 'object' && !Array.isArray(value);
+  // Said so only where the schema asks for an object: a document's list body (`type: array`) is described by its issues.
+  const wantsObject = issues.some((issue) => issue.path.length === 0 && /^expected object\b/.test(issue.message));
+  if (!isObject && (wantsObject || issues.length === 0)) {
     return `the body must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}`;
   }
   return issues
     .slice(0, 5)
     .map((issue) => {
       const field = issue.path.map(String).join('.') || 'body';
-      const missing = issue.path.length === 1 && !Object.hasOwn(value, issue.path[0] as string);
+      const missing = isObject && issue.path.length === 1 && !Object.hasOwn(value as object, issue.path[0] as string);
       if (missing) return `${field} is required`;
       return `${field}: ${issue.message.replace(/^Invalid input: /, '')}`;
     })

@@ -1,3 +1,4 @@
+import { SpecError } from '../../../spec/ref-resolver.js';
 import type { MockConfig } from '../config/mock-config.js';
 import { type ErrorBody, type ErrorCode, errorCatalogue, HttpError } from '../errors.js';
 import type { RateDecision } from '../state/rate-limiter.js';
@@ -165,6 +166,15 @@ function httpErrorOf(error: unknown, state: ShaperState): HttpError {
   state.logger.error(
     `Failed to handle a request: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
   );
+  // The document could not be read for this request (a schema compiled on first use, nested past what the stack
+  // holds): the answer says so, in the document's error shape, rather than an unexplained 500.
+  if (error instanceof SpecError)
+    return new HttpError('internal_error', `The mock cannot serve this operation of the document: ${error.message}`);
+  if (error instanceof RangeError)
+    return new HttpError(
+      'internal_error',
+      'The mock cannot serve this operation of the document: a schema nests too deeply to read (the stack ran out); flatten the nesting',
+    );
   return new HttpError('internal_error', 'The mock failed to handle this request; see its log');
 }
 
