@@ -1,3 +1,4 @@
+import { type ExactId, idOf } from '../../spec/interface/exact-ids.js';
 import { listingProblem } from '../../spec/interface/resource-sequences.js';
 import type { CheckRun } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
@@ -10,7 +11,7 @@ export interface CreatedValue {
   /** What the value is, for the report: `sql: ' OR '1'='1`. */
   label: string;
   exchange: Exchange;
-  id: number;
+  id: ExactId;
   name: unknown;
   description: unknown;
 }
@@ -69,7 +70,7 @@ function listProblem(
 ): { detail: string; created: Evidence; listed: Evidence }[] {
   const found = items.filter(
     (item): item is { id?: unknown; name?: unknown; description?: unknown } =>
-      item !== null && typeof item === 'object' && (item as { id?: unknown }).id === value.id,
+      item !== null && typeof item === 'object' && idOf(item) === value.id,
   );
   const stored = { name: value.name, description: value.description };
   const problem = listingProblem(found, stored);
@@ -90,9 +91,9 @@ function listProblem(
  *
  * @example listOrder([{ id: 3 }, { id: 2 }, { id: 1 }], [1, 2, 3]) // 'newest first'
  */
-export function listOrder(items: readonly unknown[], createdInOrder: readonly number[]): string {
+export function listOrder(items: readonly unknown[], createdInOrder: readonly ExactId[]): string {
   const positions = createdInOrder.map((id) =>
-    items.findIndex((item) => item !== null && typeof item === 'object' && (item as { id?: unknown }).id === id),
+    items.findIndex((item) => item !== null && typeof item === 'object' && idOf(item) === id),
   );
   if (positions.some((position) => position < 0)) return 'without some of them';
   const ascending = positions.every((position, index) => index === 0 || position > positions[index - 1]!);

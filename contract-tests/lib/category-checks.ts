@@ -1,3 +1,4 @@
+import { type ExactId, idOf } from '../../spec/interface/exact-ids.js';
 import { describeIssues, type SpecModel } from '../../spec/interface/spec-model.js';
 import { judgeEcho, type OpenChoices, openRefusal } from '../generate/open-choices.js';
 import { CheckFailure } from './check-errors.js';
@@ -19,7 +20,7 @@ export function expectCreated(
   exchange: Exchange,
   sent: { name: string; description?: string },
   options: { echo?: boolean; choices?: OpenChoices } = {},
-): { id: number; name: string } {
+): { id: ExactId; name: string } {
   const response = expectStatus(exchange, 201, 'a valid NewCategory');
   const validator = spec.operations.get('createCategory')?.responses.get('201')?.validator;
   if (validator === undefined) throw new CheckFailure('the spec declares no 201 body schema for createCategory');
@@ -35,11 +36,13 @@ export function expectCreated(
     ]);
   }
   const body = response.json as { id: number; name: string; description?: unknown };
-  if (options.echo === false) return { id: body.id, name: body.name };
+  // The schema said `id` is an integer: idOf gives it exactly, also beyond 2^53 (spec/interface/exact-ids.ts).
+  const id = idOf(body) as ExactId;
+  if (options.echo === false) return { id, name: body.name };
   expectEchoed(exchange, { field: 'name', sent: sent.name, got: body.name }, options.choices);
   if (sent.description !== undefined)
     expectEchoed(exchange, { field: 'description', sent: sent.description, got: body.description }, options.choices);
-  return { id: body.id, name: body.name };
+  return { id, name: body.name };
 }
 
 /**
@@ -54,7 +57,7 @@ export function expectCreatedOrOpen(
   exchange: Exchange,
   sent: { name: string; description?: string },
   choices: OpenChoices,
-): { id: number; name: string } | undefined {
+): { id: ExactId; name: string } | undefined {
   const refusal = exchange.response?.status === 400 ? openRefusal(sent, run.state.lengthLimits) : undefined;
   if (refusal === undefined) return expectCreated(run.spec, exchange, sent, { choices });
   expectErrorBody(run.spec, exchange);
@@ -88,7 +91,7 @@ function expectEchoed(exchange: Exchange, { field, sent, got }: EchoedField, cho
  *
  * @example claimId(run.state.categoryIds, created.id, 'create.ok', exchange)
  */
-export function claimId(ids: Map<number, string>, id: number, owner: string, exchange: Exchange): void {
+export function claimId(ids: Map<ExactId, string>, id: ExactId, owner: string, exchange: Exchange): void {
   const previous = ids.get(id);
   if (previous !== undefined) {
     throw new CheckFailure(`id ${id} is not unique: it was already ${previous}`, [
@@ -99,6 +102,6 @@ export function claimId(ids: Map<number, string>, id: number, owner: string, exc
 }
 
 /** Records the id of a created category without judging it (the uniqueness checks judge). */
-export function recordId(ids: Map<number, string>, id: number, owner: string): void {
+export function recordId(ids: Map<ExactId, string>, id: ExactId, owner: string): void {
   if (!ids.has(id)) ids.set(id, `returned by ${owner}`);
 }

@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { parseJson } from '../../spec/interface/exact-ids.js';
 import { parseRetryAfter, serverClock } from '../../spec/interface/rate-limit-headers.js';
 import { type ExchangeResponse, type PrismViolation, truncate } from './exchange.js';
 
@@ -88,7 +89,7 @@ export function toResponse(
   let json: unknown;
   if (text.trim() !== '' && truncatedAtBytes === undefined) {
     try {
-      json = JSON.parse(text);
+      json = parseJson(text);
       hasJson = true;
     } catch {
       // Not JSON: the checks that care say so, with the body as evidence.

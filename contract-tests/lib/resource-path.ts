@@ -1,3 +1,4 @@
+import { exactMember } from '../../spec/interface/exact-ids.js';
 import { targetPath } from '../../spec/url-parts.js';
 
 /**
@@ -56,12 +57,14 @@ const envelopes = ['data', 'result', 'item', 'resource', 'object', 'entry'];
  * envelope (`data`, `result`, ...) or a property named like the parameter's resource (`list` for
  * `list_id`). A body with an `id` of its own is never searched deeper: a nested `user.id` is another resource.
  *
- * @example createdIdentifier({ data: { note_id: 'n-1' } }, 'noteId') // { value: 'n-1', at: 'data.note_id' }
+ * `text` is the value as a path writes it: an integer beyond 2^53 exactly as the body held it (spec/interface/exact-ids.ts).
+ *
+ * @example createdIdentifier({ data: { note_id: 'n-1' } }, 'noteId') // { value: 'n-1', at: 'data.note_id', text: 'n-1' }
  */
 export function createdIdentifier(
   body: Record<string, unknown>,
   parameter: string,
-): { value: string | number; at: string } | undefined {
+): { value: string | number; at: string; text: string } | undefined {
   const plain = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
   const keyIn = (object: Record<string, unknown>) =>
     parameter in object
@@ -69,7 +72,8 @@ export function createdIdentifier(
       : (Object.keys(object).find((name) => plain(name) === plain(parameter)) ?? ('id' in object ? 'id' : undefined));
   const valueAt = (object: Record<string, unknown>, key: string, at: string) => {
     const value = object[key];
-    return typeof value === 'string' || typeof value === 'number' ? { value, at } : undefined;
+    const text = String(exactMember(object, key));
+    return typeof value === 'string' || typeof value === 'number' ? { value, at, text } : undefined;
   };
   const top = keyIn(body);
   if (top !== undefined) return valueAt(body, top, top);

@@ -1,3 +1,4 @@
+import type { ExactId } from '../../spec/interface/exact-ids.js';
 import type { SpecModel } from '../../spec/interface/spec-model.js';
 import type { Exchange, Identity } from './exchange.js';
 import { RunJudge } from './run-judge.js';
@@ -15,7 +16,7 @@ export interface RunState {
   judge: RunJudge;
   nextSeq: number;
   /** Category id -> where it was seen first ("listed before the run", "created by create.ok"). */
-  categoryIds: Map<number, string>;
+  categoryIds: Map<ExactId, string>;
   /** Exchanges one check leaves for another, by name. */
   shared: Map<string, Exchange>;
   /** Set when the rate-limit key got its 429: the kit does not use it again unless it first waits out that 429. */

@@ -1,3 +1,4 @@
+import { type ExactId, idOf } from '../../spec/interface/exact-ids.js';
 import { describeIssues } from '../../spec/interface/spec-model.js';
 import { defineArea } from '../lib/check.js';
 import { CheckFailure } from '../lib/check-errors.js';
@@ -31,8 +32,8 @@ export default defineArea('listCategories (§4)', 'concurrent', (check) => {
         ]);
       }
       for (const item of response.json as { id: number }[]) {
-        if (!run.state.categoryIds.has(item.id))
-          run.state.categoryIds.set(item.id, 'listed before this run created anything');
+        const id = idOf(item) as ExactId;
+        if (!run.state.categoryIds.has(id)) run.state.categoryIds.set(id, 'listed before this run created anything');
       }
       run.note(`${response.json.length} categories listed`);
     },

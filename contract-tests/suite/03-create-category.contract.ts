@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { idOf } from '../../spec/interface/exact-ids.js';
 import { OpenChoices, reportOpenChoices } from '../generate/open-choices.js';
 import { claimId, expectCreated, expectCreatedOrOpen, recordId } from '../lib/category-checks.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
@@ -120,7 +121,7 @@ function checkCreatedIsListed(check: RegisterCheck): void {
       const listing = await sendOperation(run, listCategories);
       const response = expectStatus(listing, 200, 'a valid key');
       const items = Array.isArray(response.json) ? (response.json as { id?: unknown; name?: unknown }[]) : [];
-      const found = items.find((item) => item !== null && typeof item === 'object' && item.id === created.id);
+      const found = items.find((item) => item !== null && typeof item === 'object' && idOf(item) === created.id);
       if (found === undefined) {
         throw new CheckFailure(
           `category ${created.id} (${sent.name}) was created but GET /categories does not list it`,

@@ -1,3 +1,4 @@
+import { stringifyJson } from '../../spec/interface/exact-ids.js';
 import { OpenChoices, reportOpenChoices } from '../generate/open-choices.js';
 import { claimId, expectCreated } from '../lib/category-checks.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
@@ -19,7 +20,11 @@ const operation = { operation: createCategory.label, operationId: createCategory
 const oddSpellings = ['Name', 'NAME', ' name', 'name '] as const;
 
 function post(run: CheckRun, body: Record<string, unknown>): Promise<Exchange> {
-  return run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', json: body });
+  // An id taken beyond 2^53 is a bigint (spec/interface/exact-ids.ts), sent as its exact digits.
+  const sent = Object.values(body).some((value) => typeof value === 'bigint')
+    ? { rawBody: stringifyJson(body) }
+    : { json: body };
+  return run.send({ ...callOf(createCategory), authorization: run.bearer(), identity: 'main', ...sent });
 }
 
 /** The answer to a body the server may refuse or take: what the report calls it, and how a 2xx is judged. */

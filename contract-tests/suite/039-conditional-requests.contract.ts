@@ -1,3 +1,4 @@
+import { idOf } from '../../spec/interface/exact-ids.js';
 import { affordableWithoutKey } from '../generate/address-budget.js';
 import { OpenChoices } from '../generate/open-choices.js';
 import { expectCreatedOrOpen, recordId } from '../lib/category-checks.js';
@@ -77,7 +78,7 @@ export default defineArea('Conditional requests (§4, §5.3, RFC 9110 §13)', 's
         );
       const response = expectStatus(again, 200, `a list with ${shown} after a create`);
       const items = Array.isArray(response.json) ? (response.json as { id?: unknown }[]) : [];
-      if (!items.some((item) => item !== null && typeof item === 'object' && item.id === stored.id))
+      if (!items.some((item) => item !== null && typeof item === 'object' && idOf(item) === stored.id))
         throw new CheckFailure(`the list asked for with ${shown} after a create does not hold category ${stored.id}`, [
           evidenceOf(again, `no id ${stored.id}: ${bodyExcerpt(again, 100)}`, { field: 'id' }),
         ]);

@@ -1,3 +1,4 @@
+import { type ExactId, idOf } from '../../spec/interface/exact-ids.js';
 import { judgeEcho, OpenChoices, openRefusal, reportOpenChoices } from '../generate/open-choices.js';
 import { recordId } from '../lib/category-checks.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
@@ -266,7 +267,7 @@ function creationVerdict({ run, operation, entry, exchange, response }: CaseAnsw
       problem: `${entry.echoOneOf.property} sent twice (${entry.echoOneOf.values.map((value) => JSON.stringify(value).slice(0, 40)).join(' and ')}), created with neither: ${JSON.stringify(body[entry.echoOneOf.property])?.slice(0, 60)}`,
     };
   }
-  if (typeof body.id === 'number') recordId(run.state.categoryIds, body.id, `coverage ${entry.label}`);
+  if (typeof body.id === 'number') recordId(run.state.categoryIds, idOf(body) as ExactId, `coverage ${entry.label}`);
   return choice === undefined ? {} : { choice };
 }
 

@@ -1,3 +1,4 @@
+import { type ExactId, idOf } from '../../spec/interface/exact-ids.js';
 import { claimId, expectCreated } from '../lib/category-checks.js';
 import { type CheckRun, defineArea } from '../lib/check.js';
 import { CheckFailure, OverBudget } from '../lib/check-errors.js';
@@ -45,7 +46,7 @@ export default defineArea('listCategories lists all (§4)', 'sequential', (check
         ? (after.json as { id?: unknown; name?: unknown; description?: unknown }[])
         : [];
       const byId = new Map(
-        items.filter((item) => item !== null && typeof item === 'object').map((item) => [item.id, item]),
+        items.filter((item) => item !== null && typeof item === 'object').map((item) => [idOf(item), item]),
       );
       const runCreated = [...run.state.categoryIds.entries()]
         .filter(([, origin]) => origin.startsWith('returned by'))
@@ -61,7 +62,7 @@ export default defineArea('listCategories lists all (§4)', 'sequential', (check
 
 /** A category this check created: what was sent, the id it got, and the exchange that shows it. */
 interface SentCategory {
-  id: number;
+  id: ExactId;
   name: string;
   description: string;
   exchange: Exchange;
@@ -106,7 +107,7 @@ function claimCreated(
 /** Every category this check and the run created is in the list ("all available categories" means all). */
 function expectEveryCreatedListed(seen: {
   sent: readonly SentCategory[];
-  runCreated: readonly number[];
+  runCreated: readonly ExactId[];
   items: readonly ListedItem[];
   byId: ReadonlyMap<unknown, ListedItem>;
   listing: Exchange;

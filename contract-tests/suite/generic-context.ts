@@ -52,6 +52,6 @@ export class GenericContext {
       return {
         missing: `${created} gives ${found.at} ${JSON.stringify(found.value)}, which ${parameter} does not accept`,
       };
-    return { values: { ...record.pathValues, [parameter]: String(found.value) } };
+    return { values: { ...record.pathValues, [parameter]: found.text } };
   }
 }

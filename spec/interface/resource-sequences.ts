@@ -1,3 +1,4 @@
+import { type ExactId, idOf } from './exact-ids.js';
 import type { ObservedExchange, RuleViolation } from './observed.js';
 import type { SequenceRule } from './sequence-rules.js';
 
@@ -23,7 +24,7 @@ type ResourceRuleId = (typeof resourceRules)[number]['id'];
 
 /** A created category: what its 201 returned, and the exchange that shows it. */
 export interface CreatedCategory<T extends ObservedExchange> {
-  id: number;
+  id: ExactId;
   name: unknown;
   description: unknown;
   created: T;
@@ -87,7 +88,7 @@ export class ResourceSequences<T extends ObservedExchange = ObservedExchange> {
     if (items === undefined || due.length === 0) return { verdicts: [] };
     const byId = new Map<unknown, Item[]>();
     for (const item of items)
-      if (item !== null && typeof item === 'object') byId.set(item.id, [...(byId.get(item.id) ?? []), item]);
+      if (item !== null && typeof item === 'object') byId.set(idOf(item), [...(byId.get(idOf(item)) ?? []), item]);
     const violations: RoundTripViolation<T>[] = [];
     for (const category of due) {
       const problem = listingProblem(byId.get(category.id) ?? [], category);
@@ -121,7 +122,7 @@ function createdCategory<T extends ObservedExchange>(answer: T): CreatedCategory
   if (body === null || typeof body !== 'object' || typeof body.id !== 'number') return undefined;
   // Held without its body: a run may create thousands, and the report shows the exchange it was given.
   const held = { ...answer, response: { ...response, bodyText: '', json: undefined } };
-  return { id: body.id, name: body.name, description: body.description, created: held };
+  return { id: idOf(body) as ExactId, name: body.name, description: body.description, created: held };
 }
 
 /** The items of a 200 of listCategories read whole, or undefined. */

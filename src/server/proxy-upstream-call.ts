@@ -1,4 +1,5 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
+import { parseJson } from '../../spec/interface/exact-ids.js';
 import type { Logger } from '../core/types.js';
 import { sendError } from './proxy-error-answer.js';
 import type { PendingExchange } from './proxy-exchange.js';
@@ -164,11 +165,14 @@ function lowerCaseHeaders(headers: IncomingMessage['headers']): Record<string, s
   return out;
 }
 
-/** As the kit reads answers: any body that parses is JSON, whatever its label (the rules judge the label). */
+/**
+ * As the kit reads answers: any body that parses is JSON, whatever its label (the rules judge the label), and ids
+ * beyond 2^53 told apart exactly (spec/interface/exact-ids.ts).
+ */
 function parsedJson(bodyText: string): { hasJson: boolean; json: unknown } {
   if (bodyText.trim() === '') return { hasJson: false, json: undefined };
   try {
-    return { hasJson: true, json: JSON.parse(bodyText) };
+    return { hasJson: true, json: parseJson(bodyText) };
   } catch {
     return { hasJson: false, json: undefined };
   }

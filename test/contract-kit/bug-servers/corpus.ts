@@ -12,6 +12,8 @@ import { secondBatchFramingBugs, secondBatchMethodBugs } from './second-batch/fr
 import { secondBatchKeyBugs } from './second-batch/keys-and-caching.js';
 import { secondBatchLimitBugs, secondBatchTimeBugs } from './second-batch/time-and-limits.js';
 import { secondBatchValueBugs } from './second-batch/values.js';
+import { firstFifteenBugs } from './third-batch/first-fifteen.js';
+import { secondRoundBugs } from './third-batch/second-round.js';
 import { timeBugs } from './time.js';
 import { valueBugs } from './values.js';
 
@@ -45,8 +47,14 @@ const secondBatch: readonly BugServer[] = [
   ...secondBatchErrorBugs,
 ];
 
+/**
+ * The third batch (decision 054): fifteen faults written down by the red team before it read the corpus's list,
+ * each one line a conforming server does not have; measured before the kit changed.
+ */
+const thirdBatch: readonly BugServer[] = [...firstFifteenBugs, ...secondRoundBugs];
+
 /** The batches by name, for `npm run kit:bug-corpus -- --batch second`. */
-export const corpusBatches = { first: firstBatch, second: secondBatch } as const;
+export const corpusBatches = { first: firstBatch, second: secondBatch, third: thirdBatch } as const;
 
 /** Every bug server, batch by batch, each in the order of docs/bug-taxonomy.md. */
-export const bugCorpus: readonly BugServer[] = [...firstBatch, ...secondBatch];
+export const bugCorpus: readonly BugServer[] = [...firstBatch, ...secondBatch, ...thirdBatch];

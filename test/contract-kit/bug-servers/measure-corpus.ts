@@ -3,7 +3,7 @@
  * prints a line per bug and a caught / not caught table by taxonomy class, and compares the result with
  * test/contract-kit/expectations/bug-corpus.json (exit 1 when it differs, naming the bugs).
  *
- * Options: --profile default|thorough (repeatable; default: every profile), --batch first|second (default: both),
+ * Options: --profile default|thorough (repeatable; default: every profile), --batch first|second|third (default: all),
  * --only <id,id>, --update (rewrite the pinned verdicts of the profiles run, to review in the diff).
  */
 import { parseArgs } from 'node:util';
