@@ -89,9 +89,10 @@ describe('a property declared by many members', () => {
   it('is gathered in linear time through 20,000 allOf or anyOf members (within the loader fan-out bound of 100,000)', () => {
     const members = Array.from({ length: 20_000 }, () => ({ properties: { x: { type: 'string' } } }));
     for (const keyword of ['allOf', 'anyOf']) {
-      const started = performance.now();
-      const gathered = propertySchemas({ [keyword]: members } as JsonSchema);
-      const elapsed = performance.now() - started;
+      let gathered = new Map<string, unknown>();
+      const elapsed = fastestSync(1, () => {
+        gathered = propertySchemas({ [keyword]: members } as JsonSchema);
+      });
       expect([...gathered.keys()]).toEqual(['x']);
       // Linear: ~20 ms; a copy of the list per member took 2.2 s (15 s at 40,000).
       expect(elapsed, `${keyword} took ${elapsed.toFixed(0)} ms`).toBeLessThan(500);
