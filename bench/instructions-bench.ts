@@ -192,10 +192,18 @@ interface Count {
   statusCounts?: Record<string, number>;
   /** How many windows were counted (the last one is reported; the ones before caught V8 compiling). */
   counts?: number;
+  /** Seconds from the start under valgrind to the first answer. */
+  readySeconds?: number;
   /** Why a first count failed, when this one is the second (`countTargetOnceMore`). */
   failedFirst?: string;
   error?: string;
 }
+
+/**
+ * How long a server under valgrind may take to answer at all: 10 to 40 s on a quiet machine, past
+ * 180 s on a CI machine running the test suite beside it (load 13 on 2 cores).
+ */
+const readyTimeoutMs = 600_000;
 
 /** A window in which V8's optimizing compilers took more than this share of the instructions is counted again. */
 const maxCompilingShare = 0.02;
@@ -229,11 +237,13 @@ async function countTarget(
       { cwd: root },
     );
     const alive = () => server!.child.exitCode === null && server!.child.signalCode === null;
+    const startedAtMs = Date.now();
     await waitForAnswer(
       port,
       { method: 'GET', path: '/bench-ready', headers: {} },
-      { intervalMs: 200, timeoutMs: 180_000, isAlive: alive },
+      { intervalMs: 200, timeoutMs: readyTimeoutMs, isAlive: alive },
     );
+    const readySeconds = Math.round((Date.now() - startedAtMs) / 1000);
     await prepareCase(port, target, caseId, 60_000);
     const request = benchCases[caseId].request('mock');
     // Under callgrind a request takes about 50 times as long: the bounds are generous.
@@ -285,6 +295,7 @@ async function countTarget(
         helperThreadsPerRequest: helpers / options.requests,
         statusCounts: load.statusCounts,
         counts: dump,
+        readySeconds,
       };
     }
   } catch (error) {
