@@ -112,7 +112,14 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
         this.#keysNotFollowed += 1;
         return undefined;
       }
-      state = { sent: 0, inFlight: 0, lastAnswer: undefined, lastAnswerAlone: false, refusedInRow: 0, servedOnce: false };
+      state = {
+        sent: 0,
+        inFlight: 0,
+        lastAnswer: undefined,
+        lastAnswerAlone: false,
+        refusedInRow: 0,
+        servedOnce: false,
+      };
       this.#keys.set(key, state);
     }
     return state;

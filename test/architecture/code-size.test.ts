@@ -62,15 +62,15 @@ it(`no product file is over ${maxFileLines} lines`, () => {
   expect(long).toEqual([]);
 });
 
-it(`no product function is over ${maxFunctionLines} lines`, () => {
+it(`no product function is over ${maxFunctionLines} lines`, { timeout: parsingTimeoutMs }, () => {
   expect(
     files.flatMap((path) =>
       functionsWhere(path, (_node, lines) => (lines > maxFunctionLines ? `${lines} lines` : undefined)),
     ),
   ).toEqual([]);
-}, parsingTimeoutMs);
+});
 
-it(`no product function takes more than ${maxParameters} parameters`, () => {
+it(`no product function takes more than ${maxParameters} parameters`, { timeout: parsingTimeoutMs }, () => {
   expect(
     files.flatMap((path) =>
       functionsWhere(path, (node) =>
@@ -78,4 +78,4 @@ it(`no product function takes more than ${maxParameters} parameters`, () => {
       ),
     ),
   ).toEqual([]);
-}, parsingTimeoutMs);
+});
