@@ -49,16 +49,19 @@ export class KeySequences<T extends ObservedExchange = ObservedExchange> {
     state.inFlight = Math.max(0, state.inFlight - 1);
     // Alone: none of the key's other requests was in flight when this one left, and none left before its answer.
     const alone = ticket.inFlightOfKeyAtSend === 0 && state.sent === ticket.sentOfKeyBefore + 1;
-    // A pair of one after the other: both alone. The previous answer must have been alone too: when
-    // two requests overlap, the server may count them in either order whatever order they are
-    // answered in, so the later answer need not carry the later count (seen under load: 66, then 64).
-    const sequential = ticket.previous !== undefined && ticket.previousAlone && alone;
+    const sequential = ticket.previous !== undefined && alone;
     // Requests of the key around this one: in flight when it left, and sent after it before its answer.
     const othersAround = ticket.inFlightOfKeyAtSend + (state.sent - ticket.sentOfKeyBefore - 1);
     const history = { refusedInRow: state.refusedInRow, servedOnce: state.servedOnce, othersAround };
     let findings: SequenceFindings;
     try {
-      findings = judgeInSequence({ before: ticket.previous, after: answer, sequential, history });
+      findings = judgeInSequence({
+        before: ticket.previous,
+        after: answer,
+        sequential,
+        beforeAlone: ticket.previousAlone,
+        history,
+      });
     } catch (error) {
       // The parsers of spec/interface/ do not throw on any header value; this is the last guard of the request path.
       findings = {

@@ -111,6 +111,13 @@ export interface AnswerInSequence {
   before: ObservedExchange | undefined;
   after: ObservedExchange;
   sequential: boolean;
+  /**
+   * Whether `before`'s request was alone in flight of its key (default true). When it was not, the
+   * server may have counted it before a request answered earlier, so `before` need not carry the
+   * key's latest count: Remaining may fall by more than one to `after`, never less (seen under load:
+   * 66, then 64, on a conforming server).
+   */
+  beforeAlone?: boolean;
   /** The key's history besides `before` (key-sequences.ts); without it, the ban rules judge as if nothing else was around. */
   history?: KeyHistory;
 }
@@ -144,17 +151,24 @@ export function judgeInSequence(pair: AnswerInSequence): SequenceFindings {
   // The key's first 429, or its first after a served answer: a ban is only for keys that keep sending after a 429.
   if (status(after) === 429 && (before === undefined || status(before) !== 429))
     judgeFirst429(before, after, sequential, findings);
-  if (before !== undefined && sequential) judgeWindowSteps(before, after, findings);
+  if (before !== undefined && sequential) judgeWindowSteps(before, after, pair.beforeAlone ?? true, findings);
   return findings;
 }
 
 /** Remaining and Reset between two sequential served answers. */
-function judgeWindowSteps(before: ObservedExchange, after: ObservedExchange, findings: SequenceFindings): void {
+function judgeWindowSteps(
+  before: ObservedExchange,
+  after: ObservedExchange,
+  beforeAlone: boolean,
+  findings: SequenceFindings,
+): void {
   if (status(before) === 429 || status(after) === 429) return;
   const promised = budget(before);
   const reported = budget(after);
   if (promised.remaining === undefined || reported.remaining === undefined) return;
-  const step = remainingStepProblem(before, after);
+  const problem = remainingStepProblem(before, after);
+  // Falling by more than one is a fault only when `before` carried the key's latest count.
+  const step = problem !== undefined && (beforeAlone || problem.next >= problem.previous) ? problem : undefined;
   const newWindow = newWindowBetween(promised, reported);
   if (!newWindow)
     findings.verdicts.push({

@@ -43,9 +43,13 @@ describe('the proxy judge', () => {
     judge.answered(second, answer(9));
     const rule = () => judge.report('up').server.rules.find((entry) => entry.id === 'rate.remaining-exact')!;
     expect(rule()).toMatchObject({ judged: 0, failed: 0 });
+    // The next one alone may fall by more than one: the server may have counted the parallel two in either order.
     judge.answered(judge.sent(request('k')), answer(6));
-    expect(rule()).toMatchObject({ judged: 1, failed: 1, outcome: 'fail' });
-    expect(rule().evidence[0]).toMatchObject({ seq: 4, status: 200, header: 'X-RateLimit-Remaining' });
+    expect(rule()).toMatchObject({ judged: 1, failed: 0 });
+    // Between two alone, the step is exact again.
+    judge.answered(judge.sent(request('k')), answer(3));
+    expect(rule()).toMatchObject({ judged: 2, failed: 1, outcome: 'fail' });
+    expect(rule().evidence[0]).toMatchObject({ seq: 5, status: 200, header: 'X-RateLimit-Remaining' });
     expect(rule().evidence[0]!.request).toMatch(/^GET \/v1\/categories \(client-[0-9a-f]{12}\)$/);
   });
 
