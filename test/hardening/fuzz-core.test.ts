@@ -82,8 +82,17 @@ const mockRequestArbitrary: fc.Arbitrary<MockRequest> = fc
   }));
 
 /** What is wrong with one response of the core, measured against what a transport must be able to send. */
-function responseProblems(response: MockResponse): string[] {
+function responseProblems(method: string, response: MockResponse): string[] {
   const problems: string[] = [];
+  // HEAD: the head GET would have had, no content (RFC 9110 §9.3.2), the length it would have had.
+  if (method === 'HEAD') {
+    if (response.body !== null || response.bytes !== undefined) problems.push('a HEAD answered with content');
+    const length = response.headers['Content-Length'];
+    if (response.status !== 204 && response.status !== 304 && !/^\d+$/.test(length ?? ''))
+      problems.push(`a HEAD answered without the Content-Length of its GET: ${length}`);
+    if (response.status >= 500) problems.push(`a server error on HEAD (${response.status})`);
+    return problems;
+  }
   if (!Number.isInteger(response.status) || response.status < 100 || response.status > 599)
     problems.push(`status ${response.status} is not an HTTP status`);
   if (response.status >= 500) problems.push(`a server error: ${response.body ?? ''}`);
@@ -123,7 +132,7 @@ describe('fuzzing the behaviour core in-process', () => {
     await fc.assert(
       fc.asyncProperty(mockRequestArbitrary, async (request) => {
         tried += 1;
-        const problems = responseProblems(await app.handle(request));
+        const problems = responseProblems(request.method, await app.handle(request));
         if (problems.length > 0) throw new Error(problems.join('\n'));
       }),
       { seed, numRuns },
@@ -142,7 +151,7 @@ describe('fuzzing the behaviour core in-process', () => {
         body: new Uint8Array(body),
         clientAddress: '127.0.0.1',
       });
-      expect(responseProblems(response)).toEqual([]);
+      expect(responseProblems('POST', response)).toEqual([]);
     }
   });
 

@@ -240,7 +240,7 @@ describe('routing (issue 10 item 7)', () => {
     expectError(await request(large, 'GET', '/v1/nothing'), 404);
     const wrongMethod = await request(large, 'DELETE', '/v1/r9999/7');
     expectError(wrongMethod, 405);
-    expect(wrongMethod.headers.Allow).toBe('GET');
+    expect(wrongMethod.headers.Allow).toBe('GET, HEAD');
     expect((await request(large, 'GET', '/v1/r9999/7')).status).toBe(200);
   });
 });
