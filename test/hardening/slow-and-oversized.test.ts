@@ -22,6 +22,7 @@ const headersTimeoutMs = 500;
 const requestTimeoutMs = 1_000;
 const checkSlackMs = 4_000;
 const giveUpMs = 6_000;
+const neverDropped = `the server never dropped the client (the test gave up after ${giveUpMs / 1000} s)`;
 
 let timeouts: RunningMockServer;
 let defaults: RunningMockServer;
@@ -64,10 +65,7 @@ describe.concurrent('slow clients are dropped', () => {
       intervalMs: 20,
       deadlineMs: giveUpMs,
     });
-    expect(
-      outcome.closedAfterMs,
-      `the server never dropped the client (the test gave up after ${giveUpMs / 1000} s)`,
-    ).toBeDefined();
+    expect(outcome.closedAfterMs, neverDropped).toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(headersTimeoutMs + checkSlackMs);
     expect(answerProblems(outcome.bytes)).toEqual([]);
   });
@@ -79,10 +77,7 @@ describe.concurrent('slow clients are dropped', () => {
       intervalMs: 1_000,
       deadlineMs: giveUpMs,
     });
-    expect(
-      outcome.closedAfterMs,
-      `the server never dropped the client (the test gave up after ${giveUpMs / 1000} s)`,
-    ).toBeDefined();
+    expect(outcome.closedAfterMs, neverDropped).toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(headersTimeoutMs + checkSlackMs);
   });
 
@@ -93,10 +88,7 @@ describe.concurrent('slow clients are dropped', () => {
       intervalMs: 1_000,
       deadlineMs: giveUpMs,
     });
-    expect(
-      outcome.closedAfterMs,
-      `the server never dropped the client (the test gave up after ${giveUpMs / 1000} s)`,
-    ).toBeDefined();
+    expect(outcome.closedAfterMs, neverDropped).toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(requestTimeoutMs + checkSlackMs);
     expect(answerProblems(outcome.bytes)).toEqual([]);
   });
@@ -108,10 +100,7 @@ describe.concurrent('slow clients are dropped', () => {
       intervalMs: 1_000,
       deadlineMs: giveUpMs,
     });
-    expect(
-      outcome.closedAfterMs,
-      `the server never dropped the client (the test gave up after ${giveUpMs / 1000} s)`,
-    ).toBeDefined();
+    expect(outcome.closedAfterMs, neverDropped).toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(requestTimeoutMs + checkSlackMs);
     expect(answerProblems(outcome.bytes)).toEqual([]);
   });
@@ -123,29 +112,30 @@ describe.concurrent('slow clients are dropped', () => {
       intervalMs: 20,
       deadlineMs: giveUpMs,
     });
-    expect(
-      outcome.closedAfterMs,
-      `the server never dropped the client (the test gave up after ${giveUpMs / 1000} s)`,
-    ).toBeDefined();
+    expect(outcome.closedAfterMs, neverDropped).toBeDefined();
     expect(outcome.closedAfterMs!).toBeLessThan(requestTimeoutMs + checkSlackMs);
     expect(answerProblems(outcome.bytes)).toEqual([]);
   });
 
   it('keeps serving others promptly while 50 slow clients hold connections open', async () => {
+    // On the server with the default timeouts, so nothing drops the slow clients before they leave at 6 s:
+    // a server that served them first would answer then. The wall clock is bounded (waiting is the bug) at
+    // a third of that: ~50 ms on a quiet machine, 1.5 s at a load of 11 on two cores (this process runs
+    // the 50 clients too).
     const slow = Array.from({ length: 50 }, () =>
-      slowClient(timeouts.port, {
+      slowClient(defaults.port, {
         opening: 'GET /v1/categories HTTP/1.1\r\n',
         trickle: 'X-Slow: yes\r\n',
-        intervalMs: 20,
-        deadlineMs: 600,
+        intervalMs: 200,
+        deadlineMs: 6_000,
       }),
     );
     const started = performance.now();
-    const response = await fetch(`${timeouts.baseUrl}/categories`, {
+    const response = await fetch(`${defaults.baseUrl}/categories`, {
       headers: { authorization: 'Bearer demo-enterprise' },
     });
     expect(response.status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(performance.now() - started).toBeLessThan(2_000);
     await Promise.all(slow);
   });
 });
