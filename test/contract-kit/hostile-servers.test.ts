@@ -145,7 +145,8 @@ describe('the kit against hostile servers', () => {
     server = await startFakePetstore({ hostile: { kind: 'slow', delayMs: 250 } });
     const started = Date.now();
     const run = await runKit({ baseUrl: server.baseUrl, apiKey: fakeKeys.main, deadlineSeconds: 2 });
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Wall clock (the kit waits on a server): ~2.0 s on a quiet machine, 6 x that for a loaded CI.
+    expect(Date.now() - started).toBeLessThan(12_000);
     expect(run.exitCode).toBe(3);
     expect(run.report.stoppedBy?.some((reason) => reason.includes('--deadline 2 s'))).toBe(true);
     expect(run.report.results.length).toBeGreaterThan(50);

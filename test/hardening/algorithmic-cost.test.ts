@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createVirtualClock } from '../../src/core/clock.js';
 import { RateLimiter } from '../../src/core/state/rate-limiter.js';
+import { fastest, fastestSync } from '../support/fastest-run.js';
 import { createCoreApp, listRequest } from './support/core-app.js';
-import { fastest, fastestSync } from './support/fastest-run.js';
 
 /**
  * Hostile input must not cost the server more than its size (issue 6: "impossible to knock

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readConfigFile } from '../../src/server/start-server.js';
+import { cpuTimed } from '../support/fastest-run.js';
 
 /**
  * Issue 10, items 3 and 8: a config error names the file and the position, quotes at most a short
@@ -107,9 +108,9 @@ describe('configs beyond a sane size (item 8)', () => {
   it('a 50 MB config is refused in one line, unread, in well under a few seconds', async () => {
     const line = 'k0000000: 1\n';
     const path = file('huge.yaml', Buffer.from(line.repeat(Math.ceil((50 * 1024 * 1024) / line.length))));
-    const started = performance.now();
-    const message = await failureOf(path);
-    expect(performance.now() - started).toBeLessThan(3_000);
+    // CPU time of this process (a loaded machine stretches the wall clock, not the work); reading 50 MB took seconds.
+    const { value: message, cpuMs } = await cpuTimed(() => failureOf(path));
+    expect(cpuMs, `refused in ${cpuMs.toFixed(0)} ms of CPU`).toBeLessThan(3_000);
     expect(message).toMatch(/larger than 1048576 bytes/);
     expect(message).not.toContain('\n');
     expect(message.length).toBeLessThan(300);
@@ -125,10 +126,9 @@ describe('configs beyond a sane size (item 8)', () => {
       ['many-keys.yaml', yaml, 9_997],
       ['many-keys.json', json, 59_997],
     ] as const) {
-      const started = performance.now();
-      const message = await failureOf(file(name, text));
+      const { value: message, cpuMs } = await cpuTimed(() => failureOf(file(name, text)));
       // Linear: yaml's own duplicate-key check took minutes here.
-      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(cpuMs, `${name} read in ${cpuMs.toFixed(0)} ms of CPU`).toBeLessThan(15_000);
       expect(message).toMatch(new RegExp(`Unrecognized keys: "u0", "u1", "u2" and ${more} more`));
       expect(message.length).toBeLessThan(400);
     }
@@ -137,9 +137,8 @@ describe('configs beyond a sane size (item 8)', () => {
   it('a YAML config over 128 Ki characters is refused in one line naming the bound, unparsed', async () => {
     let yaml = 'seedCategories: 1\n';
     for (let index = 0; index < 60_000; index += 1) yaml += `u${index}: 1\n`;
-    const started = performance.now();
-    const message = await failureOf(file('too-much-yaml.yaml', yaml));
-    expect(performance.now() - started).toBeLessThan(3_000);
+    const { value: message, cpuMs } = await cpuTimed(() => failureOf(file('too-much-yaml.yaml', yaml)));
+    expect(cpuMs, `refused in ${cpuMs.toFixed(0)} ms of CPU`).toBeLessThan(3_000);
     expect(message).toMatch(
       /invalid YAML \(the YAML is \d+ characters, more than the 131072 read; as JSON, up to 1048576 are read\)$/,
     );

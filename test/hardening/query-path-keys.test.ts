@@ -7,7 +7,7 @@ import { replayAgainstMockApp } from '../../src/cli/replay-command.js';
 import { parseMockConfig } from '../../src/core/config/mock-config.js';
 import type { CompiledOperation } from '../../src/core/spec/compiled-spec.js';
 import { createRouter } from '../../src/core/spec/router.js';
-import { fastestSync } from './support/fastest-run.js';
+import { fastestSync } from '../support/fastest-run.js';
 
 // Red team of issue 42's query path keys (`/responses?beta=true`): a hostile document with thousands
 // of keys on one path, or keys with long queries, must not make a request cost keys x query pairs.

@@ -3,7 +3,7 @@ import type { JsonSchema } from '../../spec/openapi-types.js';
 import { formFields } from '../../src/core/spec/media.js';
 import { parameterReader } from '../../src/core/spec/parameter-values.js';
 import { propertySchemas, textValue, valueTypes } from '../../src/core/spec/text-typing.js';
-import { fastestSync } from './support/fastest-run.js';
+import { fastestSync } from '../support/fastest-run.js';
 
 // Red team of issue 42's text typing (src/core/spec/text-typing.ts): a parameter, form field or part is
 // typed by its whole schema. A hostile document (a huge enum) and a request repeating a name must not
@@ -46,9 +46,8 @@ describe('a mixed enum or a oneOf of consts, read as any value it allows', () =>
 
   it('reads a oneOf of 20,000 consts in linear time (the values gathered in place, not copied a member)', () => {
     const schema = { oneOf: Array.from({ length: 20_000 }, (_, index) => ({ const: String(index) })) } as JsonSchema;
-    const started = performance.now();
-    expect(textValue('7', schema)).toBe('7');
-    const elapsed = performance.now() - started;
+    // The first read alone (it gathers the values once): one run, in CPU time like the others here.
+    const elapsed = fastestSync(1, () => expect(textValue('7', schema)).toBe('7'));
     // Linear: ~10 ms; a copy of the values so far a member is 200 million copies.
     expect(elapsed, `the first read took ${elapsed.toFixed(0)} ms`).toBeLessThan(1000);
   });

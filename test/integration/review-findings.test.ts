@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSpecText, readSpecFile } from '../../spec/load-spec.js';
 import { createMockApp } from '../../src/core/mock-app.js';
 import { specDocument } from '../support/core-test-app.js';
+import { fastest } from '../support/fastest-run.js';
 
 // What a second reader of the change found in the mock, each pinned on the document that showed it
 // or a small one of the same shape.
@@ -114,10 +115,12 @@ paths:
     });
     expect((await send(app, 'GET', '/files/x-y-z.json')).status).toBe(200);
     expect((await send(app, 'GET', '/files/x-y.json')).status).toBe(404);
-    // 8,000 dashes took minutes with a backtracking pattern; a linear match is a blink.
-    const started = performance.now();
-    expect((await send(app, 'GET', `/files/${'-'.repeat(8_000)}x`)).status).toBe(404);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // 8,000 dashes took minutes with a backtracking pattern; a linear match is a blink (in CPU time: a
+    // loaded machine stretches the wall clock, not the work).
+    const cpuMs = await fastest(1, async () =>
+      expect((await send(app, 'GET', `/files/${'-'.repeat(8_000)}x`)).status).toBe(404),
+    );
+    expect(cpuMs, `routed in ${cpuMs.toFixed(0)} ms of CPU`).toBeLessThan(2_000);
   });
 
   it('routes a path whose unreserved characters are percent-escaped as the same path (RFC 3986 6.2.2.2)', async () => {
@@ -215,9 +218,10 @@ paths:
     // Each pattern is its own: two in one document do not share a compiled one.
     expect((await post('aaa', { name: 'ok name', code: 'AB1' })).status).toBe(200);
     expect((await post('aaa', { code: 'ABC' })).status).toBe(400);
-    const started = performance.now();
-    expect((await post(`${'a'.repeat(5_000)}!`, {})).status).toBe(400);
-    expect((await post('aaa', { name: `${'a'.repeat(5_000)}!` })).status).toBe(400);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    const cpuMs = await fastest(1, async () => {
+      expect((await post(`${'a'.repeat(5_000)}!`, {})).status).toBe(400);
+      expect((await post('aaa', { name: `${'a'.repeat(5_000)}!` })).status).toBe(400);
+    });
+    expect(cpuMs, `both judged in ${cpuMs.toFixed(0)} ms of CPU`).toBeLessThan(2_000);
   });
 });

@@ -259,7 +259,9 @@ describe.skipIf(gate.skip)(`Redis store${gate.skip ? ` (skipped: ${gate.reason})
       );
       const elapsed = Date.now() - started;
       expect(elapsed).toBeGreaterThanOrEqual(250);
-      expect(elapsed).toBeLessThan(1_500);
+      // Wall clock (Redis is another process): ~380 ms on a quiet machine, 5 x that for a loaded CI; a
+      // store that waits for the frozen Redis never answers at all.
+      expect(elapsed).toBeLessThan(2_000);
       for (const result of results) {
         expect((result as PromiseRejectedResult).reason).toBeInstanceOf(StoreUnavailableError);
         expect((result as PromiseRejectedResult).reason.detail).toMatch(

@@ -95,7 +95,9 @@ describe.skipIf(gate.skip)(`a 503 changes nothing${gate.skip ? ` (skipped: ${gat
       expect(refused.status).toBe(503);
       expect(JSON.parse(refused.body!)).toMatchObject({ code: 'store_unavailable', status: 503 });
       expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(0);
-      expect(Date.now() - started).toBeLessThan(timeoutMs + 1_500);
+      // Wall clock (Redis is another process): ~570 ms on a quiet machine, 5 x that for a loaded CI. Waiting the
+      // pause out instead would have been answered 201, not 503.
+      expect(Date.now() - started).toBeLessThan(timeoutMs + 2_500);
       // Redis resumes, and runs what it was sent while paused.
       await sleep(timeoutMs * 4);
     } finally {

@@ -1,8 +1,9 @@
-// Timing guards of the hardening tests (algorithmic cost, not speed targets): the fastest of a few runs
-// is the one least disturbed by GC, and the bounds sit an order of magnitude away from both the
+// Timing guards of the tests (algorithmic cost and hangs, not speed targets): the fastest of a few
+// runs is the one least disturbed by GC, and the bounds sit an order of magnitude away from both the
 // linear and the quadratic cost. What is timed is this process's CPU time (vitest runs each file in a
 // process of its own), not the wall clock: on a loaded CI machine a run waits for a core, which
-// stretched one wall-clock route of 3 ms to 74 ms, while the CPU it takes stays what it is.
+// stretched one wall-clock route of 3 ms to 74 ms, while the CPU it takes stays what it is. Only work
+// done in this process is timed so: the CPU of a child process or a server elsewhere is not counted.
 
 /** CPU time of this process since `since` (a `process.cpuUsage()` reading), in milliseconds. */
 function cpuMsSince(since: NodeJS.CpuUsage): number {
@@ -30,4 +31,11 @@ export function fastestSync(runs: number, work: () => void): number {
     best = Math.min(best, cpuMsSince(started));
   }
   return best;
+}
+
+/** What one run of `work` gives, and the milliseconds of this process's CPU it took (for work that runs once). */
+export async function cpuTimed<T>(work: () => Promise<T>): Promise<{ value: T; cpuMs: number }> {
+  const started = process.cpuUsage();
+  const value = await work();
+  return { value, cpuMs: cpuMsSince(started) };
 }
