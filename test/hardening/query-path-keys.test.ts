@@ -53,6 +53,20 @@ describe('query path keys under hostile documents and requests', () => {
   });
 });
 
+/** The kit's view of one operation under the key `/search?q={q}`, whose q is a required integer. */
+function templatedKeyOperation() {
+  const document = `openapi: 3.1.0
+info: {title: Templated key query, version: '1'}
+paths:
+  /search?q={q}:
+    get:
+      operationId: search
+      parameters: [{name: q, in: query, required: true, schema: {type: integer}, example: 7}]
+      responses: {'200': {description: ok}}
+`;
+  return genericOperations(compileSpecDefinition(parseSpecText(document)))[0]!;
+}
+
 describe('a path key whose query names a parameter (`/search?q={q}`, as some generators write it)', () => {
   it('routes any value of the named parameter to the key, not only the text {q}', () => {
     const route = createRouter([keyed('GET', '/search?q={q}'), keyed('GET', '/items/{id}?view={view}&beta=true')]);
@@ -64,34 +78,16 @@ describe('a path key whose query names a parameter (`/search?q={q}`, as some gen
   });
 
   it('has the kit fill the parameter in the key rather than send the text {q} beside it', () => {
-    const document = `openapi: 3.1.0
-info: {title: Templated key query, version: '1'}
-paths:
-  /search?q={q}:
-    get:
-      operationId: search
-      parameters: [{name: q, in: query, required: true, schema: {type: integer}, example: 7}]
-      responses: {'200': {description: ok}}
-`;
-    const [operation] = genericOperations(compileSpecDefinition(parseSpecText(document)));
-    const request = new GenericRequestBuilder(operation!, createDataGenerator(1)).valid({ kind: 'none' });
+    const operation = templatedKeyOperation();
+    const request = new GenericRequestBuilder(operation, createDataGenerator(1)).valid({ kind: 'none' });
     expect(request.path).toBe('/search?q=7');
   });
 });
 
 describe('the kit on a key that names its query parameter', () => {
   it('never sends a required one absent to that key (the URL would be another operation)', () => {
-    const document = `openapi: 3.1.0
-info: {title: Templated key query, version: '1'}
-paths:
-  /search?q={q}:
-    get:
-      operationId: search
-      parameters: [{name: q, in: query, required: true, schema: {type: integer}, example: 7}]
-      responses: {'200': {description: ok}}
-`;
-    const [operation] = genericOperations(compileSpecDefinition(parseSpecText(document)));
-    const cases = new GenericRequestBuilder(operation!, createDataGenerator(1)).invalid('key', 100);
+    const operation = templatedKeyOperation();
+    const cases = new GenericRequestBuilder(operation, createDataGenerator(1)).invalid('key', 100);
     expect(cases.map((entry) => entry.label)).not.toContain('query parameter q: absent (required)');
     const wrong = cases.find((entry) => entry.label.startsWith('query parameter q:'));
     expect(wrong?.request.path).toMatch(/^\/search\?q=[^{&]*$/);
